@@ -1,0 +1,47 @@
+# askdb: `make run` serves the app on the sample database; `make test` runs the tests.
+# Both set up everything they need on a fresh clone (Python 3.11, make, package registries).
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   := .venv
+PY     := $(VENV)/bin/python
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+BENCH  ?=
+SAMPLE := sample_db/aerospace.db
+
+.PHONY: run test bench setup setup-dev sample-db chromium clean
+
+run: setup sample-db
+	$(PY) -m app serve --host $(HOST) --port $(PORT)
+
+test: setup-dev sample-db chromium
+	$(PY) -m pytest
+
+bench: setup-dev sample-db
+	$(PY) -m bench $(BENCH)
+
+setup: $(VENV)/.installed
+setup-dev: $(VENV)/.installed-dev
+
+$(VENV)/.installed: requirements.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
+	touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
+	$(PY) -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+	touch $@
+
+sample-db: $(SAMPLE)
+$(SAMPLE): sample_db/build.py $(wildcard sample_db/catalog.py) | $(VENV)/.installed
+	$(PY) -m sample_db.build --force
+
+# Browser tests drive Debian's Chromium (never a downloaded browser build).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; \
+	  else echo "chromium is not installed and this is not root: browser tests will be skipped"; fi; }
+
+clean:
+	rm -rf $(VENV) $(SAMPLE) .pytest_cache

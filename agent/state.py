@@ -1,0 +1,166 @@
+"""AgentState: one conversation's whole working memory, stored as one JSON document.
+
+The shape is a contract with operators, who query `conversations.state_data` with
+SQLite's JSON1 functions (see the README), so fields are renamed only through a
+`state_version` bump and a migration in `_migrate`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+STATE_VERSION = 2
+
+
+def utc_now() -> str:
+    """An ISO 8601 UTC timestamp with milliseconds, the one format the store uses."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class _Model(BaseModel):
+    # Unknown keys are kept, so a blob written by a newer askdb survives a round trip here.
+    model_config = ConfigDict(extra="allow")
+
+
+class FunctionCall(_Model):
+    name: str
+    arguments: str = "{}"
+
+
+class MessageToolCall(_Model):
+    id: str
+    type: Literal["function"] = "function"
+    function: FunctionCall
+
+
+class Message(_Model):
+    """A chat message in the OpenAI shape, plus when it was written."""
+
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str | None = None
+    tool_calls: list[MessageToolCall] | None = None
+    tool_call_id: str | None = None
+    name: str | None = None
+    timestamp: str = Field(default_factory=utc_now)
+
+    def to_api(self) -> dict[str, Any]:
+        """The message as the chat completions API takes it (no timestamp, no empty keys)."""
+        data = self.model_dump(exclude_none=True, exclude={"timestamp"})
+        if self.role == "assistant" and "content" not in data:
+            data["content"] = None
+        return data
+
+
+class Step(_Model):
+    """One thing the agent did: a tool call and its observation, an answer, or an error."""
+
+    step_index: int
+    turn_index: int = 0
+    step_type: Literal["tool", "answer", "error", "recall", "interrupted"] = "tool"
+    thought: str | None = None
+    action: str | None = None
+    args: dict[str, Any] = Field(default_factory=dict)
+    observation: str | None = None
+    content: str | None = None
+    timestamp: str = Field(default_factory=utc_now)
+    duration_ms: float = 0.0
+    model: str | None = None
+    tokens: dict[str, int] | None = None
+    result_id: int | None = None
+
+
+class SQLRecord(_Model):
+    sql: str
+    ok: bool
+    row_count: int = 0
+    columns: list[str] = Field(default_factory=list)
+    error: str | None = None
+    duration_ms: float = 0.0
+    timestamp: str = Field(default_factory=utc_now)
+    truncated: bool = False
+    result_id: int | None = None
+
+
+class ErrorRecord(_Model):
+    step_index: int
+    kind: str
+    message: str
+    timestamp: str = Field(default_factory=utc_now)
+
+
+class AnswerData(_Model):
+    text: str = ""
+    sql: str | None = None
+    columns: list[str] = Field(default_factory=list)
+    rows: list[list[Any]] = Field(default_factory=list)
+    row_count: int = 0
+    truncated: bool = False
+    result_id: int | None = None
+    model: str | None = None
+
+
+class Answer(_Model):
+    ok: bool
+    data: AnswerData = Field(default_factory=AnswerData)
+
+
+class AgentState(_Model):
+    """Everything the agent knows about one conversation."""
+
+    state_version: int = STATE_VERSION
+    question: str = ""
+    messages: list[Message] = Field(default_factory=list)
+    steps: list[Step] = Field(default_factory=list)
+    known_tables: list[str] = Field(default_factory=list)
+    known_schemas: dict[str, Any] = Field(default_factory=dict)
+    candidate_tables: list[str] = Field(default_factory=list)
+    known_samples: dict[str, Any] = Field(default_factory=dict)
+    error_history: list[ErrorRecord] = Field(default_factory=list)
+    sql_history: list[SQLRecord] = Field(default_factory=list)
+    last_error: str | None = None
+    done: bool = False
+    answer: Answer | None = None
+    max_steps: int = 12
+    compressed_summary: str | None = None
+    compressed_message_count: int = 0
+    compressed_config_hash: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _migrate(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("state_version", 1) < STATE_VERSION:
+            return migrate_v1(dict(data))
+        return data
+
+    def to_json(self) -> str:
+        return self.model_dump_json()
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> AgentState:
+        return cls.model_validate_json(text)
+
+    @property
+    def turn_count(self) -> int:
+        return sum(1 for m in self.messages if m.role == "user")
+
+
+_V1_ROLES = {"human": "user", "ai": "assistant", "tool": "tool", "system": "system"}
+
+
+def migrate_v1(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 (the seed's blobs): LangChain-style messages (`type`), `answer` a bare
+    string, steps without `duration_ms`. Version 2 is the OpenAI chat shape."""
+    messages = []
+    for message in data.get("messages") or []:
+        message = dict(message)
+        if "role" not in message and "type" in message:
+            message["role"] = _V1_ROLES.get(message.pop("type"), "user")
+        messages.append(message)
+    data["messages"] = messages
+    if isinstance(data.get("answer"), str):
+        data["answer"] = {"ok": True, "data": {"text": data["answer"]}}
+    data["state_version"] = STATE_VERSION
+    return data

@@ -1,0 +1,395 @@
+"""ConversationStore: conversations, their steps and their query results in one SQLite file.
+
+The schema lives in `storage/schema.py`. The state is any pydantic model (askdb
+passes `agent.state.AgentState`); the store keeps it as one JSON document in
+`conversations.state_data` and never looks inside except through the JSON1
+paths that are the documented contract (`$.messages`, `$.sql_history`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import threading
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, Field, ValidationError
+
+from storage.errors import (
+    ConversationNotFound,
+    CorruptState,
+    InvalidThreadId,
+    ResultNotFound,
+    VersionConflict,
+)
+from storage.schema import migrate
+
+StateT = TypeVar("StateT", bound=BaseModel)
+
+THREAD_ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+TITLE_LENGTH = 50
+EXPORT_FORMAT = "askdb.conversation/1"
+
+
+def _now() -> str:
+    # Microseconds, so that "newest first" orders saves made in the same millisecond.
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+class Conversation(BaseModel):
+    """A conversation's metadata, without its state."""
+
+    thread_id: str
+    user_id: str
+    title: str
+    created_at: str
+    updated_at: str
+    tags: list[str] = Field(default_factory=list)
+    tool_categories: list[str] = Field(default_factory=list)
+    version: int
+    message_count: int = 0
+
+
+class ConversationPage(BaseModel):
+    items: list[Conversation]
+    total: int
+
+
+class StoredStep(BaseModel):
+    id: int
+    thread_id: str
+    step_index: int
+    data: dict[str, Any]
+    created_at: str
+
+
+class StoredResult(BaseModel):
+    thread_id: str
+    result_id: int
+    sql: str
+    columns: list[str]
+    rows: list[list[Any]]
+    row_count: int
+    truncated: bool
+    created_at: str
+
+
+class Loaded(BaseModel, Generic[StateT]):
+    conversation: Conversation
+    state: StateT
+
+
+_SELECT_CONVERSATION = """
+    SELECT thread_id, user_id, title, created_at, updated_at, tags, tool_categories, version,
+           json_array_length(state_data, '$.messages') AS message_count
+    FROM conversations
+"""
+
+
+def check_thread_id(thread_id: str) -> str:
+    if not isinstance(thread_id, str) or not THREAD_ID_PATTERN.match(thread_id):
+        raise InvalidThreadId(str(thread_id))
+    return thread_id
+
+
+def connect(path: str | Path) -> sqlite3.Connection:
+    """Open (creating if needed) a store file with the settings every connection needs."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30.0)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute("PRAGMA foreign_keys=ON")
+    conn.execute("PRAGMA busy_timeout=30000")
+    return conn
+
+
+class ConversationStore(Generic[StateT]):
+    """Conversations for many users in one SQLite file; safe to share between threads."""
+
+    def __init__(self, conn: sqlite3.Connection, state_model: type[StateT]):
+        self.conn = conn
+        self.state_model = state_model
+        self._lock = threading.RLock()
+        migrate(conn)
+
+    @classmethod
+    @contextmanager
+    def open(cls, path: str | Path, state_model: type[StateT]) -> Iterator[ConversationStore[StateT]]:
+        conn = connect(path)
+        try:
+            yield cls(conn, state_model)
+        finally:
+            conn.close()
+
+    # -- transactions -------------------------------------------------------------
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """A short write transaction; IMMEDIATE so two processes never deadlock upgrading."""
+        with self._lock:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.conn.execute("COMMIT")
+
+    def _read(self, sql: str, params: tuple | dict = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            cursor = self.conn.execute(sql, params)
+            cursor.row_factory = sqlite3.Row
+            return cursor.fetchall()
+
+    # -- conversations ------------------------------------------------------------
+
+    def create(
+        self,
+        *,
+        user_id: str,
+        state: StateT,
+        thread_id: str | None = None,
+        title: str = "",
+        tags: list[str] | None = None,
+        tool_categories: list[str] | None = None,
+    ) -> Conversation:
+        """Create a conversation; a new random thread id unless one is given."""
+        thread_id = check_thread_id(thread_id or uuid.uuid4().hex)
+        now = _now()
+        with self._write() as conn:
+            try:
+                conn.execute(
+                    "INSERT INTO conversations (thread_id, user_id, title, created_at, updated_at,"
+                    " tags, tool_categories, state_data, version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1)",
+                    (
+                        thread_id,
+                        user_id,
+                        title[:TITLE_LENGTH],
+                        now,
+                        now,
+                        json.dumps(tags or []),
+                        json.dumps(tool_categories or []),
+                        state.model_dump_json(),
+                    ),
+                )
+            except sqlite3.IntegrityError as exc:
+                raise InvalidThreadId(thread_id) from exc
+        return self.get(thread_id, user_id=user_id)
+
+    def get(self, thread_id: str, *, user_id: str) -> Conversation:
+        """The metadata of one conversation of this user."""
+        check_thread_id(thread_id)
+        rows = self._read(_SELECT_CONVERSATION + " WHERE thread_id = ? AND user_id = ?", (thread_id, user_id))
+        if not rows:
+            raise ConversationNotFound(thread_id)
+        return _conversation(rows[0])
+
+    def load(self, thread_id: str, *, user_id: str) -> Loaded[StateT]:
+        """The conversation and its state (migrated to the current version on the way in)."""
+        check_thread_id(thread_id)
+        rows = self._read(
+            _SELECT_CONVERSATION.replace("FROM", ", state_data FROM", 1) + " WHERE thread_id = ? AND user_id = ?",
+            (thread_id, user_id),
+        )
+        if not rows:
+            raise ConversationNotFound(thread_id)
+        try:
+            state = self.state_model.model_validate_json(rows[0]["state_data"])
+        except ValidationError as exc:
+            raise CorruptState(thread_id, f"{exc.error_count()} validation errors; first: {exc.errors()[0]['msg']}") from exc
+        return Loaded[self.state_model](conversation=_conversation(rows[0]), state=state)
+
+    def save(self, thread_id: str, *, user_id: str, state: StateT, expected_version: int, title: str | None = None) -> int:
+        """Replace the state if nobody saved since `expected_version`; return the new version.
+
+        Raises:
+            VersionConflict: someone else saved first; nothing was written.
+        """
+        check_thread_id(thread_id)
+        with self._write() as conn:
+            cursor = conn.execute(
+                "UPDATE conversations SET state_data = ?, version = version + 1, updated_at = ?,"
+                " title = CASE WHEN title = '' AND ? IS NOT NULL THEN ? ELSE title END"
+                " WHERE thread_id = ? AND user_id = ? AND version = ?",
+                (
+                    state.model_dump_json(),
+                    _now(),
+                    title,
+                    (title or "")[:TITLE_LENGTH],
+                    thread_id,
+                    user_id,
+                    expected_version,
+                ),
+            )
+            if cursor.rowcount == 0:
+                row = conn.execute(
+                    "SELECT version FROM conversations WHERE thread_id = ? AND user_id = ?", (thread_id, user_id)
+                ).fetchone()
+                if row is None:
+                    raise ConversationNotFound(thread_id)
+                raise VersionConflict(thread_id, expected_version, row[0])
+        return expected_version + 1
+
+    def list(self, *, user_id: str, search: str | None = None, limit: int = 50, offset: int = 0) -> ConversationPage:
+        """This user's conversations, newest first, optionally filtered by a title substring."""
+        where, params = "user_id = ?", [user_id]
+        if search:
+            where += " AND title LIKE ? ESCAPE '\\'"
+            params.append("%" + re.sub(r"([\\%_])", r"\\\1", search) + "%")
+        total = self._read(f"SELECT count(*) FROM conversations WHERE {where}", tuple(params))[0][0]
+        rows = self._read(
+            _SELECT_CONVERSATION + f" WHERE {where} ORDER BY updated_at DESC, rowid DESC LIMIT ? OFFSET ?",
+            (*params, max(0, limit), max(0, offset)),
+        )
+        return ConversationPage(items=[_conversation(r) for r in rows], total=total)
+
+    def update(
+        self, thread_id: str, *, user_id: str, title: str | None = None, tags: list[str] | None = None
+    ) -> Conversation:
+        """Rename and/or retag a conversation (does not change its state or version)."""
+        check_thread_id(thread_id)
+        with self._write() as conn:
+            cursor = conn.execute(
+                "UPDATE conversations SET title = coalesce(?, title), tags = coalesce(?, tags), updated_at = ?"
+                " WHERE thread_id = ? AND user_id = ?",
+                (
+                    None if title is None else title[:200],
+                    None if tags is None else json.dumps(tags),
+                    _now(),
+                    thread_id,
+                    user_id,
+                ),
+            )
+            if cursor.rowcount == 0:
+                raise ConversationNotFound(thread_id)
+        return self.get(thread_id, user_id=user_id)
+
+    def delete(self, thread_id: str, *, user_id: str) -> None:
+        """Delete the conversation and every row that belongs to it, in one transaction."""
+        check_thread_id(thread_id)
+        with self._write() as conn:
+            cursor = conn.execute("DELETE FROM conversations WHERE thread_id = ? AND user_id = ?", (thread_id, user_id))
+            if cursor.rowcount == 0:
+                raise ConversationNotFound(thread_id)
+            # ON DELETE CASCADE covers the sidecar tables; this is a second line should a
+            # connection ever run without foreign_keys.
+            for table in ("conversation_steps", "query_results"):
+                conn.execute(f"DELETE FROM {table} WHERE thread_id = ?", (thread_id,))
+
+    # -- steps --------------------------------------------------------------------
+
+    def append_step(self, thread_id: str, *, step_index: int, step: BaseModel) -> int:
+        """Append one step the moment it finishes; return its row id."""
+        with self._write() as conn:
+            cursor = conn.execute(
+                "INSERT INTO conversation_steps (thread_id, step_index, step_data, created_at) VALUES (?, ?, ?, ?)",
+                (check_thread_id(thread_id), step_index, step.model_dump_json(), _now()),
+            )
+            return cursor.lastrowid
+
+    def steps(self, thread_id: str, *, user_id: str, after_id: int = 0) -> list[StoredStep]:
+        """The steps of a conversation in the order they happened (optionally only newer ones)."""
+        self.get(thread_id, user_id=user_id)
+        rows = self._read(
+            "SELECT id, thread_id, step_index, step_data, created_at FROM conversation_steps"
+            " WHERE thread_id = ? AND id > ? ORDER BY id",
+            (thread_id, after_id),
+        )
+        return [
+            StoredStep(id=r["id"], thread_id=r["thread_id"], step_index=r["step_index"],
+                       data=json.loads(r["step_data"]), created_at=r["created_at"])
+            for r in rows
+        ]
+
+    # -- query results ------------------------------------------------------------
+
+    def save_result(self, thread_id: str, *, sql: str, columns: list[str], rows: list[list[Any]], truncated: bool) -> int:
+        """Keep a full query result beside the state; return its number in the conversation (1, 2, ...)."""
+        with self._write() as conn:
+            result_id = conn.execute(
+                "SELECT coalesce(max(result_id), 0) + 1 FROM query_results WHERE thread_id = ?", (thread_id,)
+            ).fetchone()[0]
+            conn.execute(
+                "INSERT INTO query_results (thread_id, result_id, sql, columns, rows, row_count, truncated, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (check_thread_id(thread_id), result_id, sql, json.dumps(columns), json.dumps(rows, default=str),
+                 len(rows), int(truncated), _now()),
+            )
+        return result_id
+
+    def load_result(self, thread_id: str, result_id: int, *, user_id: str) -> StoredResult:
+        self.get(thread_id, user_id=user_id)
+        rows = self._read(
+            "SELECT * FROM query_results WHERE thread_id = ? AND result_id = ?", (thread_id, result_id)
+        )
+        if not rows:
+            raise ResultNotFound(f"no result {result_id} in conversation {thread_id!r}")
+        r = rows[0]
+        return StoredResult(thread_id=r["thread_id"], result_id=r["result_id"], sql=r["sql"],
+                            columns=json.loads(r["columns"]), rows=json.loads(r["rows"]),
+                            row_count=r["row_count"], truncated=bool(r["truncated"]), created_at=r["created_at"])
+
+    # -- export / import ----------------------------------------------------------
+
+    def export_conversation(self, thread_id: str, *, user_id: str) -> dict[str, Any]:
+        """The whole conversation (metadata, state, steps, results) as one JSON-ready dict."""
+        loaded = self.load(thread_id, user_id=user_id)
+        results = self._read("SELECT result_id FROM query_results WHERE thread_id = ? ORDER BY result_id", (thread_id,))
+        return {
+            "format": EXPORT_FORMAT,
+            "conversation": loaded.conversation.model_dump(),
+            "state": loaded.state.model_dump(mode="json"),
+            "steps": [s.data for s in self.steps(thread_id, user_id=user_id)],
+            "results": [self.load_result(thread_id, r[0], user_id=user_id).model_dump() for r in results],
+        }
+
+    def import_conversation(self, document: dict[str, Any], *, user_id: str, thread_id: str | None = None) -> Conversation:
+        """Create a conversation from `export_conversation` output, under a new thread id by default."""
+        if document.get("format") != EXPORT_FORMAT:
+            raise ValueError(f"not an askdb conversation export (expected format {EXPORT_FORMAT!r})")
+        try:
+            state = self.state_model.model_validate(document["state"])
+        except ValidationError as exc:
+            raise ValueError(f"the export's state is not valid: {exc.errors()[0]['msg']}") from exc
+        meta = document.get("conversation", {})
+        created = self.create(user_id=user_id, state=state, thread_id=thread_id, title=meta.get("title", ""),
+                              tags=meta.get("tags", []), tool_categories=meta.get("tool_categories", []))
+        for data in document.get("steps", []):
+            self.append_step(created.thread_id, step_index=int(data.get("step_index", 0)), step=_RawStep(**data))
+        for result in document.get("results", []):
+            self.save_result(created.thread_id, sql=result["sql"], columns=result["columns"], rows=result["rows"],
+                             truncated=result.get("truncated", False))
+        return created
+
+
+class _RawStep(BaseModel, extra="allow"):
+    """A step as exported: kept as it was, whatever fields it has."""
+
+
+def _conversation(row: sqlite3.Row) -> Conversation:
+    return Conversation(
+        thread_id=row["thread_id"],
+        user_id=row["user_id"],
+        title=row["title"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        tags=_json_list(row["tags"]),
+        tool_categories=_json_list(row["tool_categories"]),
+        version=row["version"],
+        message_count=row["message_count"] or 0,
+    )
+
+
+def _json_list(text: str | None) -> list[str]:
+    try:
+        value = json.loads(text or "[]")
+    except ValueError:
+        return []
+    return [str(v) for v in value] if isinstance(value, list) else []

@@ -1,0 +1,44 @@
+"""The store's errors: each names a condition; none knows about HTTP."""
+
+
+class StoreError(Exception):
+    """Base of every error the store raises."""
+
+
+class ConversationNotFound(StoreError):
+    """No conversation with this thread id belongs to this user (another user's counts as missing)."""
+
+    def __init__(self, thread_id: str):
+        super().__init__(f"conversation {thread_id!r} not found")
+        self.thread_id = thread_id
+
+
+class VersionConflict(StoreError):
+    """The conversation changed since it was loaded; the save was refused, nothing was overwritten."""
+
+    def __init__(self, thread_id: str, expected: int, actual: int):
+        super().__init__(
+            f"conversation {thread_id!r} was changed elsewhere (expected version {expected}, "
+            f"found {actual}); reload it and try again"
+        )
+        self.thread_id, self.expected, self.actual = thread_id, expected, actual
+
+
+class CorruptState(StoreError):
+    """A row's state_data is not a valid state; other conversations are unaffected."""
+
+    def __init__(self, thread_id: str, detail: str):
+        super().__init__(f"conversation {thread_id!r} has an unreadable state: {detail}")
+        self.thread_id, self.detail = thread_id, detail
+
+
+class InvalidThreadId(StoreError):
+    """A thread id that is empty, too long or has characters outside [A-Za-z0-9_-]."""
+
+    def __init__(self, thread_id: str):
+        super().__init__(f"invalid thread id {thread_id[:80]!r}: use 1-64 letters, digits, '-' or '_'")
+        self.thread_id = thread_id
+
+
+class ResultNotFound(StoreError):
+    """No stored query result with this number in this conversation."""
