@@ -9,7 +9,7 @@ PORT   ?= 8000
 BENCH  ?=
 SAMPLE := sample_db/aerospace.db
 
-.PHONY: run test bench setup setup-dev sample-db chromium clean
+.PHONY: run test bench setup setup-dev sample-db chromium vendor clean
 
 run: setup sample-db
 	$(PY) -m app serve --host $(HOST) --port $(PORT)
@@ -42,6 +42,12 @@ chromium:
 	  if [ "$$(id -u)" = 0 ]; then \
 	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; \
 	  else echo "chromium is not installed and this is not root: browser tests will be skipped"; fi; }
+
+# Re-fetch the vendored front-end files from the npm registry (they are committed).
+vendor:
+	cd $$(mktemp -d) && npm pack -q chart.js@4.6.1 && tar xzf chart.js-4.6.1.tgz && \
+	  cp package/dist/chart.umd.min.js $(CURDIR)/app/static/vendor/ && \
+	  cp package/LICENSE.md $(CURDIR)/app/static/vendor/chart.js.LICENSE.md
 
 clean:
 	rm -rf $(VENV) $(SAMPLE) .pytest_cache

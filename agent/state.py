@@ -70,6 +70,9 @@ class Step(_Model):
     model: str | None = None
     tokens: dict[str, int] | None = None
     result_id: int | None = None
+    # On the step that ends a turn: the SQL the answer rests on, and whether it answered.
+    sql: str | None = None
+    ok: bool | None = None
 
 
 class SQLRecord(_Model):

@@ -6,8 +6,10 @@ Domain errors become one line on stderr and a non-zero exit status.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from app.settings import Settings
 
@@ -39,15 +41,77 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_step(step) -> None:
+    head = f"[{step.step_index}] {step.step_type}"
+    if step.action:
+        head += f" {step.action} {json.dumps(step.args, ensure_ascii=False)}"
+    print(f"{head}  ({step.duration_ms:.0f} ms)", file=sys.stderr)
+    if step.thought:
+        print(f"    thought: {step.thought}", file=sys.stderr)
+    if step.observation and step.step_type != "answer":
+        print(f"    -> {step.observation[:300]}", file=sys.stderr)
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    """Ask one question; print each step as it happens, then the answer and its table."""
+    from agent.database import DatabaseError
+    from app.core import AskDB, BadQuestion
+    from app.formatting import render_table
+    from storage.errors import StoreError
+
+    askdb = AskDB(_settings(args))
+    try:
+        answer = thread_id = None
+        for event in askdb.ask(args.question, user_id=args.user, thread_id=args.thread):
+            thread_id = event.thread_id
+            if event.type == "start":
+                print(f"thread {event.thread_id} · {event.model}", file=sys.stderr)
+            elif event.type == "step":
+                _print_step(event.step)
+            elif event.type == "answer":
+                answer = event.answer
+        if args.json:
+            print(askdb.store.load(thread_id, user_id=args.user).state.model_dump_json(indent=2))
+        elif answer is not None:
+            print(answer.data.text)
+            if answer.data.columns:
+                print()
+                sys.stdout.write(render_table(answer.data.columns, answer.data.rows))
+                shown = len(answer.data.rows)
+                if shown < answer.data.row_count or answer.data.truncated:
+                    print(f"({shown} of {answer.data.row_count} rows shown"
+                          f"{'; the query hit the row limit' if answer.data.truncated else ''})")
+            if answer.data.sql:
+                print(f"\nSQL: {answer.data.sql}")
+        return 0 if answer is not None and answer.ok else 1
+    except (BadQuestion, StoreError, DatabaseError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2 if isinstance(exc, BadQuestion) else 1
+    finally:
+        askdb.close()
+
+
+def cmd_sql(args: argparse.Namespace) -> int:
+    """Run one query on the analytics database through the agent's guard and limits."""
+    return _run_query(_settings(args).database, args, trusted_schema=False)
+
+
 def cmd_store_query(args: argparse.Namespace) -> int:
     """Run one read-only query over the conversation store and print the result."""
+    # The store's views are ours (JSON1 over the blob), so its schema is trusted.
+    return _run_query(_settings(args).store, args, trusted_schema=True)
+
+
+def _run_query(path, args: argparse.Namespace, *, trusted_schema: bool) -> int:
     from agent.database import AnalyticsDatabase, DatabaseError, SQLRejected
     from app.formatting import format_result
 
     settings = _settings(args)
     try:
-        result = AnalyticsDatabase(settings.store, time_limit_s=settings.sql_timeout,
-                                   max_rows=args.limit).execute(args.query)
+        database = AnalyticsDatabase(path, time_limit_s=settings.sql_timeout,
+                                     max_rows=args.limit or settings.sql_max_rows,
+                                     max_cell_bytes=settings.sql_max_cell_bytes, trusted_schema=trusted_schema)
+        result = database.execute(args.query)
     except SQLRejected as exc:
         print(f"error: query rejected: {exc.reason}", file=sys.stderr)
         return 2
@@ -55,6 +119,22 @@ def cmd_store_query(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     sys.stdout.write(format_result(result, args.format))
+    return 0
+
+
+def cmd_token_add(args: argparse.Namespace) -> int:
+    """Create a token for a user; its hash goes to the tokens file and the token is printed once."""
+    from app.auth import add_token
+
+    settings = Settings()
+    path = args.tokens_file or settings.tokens_file
+    try:
+        token = add_token(path, args.user)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"token for {args.user} (shown once; its hash is in {path}):", file=sys.stderr)
+    print(token)
     return 0
 
 
@@ -69,6 +149,27 @@ def build_parser() -> argparse.ArgumentParser:
     _add_paths(serve)
     serve.set_defaults(func=cmd_serve)
 
+    ask = commands.add_parser(
+        "ask", help="ask a question and print the steps and the answer",
+        description="Ask one question. Each step is printed (on stderr) as it happens, then the answer. "
+                    "Example: python -m app ask \"How many launches were there in 2020?\"")
+    ask.add_argument("question")
+    ask.add_argument("--thread", metavar="ID", help="continue this conversation (default: start a new one)")
+    ask.add_argument("--user", default="default", help="user id (default: default)")
+    ask.add_argument("--json", action="store_true", help="print the final AgentState as JSON")
+    _add_paths(ask)
+    ask.set_defaults(func=cmd_ask)
+
+    sql = commands.add_parser(
+        "sql", help="run one read-only query on the analytics database",
+        description="Run one query through the same guard and limits as the agent. A rejected query exits 2, "
+                    "a failing one 1. Example: python -m app sql \"SELECT count(*) FROM launches\"")
+    sql.add_argument("query")
+    sql.add_argument("--format", choices=["table", "json", "csv"], default="table")
+    sql.add_argument("--limit", type=int, default=None, help="rows to return at most (default ASKDB_SQL_MAX_ROWS)")
+    _add_paths(sql, store=False)
+    sql.set_defaults(func=cmd_sql)
+
     store = commands.add_parser("store", help="operate on the conversation store")
     store_commands = store.add_subparsers(dest="store_command", required=True, metavar="COMMAND")
     query = store_commands.add_parser(
@@ -77,9 +178,18 @@ def build_parser() -> argparse.ArgumentParser:
                     "Example: python -m app store query \"SELECT thread_id, title FROM conversations\"")
     query.add_argument("query")
     query.add_argument("--format", choices=["table", "json", "csv"], default="table")
-    query.add_argument("--limit", type=int, default=1000, help="rows to print at most (default 1000)")
+    query.add_argument("--limit", type=int, default=None, help="rows to return at most (default ASKDB_SQL_MAX_ROWS)")
     _add_paths(query, db=False)
     query.set_defaults(func=cmd_store_query)
+
+    token = commands.add_parser("token", help="manage users' tokens for ASKDB_AUTH=token")
+    token_commands = token.add_subparsers(dest="token_command", required=True, metavar="COMMAND")
+    add = token_commands.add_parser("add", help="create a token for a user",
+                                    description="Create a token for USER and print it once. "
+                                                "Example: python -m app token add alice")
+    add.add_argument("user")
+    add.add_argument("--tokens-file", type=Path, default=None, help="default: ASKDB_TOKENS_FILE")
+    add.set_defaults(func=cmd_token_add)
     return parser
 
 

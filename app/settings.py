@@ -54,6 +54,14 @@ class Settings(BaseSettings):
     sql_max_rows: int = _env("ASKDB_SQL_MAX_ROWS", default=1000, ge=1, description="Rows kept per query result (more is reported as truncated).")
     sql_max_cell_bytes: int = _env("ASKDB_SQL_MAX_CELL_BYTES", default=10_000, ge=16,
                                    description="Bytes kept per result cell (longer values are cut and counted).")
+    auth: Literal["none", "token", "proxy"] = _env(
+        "ASKDB_AUTH", default="none",
+        description="`none` (one local user, `default`), `token` (bearer tokens from ASKDB_TOKENS_FILE), "
+                    "or `proxy` (the user named by a trusted reverse proxy's header).")
+    tokens_file: Path = _env("ASKDB_TOKENS_FILE", default=ROOT / "data" / "tokens.txt",
+                             description="Users and hashed tokens for ASKDB_AUTH=token (`python -m app token add USER`).")
+    proxy_header: str = _env("ASKDB_PROXY_HEADER", default="X-Forwarded-User",
+                             description="The header that carries the user id when ASKDB_AUTH=proxy.")
     max_question_chars: int = _env("ASKDB_MAX_QUESTION_CHARS", default=4000, ge=1, description="Longest question accepted.")
 
     @model_validator(mode="after")

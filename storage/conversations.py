@@ -148,6 +148,10 @@ class ConversationStore(Generic[StateT]):
             cursor.row_factory = sqlite3.Row
             return cursor.fetchall()
 
+    def ping(self) -> None:
+        """Raise if the store cannot answer a trivial query."""
+        self._read("SELECT 1")
+
     # -- conversations ------------------------------------------------------------
 
     def create(

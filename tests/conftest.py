@@ -1,6 +1,7 @@
 """Fixtures live in tests/fixtures/, one module per concern, loaded here."""
 
 pytest_plugins = [
+    "tests.fixtures.analytics",
     "tests.fixtures.sample_db",
     "tests.fixtures.scripted_llm",
     "tests.fixtures.stores",

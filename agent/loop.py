@@ -1,0 +1,233 @@
+"""The ReAct loop: one question in, a stream of step events out, the state saved.
+
+`run_turn` is the whole agent: load the state, append the question, then until the
+model calls `answer` or `max_steps` runs out: build the context, ask the model, run
+the tool it chose, record the step (in the state, in `conversation_steps` at once,
+and as an event). Then save with the version we loaded.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+from agent.context import build_context
+from agent.database import AnalyticsDatabase, DatabaseUnavailable
+from agent.llm import ChatModel, ModelError, ModelReply, ToolCall
+from agent.state import (
+    AgentState, Answer, AnswerData, ErrorRecord, FunctionCall, Message, MessageToolCall, SQLRecord, Step, utc_now,
+)
+from agent.tools import ToolContext, ToolOutcome, bound_text, parse_arguments, run_tool, tool_schemas
+from storage.conversations import ConversationStore
+
+ANSWER_ROWS = 50  # rows kept inside the state's answer; the full result is in query_results
+
+
+class TurnEvent(BaseModel):
+    """One thing that happened during a turn, as the CLI and the page receive it."""
+
+    type: Literal["start", "step", "answer", "error"]
+    thread_id: str
+    turn_index: int = 0
+    model: str | None = None
+    step: Step | None = None
+    answer: Answer | None = None
+    message: str | None = None
+    version: int | None = None
+
+
+@dataclass
+class TurnSetup:
+    """What a turn needs besides the question."""
+
+    store: ConversationStore[AgentState]
+    database: AnalyticsDatabase
+    model: ChatModel
+    max_steps: int = 12
+
+
+def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | None = None) -> Iterator[TurnEvent]:
+    """Answer one question in a conversation (a new one when `thread_id` is None), yielding events.
+
+    Raises:
+        ConversationNotFound: `thread_id` is not this user's conversation.
+        VersionConflict: the conversation changed under this turn; its steps are kept.
+    """
+    store = setup.store
+    if thread_id is None:
+        created = store.create(user_id=user_id, state=AgentState(max_steps=setup.max_steps), title=question)
+        thread_id = created.thread_id
+    loaded = store.load(thread_id, user_id=user_id)
+    state, version = loaded.state, loaded.conversation.version
+
+    state.question, state.done, state.answer, state.max_steps = question, False, None, setup.max_steps
+    state.messages.append(Message(role="user", content=question))
+    turn_index = state.turn_count - 1
+    # Saved at once, so a reload (or a crash) mid-turn still shows the question.
+    version = store.save(thread_id, user_id=user_id, state=state, expected_version=version, title=question)
+    yield TurnEvent(type="start", thread_id=thread_id, turn_index=turn_index, model=setup.model.label)
+
+    turn = _Turn(setup, state, thread_id=thread_id, user_id=user_id, turn_index=turn_index)
+    for _ in range(setup.max_steps):
+        started = time.perf_counter()
+        try:
+            reply = setup.model.complete(build_context(state, database_name=setup.database.label), tool_schemas())
+        except ModelError as exc:
+            yield from turn.fail(f"The model endpoint failed ({exc.kind}): {exc}. "
+                                 "Check the endpoint and try again; your question is saved.", kind=exc.kind)
+            break
+        try:
+            yield from turn.handle(reply, started)
+        except DatabaseUnavailable as exc:
+            yield from turn.fail(f"The analytics database is unavailable: {exc}", kind="database_unavailable")
+            break
+        if state.done:
+            break
+    else:
+        yield from turn.give_up()
+
+    version = store.save(thread_id, user_id=user_id, state=state, expected_version=version)
+    if state.answer is not None:
+        yield TurnEvent(type="answer", thread_id=thread_id, turn_index=turn_index, answer=state.answer,
+                        model=setup.model.label, version=version)
+
+
+class _Turn:
+    """The bookkeeping of one turn: steps, histories and the final answer."""
+
+    def __init__(self, setup: TurnSetup, state: AgentState, *, thread_id: str, user_id: str, turn_index: int):
+        self.setup, self.state, self.turn_index = setup, state, turn_index
+        self.thread_id, self.user_id = thread_id, user_id
+        self.ctx = ToolContext(database=setup.database, state=state)
+        self.last_result: SQLRecord | None = None
+
+    def handle(self, reply: ModelReply, started: float) -> Iterator[TurnEvent]:
+        state = self.state
+        if not reply.tool_calls:
+            # A plain reply ends the turn: the model answered in prose.
+            text = (reply.content or "").strip() or "The model returned an empty reply."
+            state.messages.append(Message(role="assistant", content=text))
+            self.finish(text, ok=bool(reply.content and reply.content.strip()), sql=None)
+            yield self.record(self.answer_step(thought=reply.reasoning), started, reply)
+            return
+        # The Thought is kept (text-mode endpoints see it again); native sends strip it.
+        state.messages.append(Message(role="assistant", content=reply.content, reasoning=reply.reasoning, tool_calls=[
+            MessageToolCall(id=call.id, function=FunctionCall(name=call.name, arguments=call.arguments))
+            for call in reply.tool_calls
+        ]))
+        for n, call in enumerate(reply.tool_calls):
+            outcome, args = self.call_tool(call)
+            state.messages.append(Message(role="tool", tool_call_id=call.id, name=call.name,
+                                          content=outcome.observation_text()))
+            step = Step(step_index=0, action=call.name, args=args, thought=reply.reasoning if n == 0 else None,
+                        observation=outcome.observation_text(), result_id=self.last_result_id(outcome))
+            if outcome.final:
+                state.messages.append(Message(role="assistant", content=args.get("text", "")))
+                self.finish(args.get("text", ""), ok=True, sql=args.get("sql"))
+                step = self.answer_step(thought=step.thought, action=call.name, args=args,
+                                        observation=step.observation)
+            yield self.record(step, started if n == 0 else time.perf_counter(), reply if n == 0 else None)
+            if outcome.final:
+                return
+
+    def call_tool(self, call: ToolCall) -> tuple[ToolOutcome, dict[str, Any]]:
+        tool, args, failure = parse_arguments(call.name, call.arguments)
+        outcome = failure or run_tool(self.ctx, tool, args)
+        raw_args = args.model_dump() if args is not None else _loose_json(call.arguments)
+        if outcome.result is not None or call.name == "run_sql":
+            self.record_sql(raw_args.get("sql", ""), outcome)
+        if not outcome.ok:
+            self.state.last_error = outcome.observation["error"]
+            self.state.error_history.append(ErrorRecord(step_index=len(self.state.steps),
+                                                        kind=outcome.error_kind or "error",
+                                                        message=outcome.observation["error"]))
+        return outcome, raw_args
+
+    def record_sql(self, sql: str, outcome: ToolOutcome) -> None:
+        result = outcome.result
+        if result is None:
+            record = SQLRecord(sql=sql, ok=False, error=outcome.observation.get("error"))
+        else:
+            result_id = self.setup.store.save_result(self.thread_id, sql=result.sql, columns=result.columns,
+                                                     rows=result.rows, truncated=result.truncated)
+            record = SQLRecord(sql=result.sql, ok=True, row_count=result.row_count, columns=result.columns,
+                               duration_ms=result.duration_ms, truncated=result.truncated, result_id=result_id)
+            self.last_result = record
+            outcome.observation["result_id"] = result_id
+        self.state.sql_history.append(record)
+
+    def last_result_id(self, outcome: ToolOutcome) -> int | None:
+        return self.last_result.result_id if outcome.result is not None and self.last_result else None
+
+    def answer_step(self, **fields: Any) -> Step:
+        """The step that ends a turn, carrying the answer's text, SQL and result number."""
+        data = self.state.answer.data
+        return Step(step_index=0, step_type="answer", content=data.text, result_id=data.result_id,
+                    sql=data.sql, ok=self.state.answer.ok, **fields)
+
+    def record(self, step: Step, started: float, reply: ModelReply | None) -> TurnEvent:
+        """Number the step, keep it in the state and the store at once, and make its event."""
+        step.step_index, step.turn_index = len(self.state.steps), self.turn_index
+        step.duration_ms = round((time.perf_counter() - started) * 1000, 2)
+        step.model = self.setup.model.label
+        step.timestamp = utc_now()
+        if reply is not None and reply.usage is not None:
+            step.tokens = reply.usage.model_dump()
+        self.state.steps.append(step)
+        self.setup.store.append_step(self.thread_id, step_index=step.step_index, step=step)
+        return TurnEvent(type="step", thread_id=self.thread_id, turn_index=self.turn_index, step=step)
+
+    def finish(self, text: str, *, ok: bool, sql: str | None) -> None:
+        """Set the answer, attaching the result it rests on (the named SQL, else the last good one)."""
+        record = self.last_result
+        if sql:
+            named = [r for r in self.state.sql_history if r.ok and _same_sql(r.sql, sql)]
+            record = named[-1] if named else record
+        data = AnswerData(text=text, sql=sql or (record.sql if record else None), model=self.setup.model.label)
+        if record is not None and record.result_id is not None:
+            stored = self.setup.store.load_result(self.thread_id, record.result_id, user_id=self.user_id)
+            data.columns, data.rows = stored.columns, stored.rows[:ANSWER_ROWS]
+            data.row_count, data.truncated, data.result_id = stored.row_count, stored.truncated, record.result_id
+        self.state.answer = Answer(ok=ok, data=data)
+        self.state.done = True
+
+    def fail(self, message: str, *, kind: str) -> Iterator[TurnEvent]:
+        """End the turn on an infrastructure failure, saying what happened and what to do."""
+        self.state.last_error = message
+        self.state.error_history.append(ErrorRecord(step_index=len(self.state.steps), kind=kind, message=message))
+        self.state.messages.append(Message(role="assistant", content=message))
+        self.state.answer = Answer(ok=False, data=AnswerData(text=message, model=self.setup.model.label))
+        self.state.done = True
+        yield self.record(Step(step_index=0, step_type="error", action=kind, observation=message, content=message),
+                          time.perf_counter(), None)
+        yield TurnEvent(type="error", thread_id=self.thread_id, turn_index=self.turn_index, message=message)
+
+    def give_up(self) -> Iterator[TurnEvent]:
+        """The step limit was reached: answer with what was found so far."""
+        text = f"I reached the limit of {self.setup.max_steps} steps before finishing."
+        if self.last_result is not None:
+            text += f" The last query that worked returned {self.last_result.row_count} rows; it is shown below."
+        else:
+            text += " No query succeeded; try a more specific question."
+        self.state.messages.append(Message(role="assistant", content=text))
+        self.finish(text, ok=False, sql=None)
+        yield self.record(self.answer_step(), time.perf_counter(), None)
+
+
+
+def _same_sql(a: str, b: str) -> bool:
+    return " ".join(a.split()).rstrip(";").lower() == " ".join(b.split()).rstrip(";").lower()
+
+
+def _loose_json(text: str) -> dict[str, Any]:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {"raw": bound_text(text, 500)}
+    return value if isinstance(value, dict) else {"raw": value}
+

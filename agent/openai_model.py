@@ -1,0 +1,337 @@
+"""The chat model behind any OpenAI-compatible endpoint, through the official `openai` client.
+
+Retries are the client's own (checked against openai 3.51 `_base_client.py`):
+timeouts, connection errors and HTTP 408/409/429/5xx are retried up to
+`max_retries` times, waiting `Retry-After`/`retry-after-ms` when the server gives
+0 < wait <= 120 s and otherwise 0.5 s doubling to 8 s (minus up to 25% jitter);
+a Retry-After over 120 s is not retried at all. The one thing the client cannot
+retry, a stream cut after the headers, is retried here. Whatever is left becomes
+a `ModelError` whose `kind` says who to blame.
+
+Endpoints without native tool calling get text ReAct (`agent.react_text`):
+`tool_mode="text"`, or `"auto"` once the endpoint has rejected `tools`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+import openai
+from openai.types.chat import ChatCompletion
+
+from agent import react_text
+from agent.llm import ModelError, ModelReply, TokenUsage, ToolCall
+
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+
+#: The keys OpenAI accepts on a message of each role; anything else (timestamps, reasoning) is ours.
+_MESSAGE_KEYS = {
+    "assistant": ("role", "content", "name", "tool_calls"),
+    "tool": ("role", "content", "tool_call_id"),
+}
+_OTHER_KEYS = ("role", "content", "name")
+
+# A 400/422 that means "this endpoint does not do tools" (Ollama: "does not support tools";
+# vLLM: "auto tool choice requires --enable-auto-tool-choice"; pydantic servers: "Extra inputs
+# are not permitted" on `tools`), as opposed to a 400 about a malformed conversation.
+_TOOLS_WORD = re.compile(r"\btools?\b|tool_choice|function.?call", re.I)
+_REJECTION = re.compile(
+    r"not (?:be )?supported|does not support|doesn't support|unsupported|not enabled|requires|"
+    r"unknown|unrecognized|not allowed|not permitted|extra (?:fields|inputs)",
+    re.I,
+)
+
+
+class _StreamCut(Exception):
+    """The stream ended before the model finished (connection dropped or no finish_reason)."""
+
+
+class OpenAIChatModel:
+    """`ChatModel` for OpenAI and compatible servers (vLLM, llama.cpp, Ollama, LM Studio...)."""
+
+    def __init__(
+        self,
+        *,
+        base_url: str | None,
+        api_key: str | None,
+        model: str,
+        timeout_s: float = 60.0,
+        max_retries: int = 3,
+        tool_mode: Literal["native", "text", "auto"] = "auto",
+        stream: bool = False,
+        temperature: float | None = 0.0,
+    ) -> None:
+        """Args:
+        base_url: the endpoint's `/v1` URL; None means OpenAI's (passed explicitly, so the
+            client does not fall back to `OPENAI_BASE_URL`).
+        api_key: None for local servers that want none ("not-needed" is sent).
+        max_retries: retries after the first attempt, for HTTP errors and for stream cuts.
+        """
+        if tool_mode not in ("native", "text", "auto"):
+            raise ValueError(f"tool_mode must be native, text or auto, not {tool_mode!r}")
+        self.model = model
+        self.tool_mode = tool_mode
+        self.stream = stream
+        self.temperature = temperature
+        self.max_retries = max_retries
+        self.label = _label(model, base_url)
+        self._text_tools = tool_mode == "text"
+        self._client = openai.OpenAI(
+            base_url=base_url or OPENAI_BASE_URL,
+            api_key=api_key or "not-needed",
+            timeout=timeout_s,
+            max_retries=max_retries,
+        )
+
+    @property
+    def uses_text_tools(self) -> bool:
+        """True when tools go through text ReAct (configured, or learnt in auto mode)."""
+        return self._text_tools
+
+    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelReply:
+        """Return the model's next reply.
+
+        Raises:
+            ModelError: after the retries, with `kind` one of timeout, rate_limited,
+                server_error, unreachable, bad_request, auth, stream_cut, bad_reply.
+        """
+        try:
+            if not self._text_tools:
+                try:
+                    return self._request(_native_messages(messages), tools=tools)
+                except (openai.BadRequestError, openai.UnprocessableEntityError) as err:
+                    if not (tools and self.tool_mode == "auto" and _rejects_tools(err)):
+                        raise
+                    self._text_tools = True  # remembered: later calls skip the failing attempt
+            reply = self._request(react_text.render_messages(messages, tools), stop=react_text.STOP_SEQUENCES)
+            return _parse_text_reply(reply, messages)
+        except openai.OpenAIError as err:
+            raise self._model_error(err) from err
+
+    def _request(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        tools: list[dict[str, Any]] | None = None,
+        stop: list[str] | None = None,
+    ) -> ModelReply:
+        params: dict[str, Any] = {"model": self.model, "messages": messages}
+        if self.temperature is not None:
+            params["temperature"] = self.temperature
+        if tools:
+            params["tools"] = tools
+        if stop:
+            params["stop"] = stop
+        if not self.stream:
+            try:
+                completion = self._client.chat.completions.create(**params)
+            except ValueError as err:  # a JSON content type with a body that is not JSON
+                raise ModelError(f"{self.label}: the reply body is not valid JSON ({err})", kind="bad_reply") from err
+            return self._reply_from_completion(completion, messages)
+        cuts: list[str] = []
+        for _ in range(self.max_retries + 1):
+            try:
+                return self._stream_once(params, messages)
+            except _StreamCut as cut:
+                cuts.append(str(cut))
+        raise ModelError(
+            f"{self.label}: the reply stream was cut {len(cuts)} times in a row ({cuts[-1]})", kind="stream_cut"
+        )
+
+    def _reply_from_completion(self, completion: Any, history: list[dict[str, Any]]) -> ModelReply:
+        if not isinstance(completion, ChatCompletion):
+            shown = str(completion)[:200]
+            raise ModelError(f"{self.label}: the reply is not a chat completion: {shown!r}", kind="bad_reply")
+        choices = getattr(completion, "choices", None)
+        if not choices or getattr(choices[0], "message", None) is None:
+            problem = (completion.model_extra or {}).get("error") or "no choices"
+            raise ModelError(f"{self.label}: the reply had no message ({str(problem)[:200]})", kind="bad_reply")
+        message = choices[0].message
+        calls = []
+        for call in message.tool_calls or []:
+            fn = getattr(call, "function", None)
+            if fn is not None:
+                calls.append(_tool_call(call.id, fn.name, fn.arguments, history, len(calls)))
+        return ModelReply(
+            content=message.content,
+            tool_calls=calls,
+            reasoning=_reasoning(message),
+            usage=_usage(completion.usage),
+            model=getattr(completion, "model", None) or self.model,
+        )
+
+    def _stream_once(self, params: dict[str, Any], history: list[dict[str, Any]]) -> ModelReply:
+        stream = self._client.chat.completions.create(**params, stream=True, stream_options={"include_usage": True})
+        content: list[str] = []
+        reasoning: list[str] = []
+        calls: dict[int, dict[str, str]] = {}
+        usage = None
+        model = ""
+        finished = False
+        events = 0
+        try:
+            with stream:
+                for chunk in stream:
+                    events += 1
+                    model = getattr(chunk, "model", None) or model
+                    usage = getattr(chunk, "usage", None) or usage
+                    for choice in getattr(chunk, "choices", None) or []:
+                        finished = finished or choice.finish_reason is not None
+                        delta = choice.delta
+                        if delta is None:
+                            continue
+                        content.append(delta.content or "")
+                        reasoning.append(_reasoning(delta) or "")
+                        for part in delta.tool_calls or []:
+                            _merge_tool_delta(calls, part)
+        except openai.APIConnectionError as err:  # includes read timeouts mid-stream
+            raise _StreamCut(f"{type(err).__name__}: {err}") from err
+        except ValueError as err:  # an event that is not JSON
+            raise ModelError(f"{self.label}: unreadable stream event: {err}", kind="bad_reply") from err
+        if not finished:
+            if events == 0:
+                raise ModelError(f"{self.label}: the stream carried no events", kind="bad_reply")
+            raise _StreamCut(f"stream ended after {events} events without a finish_reason")
+        tool_calls = [
+            _tool_call(c["id"] or None, c["name"], c["arguments"], history, i)
+            for i, c in enumerate(calls[k] for k in sorted(calls))
+        ]
+        return ModelReply(
+            content="".join(content) or None,
+            tool_calls=tool_calls,
+            reasoning="".join(reasoning) or None,
+            usage=_usage(usage),
+            model=model or self.model,
+        )
+
+    def _model_error(self, err: openai.OpenAIError) -> ModelError:
+        label = self.label
+        request = getattr(err, "request", None)
+        retries = int(request.headers.get("x-stainless-retry-count", 0)) if request is not None else 0
+        retried = f" after {retries} {'retry' if retries == 1 else 'retries'}" if retries else ""
+        if isinstance(err, openai.APITimeoutError):
+            return ModelError(f"{label}: the model endpoint timed out{retried}", kind="timeout")
+        if isinstance(err, openai.APIConnectionError):
+            cause = err.__cause__ or err
+            return ModelError(f"{label}: cannot reach the model endpoint{retried} ({cause})", kind="unreachable")
+        if isinstance(err, openai.APIStatusError):
+            kind, what = _status_kind(err.status_code)
+            detail = f"HTTP {err.status_code}: {_error_message(err)}"
+            return ModelError(f"{label}: {what}{retried} ({detail})", kind=kind, status=err.status_code)
+        if isinstance(err, openai.APIResponseValidationError):
+            return ModelError(f"{label}: unexpected reply shape: {err}", kind="bad_reply", status=err.status_code)
+        if isinstance(err, openai.APIError):  # an error event inside a 200 stream
+            return ModelError(f"{label}: the endpoint reported an error: {err.message}", kind="server_error")
+        return ModelError(f"{label}: {type(err).__name__}: {err}", kind="bad_reply")
+
+
+def _status_kind(status: int) -> tuple[str, str]:
+    if status in (401, 403):
+        return "auth", "the endpoint refused the API key"
+    if status == 429:
+        return "rate_limited", "rate limited"
+    if status == 408:
+        return "timeout", "the endpoint timed out"
+    if status >= 500:
+        return "server_error", "server error"
+    return "bad_request", "the endpoint rejected the request"
+
+
+def _label(model: str, base_url: str | None) -> str:
+    host = urlsplit(base_url).netloc if base_url else ""
+    return model if not host or host == "api.openai.com" else f"{model} @ {host}"
+
+
+def _native_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Only the keys OpenAI accepts, tool calls in OpenAI's nested shape, no empty `tool_calls`."""
+    out = []
+    for message in messages:
+        keys = _MESSAGE_KEYS.get(message.get("role", ""), _OTHER_KEYS)
+        clean = {k: message[k] for k in keys if k in message}
+        if clean.get("tool_calls"):
+            clean["tool_calls"] = [_openai_tool_call(c) for c in clean["tool_calls"]]
+        else:
+            clean.pop("tool_calls", None)
+        out.append(clean)
+    return out
+
+
+def _openai_tool_call(call: Any) -> dict[str, Any]:
+    if hasattr(call, "model_dump"):
+        call = call.model_dump()
+    name, arguments = react_text.tool_call_parts(call)
+    return {"id": call.get("id", ""), "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def _parse_text_reply(reply: ModelReply, history: list[dict[str, Any]]) -> ModelReply:
+    """Turn a text ReAct reply into one tool call; without a parsable Action it stays plain content."""
+    step = react_text.parse_step(reply.content)
+    if step is None or reply.tool_calls:
+        return reply
+    n = _count_tool_calls(history) + 1
+    call = ToolCall(id=f"call_text_{n}", name=step.action, arguments=step.action_input)
+    reasoning = step.thought or reply.reasoning
+    return reply.model_copy(update={"content": None, "tool_calls": [call], "reasoning": reasoning})
+
+
+def _count_tool_calls(history: list[dict[str, Any]]) -> int:
+    return sum(len(m.get("tool_calls") or []) for m in history if m.get("role") == "assistant")
+
+
+def _tool_call(
+    call_id: str | None, name: str | None, arguments: Any, history: list[dict[str, Any]], i: int
+) -> ToolCall:
+    """A ToolCall; ids the endpoint left out are derived from the history, so they stay unique."""
+    if not isinstance(arguments, str):
+        arguments = json.dumps(arguments) if arguments is not None else ""
+    return ToolCall(
+        id=call_id or f"call_{_count_tool_calls(history) + i + 1}",
+        name=name or "",
+        arguments=arguments.strip() or "{}",
+    )
+
+
+def _merge_tool_delta(calls: dict[int, dict[str, str]], part: Any) -> None:
+    """Fold one streamed tool-call delta into `calls`, keyed by its index."""
+    index = part.index if part.index is not None else max(calls, default=-1) + (1 if part.id else 0)
+    call = calls.setdefault(max(index, 0), {"id": "", "name": "", "arguments": ""})
+    call["id"] = part.id or call["id"]
+    fn = part.function
+    if fn is not None:
+        if fn.name and fn.name != call["name"]:  # some servers repeat the whole name in every delta
+            call["name"] += fn.name
+        call["arguments"] += fn.arguments or ""
+
+
+def _reasoning(message: Any) -> str | None:
+    """`reasoning_content` (vLLM, DeepSeek, llama.cpp) or `reasoning` (Ollama, OpenRouter), if any."""
+    for key in ("reasoning_content", "reasoning"):
+        value = getattr(message, key, None)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def _usage(usage: Any) -> TokenUsage | None:
+    if usage is None:
+        return None
+    prompt = getattr(usage, "prompt_tokens", 0) or 0
+    completion = getattr(usage, "completion_tokens", 0) or 0
+    total = getattr(usage, "total_tokens", 0) or prompt + completion
+    return TokenUsage(prompt_tokens=prompt, completion_tokens=completion, total_tokens=total)
+
+
+def _error_message(err: openai.APIStatusError) -> str:
+    body = err.body
+    if isinstance(body, dict) and isinstance(body.get("message"), str):
+        return body["message"][:300]
+    return str(body if body is not None else err.message)[:300]
+
+
+def _rejects_tools(err: openai.APIStatusError) -> bool:
+    """True when a 400/422 says the endpoint does not take `tools` (not that our history is wrong)."""
+    text = f"{err.message} {json.dumps(err.body, default=str)}"
+    return bool(_TOOLS_WORD.search(text) and _REJECTION.search(text))

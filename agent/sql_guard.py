@@ -1,0 +1,251 @@
+"""Layer 1 of the SQL guard: a pure check of model-written SQL before it reaches SQLite.
+
+The check parses the text with sqlglot and accepts exactly one read query. It is the
+first of three layers (see docs/security.md); the analytics connection (layer 2:
+read-only file, ``query_only``, limits) and SQLite's authorizer (layer 3) stop
+anything this parser misreads, so a rule here only has to be right in one
+direction: when in doubt, reject. Rejection reasons are written for the model.
+"""
+
+from __future__ import annotations
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.dialects.dialect import Dialect
+from sqlglot.errors import ParseError, SqlglotError
+from sqlglot.tokens import TokenType
+
+__all__ = [
+    "DENIED_NAMES",
+    "MAX_SQL_CHARS",
+    "SQLGuardError",
+    "SQLRejected",
+    "check_sql",
+    "denial_reason",
+]
+
+# SQLite's SQLITE_LIMIT_SQL_LENGTH is set to the same value on the analytics
+# connection; no model-written analytics query comes near it, and it keeps the
+# parser away from pathological inputs.
+MAX_SQL_CHARS = 100_000
+
+_OUTSIDE = "it reaches outside the database"
+_INTERNALS = "it exposes database internals"
+# Functions and table-valued functions / eponymous virtual tables that a read query
+# must not name. Most are only compiled into the sqlite3 shell or optional
+# extensions; they are listed so that a build which has them stays closed.
+DENIED_NAMES: dict[str, str] = {
+    "load_extension": "it loads native code into the database process",
+    "readfile": _OUTSIDE,
+    "writefile": _OUTSIDE,
+    "edit": _OUTSIDE,
+    "fsdir": _OUTSIDE,
+    "lines": _OUTSIDE,
+    "zipfile": _OUTSIDE,
+    "zipfile_cds": _OUTSIDE,
+    "sqlar_compress": _OUTSIDE,
+    "sqlar_uncompress": _OUTSIDE,
+    "fts3_tokenizer": "it exposes memory addresses",
+    "sqlite_dbpage": _INTERNALS,
+    "sqlite_dbdata": _INTERNALS,
+    "sqlite_dbptr": _INTERNALS,
+    # dbstat is read-only but scans every page of the file and answers no
+    # analytics question; denied to keep the surface small.
+    "dbstat": _INTERNALS,
+    "sqlite_stmt": _INTERNALS,
+}
+_PRAGMA_PREFIX = "pragma_"
+_PRAGMA_REASON = "PRAGMA functions are disabled; ask for the table schema instead"
+
+
+class SQLGuardError(Exception):
+    """Base class of errors raised by the SQL guard."""
+
+
+class SQLRejected(SQLGuardError):
+    """The SQL is not one read-only query; ``reason`` tells the model what to change."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def denial_reason(name: str) -> str | None:
+    """Why a function or table name is denied, or None if it is allowed.
+
+    Shared with the authorizer in agent/database.py so both layers deny the same
+    names. SQLite folds identifier case in ASCII only; ``lower()`` may fold more,
+    which can only over-reject.
+    """
+    key = name.lower()
+    if key in DENIED_NAMES:
+        return DENIED_NAMES[key]
+    if key.startswith(_PRAGMA_PREFIX):
+        return _PRAGMA_REASON
+    return None
+
+
+# Statement classes that must not appear anywhere in the tree. Names are resolved
+# against the installed sqlglot; tests/agent/test_sql_guard.py fails if one is
+# missing, so an upgrade that renames a class cannot silently drop it.
+WRITE_NODE_NAMES = (
+    "DML", "DDL", "Insert", "Update", "Delete", "Merge", "Create", "Drop", "Alter",
+    "TruncateTable", "Command", "Pragma", "Attach", "Detach", "Transaction",
+    "Commit", "Rollback", "Set", "Use", "LoadData", "Copy", "Analyze", "Grant",
+    "Revoke", "Into", "Describe", "Show", "Kill", "Lock", "Declare", "Execute",
+    "Export", "Install", "Put", "Get", "Cache", "Uncache", "Refresh", "Comment",
+)
+_WRITE_NODES: tuple[type[exp.Expression], ...] = tuple(
+    getattr(exp, name) for name in WRITE_NODE_NAMES if hasattr(exp, name)
+)
+_QUERY_ROOTS = (exp.Select, exp.SetOperation, exp.Values)
+_LABELS: dict[type[exp.Expression], str] = {
+    exp.TruncateTable: "TRUNCATE",
+    exp.LoadData: "LOAD DATA",
+    exp.Transaction: "BEGIN",
+    exp.Into: "SELECT ... INTO",
+}
+_READ_ONLY = "only read queries (SELECT/WITH/VALUES) are allowed"
+
+
+def check_sql(sql: str, *, dialect: str = "sqlite") -> str:
+    """Check that ``sql`` is exactly one read query and return the text to run.
+
+    The returned text is the original, cut to the statement itself: leading and
+    trailing whitespace, comments and semicolons are dropped. SQL is never
+    regenerated from the parse tree, so SQLite sees what the model wrote.
+
+    Args:
+        sql: Model-written SQL.
+        dialect: sqlglot dialect used to parse it.
+
+    Raises:
+        SQLRejected: for anything that is not one read query. No other exception
+            escapes, whatever the input.
+    """
+    if not isinstance(sql, str):
+        raise SQLRejected("the query must be text")
+    if "\x00" in sql:
+        # SQLite stops reading at a NUL while sqlglot reads past it, so the two
+        # would disagree about what the statement is.
+        raise SQLRejected("the query contains a NUL character; remove it")
+    if not sql.isascii():
+        try:
+            sql.encode("utf-8")
+        except UnicodeEncodeError:
+            # Lone surrogates (a JSON "\ud800" escape) cannot be sent to SQLite.
+            raise SQLRejected("the query contains invalid Unicode (a lone surrogate); "
+                              "remove it") from None
+    if len(sql) > MAX_SQL_CHARS:
+        raise SQLRejected(
+            f"the query is too long ({len(sql)} characters; the limit is {MAX_SQL_CHARS})"
+        )
+    try:
+        return _check(sql, dialect)
+    except SQLRejected:
+        raise
+    except RecursionError:
+        raise SQLRejected("the query is nested too deeply; simplify it") from None
+    except ParseError as e:
+        raise SQLRejected(f"could not parse the SQL: {_parse_message(e)}") from None
+    except SqlglotError as e:
+        raise SQLRejected(f"could not parse the SQL: {_shorten(str(e))}") from None
+    except Exception as e:  # noqa: BLE001 - fail closed: an unexpected error must not let SQL through
+        raise SQLRejected(f"could not analyse the SQL ({type(e).__name__}); rewrite it") from None
+
+
+def _check(sql: str, dialect: str) -> str:
+    parsed = sqlglot.parse(sql, read=dialect)
+    # sqlglot yields None for an empty statement (";;") and Semicolon for a
+    # comment after the last semicolon ("SELECT 1; -- note"): neither runs.
+    statements = [s for s in parsed if s is not None and not isinstance(s, exp.Semicolon)]
+    if not statements:
+        raise SQLRejected("empty query: send one SELECT statement")
+    if len(statements) > 1:
+        raise SQLRejected(f"only one statement is allowed; found {len(statements)}")
+    root = statements[0]
+    if isinstance(root, exp.Subquery):
+        # SQLite has no parenthesised statement; say so rather than pass on its syntax error.
+        raise SQLRejected("remove the parentheses around the whole query")
+    if not isinstance(root, _QUERY_ROOTS):
+        raise SQLRejected(f"{_READ_ONLY}; found {_label(root, sql, dialect)}")
+    _check_tree(root, sql, dialect)
+    return _statement_text(sql, dialect, root)
+
+
+def _check_tree(root: exp.Expression, sql: str, dialect: str) -> None:
+    for node in root.walk():
+        if isinstance(node, exp.Into):
+            raise SQLRejected(
+                "SELECT ... INTO is not allowed: it creates a table; select the rows instead"
+            )
+        if isinstance(node, _WRITE_NODES):
+            raise SQLRejected(f"{_READ_ONLY}; found {_label(node, sql, dialect)} inside the query")
+        if isinstance(node, exp.Func):
+            for name in _function_names(node):
+                reason = denial_reason(name)
+                if reason:
+                    raise SQLRejected(f"function {name} is not allowed: {reason}")
+        elif isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier):
+            # Also when a CTE of that name exists: CTE scope is not worth modelling
+            # here, and a model never needs to reuse these names.
+            reason = denial_reason(node.name)
+            if reason:
+                raise SQLRejected(f"table {node.name} is not allowed: {reason}")
+
+
+def _function_names(node: exp.Func) -> list[str]:
+    if isinstance(node, exp.Anonymous):
+        return [node.name]
+    # A known function class may map several SQL names; check them all in case a
+    # future sqlglot learns one of the denied names.
+    return list(type(node).sql_names())
+
+
+def _label(node: exp.Expression, sql: str, dialect: str) -> str:
+    for cls, label in _LABELS.items():
+        if isinstance(node, cls):
+            return label
+    if isinstance(node, exp.Command):
+        return str(node.this).upper()
+    if isinstance(node, (exp.DML, exp.Create, exp.Drop, exp.Alter, exp.Pragma, exp.Attach,
+                         exp.Detach, exp.Commit, exp.Rollback, exp.Analyze, exp.Copy)):
+        return node.key.upper()
+    # Otherwise name the statement by its first keyword: sqlglot reads
+    # "SAVEPOINT a" as an Alias and "END" or "REINDEX" as a Column.
+    tokens = Dialect.get_or_raise(dialect).tokenize(sql)
+    words = [t.text for t in tokens if t.token_type != TokenType.SEMICOLON]
+    return words[0].upper() if words else "nothing"
+
+
+def _statement_text(sql: str, dialect: str, root: exp.Expression) -> str:
+    """Cut ``sql`` to its one statement, dropping outer comments and semicolons.
+
+    Python's sqlite3 refuses text with anything but whitespace or comments after
+    the first statement ("SELECT 1;;" fails), and a trailing "--" comment would
+    swallow whatever a caller appends; cutting at token bounds avoids both.
+    """
+    tokens = [t for t in Dialect.get_or_raise(dialect).tokenize(sql)
+              if t.token_type != TokenType.SEMICOLON]
+    text = sql[tokens[0].start : tokens[-1].end + 1]
+    # Safety net for a tokenizer offset bug: the cut text must parse to the same tree.
+    if sqlglot.parse_one(text, read=dialect) != root:
+        raise SQLRejected("could not isolate the statement; remove comments and semicolons")
+    return text
+
+
+def _parse_message(error: ParseError) -> str:
+    if error.errors:
+        first = error.errors[0]
+        description = str(first.get("description") or "syntax error").split(". ")[0]
+        description = description.split(" but got <Token")[0]
+        near = first.get("highlight")
+        where = f" (line {first.get('line')}, column {first.get('col')}"
+        where += f", near {_shorten(str(near), 40)!r})" if near else ")"
+        return _shorten(description) + where
+    return _shorten(str(error))
+
+
+def _shorten(text: str, limit: int = 200) -> str:
+    text = " ".join(text.replace("\x1b[4m", "").replace("\x1b[0m", "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,128 @@
+"""The JSON API (OpenAPI at /docs). Thin: parse, call the core, shape the reply."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from fastapi import APIRouter, Query, Request, Response
+from fastapi.responses import JSONResponse, StreamingResponse
+
+from agent.loop import TurnEvent
+from agent.state import AgentState
+from app.deps import AskDBDep, UserDep
+from app.formatting import to_csv
+from app.schemas import (
+    ChatReply, ChatRequest, ConversationCreate, ConversationList, ConversationPublic, ConversationUpdate,
+    HistoryPage, StepList,
+)
+from app.turns import RunningTurn
+
+router = APIRouter(prefix="/api")
+
+
+@router.get("/conversations", response_model=ConversationList)
+def list_conversations(askdb: AskDBDep, user: UserDep, q: str | None = None,
+                       limit: int = Query(50, ge=1, le=500), offset: int = Query(0, ge=0)):
+    """List the user's conversations, newest first."""
+    page = askdb.store.list(user_id=user, search=q, limit=limit, offset=offset)
+    return ConversationList(data=[ConversationPublic.of(c) for c in page.items], count=page.total)
+
+
+@router.post("/conversations", response_model=ConversationPublic, status_code=201)
+def create_conversation(body: ConversationCreate, askdb: AskDBDep, user: UserDep):
+    """Start an empty conversation."""
+    created = askdb.store.create(user_id=user, state=AgentState(max_steps=askdb.settings.max_steps),
+                                 title=body.title, tags=body.tags)
+    return ConversationPublic.of(created)
+
+
+@router.get("/conversations/{thread_id}", response_model=ConversationPublic)
+def get_conversation(thread_id: str, askdb: AskDBDep, user: UserDep):
+    """One conversation's metadata."""
+    return ConversationPublic.of(askdb.store.get(thread_id, user_id=user))
+
+
+@router.patch("/conversations/{thread_id}", response_model=ConversationPublic)
+def update_conversation(thread_id: str, body: ConversationUpdate, askdb: AskDBDep, user: UserDep):
+    """Rename or retag a conversation."""
+    return ConversationPublic.of(askdb.store.update(thread_id, user_id=user, title=body.title, tags=body.tags))
+
+
+@router.delete("/conversations/{thread_id}", status_code=204)
+def delete_conversation(thread_id: str, askdb: AskDBDep, user: UserDep):
+    """Delete a conversation and everything that belongs to it."""
+    askdb.store.delete(thread_id, user_id=user)
+    return Response(status_code=204)
+
+
+@router.get("/conversations/{thread_id}/state")
+def get_state(thread_id: str, askdb: AskDBDep, user: UserDep):
+    """The raw AgentState of a conversation."""
+    return JSONResponse(askdb.store.load(thread_id, user_id=user).state.model_dump(mode="json"))
+
+
+@router.get("/conversations/{thread_id}/steps", response_model=StepList)
+def get_steps(thread_id: str, askdb: AskDBDep, user: UserDep, after_id: int = Query(0, ge=0)):
+    """Every step of a conversation as stored the moment it happened."""
+    steps = askdb.store.steps(thread_id, user_id=user, after_id=after_id)
+    return StepList(data=[{"id": s.id, **s.data} for s in steps], count=len(steps))
+
+
+@router.get("/conversations/{thread_id}/results/{result_id}.csv")
+def download_result(thread_id: str, result_id: int, askdb: AskDBDep, user: UserDep):
+    """A stored query result as CSV."""
+    result = askdb.store.load_result(thread_id, result_id, user_id=user)
+    return Response(to_csv(result.columns, result.rows), media_type="text/csv; charset=utf-8", headers={
+        "Content-Disposition": f'attachment; filename="askdb-{thread_id[:12]}-{result_id}.csv"'})
+
+
+@router.get("/conversations/{thread_id}/events")
+def follow_events(thread_id: str, askdb: AskDBDep, user: UserDep, after_step: int = Query(-1, ge=-1)):
+    """Server-Sent Events of a running turn (for a page reloaded mid-turn); ends at once if none runs."""
+    askdb.store.get(thread_id, user_id=user)
+    return _event_stream(askdb.turns.get(thread_id), after_step=after_step)
+
+
+@router.get("/chat/history", response_model=HistoryPage)
+def chat_history(thread_id: str, askdb: AskDBDep, user: UserDep, limit: int = Query(100, ge=1, le=1000),
+                 offset: int = Query(0, ge=0)):
+    """The messages of a conversation, oldest first, paged."""
+    messages = askdb.store.load(thread_id, user_id=user).state.messages
+    return HistoryPage(thread_id=thread_id, data=messages[offset: offset + limit], count=len(messages))
+
+
+@router.post("/chat", responses={200: {"content": {"text/event-stream": {}, "application/json": {}}}})
+def chat(body: ChatRequest, request: Request, askdb: AskDBDep, user: UserDep):
+    """Ask a question. Streams each step and the answer as Server-Sent Events, or returns one
+    JSON reply when the client sends `Accept: application/json`."""
+    turn = askdb.start_turn(body.question, user_id=user, thread_id=body.thread_id)
+    if "text/event-stream" not in request.headers.get("accept", "") and \
+            "application/json" in request.headers.get("accept", ""):
+        return _json_reply(turn)
+    return _event_stream(turn)
+
+
+def _json_reply(turn: RunningTurn) -> ChatReply:
+    events = [e for e in turn.follow() if e is not None]
+    answer = next((e.answer for e in reversed(events) if e.type == "answer"), None)
+    error = next((e.message for e in events if e.type == "error"), None)
+    return ChatReply(thread_id=turn.thread_id, answer=answer, steps=[e.step for e in events if e.step], error=error)
+
+
+def _event_stream(turn: RunningTurn | None, *, after_step: int = -1) -> StreamingResponse:
+    def stream() -> Iterator[str]:
+        if turn is not None:
+            for event in turn.follow():
+                if event is None:
+                    yield ": keepalive\n\n"
+                elif not (event.step and event.step.step_index <= after_step):
+                    yield _sse(event)
+        yield "event: done\ndata: {}\n\n"
+
+    return StreamingResponse(stream(), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+def _sse(event: TurnEvent) -> str:
+    return f"event: {event.type}\ndata: {event.model_dump_json(exclude_none=True)}\n\n"
+

@@ -1,0 +1,77 @@
+"""Choose a chart for a result, when its shape invites one.
+
+A category and a number: bars. A date (or year) and a number: a line. Anything
+else: no chart. The page can switch between them; this only picks the default.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+DATE_PATTERN = re.compile(r"^\d{4}(-\d{2}(-\d{2}([ T][\d:.]+)?)?)?$")
+MAX_BARS = 50
+MAX_POINTS = 500
+MAX_SERIES = 3
+
+
+class Series(BaseModel):
+    name: str
+    data: list[float | None]
+
+
+class ChartSpec(BaseModel):
+    kind: Literal["bar", "line"]
+    label_column: str
+    labels: list[str]
+    series: list[Series]
+    note: str | None = None
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_year(value: Any) -> bool:
+    return isinstance(value, int) and 1800 <= value <= 2200
+
+
+def _is_date_column(name: str, values: list[Any]) -> bool:
+    """ISO dates or years as text, or whole numbers in a column named like a year."""
+    if all(isinstance(x, str) and DATE_PATTERN.match(x) for x in values):
+        return True
+    return all(_is_year(x) for x in values) and "year" in name.lower()
+
+
+def _column(rows: list[list[Any]], index: int) -> list[Any]:
+    return [row[index] for row in rows if index < len(row) and row[index] is not None]
+
+
+def suggest_chart(columns: list[str], rows: list[list[Any]]) -> ChartSpec | None:
+    """The default chart for a result, or None when a table says it better."""
+    if len(columns) < 2 or len(rows) < 2:
+        return None
+    values = {i: _column(rows, i) for i in range(len(columns))}
+    numeric = [i for i, v in values.items() if v and all(_is_number(x) for x in v)]
+    label = next((i for i, v in values.items() if v and _is_date_column(columns[i], v)), None)
+    kind: Literal["bar", "line"] = "line"
+    if label is None:
+        kind = "bar"
+        label = next((i for i, v in values.items() if i not in numeric and v), None)
+    measures = [i for i in numeric if i != label][:MAX_SERIES]
+    if label is None or not measures:
+        return None
+    limit = MAX_POINTS if kind == "line" else MAX_BARS
+    shown = rows[:limit]
+    if kind == "line":
+        shown = sorted(shown, key=lambda r: str(r[label]))
+    note = f"first {limit} of {len(rows)} rows" if len(rows) > limit else None
+    return ChartSpec(
+        kind=kind,
+        label_column=columns[label],
+        labels=["" if r[label] is None else str(r[label]) for r in shown],
+        series=[Series(name=columns[i], data=[r[i] if _is_number(r[i]) else None for r in shown]) for i in measures],
+        note=note,
+    )

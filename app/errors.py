@@ -1,0 +1,90 @@
+"""One table from domain error to HTTP status, and one handler that renders them.
+
+Under /api/ the body is always `{"detail": "...", "error": "<ErrorName>"}`; pages get
+`error.html`. Nothing below app/ knows a status code.
+"""
+
+from __future__ import annotations
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from agent.database import DatabaseUnavailable, QueryFailed, QueryTimeout, SQLRejected, UnknownColumn, UnknownTable
+from agent.llm import ModelError
+from app.auth import NotAuthenticated
+from app.core import BadQuestion
+from app.turns import TurnInProgress
+from storage.errors import ConversationNotFound, CorruptState, InvalidThreadId, ResultNotFound, VersionConflict
+
+STATUS: dict[type[Exception], int] = {
+    NotAuthenticated: 401,
+    ConversationNotFound: 404,
+    InvalidThreadId: 404,
+    ResultNotFound: 404,
+    VersionConflict: 409,
+    TurnInProgress: 409,
+    BadQuestion: 422,
+    SQLRejected: 400,
+    QueryFailed: 400,
+    QueryTimeout: 400,
+    UnknownTable: 400,
+    UnknownColumn: 400,
+    ModelError: 502,
+    DatabaseUnavailable: 503,
+    CorruptState: 500,
+}
+
+
+def status_of(exc: Exception) -> int:
+    for cls in type(exc).__mro__:
+        if cls in STATUS:
+            return STATUS[cls]
+    return 500
+
+
+def error_body(exc: Exception, status: int) -> dict:
+    detail = getattr(exc, "reason", None) or str(exc) or type(exc).__name__
+    if isinstance(exc, SQLRejected):
+        detail = f"query rejected: {detail}"
+    return {"detail": detail, "error": type(exc).__name__, "status": status}
+
+
+def _wants_json(request: Request) -> bool:
+    return request.url.path.startswith("/api/") or "application/json" in request.headers.get("accept", "")
+
+
+def render_error(request: Request, status: int, body: dict):
+    from app.pages import templates  # pages import this module; import late to avoid a cycle
+
+    if _wants_json(request):
+        return JSONResponse({"detail": body["detail"], "error": body["error"]}, status_code=status)
+    context = {"status": status, **body, "settings": request.app.state.askdb.settings, "user": None}
+    response = templates.TemplateResponse(request, "error.html", context, status_code=status)
+    if status == 401:
+        response.headers["WWW-Authenticate"] = "Bearer"
+    return response
+
+
+def install(app: FastAPI) -> None:
+    """Register the handlers for domain errors, HTTP errors and validation errors."""
+
+    async def domain_error(request: Request, exc: Exception):
+        status = status_of(exc)
+        return render_error(request, status, error_body(exc, status))
+
+    async def http_error(request: Request, exc: StarletteHTTPException):
+        return render_error(request, exc.status_code, {"detail": exc.detail, "error": "HTTPError",
+                                                       "status": exc.status_code})
+
+    async def validation_error(request: Request, exc: RequestValidationError):
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'] if p != 'body') or 'body'}: {e['msg']}"
+                             for e in exc.errors())
+        return render_error(request, 422, {"detail": problems or "invalid request", "error": "ValidationError",
+                                           "status": 422})
+
+    for cls in STATUS:
+        app.add_exception_handler(cls, domain_error)
+    app.add_exception_handler(StarletteHTTPException, http_error)
+    app.add_exception_handler(RequestValidationError, validation_error)

@@ -1,0 +1,134 @@
+"""Server-rendered pages. Browsing works without JavaScript; askdb.js adds live steps and charts."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+from fastapi import APIRouter, Form, Query, Request
+from fastapi.responses import RedirectResponse, Response
+from fastapi.templating import Jinja2Templates
+
+from agent.database import DatabaseError
+from app.auth import TOKEN_COOKIE, NotAuthenticated, resolve_user
+from app.deps import AskDBDep, UserDep
+from app.formatting import to_csv
+from app.settings import ROOT
+from app.views import ResultView, conversation_view, format_sql
+
+templates = Jinja2Templates(directory=ROOT / "templates")
+templates.env.filters["pretty_json"] = lambda value: json.dumps(value, indent=2, ensure_ascii=False, default=str)
+router = APIRouter()
+PER_PAGE = 50
+
+
+def _page(request: Request, name: str, **context) -> Response:
+    askdb = request.app.state.askdb
+    context.setdefault("settings", askdb.settings)
+    return templates.TemplateResponse(request, name, context)
+
+
+@router.get("/")
+def index(request: Request, askdb: AskDBDep, user: UserDep, q: str = "", page: int = Query(1, ge=1)):
+    """The user's conversations, newest first."""
+    listing = askdb.store.list(user_id=user, search=q or None, limit=PER_PAGE, offset=(page - 1) * PER_PAGE)
+    return _page(request, "index.html", conversations=listing.items, total=listing.total, q=q, page=page,
+                 pages=max(1, -(-listing.total // PER_PAGE)), user=user)
+
+
+@router.get("/new")
+def new_conversation(request: Request, user: UserDep):
+    """An empty conversation: just the ask box."""
+    return _page(request, "conversation.html", view=None, user=user)
+
+
+@router.post("/ask")
+def ask(request: Request, askdb: AskDBDep, user: UserDep, question: Annotated[str, Form()] = "",
+        thread_id: Annotated[str, Form()] = ""):
+    """Ask from a plain form (no JavaScript): run the turn, then show the conversation."""
+    turn = askdb.start_turn(question, user_id=user, thread_id=thread_id or None)
+    for _ in turn.follow():
+        pass
+    return RedirectResponse(f"/c/{turn.thread_id}#turn-last", status_code=303)
+
+
+@router.get("/c/{thread_id}")
+def conversation(request: Request, thread_id: str, askdb: AskDBDep, user: UserDep,
+                 result: int | None = None, page: int = Query(1, ge=1)):
+    """A conversation: each question, its steps, its answer with SQL, table, chart and CSV."""
+    loaded = askdb.store.load(thread_id, user_id=user)
+    view = conversation_view(askdb.store, loaded.conversation, loaded.state, user_id=user,
+                             running=askdb.turns.get(thread_id) is not None,
+                             result_page={result: page} if result else {})
+    return _page(request, "conversation.html", view=view, user=user)
+
+
+@router.post("/c/{thread_id}/edit")
+def edit(thread_id: str, askdb: AskDBDep, user: UserDep, title: Annotated[str, Form(max_length=200)] = "",
+         tags: Annotated[str, Form(max_length=1000)] = ""):
+    """Rename and retag (tags comma-separated)."""
+    askdb.store.update(thread_id, user_id=user, title=title.strip() or None,
+                       tags=[t.strip() for t in tags.split(",") if t.strip()][:20])
+    return RedirectResponse(f"/c/{thread_id}", status_code=303)
+
+
+@router.get("/c/{thread_id}/delete")
+def confirm_delete(request: Request, thread_id: str, askdb: AskDBDep, user: UserDep):
+    """Ask for confirmation before deleting (the no-JavaScript path)."""
+    return _page(request, "delete.html", conversation=askdb.store.get(thread_id, user_id=user), user=user)
+
+
+@router.post("/c/{thread_id}/delete")
+def delete(thread_id: str, askdb: AskDBDep, user: UserDep):
+    """Delete the conversation and everything that belongs to it."""
+    askdb.store.delete(thread_id, user_id=user)
+    return RedirectResponse("/", status_code=303)
+
+
+@router.get("/c/{thread_id}/state")
+def state(request: Request, thread_id: str, askdb: AskDBDep, user: UserDep, download: bool = False):
+    """The raw AgentState, pretty-printed, or as a file."""
+    loaded = askdb.store.load(thread_id, user_id=user)
+    text = loaded.state.model_dump_json(indent=2)
+    if download:
+        return Response(text, media_type="application/json", headers={
+            "Content-Disposition": f'attachment; filename="askdb-state-{thread_id}.json"'})
+    return _page(request, "state.html", conversation=loaded.conversation, state_json=text, user=user)
+
+
+@router.get("/sql")
+def sql_page(request: Request, askdb: AskDBDep, user: UserDep, sql: str = "", page: int = Query(1, ge=1)):
+    """A SQL box over the analytics database, through the agent's guard and limits."""
+    result = error = None
+    if sql.strip():
+        try:
+            result = ResultView.of(askdb.database().execute(sql), page=page)
+        except DatabaseError as exc:
+            error = f"query rejected: {exc.reason}" if hasattr(exc, "reason") else str(exc)
+    return _page(request, "sql.html", sql=sql, formatted=format_sql(sql) if result else "", result=result,
+                 error=error, user=user)
+
+
+@router.get("/sql.csv")
+def sql_csv(askdb: AskDBDep, user: UserDep, sql: str):
+    """The SQL page's result as CSV."""
+    result = askdb.database().execute(sql)
+    return Response(to_csv(result.columns, result.rows), media_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition": 'attachment; filename="askdb-query.csv"'})
+
+
+@router.get("/login")
+def login_page(request: Request):
+    return _page(request, "login.html", error=None, user=None)
+
+
+@router.post("/login")
+def login(request: Request, token: Annotated[str, Form(max_length=200)]):
+    """Check a token and keep it in a cookie for the pages (ASKDB_AUTH=token)."""
+    try:
+        resolve_user(request.app.state.askdb.settings, headers={"authorization": f"Bearer {token}"}, cookies={})
+    except NotAuthenticated as exc:
+        return _page(request, "login.html", error=str(exc), user=None)
+    response = RedirectResponse("/", status_code=303)
+    response.set_cookie(TOKEN_COOKIE, token, httponly=True, samesite="strict")
+    return response

@@ -1,0 +1,62 @@
+"""The JSON API's request and response models: the contract at the HTTP boundary."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from agent.state import Answer, Message, Step
+from storage.conversations import Conversation
+
+
+class ConversationPublic(BaseModel):
+    thread_id: str
+    title: str
+    created_at: str
+    updated_at: str
+    tags: list[str]
+    message_count: int
+    version: int
+
+    @classmethod
+    def of(cls, conversation: Conversation) -> ConversationPublic:
+        return cls.model_validate(conversation.model_dump())
+
+
+class ConversationList(BaseModel):
+    data: list[ConversationPublic]
+    count: int
+
+
+class ConversationCreate(BaseModel):
+    title: str = Field("", max_length=200)
+    tags: list[str] = Field(default_factory=list, max_length=20)
+
+
+class ConversationUpdate(BaseModel):
+    title: str | None = Field(None, max_length=200)
+    tags: list[str] | None = Field(None, max_length=20)
+
+
+class ChatRequest(BaseModel):
+    question: str = Field(description="The question, in any language.")
+    thread_id: str | None = Field(None, description="Continue this conversation; omit to start a new one.")
+
+
+class ChatReply(BaseModel):
+    thread_id: str
+    answer: Answer | None
+    steps: list[Step]
+    error: str | None = None
+
+
+class HistoryPage(BaseModel):
+    thread_id: str
+    data: list[Message]
+    count: int
+
+
+class StepList(BaseModel):
+    data: list[dict[str, Any]]
+    count: int

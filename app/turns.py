@@ -1,0 +1,94 @@
+"""Running turns in the background, so a turn outlives the request that started it.
+
+The request that asks, and any page reloaded mid-turn, follow the same turn by
+reading its events from here; the steps themselves are already in the store.
+One turn per conversation at a time: a second one is refused (HTTP 409).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+
+from agent.loop import TurnEvent
+
+
+class TurnInProgress(Exception):
+    """A turn is already running in this conversation; wait for it to finish."""
+
+    def __init__(self, thread_id: str):
+        super().__init__(f"a question is already being answered in conversation {thread_id!r}; "
+                         "wait for it to finish, then ask again")
+        self.thread_id = thread_id
+
+
+class RunningTurn:
+    """The events of one turn so far, and a way to wait for more."""
+
+    def __init__(self, thread_id: str):
+        self.thread_id = thread_id
+        self.events: list[TurnEvent] = []
+        self.finished = False
+        self._changed = threading.Condition()
+
+    def publish(self, event: TurnEvent) -> None:
+        with self._changed:
+            self.events.append(event)
+            self._changed.notify_all()
+
+    def close(self) -> None:
+        with self._changed:
+            self.finished = True
+            self._changed.notify_all()
+
+    def follow(self, *, start: int = 0, heartbeat_s: float = 10.0) -> Iterator[TurnEvent | None]:
+        """Every event from `start` on, as it comes; None as a heartbeat while waiting."""
+        position = start
+        while True:
+            with self._changed:
+                if position >= len(self.events) and not self.finished:
+                    self._changed.wait(heartbeat_s)
+                fresh, done = self.events[position:], self.finished
+            position += len(fresh)
+            yield from fresh
+            if done and position >= len(self.events):
+                return
+            if not fresh:
+                yield None
+
+
+class TurnRegistry:
+    """The turns running in this process, by thread id."""
+
+    def __init__(self) -> None:
+        self._running: dict[str, RunningTurn] = {}
+        self._lock = threading.Lock()
+
+    def get(self, thread_id: str) -> RunningTurn | None:
+        with self._lock:
+            return self._running.get(thread_id)
+
+    def start(self, thread_id: str, events: Callable[[], Iterator[TurnEvent]]) -> RunningTurn:
+        """Run `events()` in a background thread, publishing each event.
+
+        Raises:
+            TurnInProgress: this conversation already has a running turn.
+        """
+        with self._lock:
+            if thread_id in self._running:
+                raise TurnInProgress(thread_id)
+            turn = self._running[thread_id] = RunningTurn(thread_id)
+
+        def work() -> None:
+            try:
+                for event in events():
+                    turn.publish(event)
+            except Exception as exc:  # the turn's failure is reported to its followers
+                turn.publish(TurnEvent(type="error", thread_id=thread_id, message=f"{type(exc).__name__}: {exc}"))
+            finally:
+                with self._lock:
+                    self._running.pop(thread_id, None)
+                turn.close()
+
+        threading.Thread(target=work, name=f"turn-{thread_id}", daemon=True).start()
+        return turn

@@ -1,0 +1,115 @@
+"""Typed contexts for the pages: what each template receives, built from the store."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sqlglot
+from pydantic import BaseModel
+
+from agent.state import AgentState, Step
+from app.charts import ChartSpec, suggest_chart
+from storage.conversations import Conversation, ConversationStore, StoredResult
+from storage.errors import ResultNotFound
+
+PAGE_ROWS = 50
+
+
+def format_sql(sql: str | None) -> str:
+    """The SQL laid out for reading (display only; what ran is kept as written)."""
+    if not sql:
+        return ""
+    try:
+        return sqlglot.transpile(sql, read="sqlite", write="sqlite", pretty=True)[0]
+    except Exception:  # any parse problem: show it as written
+        return sql
+
+
+class ResultView(BaseModel):
+    result_id: int | None
+    sql: str
+    columns: list[str]
+    rows: list[list[Any]]
+    row_count: int
+    truncated: bool
+    page: int
+    pages: int
+    first_row: int
+    chart: ChartSpec | None
+    csv_url: str | None
+
+    @classmethod
+    def of(cls, result: Any, *, page: int = 1, csv_url: str | None = None) -> ResultView:
+        pages = max(1, -(-len(result.rows) // PAGE_ROWS))
+        page = min(max(1, page), pages)
+        start = (page - 1) * PAGE_ROWS
+        return cls(result_id=getattr(result, "result_id", None), sql=result.sql, columns=result.columns,
+                   rows=result.rows[start: start + PAGE_ROWS], row_count=result.row_count,
+                   truncated=result.truncated, page=page, pages=pages, first_row=start + 1,
+                   chart=suggest_chart(result.columns, result.rows), csv_url=csv_url)
+
+
+class AnswerView(BaseModel):
+    text: str
+    ok: bool
+    sql: str
+    model: str | None
+    result: ResultView | None
+
+
+class TurnView(BaseModel):
+    index: int
+    question: str
+    asked_at: str
+    steps: list[Step]
+    answer: AnswerView | None
+    tokens: int
+    running: bool
+
+
+class ConversationView(BaseModel):
+    conversation: Conversation
+    turns: list[TurnView]
+    running: bool
+    last_step_index: int
+    models: list[str]
+
+
+def conversation_view(store: ConversationStore[AgentState], conversation: Conversation, state: AgentState, *,
+                      user_id: str, running: bool, result_page: dict[int, int]) -> ConversationView:
+    """Group the conversation into turns: each question, its steps, and the answer that ended it."""
+    stored = store.steps(conversation.thread_id, user_id=user_id)
+    steps = [Step.model_validate(s.data) for s in stored]
+    questions = [m for m in state.messages if m.role == "user"]
+    turns = []
+    for index, question in enumerate(questions):
+        turn_steps = [s for s in steps if s.turn_index == index]
+        final = next((s for s in reversed(turn_steps) if s.step_type in ("answer", "error")), None)
+        turns.append(TurnView(
+            index=index, question=question.content or "", asked_at=question.timestamp, steps=turn_steps,
+            answer=_answer_view(store, conversation.thread_id, final, user_id=user_id,
+                                page=result_page.get(final.result_id, 1) if final and final.result_id else 1),
+            tokens=sum((s.tokens or {}).get("total_tokens", 0) for s in turn_steps),
+            running=running and index == len(questions) - 1,
+        ))
+    return ConversationView(conversation=conversation, turns=turns, running=running,
+                            last_step_index=steps[-1].step_index if steps else -1,
+                            models=sorted({s.model for s in steps if s.model}))
+
+
+def _answer_view(store: ConversationStore[AgentState], thread_id: str, final: Step | None, *, user_id: str,
+                 page: int) -> AnswerView | None:
+    if final is None:
+        return None
+    result: StoredResult | None = None
+    if final.result_id is not None:
+        try:
+            result = store.load_result(thread_id, final.result_id, user_id=user_id)
+        except ResultNotFound:
+            result = None
+    csv_url = f"/api/conversations/{thread_id}/results/{final.result_id}.csv" if result else None
+    return AnswerView(
+        text=final.content or final.observation or "", ok=bool(final.ok) and final.step_type == "answer",
+        sql=format_sql(final.sql or (result.sql if result else None)), model=final.model,
+        result=ResultView.of(result, page=page, csv_url=csv_url) if result else None,
+    )

@@ -1,0 +1,1 @@
+"""Benchmarks: `make bench` (all) or `make bench BENCH=name` (one). They measure; tests assert."""

@@ -1,0 +1,67 @@
+"""Store benchmark: one conversation of 25 to 1,000 turns saved turn by turn.
+
+Reports state_data bytes, database bytes, and the median time to save one turn and
+to load the state at that length.
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from agent.state import AgentState
+from bench.generator import add_turn
+from storage.conversations import ConversationStore
+
+SIZES = [25, 100, 500, 1000]
+REPEATS = 15
+
+
+def _db_bytes(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))
+
+
+def measure(turns: int) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "store.db"
+        with ConversationStore.open(path, AgentState) as store:
+            state = AgentState()
+            thread = store.create(user_id="bench", state=state).thread_id
+            version = 1
+            for n in range(turns):
+                add_turn(state, n)
+                version = store.save(thread, user_id="bench", state=state, expected_version=version)
+            saves, loads = [], []
+            for _ in range(REPEATS):
+                started = time.perf_counter()
+                version = store.save(thread, user_id="bench", state=state, expected_version=version)
+                saves.append(time.perf_counter() - started)
+                started = time.perf_counter()
+                store.load(thread, user_id="bench")
+                loads.append(time.perf_counter() - started)
+            store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            return {
+                "turns": turns,
+                "messages": len(state.messages),
+                "state_data_bytes": len(state.model_dump_json().encode()),
+                "database_bytes": _db_bytes(path),
+                "save_ms_median": round(statistics.median(saves) * 1000, 2),
+                "load_ms_median": round(statistics.median(loads) * 1000, 2),
+            }
+
+
+def run() -> dict:
+    return {"shape": "6 messages a turn (question, tool call, ~1.5 KB result, tool call, ~800 B result, ~400 B answer)",
+            "repeats": REPEATS, "results": [measure(n) for n in SIZES]}
+
+
+def markdown(figures: dict) -> str:
+    lines = [f"Shape: {figures['shape']}; medians of {figures['repeats']} saves and loads at each length.", "",
+             "| turns | messages | state_data bytes | database bytes | save ms (median) | load ms (median) |",
+             "|---:|---:|---:|---:|---:|---:|"]
+    for r in figures["results"]:
+        lines.append(f"| {r['turns']} | {r['messages']} | {r['state_data_bytes']:,} | {r['database_bytes']:,} "
+                     f"| {r['save_ms_median']} | {r['load_ms_median']} |")
+    return "\n".join(lines)

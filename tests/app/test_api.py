@@ -1,0 +1,138 @@
+"""The JSON API through HTTP (TestClient), with the scripted model and real SQLite files."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.settings import Settings
+from app.web import create_app
+from tests.fixtures.scripted_llm import tool_call
+
+SQL = "SELECT name, country_id FROM sites ORDER BY id"
+
+
+@pytest.fixture
+def settings(tmp_path, tiny_db, scripted_llm):
+    return Settings(database=tiny_db, store=tmp_path / "store.db", llm="openai",
+                    openai_base_url=scripted_llm.base_url, model="scripted", llm_max_retries=0, llm_timeout=5)
+
+
+@pytest.fixture
+def client(settings):
+    with TestClient(create_app(settings)) as client:
+        yield client
+
+
+def script_turn(scripted_llm, text="Three sites.", sql=SQL):
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": sql}), tool_call("answer", {"text": text, "sql": sql}))
+
+
+def ask_json(client, question="List the sites", thread_id=None):
+    response = client.post("/api/chat", json={"question": question, "thread_id": thread_id},
+                           headers={"Accept": "application/json"})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def sse_events(response):
+    events = []
+    for block in response.text.strip().split("\n\n"):
+        lines = dict(line.split(": ", 1) for line in block.splitlines() if not line.startswith(":"))
+        if "event" in lines:
+            events.append((lines["event"], json.loads(lines["data"])))
+    return events
+
+
+def test_healthz(client):
+    assert client.get("/healthz").json()["status"] == "ok"
+
+
+def test_chat_as_json_then_history_state_and_csv(client, scripted_llm):
+    script_turn(scripted_llm)
+    reply = ask_json(client)
+    thread = reply["thread_id"]
+    assert reply["answer"]["ok"] and reply["answer"]["data"]["rows"][0] == ["Jiuquan", 1]
+    assert [s["action"] for s in reply["steps"]] == ["run_sql", "answer"]
+
+    history = client.get("/api/chat/history", params={"thread_id": thread, "limit": 2, "offset": 0}).json()
+    assert history["count"] == 6 and [m["role"] for m in history["data"]] == ["user", "assistant"]
+    state = client.get(f"/api/conversations/{thread}/state").json()
+    assert state["done"] and state["sql_history"][0]["sql"] == SQL
+    csv = client.get(f"/api/conversations/{thread}/results/1.csv")
+    assert csv.headers["content-type"].startswith("text/csv")
+    assert csv.text.splitlines() == ["name,country_id", "Jiuquan,1", "Xichang,1", "Cape Canaveral,2"]
+    steps = client.get(f"/api/conversations/{thread}/steps").json()
+    assert steps["count"] == 2
+
+
+def test_chat_streams_server_sent_events(client, scripted_llm):
+    script_turn(scripted_llm)
+    response = client.post("/api/chat", json={"question": "List the sites"}, headers={"Accept": "text/event-stream"})
+    assert response.headers["content-type"].startswith("text/event-stream")
+    events = sse_events(response)
+    assert [name for name, _ in events] == ["start", "step", "step", "answer", "done"]
+    assert events[1][1]["step"]["action"] == "run_sql"
+    assert events[3][1]["answer"]["data"]["text"] == "Three sites."
+
+
+def test_conversation_crud(client, scripted_llm):
+    created = client.post("/api/conversations", json={"title": "Launch sites", "tags": ["sites"]})
+    assert created.status_code == 201
+    thread = created.json()["thread_id"]
+    patched = client.patch(f"/api/conversations/{thread}", json={"title": "Renamed", "tags": ["a", "b"]}).json()
+    assert (patched["title"], patched["tags"]) == ("Renamed", ["a", "b"])
+    script_turn(scripted_llm)
+    ask_json(client, thread_id=thread)
+    listing = client.get("/api/conversations").json()
+    assert listing["count"] == 1 and listing["data"][0]["message_count"] == 6
+    assert client.get("/api/conversations", params={"q": "Renam"}).json()["count"] == 1
+    assert client.delete(f"/api/conversations/{thread}").status_code == 204
+    assert client.get(f"/api/conversations/{thread}").status_code == 404
+
+
+@pytest.mark.parametrize("question, fragment", [("", "empty"), ("   ", "empty"), ("x" * 4001, "limit is 4000")])
+def test_bad_questions_get_a_422_with_a_message(client, question, fragment):
+    response = client.post("/api/chat", json={"question": question}, headers={"Accept": "application/json"})
+    assert response.status_code == 422
+    assert fragment in response.json()["detail"]
+
+
+def test_malformed_json_is_a_422(client):
+    response = client.post("/api/chat", content=b'{"question": ', headers={"Content-Type": "application/json"})
+    assert response.status_code == 422 and response.json()["error"] == "ValidationError"
+
+
+@pytest.mark.parametrize("path", ["/api/conversations/nope", "/api/conversations/nope/state",
+                                  "/api/chat/history?thread_id=nope", "/api/conversations/nope/results/1.csv",
+                                  "/api/conversations/..%2F..%2Fetc%2Fpasswd/state"])
+def test_unknown_threads_are_404_with_the_error_shape(client, path):
+    response = client.get(path)
+    assert response.status_code == 404
+    body = response.json()
+    assert set(body) == {"detail", "error"} and body["detail"]
+
+
+def test_asking_in_an_unknown_thread_is_404(client):
+    response = client.post("/api/chat", json={"question": "hi", "thread_id": "missing"},
+                           headers={"Accept": "application/json"})
+    assert response.status_code == 404
+
+
+def test_model_failure_is_reported_and_saved(client, scripted_llm):
+    from tests.fixtures.scripted_llm import error
+
+    scripted_llm.enqueue(error(500))
+    reply = ask_json(client)
+    assert reply["error"] and "server_error" in reply["error"]
+    state = client.get(f"/api/conversations/{reply['thread_id']}/state").json()
+    assert state["messages"][0]["content"] == "List the sites" and not state["answer"]["ok"]
+
+
+def test_openapi_lists_the_endpoints(client):
+    paths = client.get("/openapi.json").json()["paths"]
+    for path in ["/api/conversations", "/api/conversations/{thread_id}", "/api/conversations/{thread_id}/state",
+                 "/api/chat/history", "/api/chat", "/api/conversations/{thread_id}/results/{result_id}.csv"]:
+        assert path in paths
