@@ -10,7 +10,7 @@ import pytest
 from agent.state import AgentState, Message, SQLRecord, Step
 from storage.conversations import ConversationStore, connect
 from storage.errors import ConversationNotFound, CorruptState, InvalidThreadId, ResultNotFound, VersionConflict
-from storage.schema import MIGRATIONS, schema_version
+from storage.schema import migrations, schema_version
 
 
 def _state(question="How many launches in 2020?", turns=1) -> AgentState:
@@ -157,9 +157,9 @@ def test_export_and_import(store):
 
 def test_schema_is_migrated_once_and_reopening_is_idempotent(store_path):
     with ConversationStore.open(store_path, AgentState) as store:
-        assert schema_version(store.conn) == len(MIGRATIONS)
+        assert schema_version(store.conn) == migrations()[-1][0]
     with ConversationStore.open(store_path, AgentState) as store:
-        assert schema_version(store.conn) == len(MIGRATIONS)
+        assert schema_version(store.conn) == migrations()[-1][0]
         assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         assert store.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
 
