@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -37,7 +38,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from app.web import create_app
 
-    uvicorn.run(create_app(_settings(args)), host=args.host, port=args.port, log_level="info")
+    if args.workers > 1:
+        # Several worker processes need an import string; each builds the app from the environment.
+        for name, value in (("ASKDB_DATABASE", args.db), ("ASKDB_STORE", args.store)):
+            if value:
+                os.environ[name] = value
+        uvicorn.run("app.web:create_app", factory=True, host=args.host, port=args.port, workers=args.workers,
+                    log_level="info")
+    else:
+        uvicorn.run(create_app(_settings(args)), host=args.host, port=args.port, log_level="info")
     return 0
 
 
@@ -146,6 +155,7 @@ def build_parser() -> argparse.ArgumentParser:
                                 description="Serve the web app. Example: python -m app serve --port 8000")
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--workers", type=int, default=1, help="worker processes sharing the store (default 1)")
     _add_paths(serve)
     serve.set_defaults(func=cmd_serve)
 

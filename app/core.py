@@ -7,10 +7,12 @@ from collections.abc import Iterator
 from agent.database import AnalyticsDatabase
 from agent.llm import ChatModel
 from agent.loop import TurnEvent, TurnSetup, run_turn
+from agent.recovery import close_interrupted_turn
 from agent.state import AgentState
 from app.settings import Settings
-from app.turns import RunningTurn, TurnRegistry
+from app.turns import RunningTurn, TurnInProgress, TurnRegistry
 from storage.conversations import ConversationStore, connect
+from storage.leases import TurnLeases, new_owner
 
 
 class BadQuestion(ValueError):
@@ -24,6 +26,17 @@ class AskDB:
         self.settings = settings
         self.store: ConversationStore[AgentState] = ConversationStore(connect(settings.store), AgentState)
         self.turns = TurnRegistry()
+        # A lease outlives the longest silent wait of a turn: every model retry timing out.
+        lease_seconds = settings.llm_timeout * (settings.llm_max_retries + 1) + 60
+        self.leases = TurnLeases(self.store, seconds=lease_seconds)
+
+    def recover(self) -> int:
+        """Close the turns that a stopped process left unanswered; return how many."""
+        closed = 0
+        for thread_id, user_id in self.store.threads_awaiting_answer():
+            if not self.leases.is_held(thread_id):
+                closed += close_interrupted_turn(self.store, thread_id, user_id=user_id)
+        return closed
 
     def database(self) -> AnalyticsDatabase:
         s = self.settings
@@ -42,30 +55,52 @@ class AskDB:
                                timeout_s=s.llm_timeout, max_retries=s.llm_max_retries, tool_mode=s.tool_mode)
 
     def ask(self, question: str, *, user_id: str, thread_id: str | None = None) -> Iterator[TurnEvent]:
-        """Run one turn, yielding its events as they happen.
-
-        Raises:
-            BadQuestion: empty, or longer than ASKDB_MAX_QUESTION_CHARS.
-        """
-        self.check_question(question)
-        database = self.database()
-        setup = TurnSetup(store=self.store, database=database, model=self.model(database),
-                          max_steps=self.settings.max_steps)
-        yield from run_turn(setup, user_id=user_id, question=question, thread_id=thread_id)
-
-    def start_turn(self, question: str, *, user_id: str, thread_id: str | None = None) -> RunningTurn:
-        """Start a turn in the background (creating the conversation if needed) and return it to follow.
+        """Run one turn here and now, yielding its events as they happen (the CLI's path).
 
         Raises:
             BadQuestion, ConversationNotFound, TurnInProgress.
         """
+        thread_id, owner = self._claim(question, user_id=user_id, thread_id=thread_id)
+        yield from self._run(question, user_id=user_id, thread_id=thread_id, owner=owner)
+
+    def start_turn(self, question: str, *, user_id: str, thread_id: str | None = None) -> RunningTurn:
+        """Start a turn in the background and return it to follow (the web's path).
+
+        Raises:
+            BadQuestion, ConversationNotFound, TurnInProgress.
+        """
+        thread_id, owner = self._claim(question, user_id=user_id, thread_id=thread_id)
+        try:
+            return self.turns.start(thread_id, lambda: self._run(question, user_id=user_id, thread_id=thread_id,
+                                                                 owner=owner))
+        except TurnInProgress:
+            self.leases.release(thread_id, owner)
+            raise
+
+    def _claim(self, question: str, *, user_id: str, thread_id: str | None) -> tuple[str, str]:
+        """Check the question, find or create the conversation, and take its turn lease."""
         self.check_question(question)
         if thread_id is None:
             thread_id = self.store.create(user_id=user_id, state=AgentState(max_steps=self.settings.max_steps),
                                           title=question).thread_id
         else:
             self.store.get(thread_id, user_id=user_id)
-        return self.turns.start(thread_id, lambda: self.ask(question, user_id=user_id, thread_id=thread_id))
+        owner = new_owner()
+        if self.leases.acquire(thread_id, owner) is not None:
+            raise TurnInProgress(thread_id)
+        return thread_id, owner
+
+    def _run(self, question: str, *, user_id: str, thread_id: str, owner: str) -> Iterator[TurnEvent]:
+        try:
+            close_interrupted_turn(self.store, thread_id, user_id=user_id)
+            database = self.database()
+            setup = TurnSetup(store=self.store, database=database, model=self.model(database),
+                              max_steps=self.settings.max_steps)
+            for event in run_turn(setup, user_id=user_id, question=question, thread_id=thread_id):
+                self.leases.renew(thread_id, owner)
+                yield event
+        finally:
+            self.leases.release(thread_id, owner)
 
     def check_question(self, question: str) -> str:
         if not question or not question.strip():

@@ -58,7 +58,7 @@ def conversation(request: Request, thread_id: str, askdb: AskDBDep, user: UserDe
     """A conversation: each question, its steps, its answer with SQL, table, chart and CSV."""
     loaded = askdb.store.load(thread_id, user_id=user)
     view = conversation_view(askdb.store, loaded.conversation, loaded.state, user_id=user,
-                             running=askdb.turns.get(thread_id) is not None,
+                             running=askdb.leases.is_held(thread_id),
                              result_page={result: page} if result else {})
     return _page(request, "conversation.html", view=view, user=user)
 

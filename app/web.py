@@ -15,6 +15,7 @@ from app.settings import ROOT, Settings
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the app around one AskDB core (the CLI builds the same core)."""
     askdb = AskDB(settings or Settings())
+    askdb.recover()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):

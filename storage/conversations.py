@@ -287,6 +287,15 @@ class ConversationStore(Generic[StateT]):
             for table in ("conversation_steps", "query_results"):
                 conn.execute(f"DELETE FROM {table} WHERE thread_id = ?", (thread_id,))
 
+    def threads_awaiting_answer(self) -> list[tuple[str, str]]:
+        """(thread_id, user_id) of conversations whose last message is a question: a turn
+        is running, or was interrupted."""
+        rows = self._read(
+            "SELECT thread_id, user_id FROM conversations"
+            " WHERE json_extract(state_data, '$.messages[#-1].role') = 'user'"
+        )
+        return [(r["thread_id"], r["user_id"]) for r in rows]
+
     # -- steps --------------------------------------------------------------------
 
     def append_step(self, thread_id: str, *, step_index: int, step: BaseModel) -> int:
