@@ -62,6 +62,8 @@ class Settings(BaseSettings):
                              description="Users and hashed tokens for ASKDB_AUTH=token (`python -m app token add USER`).")
     proxy_header: str = _env("ASKDB_PROXY_HEADER", default="X-Forwarded-User",
                              description="The header that carries the user id when ASKDB_AUTH=proxy.")
+    max_body_bytes: int = _env("ASKDB_MAX_BODY_BYTES", default=1_000_000, ge=1024,
+                               description="Largest request body accepted; larger gets 413.")
     max_question_chars: int = _env("ASKDB_MAX_QUESTION_CHARS", default=4000, ge=1, description="Longest question accepted.")
 
     @model_validator(mode="after")

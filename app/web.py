@@ -9,6 +9,7 @@ from fastapi.staticfiles import StaticFiles
 
 from app import api, errors, pages
 from app.core import AskDB
+from app.limits import BodyLimitMiddleware
 from app.settings import ROOT, Settings
 
 
@@ -29,6 +30,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(api.router)
     app.include_router(pages.router)
     errors.install(app)
+    app.add_middleware(BodyLimitMiddleware, max_bytes=askdb.settings.max_body_bytes)
 
     @app.get("/healthz")
     def healthz() -> dict:
