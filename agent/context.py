@@ -1,7 +1,8 @@
 """Context building: state -> the messages sent to the model.
 
-One function with one seam: the compression work (tiers, summary, recall) replaces
-its internals without touching the loop. It never changes the state.
+One function with one seam: `build_context` (state and memory settings in, messages
+and a report out). It never changes the state. How the messages are chosen within
+the token budget is `agent.memory.tiers`; see docs/memory.md.
 """
 
 from __future__ import annotations
@@ -11,6 +12,10 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from agent.memory.config import MemoryConfig
+from agent.memory.groups import group_messages
+from agent.memory.tiers import RECALL_TOOL, Context, ContextReport, assemble, make_budget
+from agent.memory.tokens import counter_for
 from agent.state import AgentState
 
 PROMPTS = Path(__file__).parent / "prompts"
@@ -29,8 +34,34 @@ def system_prompt(state: AgentState, *, database_name: str) -> str:
     )
 
 
-def build_context(state: AgentState, *, database_name: str) -> list[dict[str, Any]]:
-    """The messages for the next model call: the system prompt and the conversation."""
-    return [{"role": "system", "content": system_prompt(state, database_name=database_name)}] + [
-        message.to_api() for message in state.messages
-    ]
+def build_context(state: AgentState, config: MemoryConfig | None = None, *, database_name: str,
+                  tools: list[dict[str, Any]] | None = None, recalled: str | None = None,
+                  archived_messages: int = 0, archived_tokens: int = 0) -> Context:
+    """The messages for the next model call, within the token budget, and how they were chosen.
+
+    Args:
+        config: memory settings; None means the defaults.
+        tools: the tool schemas sent with the call (they count against the budget).
+        recalled: text the recall step found for this question, shown in tier 1.
+        archived_messages, archived_tokens: what this conversation already moved to the
+            archive (the summary stands in for it; the report counts it in the history).
+    """
+    config = config or MemoryConfig()
+    counter = counter_for(config.model)
+    system = system_prompt(state, database_name=database_name)
+    tool_tokens = counter.tools(tools)
+    budget = make_budget(config, fixed=counter.text(system) + counter.PER_MESSAGE + counter.PER_REPLY + tool_tokens)
+    history = [message.to_api() for message in state.messages]
+    messages, chosen = assemble(
+        group_messages(history), system=system, counter=counter, budget=budget, config=config,
+        summary=state.compressed_summary if config.enable_summary else None, recalled=recalled,
+        recall_offered=any(t.get("function", {}).get("name") == RECALL_TOOL for t in tools or []),
+        archived=archived_messages, history_len=len(history))
+    full = counter.messages([{"role": "system", "content": system}] + history)
+    report = ContextReport(
+        mode=chosen["mode"], tiers=chosen["tiers"], tokens_sent=counter.messages(messages) + tool_tokens,
+        history_tokens=full + archived_tokens + tool_tokens, budget=budget.usable, window=budget.window,
+        messages_total=len(history) + archived_messages, messages_full=chosen["full"],
+        messages_condensed=chosen["condensed"], messages_omitted=chosen["omitted"] + archived_messages,
+        encoding=counter.encoding_name, approximate=counter.approximate)
+    return Context(messages=messages, report=report)

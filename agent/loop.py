@@ -3,7 +3,8 @@
 `run_turn` is the whole agent: load the state, append the question, then until the
 model calls `answer` or `max_steps` runs out: build the context, ask the model, run
 the tool it chose, record the step (in the state, in `conversation_steps` at once,
-and as an event). Then save with the version we loaded.
+and as an event). Then save with the version we loaded, archiving the oldest
+messages when the thread is over its limit (agent.memory, docs/memory.md).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -19,10 +20,14 @@ from pydantic import BaseModel
 from agent.context import build_context
 from agent.database import AnalyticsDatabase, DatabaseUnavailable
 from agent.llm import ChatModel, ModelError, ModelReply, ToolCall
+from agent.memory.archival import ArchiveHook, archive_if_due, no_archive_hook
+from agent.memory.config import MemoryConfig
+from agent.memory.summary import refresh_summary, summariser_for
 from agent.state import (
     AgentState, Answer, AnswerData, ErrorRecord, FunctionCall, Message, MessageToolCall, SQLRecord, Step, utc_now,
 )
 from agent.tools import ToolContext, ToolOutcome, bound_text, parse_arguments, run_tool, tool_schemas
+from storage.archive import ArchiveStore
 from storage.conversations import ConversationStore
 
 ANSWER_ROWS = 50  # rows kept inside the state's answer; the full result is in query_results
@@ -49,6 +54,9 @@ class TurnSetup:
     database: AnalyticsDatabase
     model: ChatModel
     max_steps: int = 12
+    memory: MemoryConfig = field(default_factory=MemoryConfig)
+    #: Called with the messages about to be archived (the recall index); a failure postpones archival.
+    on_archive: ArchiveHook = no_archive_hook
 
 
 def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | None = None) -> Iterator[TurnEvent]:
@@ -64,19 +72,27 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
         thread_id = created.thread_id
     loaded = store.load(thread_id, user_id=user_id)
     state, version = loaded.state, loaded.conversation.version
+    archive = ArchiveStore(store, Message)
+    archived = archive.stats(thread_id)
 
     state.question, state.done, state.answer, state.max_steps = question, False, None, setup.max_steps
     state.messages.append(Message(role="user", content=question))
-    turn_index = state.turn_count - 1
+    turn_index = archived.user_messages + state.turn_count - 1  # absolute: archived questions count
     # Saved at once, so a reload (or a crash) mid-turn still shows the question.
     version = store.save(thread_id, user_id=user_id, state=state, expected_version=version, title=question)
     yield TurnEvent(type="start", thread_id=thread_id, turn_index=turn_index, model=setup.model.label)
 
+    summariser = summariser_for(setup.model)
+    refresh_summary(state, setup.memory, summariser=summariser, database_name=setup.database.label)
     turn = _Turn(setup, state, thread_id=thread_id, user_id=user_id, turn_index=turn_index)
+    tools = tool_schemas()
     for _ in range(setup.max_steps):
         started = time.perf_counter()
         try:
-            reply = setup.model.complete(build_context(state, database_name=setup.database.label), tool_schemas())
+            context = build_context(state, setup.memory, database_name=setup.database.label, tools=tools,
+                                    archived_messages=archived.messages, archived_tokens=archived.tokens)
+            turn.context = context.report.as_step_data()
+            reply = setup.model.complete(context.messages, tools)
         except ModelError as exc:
             yield from turn.fail(f"The model endpoint failed ({exc.kind}): {exc}. "
                                  "Check the endpoint and try again; your question is saved.", kind=exc.kind)
@@ -91,7 +107,13 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
     else:
         yield from turn.give_up()
 
-    version = store.save(thread_id, user_id=user_id, state=state, expected_version=version)
+    moved = archive_if_due(state, setup.memory, archive=archive, thread_id=thread_id, user_id=user_id,
+                           expected_version=version, stats=archived, summariser=summariser,
+                           on_archive=setup.on_archive, database_name=setup.database.label)
+    if moved is not None:
+        state, version = moved
+    else:
+        version = store.save(thread_id, user_id=user_id, state=state, expected_version=version)
     if state.answer is not None:
         yield TurnEvent(type="answer", thread_id=thread_id, turn_index=turn_index, answer=state.answer,
                         model=setup.model.label, version=version)
@@ -105,6 +127,7 @@ class _Turn:
         self.thread_id, self.user_id = thread_id, user_id
         self.ctx = ToolContext(database=setup.database, state=state)
         self.last_result: SQLRecord | None = None
+        self.context: dict[str, Any] | None = None  # the report of the context of the current model call
 
     def handle(self, reply: ModelReply, started: float) -> Iterator[TurnEvent]:
         state = self.state
@@ -143,7 +166,7 @@ class _Turn:
             self.record_sql(raw_args.get("sql", ""), outcome)
         if not outcome.ok:
             self.state.last_error = outcome.observation["error"]
-            self.state.error_history.append(ErrorRecord(step_index=len(self.state.steps),
+            self.state.error_history.append(ErrorRecord(step_index=self.next_step_index(),
                                                         kind=outcome.error_kind or "error",
                                                         message=outcome.observation["error"]))
         return outcome, raw_args
@@ -164,6 +187,10 @@ class _Turn:
     def last_result_id(self, outcome: ToolOutcome) -> int | None:
         return self.last_result.result_id if outcome.result is not None and self.last_result else None
 
+    def next_step_index(self) -> int:
+        # Archival drops old steps from the state but keeps the last, so numbering continues.
+        return self.state.steps[-1].step_index + 1 if self.state.steps else 0
+
     def answer_step(self, **fields: Any) -> Step:
         """The step that ends a turn, carrying the answer's text, SQL and result number."""
         data = self.state.answer.data
@@ -172,12 +199,14 @@ class _Turn:
 
     def record(self, step: Step, started: float, reply: ModelReply | None) -> TurnEvent:
         """Number the step, keep it in the state and the store at once, and make its event."""
-        step.step_index, step.turn_index = len(self.state.steps), self.turn_index
+        step.step_index, step.turn_index = self.next_step_index(), self.turn_index
         step.duration_ms = round((time.perf_counter() - started) * 1000, 2)
         step.model = self.setup.model.label
         step.timestamp = utc_now()
         if reply is not None and reply.usage is not None:
             step.tokens = reply.usage.model_dump()
+        if reply is not None:
+            step.context = self.context
         self.state.steps.append(step)
         self.setup.store.append_step(self.thread_id, step_index=step.step_index, step=step)
         return TurnEvent(type="step", thread_id=self.thread_id, turn_index=self.turn_index, step=step)
@@ -199,7 +228,7 @@ class _Turn:
     def fail(self, message: str, *, kind: str) -> Iterator[TurnEvent]:
         """End the turn on an infrastructure failure, saying what happened and what to do."""
         self.state.last_error = message
-        self.state.error_history.append(ErrorRecord(step_index=len(self.state.steps), kind=kind, message=message))
+        self.state.error_history.append(ErrorRecord(step_index=self.next_step_index(), kind=kind, message=message))
         self.state.messages.append(Message(role="assistant", content=message))
         self.state.answer = Answer(ok=False, data=AnswerData(text=message, model=self.setup.model.label))
         self.state.done = True

@@ -73,6 +73,9 @@ class Step(_Model):
     # On the step that ends a turn: the SQL the answer rests on, and whether it answered.
     sql: str | None = None
     ok: bool | None = None
+    # On the first step of each model call: what the context sent against the whole history
+    # (agent.memory.tiers.ContextReport as a dict; the page shows it per turn).
+    context: dict[str, Any] | None = None
 
 
 class SQLRecord(_Model):

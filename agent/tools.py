@@ -26,6 +26,7 @@ from agent.database import (
     UnknownColumn,
     UnknownTable,
 )
+from agent.memory.recall_tool import RecallArgs, recall_memory
 from agent.state import AgentState
 
 # Bounds on what goes back to the model; the full result is kept for the page.
@@ -174,6 +175,7 @@ TOOLS: dict[str, Tool] = {
         Tool("sample_rows", sample_rows, SampleArgs),
         Tool("find_values", find_values, FindValuesArgs),
         Tool("run_sql", run_sql, SQLArgs),
+        Tool("recall_memory", recall_memory, RecallArgs),
         Tool("answer", answer, AnswerArgs),
     )
 }

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from agent.loop import TurnEvent
-from agent.state import AgentState
+from agent.state import AgentState, Message
 from app.deps import AskDBDep, UserDep
 from app.formatting import to_csv
 from app.schemas import (
@@ -16,6 +16,7 @@ from app.schemas import (
     HistoryPage, StepList,
 )
 from app.turns import RunningTurn
+from storage.archive import ArchiveStore
 
 router = APIRouter(prefix="/api")
 
@@ -86,9 +87,9 @@ def follow_events(thread_id: str, askdb: AskDBDep, user: UserDep, after_step: in
 @router.get("/chat/history", response_model=HistoryPage)
 def chat_history(thread_id: str, askdb: AskDBDep, user: UserDep, limit: int = Query(100, ge=1, le=1000),
                  offset: int = Query(0, ge=0)):
-    """The messages of a conversation, oldest first, paged."""
-    messages = askdb.store.load(thread_id, user_id=user).state.messages
-    return HistoryPage(thread_id=thread_id, data=messages[offset: offset + limit], count=len(messages))
+    """The messages of a conversation, oldest first, paged (archived messages included)."""
+    page = ArchiveStore(askdb.store, Message).history(thread_id, user_id=user, offset=offset, limit=limit)
+    return HistoryPage(thread_id=thread_id, data=page.items, count=page.total)
 
 
 @router.post("/chat", responses={200: {"content": {"text/event-stream": {}, "application/json": {}}}})

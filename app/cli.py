@@ -131,6 +131,21 @@ def _run_query(path, args: argparse.Namespace, *, trusted_schema: bool) -> int:
     return 0
 
 
+def cmd_store_backup(args: argparse.Namespace) -> int:
+    """Copy the store to a file with SQLite's online backup; safe while the app is serving."""
+    from agent.state import AgentState
+    from storage.conversations import ConversationStore
+
+    settings = _settings(args)
+    if not settings.store.exists():
+        print(f"error: no store at {settings.store}", file=sys.stderr)
+        return 1
+    with ConversationStore.open(settings.store, AgentState) as store:
+        store.backup(args.destination)
+    print(f"backed up {settings.store} to {args.destination}", file=sys.stderr)
+    return 0
+
+
 def cmd_token_add(args: argparse.Namespace) -> int:
     """Create a token for a user; its hash goes to the tokens file and the token is printed once."""
     from app.auth import add_token
@@ -191,6 +206,13 @@ def build_parser() -> argparse.ArgumentParser:
     query.add_argument("--limit", type=int, default=None, help="rows to return at most (default ASKDB_SQL_MAX_ROWS)")
     _add_paths(query, db=False)
     query.set_defaults(func=cmd_store_query)
+    backup = store_commands.add_parser(
+        "backup", help="copy the store with SQLite's online backup",
+        description="Copy the whole store to DESTINATION while the app keeps serving. "
+                    "Example: python -m app store backup backups/conversations-$(date +%%F).db")
+    backup.add_argument("destination", type=Path)
+    _add_paths(backup, db=False)
+    backup.set_defaults(func=cmd_store_backup)
 
     token = commands.add_parser("token", help="manage users' tokens for ASKDB_AUTH=token")
     token_commands = token.add_subparsers(dest="token_command", required=True, metavar="COMMAND")

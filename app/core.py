@@ -95,7 +95,7 @@ class AskDB:
             close_interrupted_turn(self.store, thread_id, user_id=user_id)
             database = self.database()
             setup = TurnSetup(store=self.store, database=database, model=self.model(database),
-                              max_steps=self.settings.max_steps)
+                              max_steps=self.settings.max_steps, memory=self.settings.memory_config())
             for event in run_turn(setup, user_id=user_id, question=question, thread_id=thread_id):
                 self.leases.renew(thread_id, owner)
                 yield event

@@ -18,6 +18,18 @@ from app.views import ResultView, conversation_view, format_sql
 
 templates = Jinja2Templates(directory=ROOT / "templates")
 templates.env.filters["pretty_json"] = lambda value: json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+def display_cell(value) -> str:
+    """A cell for reading: NULL said, floats to at most 4 decimals (the CSV keeps full precision)."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, float):
+        return f"{value:,.4f}".rstrip("0").rstrip(".") if abs(value) < 1e15 else repr(value)
+    return str(value)
+
+
+templates.env.filters["cell"] = display_cell
 router = APIRouter()
 PER_PAGE = 50
 

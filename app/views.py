@@ -7,8 +7,9 @@ from typing import Any
 import sqlglot
 from pydantic import BaseModel
 
-from agent.state import AgentState, Step
+from agent.state import AgentState, Message, Step
 from app.charts import ChartSpec, suggest_chart
+from storage.archive import ArchiveStore
 from storage.conversations import Conversation, ConversationStore, StoredResult
 from storage.errors import ResultNotFound
 
@@ -57,6 +58,22 @@ class AnswerView(BaseModel):
     result: ResultView | None
 
 
+class ContextView(BaseModel):
+    """What the turn's last model call was sent, against the whole history."""
+
+    tokens_sent: int
+    history_tokens: int
+    tiers: list[str]
+    messages_full: int
+    messages_condensed: int
+    messages_omitted: int
+    calls: int
+
+    @property
+    def share(self) -> int:
+        return round(100 * self.tokens_sent / self.history_tokens) if self.history_tokens else 100
+
+
 class TurnView(BaseModel):
     index: int
     question: str
@@ -65,6 +82,7 @@ class TurnView(BaseModel):
     answer: AnswerView | None
     tokens: int
     running: bool
+    context: ContextView | None = None
 
 
 class ConversationView(BaseModel):
@@ -80,7 +98,9 @@ def conversation_view(store: ConversationStore[AgentState], conversation: Conver
     """Group the conversation into turns: each question, its steps, and the answer that ended it."""
     stored = store.steps(conversation.thread_id, user_id=user_id)
     steps = [Step.model_validate(s.data) for s in stored]
-    questions = [m for m in state.messages if m.role == "user"]
+    # Archived questions first: turn numbers (steps' turn_index) count them.
+    archived = ArchiveStore(store, Message).messages(conversation.thread_id, user_id=user_id, role="user")
+    questions = archived + [m for m in state.messages if m.role == "user"]
     turns = []
     for index, question in enumerate(questions):
         turn_steps = [s for s in steps if s.turn_index == index]
@@ -90,11 +110,22 @@ def conversation_view(store: ConversationStore[AgentState], conversation: Conver
             answer=_answer_view(store, conversation.thread_id, final, user_id=user_id,
                                 page=result_page.get(final.result_id, 1) if final and final.result_id else 1),
             tokens=sum((s.tokens or {}).get("total_tokens", 0) for s in turn_steps),
-            running=running and index == len(questions) - 1,
+            running=running and index == len(questions) - 1, context=_context_view(turn_steps),
         ))
     return ConversationView(conversation=conversation, turns=turns, running=running,
                             last_step_index=steps[-1].step_index if steps else -1,
                             models=sorted({s.model for s in steps if s.model}))
+
+
+def _context_view(steps: list[Step]) -> ContextView | None:
+    reports = [s.context for s in steps if s.context]
+    if not reports:
+        return None
+    last = reports[-1]
+    return ContextView(tokens_sent=last.get("tokens_sent", 0), history_tokens=last.get("history_tokens", 0),
+                       tiers=last.get("tiers", []), messages_full=last.get("messages_full", 0),
+                       messages_condensed=last.get("messages_condensed", 0),
+                       messages_omitted=last.get("messages_omitted", 0), calls=len(reports))
 
 
 def _answer_view(store: ConversationStore[AgentState], thread_id: str, final: Step | None, *, user_id: str,

@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from app import api, errors, pages
+from app import api, errors, memories, pages
 from app.core import AskDB
 from app.limits import BodyLimitMiddleware
 from app.settings import ROOT, Settings
@@ -29,6 +29,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.mount("/static", StaticFiles(directory=ROOT / "app" / "static"), name="static")
     app.include_router(api.router)
     app.include_router(pages.router)
+    app.include_router(memories.router)
     errors.install(app)
     app.add_middleware(BodyLimitMiddleware, max_bytes=askdb.settings.max_body_bytes)
 

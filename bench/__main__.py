@@ -21,6 +21,8 @@ MD_PATH = ROOT / "docs" / "benchmarks.md"
 # name -> (module, title)
 BENCHMARKS = {
     "store": ("bench.store", "Store: save and load per turn as a conversation grows"),
+    "context": ("bench.context", "Context: tokens per model call, bounded state, remembered facts"),
+    "load": ("bench.load", "Load: concurrent users on the real server"),
 }
 
 

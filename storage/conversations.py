@@ -87,7 +87,11 @@ class Loaded(BaseModel, Generic[StateT]):
 
 _SELECT_CONVERSATION = """
     SELECT thread_id, user_id, title, created_at, updated_at, tags, tool_categories, version,
-           json_array_length(state_data, '$.messages') AS message_count
+           json_array_length(state_data, '$.messages')
+             -- archived messages count too: positions run 0..n-1, so max + 1 (an index seek, not a count);
+             -- lower case, as load() splices state_data in before the first upper-case keyword
+             + coalesce((select max(position) + 1 from archived_messages a
+                         where a.thread_id = conversations.thread_id), 0) AS message_count
     FROM conversations
 """
 
@@ -147,6 +151,17 @@ class ConversationStore(Generic[StateT]):
             cursor = self.conn.execute(sql, params)
             cursor.row_factory = sqlite3.Row
             return cursor.fetchall()
+
+    def backup(self, destination: str | Path) -> None:
+        """Copy the whole store to `destination` with SQLite's online backup (safe while serving)."""
+        destination = Path(destination)
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        target = sqlite3.connect(destination)
+        try:
+            with self._lock:
+                self.conn.backup(target)
+        finally:
+            target.close()
 
     def ping(self) -> None:
         """Raise if the store cannot answer a trivial query."""
@@ -284,7 +299,7 @@ class ConversationStore(Generic[StateT]):
                 raise ConversationNotFound(thread_id)
             # ON DELETE CASCADE covers the sidecar tables; this is a second line should a
             # connection ever run without foreign_keys.
-            for table in ("conversation_steps", "query_results"):
+            for table in ("conversation_steps", "query_results", "archived_messages", "archived_sql"):
                 conn.execute(f"DELETE FROM {table} WHERE thread_id = ?", (thread_id,))
 
     def threads_awaiting_answer(self) -> list[tuple[str, str]]:

@@ -28,23 +28,24 @@ def schema_version(conn: sqlite3.Connection) -> int:
 
 
 def migrate(conn: sqlite3.Connection) -> int:
-    """Apply every migration past the recorded version; return the new version.
+    """Apply every migration not yet recorded, in order; return the schema version.
 
-    The connection must be in autocommit mode (`isolation_level=None`).
+    Applied migrations are recorded in `schema_migrations` (so one added later with a
+    lower number, from a parallel branch, still runs); `PRAGMA user_version` holds the
+    highest. The connection must be in autocommit mode (`isolation_level=None`).
     """
-    current = schema_version(conn)
+    conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations (number INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
     for number, script in migrations():
-        if number <= current:
-            continue
         conn.execute("BEGIN IMMEDIATE")
         try:
-            # Another process may have migrated while we waited for the lock.
-            if schema_version(conn) >= number:
+            # Another process may have applied it while we waited for the lock.
+            if conn.execute("SELECT 1 FROM schema_migrations WHERE number = ?", (number,)).fetchone():
                 conn.execute("COMMIT")
                 continue
             for statement in _statements(script):
                 conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {int(number)}")
+            conn.execute("INSERT INTO schema_migrations (number, applied_at) VALUES (?, datetime('now'))", (number,))
+            conn.execute(f"PRAGMA user_version = {max(number, schema_version(conn))}")
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")

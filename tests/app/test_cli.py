@@ -96,3 +96,13 @@ def test_python_m_app_runs_as_a_process(env):
     result = subprocess.run([sys.executable, "-m", "app", "sql", "SELECT 1 AS one", "--format", "csv"],
                             cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and result.stdout.splitlines() == ["one", "1"]
+
+
+def test_store_backup_copies_a_live_store(env, scripted_llm, tmp_path, capsys):
+    scripted_llm.enqueue(tool_call("answer", {"text": "hello"}))
+    main(["ask", "Say hello"])
+    target = tmp_path / "backups" / "copy.db"
+    assert main(["store", "backup", str(target)]) == 0
+    with ConversationStore.open(target, AgentState) as copy:
+        assert copy.list(user_id="default").total == 1
+        assert copy.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

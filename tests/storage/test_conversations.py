@@ -188,3 +188,23 @@ def test_two_connections_share_one_file(store_path):
         state = _state()
         created = a.create(user_id="u", state=state)
         assert b.load(created.thread_id, user_id="u").state == state
+
+
+def test_a_migration_added_later_with_a_lower_number_still_runs(store_path, tmp_path, monkeypatch):
+    import shutil
+
+    from storage import schema
+
+    folder = tmp_path / "migrations"
+    folder.mkdir()
+    shutil.copy(schema.MIGRATIONS_DIR / "0001_conversations.sql", folder)
+    (folder / "0009_late.sql").write_text("CREATE TABLE late (x);")
+    monkeypatch.setattr(schema, "MIGRATIONS_DIR", folder)
+    conn = connect(store_path)
+    assert schema.migrate(conn) == 9
+    (folder / "0004_parallel.sql").write_text("CREATE TABLE parallel (x);")
+    assert schema.migrate(conn) == 9
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert {"late", "parallel"} <= tables
+    assert [r[0] for r in conn.execute("SELECT number FROM schema_migrations ORDER BY number")] == [1, 4, 9]
+    conn.close()

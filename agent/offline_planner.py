@@ -1,0 +1,228 @@
+"""The offline planner: a deterministic ChatModel that works without any LLM endpoint.
+
+It drives the same tools through the same loop as a real model, so askdb answers
+out of the box and every step shows on the page: list the tables (once per
+conversation), describe the tables the plan uses, look up the values it matched,
+run the SQL, answer. It keeps no state between calls: each `complete` re-plans
+the last user question (cheap and deterministic) and reads what this turn has
+already done from the messages.
+
+The plan comes from the schema of whatever database it is given (see
+`agent.planner`); the only vocabulary written here is generic (docs/offline-planner.md).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent.database import AnalyticsDatabase, DatabaseError, DatabaseUnavailable
+from agent.llm import ModelReply, ToolCall
+from agent.planner.answer_text import error_answer, result_answer, unmappable_answer
+from agent.planner.frame import Condition, Frame, PlanningFailed
+from agent.planner.framing import build_frame
+from agent.planner.question import parse_question
+from agent.planner.schema_index import SchemaIndex
+from agent.planner.sql_builder import build_sql
+from agent.planner.words import has_cjk
+
+LABEL = "offline planner"
+#: Tool calls in one turn before the planner stops exploring and runs its query
+#: (the loop's default max_steps is 12: leave room for run_sql and answer).
+MAX_EXPLORATION_CALLS = 9
+_SYSTEM_TABLES = re.compile(r"Tables already known in this conversation[^:]*:\s*(.+)")
+_SYSTEM_SCHEMA = re.compile(r"^- (\w+)\(", re.MULTILINE)
+
+
+@dataclass
+class Plan:
+    """What the planner would do for one question: the SQL, or why there is none."""
+
+    question: str
+    zh: bool
+    sql: str | None = None
+    frame: Frame | None = None
+    tables: list[str] = field(default_factory=list)
+    lookups: list[Condition] = field(default_factory=list)  # values to show with find_values
+    failure: PlanningFailed | None = None
+
+    @property
+    def notes(self) -> list[str]:
+        return self.frame.notes if self.frame is not None else []
+
+
+@dataclass
+class _Turn:
+    """What the conversation shows: the question, and the tool calls made so far."""
+
+    question: str
+    listed: bool  # list_tables was called earlier in the conversation
+    described: set[str]  # tables already described, lower case
+    calls: list[tuple[str, dict[str, Any], str | None]]  # this turn: (tool, arguments, result)
+    call_count: int  # tool calls in the whole conversation, for unique ids
+    offered: set[str] | None = None  # tool names this call may use; None: any
+
+
+class OfflinePlanner:
+    """A ChatModel that plans SQL from the schema instead of asking a language model.
+
+    Args:
+        database: the analytics database the loop's tools run against; the planner
+            reads its schema and distinct values once, on first use.
+    """
+
+    label = LABEL
+    # The app builds a planner per turn; the index (0.1 s on the sample database, more on a
+    # big one) is kept per file and rebuilt when the file changes. Small: one entry per file.
+    _indexes: dict[tuple[str, int, int], SchemaIndex] = {}
+    MAX_CACHED_INDEXES = 8
+
+    def __init__(self, database: AnalyticsDatabase):
+        self.database = database
+        self._schema: SchemaIndex | None = None
+
+    @property
+    def schema(self) -> SchemaIndex:
+        """The schema and values index of the database, built on first use."""
+        if self._schema is None:
+            key = _file_key(self.database)
+            cached = OfflinePlanner._indexes.get(key) if key else None
+            self._schema = cached or SchemaIndex.build(self.database)
+            if key and cached is None:
+                if len(OfflinePlanner._indexes) >= self.MAX_CACHED_INDEXES:
+                    OfflinePlanner._indexes.pop(next(iter(OfflinePlanner._indexes)))
+                OfflinePlanner._indexes[key] = self._schema
+        return self._schema
+
+    def plan(self, question: str) -> Plan:
+        """Plan one question: parse it, map it to the schema, build the SQL."""
+        plan = Plan(question=question, zh=has_cjk(question))
+        try:
+            frame = build_frame(parse_question(question, self.schema), self.schema)
+            plan.sql = build_sql(frame, self.schema)
+        except PlanningFailed as exc:
+            plan.failure = exc
+            return plan
+        plan.frame, plan.tables = frame, frame.tables(self.schema)
+        plan.lookups = [c for c in frame.conditions if c.looked_up]
+        return plan
+
+    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelReply:
+        """The next step for the conversation in `messages` (OpenAI chat shape)."""
+        turn = _read_turn(messages)
+        turn.offered = {t.get("function", {}).get("name") for t in tools} if tools else None
+        offered = turn.offered
+        try:
+            plan = self.plan(turn.question)
+        except DatabaseUnavailable:
+            # Let a tool meet the failure, so the loop reports it as it does for any model.
+            return self._call(turn, "list_tables", {}, "I need to read the database first.")
+        done = {(name, json.dumps(args, sort_keys=True)) for name, args, _ in turn.calls}
+
+        def fresh(name: str, args: dict[str, Any]) -> bool:
+            allowed = offered is None or name in offered
+            return allowed and (name, json.dumps(args, sort_keys=True)) not in done
+
+        if plan.failure is not None:
+            text = unmappable_answer(zh=plan.zh, reason=plan.failure.zh if plan.zh else plan.failure.reason,
+                                     schema=self.schema)
+            return self._answer(turn, text, None, f"I cannot map this question to the schema: {plan.failure.reason}.")
+        exploring = len(turn.calls) < MAX_EXPLORATION_CALLS
+        if exploring and not turn.listed and fresh("list_tables", {}):
+            return self._call(turn, "list_tables", {}, "First I list the tables to see what the database holds.")
+        for table in plan.tables:
+            if exploring and table.lower() not in turn.described and fresh("describe_table", {"table": table}):
+                return self._call(turn, "describe_table", {"table": table},
+                                  f"The question maps to {', '.join(plan.tables)}; I check the columns of {table}.")
+        for c in plan.lookups:
+            for value in c.values:
+                args = {"table": c.column.table, "column": c.column.name, "term": str(value)}
+                if exploring and fresh("find_values", args):
+                    return self._call(turn, "find_values", args,
+                                      f"'{c.text}' matches a stored value of {c.column.table}.{c.column.name}; "
+                                      "I confirm how it is spelled.")
+        sql_results = [result for name, _, result in turn.calls if name == "run_sql"]
+        if not sql_results:
+            return self._call(turn, "run_sql", {"sql": plan.sql},
+                              "Plan: " + "; ".join(plan.notes) + ". I run the query.")
+        return self._answer_result(turn, plan, sql_results[-1])
+
+    # -- replies ------------------------------------------------------------------------
+    def _call(self, turn: _Turn, name: str, args: dict[str, Any], thought: str) -> ModelReply:
+        call = ToolCall(id=f"offline_{turn.call_count + 1}", name=name, arguments=json.dumps(args, ensure_ascii=False))
+        return ModelReply(tool_calls=[call], reasoning=thought, model=LABEL)
+
+    def _answer(self, turn: _Turn, text: str, sql: str | None, thought: str) -> ModelReply:
+        if turn.offered is not None and "answer" not in turn.offered:  # a plain reply also ends the turn
+            return ModelReply(content=text, reasoning=thought, model=LABEL)
+        return self._call(turn, "answer", {"text": text, "sql": sql}, thought)
+
+    def _answer_result(self, turn: _Turn, plan: Plan, content: str | None) -> ModelReply:
+        observation = _json_object(content)
+        if observation is None and plan.sql:
+            # The loop shortens long observations; the full result is one read-only query away.
+            try:
+                result = self.database.execute(plan.sql)
+                observation = {"ok": True, "columns": result.columns, "rows": result.rows,
+                               "row_count": result.row_count, "truncated": result.truncated}
+            except DatabaseError as exc:
+                observation = {"ok": False, "error": str(exc)}
+        if not observation or not observation.get("ok"):
+            error = (observation or {}).get("error") or "no result came back"
+            return self._answer(turn, error_answer(zh=plan.zh, error=error), plan.sql,
+                                f"The query failed ({error}); I say so plainly.")
+        text = result_answer(plan.frame, columns=observation.get("columns", []), rows=observation.get("rows", []),
+                             row_count=observation.get("row_count", 0), truncated=observation.get("truncated", False))
+        count = observation.get("row_count", 0)
+        return self._answer(turn, text, plan.sql,
+                            f"The query returned {count} row{'' if count == 1 else 's'}; I state the result.")
+
+
+def _file_key(database: AnalyticsDatabase) -> tuple[str, int, int] | None:
+    """Path, modification time and size of the database file; None when it cannot be read."""
+    path = getattr(database, "path", None)
+    try:
+        stat = Path(path).stat() if path is not None else None
+    except OSError:
+        return None
+    return (str(Path(path).resolve()), stat.st_mtime_ns, stat.st_size) if stat else None
+
+
+def _read_turn(messages: list[dict[str, Any]]) -> _Turn:
+    """Split the conversation at the last user message: earlier exploration, this turn's calls."""
+    last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+    question = _text(messages[last_user].get("content")) if last_user >= 0 else ""
+    listed, described, calls, call_count = False, set(), [], 0
+    results = {m.get("tool_call_id"): _text(m.get("content")) for m in messages if m.get("role") == "tool"}
+    for i, message in enumerate(messages):
+        if message.get("role") == "system":  # the context builder lists what earlier turns learned
+            text = _text(message.get("content"))
+            listed = listed or bool(_SYSTEM_TABLES.search(text))
+            described.update(name.lower() for name in _SYSTEM_SCHEMA.findall(text))
+        for call in message.get("tool_calls") or []:
+            function = call.get("function", call)
+            name, args = function.get("name", ""), _json_object(function.get("arguments")) or {}
+            call_count += 1
+            listed = listed or name == "list_tables"
+            if name == "describe_table" and isinstance(args.get("table"), str):
+                described.add(args["table"].lower())
+            if i > last_user:
+                calls.append((name, args, results.get(call.get("id"))))
+    return _Turn(question, listed, described, calls, call_count)
+
+
+def _text(content: Any) -> str:
+    if isinstance(content, list):  # content parts
+        return " ".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return content or ""
+
+
+def _json_object(text: str | None) -> dict[str, Any] | None:
+    try:
+        value = json.loads(text or "")
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None

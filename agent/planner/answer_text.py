@@ -1,0 +1,116 @@
+"""The planner's answers, stated plainly in the language of the question.
+
+A single number reads as a sentence ("There were 117 launches in 2020."), a table
+as its size and first rows ("6 rows; first: Jiuquan, Xichang, ..."), a failed
+query as what failed and what to try. Chinese questions get Chinese answers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent.planner.frame import Condition, Frame
+from agent.planner.schema_index import SchemaIndex
+
+SHOWN_ROWS = 3  # rows quoted in the answer; the page shows the whole result
+_FUNC_EN = {"count": "number", "avg": "average", "sum": "total", "min": "minimum", "max": "maximum"}
+_FUNC_ZH = {"count": "数量", "avg": "平均", "sum": "总", "min": "最小", "max": "最大"}
+_YEAR_EN = {"in": "in {0}", "since": "since {0}", "after": "after {0}", "before": "before {0}",
+            "until": "up to {0}", "between": "from {0} to {1}"}
+_YEAR_ZH = {"in": "{0}年", "since": "{0}年以来", "after": "{0}年之后", "before": "{0}年之前",
+            "until": "截至{0}年", "between": "{0}年至{1}年"}
+
+
+def result_answer(frame: Frame, *, columns: list[str], rows: list[list[Any]], row_count: int,
+                  truncated: bool) -> str:
+    """State a query result: one value as a sentence, several rows as a count and the first rows."""
+    zh = frame.zh
+    where = _conditions(frame.conditions, zh)
+    if not rows:
+        return ("没有符合条件的数据" + (f"（{where}）" if where else "") + "。") if zh else \
+            ("No rows match this question" + (f" ({where})" if where else "") + ".")
+    if len(rows) == 1 and len(columns) == 1 and frame.kind in ("count", "aggregate"):
+        value = _value(rows[0][0])
+        if frame.kind == "count" and frame.measures[0].column is None:
+            if zh:
+                return f"共有 {value} 条{frame.subject_text}记录" + (f"（{where}）" if where else "") + "。"
+            verb = "was" if rows[0][0] == 1 else "were"
+            return f"There {verb} {value} {frame.subject_text}" + (f" {where}" if where else "") + "."
+        measure = frame.measures[0]
+        name = measure.column.name if measure.column is not None else frame.subject_text
+        if zh:
+            return f"{name} 的{_FUNC_ZH[measure.func]}值是 {value}" + (f"（{where}）" if where else "") + "。"
+        return f"The {_FUNC_EN[measure.func]} {name} is {value}" + (f" ({where})" if where else "") + "."
+    if len(rows) == 1 and frame.kind == "aggregate":
+        parts = [f"{c}: {_value(v)}" for c, v in zip(columns, rows[0])]
+        joined = ("；" if zh else "; ").join(parts)
+        return (f"结果：{joined}" + (f"（{where}）" if where else "") + "。") if zh else \
+            (f"Result: {joined}" + (f" ({where})" if where else "") + ".")
+    if len(rows) == 1 and len(columns) == 1:
+        return f"结果是 {_value(rows[0][0])}。" if zh else f"The answer is {_value(rows[0][0])}."
+    shown = [_row(r, zh) for r in rows[:SHOWN_ROWS]]
+    of = ("、" if zh else ", ").join(columns)
+    if len(rows) == 1 and not truncated:
+        return f"共 1 行（{of}）：{shown[0]}。" if zh else f"1 row ({of}): {shown[0]}."
+    count = f"至少 {row_count}" if truncated and zh else (f"at least {row_count}" if truncated else str(row_count))
+    if zh:
+        return f"共 {count} 行（{of}）；前几行：{'、'.join(shown)}" + ("……" if row_count > SHOWN_ROWS else "。")
+    return f"{count} rows ({of}); first: {', '.join(shown)}" + ("..." if row_count > SHOWN_ROWS else ".")
+
+
+def error_answer(*, zh: bool, error: str) -> str:
+    """The query failed: say so, say why, say what to try."""
+    if zh:
+        return f"无法回答这个问题：查询失败（{error}）。请换一种说法，例如写明要查的表和列。"
+    return (f"I could not answer this: the query failed ({error}). "
+            "Try rephrasing the question, for example naming the table and column you mean.")
+
+
+def unmappable_answer(*, zh: bool, reason: str, schema: SchemaIndex) -> str:
+    """The question does not map to the schema: say so, and suggest questions that would."""
+    tables = sorted(schema.tables.values(), key=lambda t: -t.row_count)
+    names = ", ".join(t.name for t in tables[:8])
+    example = tables[0].name.replace("_", " ") if tables else "rows"
+    grouped = next((c.name for t in tables[:1] for c in t.columns.values() if c.is_text and not c.is_key
+                    and c.name != t.label and not c.is_cjk), None)
+    if zh:
+        return (f"无法把这个问题对应到数据库：{reason}。可以换一种问法，写明表、列或具体的值，"
+                f"例如“{example} 有多少条？”。可用的表：{names}。")
+    suggestion = f"'How many {example} are there?'"
+    if grouped:
+        suggestion += f" or 'How many {example} are there per {grouped.replace('_', ' ')}?'"
+    return (f"I could not map this question to the database: {reason}. "
+            f"Try naming a table, column or value, e.g. {suggestion}. Tables: {names}.")
+
+
+def _conditions(conditions: list[Condition], zh: bool) -> str:
+    parts = []
+    for c in conditions:
+        if c.op.startswith("year_"):
+            parts.append((_YEAR_ZH if zh else _YEAR_EN)[c.op[5:]].format(*c.values))
+        elif c.op in ("=", "in") and c.looked_up:
+            named = "name" in c.column.words or c.column.words in (("title",), ("model",))
+            values = ("、" if zh else " or ").join(map(str, c.values))
+            parts.append(values if zh else (f"for {values}" if named else f"with {c.column.name} {values}"))
+        elif c.op == "like":
+            parts.append(f"{c.column.name} 包含 “{c.values[0]}”" if zh else f"{c.column.name} containing '{c.values[0]}'")
+        else:
+            op = {"in": "in", "not_in": "not in", "between": "between"}.get(c.op, c.op)
+            shown = " and ".join(map(_value, c.values)) if c.op == "between" else ", ".join(map(_value, c.values))
+            parts.append(("" if zh else "with ") + f"{c.column.name} {op} {shown}")
+    return ("，" if zh else ", ").join(parts)
+
+
+def _row(row: list[Any], zh: bool) -> str:
+    head, rest = _value(row[0]), [_value(v) for v in row[1:]]
+    if not rest:
+        return head
+    return f"{head}（{'，'.join(rest)}）" if zh else f"{head} ({', '.join(rest)})"
+
+
+def _value(value: Any) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, float):
+        return f"{value:.2f}".rstrip("0").rstrip(".") if not value.is_integer() else str(int(value))
+    return str(value)

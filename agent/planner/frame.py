@@ -1,0 +1,137 @@
+"""The query frame: what the question asks for, in schema terms, before any SQL.
+
+A frame names the table whose rows are counted or listed (`fact`), what is shown
+(plain columns and aggregates), the filters, the grouping (by a column, or by the
+rows of another table: "each country"), a HAVING count, and the ranking. It is
+built from the parsed question by `agent.planner.roles`, and turned into SQL by
+`agent.planner.sql_builder`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from agent.planner.schema_index import ColumnInfo, SchemaIndex
+
+if TYPE_CHECKING:
+    from agent.planner.question import Mention
+
+
+class PlanningFailed(Exception):
+    """The question cannot be mapped to this database; the message says why, for the analyst.
+
+    Args:
+        reason: English, completing "I could not map this question: ...".
+        zh: the same in Chinese, for a Chinese question.
+    """
+
+    def __init__(self, reason: str, *, zh: str):
+        super().__init__(reason)
+        self.reason, self.zh = reason, zh
+
+
+@dataclass
+class Measure:
+    func: str  # count | avg | sum | min | max
+    column: ColumnInfo | None = None  # None: COUNT(*)
+    distinct: bool = False
+
+    def describe(self) -> str:
+        inner = "*" if self.column is None else ("DISTINCT " if self.distinct else "") + self.column.name
+        return f"{self.func.upper()}({inner})"
+
+
+@dataclass
+class Condition:
+    column: ColumnInfo
+    op: str  # = != in not_in > >= < <= between | year_in year_since year_after year_before year_until year_between
+    values: tuple[Any, ...]
+    text: str  # the words of the question it came from
+    looked_up: bool = False  # a value found in the values index (shown with find_values)
+
+    def describe(self) -> str:
+        shown = ", ".join(str(v) for v in self.values)
+        if self.op.startswith("year_"):
+            return f"{self.column.name} {self.op[5:]} {shown}"
+        return f"{self.column.name} {self.op} {shown}"
+
+
+@dataclass
+class Ordering:
+    desc: bool
+    column: ColumnInfo | None = None  # rank by this column ...
+    measure: Measure | None = None  # ... or by this aggregate
+
+
+@dataclass
+class Frame:
+    fact: str  # FROM: the table whose rows are listed, counted or aggregated
+    zh: bool = False
+    entity: str | None = None  # grouped by the rows of this table ("each country")
+    group_columns: list[ColumnInfo] = field(default_factory=list)
+    columns: list[ColumnInfo] = field(default_factory=list)
+    measures: list[Measure] = field(default_factory=list)
+    conditions: list[Condition] = field(default_factory=list)
+    having: tuple[str, tuple[float, ...]] | None = None  # on COUNT(*): (">", (10,)) or ("between", (1, 2))
+    order: Ordering | None = None
+    limit: int | None = None
+    distinct: bool = False
+    existence: list[str] = field(default_factory=list)  # tables joined only to require a matching row
+    subject_text: str = ""  # how the question named the fact table
+    notes: list[str] = field(default_factory=list)  # the reasoning, shown as the planner's thought
+
+    def tables(self, schema: SchemaIndex) -> list[str]:
+        """Every table the frame touches, the fact table first."""
+        found = [self.fact]
+        if self.entity:
+            found.append(self.entity)
+        columns = [*self.group_columns, *self.columns, *(c.column for c in self.conditions)]
+        columns += [m.column for m in self.measures if m.column is not None]
+        if self.order and self.order.column is not None:
+            columns.append(self.order.column)
+        found.extend(c.table for c in columns)
+        found.extend(self.existence)
+        return list(dict.fromkeys(t for t in found if t in schema.tables))
+
+    @property
+    def kind(self) -> str:
+        """count, aggregate, group, rank or list: how the answer should read."""
+        if self.entity or self.group_columns:
+            return "group"
+        if self.order is not None and self.limit is not None:
+            return "rank"
+        if self.measures:
+            return "count" if [m.func for m in self.measures] == ["count"] else "aggregate"
+        return "list"
+
+
+# -- what the role passes find, before the frame is assembled (agent.planner.roles) --------
+
+@dataclass
+class Comparison:
+    op: str
+    numbers: tuple[float, ...]
+    text: str
+    target: Mention | None = None  # a column mention
+    hints: tuple[str, ...] = ()  # or a column named by one of these words ("older" -> age)
+    counted: Mention | None = None  # or a HAVING count of this table's rows ("more than 3 sites")
+    having: bool = False
+
+
+@dataclass
+class YearFilter:
+    relation: str  # in | since | after | before | until | between
+    years: tuple[int, ...]
+    text: str
+    column: Mention | None = None
+
+
+@dataclass
+class Rank:
+    desc: bool
+    column: Mention | None = None  # by a column ...
+    counted: Mention | None = None  # ... by how many rows of a table refer to each row
+    hints: tuple[str, ...] = ()
+    time_desc: bool | None = None  # ... or by a date ("earliest")
+    by_count: bool = False

@@ -1,0 +1,317 @@
+"""From mentions with roles to a frame: pick the tables, then the columns, then the filters.
+
+The subject is chosen first (the table counted or listed), because every other
+choice is "the candidate nearest the subject along foreign keys": which `orbit`
+column, which table holds the value "China", which date column "in 2020" means.
+"""
+
+from __future__ import annotations
+
+from agent.planner.frame import Condition, Frame, Measure, Ordering, PlanningFailed, YearFilter
+from agent.planner.question import Mention, ParsedQuestion
+from agent.planner.roles import RoleResolver
+from agent.planner.schema_index import ColumnInfo, SchemaIndex, ValueRef
+from agent.planner.words import normalize
+
+
+# Words that may stand between "not" and a value it negates directly ("not from Russia").
+_DIRECT = frozenset({"from", "in", "of", "a", "an", "the", "to", "be", "equal", "located", "based", "is"})
+
+
+def build_frame(parsed: ParsedQuestion, schema: SchemaIndex) -> Frame:
+    """The query frame for a parsed question.
+
+    Raises:
+        PlanningFailed: the question does not map to this schema.
+    """
+    return _Assembler(RoleResolver(parsed, schema).resolve()).frame()
+
+
+class _Assembler:
+    def __init__(self, roles: RoleResolver):
+        self.r, self.schema, self.q = roles, roles.schema, roles.q
+        self.notes = list(roles.notes)
+
+    def frame(self) -> Frame:
+        having = next((c for c in self.r.comparisons if c.having), None)
+        frame = Frame(fact="", zh=self.q.zh)
+        self._choose_tables(frame, having)
+        self.anchors = [t for t in (frame.fact, frame.entity) if t]
+        self._group_and_measures(frame, having)
+        self._conditions(frame)
+        self._ranking(frame)
+        self._selection(frame)
+        stray = [m.text for m in self.r.mentions if m.kind == "number" and self.r.is_free(m)]
+        if stray:  # a number the plan does not use means the question was misread
+            raise PlanningFailed(f"I could not tell what {', '.join(stray)} refers to",
+                                 zh=f"看不出 {', '.join(stray)} 指的是什么")
+        if self.q.unmatched:
+            self.notes.append("words not used: " + ", ".join(self.q.unmatched))
+        frame.notes = self.notes
+        return frame
+
+    def _choose_tables(self, frame: Frame, having) -> None:
+        """The fact table (rows counted or listed) and the entity grouped by, if any.
+
+        "每个国家有多少个发射场": entity countries, fact launch sites. "Which vehicles flew more
+        than 10 times": entity vehicles, fact the table "flew" names (or a child table).
+        """
+        r = self.r
+        by_count = r.rank is not None and r.rank.by_count
+        counted = r.counted or (r.rank.counted if by_count else None) or (having.counted if having else None)
+        free_tables = sorted((m for m in r.mentions if m.kind == "table" and r.is_free(m)),
+                             key=lambda m: (m.partial, m.start))
+        subject = free_tables[0] if free_tables else None
+        group = r.group if r.group is not None and r.group.kind == "table" else None
+        if group is not None and not (counted or r.aggregates or having or by_count or subject):
+            group, subject = None, group  # "names of every customer": all of them, not per customer
+        if group is not None:
+            frame.entity, fact = self._table(group), counted or subject
+        elif having is not None or by_count:
+            others = [m for m in free_tables if m is not subject]
+            if subject is not None and subject is not counted:
+                frame.entity = self._table(subject)
+            fact = counted or (others[0] if others else None)
+        else:
+            fact = counted or subject
+        frame.fact = self._table(fact) if fact is not None else self._fact_from_columns()
+        if frame.entity and frame.fact in (frame.entity, ""):
+            frame.fact = self._child_of(frame.entity)
+        if not frame.fact:
+            raise PlanningFailed("I could not tell which table it is about", zh="看不出问的是哪张表")
+        frame.subject_text = fact.text if fact is not None else frame.fact
+        self.notes.append(f"rows come from table {frame.fact}" + (f" ('{fact.text}')" if fact is not None else ""))
+        if frame.entity:
+            self.notes.append(f"'{(group or subject).text}' → one row per {frame.entity}")
+
+    # -- tables -------------------------------------------------------------------------
+    def _table(self, m: Mention) -> str:
+        if len(m.tables) == 1:
+            return m.tables[0]
+        others = [o.tables[0] for o in self.r.mentions if o.kind == "table" and o is not m]
+        return min(m.tables, key=lambda t: sum(self.schema.distance(t, o) for o in others))
+
+    def _fact_from_columns(self) -> str:
+        """No table named: the table holding most of the columns and values named."""
+        votes: dict[str, int] = {}
+        for m in self.r.mentions:
+            if m.kind not in ("column", "value") or m.partial:
+                continue
+            for t in {c.table for c in m.columns} | {v.table for v in m.values}:
+                votes[t] = votes.get(t, 0) + 1
+        return max(votes, key=lambda t: (votes[t], -list(self.schema.tables).index(t))) if votes else ""
+
+    def _child_of(self, table: str) -> str:
+        """The table whose rows "N times" counts: a child with a date column, else the largest."""
+        children = self.schema.children(table)
+        if not children:
+            return ""
+        dated = [c for c in children if self.schema.tables[c].time_columns] if self.r.years else []
+        return max(dated or children, key=lambda c: self.schema.tables[c].row_count)
+
+    # -- columns ------------------------------------------------------------------------
+    def _column(self, m: Mention | None, want: str = "any") -> ColumnInfo | None:
+        if m is None:
+            return None
+        near = next((o for o in reversed(self.r.mentions) if o.kind == "table" and o.end <= m.start
+                     and m.start - o.end <= 4), None)
+        return column_choice(m, self.schema, self.anchors, want, self._table(near) if near else None)
+
+    def _hinted(self, hints: tuple[str, ...]) -> ColumnInfo | None:
+        """A numeric column named by a hint word ("age" for "older"), nearest the subject."""
+        found = [c for t in self.schema.tables.values() for c in t.columns.values()
+                 if c.is_numeric and set(hints) & set(c.words)]
+        return min(found, key=lambda c: min(self.schema.distance(a, c.table) for a in self.anchors),
+                   default=None)
+
+    def _label(self, table: str) -> ColumnInfo:
+        info = self.schema.tables[table]
+        name = (info.label_zh if self.q.zh and info.label_zh else info.label) or next(iter(info.columns))
+        return info.columns[name]
+
+    def _time_column(self, year: YearFilter) -> ColumnInfo:
+        chosen = self._column(year.column, "time")
+        if chosen is not None:
+            return chosen
+        tables = sorted(self.schema.tables, key=lambda t: min(self.schema.distance(a, t) for a in self.anchors))
+        for table in tables:
+            if min(self.schema.distance(a, table) for a in self.anchors) > 2:
+                break
+            columns = sorted(self.schema.tables[table].time_columns, key=lambda c: not c.is_date)
+            if columns:
+                return columns[0]
+        raise PlanningFailed(f"I found no date or year column for '{year.text}'",
+                             zh=f"找不到与“{year.text}”对应的日期或年份列")
+
+    # -- parts of the frame ---------------------------------------------------------------
+    def _group_and_measures(self, frame: Frame, having) -> None:
+        r = self.r
+        for func, mention, distinct in r.aggregates:
+            column = self._column(mention, "any" if distinct else "numeric")
+            if mention is not None and column is None:
+                continue
+            if any((m.func, m.column, m.distinct) == (func, column, distinct) for m in frame.measures):
+                continue
+            frame.measures.append(Measure(func, column, distinct))
+            self.notes.append(f"'{mention.text if mention else func}' → {frame.measures[-1].describe()}")
+        if r.group is not None and r.group.kind == "column":
+            column = self._column(r.group)
+            if column is not None:
+                frame.group_columns.append(column)
+                self.notes.append(f"'{r.group.text}' → GROUP BY {column.name}")
+        if frame.entity is None and not frame.group_columns and (having or (r.rank and r.rank.by_count)):
+            column = next((self._column(m) for m in r.mentions if m.kind == "column" and r.is_free(m)), None)
+            if column is None:
+                raise PlanningFailed("I could not tell what to count the rows per", zh="看不出要按什么分组计数")
+            frame.group_columns.append(column)
+        first_aggregate = min((m.start for m in r.mentions if m.kind == "keyword" and not r.is_free(m)
+                               and m.code in ("count", "avg", "sum", "max", "min")), default=None)
+        if frame.measures and not frame.group_columns and frame.entity is None and first_aggregate is not None:
+            for m in self._free_columns(exact=True):
+                if m.end <= first_aggregate:
+                    frame.group_columns.append(self._column(m))
+                    r.use(m)
+        if (frame.entity or frame.group_columns) and not any(m.func == "count" and m.column is None
+                                                               for m in frame.measures):
+            if not frame.measures or having or (r.rank and r.rank.by_count):
+                frame.measures.insert(0, Measure("count"))
+        if having is not None:
+            frame.having = (having.op, having.numbers)
+            self.notes.append(f"'{having.text}' → HAVING COUNT(*) {having.op} "
+                              + " AND ".join(f"{n:g}" for n in having.numbers))
+
+    def _conditions(self, frame: Frame) -> None:
+        r = self.r
+        for c in r.comparisons:
+            if c.having:
+                continue
+            column = self._column(c.target, "numeric") if c.target is not None else self._hinted(c.hints)
+            if column is None:
+                self.notes.append(f"no numeric column for '{c.text}'; ignored it")
+                continue
+            frame.conditions.append(Condition(column, c.op, c.numbers, c.text))
+        for year in r.years:
+            column = self._time_column(year)
+            frame.conditions.append(Condition(column, f"year_{year.relation}", year.years, year.text))
+        for m in r.mentions:
+            if m.kind in ("value", "quoted") and r.is_free(m):
+                self._value_condition(frame, m)
+        if any(m.kind == "keyword" and m.code == "not" and r.is_free(m) for m in r.mentions):
+            raise PlanningFailed("it asks about what is not there (not, without, except), which needs a "
+                                 "subquery the offline planner does not write",
+                                 zh="问题包含否定（没有、不、除了），需要子查询，离线规划器不支持")
+        for condition in frame.conditions:
+            self.notes.append(f"'{condition.text}' → {condition.describe()}")
+
+    def _value_condition(self, frame: Frame, m: Mention) -> None:
+        refs = m.values or tuple(self.schema.values.get(normalize(m.text).casefold(), ()))
+        negation = next((o for o in self.r.mentions if o.kind == "keyword" and o.code == "not" and o.end <= m.start
+                         and {t.norm for t in self.q.tokens[o.end:m.start]} <= _DIRECT), None)
+        negated = negation is not None  # "not from Russia"; "does not have a cat" is not this
+        self.r.use(negation)
+        mentioned = {t for o in self.r.mentions if o.kind == "table" for t in o.tables} | set(self.anchors)
+        reachable = [v for v in refs if min(self.schema.distance(a, v.table) for a in self.anchors) < 99]
+        if not reachable:
+            if m.kind == "quoted":
+                return self._like_condition(frame, m)
+            self.notes.append(f"'{m.text}' is a value of {refs[0].table}.{refs[0].column}, "
+                              f"which does not join to {frame.fact}; ignored it")
+            return
+        ref = min(reachable, key=lambda v: self._value_rank(v, mentioned))
+        column = self.schema.column(ref.table, ref.column)
+        for existing in frame.conditions:  # "Asia and Europe", "cat or dog": one IN list
+            if existing.column is column and existing.op in ("=", "in", "!=", "not_in") \
+                    and (existing.op in ("!=", "not_in")) == negated:
+                existing.op = "not_in" if negated else "in"
+                existing.values += (ref.value,)
+                existing.text += f", {m.text}"
+                self.r.use(m)
+                return
+        frame.conditions.append(Condition(column, "!=" if negated else "=", (ref.value,), m.text, looked_up=True))
+        self.r.use(m)
+
+    def _value_rank(self, ref: ValueRef, mentioned: set[str]) -> tuple:
+        table = self.schema.tables[ref.table]
+        distance = min(self.schema.distance(a, ref.table) for a in self.anchors)
+        return (ref.table not in mentioned, distance, ref.column not in (table.label, table.label_zh),
+                list(table.columns).index(ref.column))
+
+    def _like_condition(self, frame: Frame, m: Mention) -> None:
+        near = self.r.previous_mention(m, 4, kinds=("column",))
+        column = self._column(near) if near is not None else self._label(frame.fact)
+        if column is not None and column.is_text:
+            frame.conditions.append(Condition(column, "like", (m.text,), m.text))
+            self.r.use(m, near)
+
+    def _ranking(self, frame: Frame) -> None:
+        r, rank = self.r, self.r.rank
+        if r.order is not None:
+            column = self._column(r.order[0])
+            if column is not None:
+                frame.order = Ordering(r.order[1], column=column)
+                self.notes.append(f"'{r.order[0].text}' → ORDER BY {column.name}{' DESC' if r.order[1] else ''}")
+        if rank is None:
+            return
+        if rank.by_count:
+            frame.order = Ordering(rank.desc, measure=next(m for m in frame.measures if m.func == "count"))
+        else:
+            column = self._column(rank.column, "numeric") if rank.column is not None else self._hinted(rank.hints)
+            if column is None and rank.time_desc is not None:
+                column = self._time_column(YearFilter("in", (), "the date"))
+                rank.desc = rank.time_desc
+            if column is None:
+                if frame.measures and (frame.entity or frame.group_columns):
+                    frame.order = Ordering(rank.desc, measure=frame.measures[-1])
+                else:
+                    raise PlanningFailed("I could not tell what to rank by", zh="看不出要按什么排序")
+            else:
+                frame.order = Ordering(rank.desc, column=column)
+        frame.limit = r.limit or 1
+        what = frame.order.measure.describe() if frame.order.measure else frame.order.column.name
+        self.notes.append(f"ranked by {what} {'DESC' if frame.order.desc else 'ASC'}, LIMIT {frame.limit}")
+
+    def _selection(self, frame: Frame) -> None:
+        if frame.entity or frame.group_columns or frame.measures:
+            return
+        used = {id(c.column) for c in frame.conditions}
+        named = sorted(self._free_columns(exact=True) + self._free_columns(exact=False), key=lambda m: m.start)
+        wanted = [c for c in (self._column(m) for m in named) if c is not None]
+        wanted = [c for c in dict.fromkeys(wanted) if id(c) not in used or frame.order is not None]
+        ranked = frame.order.column if frame.order is not None and frame.limit is not None else None
+        if not wanted or (ranked is not None and wanted == [ranked]):
+            wanted = [self._label(frame.fact)] + ([ranked] if ranked is not None else [])
+        echoed = [c for c in frame.conditions if c.op == "=" and c.column in wanted]
+        if echoed and len(wanted) == 1 and self.q.unmatched and frame.order is None:
+            # Showing back the very value asked about ("the capital of France" -> "France") answers nothing.
+            words = ", ".join(self.q.unmatched)
+            raise PlanningFailed(f"I found '{echoed[0].text}' but nothing in the database for: {words}",
+                                 zh=f"找到了“{echoed[0].text}”，但数据库里没有与“{words}”对应的内容")
+        frame.columns = list(dict.fromkeys(wanted))
+        frame.distinct = self.r.has("distinct")
+        for m in self.r.mentions:  # a table named but otherwise unused still joins: "students who have a pet"
+            table = self._table(m) if m.kind == "table" and self.r.is_free(m) else None
+            if table and table not in frame.tables(self.schema) and self.schema.distance(frame.fact, table) < 99:
+                frame.existence.append(table)
+                self.notes.append(f"'{m.text}' → only rows with a matching {table}")
+        if frame.order is None and self.r.sort is not None:
+            frame.order = Ordering(self.r.sort, column=frame.columns[0])
+        self.notes.append("shows " + ", ".join(f"{c.table}.{c.name}" for c in frame.columns))
+
+    def _free_columns(self, *, exact: bool) -> list[Mention]:
+        return [m for m in self.r.mentions if m.kind == "column" and self.r.is_free(m) and m.partial != exact
+                and m.text.lower() not in ("year", "years", "年")]
+
+
+def column_choice(m: Mention, schema: SchemaIndex, anchors: list[str], want: str = "any",
+                  near: str | None = None) -> ColumnInfo | None:
+    """The candidate column of a mention, of the wanted kind: in the table named just before
+    it ("students with an age over 20"), else nearest the anchor tables along foreign keys."""
+    def fits(c: ColumnInfo) -> bool:
+        return {"numeric": c.is_numeric, "time": c.is_date or c.is_year, "any": True}[want]
+
+    candidates = [c for c in m.columns if fits(c)]
+    if not candidates:
+        return None
+    return min(candidates, key=lambda c: (c.table != near,
+                                          min((schema.distance(a, c.table) for a in anchors), default=0),
+                                          c.is_cjk, m.columns.index(c)))

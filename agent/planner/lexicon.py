@@ -1,0 +1,166 @@
+"""Generic bilingual vocabulary of the offline planner, kept as plain data.
+
+Only question words, aggregates, comparisons, time words and common nouns live
+here, never a table or column name of a particular database: the planner reads
+those from the schema. A noun listed here (country, launch, aircraft) helps only
+when some database happens to use that word in a table or column name.
+"""
+
+from __future__ import annotations
+
+#: English phrases (lower case, as written) -> keyword code. Longest phrase wins.
+KEYWORDS: dict[str, str] = {
+    # counting
+    "how many": "count", "number of": "count", "count of": "count", "count": "count",
+    "total number of": "count", "the number of": "count",
+    # aggregates of a numeric column
+    "average": "avg", "mean": "avg", "avg": "avg",
+    "total": "sum", "sum": "sum", "sum of": "sum", "combined": "sum", "in total": "filler",
+    "maximum": "max", "max": "max", "minimum": "min", "min": "min",
+    # superlatives: a ranking (which X has the highest Y) or an aggregate (what is the highest Y)
+    "highest": "most", "largest": "most", "biggest": "most", "greatest": "most", "most": "most",
+    "lowest": "least", "smallest": "least", "least": "least", "fewest": "least",
+    "top": "top",
+    # grouping
+    "each": "group", "per": "group", "every": "group", "for each": "group", "for every": "group",
+    "by": "by", "grouped by": "group",
+    # comparisons before a number ("more than 10") and after it ("10 or more")
+    "more than": "gt", "greater than": "gt", "larger than": "gt", "higher than": "gt",
+    "bigger than": "gt", "over": "gt", "above": "gt", "exceeding": "gt",
+    "at least": "ge", "no less than": "ge", "no fewer than": "ge", "or more": "ge_post",
+    "less than": "lt", "fewer than": "lt", "lower than": "lt", "smaller than": "lt",
+    "below": "lt", "under": "lt",
+    "at most": "le", "no more than": "le", "or less": "le_post", "or fewer": "le_post",
+    "between": "between",
+    # a comparative split from its "than" ("a greater weight than 10")
+    "greater": "gt", "higher": "gt", "larger": "gt", "bigger": "gt", "more": "gt",
+    "less": "lt", "fewer": "lt", "lower": "lt", "smaller": "lt",
+    # time relations, before a year ("since 2015") or after it (Chinese "2015年以来")
+    "in": "in", "during": "in", "since": "since", "from": "from", "starting": "since",
+    "after": "after", "later than": "after", "before": "before", "prior to": "before",
+    "earlier than": "before", "until": "until", "through": "until", "to": "to",
+    # shape of the answer
+    "distinct": "distinct", "different": "distinct", "unique": "distinct",
+    "times": "times",
+    "not": "not", "except": "not", "excluding": "not", "other than": "not", "without": "not",
+    "never": "not", "no": "not", "don": "not", "doesn": "not", "didn": "not", "haven": "not", "hasn": "not",
+    "both": "both", "neither": "both",
+    "ordered by": "order", "sorted by": "order", "order by": "order", "sort by": "order",
+    "in order of": "order", "order of": "order", "ranked by": "order", "in descending order of": "order_desc",
+    "in ascending order of": "order_asc",
+    "descending": "desc", "decreasing": "desc", "desc": "desc",
+    "ascending": "asc", "increasing": "asc", "asc": "asc", "alphabetical": "asc",
+    "which": "which", "who": "which", "list": "list", "show": "list", "what are": "list",
+    "most common": "most_common", "most popular": "most_common", "most frequent": "most_common",
+}
+
+#: Superlative adjectives that name their column: word -> (direction on a column
+#: named by one of the hint words, hint words, direction on a date/year column).
+SUPERLATIVES: dict[str, tuple[str | None, tuple[str, ...], str | None]] = {
+    "youngest": ("asc", ("age",), "desc"),
+    "oldest": ("desc", ("age",), "asc"),
+    "newest": (None, (), "desc"), "latest": (None, (), "desc"), "most recent": (None, (), "desc"),
+    "earliest": (None, (), "asc"),
+    "heaviest": ("desc", ("weight", "mass"), None), "lightest": ("asc", ("weight", "mass"), None),
+    "tallest": ("desc", ("height",), None), "shortest": ("asc", ("height", "length"), None),
+    "longest": ("desc", ("length", "range", "duration"), None),
+    "fastest": ("desc", ("speed",), None), "slowest": ("asc", ("speed",), None),
+    "most expensive": ("desc", ("price", "cost"), None), "cheapest": ("asc", ("price", "cost"), None),
+}
+
+#: Comparative adjectives used with "than": word -> (comparison, hint words for the column).
+COMPARATIVES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "older": ("gt", ("age",)), "younger": ("lt", ("age",)),
+    "heavier": ("gt", ("weight", "mass")), "lighter": ("lt", ("weight", "mass")),
+    "taller": ("gt", ("height",)), "shorter": ("lt", ("height", "length")),
+    "longer": ("gt", ("length", "range")), "faster": ("gt", ("speed",)), "slower": ("lt", ("speed",)),
+    "more expensive": ("gt", ("price", "cost")), "cheaper": ("lt", ("price", "cost")),
+}
+
+#: Generic English synonyms: a question word -> other words a schema may use for it.
+SYNONYMS: dict[str, tuple[str, ...]] = {
+    "rocket": ("vehicle",), "company": ("manufacturer", "maker"), "maker": ("manufacturer",),
+    "manufacturer": ("maker", "company"), "nation": ("country",), "satellite": ("payload",),
+    "spacecraft": ("payload",), "plane": ("aircraft",), "airplane": ("aircraft",),
+    "fly": ("launch", "flight"), "flew": ("launch", "flight"), "flown": ("launch", "flight"),
+    "flight": ("launch",), "launched": ("launch",), "weight": ("mass",), "mass": ("weight",),
+    "type": ("kind", "category"), "kind": ("type", "category"), "category": ("type", "kind"),
+    "price": ("cost",), "cost": ("price",), "person": ("people",), "people": ("person",),
+    "place": ("site", "location"), "location": ("site",), "center": ("site",), "base": ("site",),
+    "result": ("outcome",), "outcome": ("result",), "failed": ("failure",), "fail": ("failure",),
+    "successful": ("success",), "succeeded": ("success",), "founded": ("found",),
+    "weigh": ("weight", "mass"), "weighs": ("weight", "mass"),
+}
+
+#: Chinese words -> English words (which then go through KEYWORDS and SYNONYMS).
+#: Segmentation is longest match first; characters not listed are skipped, and so are
+#: words mapped to "" (listed only so that a shorter word inside them is not read).
+ZH_WORDS: dict[str, str] = {
+    "是多少": "", "为多少": "", "是什么": "", "分别是": "",
+    # question words and aggregates
+    "多少": "how many", "几": "how many", "数量": "number of", "个数": "number of", "次数": "number of",
+    "平均": "average", "均值": "average", "总": "total", "总计": "total", "合计": "total",
+    "总和": "total", "总共": "in total", "一共": "in total",
+    "最高": "highest", "最大": "largest", "最多": "most", "最低": "lowest", "最小": "smallest",
+    "最少": "least", "最常见": "most common", "最年轻": "youngest", "最老": "oldest", "最早": "earliest", "最晚": "latest",
+    "最新": "newest", "最近": "most recent", "最重": "heaviest", "最轻": "lightest",
+    "最快": "fastest", "最慢": "slowest", "最贵": "most expensive", "最便宜": "cheapest",
+    "每个": "each", "每": "each", "各个": "each", "各": "each", "按照": "by", "按": "by",
+    "超过": "more than", "大于": "more than", "多于": "more than", "高于": "more than",
+    "以上": "or more", "至少": "at least", "不少于": "at least", "不低于": "at least",
+    "少于": "less than", "小于": "less than", "低于": "less than", "不到": "less than",
+    "以下": "or less", "不超过": "at most", "不多于": "at most", "介于": "between",
+    # time relations ("2015年以来"); "前" is "top" before a number and "before" after a year
+    "以来": "since", "起": "since", "之后": "after", "以后": "after", "后": "after",
+    "之前": "before", "以前": "before", "前": "top", "从": "from", "自": "from", "到": "to", "至": "to",
+    "年": "year", "年份": "year", "在": "in",
+    # shape of the answer
+    "列出": "list", "列举": "list", "显示": "show", "给出": "list", "查询": "list",
+    "哪些": "which", "哪个": "which", "哪家": "which", "哪": "which", "谁": "who",
+    "不同": "distinct", "不是": "not", "非": "not", "除了": "except", "没有": "without", "从未": "never",
+    "同时": "both", "次": "times",
+    "降序": "descending", "从高到低": "descending", "升序": "ascending", "从低到高": "ascending",
+    "排序": "sorted by",
+    # generic nouns
+    "国家": "country", "地区": "region", "区域": "region", "城市": "city", "公司": "company",
+    "制造商": "manufacturer", "厂商": "manufacturer", "生产商": "manufacturer", "供应商": "supplier",
+    "发射": "launch", "卫星": "satellite", "载荷": "payload", "有效载荷": "payload",
+    "飞机": "aircraft", "飞行器": "aircraft", "火箭": "rocket", "运载火箭": "launch vehicle",
+    "场": "site", "中心": "center", "基地": "base", "地点": "location", "类型": "type", "种类": "kind",
+    "名称": "name", "名字": "name", "型号": "model", "系列": "family", "家族": "family",
+    "质量": "mass", "重量": "weight", "轨道": "orbit", "高度": "height", "速度": "speed",
+    "航程": "range", "成本": "cost", "价格": "price", "部件": "component", "零件": "part",
+    "用途": "purpose", "目的": "purpose", "状态": "status", "角色": "role", "发动机": "engine",
+    "引擎": "engine", "级": "stage", "任务": "mission", "日期": "date", "结果": "outcome",
+    "失败": "failure", "成功": "success", "人口": "population", "语言": "language",
+    "面积": "area", "年龄": "age", "员工": "employee", "产品": "product",
+    "首飞": "first flight", "首次飞行": "first flight", "成立": "founded", "运营": "operator",
+    "运营商": "operator", "城": "city",
+}
+
+#: English number words, for "more than one pet" and "at least two people".
+EN_NUMBERS: dict[str, int] = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "eleven": 11, "twelve": 12, "twenty": 20, "fifty": 50, "hundred": 100,
+}
+
+#: Chinese numerals, for "前五" (top 5) and "超过十次" (more than ten times).
+ZH_DIGITS: dict[str, int] = {
+    "零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5,
+    "六": 6, "七": 7, "八": 8, "九": 9,
+}
+ZH_UNITS: dict[str, int] = {"十": 10, "百": 100, "千": 1000, "万": 10000}
+
+#: Irregular past participles: "built by X" names a relation, not a grouping ("launches by country").
+PARTICIPLES: frozenset[str] = frozenset("""
+made built flown run held written driven sold taken given done seen known shown grown drawn led won
+bought brought kept paid sent spent taught thought found begun chosen
+""".split())
+
+#: English words never taken for a data value or a schema name on their own.
+STOPWORDS: frozenset[str] = frozenset("""
+a an the of is are was were be been being do does did have has had there here we you i it its
+their they them this that these those and or for with all any on at as me my our please give
+tell can could would should will shall much what when where how whose whom than then into onto
+also some such via out up so if yes get got many find return one ones
+""".split())

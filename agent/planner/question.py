@@ -1,0 +1,289 @@
+"""The question as a sequence of typed mentions: keywords, tables, columns, values, numbers.
+
+Parsing runs in three passes over the normalized question:
+
+1. Chinese data values are found as substrings (longest first), quoted strings are
+   kept whole, and the rest is cut into English words, numbers and Chinese words
+   (the lexicon, longest match; Chinese numerals become numbers).
+2. Every span of up to six tokens is looked up as a keyword, a table name, a column
+   name or a data value (values index), each with a priority.
+3. The longest, then highest-priority spans win; what no span covers is filler.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent.planner.lexicon import (COMPARATIVES, EN_NUMBERS, KEYWORDS, STOPWORDS, SUPERLATIVES, SYNONYMS,
+                                   ZH_DIGITS, ZH_UNITS, ZH_WORDS)
+from agent.planner.schema_index import ColumnInfo, SchemaIndex, ValueRef
+from agent.planner.words import has_cjk, is_cjk_char, normalize, singular, zh_number
+
+MAX_SPAN = 6
+# "one" is a number after these ("more than one", "at least two"), elsewhere a pronoun ("each one").
+_BEFORE_NUMBER_WORDS = frozenset("than least most top between and or to exactly over under above below".split())
+_QUOTED = re.compile(r"(?:^|(?<=[\s(,:]))[\"“'‘]([^\"“”'‘’]{1,60})[\"”'’](?=$|[\s?.,!)])")
+_PIECE = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?(?![A-Za-z])|[A-Za-z0-9]+|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_ZH_LONGEST = max(len(k) for k in ZH_WORDS)
+# Words too generic to name a column on their own unless they are its last word.
+_GENERIC = frozenset("name first last number no code is date year total official".split())
+# Span priorities when two readings cover the same number of tokens.
+PRIORITY = {"keyword": 6, "table": 5, "column": 4, "value": 3, "table_head": 2, "column_part": 1}
+
+
+@dataclass
+class Token:
+    text: str  # as written (a Chinese word for tokens translated from Chinese)
+    norm: str  # lower-case English form
+    start: int = 0  # character offsets in the normalized question (English tokens)
+    end: int = 0
+    kind: str = "word"  # word | number | value | quoted
+    number: float | None = None
+    values: tuple[ValueRef, ...] = ()
+    zh: bool = False
+
+    @property
+    def words(self) -> set[str]:
+        base = singular(self.norm)
+        return {self.norm, base, *SYNONYMS.get(self.norm, ()), *SYNONYMS.get(base, ())}
+
+
+@dataclass
+class Mention:
+    kind: str  # keyword | table | column | value | number | quoted
+    start: int  # token index, end exclusive
+    end: int
+    text: str
+    code: str = ""
+    tables: tuple[str, ...] = ()
+    columns: tuple[ColumnInfo, ...] = ()
+    values: tuple[ValueRef, ...] = ()
+    number: float | None = None
+    partial: bool = False
+    extra: Any = None
+    alt: Mention | None = None  # a keyword's other reading as a column name
+
+
+@dataclass
+class ParsedQuestion:
+    text: str
+    zh: bool
+    tokens: list[Token]
+    mentions: list[Mention] = field(default_factory=list)
+
+    @property
+    def unmatched(self) -> list[str]:
+        """English content words that no mention explains ("capital" in "the capital of France")."""
+        covered = {i for m in self.mentions for i in range(m.start, m.end)}
+        return [t.text for i, t in enumerate(self.tokens) if i not in covered and t.kind == "word" and not t.zh
+                and t.norm.isalpha() and len(t.norm) > 2 and t.norm not in STOPWORDS and t.norm not in KEYWORDS]
+
+
+def parse_question(question: str, schema: SchemaIndex) -> ParsedQuestion:
+    """Turn the question into tokens and non-overlapping mentions, in question order."""
+    text = normalize(question)
+    tokens = _tokenize(text, schema)
+    parsed = ParsedQuestion(text, has_cjk(text), tokens)
+    candidates: list[tuple[int, int, Mention]] = []
+    for i in range(len(tokens)):
+        for n in range(min(MAX_SPAN, len(tokens) - i), 0, -1):
+            candidates.extend((n, PRIORITY.get(_priority_kind(m), 0), m) for m in _readings(tokens, i, n, schema))
+    taken: set[int] = set()
+    for _, _, mention in sorted(candidates, key=lambda c: (-c[0], -c[1], c[2].start)):
+        span = set(range(mention.start, mention.end))
+        if not span & taken:
+            taken |= span
+            parsed.mentions.append(mention)
+    parsed.mentions.sort(key=lambda m: m.start)
+    for mention in parsed.mentions:  # "average" is a keyword, and maybe also a column ("Average")
+        if mention.kind == "keyword":
+            mention.alt = next((m for _, _, m in candidates if m.kind == "column" and not m.partial
+                                and (m.start, m.end) == (mention.start, mention.end)), None)
+    return parsed
+
+
+def _priority_kind(mention: Mention) -> str:
+    if mention.kind == "table" and mention.partial:
+        return "table_head"
+    if mention.kind == "column" and mention.partial:
+        return "column_part"
+    return mention.kind
+
+
+# -- pass 1: tokens ---------------------------------------------------------------
+
+def _tokenize(text: str, schema: SchemaIndex) -> list[Token]:
+    folded = text.casefold()
+    folded = folded if len(folded) == len(text) else text  # offsets must line up with the text
+    spans: list[tuple[int, int, Token]] = []
+    covered = [False] * len(text)
+    for key in (schema.cjk_keys if has_cjk(text) else ()):  # Chinese values, longest first
+        start = folded.find(key)
+        while start >= 0:
+            end = start + len(key)
+            if not any(covered[start:end]):
+                covered[start:end] = [True] * (end - start)
+                spans.append((start, end, Token(text[start:end], key, start, end, kind="value",
+                                                values=tuple(schema.values[key]))))
+            start = folded.find(key, end)
+    for match in _QUOTED.finditer(text):
+        if not any(covered[match.start():match.end()]):
+            covered[match.start():match.end()] = [True] * (match.end() - match.start())
+            inner = match.group(1)
+            spans.append((match.start(), match.end(), Token(inner, inner.casefold(), match.start(), match.end(),
+                                                             kind="quoted")))
+    for match in _PIECE.finditer(text):
+        piece = match.group()
+        if is_cjk_char(piece[0]):  # the parts of a Chinese run not taken by a value
+            for part in re.finditer(r"[^\x00]+", "".join("\x00" if covered[match.start() + k] else c
+                                                          for k, c in enumerate(piece))):
+                start = match.start() + part.start()
+                spans.extend((start, start + len(part.group()), t) for t in _chinese_tokens(part.group(), start))
+            continue
+        if any(covered[match.start():match.end()]):
+            continue
+        elif piece[0].isdigit() and not re.search(r"[A-Za-z]", piece):
+            spans.append((match.start(), match.end(), Token(piece, piece, match.start(), match.end(),
+                                                             kind="number", number=_to_number(piece))))
+        elif piece.lower() in EN_NUMBERS and spans and spans[-1][2].norm in _BEFORE_NUMBER_WORDS:
+            spans.append((match.start(), match.end(), Token(piece, piece.lower(), match.start(), match.end(),
+                                                             kind="number", number=EN_NUMBERS[piece.lower()])))
+        else:
+            norm = re.sub(r"'s$", "", piece.lower())
+            spans.append((match.start(), match.end(), Token(piece, norm, match.start(), match.end())))
+    return [token for _, _, token in sorted(spans, key=lambda s: s[0])]
+
+
+def _to_number(piece: str) -> float:
+    value = float(piece.replace(",", ""))
+    return int(value) if value.is_integer() else value
+
+
+def _chinese_tokens(run: str, offset: int) -> list[Token]:
+    """Segment a Chinese run by the lexicon (longest match); numerals become numbers."""
+    tokens: list[Token] = []
+    i = 0
+    while i < len(run):
+        j = i
+        while j < len(run) and (run[j] in ZH_DIGITS or run[j] in ZH_UNITS):
+            j += 1
+        if j > i and zh_number(run[i:j]) is not None and not _zh_word_at(run, i, j):
+            tokens.append(Token(run[i:j], str(zh_number(run[i:j])), offset + i, offset + j, kind="number",
+                                number=zh_number(run[i:j]), zh=True))
+            i = j
+            continue
+        for size in range(min(_ZH_LONGEST, len(run) - i), 0, -1):
+            word = run[i:i + size]
+            if word in ZH_WORDS:
+                tokens.extend(Token(word, english, offset + i, offset + i + size, zh=True)
+                              for english in ZH_WORDS[word].split())
+                i += size
+                break
+        else:
+            i += 1  # a character the lexicon does not know: filler
+    return tokens
+
+
+def _zh_word_at(run: str, i: int, j: int) -> bool:
+    """True when a lexicon word longer than the numeral starts here (e.g. "一共")."""
+    return any(run[i:i + size] in ZH_WORDS for size in range(j - i + 1, _ZH_LONGEST + 1))
+
+
+# -- pass 2: readings of one span -------------------------------------------------
+
+def _readings(tokens: list[Token], i: int, n: int, schema: SchemaIndex) -> list[Mention]:
+    span = tokens[i:i + n]
+    kinds = {t.kind for t in span}
+    if kinds - {"word"}:
+        if n == 1:
+            return [_atom(span[0], i)]
+        if kinds <= {"word", "number"}:  # "Falcon 9" as a value, "line 1" as a column name
+            return _value_readings(span, i, n, schema) + _schema_readings(span, i, n, schema, _surface(span))
+        return []
+    if len({t.zh for t in span}) > 1:
+        return []
+    phrase = " ".join(t.norm for t in span)
+    text = _surface(span)
+    found: list[Mention] = []
+    if phrase in SUPERLATIVES:
+        found.append(Mention("keyword", i, i + n, text, code="superlative", extra=SUPERLATIVES[phrase]))
+    elif phrase in COMPARATIVES and i + n < len(tokens) and tokens[i + n].norm == "than":
+        found.append(Mention("keyword", i, i + n + 1, text, code="cmp", extra=COMPARATIVES[phrase]))
+    elif phrase in KEYWORDS:
+        found.append(Mention("keyword", i, i + n, text, code=KEYWORDS[phrase]))
+    found.extend(_schema_readings(span, i, n, schema, text))
+    found.extend(_value_readings(span, i, n, schema))
+    return found
+
+
+def _atom(token: Token, i: int) -> Mention:
+    if token.kind == "number":
+        return Mention("number", i, i + 1, token.text, number=token.number)
+    if token.kind == "value":
+        return Mention("value", i, i + 1, token.text, values=token.values)
+    return Mention("quoted", i, i + 1, token.text)
+
+
+def _surface(span: list[Token]) -> str:
+    if span[0].zh:
+        return "".join(dict.fromkeys(t.text for t in span))
+    return " ".join(t.text for t in span)
+
+
+def _schema_readings(span: list[Token], i: int, n: int, schema: SchemaIndex, text: str) -> list[Mention]:
+    words = [t.words for t in span]
+    if n == 1 and span[0].norm in STOPWORDS:
+        return []
+    if n == 1 and span[0].norm in ("id", "ids"):
+        pks = tuple(t.columns[t.pk[0]] for t in schema.tables.values() if len(t.pk) == 1)
+        return [Mention("column", i, i + 1, text, columns=pks)]
+    found: list[Mention] = []
+    full = tuple(t.name for t in schema.tables.values() if _fits(t.words, words))
+    head = tuple(t.name for t in schema.tables.values()
+                 if n == 1 and len(t.words) > 1 and t.words[-1] in words[0] and t.name not in full)
+    if full:
+        found.append(Mention("table", i, i + n, text, tables=full))
+    if head:
+        found.append(Mention("table", i, i + n, text, tables=head, partial=True))
+    exact, part = [], []
+    for table in schema.tables.values():
+        for column in table.columns.values():
+            if column.is_key:
+                continue
+            if _fits(column.words, words):
+                exact.append(column)
+            elif len(column.words) > n and _fits(column.words[-n:], words):
+                part.append(column)
+            elif n == 1 and len(column.words) > 1 and words[0] & set(column.words) - _GENERIC:
+                part.append(column)
+    if exact or part:  # exact names first; the nearest table decides among them later
+        found.append(Mention("column", i, i + n, text, columns=tuple(exact + part), partial=not exact))
+    return found
+
+
+def _fits(name_words: tuple[str, ...], span_words: list[set[str]]) -> bool:
+    return len(name_words) == len(span_words) and all(w in s for w, s in zip(name_words, span_words))
+
+
+def _value_readings(span: list[Token], i: int, n: int, schema: SchemaIndex) -> list[Mention]:
+    """A data value spelled by this span (case-insensitive; short codes must match case)."""
+    if span[0].zh:
+        keys = [" ".join(t.norm for t in span)]
+        text = _surface(span)
+    else:
+        text = " ".join(t.text for t in span) if n > 1 else span[0].text
+        keys = [text.casefold()]
+        if n == 1:
+            keys.append(singular(span[0].norm))
+    if n == 1 and (span[0].norm in STOPWORDS or span[0].norm in KEYWORDS or span[0].kind == "number"):
+        return []
+    for key in dict.fromkeys(keys):
+        refs = schema.values.get(key)
+        if refs and len(key) > 1:
+            if len(key) <= 3 and not span[0].zh:
+                refs = [r for r in refs if r.value == text]
+            if refs:
+                return [Mention("value", i, i + n, text, values=tuple(refs))]
+    return []

@@ -1,0 +1,411 @@
+"""Give each mention of the question its role, and build the query frame from them.
+
+The passes run in a fixed order, each consuming the mentions it explains:
+years (a 4-digit number with "in/since/年"), "top N", explicit ordering,
+comparisons ("more than 10 times", "above age 20"), aggregates and superlatives,
+then grouping ("each", "per", "by", "按"). What is left decides the subject table,
+and the columns still unexplained are what the question wants to see.
+"""
+
+from __future__ import annotations
+
+from agent.planner.frame import Comparison, PlanningFailed, Rank, YearFilter
+from agent.planner.lexicon import PARTICIPLES
+from agent.planner.question import Mention, ParsedQuestion
+from agent.planner.schema_index import SchemaIndex
+
+_OPS = {"gt": ">", "ge": ">=", "lt": "<", "le": "<=", "ge_post": ">=", "le_post": "<="}
+_YEAR_RELATIONS = {"in": "in", "since": "since", "from": "since", "after": "after", "before": "before",
+                   "until": "until", "top": "before"}
+_AGGREGATES = ("avg", "sum", "max", "min")
+_YEAR_MARKERS = ("year", "years", "年")
+
+
+class RoleResolver:
+    """One question against one schema; `resolve()` runs the passes."""
+
+    def __init__(self, parsed: ParsedQuestion, schema: SchemaIndex):
+        self.q, self.schema = parsed, schema
+        self.mentions = parsed.mentions
+        self.used: set[int] = set()
+        self.years: list[YearFilter] = []
+        self.comparisons: list[Comparison] = []
+        self.aggregates: list[tuple[str, Mention | None, bool]] = []
+        self.counted: Mention | None = None
+        self.rank: Rank | None = None
+        self.limit: int | None = None
+        self.order: tuple[Mention, bool] | None = None
+        self.sort: bool | None = None  # a direction without a column: sort by the first column shown
+        self.group: Mention | None = None
+        self.notes: list[str] = []
+
+    # -- helpers (framing uses them too) ----------------------------------------------------
+    def use(self, *mentions: Mention | None) -> None:
+        self.used.update(id(m) for m in mentions if m is not None)
+
+    def is_free(self, m: Mention) -> bool:
+        return id(m) not in self.used
+
+    def next_mention(self, m: Mention, within: int = 3, kinds: tuple[str, ...] = (), skip: tuple[str, ...] = (),
+               skip_tables: bool = False):
+        """The next free mention after `m` (within `within` tokens), skipping keywords in `skip`
+        (and table names with `skip_tables`: "average payload mass")."""
+        pos = m.end
+        for other in self.mentions:
+            if other.start < m.end or not self.is_free(other):
+                continue
+            if other.start - pos > within:
+                return None
+            if (other.kind == "keyword" and other.code in skip) or (skip_tables and other.kind == "table"):
+                pos = other.end
+                continue
+            return other if not kinds or other.kind in kinds else None
+        return None
+
+    def previous_mention(self, m: Mention, within: int = 3, kinds: tuple[str, ...] = (), skip: tuple[str, ...] = ()):
+        """The nearest free mention before `m`, like `next_mention`."""
+        pos = m.start
+        for other in reversed(self.mentions):
+            if other.end > m.start or not self.is_free(other):
+                continue
+            if pos - other.end > within:
+                return None
+            if other.kind == "keyword" and other.code in skip:
+                pos = other.start
+                continue
+            return other if not kinds or other.kind in kinds else None
+        return None
+
+    def has(self, *codes: str) -> bool:
+        return any(m.kind == "keyword" and m.code in codes for m in self.mentions)
+
+    # -- passes ---------------------------------------------------------------------
+    def _find_years(self) -> None:
+        for m in self.mentions:
+            if m.kind != "number" or not self.is_free(m) or not _is_year(m.number):
+                continue
+            before, after = self.previous_mention(m, 2), self.next_mention(m, 1)
+            if before is not None and before.kind == "keyword" and before.code in (*_OPS, "cmp", "between", "top"):
+                continue
+            marker = after if _is_marker(after) else (before if _is_marker(before) else None)
+            self.use(m, marker)
+            head = before if marker is None or before is not marker else self.previous_mention(marker, 2)
+            relation = "in"
+            if head is not None and head.kind == "keyword" and head.code in _YEAR_RELATIONS:
+                relation = _YEAR_RELATIONS[head.code] if head.code != "top" else "in"
+                self.use(head)
+            tail = self.next_mention(marker if marker is not None and marker.start > m.start else m, 1)
+            if tail is not None and tail.kind == "keyword" and tail.code in _YEAR_RELATIONS and tail.code != "in":
+                relation = _YEAR_RELATIONS[tail.code]
+                self.use(tail)
+            years = [int(m.number)]
+            join = self.next_mention(m, 3, kinds=("keyword",)) if relation in ("in", "since") else None
+            nxt = self.next_mention(join, 2, kinds=("number",)) if join is not None and join.code == "to" else None
+            if nxt is not None and _is_year(nxt.number):
+                relation, years = "between", [years[0], int(nxt.number)]
+                self.use(join, nxt, self.next_mention(nxt, 1) if _is_marker(self.next_mention(nxt, 1)) else None)
+            elif head is not None and head.kind == "keyword" and head.code == "between":
+                nxt = self.next_mention(m, 2, kinds=("number",))
+                if nxt is not None and _is_year(nxt.number):
+                    relation, years = "between", [years[0], int(nxt.number)]
+                    self.use(nxt)
+            elif relation == "in":
+                for other in self.mentions:  # "in 2014 or 2015"
+                    if other.kind == "number" and self.is_free(other) and _is_year(other.number) \
+                            and 0 < other.start - m.end <= 2:
+                        years.append(int(other.number))
+                        self.use(other)
+            column = self._time_column_near(head if head is not None and head.kind == "keyword" else m)
+            if column is None and marker is not None and not marker.partial \
+                    and any(c.is_date or c.is_year for c in marker.columns):
+                column = marker  # "in year 2014": a column named Year, if there is one
+            self.years.append(YearFilter(relation, tuple(years), _span_text(self.q, m), column))
+
+    def _time_column_near(self, m: Mention) -> Mention | None:
+        prev = self.previous_mention(m, 2, kinds=("column",))
+        if prev is not None and any(c.is_date or c.is_year for c in prev.columns):
+            self.use(prev)
+            return prev
+        return None
+
+    def _find_top(self) -> None:
+        for m in self.mentions:
+            if not self.is_free(m):
+                continue
+            if m.kind == "keyword" and m.code == "top":
+                number = self.next_mention(m, 1, kinds=("number",))
+                self.limit = int(number.number) if number is not None else 1
+                self.rank = self.rank or Rank(desc=True)
+                self.use(m, number)
+            elif m.kind == "number" and float(m.number).is_integer():
+                nxt = self.next_mention(m, 1)
+                if nxt is not None and nxt.kind == "table":  # "the 3 countries with the fewest people"
+                    nxt = self.next_mention(nxt, 3, kinds=("keyword",))
+                if nxt is not None and nxt.kind == "keyword" and nxt.code in ("most", "least", "superlative"):
+                    self.limit = int(m.number)
+                    self.use(m)
+
+    def _find_order(self) -> None:
+        for m in self.mentions:
+            if m.kind != "keyword" or m.code not in ("order", "order_desc", "order_asc") or not self.is_free(m):
+                continue
+            target = self.next_mention(m, 2, kinds=("column", "keyword"), skip=("desc", "asc"))
+            desc = m.code == "order_desc" or self.has("desc")
+            for other in self.mentions:
+                if other.kind == "keyword" and other.code in ("desc", "asc", "superlative") and other.start > m.start:
+                    if other.code == "superlative" and other.extra[0]:
+                        desc = desc or other.extra[0] == "desc"
+                    self.use(other)
+            if target is not None and target.kind == "column":
+                self.order = (target, desc)
+                self.use(m, target)
+        direction = next((m for m in self.mentions if m.kind == "keyword" and m.code in ("desc", "asc")
+                          and self.is_free(m)), None)
+        if self.order is None and direction is not None:  # "in descending order": of what is shown
+            self.sort = direction.code == "desc"
+            self.use(direction)
+
+    def _find_comparisons(self) -> None:
+        for m in self.mentions:
+            if m.kind != "keyword" or not self.is_free(m):
+                continue
+            if m.code in ("ge_post", "le_post"):
+                number = self.previous_mention(m, 2, kinds=("number",))
+                if number is not None:
+                    self._compare(m, _OPS[m.code], (number.number,), number, number)
+            elif m.code in ("gt", "ge", "lt", "le", "cmp", "between"):
+                number = next((o for o in self.mentions if o.kind == "number" and self.is_free(o)
+                               and 0 <= o.start - m.end <= 3), None)
+                average = self.next_mention(m, 2, kinds=("keyword",))
+                if number is None and average is not None and average.code == "avg":
+                    raise PlanningFailed("it compares with an average, which needs a subquery the offline "
+                                         "planner does not write", zh="问题要与平均值比较，需要子查询，离线规划器不支持")
+                if number is None:
+                    continue
+                numbers, last = (number.number,), number
+                if m.code == "between":
+                    second = self.next_mention(number, 2, kinds=("number",))
+                    if second is None:
+                        continue
+                    numbers, last = (number.number, second.number), second
+                    self.use(second)
+                op = "between" if m.code == "between" else _OPS.get(m.code) or _OPS[m.extra[0]]
+                post = self.next_mention(last, 1, kinds=("keyword",))
+                if post is not None and post.code in ("ge_post", "le_post"):
+                    op = _OPS[post.code]
+                    self.use(post)
+                self._compare(m, op, numbers, number, last)
+
+    def _compare(self, keyword: Mention, op: str, numbers: tuple, first: Mention, last: Mention) -> None:
+        found = Comparison(op, numbers, _span_text(self.q, keyword, last))
+        self.use(keyword, first, last)
+        between = [o for o in self.mentions if o.kind == "column" and self.is_free(o)
+                   and keyword.end <= o.start < first.start]
+        after = self.next_mention(last, 2, skip=("filler",))
+        if keyword.code == "cmp":  # "whose age is older than 1": the named column, else the hint
+            near = self.previous_mention(keyword, 3, kinds=("column",))
+            found.hints, found.target = keyword.extra[1], near if near is not None and _numeric(near) else None
+        elif between:
+            found.target = between[0]
+        elif after is not None and after.kind == "keyword" and after.code == "times":
+            found.having = True
+            self.use(after)
+        elif after is not None and after.kind == "table":
+            found.having, found.counted = True, after
+            self.use(after)
+        elif after is not None and after.kind == "column" and _numeric(after):
+            found.target = after
+        else:
+            before = [o for o in self.mentions if o.kind == "column" and self.is_free(o) and _numeric(o)
+                      and o.end <= keyword.start]
+            found.target = before[-1] if before else None
+        if found.target is None and not found.hints and not found.having:
+            self.notes.append(f"could not tell what {found.text!r} compares; ignored it")
+            return
+        self.use(found.target)
+        self.comparisons.append(found)
+
+    def _find_equalities(self) -> None:
+        """A number right next to a numeric column: "with 4 cylinders", "in grade 10", "age 32 or 33"."""
+        for m in self.mentions:
+            if m.kind != "number" or not self.is_free(m):
+                continue
+            column = self.previous_mention(m, 2, kinds=("column",)) or self.next_mention(m, 1, kinds=("column",))
+            if column is None or not _numeric(column):
+                continue
+            numbers, last = [m.number], m
+            for other in self.mentions:  # "32 or 33"
+                if other.kind == "number" and self.is_free(other) and 0 < other.start - last.end <= 2:
+                    numbers.append(other.number)
+                    last = other
+            self.use(m, last, *(o for o in self.mentions if o.kind == "number" and m.start < o.start < last.start))
+            self.use(column)
+            self.comparisons.append(Comparison("in" if len(numbers) > 1 else "=", tuple(numbers),
+                                               _span_text(self.q, min(m, column, key=lambda x: x.start),
+                                                          max(last, column, key=lambda x: x.end)),
+                                               target=column))
+
+    def _find_superlatives(self) -> None:
+        """Before counts: in "发射次数最多" and "most number of orders" the count is the ranking."""
+        rank_context = self.has("which", "list") or self.limit is not None
+        for m in self.mentions:
+            if m.kind != "keyword" or not self.is_free(m):
+                continue
+            if m.code in ("most", "least"):
+                self._superlative(m, rank_context)
+            elif m.code == "most_common":  # "the most common colour": group by it, rank by count
+                target = self.next_mention(m, 2, kinds=("column",))
+                if target is not None:
+                    self.group, self.rank = target, Rank(desc=True, by_count=True)
+                    self.use(m, target)
+            elif m.code == "superlative":
+                direction, hints, time_dir = m.extra
+                self.rank = Rank(desc=direction == "desc", hints=hints,
+                                 time_desc=None if time_dir is None else time_dir == "desc")
+                named = self.next_mention(m, 1, kinds=("column",))  # "the shortest life expectancy"
+                if named is not None and _numeric(named):
+                    self.rank.column, self.rank.desc = named, direction in ("desc", None)
+                    self.use(named)
+                self.use(m)
+
+    def _find_aggregates(self) -> None:
+        bound: list[Mention] = []  # used only after the loop: "average, minimum and maximum age"
+        for m in self.mentions:
+            if m.kind != "keyword" or not self.is_free(m):
+                continue
+            if m.code in _AGGREGATES:
+                target = self.next_mention(m, 4, skip=(*_AGGREGATES, "filler", "count", "distinct"), skip_tables=True)
+                if target is not None and target.kind == "column" and _numeric(target):
+                    self.aggregates.append((m.code, target, False))
+                    self.use(m)
+                    bound.append(target)
+                    continue
+                target = self.next_mention(m, 2, skip=("filler",))
+                if m.code == "sum" and target is not None and target.kind == "table":
+                    self.aggregates.append(("count", None, False))
+                    self.counted = self.counted or target
+                    self.use(m, target)
+            elif m.code == "count":
+                self._count(m)
+        self.use(*bound)
+
+    def _count(self, m: Mention) -> None:
+        distinct = self.next_mention(m, 1, kinds=("keyword",))
+        distinct = distinct if distinct is not None and distinct.code == "distinct" else None
+        target = self.next_mention(m, 4, skip=("distinct", "filler"))
+        self.use(m, distinct)
+        if distinct is not None and target is not None and target.kind == "column":
+            self.aggregates.append(("count", target, True))
+            self.use(target)
+            return
+        if target is None or target.kind != "table":
+            before = self.previous_mention(m, 4, kinds=("table",))
+            target = before if self.q.zh and before is not None else target
+        by = self.previous_mention(m, 1, kinds=("keyword",))
+        if by is not None and by.code == "by" and self.rank is not None and target is not None \
+                and target.kind == "table":  # "top 5 manufacturers by number of launch vehicles"
+            self.rank.counted, self.rank.by_count = target, True
+            self.use(by, target)
+            return
+        if target is not None and target.kind == "table":
+            self.counted = self.counted or target
+            self.use(target)
+        if self.rank is not None and self.rank.by_count:
+            return
+        self.aggregates.append(("count", None, False))
+
+    def _superlative(self, m: Mention, rank_context: bool) -> None:
+        desc = m.code == "most"
+        # Chinese puts it after its noun: "发射场最多", "质量最大的卫星", "发射次数最多".
+        before = self.previous_mention(m, 2, kinds=("table", "column"), skip=("count",)) if self.q.zh else None
+        target = before or self.next_mention(m, 4, skip=("filler", "count"))
+        if before is not None:
+            self.use(*(o for o in self.mentions if o.kind == "keyword" and o.code == "count"
+                        and before.end <= o.start < m.start))
+        if target is not None and target.kind == "keyword" and target.alt is not None:
+            self.use(target)  # "the highest average": a column named Average
+            target = target.alt
+        if target is not None and target.kind == "table":
+            self.rank = Rank(desc=desc, counted=target, by_count=True)
+            self.use(m, target)
+            for other in self.mentions:  # "the most number of X": the count is the ranking
+                if other.kind == "keyword" and other.code == "count" and m.end <= other.start < target.start:
+                    self.use(other)
+        elif target is not None and target.kind == "column" and _numeric(target):
+            earlier = [o for o in self.mentions if o.kind in ("table", "column") and o.end <= m.start]
+            if rank_context or earlier:
+                self.rank = Rank(desc=desc, column=target)
+            else:
+                self.aggregates.append(("max" if desc else "min", target, False))
+            self.use(m, target)
+
+    def _find_group(self) -> None:
+        ranking = self.rank is not None or self.limit is not None or self.order is not None
+        for m in self.mentions:
+            if m.kind != "keyword" or m.code not in ("group", "by") or not self.is_free(m):
+                continue
+            if m.code == "by" and _participle(self.q.tokens[m.start - 1].norm if m.start else ""):
+                verb = self.previous_mention(m, 0, kinds=("column",))  # "built" is not a `..._built` column here
+                self.use(*([verb] if verb is not None and verb.partial else []))
+                continue  # "owned by students", "built by X": a relation, not a grouping
+            target = self.next_mention(m, 2, skip=("filler",))
+            if target is None or target.kind not in ("column", "table"):
+                continue
+            self.use(m, target)
+            if m.code == "by" and ranking:
+                open_rank = self.rank is not None and not (self.rank.column or self.rank.hints or self.rank.by_count
+                                                           or self.rank.time_desc is not None)
+                if open_rank and target.kind == "column":
+                    self.rank.column = target
+                elif open_rank and target.kind == "table":
+                    self.rank.counted, self.rank.by_count = target, True
+                else:
+                    self.used.discard(id(target))
+                continue
+            if self.group is None:
+                self.group = target
+
+    # -- all passes ---------------------------------------------------------------------
+    def resolve(self) -> RoleResolver:
+        """Run the passes; `agent.planner.framing` turns the result into a frame."""
+        # One word matching part of a column name ("year" of a `..._year` column) is not enough to go on.
+        if not any(m.kind in ("table", "value", "quoted") or (m.kind == "column" and not m.partial)
+                   for m in self.mentions):
+            raise PlanningFailed("none of its words match a table, column or stored value",
+                                 zh="问题中的词与任何表名、列名或数据值都对不上")
+        self._find_years()
+        self._find_top()
+        self._find_order()
+        self._find_comparisons()
+        self._find_equalities()
+        self._find_superlatives()
+        self._find_aggregates()
+        self._find_group()
+        if self.has("both"):
+            raise PlanningFailed("it asks for rows that meet two conditions at once (both ... and ...), which "
+                                 "the offline planner does not express", zh="问题要求同时满足两个条件，离线规划器不支持")
+        return self
+
+
+def _participle(word: str) -> bool:
+    return word.endswith("ed") or word in PARTICIPLES
+
+
+def _is_year(number: float | None) -> bool:
+    return number is not None and float(number).is_integer() and 1000 <= number <= 2999
+
+
+def _is_marker(m: Mention | None) -> bool:
+    return m is not None and m.kind == "column" and m.text.lower() in _YEAR_MARKERS
+
+
+def _numeric(m: Mention) -> bool:
+    return any(c.is_numeric for c in m.columns)
+
+
+def _span_text(q: ParsedQuestion, first: Mention, last: Mention | None = None) -> str:
+    last = last or first
+    tokens = q.tokens[first.start:last.end]
+    if tokens and not tokens[0].zh and tokens[0].end:
+        return q.text[tokens[0].start:tokens[-1].end]
+    return "".join(dict.fromkeys(t.text for t in tokens))

@@ -1,0 +1,317 @@
+"""What the database holds, indexed for matching a question against it.
+
+Built once per database from `list_tables`, `describe_table` and a few read-only
+queries: each name split into words, the keys and the foreign-key graph (declared,
+or inferred from `<table>_id` names), which columns hold dates, years or Chinese
+text, a display ("label") column per table, and an index of short distinct text
+values so that "Falcon 9" or "长征二号丁" in a question finds its column.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from agent.planner.words import core_words, has_cjk, normalize, split_identifier
+
+#: Distinct values read per text column; a column with more is free text, not a vocabulary.
+MAX_VALUES_PER_COLUMN = 10_000
+#: Rows read per column for the index, so a huge table costs a bounded scan.
+MAX_SCANNED_ROWS = 200_000
+#: Longest value kept in the index: names and codes are short, notes are not.
+MAX_VALUE_CHARS = 60
+#: Rows read per table to tell dates, years and Chinese text apart.
+SAMPLE_ROWS = 200
+
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}(-\d{2})?([ T].*)?$")
+_SAFE_IDENT = re.compile(r"^[a-z_][a-z0-9_]*$")
+# SQLite keywords that cannot stand bare as a name; anything else unusual is quoted too.
+_SQL_WORDS = frozenset("""abort action add after all alter analyze and as asc attach autoincrement before
+begin between by cascade case cast check collate column commit conflict constraint create cross current
+current_date current_time current_timestamp database default deferrable deferred delete desc detach
+distinct drop each else end escape except exclusive exists explain fail for foreign from full glob group
+having if ignore immediate in index indexed initially inner insert instead intersect into is isnull join
+key left like limit match natural no not notnull null of offset on or order outer plan pragma primary
+query raise recursive references regexp reindex release rename replace restrict right rollback row
+savepoint select set table temp temporary then to transaction trigger union unique update using vacuum
+values view virtual when where with without year""".split())
+
+
+def quote_ident(name: str) -> str:
+    """An identifier as SQLite reads it: bare when plainly safe, else double-quoted."""
+    if _SAFE_IDENT.match(name) and name not in _SQL_WORDS:
+        return name
+    return '"' + name.replace('"', '""') + '"'
+
+
+def quote_literal(value: Any) -> str:
+    """A value as an SQL literal; strings single-quoted with quotes doubled."""
+    if isinstance(value, bool):
+        return str(int(value))
+    if isinstance(value, (int, float)):
+        return repr(value)
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+class SchemaSource(Protocol):
+    """The part of `AnalyticsDatabase` the index reads."""
+
+    def list_tables(self) -> list[str]: ...
+    def describe_table(self, table: str) -> Any: ...
+    def execute(self, sql: str, *, max_rows: int | None = None) -> Any: ...
+
+
+@dataclass(eq=False)  # identity: one object per column, usable as a dict key
+class ColumnInfo:
+    table: str
+    name: str
+    affinity: str  # SQLite affinity: integer, real, numeric, text or blob
+    words: tuple[str, ...]  # core words: no unit, language tag or trailing "id"
+    is_key: bool = False  # primary key, foreign key or named like an id
+    is_date: bool = False  # TEXT holding ISO dates (YYYY-MM-DD...)
+    is_year: bool = False  # a year number, stored as number or text
+    is_cjk: bool = False  # values mostly Chinese
+
+    @property
+    def is_numeric(self) -> bool:
+        return (self.affinity in ("integer", "real", "numeric") and not self.is_key and not self.is_year
+                and not self.is_date)
+
+    @property
+    def is_text(self) -> bool:
+        return self.affinity == "text" and not self.is_date
+
+
+@dataclass
+class TableInfo:
+    name: str
+    words: tuple[str, ...]
+    columns: dict[str, ColumnInfo]
+    pk: list[str]
+    row_count: int
+    label: str | None = None  # the column that names a row ("name", "title", ...)
+    label_zh: str | None = None  # the same in Chinese, when the table has one
+
+    @property
+    def time_columns(self) -> list[ColumnInfo]:
+        return [c for c in self.columns.values() if c.is_date or c.is_year]
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A foreign key: `table.column` references `ref_table.ref_column`."""
+
+    table: str
+    column: str
+    ref_table: str
+    ref_column: str
+
+    def other(self, table: str) -> str:
+        return self.ref_table if table == self.table else self.table
+
+
+@dataclass(frozen=True)
+class ValueRef:
+    table: str
+    column: str
+    value: str
+
+
+@dataclass
+class SchemaIndex:
+    tables: dict[str, TableInfo]
+    edges: list[Edge]
+    values: dict[str, list[ValueRef]] = field(default_factory=dict)
+
+    cjk_keys: list[str] = field(default_factory=list)  # Chinese values, longest first
+    _paths: dict[tuple[str, str], list[Edge] | None] = field(default_factory=dict, repr=False)
+
+    def column(self, table: str, name: str) -> ColumnInfo:
+        return self.tables[table].columns[name]
+
+    def edges_of(self, table: str) -> list[Edge]:
+        return [e for e in self.edges if table in (e.table, e.ref_table)]
+
+    def children(self, table: str) -> list[str]:
+        """Tables holding a foreign key to `table` (its one-to-many side)."""
+        return sorted({e.table for e in self.edges if e.ref_table == table and e.table != table})
+
+    def join_path(self, start: str, goal: str) -> list[Edge] | None:
+        """The shortest chain of foreign keys from `start` to `goal` (breadth-first, cached)."""
+        if (start, goal) not in self._paths:
+            self._paths[start, goal] = self._search(start, goal)
+        return self._paths[start, goal]
+
+    def _search(self, start: str, goal: str) -> list[Edge] | None:
+        if start == goal:
+            return []
+        previous: dict[str, tuple[str, Edge]] = {}
+        queue, seen = deque([start]), {start}
+        while queue:
+            table = queue.popleft()
+            for edge in self.edges_of(table):
+                nxt = edge.other(table)
+                if nxt in seen:
+                    continue
+                seen.add(nxt)
+                previous[nxt] = (table, edge)
+                if nxt == goal:
+                    path = []
+                    while nxt != start:
+                        nxt, edge = previous[nxt]
+                        path.append(edge)
+                    return path[::-1]
+                queue.append(nxt)
+        return None
+
+    def distance(self, start: str, goal: str) -> int:
+        path = self.join_path(start, goal)
+        return 99 if path is None else len(path)
+
+    @classmethod
+    def build(cls, database: SchemaSource) -> SchemaIndex:
+        """Read the schema and the values index from the database (read-only queries)."""
+        tables: dict[str, TableInfo] = {}
+        declared: list[tuple[str, Any]] = []
+        for name in database.list_tables():
+            schema = database.describe_table(name)
+            columns = {c.name: ColumnInfo(name, c.name, _affinity(c.type), tuple(core_words(c.name)))
+                       for c in schema.columns}
+            pk = [c.name for c in schema.columns if c.primary_key]
+            tables[name] = TableInfo(name, tuple(split_identifier(name)), columns, pk, schema.row_count)
+            declared.extend((name, fk) for fk in schema.foreign_keys)
+        index = cls(tables, _edges(tables, declared))
+        for table in tables.values():
+            _mark_keys(table, index.edges)
+            _profile(database, table)
+            _choose_labels(table)
+        index.values = _read_values(database, tables)
+        index.cjk_keys = sorted((k for k in index.values if has_cjk(k) and len(k) > 1), key=len, reverse=True)
+        return index
+
+
+def _affinity(declared_type: str) -> str:
+    """SQLite's type affinity rules (https://www.sqlite.org/datatype3.html, 3.1)."""
+    t = declared_type.upper()
+    if "INT" in t:
+        return "integer"
+    if any(k in t for k in ("CHAR", "CLOB", "TEXT")):
+        return "text"
+    if not t or "BLOB" in t:
+        return "blob" if t else "text"
+    if any(k in t for k in ("REAL", "FLOA", "DOUB")):
+        return "real"
+    return "numeric"
+
+
+def _edges(tables: dict[str, TableInfo], declared: list[tuple[str, Any]]) -> list[Edge]:
+    """Declared foreign keys, plus `<thing>_id` columns that name exactly one table."""
+    by_lower = {name.lower(): name for name in tables}
+    edges: list[Edge] = []
+    for table, fk in declared:
+        ref = by_lower.get(fk.ref_table.lower())
+        column = _find_column(tables[table], fk.column)
+        if ref is None or column is None:
+            continue
+        ref_column = _find_column(tables[ref], fk.ref_column) if fk.ref_column else None
+        ref_column = ref_column or (tables[ref].pk[0] if len(tables[ref].pk) == 1 else None)
+        if ref_column:
+            edges.append(Edge(table, column, ref, ref_column))
+    linked = {(e.table, e.column) for e in edges}
+    for table in tables.values():
+        for column in table.columns:
+            words = split_identifier(column)
+            if (table.name, column) in linked or len(words) < 2 or words[-1] != "id" or column in table.pk:
+                continue
+            thing = tuple(words[:-1])
+            matches = [t for t in tables.values() if len(t.pk) == 1 and t.name != table.name
+                       and (thing[-len(t.words):] == t.words or t.words[-1:] == thing[-1:])]
+            exact = [t for t in matches if thing[-len(t.words):] == t.words]
+            target = exact if exact else matches
+            if len(target) == 1:
+                edges.append(Edge(table.name, column, target[0].name, target[0].pk[0]))
+    return edges
+
+
+def _find_column(table: TableInfo, name: str) -> str | None:
+    return next((c for c in table.columns if c.lower() == name.lower()), None)
+
+
+def _mark_keys(table: TableInfo, edges: list[Edge]) -> None:
+    fk_columns = {e.column for e in edges if e.table == table.name}
+    for column in table.columns.values():
+        words = split_identifier(column.name)
+        # A text column inside a composite key (a language code in a language-per-country table) is still data.
+        in_key = column.name in table.pk and (len(table.pk) == 1 or column.affinity != "text")
+        column.is_key = in_key or column.name in fk_columns or (bool(words) and words[-1] == "id")
+
+
+def _profile(database: SchemaSource, table: TableInfo) -> None:
+    """Look at sampled rows to tell dates, years and Chinese text apart."""
+    if not table.columns:
+        return
+    result = database.execute(f"SELECT * FROM {quote_ident(table.name)} LIMIT {SAMPLE_ROWS}", max_rows=SAMPLE_ROWS)
+    for position, column in enumerate(table.columns.values()):
+        seen = [row[position] for row in result.rows if row[position] not in (None, "")]
+        if not seen:
+            continue
+        texts = [v for v in seen if isinstance(v, str)]
+        if texts and len(texts) == len(seen):
+            column.is_date = sum(bool(_ISO_DATE.match(v)) for v in texts) >= 0.8 * len(texts)
+            column.is_cjk = sum(has_cjk(v) for v in texts) >= 0.5 * len(texts)
+        if "year" in split_identifier(column.name) and not column.is_date:
+            column.is_year = all(_is_number(v) for v in seen)
+
+
+def _is_number(value: Any) -> bool:
+    try:
+        float(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _choose_labels(table: TableInfo) -> None:
+    """Pick the column that names a row: `name`, then `*_name`, `title`, `model`, then any text."""
+    def score(column: ColumnInfo) -> int:
+        words = split_identifier(column.name)
+        if column.words == ("name",):
+            return 100
+        if column.words == ("title",):
+            return 90
+        if column.words == table.words or column.words == table.words[-1:]:
+            return 85
+        if words and words[-1] == "name":
+            return 80 - len(words)
+        if column.words in (("model",), ("label",)):
+            return 70
+        return 10
+
+    candidates = [c for c in table.columns.values() if c.is_text and not c.is_key]
+    plain = sorted((c for c in candidates if not c.is_cjk), key=score, reverse=True)
+    chinese = sorted((c for c in candidates if c.is_cjk), key=score, reverse=True)
+    table.label = plain[0].name if plain else (table.pk[0] if table.pk else None)
+    table.label_zh = chinese[0].name if chinese else None
+
+
+def _read_values(database: SchemaSource, tables: dict[str, TableInfo]) -> dict[str, list[ValueRef]]:
+    """Index short distinct text values: normalized, case-folded text -> where it occurs."""
+    values: dict[str, list[ValueRef]] = {}
+    for table in tables.values():
+        for column in table.columns.values():
+            if not column.is_text or column.is_key or table.row_count == 0:
+                continue
+            name = quote_ident(column.name)
+            source = f"(SELECT {name} FROM {quote_ident(table.name)} LIMIT {MAX_SCANNED_ROWS})"
+            sql = (f"SELECT DISTINCT {name} FROM {source} WHERE {name} IS NOT NULL "
+                   f"AND length({name}) <= {MAX_VALUE_CHARS} LIMIT {MAX_VALUES_PER_COLUMN + 1}")
+            rows = database.execute(sql, max_rows=MAX_VALUES_PER_COLUMN + 1).rows
+            if len(rows) > MAX_VALUES_PER_COLUMN:
+                continue
+            for (value,) in rows:
+                if isinstance(value, str) and normalize(value):
+                    key = normalize(value).casefold()
+                    values.setdefault(key, []).append(ValueRef(table.name, column.name, value))
+    return values

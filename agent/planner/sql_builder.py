@@ -1,0 +1,161 @@
+"""A query frame as one SQLite SELECT, joined along foreign keys.
+
+Joins follow the shortest foreign-key path from the fact table to every other
+table the frame touches (breadth-first, `SchemaIndex.join_path`). Identifiers are
+quoted when they need it, values are literals with quotes doubled, and the result
+is parsed back with sqlglot so that a malformed query is caught here, not by the
+database.
+"""
+
+from __future__ import annotations
+
+import sqlglot
+from sqlglot.errors import ParseError
+
+from agent.planner.frame import Condition, Frame, Measure, PlanningFailed
+from agent.planner.schema_index import ColumnInfo, Edge, SchemaIndex, quote_ident, quote_literal
+
+
+class SQLBuildError(Exception):
+    """The planner produced SQL that does not parse: a bug in the planner, not in the question."""
+
+
+def build_sql(frame: Frame, schema: SchemaIndex) -> str:
+    """Render the frame as SQLite.
+
+    Raises:
+        PlanningFailed: a table the frame needs does not join to the fact table.
+        SQLBuildError: the rendered SQL does not parse.
+    """
+    tables = frame.tables(schema)
+    joins, fans_out = _joins(frame.fact, tables, schema)
+    qualify = len(tables) > 1
+
+    def col(c: ColumnInfo) -> str:
+        return f"{quote_ident(c.table)}.{quote_ident(c.name)}" if qualify else quote_ident(c.name)
+
+    entity_label = _entity_label(frame, schema)
+    shown: list[str] = [col(c) for c in ([entity_label] if entity_label else [])]
+    shown += [col(c) for c in (*frame.group_columns, *frame.columns)]
+    shown += [f"{_measure(m, col)} AS {quote_ident(_alias(m, frame))}" for m in frame.measures]
+    distinct = frame.distinct or (fans_out and not frame.measures)
+    lines = [("SELECT DISTINCT " if distinct else "SELECT ") + ", ".join(dict.fromkeys(shown)),
+             f"FROM {quote_ident(frame.fact)}"]
+    for table, edge in joins:
+        lines.append(f"JOIN {quote_ident(table)} ON {quote_ident(edge.table)}.{quote_ident(edge.column)} = "
+                     f"{quote_ident(edge.ref_table)}.{quote_ident(edge.ref_column)}")
+    if frame.conditions:
+        lines.append("WHERE " + "\n  AND ".join(_condition(c, col) for c in frame.conditions))
+    keys: list[str] = []
+    if frame.entity:
+        info = schema.tables[frame.entity]
+        keys += [col(info.columns[k]) for k in info.pk] + [col(entity_label)]
+    keys += [col(c) for c in frame.group_columns]
+    if keys and frame.measures:
+        lines.append("GROUP BY " + ", ".join(dict.fromkeys(keys)))
+    if frame.having:
+        op, numbers = frame.having
+        bound = " AND ".join(_number(n) for n in numbers)
+        lines.append(f"HAVING COUNT(*) {'BETWEEN' if op == 'between' else op} {bound}")
+    if frame.order is not None:
+        by = (quote_ident(_alias(frame.order.measure, frame)) if frame.order.measure is not None
+              else col(frame.order.column))
+        order = [by + (" DESC" if frame.order.desc else "")]
+        tie = entity_label or (frame.group_columns or frame.columns or [None])[0]
+        if frame.limit is not None and tie is not None and col(tie) != by:
+            order.append(col(tie))  # a stable tie-break, so the same question gives the same rows
+        lines.append("ORDER BY " + ", ".join(order))
+    if frame.limit is not None:
+        lines.append(f"LIMIT {int(frame.limit)}")
+    sql = "\n".join(lines)
+    try:
+        sqlglot.parse_one(sql, read="sqlite")
+    except ParseError as exc:
+        raise SQLBuildError(f"planner built unparseable SQL: {exc}\n{sql}") from exc
+    return sql
+
+
+def _joins(fact: str, tables: list[str], schema: SchemaIndex) -> tuple[list[tuple[str, Edge]], bool]:
+    """JOIN clauses reaching every table from the fact table; and whether any multiplies rows."""
+    joined, joins, fans_out = {fact}, [], False
+    for target in tables:
+        path = schema.join_path(fact, target)
+        if path is None:
+            raise PlanningFailed(f"table {target} does not join to {fact} through foreign keys",
+                                 zh=f"表 {target} 无法通过外键与 {fact} 连接")
+        for edge in path:
+            if edge.table in joined and edge.ref_table in joined:
+                continue
+            new = edge.ref_table if edge.table in joined else edge.table
+            fans_out = fans_out or new == edge.table  # parent to child: one row becomes many
+            joins.append((new, edge))
+            joined.add(new)
+    return joins, fans_out
+
+
+def _entity_label(frame: Frame, schema: SchemaIndex) -> ColumnInfo | None:
+    if not frame.entity:
+        return None
+    info = schema.tables[frame.entity]
+    name = (info.label_zh if frame.zh and info.label_zh else info.label) or next(iter(info.columns))
+    return info.columns[name]
+
+
+def _measure(m: Measure, col) -> str:
+    if m.column is None:
+        return "COUNT(*)"
+    return f"{m.func.upper()}({'DISTINCT ' if m.distinct else ''}{col(m.column)})"
+
+
+def _alias(m: Measure, frame: Frame) -> str:
+    if m.column is None:
+        return "count"
+    return f"{m.func}_{'distinct_' if m.distinct else ''}{m.column.name}".lower()
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def _condition(c: Condition, col) -> str:
+    ref = col(c.column)
+    if c.op.startswith("year_"):
+        return _year_condition(c, ref)
+    if c.op in ("in", "not_in"):
+        values = ", ".join(quote_literal(v) for v in c.values)
+        return f"{ref} {'NOT IN' if c.op == 'not_in' else 'IN'} ({values})"
+    if c.op == "between":
+        return f"{ref} BETWEEN {_number(c.values[0])} AND {_number(c.values[1])}"
+    if c.op == "like":
+        return f"{ref} LIKE {quote_literal('%' + str(c.values[0]) + '%')}"
+    value = _number(c.values[0]) if isinstance(c.values[0], (int, float)) else quote_literal(c.values[0])
+    return f"{ref} {c.op} {value}"
+
+
+def _year_condition(c: Condition, ref: str) -> str:
+    """Years on an ISO date text (compared as text) or on a year column (compared as a number)."""
+    relation, years = c.op[5:], [int(y) for y in c.values]
+    if c.column.is_date:
+        def start(year: int) -> str:
+            return quote_literal(f"{year:04d}-01-01")
+
+        if relation == "in":
+            listed = ", ".join(quote_literal(str(y)) for y in years)
+            return f"strftime('%Y', {ref}) = {listed}" if len(years) == 1 else f"strftime('%Y', {ref}) IN ({listed})"
+        return {
+            "since": f"{ref} >= {start(years[0])}",
+            "after": f"{ref} >= {start(years[0] + 1)}",
+            "before": f"{ref} < {start(years[0])}",
+            "until": f"{ref} < {start(years[0] + 1)}",
+            "between": f"{ref} >= {start(years[0])} AND {ref} < {start(years[-1] + 1)}",
+        }[relation]
+    number = ref if c.column.affinity in ("integer", "real", "numeric") else f"CAST({ref} AS INTEGER)"
+    if relation == "in":
+        return f"{number} = {years[0]}" if len(years) == 1 else f"{number} IN ({', '.join(map(str, years))})"
+    return {
+        "since": f"{number} >= {years[0]}",
+        "after": f"{number} > {years[0]}",
+        "before": f"{number} < {years[0]}",
+        "until": f"{number} <= {years[0]}",
+        "between": f"{number} BETWEEN {years[0]} AND {years[-1]}",
+    }[relation]

@@ -1,0 +1,265 @@
+"""Context benchmark: what each model call costs, what the store costs, what is remembered.
+
+One conversation of up to 1,000 generator turns goes through the same memory steps
+as `agent.loop.run_turn` (summary refresh, `build_context` at each model call,
+archival at the end of the turn, saved in a real store), with the extractive
+summariser: the model is scripted, so no call is made. Measured at 25 to 1,000 turns:
+- tokens per model call: sent, the whole history, and a fixed last-6-messages window;
+- state_data bytes, database bytes, median save and load (as the `store` benchmark);
+- planted facts: a fact stated at turn k, asked about at k+n (n up to 500): the share
+  of them present in the assembled context (summary, result cards, recent messages).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from agent.context import build_context, system_prompt
+from agent.memory.archival import archive_if_due
+from agent.memory.config import MemoryConfig
+from agent.memory.summary import refresh_summary
+from agent.memory.tokens import counter_for
+from agent.state import AgentState, FunctionCall, Message, MessageToolCall, SQLRecord, Step
+from agent.tools import tool_schemas
+from bench.generator import turn_messages
+from storage.archive import ArchiveStore
+from storage.conversations import ConversationStore
+
+SIZES = [25, 50, 100, 250, 500, 1000]
+REPEATS = 31  # medians of many: the machine is shared, single timings of ~1 ms are noisy
+CONFIG = MemoryConfig(model="gpt-4o-mini")  # defaults: 16,000-token cap on a 128k window
+DATABASE = "aerospace.db"
+GAPS = [1, 2, 5, 10, 25, 50, 100, 250, 500]
+PREFERENCES = [
+    ("Before we go on: our fiscal year starts in April.", "fiscal year starts in April",
+     "Remind me, when does the fiscal year begin for us?"),
+    ("Note that we count only successful launches as launches.", "count only successful launches",
+     "Which launches should the counts include?"),
+    ("From now on, report payload mass in tonnes, not kilograms.", "payload mass in tonnes",
+     "What unit should masses be in?"),
+    ("We treat Kourou as a European site, whatever the country column says.", "Kourou as a European site",
+     "How do we classify the Guiana site?"),
+    ("Please always round percentages to one decimal place.", "round percentages to one decimal place",
+     "How should percentages be shown?"),
+    ("Our team calls the Long March family 'CZ' in reports.", "Long March family 'CZ'",
+     "What do we call that Chinese rocket family?"),
+]
+OPERATORS = ["Arianespace", "Roscosmos", "ISRO", "JAXA", "Rocket Lab", "CASC"]
+
+
+def _db_bytes(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.parent.glob(path.name + "*"))
+
+
+def _fact_turn(n: int, fact_index: int) -> tuple[list[Message], str, str]:
+    """Turn `n` carrying planted fact `fact_index`: its messages, the key to look for, the probe question."""
+    if fact_index % 2 == 0:
+        statement, key, probe = PREFERENCES[fact_index // 2 % len(PREFERENCES)]
+        messages = turn_messages(n)
+        messages[0] = Message(role="user", content=f"{statement} How many launches per year since 2015?")
+        return messages, key, probe
+    operator = OPERATORS[fact_index // 2 % len(OPERATORS)]
+    value = 310_000 + 7_919 * fact_index  # six digits: no generator row holds such a number
+    sql = f"SELECT count(*) AS n FROM payloads WHERE operator = '{operator}'"
+    call = MessageToolCall(id=f"call_{n}_fact", function=FunctionCall(name="run_sql", arguments=json.dumps({"sql": sql})))
+    result = {"ok": True, "columns": ["n"], "rows": [[value]], "row_count": 1, "truncated": False, "result_id": n}
+    return [Message(role="user", content=f"How many payloads has {operator} launched in total?"),
+            Message(role="assistant", tool_calls=[call]),
+            Message(role="tool", tool_call_id=call.id, name="run_sql", content=json.dumps(result)),
+            Message(role="assistant", content=f"{operator} has launched {value} payloads.")], str(value), \
+        f"What was the total number of payloads for {operator} that we found earlier?"
+
+
+class Conversation:
+    """One conversation run through the loop's memory steps on a real store."""
+
+    def __init__(self, path: Path, config: MemoryConfig = CONFIG):
+        self.config = config
+        self._open = ConversationStore.open(path, AgentState)
+        self.store = self._open.__enter__()
+        self.archive = ArchiveStore(self.store, Message)
+        self.state = AgentState()
+        self.thread = self.store.create(user_id="bench", state=self.state).thread_id
+        self.version = 1
+        self.tools = tool_schemas()
+        self.save_ms: list[float] = []
+
+    def close(self) -> None:
+        self._open.__exit__(None, None, None)
+
+    def context(self, state: AgentState | None = None):
+        stats = self.archive.stats(self.thread)
+        return build_context(state or self.state, self.config, database_name=DATABASE, tools=self.tools,
+                             archived_messages=stats.messages, archived_tokens=stats.tokens)
+
+    def turn(self, n: int, messages: list[Message], *, measure: bool = False) -> list[dict[str, Any]]:
+        """Play one turn: question, summary refresh, one context per model call, save or archive."""
+        state, calls = self.state, []
+        state.question = messages[0].content
+        state.messages.append(messages[0])
+        refresh_summary(state, self.config, summariser=None, database_name=DATABASE)
+        for message in messages[1:]:
+            if measure and message.role == "assistant":  # the model is called before each assistant message
+                calls.append(self.measure_call())
+            state.messages.append(message)
+            for call in message.tool_calls or []:
+                index = state.steps[-1].step_index + 1 if state.steps else 0
+                state.steps.append(Step(step_index=index, turn_index=n, action=call.function.name,
+                                        args=json.loads(call.function.arguments), observation="(see messages)"))
+                if call.function.name == "run_sql":
+                    state.sql_history.append(SQLRecord(sql=json.loads(call.function.arguments)["sql"], ok=True,
+                                                       row_count=20, columns=["year", "count"]))
+        started = time.perf_counter()
+        moved = archive_if_due(state, self.config, archive=self.archive, thread_id=self.thread, user_id="bench",
+                               expected_version=self.version, stats=self.archive.stats(self.thread), summariser=None)
+        if moved is not None:
+            self.state, self.version = moved
+        else:
+            self.version = self.store.save(self.thread, user_id="bench", state=state, expected_version=self.version)
+        self.save_ms.append((time.perf_counter() - started) * 1000)
+        return calls
+
+    def measure_call(self) -> dict[str, int]:
+        context = self.context()
+        counter = counter_for(self.config.model)
+        system = {"role": "system", "content": system_prompt(self.state, database_name=DATABASE)}
+        window = [system] + [m.to_api() for m in self.state.messages[-6:]]
+        return {"sent": context.report.tokens_sent, "full": context.report.history_tokens,
+                "last6": counter.messages(window) + counter.tools(self.tools)}
+
+
+def measure_sizes() -> list[dict[str, Any]]:
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "store.db"
+        conv = Conversation(path)
+        try:
+            for n in range(max(SIZES)):
+                if n + 1 in SIZES:  # measure the calls of the last turn, then the store with n + 1 turns
+                    results.append(_checkpoint(conv, n + 1, path, conv.turn(n, turn_messages(n), measure=True)))
+                else:
+                    conv.turn(n, turn_messages(n))
+        finally:
+            conv.close()
+    return results
+
+
+def _checkpoint(conv: Conversation, n: int, path: Path, calls: list[dict[str, int]]) -> dict[str, Any]:
+    saves, loads = [], []
+    for _ in range(REPEATS):
+        started = time.perf_counter()
+        conv.version = conv.store.save(conv.thread, user_id="bench", state=conv.state, expected_version=conv.version)
+        saves.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        conv.store.load(conv.thread, user_id="bench")
+        loads.append(time.perf_counter() - started)
+    conv.store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    sent, full, last6 = (round(statistics.mean(c[k] for c in calls)) for k in ("sent", "full", "last6"))
+    stats = conv.archive.stats(conv.thread)
+    return {"turns": n, "messages": stats.messages + len(conv.state.messages), "hot_messages": len(conv.state.messages),
+            "tokens_sent": sent, "tokens_full_history": full, "tokens_last6": last6,
+            "sent_share_of_full": round(sent / full, 4), "state_data_bytes": len(conv.state.model_dump_json().encode()),
+            "database_bytes": _db_bytes(path), "save_ms_median": round(statistics.median(saves) * 1000, 2),
+            "load_ms_median": round(statistics.median(loads) * 1000, 2),
+            "turn_save_ms_p95": round(sorted(conv.save_ms)[int(len(conv.save_ms) * 0.95)], 2)}
+
+
+def _scalar_filler(n: int) -> list[Message]:
+    """A filler turn whose answer is one number (for the dense variant): it competes with the facts."""
+    messages, _, _ = _fact_turn(n, 1)
+    value = 10_000 + n  # five digits: never a planted key
+    return [messages[0].model_copy(update={"content": f"Turn {n}: how many payloads flew in {1990 + n % 30}?"}),
+            messages[1], messages[2].model_copy(update={"content": messages[2].content.replace(
+                str(310_000 + 7_919), str(value))}), Message(role="assistant", content=f"{value} payloads.")]
+
+
+def measure_facts(*, dense: bool = False) -> dict[str, Any]:
+    """Plant 12 facts at turns 10..120 and ask about each at k+n (dense: every third filler turn
+    also ends in a single number, as a busy analyst's would)."""
+    plants = {10 + 10 * i: i for i in range(12)}
+    probes: dict[int, list[tuple[int, int]]] = {}
+    for k, i in plants.items():
+        for gap in GAPS:
+            probes.setdefault(k + gap, []).append((i, gap))
+    found: dict[int, list[dict[str, Any]]] = {gap: [] for gap in GAPS}
+    facts: dict[int, tuple[str, str]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        conv = Conversation(Path(tmp) / "facts.db")
+        try:
+            for n in range(max(probes) + 1):
+                for i, gap in probes.get(n, []):
+                    key, probe = facts[i]
+                    asked = conv.state.model_copy(update={"messages": conv.state.messages + [
+                        Message(role="user", content=probe)]})
+                    refresh_summary(asked, conv.config, summariser=None)  # as the loop does before the call
+                    found[gap].append({"fact": i, "kind": "preference" if i % 2 == 0 else "result",
+                                       "via": _where(conv.context(asked).messages, key)})
+                if n in plants:
+                    messages, key, probe = _fact_turn(n, plants[n])
+                    facts[plants[n]] = (key, probe)
+                else:
+                    messages = _scalar_filler(n) if dense and n % 3 == 0 else turn_messages(n)
+                conv.turn(n, messages)
+        finally:
+            conv.close()
+    return {"facts": len(plants), "planted_at": sorted(plants), "gaps": [
+        {"n": gap, "present": sum(1 for f in rows if f["via"]), "of": len(rows),
+         "share": round(sum(1 for f in rows if f["via"]) / len(rows), 3),
+         "via": {v: sum(1 for f in rows if f["via"] == v) for v in ("recent", "condensed", "summary") if
+                 any(f["via"] == v for f in rows)},
+         "missing": [f"{f['kind']} #{f['fact']}" for f in rows if not f["via"]]} for gap, rows in found.items()]}
+
+
+def _where(messages: list[dict[str, Any]], key: str) -> str | None:
+    """Which part of the context holds `key`: the system message (summary), a card, or a full message."""
+    if key in messages[0]["content"]:
+        return "summary"
+    for message in messages[1:]:
+        if key in json.dumps(message, ensure_ascii=False):
+            content = str(message.get("content") or "")
+            return "condensed" if message["role"] == "tool" and " · " in content else "recent"
+    return None
+
+
+def run() -> dict:
+    return {"shape": "generator turns of 6 messages (question, 2 tool calls with ~1.5 KB and ~800 B results, "
+                     "~400 B answer)",
+            "config": {"model": CONFIG.model, "context_budget": CONFIG.context_budget,
+                       "window": 128_000, "full_recent_count": CONFIG.full_recent_count,
+                       "max_messages_per_thread": CONFIG.max_messages_per_thread,
+                       "summariser": "extractive (scripted model: no summariser calls)"},
+            "repeats": REPEATS, "results": measure_sizes(), "planted_facts": measure_facts(),
+            "planted_facts_dense": measure_facts(dense=True)}
+
+
+def markdown(figures: dict) -> str:
+    config = figures["config"]
+    lines = [f"Shape: {figures['shape']}. Budget: min({config['window']:,}-token window of {config['model']}, "
+             f"{config['context_budget']:,} cap); archival past {config['max_messages_per_thread']} messages; "
+             f"summariser: {config['summariser']}. Tokens are the mean of the turn's model calls; save and load are "
+             f"medians of {figures['repeats']}.", "",
+             "| turns | messages (hot) | tokens sent | full history | last 6 messages | sent / full "
+             "| state_data bytes | database bytes | save ms | load ms |", "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in figures["results"]:
+        lines.append(f"| {r['turns']} | {r['messages']} ({r['hot_messages']}) | {r['tokens_sent']:,} "
+                     f"| {r['tokens_full_history']:,} | {r['tokens_last6']:,} | {r['sent_share_of_full']:.1%} "
+                     f"| {r['state_data_bytes']:,} | {r['database_bytes']:,} | {r['save_ms_median']} "
+                     f"| {r['load_ms_median']} |")
+    facts, dense = figures["planted_facts"], figures["planted_facts_dense"]
+    lines += ["", f"Planted facts: {facts['facts']} facts (stated preferences and six-digit query results, "
+              f"alternating) at turns {facts['planted_at'][0]}–{facts['planted_at'][-1]}, each asked about n turns "
+              "later; present = the fact is in the context of that call (first found in: the summary in tier 1, a "
+              "result card, a recent message). Dense: every third filler turn also ends in a single number, so "
+              "the summary's scalar results compete (no recall in this run).", "",
+              "| n | present | share | first found in | dense: present | dense: missing |",
+              "|---:|---:|---:|---|---:|---|"]
+    for g, d in zip(facts["gaps"], dense["gaps"]):
+        where = ", ".join(f"{k} {v}" for k, v in g["via"].items())
+        lines.append(f"| {g['n']} | {g['present']}/{g['of']} | {g['share']:.0%} | {where} "
+                     f"| {d['present']}/{d['of']} ({d['share']:.0%}) | {', '.join(d['missing']) or '-'} |")
+    return "\n".join(lines)

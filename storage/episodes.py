@@ -1,0 +1,344 @@
+"""EpisodeStore: one row per finished turn, a keyword index over it, and its embedding.
+
+The schema is migration 3 (`storage/migrations/0003_memory.sql`). An episode's id is
+a hash of (thread, turn), so indexing a turn again updates it. Rows cascade from
+`conversations`; the FTS rows follow through a trigger. The store keeps embeddings
+as float32 bytes with the name of the model that made them and knows nothing else
+of models: `agent.memory.recall` embeds and ranks.
+
+Keyword terms are made here, for the index and for queries alike (`search_terms`):
+words lower-cased with stopwords dropped, CJK runs cut into overlapping character
+bigrams (FTS5's unicode61 would keep a whole Chinese phrase as one token).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sqlite3
+import threading
+import unicodedata
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import NamedTuple
+
+from pydantic import BaseModel, Field
+
+from storage.errors import ConversationNotFound, StoreError
+from storage.schema import migrate
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_TOKEN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+")
+_HAS_CJK = re.compile(rf"[{_CJK}]")
+STOPWORDS = frozenset("""
+a about above after again all also am an and any are as at be because been before being below between both
+but by can could did do does doing done down during each either else ever every few for from further get
+gets got had has have having he her here hers herself him himself his how i if in into is it its itself
+just let like ll me might more most much must my myself no nor not now of off oh ok okay on once only or
+other our ours ourselves out over own re really s same shall she should so some such t than that the their
+theirs them themselves then there these they this those through to too under until up us ve very was we
+were what whatever when where whether which while who whom whose why will with would yeah yes yet you your
+yours yourself yourselves d m wow hey hi hmm um uh
+""".split())
+SQL_WORDS = frozenset("""
+select from where group by order having limit offset join left right inner outer cross on as and or not
+null is in like between case when then else end distinct asc desc union all with count sum avg min max
+cast strftime coalesce ifnull round substr lower upper over partition
+""".split())
+# bm25 weights for question, sql, answer, topics, context: the question and answer say
+# what a turn was about; SQL repeats table names; context is a neighbour's words.
+COLUMN_WEIGHTS = (1.0, 0.4, 0.8, 0.8, 0.3)
+
+
+class EpisodeStoreError(StoreError):
+    """Base of the episode store's errors."""
+
+
+class EpisodeNotFound(EpisodeStoreError):
+    """No episode with this id belongs to this user."""
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def episode_id(thread_id: str, turn_index: int) -> str:
+    """The deterministic id of a turn's episode (thread ids never contain ':')."""
+    return hashlib.sha256(f"{thread_id}:{int(turn_index)}".encode()).hexdigest()[:32]
+
+
+def search_terms(text: str, *, drop: frozenset[str] = STOPWORDS) -> list[str]:
+    """The keyword terms of `text`: lower-cased words minus `drop`, CJK runs as bigrams."""
+    terms: list[str] = []
+    for token in _TOKEN.findall(unicodedata.normalize("NFKC", text or "").casefold()):
+        if _HAS_CJK.match(token):
+            terms.extend([token] if len(token) == 1 else [token[i:i + 2] for i in range(len(token) - 1)])
+        elif token not in drop and (len(token) > 1 or token.isdigit()):
+            terms.append(token)
+    return terms
+
+
+def match_expression(terms: Iterable[str], *, prefix_min: int = 0) -> str:
+    """An FTS5 query matching any of `terms`, each quoted (so no term is read as syntax);
+    terms of at least `prefix_min` characters (0: none) also match as prefixes."""
+    seen: dict[str, None] = dict.fromkeys(t for t in terms if t)
+    parts = []
+    for term in seen:
+        quoted = '"' + term.replace('"', '""') + '"'
+        parts.append(quoted + "*" if prefix_min and len(term) >= prefix_min and not _HAS_CJK.match(term) else quoted)
+    return " OR ".join(parts)
+
+
+class EpisodeIn(BaseModel):
+    """What a finished turn contributes to the index."""
+
+    thread_id: str
+    user_id: str
+    turn_index: int = Field(ge=0)
+    question: str
+    sql: str = ""
+    answer: str = ""
+    topics: list[str] = Field(default_factory=list)
+    context: str = Field("", description="Neighbouring words (the previous question), indexed at low weight.")
+
+
+class Episode(EpisodeIn):
+    id: str
+    seq: int
+    embedding_model: str | None = None
+    created_at: str
+    updated_at: str
+
+
+class StoredVector(NamedTuple):
+    # A tuple, not a model: a cache loads 100k of these at once.
+    seq: int
+    thread_id: str
+    vec_version: int
+    embedding: bytes
+
+
+_COLUMNS = ("seq, id, thread_id, user_id, turn_index, question, sql, answer, topics, context, embedding_model,"
+            " created_at, updated_at")
+
+
+class EpisodeStore:
+    """Episodes of many users in the store file; every read filters by `user_id`."""
+
+    def __init__(self, conn: sqlite3.Connection, *, lock: threading.RLock | None = None):
+        """Args:
+        conn: an autocommit connection (`storage.conversations.connect`).
+        lock: the lock of another store sharing `conn`, so transactions never interleave.
+        """
+        self.conn = conn
+        self._lock = lock or threading.RLock()
+        with self._lock:
+            migrate(conn)
+
+    @classmethod
+    @contextmanager
+    def open(cls, path: str | Path) -> Iterator[EpisodeStore]:
+        from storage.conversations import connect
+
+        conn = connect(path)
+        try:
+            yield cls(conn)
+        finally:
+            conn.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.conn.execute("COMMIT")
+
+    def _read(self, sql: str, params: tuple | list = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            cursor = self.conn.execute(sql, params)
+            cursor.row_factory = sqlite3.Row
+            return cursor.fetchall()
+
+    # -- writing ------------------------------------------------------------------
+
+    def upsert(self, episode: EpisodeIn, *, embedding: bytes | None = None, embedding_model: str | None = None) -> Episode:
+        """Index one turn (again): same (thread, turn), same row. Without a new embedding an
+        unchanged text keeps its old one; a changed text loses it until re-embedded.
+
+        Raises:
+            ConversationNotFound: the thread is not this user's.
+        """
+        self.upsert_many([(episode, embedding, embedding_model)])
+        return self.get(episode_id(episode.thread_id, episode.turn_index), user_id=episode.user_id)
+
+    def upsert_many(self, items: Iterable[tuple[EpisodeIn, bytes | None, str | None]]) -> int:
+        """Index many turns in one transaction; return how many were written."""
+        count = 0
+        with self._write() as conn:
+            owners: dict[str, str] = {}
+            versions: dict[str, int] = {}
+            for episode, embedding, model in items:
+                owner = owners.get(episode.thread_id)
+                if owner is None:
+                    row = conn.execute("SELECT user_id FROM conversations WHERE thread_id = ?",
+                                       (episode.thread_id,)).fetchone()
+                    owner = owners[episode.thread_id] = row[0] if row else ""
+                if owner != episode.user_id:
+                    raise ConversationNotFound(episode.thread_id)
+                version = None
+                if embedding is not None:
+                    if owner not in versions:
+                        versions[owner] = self._max_vec_version(conn, owner)
+                    versions[owner] += 1
+                    version = versions[owner]
+                self._upsert_one(conn, episode, embedding, model, version)
+                count += 1
+        return count
+
+    def _upsert_one(self, conn: sqlite3.Connection, e: EpisodeIn, embedding: bytes | None, model: str | None,
+                    version: int | None) -> None:
+        eid, now = episode_id(e.thread_id, e.turn_index), _now()
+        topics = json.dumps(e.topics, ensure_ascii=False)
+        old = conn.execute("SELECT seq, question, sql, answer, topics, context FROM episodes WHERE id = ?",
+                           (eid,)).fetchone()
+        if old is None:
+            seq = conn.execute(
+                "INSERT INTO episodes (id, thread_id, user_id, turn_index, question, sql, answer, topics, context,"
+                " embedding, embedding_model, vec_version, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (eid, e.thread_id, e.user_id, e.turn_index, e.question, e.sql, e.answer, topics, e.context,
+                 embedding, model if embedding is not None else None, version, now, now),
+            ).lastrowid
+        else:
+            seq = old[0]
+            same_text = tuple(old[1:]) == (e.question, e.sql, e.answer, topics, e.context)
+            conn.execute(
+                "UPDATE episodes SET question = ?, sql = ?, answer = ?, topics = ?, context = ?, updated_at = ?"
+                " WHERE seq = ?", (e.question, e.sql, e.answer, topics, e.context, now, seq))
+            if embedding is not None:
+                self._set_vector(conn, seq, embedding, model, version)
+            elif not same_text:
+                self._set_vector(conn, seq, None, None, None)
+                # A cache may hold the old vector: make it reload.
+                conn.execute("INSERT INTO episode_invalidations (user_id, count) VALUES (?, 1)"
+                             " ON CONFLICT (user_id) DO UPDATE SET count = count + 1", (e.user_id,))
+            conn.execute("DELETE FROM episodes_fts WHERE rowid = ?", (seq,))
+        conn.execute(
+            "INSERT INTO episodes_fts (rowid, question, sql, answer, topics, context) VALUES (?, ?, ?, ?, ?, ?)",
+            (seq, " ".join(search_terms(e.question)), " ".join(search_terms(e.sql, drop=STOPWORDS | SQL_WORDS)),
+             " ".join(search_terms(e.answer)), " ".join(search_terms(" ".join(e.topics))),
+             " ".join(search_terms(e.context))),
+        )
+
+    @staticmethod
+    def _set_vector(conn: sqlite3.Connection, seq: int, embedding: bytes | None, model: str | None,
+                    version: int | None) -> None:
+        conn.execute("UPDATE episodes SET embedding = ?, embedding_model = ?, vec_version = ? WHERE seq = ?",
+                     (embedding, model, version, seq))
+
+    @staticmethod
+    def _max_vec_version(conn: sqlite3.Connection, user_id: str) -> int:
+        # Per user (the caches are), so the (user_id, vec_version) index answers it.
+        return conn.execute("SELECT coalesce(max(vec_version), 0) FROM episodes WHERE user_id = ?",
+                            (user_id,)).fetchone()[0]
+
+    def set_embeddings(self, vectors: Iterable[tuple[int, bytes]], *, user_id: str, model: str) -> int:
+        """Store (seq, embedding) pairs of this user's episodes made by `model`; return how many."""
+        count = 0
+        with self._write() as conn:
+            version = self._max_vec_version(conn, user_id)
+            for seq, embedding in vectors:
+                version += 1
+                count += conn.execute(
+                    "UPDATE episodes SET embedding = ?, embedding_model = ?, vec_version = ? WHERE seq = ? AND user_id = ?",
+                    (embedding, model, version, seq, user_id)).rowcount
+        return count
+
+    def delete_for_user(self, user_id: str) -> int:
+        """Erase every episode of this user (the FTS rows follow); return how many."""
+        with self._write() as conn:
+            return conn.execute("DELETE FROM episodes WHERE user_id = ?", (user_id,)).rowcount
+
+    # -- reading ------------------------------------------------------------------
+
+    def get(self, id: str, *, user_id: str) -> Episode:
+        rows = self._read(f"SELECT {_COLUMNS} FROM episodes WHERE id = ? AND user_id = ?", (id, user_id))
+        if not rows:
+            raise EpisodeNotFound(f"episode {id!r} not found")
+        return _episode(rows[0])
+
+    def list(self, *, user_id: str, thread_id: str | None = None, limit: int = 100, offset: int = 0) -> list[Episode]:
+        """This user's episodes (of one thread if given), newest first."""
+        where, params = self._scope(user_id, thread_id)
+        rows = self._read(f"SELECT {_COLUMNS} FROM episodes e WHERE {where} ORDER BY seq DESC LIMIT ? OFFSET ?",
+                          (*params, max(0, limit), max(0, offset)))
+        return [_episode(r) for r in rows]
+
+    def count(self, *, user_id: str, thread_id: str | None = None) -> int:
+        where, params = self._scope(user_id, thread_id)
+        return self._read(f"SELECT count(*) FROM episodes e WHERE {where}", params)[0][0]
+
+    def by_seq(self, seqs: Iterable[int], *, user_id: str) -> dict[int, Episode]:
+        """The episodes with these row numbers that belong to this user."""
+        seqs = list(dict.fromkeys(int(s) for s in seqs))
+        if not seqs:
+            return {}
+        marks = ",".join("?" * len(seqs))
+        rows = self._read(f"SELECT {_COLUMNS} FROM episodes WHERE user_id = ? AND seq IN ({marks})", (user_id, *seqs))
+        return {r["seq"]: _episode(r) for r in rows}
+
+    def keyword_search(self, terms: Iterable[str], *, user_id: str, thread_id: str | None = None, limit: int = 50,
+                       prefix_min: int = 0) -> list[tuple[int, float]]:
+        """(seq, bm25 score, lower is better) of the best matches of any of `terms`, best first."""
+        expression = match_expression(terms, prefix_min=prefix_min)
+        if not expression:
+            return []
+        where, params = self._scope(user_id, thread_id)
+        weights = ", ".join(str(float(w)) for w in COLUMN_WEIGHTS)
+        rows = self._read(
+            f"SELECT f.rowid, bm25(episodes_fts, {weights}) AS score FROM episodes_fts f"
+            f" JOIN episodes e ON e.seq = f.rowid WHERE episodes_fts MATCH ? AND {where}"
+            " ORDER BY score LIMIT ?", (expression, *params, max(1, limit)))
+        return [(r[0], r[1]) for r in rows]
+
+    def vectors(self, *, user_id: str, model: str, after_version: int = 0) -> list[StoredVector]:
+        """Embeddings by `model` of this user's episodes written after `after_version`."""
+        rows = self._read(
+            "SELECT seq, thread_id, vec_version, embedding FROM episodes"
+            " WHERE user_id = ? AND vec_version > ? AND embedding_model = ? ORDER BY vec_version",
+            (user_id, after_version, model))
+        return [StoredVector(*r) for r in rows]
+
+    def vector_state(self, *, user_id: str) -> tuple[int, int]:
+        """(newest vec_version, invalidations so far) for this user: what a cache compares."""
+        newest = self._read("SELECT coalesce(max(vec_version), 0) FROM episodes WHERE user_id = ?", (user_id,))[0][0]
+        deleted = self._read("SELECT count FROM episode_invalidations WHERE user_id = ?", (user_id,))
+        return newest, deleted[0][0] if deleted else 0
+
+    def stale(self, *, user_id: str, model: str, limit: int = 64) -> list[Episode]:
+        """Episodes without an embedding by `model` (none yet, or another model's), oldest first."""
+        rows = self._read(
+            f"SELECT {_COLUMNS} FROM episodes WHERE user_id = ? AND embedding_model IS NULL"
+            f" UNION ALL SELECT {_COLUMNS} FROM episodes WHERE user_id = ? AND embedding_model < ?"
+            f" UNION ALL SELECT {_COLUMNS} FROM episodes WHERE user_id = ? AND embedding_model > ?"
+            " ORDER BY seq LIMIT ?", (user_id, user_id, model, user_id, model, max(1, limit)))
+        return [_episode(r) for r in rows]
+
+    @staticmethod
+    def _scope(user_id: str, thread_id: str | None) -> tuple[str, tuple]:
+        if thread_id is None:
+            return "e.user_id = ?", (user_id,)
+        return "e.user_id = ? AND e.thread_id = ?", (user_id, thread_id)
+
+
+def _episode(row: sqlite3.Row) -> Episode:
+    data = dict(row)
+    data["topics"] = json.loads(data["topics"] or "[]")
+    return Episode.model_validate(data)

@@ -1,0 +1,338 @@
+"""The offline planner, driven the way the loop drives it, against real SQLite files.
+
+Each documented question (tests/data/planner_questions.json) goes through the whole
+conversation: complete -> tool run on AnalyticsDatabase -> observation appended ->
+complete, until `answer`. The SQL the planner ran is compared with the gold SQL,
+written independently, as multisets of rows (in order when the gold has ORDER BY;
+columns may come in another order, as in Spider's execution match).
+
+Run `python -m tests.agent.test_offline_planner` to rewrite the question table in
+docs/offline-planner.md after adding questions.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import sqlite3
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlglot
+
+from agent.database import AnalyticsDatabase
+from agent.llm import ModelReply
+from agent.offline_planner import OfflinePlanner
+from agent.state import AgentState
+from agent.tools import ToolContext, parse_arguments, run_tool, tool_schemas
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests" / "data"
+QUESTIONS = json.loads((DATA / "planner_questions.json").read_text(encoding="utf-8"))
+DOC = ROOT / "docs" / "offline-planner.md"
+TABLE_START, TABLE_END = "<!-- questions:start -->", "<!-- questions:end -->"
+MAX_STEPS = 12  # the loop's default
+
+
+# -- playing the loop -------------------------------------------------------------------
+
+class Conversation:
+    """A message history and the tools, as `agent.loop` keeps them (minus the store)."""
+
+    def __init__(self, planner: OfflinePlanner, database: AnalyticsDatabase):
+        self.planner, self.database = planner, database
+        self.messages: list[dict[str, Any]] = []
+        self.context = ToolContext(database=database, state=AgentState())
+
+    def ask(self, question: str, *, sql_error: str | None = None) -> tuple[list[str], dict[str, Any]]:
+        """One turn: the tool names called, in order, and the answer's arguments.
+
+        Args:
+            sql_error: when set, every run_sql observation is this error instead of the result.
+        """
+        self.messages.append({"role": "user", "content": question})
+        steps: list[str] = []
+        for _ in range(MAX_STEPS):
+            reply = self.planner.complete(self.messages, tool_schemas())
+            assert isinstance(reply, ModelReply) and reply.model == "offline planner" and reply.usage is None
+            assert len(reply.tool_calls) == 1 and reply.reasoning
+            call = reply.tool_calls[0]
+            steps.append(call.name)
+            self.messages.append({"role": "assistant", "content": None, "tool_calls": [
+                {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}]})
+            if call.name == "answer":
+                args = json.loads(call.arguments)
+                self.messages.append({"role": "assistant", "content": args["text"]})
+                return steps, args
+            tool, args, failure = parse_arguments(call.name, call.arguments)
+            assert failure is None, failure.observation
+            if call.name == "run_sql" and sql_error is not None:
+                content = json.dumps({"ok": False, "error": sql_error})
+            else:
+                content = run_tool(self.context, tool, args).observation_text()
+            self.messages.append({"role": "tool", "tool_call_id": call.id, "name": call.name, "content": content})
+        raise AssertionError(f"no answer within {MAX_STEPS} steps: {steps}")
+
+    @property
+    def last_sql(self) -> str:
+        calls = [c["function"] for m in self.messages for c in m.get("tool_calls") or []]
+        return json.loads([c for c in calls if c["name"] == "run_sql"][-1]["arguments"])["sql"]
+
+
+def database_path(db: str, sample_db_path: Path) -> Path:
+    return sample_db_path if db == "sample" else DATA / "spider" / db / f"{db}.sqlite"
+
+
+def gold_rows(path: Path, sql: str) -> list[tuple]:
+    """Gold SQL runs on plain sqlite3: Spider's gold uses SQLite quirks the guard need not accept."""
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        return [tuple(row) for row in conn.execute(sql)]
+    finally:
+        conn.close()
+
+
+def same_result(got: list[tuple], gold: list[tuple], *, ordered: bool) -> bool:
+    """Rows equal as multisets (or lists), under some order of the columns; floats to 6 places."""
+    def clean(rows: list[tuple]) -> list[tuple]:
+        return [tuple(round(v, 6) if isinstance(v, float) else v for v in row) for row in rows]
+
+    got, gold = clean(got), clean(gold)
+    if not got or not gold:
+        return got == gold
+    if len(got[0]) != len(gold[0]):
+        return False
+    for order in itertools.permutations(range(len(got[0]))):
+        moved = [tuple(row[i] for i in order) for row in got]
+        if (moved == gold) if ordered else Counter(moved) == Counter(gold):
+            return True
+    return False
+
+
+def check_question(entry: dict[str, Any], conversation: Conversation, path: Path) -> tuple[bool, str]:
+    """Ask one documented question; True when the SQL it ran gives the gold result."""
+    steps, answer = conversation.ask(entry["question"])
+    if "run_sql" not in steps:
+        return False, f"answered without SQL: {answer['text']}"
+    got = [tuple(r) for r in conversation.database.execute(conversation.last_sql, max_rows=100_000).rows]
+    gold = gold_rows(path, entry["gold_sql"])
+    ordered = sqlglot.parse_one(entry["gold_sql"], read="sqlite").args.get("order") is not None
+    ok = same_result(got, gold, ordered=ordered)
+    return ok, f"planner: {conversation.last_sql}\n got {got[:5]} ({len(got)} rows)\n gold {gold[:5]} ({len(gold)})"
+
+
+# -- fixtures ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def planners(sample_db_path: Path) -> dict[str, tuple[OfflinePlanner, AnalyticsDatabase, Path]]:
+    """One planner per database for the module: the schema index is built once each."""
+    found = {}
+    for db in dict.fromkeys(q["db"] for q in QUESTIONS):
+        path = database_path(db, sample_db_path)
+        database = AnalyticsDatabase(path)
+        found[db] = (OfflinePlanner(database), database, path)
+    return found
+
+
+@pytest.fixture
+def sample(planners) -> Conversation:
+    planner, database, _ = planners["sample"]
+    return Conversation(planner, database)
+
+
+# -- the documented questions -------------------------------------------------------------
+
+def test_question_file_meets_its_brief():
+    sample = [q for q in QUESTIONS if q["db"] == "sample"]
+    chinese = [q for q in sample if any("\u4e00" <= c <= "\u9fff" for c in q["question"])]
+    assert len(sample) >= 24 and len(chinese) >= 8
+    assert len([q for q in QUESTIONS if q["db"] != "sample"]) >= 6
+    assert len({q["id"] for q in QUESTIONS}) == len(QUESTIONS)
+
+
+@pytest.mark.parametrize("entry", QUESTIONS, ids=[q["id"] for q in QUESTIONS])
+def test_documented_question_matches_gold(entry, planners):
+    planner, database, path = planners[entry["db"]]
+    ok, detail = check_question(entry, Conversation(planner, database), path)
+    assert ok, f"{entry['question']}\n{detail}"
+
+
+# -- how it walks the loop --------------------------------------------------------------
+
+def test_first_question_explores_then_answers(sample):
+    steps, answer = sample.ask("How many launches were there in 2020?")
+    assert steps == ["list_tables", "describe_table", "run_sql", "answer"]
+    assert answer["text"].startswith("There were ") and " launches in 2020" in answer["text"]
+    assert answer["sql"] == sample.last_sql
+
+
+def test_values_are_looked_up_and_a_chinese_question_gets_a_chinese_answer(sample):
+    steps, answer = sample.ask("长征二号丁发射了多少次？")
+    assert steps == ["list_tables", "describe_table", "describe_table", "find_values", "run_sql", "answer"]
+    lookup = [json.loads(c["function"]["arguments"]) for m in sample.messages for c in m.get("tool_calls") or []
+              if c["function"]["name"] == "find_values"][0]
+    assert lookup["term"] == "长征二号丁" and lookup["table"] == "launch_vehicles"
+    assert answer["text"].startswith("共有") and "长征二号丁" in answer["text"]
+
+
+def test_follow_up_does_not_list_or_describe_again(sample):
+    first, _ = sample.ask("How many launches were there in 2020?")
+    second, answer = sample.ask("How many launches were there in 2021?")
+    assert "list_tables" in first
+    assert second == ["run_sql", "answer"]
+    assert "2021" in answer["text"]
+    third, _ = sample.ask("List the launch sites in China")
+    assert third.count("describe_table") == 2 and "list_tables" not in third
+
+
+def test_tables_named_in_the_system_prompt_count_as_known(sample):
+    sample.messages.append({"role": "system", "content": (
+        "Tables already known in this conversation (no need to list them again): launches, countries.\n"
+        "Schemas already described in this conversation:\n- launches(id INTEGER, launch_date TEXT)\n")})
+    steps, _ = sample.ask("How many launches were there in 2020?")
+    assert steps == ["run_sql", "answer"]
+
+
+def test_unanswerable_question_gets_an_immediate_plain_answer(sample):
+    steps, answer = sample.ask("What is the meaning of life?")
+    assert steps == ["answer"] and answer["sql"] is None
+    assert answer["text"].startswith("I could not map this question to the database")
+    assert "launches" in answer["text"]  # suggests the tables it does have
+    steps, answer = sample.ask("今天天气怎么样？")
+    assert steps == ["answer"] and answer["sql"] is None and answer["text"].startswith("无法")
+
+
+def test_a_value_alone_is_not_an_answer(sample):
+    steps, answer = sample.ask("What is the capital of France?")
+    assert steps == ["answer"] and "capital" in answer["text"]
+
+
+def test_failing_sql_gets_a_plain_answer(sample):
+    steps, answer = sample.ask("How many launches were there in 2020?", sql_error="no such column: launch_date")
+    assert steps[-2:] == ["run_sql", "answer"]
+    assert "could not answer" in answer["text"] and "no such column: launch_date" in answer["text"]
+    _, answer = sample.ask("2019年有多少次发射失败？", sql_error="database is locked")
+    assert answer["text"].startswith("无法回答") and "database is locked" in answer["text"]
+
+
+def test_a_list_answer_gives_the_count_and_first_rows(sample):
+    _, answer = sample.ask("List the launch sites in China")
+    assert answer["text"].startswith("6 rows (name); first: Jiuquan Satellite Launch Center")
+    _, answer = sample.ask("每个国家有多少个发射场？")
+    assert answer["text"].startswith("共 10 行（name_zh、count）；前几行：美国（6）")
+    _, answer = sample.ask("Which aircraft has the highest max speed?")
+    assert answer["text"] == "1 row (model, max_speed_kmh): F-15EX Eagle II (2650)."
+
+
+def test_only_offered_tools_are_called(planners):
+    planner, database, _ = planners["sample"]
+    offered = [t for t in tool_schemas() if t["function"]["name"] in ("run_sql", "answer")]
+    messages = [{"role": "user", "content": "How many launches were there in 2020?"}]
+    reply = planner.complete(messages, offered)
+    assert reply.tool_calls[0].name == "run_sql"
+
+
+def test_without_the_answer_tool_the_answer_is_plain_content(planners):
+    planner, _, _ = planners["sample"]
+    offered = [t for t in tool_schemas() if t["function"]["name"] != "answer"]
+    reply = planner.complete([{"role": "user", "content": "What is the meaning of life?"}], offered)
+    assert not reply.tool_calls and reply.content.startswith("I could not map")
+
+
+def test_the_index_is_shared_by_planners_of_one_file(planners):
+    planner, database, path = planners["sample"]
+    assert OfflinePlanner(AnalyticsDatabase(path)).schema is planner.schema
+
+
+def test_a_missing_database_is_left_for_the_tools_to_report(tmp_path):
+    planner = OfflinePlanner(AnalyticsDatabase(tmp_path / "gone.db"))
+    reply = planner.complete([{"role": "user", "content": "How many launches?"}], tool_schemas())
+    assert reply.tool_calls[0].name == "list_tables"  # the tool raises DatabaseUnavailable in the loop
+
+
+def test_planning_is_deterministic_and_stateless(planners):
+    planner, _, _ = planners["sample"]
+    messages = [{"role": "user", "content": "Which launch vehicles flew more than 10 times since 2015?"}]
+    first = planner.complete(messages, tool_schemas())
+    assert planner.complete(list(messages), tool_schemas()) == first
+
+
+def test_no_schema_names_in_the_planner_code():
+    """The planner works from the schema it is given: no table or column name is written in."""
+    code = " ".join(p.read_text(encoding="utf-8") for p in [ROOT / "agent" / "offline_planner.py",
+                                                              *(ROOT / "agent" / "planner").glob("*.py")])
+    names = {q["db"] for q in QUESTIONS} - {"sample"}
+    names |= {"launch_vehicles", "launch_sites", "launch_date", "vehicle_families", "aircraft_hardware", "mass_kg",
+              "name_zh", "payload_leo_kg", "units_built", "singer", "stadium", "PetType", "Has_Pet", "Nationality",
+              "LifeExpectancy", "GovernmentForm", "SurfaceArea", "countrylanguage", "Earnings", "Money_Rank"}
+    for name in names:  # common nouns (country, orbit) are generic vocabulary and may appear
+        assert name.lower() not in code.lower(), name
+
+
+@pytest.mark.parametrize("question", [
+    "", "?", "！？", "launches" * 200, "List the launch sites named 'x'' OR 1=1 --'",
+    "How many launches were there in 2020'; DROP TABLE launches; --", 'Show the aircraft named "a"") --"',
+    "List the launch sites in China 🚀", "列出 2020 年 'SpaceX' 的发射", "How many launches in 99999?",
+])
+def test_odd_questions_plan_safely(planners, question):
+    planner, database, _ = planners["sample"]
+    plan = planner.plan(question)
+    assert (plan.sql is None) != (plan.failure is None)
+    if plan.sql:
+        assert len(sqlglot.parse(plan.sql, read="sqlite")) == 1
+        database.execute(plan.sql)  # one guarded, read-only statement that runs
+
+
+def test_spider_question_outside_the_documented_set_does_not_crash(planners):
+    planner, database, _ = planners["world_1"]
+    dev = Path("/work/shared/datasets/spider/dev.json")
+    questions = ([q["question"] for q in json.loads(dev.read_text()) if q["db_id"] == "world_1"]
+                 if dev.exists() else [q["question"] for q in QUESTIONS if q["db"] == "world_1"])
+    for question in questions:
+        plan = planner.plan(question)
+        assert (plan.sql is None) != (plan.failure is None)
+        if plan.sql:
+            database.execute(plan.sql)  # the guard accepts it and SQLite runs it
+
+
+# -- the documentation table --------------------------------------------------------------
+
+def questions_table(sample_db_path: Path) -> str:
+    """The markdown table of documented questions, each run now through the loop."""
+    lines = ["| id | database | question | passes |", "|---|---|---|---|"]
+    planners: dict[str, tuple[OfflinePlanner, AnalyticsDatabase]] = {}
+    for entry in QUESTIONS:
+        path = database_path(entry["db"], sample_db_path)
+        if entry["db"] not in planners:
+            database = AnalyticsDatabase(path)
+            planners[entry["db"]] = (OfflinePlanner(database), database)
+        ok, _ = check_question(entry, Conversation(*planners[entry["db"]]), path)
+        question = entry["question"].replace("|", "\\|")
+        lines.append(f"| {entry['id']} | {entry['db']} | {question} | {'yes' if ok else '**no**'} |")
+    return "\n".join(lines)
+
+
+def test_doc_lists_every_documented_question(sample_db_path):
+    text = DOC.read_text(encoding="utf-8")
+    current = text.split(TABLE_START)[1].split(TABLE_END)[0].strip()
+    assert current == questions_table(sample_db_path), \
+        "docs/offline-planner.md is out of date: run python -m tests.agent.test_offline_planner"
+
+
+if __name__ == "__main__":  # regenerate the table in docs/offline-planner.md
+    import tempfile
+
+    sys.path.insert(0, str(ROOT))
+    from sample_db.build import build
+
+    with tempfile.TemporaryDirectory() as tmp:
+        built = Path(tmp) / "aerospace.db"
+        build(built)
+        table = questions_table(built)
+    text = DOC.read_text(encoding="utf-8")
+    head, rest = text.split(TABLE_START)
+    DOC.write_text(f"{head}{TABLE_START}\n{table}\n{TABLE_END}{rest.split(TABLE_END)[1]}", encoding="utf-8")
+    print(f"wrote {len(QUESTIONS)} questions to {DOC}")

@@ -1,0 +1,130 @@
+"""The pages in a real headless Chromium: ask, watch the steps arrive, see the table and chart,
+download the CSV, reload, rename, delete. Screenshots go to docs/screenshots/."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from app.settings import ROOT
+from tests.fixtures.scripted_llm import delay, tool_call
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+SCREENSHOTS = ROOT / "docs" / "screenshots"
+QUESTION = "What is the average payload mass by orbit?"
+
+
+@pytest.fixture
+def offline_server(tmp_path, sample_db_path, live_server_factory):
+    return live_server_factory({"ASKDB_DATABASE": str(sample_db_path), "ASKDB_STORE": str(tmp_path / "store.db"),
+                                "ASKDB_LLM": "offline"}).start()
+
+
+@pytest.fixture
+def scripted_server(tmp_path, tiny_db, scripted_llm, live_server_factory):
+    return live_server_factory({"ASKDB_DATABASE": str(tiny_db), "ASKDB_STORE": str(tmp_path / "store.db"),
+                                "OPENAI_BASE_URL": scripted_llm.base_url, "ASKDB_LLM_MAX_RETRIES": "0"}).start()
+
+
+def ask(page, question):
+    page.fill("textarea[name=question]", question)
+    page.click("form#ask-form button[type=submit]")
+
+
+def test_the_analyst_flow_with_the_offline_planner(page, offline_server):
+    page.goto(offline_server.url + "/")
+    assert "offline planner (no LLM configured)" in page.inner_text("header")
+    page.click("text=New conversation")
+    ask(page, QUESTION)
+    page.wait_for_url(re.compile(r"/c/[0-9a-f]+"))
+    page.wait_for_selector(".answer .answer-text")
+    assert "rows" in page.inner_text(".answer .answer-text")
+    assert "Answered by offline planner" in page.inner_text(".answer")
+    assert "GROUP BY" in page.inner_text(".answer .sql")
+    assert page.locator("table.rows tbody tr").count() == 8
+    # The chart is drawn (bars for a category and a number) and can be switched.
+    page.wait_for_function("document.querySelector('figure.chart').dataset.kind === 'bar'")
+    assert page.locator("figure.chart canvas").is_visible()
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "conversation.png"), full_page=True)
+    page.click("figure.chart button[data-kind=line]")
+    page.wait_for_function("document.querySelector('figure.chart').dataset.kind === 'line'")
+    page.click("figure.chart button[data-kind=bar]")
+
+    with page.expect_download() as download:
+        page.click("text=Download CSV")
+    csv_text = download.value.path().read_text()
+    assert csv_text.splitlines()[0].startswith("orbit,") and len(csv_text.splitlines()) == 9
+
+    page.click("details.steps summary")
+    page.locator(".step-list .step details").first.click()
+    page.screenshot(path=str(SCREENSHOTS / "steps.png"), full_page=True)
+    assert page.locator(".step-list .step").count() >= 3
+
+    page.reload()  # persisted
+    assert page.locator(".turn").count() == 1 and "Answered by offline planner" in page.inner_text(".answer")
+
+    page.click("details.edit summary")
+    page.fill("input[name=title]", "Payload mass by orbit")
+    page.fill("input[name=tags]", "payloads, orbits")
+    page.click("details.edit button[type=submit]")
+    assert page.inner_text("h1") == "Payload mass by orbit"
+    page.goto(offline_server.url + "/")
+    assert "Payload mass by orbit" in page.inner_text("table.conversations")
+    page.screenshot(path=str(SCREENSHOTS / "list.png"), full_page=True)
+
+    page.click("text=Payload mass by orbit")
+    page.click("a.danger[data-confirm]")  # confirm() is accepted by the fixture
+    page.wait_for_url(offline_server.url + "/")
+    assert ("confirm", "Delete this conversation and everything in it?") in page.dialogs
+    assert "No conversations yet" in page.inner_text("table.conversations")
+
+
+def test_steps_appear_live_while_the_turn_runs(page, scripted_server, scripted_llm):
+    scripted_llm.enqueue(
+        tool_call("list_tables", {}),
+        delay(1.5, tool_call("describe_table", {"table": "sites"})),
+        delay(1.5, tool_call("run_sql", {"sql": "SELECT name FROM sites"})),
+        tool_call("answer", {"text": "Three sites.", "sql": "SELECT name FROM sites"}),
+    )
+    page.goto(scripted_server.url + "/new")
+    ask(page, "List the sites")
+    # Steps show one by one before the answer arrives.
+    page.wait_for_selector("#live-steps li[data-step-index='0']")
+    assert page.locator("#live-steps li").count() < 3
+    page.wait_for_selector("#live-steps li[data-step-index='1']")
+    page.wait_for_url(re.compile(r"/c/[0-9a-f]+"))
+    page.wait_for_selector(".answer .answer-text")
+    assert page.inner_text(".answer .answer-text") == "Three sites."
+
+
+def test_a_reload_mid_turn_shows_saved_steps_and_keeps_following(page, scripted_server, scripted_llm):
+    scripted_llm.enqueue(
+        tool_call("list_tables", {}),
+        delay(2.5, tool_call("answer", {"text": "Done after the reload."})),
+    )
+    page.goto(scripted_server.url + "/new")
+    ask(page, "Slow question")
+    page.wait_for_selector("#live-steps li[data-step-index='0']")
+    thread_id = page.evaluate("fetch('/api/conversations').then(r => r.json()).then(d => d.data[0].thread_id)")
+    page.goto(f"{scripted_server.url}/c/{thread_id}")
+    assert "working" in page.inner_text(".turn")
+    assert page.locator(".turn .step-list .step").count() == 1  # the step saved before the reload
+    page.wait_for_selector(".answer .answer-text", timeout=20_000)
+    assert page.inner_text(".answer .answer-text") == "Done after the reload."
+
+
+def test_xss_payloads_stay_inert_in_the_browser(page, scripted_server, scripted_llm):
+    payload = '<img src=x onerror="alert(1)"><script>alert(2)</script>'
+    sql = "SELECT '<svg onload=alert(3)>' AS \"<b onmouseover=alert(4)>x</b>\""
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": sql}), tool_call("answer", {"text": payload, "sql": sql}))
+    page.goto(scripted_server.url + "/new")
+    ask(page, payload)
+    page.wait_for_selector(".answer .answer-text")
+    assert page.inner_text(".answer .answer-text") == payload
+    assert payload in page.inner_text(".question")
+    assert "<svg onload=alert(3)>" in page.inner_text("table.rows")
+    page.goto(scripted_server.url + "/")
+    page.goto(page.url)  # the list, with the payload as a title
+    assert page.dialogs == []
