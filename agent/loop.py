@@ -92,7 +92,9 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
             context = build_context(state, setup.memory, database_name=setup.database.label, tools=tools,
                                     archived_messages=archived.messages, archived_tokens=archived.tokens)
             turn.context = context.report.as_step_data()
+            asked = time.perf_counter()
             reply = setup.model.complete(context.messages, tools)
+            turn.model_ms = round((time.perf_counter() - asked) * 1000, 2)
         except ModelError as exc:
             yield from turn.fail(f"The model endpoint failed ({exc.kind}): {exc}. "
                                  "Check the endpoint and try again; your question is saved.", kind=exc.kind)
@@ -128,6 +130,7 @@ class _Turn:
         self.ctx = ToolContext(database=setup.database, state=state)
         self.last_result: SQLRecord | None = None
         self.context: dict[str, Any] | None = None  # the report of the context of the current model call
+        self.model_ms: float | None = None  # how long the current model call took
 
     def handle(self, reply: ModelReply, started: float) -> Iterator[TurnEvent]:
         state = self.state
@@ -206,7 +209,7 @@ class _Turn:
         if reply is not None and reply.usage is not None:
             step.tokens = reply.usage.model_dump()
         if reply is not None:
-            step.context = self.context
+            step.context, step.model_ms = self.context, self.model_ms
         self.state.steps.append(step)
         self.setup.store.append_step(self.thread_id, step_index=step.step_index, step=step)
         return TurnEvent(type="step", thread_id=self.thread_id, turn_index=self.turn_index, step=step)

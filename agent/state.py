@@ -67,6 +67,8 @@ class Step(_Model):
     content: str | None = None
     timestamp: str = Field(default_factory=utc_now)
     duration_ms: float = 0.0
+    # Of duration_ms, the time the model call took (on the first step of each reply).
+    model_ms: float | None = None
     model: str | None = None
     tokens: dict[str, int] | None = None
     result_id: int | None = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 
 from agent.database import AnalyticsDatabase
@@ -26,6 +27,8 @@ class AskDB:
         self.settings = settings
         self.store: ConversationStore[AgentState] = ConversationStore(connect(settings.store), AgentState)
         self.turns = TurnRegistry()
+        self._openai_model: ChatModel | None = None
+        self._model_lock = threading.Lock()
         # A lease outlives the longest silent wait of a turn: every model retry timing out.
         lease_seconds = settings.llm_timeout * (settings.llm_max_retries + 1) + 60
         self.leases = TurnLeases(self.store, seconds=lease_seconds)
@@ -44,15 +47,21 @@ class AskDB:
                                  max_cell_bytes=s.sql_max_cell_bytes)
 
     def model(self, database: AnalyticsDatabase) -> ChatModel:
+        """The chat model. The OpenAI-compatible one is built once: its client keeps connections,
+        and in `auto` tool mode it remembers an endpoint that refuses tools."""
         s = self.settings
         if s.llm == "offline":
             from agent.offline_planner import OfflinePlanner
 
             return OfflinePlanner(database)
-        from agent.openai_model import OpenAIChatModel
+        with self._model_lock:
+            if self._openai_model is None:
+                from agent.openai_model import OpenAIChatModel
 
-        return OpenAIChatModel(base_url=s.openai_base_url, api_key=s.openai_api_key, model=s.model,
-                               timeout_s=s.llm_timeout, max_retries=s.llm_max_retries, tool_mode=s.tool_mode)
+                self._openai_model = OpenAIChatModel(
+                    base_url=s.openai_base_url, api_key=s.openai_api_key, model=s.model, timeout_s=s.llm_timeout,
+                    max_retries=s.llm_max_retries, tool_mode=s.tool_mode)
+            return self._openai_model
 
     def ask(self, question: str, *, user_id: str, thread_id: str | None = None) -> Iterator[TurnEvent]:
         """Run one turn here and now, yielding its events as they happen (the CLI's path).

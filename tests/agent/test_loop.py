@@ -170,3 +170,10 @@ def test_another_users_thread_is_not_found(store, tiny_db, scripted_llm):
     _, thread_id = _run(_setup(store, tiny_db, scripted_llm), "Hello?", user="alice")
     with pytest.raises(ConversationNotFound):
         _run(_setup(store, tiny_db, scripted_llm), "Hello?", thread_id=thread_id, user="mallory")
+
+
+def test_steps_record_how_long_the_model_took(store, tiny_db, scripted_llm):
+    scripted_llm.enqueue(tool_call("list_tables", {}), tool_call("answer", {"text": "ok"}))
+    events, _ = _run(_setup(store, tiny_db, scripted_llm), "What tables?")
+    steps = [e.step for e in events if e.type == "step"]
+    assert all(s.model_ms is not None and 0 <= s.model_ms <= s.duration_ms for s in steps)
