@@ -80,8 +80,7 @@ def download_result(thread_id: str, result_id: int, askdb: AskDBDep, user: UserD
 @router.get("/conversations/{thread_id}/events")
 def follow_events(thread_id: str, askdb: AskDBDep, user: UserDep, after_step: int = Query(-1, ge=-1)):
     """Server-Sent Events of a running turn (for a page reloaded mid-turn); ends at once if none runs."""
-    askdb.store.get(thread_id, user_id=user)
-    return _event_stream(askdb.turns.get(thread_id), after_step=after_step)
+    return _event_stream(askdb.follow(thread_id, user_id=user, after_step=after_step))
 
 
 @router.get("/chat/history", response_model=HistoryPage)
@@ -100,7 +99,7 @@ def chat(body: ChatRequest, request: Request, askdb: AskDBDep, user: UserDep):
     if "text/event-stream" not in request.headers.get("accept", "") and \
             "application/json" in request.headers.get("accept", ""):
         return _json_reply(turn)
-    return _event_stream(turn)
+    return _event_stream(turn.follow())
 
 
 def _json_reply(turn: RunningTurn) -> ChatReply:
@@ -110,14 +109,10 @@ def _json_reply(turn: RunningTurn) -> ChatReply:
     return ChatReply(thread_id=turn.thread_id, answer=answer, steps=[e.step for e in events if e.step], error=error)
 
 
-def _event_stream(turn: RunningTurn | None, *, after_step: int = -1) -> StreamingResponse:
+def _event_stream(events: Iterator[TurnEvent | None]) -> StreamingResponse:
     def stream() -> Iterator[str]:
-        if turn is not None:
-            for event in turn.follow():
-                if event is None:
-                    yield ": keepalive\n\n"
-                elif not (event.step and event.step.step_index <= after_step):
-                    yield _sse(event)
+        for event in events:
+            yield ": keepalive\n\n" if event is None else _sse(event)
         yield "event: done\ndata: {}\n\n"
 
     return StreamingResponse(stream(), media_type="text/event-stream",

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 
 from agent.database import AnalyticsDatabase
 from agent.llm import ChatModel
 from agent.loop import TurnEvent, TurnSetup, run_turn
 from agent.recovery import close_interrupted_turn
-from agent.state import AgentState
+from agent.state import AgentState, Step
 from app.settings import Settings
 from app.turns import RunningTurn, TurnInProgress, TurnRegistry
 from storage.conversations import ConversationStore, connect
@@ -110,6 +111,40 @@ class AskDB:
                 yield event
         finally:
             self.leases.release(thread_id, owner)
+
+    def follow(self, thread_id: str, *, user_id: str, after_step: int = -1,
+               poll_s: float = 0.3) -> Iterator[TurnEvent | None]:
+        """The events of the conversation's running turn after `after_step`; None is a heartbeat.
+
+        A turn running in this process is followed directly; one running in another process
+        (several workers on one store) is followed through the steps it stores, until its
+        lease is released. Nothing when no turn runs.
+
+        Raises:
+            ConversationNotFound: at once, before any event is produced.
+        """
+        self.store.get(thread_id, user_id=user_id)
+        return self._follow(thread_id, user_id=user_id, after_step=after_step, poll_s=poll_s)
+
+    def _follow(self, thread_id: str, *, user_id: str, after_step: int, poll_s: float) -> Iterator[TurnEvent | None]:
+        running = self.turns.get(thread_id)
+        if running is not None:
+            for event in running.follow():
+                if event is None or not (event.step and event.step.step_index <= after_step):
+                    yield event
+            return
+        seen_id = 0
+        while True:
+            held = self.leases.is_held(thread_id)
+            for stored in self.store.steps(thread_id, user_id=user_id, after_id=seen_id):
+                seen_id = stored.id
+                step = Step.model_validate(stored.data)
+                if step.step_index > after_step:
+                    yield TurnEvent(type="step", thread_id=thread_id, turn_index=step.turn_index, step=step)
+            if not held:
+                return
+            yield None
+            time.sleep(poll_s)
 
     def check_question(self, question: str) -> str:
         if not question or not question.strip():

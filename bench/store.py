@@ -52,9 +52,30 @@ def measure(turns: int) -> dict:
             }
 
 
+def measure_listing(conversations: int = 10_000) -> dict:
+    """The list page's query with many conversations: first page, a deep page, a title search."""
+    with tempfile.TemporaryDirectory() as tmp:
+        with ConversationStore.open(Path(tmp) / "store.db", AgentState) as store:
+            state = AgentState()
+            add_turn(state, 0)
+            for n in range(conversations):
+                for user in ("analyst", "someone_else"):
+                    store.create(user_id=user, state=state, title=f"Question {n} about launches")
+            timings = {}
+            for name, kwargs in (("first_page", {}), ("page_100", {"offset": 4950}),
+                                 ("search", {"search": "Question 123"})):
+                samples = []
+                for _ in range(REPEATS):
+                    started = time.perf_counter()
+                    store.list(user_id="analyst", limit=50, **kwargs)
+                    samples.append(time.perf_counter() - started)
+                timings[f"{name}_ms_median"] = round(statistics.median(samples) * 1000, 2)
+            return {"conversations_of_the_user": conversations, "conversations_in_store": 2 * conversations, **timings}
+
+
 def run() -> dict:
     return {"shape": "6 messages a turn (question, tool call, ~1.5 KB result, tool call, ~800 B result, ~400 B answer)",
-            "repeats": REPEATS, "results": [measure(n) for n in SIZES]}
+            "repeats": REPEATS, "results": [measure(n) for n in SIZES], "listing": measure_listing()}
 
 
 def markdown(figures: dict) -> str:
@@ -64,4 +85,10 @@ def markdown(figures: dict) -> str:
     for r in figures["results"]:
         lines.append(f"| {r['turns']} | {r['messages']} | {r['state_data_bytes']:,} | {r['database_bytes']:,} "
                      f"| {r['save_ms_median']} | {r['load_ms_median']} |")
+    listing = figures.get("listing")
+    if listing:
+        lines += ["", f"The list page's query (50 a page) for a user with {listing['conversations_of_the_user']:,} "
+                      f"conversations in a store of {listing['conversations_in_store']:,}: first page "
+                      f"{listing['first_page_ms_median']} ms, page 100 {listing['page_100_ms_median']} ms, "
+                      f"title search {listing['search_ms_median']} ms (medians)."]
     return "\n".join(lines)

@@ -85,3 +85,27 @@ def test_two_processes_share_one_store_without_losing_anything(tmp_path, tiny_db
                                   " WHERE json_extract(state_data, '$.done') = 0").fetchone()[0]
     assert questions == answered and steps == answered * 4 and duplicates == 0 and unfinished == 0
     assert answered >= users * turns_each  # every user's own thread answered every time
+
+
+def test_a_turn_running_in_another_process_is_followed_through_the_store(tmp_path, tiny_db, scripted_llm,
+                                                                          live_server_factory):
+    env = _env(tmp_path, tiny_db, scripted_llm)
+    runner, follower = live_server_factory(env).start(), live_server_factory(env).start()
+    thread_id = httpx.post(runner.url + "/api/conversations", json={}).json()["thread_id"]
+    scripted_llm.enqueue(tool_call("list_tables", {}), delay(1.0, tool_call("describe_table", {"table": "sites"})),
+                         delay(1.0, tool_call("answer", {"text": "done"})))
+    worker = threading.Thread(target=lambda: httpx.post(
+        runner.url + "/api/chat", json={"question": "slow", "thread_id": thread_id},
+        headers={"Accept": "application/json"}, timeout=30))
+    worker.start()
+    while not scripted_llm.requests:
+        time.sleep(0.02)
+    names, steps = [], []
+    with httpx.stream("GET", f"{follower.url}/api/conversations/{thread_id}/events", timeout=30) as response:
+        for line in response.iter_lines():
+            if line.startswith("event: "):
+                names.append(line[7:])
+            elif line.startswith("data: ") and names[-1] == "step":
+                steps.append(json.loads(line[6:])["step"]["action"])
+    worker.join()
+    assert names[-1] == "done" and steps == ["list_tables", "describe_table", "answer"]
