@@ -48,6 +48,9 @@ vendor:
 	cd $$(mktemp -d) && npm pack -q chart.js@4.6.1 && tar xzf chart.js-4.6.1.tgz && \
 	  cp package/dist/chart.umd.min.js $(CURDIR)/app/static/vendor/ && \
 	  cp package/LICENSE.md $(CURDIR)/app/static/vendor/chart.js.LICENSE.md
+	cd $$(mktemp -d) && npm pack -q swagger-ui-dist@5.35.0 && tar xzf swagger-ui-dist-5.35.0.tgz && \
+	  cp package/swagger-ui-bundle.js package/swagger-ui.css $(CURDIR)/app/static/vendor/ && \
+	  cp package/LICENSE $(CURDIR)/app/static/vendor/swagger-ui.LICENSE
 
 clean:
 	rm -rf $(VENV) $(SAMPLE) .pytest_cache

@@ -5,6 +5,7 @@ from __future__ import annotations
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.staticfiles import StaticFiles
 
 from app import api, errors, memories, pages
@@ -23,8 +24,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         yield
         askdb.close()
 
+    # docs_url=None: the default /docs page loads Swagger UI from a CDN; ours serves it vendored.
     app = FastAPI(title="askdb", summary="Ask questions about a SQL database; every conversation remembered.",
-                  lifespan=lifespan)
+                  lifespan=lifespan, docs_url=None, redoc_url=None)
     app.state.askdb = askdb
     app.mount("/static", StaticFiles(directory=ROOT / "app" / "static"), name="static")
     app.include_router(api.router)
@@ -32,6 +34,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(memories.router)
     errors.install(app)
     app.add_middleware(BodyLimitMiddleware, max_bytes=askdb.settings.max_body_bytes)
+
+    @app.get("/docs", include_in_schema=False)
+    def api_docs():
+        return get_swagger_ui_html(openapi_url="/openapi.json", title="askdb API",
+                                   swagger_js_url="/static/vendor/swagger-ui-bundle.js",
+                                   swagger_css_url="/static/vendor/swagger-ui.css",
+                                   swagger_favicon_url="/static/vendor/favicon.png")
 
     @app.get("/healthz")
     def healthz() -> dict:

@@ -136,3 +136,9 @@ def test_openapi_lists_the_endpoints(client):
     for path in ["/api/conversations", "/api/conversations/{thread_id}", "/api/conversations/{thread_id}/state",
                  "/api/chat/history", "/api/chat", "/api/conversations/{thread_id}/results/{result_id}.csv"]:
         assert path in paths
+
+
+def test_api_docs_are_served_without_a_cdn(client):
+    page = client.get("/docs").text
+    assert "/static/vendor/swagger-ui-bundle.js" in page and "cdn" not in page.lower()
+    assert client.get("/static/vendor/swagger-ui-bundle.js").status_code == 200
