@@ -10,7 +10,7 @@ import pytest
 from agent.database import AnalyticsDatabase
 from agent.loop import TurnSetup, run_turn
 from agent.openai_model import OpenAIChatModel
-from tests.fixtures.scripted_llm import tool_call
+from tests.fixtures.scripted_llm import cut_stream, error, raw, text, tool_call
 
 
 def _turn(store, db_path, scripted_llm):
@@ -46,3 +46,22 @@ def test_a_locked_database(store, tiny_db, scripted_llm):
     error = next(e for e in events if e.type == "error")
     assert "locked" in error.message.lower()
     assert state.done and state.error_history[-1].kind == "database_unavailable"
+
+
+@pytest.mark.parametrize("replies, stream, kind", [
+    ([error(429, headers={"retry-after-ms": "10"})] * 2, False, "rate_limited"),
+    ([error(503)] * 2, False, "server_error"),
+    ([cut_stream(text("partial answer that never ends"), after_chunks=1)] * 2, True, "stream_cut"),
+    ([raw("this is not json", content_type="text/plain")] * 2, False, "bad_reply"),
+])
+def test_model_faults_end_the_turn_saved_with_a_message(store, tiny_db, scripted_llm, replies, stream, kind):
+    scripted_llm.enqueue(*replies)
+    model = OpenAIChatModel(base_url=scripted_llm.base_url, api_key=None, model="m", max_retries=1, timeout_s=5,
+                            stream=stream)
+    setup = TurnSetup(store=store, database=AnalyticsDatabase(tiny_db), model=model)
+    events = list(run_turn(setup, user_id="u", question="How many sites?"))
+    error_event = next(e for e in events if e.type == "error")
+    assert kind in error_event.message and "try again" in error_event.message
+    state = store.load(events[0].thread_id, user_id="u").state
+    assert state.done and not state.answer.ok and state.error_history[-1].kind == kind
+    assert state.messages[0].content == "How many sites?"
