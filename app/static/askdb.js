@@ -146,7 +146,19 @@
     } catch (error) {
       showError("The connection was lost (" + error.message + "). The answer is still saved: reload the page.");
     }
-    if (state.threadId) window.location.assign("/c/" + state.threadId + "#turn-last");
+    if (state.threadId) showConversation(state.threadId);
+  }
+
+  // Show the finished turn, server-rendered. Assigning the same path with only a new hash
+  // would not reload the page, so a follow-up in the same conversation reloads.
+  function showConversation(threadId) {
+    const path = "/c/" + threadId;
+    if (window.location.pathname === path) {
+      window.location.hash = "turn-last";
+      window.location.reload();
+    } else {
+      window.location.assign(path + "#turn-last");
+    }
   }
 
   function follow(url) {

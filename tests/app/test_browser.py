@@ -57,13 +57,17 @@ def test_the_analyst_flow_with_the_offline_planner(page, offline_server):
     csv_text = download.value.path().read_text()
     assert csv_text.splitlines()[0].startswith("orbit,") and len(csv_text.splitlines()) == 9
 
-    page.click("details.steps summary")
+    page.locator("details.steps summary").first.click()
     page.locator(".step-list .step details").first.click()
     page.screenshot(path=str(SCREENSHOTS / "steps.png"), full_page=True)
     assert page.locator(".step-list .step").count() >= 3
 
     page.reload()  # persisted
     assert page.locator(".turn").count() == 1 and "Answered by offline planner" in page.inner_text(".answer")
+
+    ask(page, "每个国家有多少个发射场？")  # a follow-up in the same conversation, in Chinese
+    page.wait_for_function("document.querySelectorAll('.turn .answer').length === 2")
+    assert "美国" in page.locator(".answer .answer-text").nth(1).inner_text()
 
     page.click("details.edit summary")
     page.fill("input[name=title]", "Payload mass by orbit")
