@@ -9,12 +9,12 @@ PORT   ?= 8000
 BENCH  ?=
 SAMPLE := sample_db/aerospace.db
 
-.PHONY: run test bench setup setup-dev sample-db chromium vendor clean
+.PHONY: run test bench setup setup-dev sample-db chromium postgresql vendor clean
 
 run: setup sample-db
 	$(PY) -m app serve --host $(HOST) --port $(PORT)
 
-test: setup-dev sample-db chromium
+test: setup-dev sample-db chromium postgresql
 	$(PY) -m pytest
 
 bench: setup-dev sample-db
@@ -36,12 +36,18 @@ sample-db: $(SAMPLE)
 $(SAMPLE): sample_db/build.py $(wildcard sample_db/catalog.py) | $(VENV)/.installed
 	$(PY) -m sample_db.build --force
 
-# Browser tests drive Debian's Chromium (never a downloaded browser build).
+# Browser tests drive Debian's Chromium (never a downloaded browser build); the CJK font
+# lets screenshots of Chinese answers show their characters.
 chromium:
-	@command -v chromium >/dev/null 2>&1 || { \
+	@{ command -v chromium && ls /usr/share/fonts/truetype/wqy; } >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ]; then \
-	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; \
+	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium fonts-wqy-zenhei; \
 	  else echo "chromium is not installed and this is not root: browser tests will be skipped"; fi; }
+
+# PostgreSQL tests start their own throwaway server from Debian's packages (installed here when
+# root); without it they skip, except under CI=true where that fails (tests/fixtures/postgres.py).
+postgresql: $(VENV)/.installed
+	@$(PY) -m tests.fixtures.pg_server install
 
 # Re-fetch the vendored front-end files from the npm registry (they are committed).
 vendor:

@@ -25,7 +25,7 @@ from agent.sql_guard import MAX_SQL_CHARS, SQLRejected, check_sql, denial_reason
 __all__ = [
     "AnalyticsDatabase", "Column", "DatabaseError", "DatabaseUnavailable", "ForeignKey",
     "QueryFailed", "QueryResult", "QueryTimeout", "SQLRejected", "TableSchema",
-    "UnknownColumn", "UnknownTable",
+    "UnknownColumn", "UnknownTable", "cap_cell", "is_postgres_url", "open_analytics_database",
 ]
 
 # Large enough for any real analytics cell, small enough that randomblob(1e9),
@@ -113,6 +113,9 @@ class AnalyticsDatabase:
         max_rows: Rows returned by ``execute`` before ``truncated`` is set.
         max_cell_bytes: Longest text (UTF-8 bytes) or blob kept in a cell.
     """
+
+    dialect = "sqlite"  # sqlglot's name, for the guard and for SQL written elsewhere (the planner)
+    engine = "SQLite"  # what the model and the error messages call it
 
     def __init__(self, path: str | Path, *, time_limit_s: float = 10.0, max_rows: int = 1000,
                  max_cell_bytes: int = 10_000, trusted_schema: bool = False) -> None:
@@ -343,24 +346,44 @@ class AnalyticsDatabase:
         return row, cut
 
     def _render_cell(self, value: Any) -> tuple[Any, bool]:
-        """Cap one cell at ``max_cell_bytes``; the marker makes any cut visible.
+        return cap_cell(value, self.max_cell_bytes)
 
-        Text longer than the cap keeps its first ``max_cell_bytes`` UTF-8 bytes and
-        gains "…[N bytes]". Blobs (never JSON-safe as bytes) become the SQL hex
-        literal x'…' when that fits, else "<blob N bytes>".
-        """
-        if isinstance(value, str):
-            data = value.encode("utf-8", "surrogatepass")
-            if len(data) <= self.max_cell_bytes:
-                return value, False
-            kept = data[: self.max_cell_bytes].decode("utf-8", "ignore")
-            return f"{kept}…[{len(data)} bytes]", True
-        if isinstance(value, (bytes, bytearray, memoryview)):
-            data = bytes(value)
-            if 2 * len(data) + 3 <= self.max_cell_bytes:
-                return f"x'{data.hex()}'", False
-            return f"<blob {len(data)} bytes>", True
-        return value, False
+
+def cap_cell(value: Any, max_bytes: int) -> tuple[Any, bool]:
+    """Cap one cell at ``max_bytes``; the marker makes any cut visible.
+
+    Text longer than the cap keeps its first ``max_bytes`` UTF-8 bytes and gains
+    "…[N bytes]". Blobs (never JSON-safe as bytes) become the SQL hex literal x'…'
+    when that fits, else "<blob N bytes>". Returns the cell and whether it was cut.
+    """
+    if isinstance(value, str):
+        data = value.encode("utf-8", "surrogatepass")
+        if len(data) <= max_bytes:
+            return value, False
+        kept = data[:max_bytes].decode("utf-8", "ignore")
+        return f"{kept}…[{len(data)} bytes]", True
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        data = bytes(value)
+        if 2 * len(data) + 3 <= max_bytes:
+            return f"x'{data.hex()}'", False
+        return f"<blob {len(data)} bytes>", True
+    return value, False
+
+
+def is_postgres_url(location: object) -> bool:
+    """Whether a database setting names a PostgreSQL server rather than a SQLite file."""
+    return isinstance(location, str) and location.startswith(("postgresql://", "postgres://"))
+
+
+def open_analytics_database(location: str | Path, *, time_limit_s: float = 10.0, max_rows: int = 1000,
+                            max_cell_bytes: int = 10_000) -> AnalyticsDatabase:
+    """The analytics database at a SQLite path or a ``postgresql://`` URL (``agent.pg_database``)."""
+    if is_postgres_url(location):
+        from agent.pg_database import PostgresAnalyticsDatabase
+
+        return PostgresAnalyticsDatabase(location, time_limit_s=time_limit_s, max_rows=max_rows,
+                                         max_cell_bytes=max_cell_bytes)
+    return AnalyticsDatabase(location, time_limit_s=time_limit_s, max_rows=max_rows, max_cell_bytes=max_cell_bytes)
 
 
 def quote_identifier(name: str) -> str:

@@ -19,15 +19,16 @@ from pydantic import BaseModel
 
 from agent.context import build_context
 from agent.database import AnalyticsDatabase, DatabaseUnavailable
+from agent.examples import ExampleRetriever
 from agent.llm import ChatModel, ModelError, ModelReply, ToolCall
 from agent.memory.archival import ArchiveHook, archive_if_due, no_archive_hook
 from agent.memory.config import MemoryConfig
 from agent.memory.summary import refresh_summary, summariser_for
+from agent.schema_search import SchemaOptions
 from agent.state import (
     AgentState, Answer, AnswerData, ErrorRecord, FunctionCall, Message, MessageToolCall, SQLRecord, Step, utc_now,
 )
 from agent.tools import ToolContext, ToolOutcome, bound_text, parse_arguments, run_tool, tool_schemas
-from storage.archive import ArchiveStore
 from storage.conversations import ConversationStore
 
 ANSWER_ROWS = 50  # rows kept inside the state's answer; the full result is in query_results
@@ -57,6 +58,10 @@ class TurnSetup:
     memory: MemoryConfig = field(default_factory=MemoryConfig)
     #: Called with the messages about to be archived (the recall index); a failure postpones archival.
     on_archive: ArchiveHook = no_archive_hook
+    #: When list_tables ranks tables and whether run_sql checks column names (issue 8).
+    schema: SchemaOptions = field(default_factory=SchemaOptions)
+    #: The verified examples of this database, the closest put into the prompt; None: none.
+    examples: ExampleRetriever | None = None
 
 
 def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | None = None) -> Iterator[TurnEvent]:
@@ -72,7 +77,7 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
         thread_id = created.thread_id
     loaded = store.load(thread_id, user_id=user_id)
     state, version = loaded.state, loaded.conversation.version
-    archive = ArchiveStore(store, Message)
+    archive = store.archive(Message)
     archived = archive.stats(thread_id)
 
     state.question, state.done, state.answer, state.max_steps = question, False, None, setup.max_steps
@@ -86,11 +91,13 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
     refresh_summary(state, setup.memory, summariser=summariser, database_name=setup.database.label)
     turn = _Turn(setup, state, thread_id=thread_id, user_id=user_id, turn_index=turn_index)
     tools = tool_schemas()
+    few_shot = setup.examples.few_shot(question) if setup.examples is not None else ""
     for _ in range(setup.max_steps):
         started = time.perf_counter()
         try:
             context = build_context(state, setup.memory, database_name=setup.database.label, tools=tools,
-                                    archived_messages=archived.messages, archived_tokens=archived.tokens)
+                                    archived_messages=archived.messages, archived_tokens=archived.tokens,
+                                    engine=setup.database.engine, examples=few_shot)
             turn.context = context.report.as_step_data()
             asked = time.perf_counter()
             reply = setup.model.complete(context.messages, tools)
@@ -127,7 +134,7 @@ class _Turn:
     def __init__(self, setup: TurnSetup, state: AgentState, *, thread_id: str, user_id: str, turn_index: int):
         self.setup, self.state, self.turn_index = setup, state, turn_index
         self.thread_id, self.user_id = thread_id, user_id
-        self.ctx = ToolContext(database=setup.database, state=state)
+        self.ctx = ToolContext(database=setup.database, state=state, schema=setup.schema)
         self.last_result: SQLRecord | None = None
         self.context: dict[str, Any] | None = None  # the report of the context of the current model call
         self.model_ms: float | None = None  # how long the current model call took

@@ -20,13 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from agent.database import AnalyticsDatabase, DatabaseError, DatabaseUnavailable
+from agent.examples import parse_few_shot, verified_match
 from agent.llm import ModelReply, ToolCall
-from agent.planner.answer_text import error_answer, result_answer, unmappable_answer
+from agent.planner.answer_text import error_answer, result_answer, unmappable_answer, verified_answer
 from agent.planner.frame import Condition, Frame, PlanningFailed
 from agent.planner.framing import build_frame
 from agent.planner.question import parse_question
 from agent.planner.schema_index import SchemaIndex
-from agent.planner.sql_builder import build_sql
+from agent.planner.sql_builder import build_sql, to_dialect
 from agent.planner.words import has_cjk
 
 LABEL = "offline planner"
@@ -64,6 +65,7 @@ class _Turn:
     calls: list[tuple[str, dict[str, Any], str | None]]  # this turn: (tool, arguments, result)
     call_count: int  # tool calls in the whole conversation, for unique ids
     offered: set[str] | None = None  # tool names this call may use; None: any
+    examples: list[tuple[str, str]] = field(default_factory=list)  # verified (question, SQL) in the system prompt
 
 
 class OfflinePlanner:
@@ -102,7 +104,7 @@ class OfflinePlanner:
         plan = Plan(question=question, zh=has_cjk(question))
         try:
             frame = build_frame(parse_question(question, self.schema), self.schema)
-            plan.sql = build_sql(frame, self.schema)
+            plan.sql = to_dialect(build_sql(frame, self.schema), getattr(self.database, "dialect", "sqlite"))
         except PlanningFailed as exc:
             plan.failure = exc
             return plan
@@ -115,6 +117,9 @@ class OfflinePlanner:
         turn = _read_turn(messages)
         turn.offered = {t.get("function", {}).get("name") for t in tools} if tools else None
         offered = turn.offered
+        verified = verified_match(turn.question, turn.examples)
+        if verified is not None and (reply := self._reuse(turn, *verified)) is not None:
+            return reply
         try:
             plan = self.plan(turn.question)
         except DatabaseUnavailable:
@@ -144,11 +149,36 @@ class OfflinePlanner:
                     return self._call(turn, "find_values", args,
                                       f"'{c.text}' matches a stored value of {c.column.table}.{c.column.name}; "
                                       "I confirm how it is spelled.")
-        sql_results = [result for name, _, result in turn.calls if name == "run_sql"]
+        sql_results = [result for name, args, result in turn.calls
+                       if name == "run_sql" and not (verified and args.get("sql") == verified[1])]
         if not sql_results:
             return self._call(turn, "run_sql", {"sql": plan.sql},
                               "Plan: " + "; ".join(plan.notes) + ". I run the query.")
         return self._answer_result(turn, plan, sql_results[-1])
+
+    def _reuse(self, turn: _Turn, question: str, sql: str) -> ModelReply | None:
+        """Run a verified example's SQL for the same question, then state its result; None to plan as
+        usual (run_sql not offered, or the verified SQL failed: the schema may have changed since)."""
+        runs = [result for name, args, result in turn.calls if name == "run_sql" and args.get("sql") == sql]
+        if not runs:
+            if turn.offered is not None and "run_sql" not in turn.offered:
+                return None
+            return self._call(turn, "run_sql", {"sql": sql},
+                              f"This is the question of a verified example (\"{question}\"); I reuse its SQL.")
+        observation = _json_object(runs[-1])
+        if observation is None:  # the loop shortened a long observation
+            try:
+                result = self.database.execute(sql)
+                observation = {"ok": True, "columns": result.columns, "rows": result.rows,
+                               "row_count": result.row_count, "truncated": result.truncated}
+            except DatabaseError:
+                return None
+        if not observation.get("ok"):
+            return None
+        text = verified_answer(zh=has_cjk(turn.question), question=question, columns=observation.get("columns", []),
+                               rows=observation.get("rows", []), row_count=observation.get("row_count", 0),
+                               truncated=observation.get("truncated", False))
+        return self._answer(turn, text, sql, "The verified query ran; I state its result.")
 
     # -- replies ------------------------------------------------------------------------
     def _call(self, turn: _Turn, name: str, args: dict[str, Any], thought: str) -> ModelReply:
@@ -183,6 +213,8 @@ class OfflinePlanner:
 
 def _file_key(database: AnalyticsDatabase) -> tuple[str, int, int] | None:
     """Path, modification time and size of the database file; None when it cannot be read."""
+    if hasattr(database, "cache_key"):  # a server database says itself when its index is stale
+        return database.cache_key()
     path = getattr(database, "path", None)
     try:
         stat = Path(path).stat() if path is not None else None
@@ -195,13 +227,14 @@ def _read_turn(messages: list[dict[str, Any]]) -> _Turn:
     """Split the conversation at the last user message: earlier exploration, this turn's calls."""
     last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
     question = _text(messages[last_user].get("content")) if last_user >= 0 else ""
-    listed, described, calls, call_count = False, set(), [], 0
+    listed, described, calls, call_count, examples = False, set(), [], 0, []
     results = {m.get("tool_call_id"): _text(m.get("content")) for m in messages if m.get("role") == "tool"}
     for i, message in enumerate(messages):
         if message.get("role") == "system":  # the context builder lists what earlier turns learned
             text = _text(message.get("content"))
             listed = listed or bool(_SYSTEM_TABLES.search(text))
             described.update(name.lower() for name in _SYSTEM_SCHEMA.findall(text))
+            examples.extend(parse_few_shot(text))
         for call in message.get("tool_calls") or []:
             function = call.get("function", call)
             name, args = function.get("name", ""), _json_object(function.get("arguments")) or {}
@@ -211,7 +244,7 @@ def _read_turn(messages: list[dict[str, Any]]) -> _Turn:
                 described.add(args["table"].lower())
             if i > last_user:
                 calls.append((name, args, results.get(call.get("id"))))
-    return _Turn(question, listed, described, calls, call_count)
+    return _Turn(question, listed, described, calls, call_count, examples=examples)
 
 
 def _text(content: Any) -> str:

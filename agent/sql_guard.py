@@ -1,4 +1,4 @@
-"""Layer 1 of the SQL guard: a pure check of model-written SQL before it reaches SQLite.
+"""Layer 1 of the SQL guard: a pure check of model-written SQL before it reaches the database.
 
 The check parses the text with sqlglot and accepts exactly one read query. It is the
 first of three layers (see docs/security.md); the analytics connection (layer 2:
@@ -18,6 +18,9 @@ from sqlglot.tokens import TokenType
 __all__ = [
     "DENIED_NAMES",
     "MAX_SQL_CHARS",
+    "POSTGRES_DENIED_NAMES",
+    "POSTGRES_DENIED_PREFIXES",
+    "POSTGRES_DENIED_TABLES",
     "SQLGuardError",
     "SQLRejected",
     "check_sql",
@@ -57,6 +60,39 @@ DENIED_NAMES: dict[str, str] = {
 _PRAGMA_PREFIX = "pragma_"
 _PRAGMA_REASON = "PRAGMA functions are disabled; ask for the table schema instead"
 
+# PostgreSQL (dialect "postgres"): functions that read or write server files, run SQL
+# text this parser never sees, change settings or other sessions, take locks, or only
+# wait. The READ ONLY transaction and a read-only role (layers 2 and 3) stop the writes
+# among them; they are named here so the model learns why at once.
+_SERVER = "it changes the server, its settings or other sessions"
+_HIDDEN_SQL = "it runs SQL text the guard cannot check; write the query itself"
+POSTGRES_DENIED_NAMES: dict[str, str] = {
+    "pg_stat_file": _OUTSIDE, "loread": _OUTSIDE, "lowrite": _OUTSIDE, "ts_stat": _HIDDEN_SQL,
+    "set_config": _SERVER, "pg_terminate_backend": _SERVER, "pg_cancel_backend": _SERVER,
+    "pg_reload_conf": _SERVER, "pg_rotate_logfile": _SERVER, "pg_promote": _SERVER, "pg_switch_wal": _SERVER,
+    "pg_create_restore_point": _SERVER, "pg_start_backup": _SERVER, "pg_stop_backup": _SERVER,
+    "pg_log_backend_memory_contexts": _SERVER, "pg_notify": _SERVER, "nextval": _SERVER, "setval": _SERVER,
+    "pg_import_system_collations": _SERVER, "pg_create_physical_replication_slot": _SERVER,
+    "pg_create_logical_replication_slot": _SERVER, "pg_drop_replication_slot": _SERVER,
+    "pg_copy_physical_replication_slot": _SERVER, "pg_copy_logical_replication_slot": _SERVER,
+}
+POSTGRES_DENIED_PREFIXES: dict[str, str] = {
+    "pg_read_": _OUTSIDE, "pg_ls_": _OUTSIDE, "pg_file_": _OUTSIDE, "lo_": _OUTSIDE, "dblink": _OUTSIDE,
+    "query_to_xml": _HIDDEN_SQL, "cursor_to_xml": _HIDDEN_SQL, "table_to_xml": _HIDDEN_SQL,
+    "schema_to_xml": _HIDDEN_SQL, "database_to_xml": _HIDDEN_SQL,
+    "pg_advisory": "it takes locks other sessions wait on", "pg_try_advisory": "it takes locks other sessions wait on",
+    "pg_sleep": "it only waits; ask for data instead",
+    "pg_replication_": _SERVER, "pg_logical_": _SERVER, "pg_wal_": _SERVER, "pg_backup_": _SERVER,
+}
+# Catalogs holding other users' queries, credentials or server configuration (exact names).
+_OTHERS = "it exposes other sessions, credentials or server settings"
+POSTGRES_DENIED_TABLES: dict[str, str] = {
+    name: _OTHERS for name in (
+        "pg_authid", "pg_shadow", "pg_user_mapping", "pg_user_mappings", "pg_hba_file_rules",
+        "pg_ident_file_mappings", "pg_file_settings", "pg_settings", "pg_stat_activity",
+        "pg_stat_statements", "pg_largeobject", "pg_largeobject_metadata")
+}
+
 
 class SQLGuardError(Exception):
     """Base class of errors raised by the SQL guard."""
@@ -70,14 +106,20 @@ class SQLRejected(SQLGuardError):
         self.reason = reason
 
 
-def denial_reason(name: str) -> str | None:
-    """Why a function or table name is denied, or None if it is allowed.
+def denial_reason(name: str, dialect: str = "sqlite", *, table: bool = False) -> str | None:
+    """Why a function (or, with ``table``, a table) name is denied, or None if it is allowed.
 
     Shared with the authorizer in agent/database.py so both layers deny the same
     names. SQLite folds identifier case in ASCII only; ``lower()`` may fold more,
     which can only over-reject.
     """
     key = name.lower()
+    if dialect == "postgres":
+        if table:
+            return POSTGRES_DENIED_TABLES.get(key)
+        if key in POSTGRES_DENIED_NAMES:
+            return POSTGRES_DENIED_NAMES[key]
+        return next((why for prefix, why in POSTGRES_DENIED_PREFIXES.items() if key.startswith(prefix)), None)
     if key in DENIED_NAMES:
         return DENIED_NAMES[key]
     if key.startswith(_PRAGMA_PREFIX):
@@ -104,6 +146,7 @@ _LABELS: dict[type[exp.Expression], str] = {
     exp.LoadData: "LOAD DATA",
     exp.Transaction: "BEGIN",
     exp.Into: "SELECT ... INTO",
+    exp.Lock: "FOR UPDATE/SHARE (a row lock)",
 }
 _READ_ONLY = "only read queries (SELECT/WITH/VALUES) are allowed"
 
@@ -183,13 +226,13 @@ def _check_tree(root: exp.Expression, sql: str, dialect: str) -> None:
             raise SQLRejected(f"{_READ_ONLY}; found {_label(node, sql, dialect)} inside the query")
         if isinstance(node, exp.Func):
             for name in _function_names(node):
-                reason = denial_reason(name)
+                reason = denial_reason(name, dialect)
                 if reason:
                     raise SQLRejected(f"function {name} is not allowed: {reason}")
         elif isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier):
             # Also when a CTE of that name exists: CTE scope is not worth modelling
             # here, and a model never needs to reuse these names.
-            reason = denial_reason(node.name)
+            reason = denial_reason(node.name, dialect, table=True)
             if reason:
                 raise SQLRejected(f"table {node.name} is not allowed: {reason}")
 

@@ -26,7 +26,10 @@ from agent.database import (
     UnknownColumn,
     UnknownTable,
 )
+from agent.column_check import schema_columns, unknown_columns
 from agent.memory.recall_tool import RecallArgs, recall_memory
+from agent.schema_search import SchemaOptions, TableIndex
+from agent.sql_guard import check_sql
 from agent.state import AgentState
 
 # Bounds on what goes back to the model; the full result is kept for the page.
@@ -60,12 +63,19 @@ def error(kind: str, message: str) -> ToolOutcome:
 class ToolContext:
     database: AnalyticsDatabase
     state: AgentState
+    schema: SchemaOptions = field(default_factory=SchemaOptions)
 
 
 # -- argument models ----------------------------------------------------------------
 
 class NoArgs(BaseModel):
     pass
+
+
+class ListTablesArgs(BaseModel):
+    query: str | None = Field(None, min_length=1, max_length=500,
+                              description="Large databases: words to rank the tables by, instead of the question.")
+    page: int | None = Field(None, ge=1, description="Large databases: a page of the full list in name order.")
 
 
 class TableArgs(BaseModel):
@@ -82,7 +92,8 @@ class FindValuesArgs(TableArgs):
 
 
 class SQLArgs(BaseModel):
-    sql: str = Field(min_length=1, max_length=20_000, description="One read-only SQLite query (SELECT or WITH).")
+    sql: str = Field(min_length=1, max_length=20_000,
+                     description="One read-only query (SELECT or WITH) in the database's dialect (see the system prompt).")
 
 
 class AnswerArgs(BaseModel):
@@ -92,13 +103,40 @@ class AnswerArgs(BaseModel):
 
 # -- tools ------------------------------------------------------------------------
 
-def list_tables(ctx: ToolContext, args: NoArgs) -> ToolOutcome:
-    """List the tables of the analytics database with their row counts."""
-    tables = []
-    for name in ctx.database.list_tables():
-        tables.append({"table": name, "rows": ctx.database.describe_table(name).row_count})
-    ctx.state.known_tables = [t["table"] for t in tables]
-    return ToolOutcome({"ok": True, "tables": tables})
+def list_tables(ctx: ToolContext, args: ListTablesArgs) -> ToolOutcome:
+    """List the tables of the analytics database with their row counts. On a large database,
+    the tables most relevant to the question (or to `query`), each with a one-line
+    description; `page` walks the full list."""
+    names = ctx.database.list_tables()
+    options = ctx.schema
+    if args.query is None and args.page is None and len(names) <= options.max_tables and \
+            _schema_tokens(ctx.database) <= options.token_budget:
+        tables = [{"table": name, "rows": ctx.database.describe_table(name).row_count} for name in names]
+        ctx.state.known_tables = names
+        return ToolOutcome({"ok": True, "tables": tables})
+    index = TableIndex.for_database(ctx.database, embedder=options.embedder)
+    pages = index.page(1, options.page_size)[1]
+    if args.page is not None:
+        docs, _ = index.page(args.page, options.page_size)
+        shown = [{"table": d.name, "rows": d.row_count, "about": d.summary(100)} for d in docs]
+        observation = {"ok": True, "tables_total": len(index.docs), "page": min(args.page, pages), "pages": pages,
+                       "tables": shown}
+    else:
+        ranked = index.rank(args.query or ctx.state.question, k=options.top_k)
+        shown = [{"table": r.table, "rows": r.rows, "about": r.about} for r in ranked]
+        ctx.state.candidate_tables = list(dict.fromkeys([r.table for r in ranked] + ctx.state.candidate_tables))
+        observation = {"ok": True, "tables_total": len(index.docs), "ranked_for": args.query or ctx.state.question,
+                       "tables": shown,
+                       "note": f"the {len(shown)} of {len(index.docs)} tables most relevant to this; call list_tables "
+                               f"with other words as query, or with page (1-{pages}) for the full list"}
+    ctx.state.known_tables = list(dict.fromkeys(ctx.state.known_tables + [t["table"] for t in shown]))
+    return ToolOutcome(observation)
+
+
+def _schema_tokens(database: AnalyticsDatabase) -> int:
+    """About how many tokens the whole schema takes to describe (names and columns; ~4 characters a token)."""
+    return sum(len(table) + 2 + sum(len(c) + 2 for c in columns)
+               for table, columns in schema_columns(database).items()) // 4
 
 
 def describe_table(ctx: ToolContext, args: TableArgs) -> ToolOutcome:
@@ -129,9 +167,26 @@ def find_values(ctx: ToolContext, args: FindValuesArgs) -> ToolOutcome:
 
 
 def run_sql(ctx: ToolContext, args: SQLArgs) -> ToolOutcome:
-    """Run one read-only SQLite query and see its first rows."""
+    """Run one read-only SQL query and see its first rows."""
+    if ctx.schema.check_columns:
+        dialect = getattr(ctx.database, "dialect", "sqlite")
+        check_sql(args.sql, dialect=dialect)  # the guard's reason comes first
+        unknown = unknown_columns(args.sql, _columns_or_empty(ctx.database), dialect=dialect)
+        if unknown:
+            return error("unknown_column", "unknown column, caught before running the query: "
+                         + "; ".join(u.describe() for u in unknown) + ". Check the names with describe_table.")
     result = ctx.database.execute(args.sql)
     return ToolOutcome(result_observation(result), result=result)
+
+
+def _columns_or_empty(database: AnalyticsDatabase) -> dict[str, list[str]]:
+    """The schema for the column check; empty (no check) when reading it fails short of the database being gone."""
+    try:
+        return schema_columns(database)
+    except DatabaseUnavailable:
+        raise
+    except (QueryFailed, QueryTimeout, UnknownTable, UnknownColumn):
+        return {}
 
 
 def answer(ctx: ToolContext, args: AnswerArgs) -> ToolOutcome:
@@ -170,7 +225,7 @@ class Tool:
 TOOLS: dict[str, Tool] = {
     tool.name: tool
     for tool in (
-        Tool("list_tables", list_tables, NoArgs),
+        Tool("list_tables", list_tables, ListTablesArgs),
         Tool("describe_table", describe_table, TableArgs),
         Tool("sample_rows", sample_rows, SampleArgs),
         Tool("find_values", find_values, FindValuesArgs),
@@ -221,4 +276,4 @@ def run_tool(ctx: ToolContext, tool: Tool, args: BaseModel) -> ToolOutcome:
     except (UnknownTable, UnknownColumn) as exc:
         return error("unknown_name", str(exc))
     except QueryFailed as exc:
-        return error("sql_error", f"SQLite error: {exc}; check table and column names with describe_table")
+        return error("sql_error", f"{ctx.database.engine} error: {exc}; check table and column names with describe_table")

@@ -16,7 +16,6 @@ from app.schemas import (
     HistoryPage, StepList,
 )
 from app.turns import RunningTurn
-from storage.archive import ArchiveStore
 
 router = APIRouter(prefix="/api")
 
@@ -87,7 +86,7 @@ def follow_events(thread_id: str, askdb: AskDBDep, user: UserDep, after_step: in
 def chat_history(thread_id: str, askdb: AskDBDep, user: UserDep, limit: int = Query(100, ge=1, le=1000),
                  offset: int = Query(0, ge=0)):
     """The messages of a conversation, oldest first, paged (archived messages included)."""
-    page = ArchiveStore(askdb.store, Message).history(thread_id, user_id=user, offset=offset, limit=limit)
+    page = askdb.store.archive(Message).history(thread_id, user_id=user, offset=offset, limit=limit)
     return HistoryPage(thread_id=thread_id, data=page.items, count=page.total)
 
 

@@ -27,7 +27,8 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 def _add_paths(parser: argparse.ArgumentParser, *, db: bool = True, store: bool = True) -> None:
     if db:
-        parser.add_argument("--db", metavar="PATH", help="analytics database (default: ASKDB_DATABASE or the sample)")
+        parser.add_argument("--db", metavar="PATH", help="analytics database: a SQLite file or a postgresql:// URL "
+                                                         "(default: ASKDB_DATABASE or the sample)")
     if store:
         parser.add_argument("--store", metavar="PATH", help="conversation store (default: ASKDB_STORE or data/conversations.db)")
 
@@ -112,14 +113,21 @@ def cmd_store_query(args: argparse.Namespace) -> int:
 
 
 def _run_query(path, args: argparse.Namespace, *, trusted_schema: bool) -> int:
-    from agent.database import AnalyticsDatabase, DatabaseError, SQLRejected
+    from agent.database import AnalyticsDatabase, DatabaseError, SQLRejected, is_postgres_url, open_analytics_database
     from app.formatting import format_result
 
     settings = _settings(args)
+    limits = {"time_limit_s": settings.sql_timeout, "max_rows": args.limit or settings.sql_max_rows,
+              "max_cell_bytes": settings.sql_max_cell_bytes}
+    if is_postgres_url(path) and trusted_schema:
+        print("error: the store is on PostgreSQL; query it with psql (README: the jsonb examples)", file=sys.stderr)
+        return 2
+    database = None
     try:
-        database = AnalyticsDatabase(path, time_limit_s=settings.sql_timeout,
-                                     max_rows=args.limit or settings.sql_max_rows,
-                                     max_cell_bytes=settings.sql_max_cell_bytes, trusted_schema=trusted_schema)
+        if is_postgres_url(path):
+            database = open_analytics_database(path, **limits)
+        else:
+            database = AnalyticsDatabase(path, trusted_schema=trusted_schema, **limits)
         result = database.execute(args.query)
     except SQLRejected as exc:
         print(f"error: query rejected: {exc.reason}", file=sys.stderr)
@@ -127,6 +135,9 @@ def _run_query(path, args: argparse.Namespace, *, trusted_schema: bool) -> int:
     except DatabaseError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    finally:
+        if database is not None and hasattr(database, "close"):
+            database.close()
     sys.stdout.write(format_result(result, args.format))
     return 0
 
@@ -137,6 +148,9 @@ def cmd_store_backup(args: argparse.Namespace) -> int:
     from storage.conversations import ConversationStore
 
     settings = _settings(args)
+    if isinstance(settings.store, str):
+        print("error: the store is on PostgreSQL; back it up with pg_dump (README: Deployment)", file=sys.stderr)
+        return 2
     if not settings.store.exists():
         print(f"error: no store at {settings.store}", file=sys.stderr)
         return 1
@@ -159,6 +173,47 @@ def cmd_token_add(args: argparse.Namespace) -> int:
         return 2
     print(f"token for {args.user} (shown once; its hash is in {path}):", file=sys.stderr)
     print(token)
+    return 0
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    """Run a question suite through the full agent and write the report (JSON and Markdown)."""
+    import time
+    from datetime import datetime
+
+    from app.eval import DATASETS, SuiteError, load_suite, run_suite, summarise, write_report
+
+    updates: dict = {"max_steps": args.max_steps} if args.max_steps else {}
+    if args.model == "offline":
+        updates["llm"] = "offline"
+    elif args.model:
+        updates.update(llm="openai", model=args.model)
+    settings = Settings().model_copy(update=updates)
+    if settings.llm == "openai" and not (settings.openai_base_url or settings.openai_api_key):
+        print("error: --model needs an endpoint: set OPENAI_BASE_URL and/or OPENAI_API_KEY "
+              "(or use --model offline)", file=sys.stderr)
+        return 2
+    try:
+        questions, db_dir = load_suite(args.suite, datasets=args.datasets or DATASETS, db_dir=args.db_dir)
+    except SuiteError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    questions = questions[: args.limit] if args.limit else questions
+    label = "offline planner" if settings.llm == "offline" else settings.model
+
+    def progress(n: int, total: int, r) -> None:
+        print(f"[{n}/{total}] {r.db_id} {r.outcome} · {r.steps} steps · {r.latency_ms:.0f} ms", file=sys.stderr)
+
+    started = time.perf_counter()
+    results, skipped = run_suite(questions, db_dir, settings, on_result=progress)
+    report = summarise(results, suite=args.suite, model=label, skipped=skipped, settings=settings,
+                       seconds=time.perf_counter() - started)
+    name = Path(args.suite).stem if args.suite.endswith(".json") else args.suite
+    out = args.out or Path("data") / "eval" / f"{name}-{datetime.now():%Y%m%d-%H%M%S}"
+    json_path, md_path = write_report(report, out)
+    overall = report["overall"]
+    print(f"execution accuracy {overall['accuracy']}% ({overall['correct']}/{overall['questions']}); "
+          f"report: {md_path} and {json_path}")
     return 0
 
 
@@ -222,6 +277,24 @@ def build_parser() -> argparse.ArgumentParser:
     add.add_argument("user")
     add.add_argument("--tokens-file", type=Path, default=None, help="default: ASKDB_TOKENS_FILE")
     add.set_defaults(func=cmd_token_add)
+
+    evaluate = commands.add_parser(
+        "eval", help="measure execution accuracy on a question suite",
+        description="Ask every question of a suite through the full agent, each against its own database with a "
+                    "fresh store, compare the answer's rows with the gold query's, and write report.json and "
+                    "report.md. Suites: spider-dev, bird-minidev (from ../shared/datasets or --datasets), or a "
+                    "FILE.json. Example: python -m app eval --suite spider-dev --limit 50 --model offline")
+    evaluate.add_argument("--suite", required=True, help="spider-dev, bird-minidev or FILE.json")
+    evaluate.add_argument("--db-dir", type=Path, default=None,
+                          help="databases as DIR/<db_id>/<db_id>.sqlite (default: the suite's own)")
+    evaluate.add_argument("--datasets", type=Path, default=None, help="where the named suites are "
+                                                                      "(default: ../shared/datasets)")
+    evaluate.add_argument("--limit", type=int, default=None, help="the first N questions only")
+    evaluate.add_argument("--model", default=None, help="'offline' for the planner, else a model name for the "
+                                                        "endpoint (default: ASKDB_LLM / ASKDB_MODEL)")
+    evaluate.add_argument("--max-steps", type=int, default=None, help="default: ASKDB_MAX_STEPS")
+    evaluate.add_argument("--out", type=Path, default=None, help="report directory (default: data/eval/SUITE-TIME)")
+    evaluate.set_defaults(func=cmd_eval)
     return parser
 
 

@@ -6,15 +6,18 @@ import threading
 import time
 from collections.abc import Iterator
 
-from agent.database import AnalyticsDatabase
+from agent.database import AnalyticsDatabase, DatabaseError, open_analytics_database
+from agent.examples import ExampleRetriever, database_key
 from agent.llm import ChatModel
 from agent.loop import TurnEvent, TurnSetup, run_turn
 from agent.recovery import close_interrupted_turn
+from agent.schema_search import SchemaOptions
 from agent.state import AgentState, Step
 from app.settings import Settings
 from app.turns import RunningTurn, TurnInProgress, TurnRegistry
-from storage.conversations import ConversationStore, connect
-from storage.leases import TurnLeases, new_owner
+from storage.base import Store, open_store
+from storage.examples import ExampleStore
+from storage.leases import new_owner
 
 
 class BadQuestion(ValueError):
@@ -26,13 +29,18 @@ class AskDB:
 
     def __init__(self, settings: Settings):
         self.settings = settings
-        self.store: ConversationStore[AgentState] = ConversationStore(connect(settings.store), AgentState)
+        self.store: Store[AgentState] = open_store(settings.store, AgentState)
         self.turns = TurnRegistry()
         self._openai_model: ChatModel | None = None
         self._model_lock = threading.Lock()
+        self._database: AnalyticsDatabase | None = None
+        # Verified examples and feedback live in a SQLite store file (not yet in a PostgreSQL one).
+        self.examples_store = ExampleStore(self.store.conn, lock=self.store._lock) \
+            if self.store.backend == "sqlite" else None
+        self._embedder_built, self._embedder = False, None
         # A lease outlives the longest silent wait of a turn: every model retry timing out.
         lease_seconds = settings.llm_timeout * (settings.llm_max_retries + 1) + 60
-        self.leases = TurnLeases(self.store, seconds=lease_seconds)
+        self.leases = self.store.leases(seconds=lease_seconds)
 
     def recover(self) -> int:
         """Close the turns that a stopped process left unanswered; return how many."""
@@ -43,9 +51,12 @@ class AskDB:
         return closed
 
     def database(self) -> AnalyticsDatabase:
-        s = self.settings
-        return AnalyticsDatabase(s.database, time_limit_s=s.sql_timeout, max_rows=s.sql_max_rows,
-                                 max_cell_bytes=s.sql_max_cell_bytes)
+        """The analytics database, built once: a PostgreSQL one keeps its connection pool."""
+        if self._database is None:
+            s = self.settings
+            self._database = open_analytics_database(s.database, time_limit_s=s.sql_timeout, max_rows=s.sql_max_rows,
+                                                     max_cell_bytes=s.sql_max_cell_bytes)
+        return self._database
 
     def model(self, database: AnalyticsDatabase) -> ChatModel:
         """The chat model. The OpenAI-compatible one is built once: its client keeps connections,
@@ -105,7 +116,8 @@ class AskDB:
             close_interrupted_turn(self.store, thread_id, user_id=user_id)
             database = self.database()
             setup = TurnSetup(store=self.store, database=database, model=self.model(database),
-                              max_steps=self.settings.max_steps, memory=self.settings.memory_config())
+                              max_steps=self.settings.max_steps, memory=self.settings.memory_config(),
+                              schema=self.schema_options(), examples=self.examples(database))
             for event in run_turn(setup, user_id=user_id, question=question, thread_id=thread_id):
                 self.leases.renew(thread_id, owner)
                 yield event
@@ -146,6 +158,36 @@ class AskDB:
             yield None
             time.sleep(poll_s)
 
+    def embedder(self):
+        """The embedder of MEMORY_EMBEDDER (None: keywords only), built on first use."""
+        with self._model_lock:
+            if not self._embedder_built:
+                from agent.memory.embeddings import make_embedder
+
+                s = self.settings
+                self._embedder = make_embedder(
+                    s.memory_embedder, model=s.memory_embedding_model, api_key=s.memory_embedding_api_key or
+                    s.openai_api_key, base_url=s.memory_embedding_base_url or s.openai_base_url)
+                self._embedder_built = True
+        return self._embedder
+
+    def schema_options(self) -> SchemaOptions:
+        s = self.settings
+        return SchemaOptions(max_tables=s.schema_max_tables, token_budget=s.schema_token_budget, top_k=s.schema_top_k,
+                             embedder=self.embedder() if s.schema_embeddings else None, check_columns=s.column_check)
+
+    def examples(self, database: AnalyticsDatabase) -> ExampleRetriever | None:
+        """The verified examples of `database`; None with a PostgreSQL store or when its schema cannot be read
+        (the turn then meets the failure in its tools, as usual)."""
+        if self.examples_store is None:
+            return None
+        try:
+            key = database_key(database)
+        except DatabaseError:
+            return None
+        embedder = self.embedder() if self.settings.examples_top_k else None
+        return ExampleRetriever(self.examples_store, key, embedder=embedder, top_k=self.settings.examples_top_k)
+
     def check_question(self, question: str) -> str:
         if not question or not question.strip():
             raise BadQuestion("the question is empty")
@@ -155,4 +197,6 @@ class AskDB:
         return question
 
     def close(self) -> None:
-        self.store.conn.close()
+        self.store.close()
+        if self._database is not None and hasattr(self._database, "close"):
+            self._database.close()

@@ -16,7 +16,9 @@ from agent.llm import ModelError
 from app.auth import NotAuthenticated
 from app.core import BadQuestion
 from app.turns import TurnInProgress
-from storage.errors import ConversationNotFound, CorruptState, InvalidThreadId, ResultNotFound, VersionConflict
+from storage.errors import (
+    ConversationNotFound, CorruptState, InvalidThreadId, ResultNotFound, StoreUnavailable, VersionConflict,
+)
 
 STATUS: dict[type[Exception], int] = {
     NotAuthenticated: 401,
@@ -33,6 +35,7 @@ STATUS: dict[type[Exception], int] = {
     UnknownColumn: 400,
     ModelError: 502,
     DatabaseUnavailable: 503,
+    StoreUnavailable: 503,
     CorruptState: 500,
 }
 

@@ -71,7 +71,7 @@ def conversation(request: Request, thread_id: str, askdb: AskDBDep, user: UserDe
     loaded = askdb.store.load(thread_id, user_id=user)
     view = conversation_view(askdb.store, loaded.conversation, loaded.state, user_id=user,
                              running=askdb.leases.is_held(thread_id),
-                             result_page={result: page} if result else {})
+                             result_page={result: page} if result else {}, dialect=askdb.database().dialect)
     return _page(request, "conversation.html", view=view, user=user)
 
 
@@ -117,7 +117,8 @@ def sql_page(request: Request, askdb: AskDBDep, user: UserDep, sql: str = "", pa
             result = ResultView.of(askdb.database().execute(sql), page=page)
         except DatabaseError as exc:
             error = f"query rejected: {exc.reason}" if hasattr(exc, "reason") else str(exc)
-    return _page(request, "sql.html", sql=sql, formatted=format_sql(sql) if result else "", result=result,
+    return _page(request, "sql.html", sql=sql, formatted=format_sql(sql, askdb.database().dialect) if result else "",
+                 result=result,
                  error=error, user=user)
 
 

@@ -7,9 +7,9 @@ one is missing there. CLI flags override the environment.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import AliasChoices, Field, model_validator
+from pydantic import AliasChoices, BeforeValidator, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from agent.memory.config import MemoryConfig
@@ -17,6 +17,17 @@ from agent.memory.config import MemoryConfig
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATABASE = ROOT / "sample_db" / "aerospace.db"
 DEFAULT_STORE = ROOT / "data" / "conversations.db"
+
+
+def _location(value: object) -> object:
+    """A database setting: a ``postgresql://`` URL stays text; anything else is a file path."""
+    if isinstance(value, str) and not value.startswith(("postgresql://", "postgres://")):
+        return Path(value)
+    return value
+
+
+#: A SQLite file or a PostgreSQL URL (ASKDB_DATABASE, ASKDB_STORE).
+Location = Annotated[Path | str, BeforeValidator(_location)]
 
 
 def _env(name: str, *, default, description: str, **kwargs):
@@ -34,10 +45,14 @@ def _env(name: str, *, default, description: str, **kwargs):
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(populate_by_name=True, extra="ignore", case_sensitive=False)
 
-    database: Path = _env("ASKDB_DATABASE", default=DEFAULT_DATABASE,
-                          description="The analytics SQLite database the agent answers questions about.")
-    store: Path = _env("ASKDB_STORE", default=DEFAULT_STORE,
-                       description="The SQLite file that keeps conversations, steps and results.")
+    database: Location = _env(
+        "ASKDB_DATABASE", default=DEFAULT_DATABASE,
+        description="The analytics database the agent answers questions about: a SQLite file, or a "
+                    "postgresql:// URL (use a read-only role).")
+    store: Location = _env(
+        "ASKDB_STORE", default=DEFAULT_STORE,
+        description="Where conversations, steps and results are kept: a SQLite file, or a postgresql:// URL "
+                    "(several app servers on one store).")
     llm: Literal["openai", "offline"] | None = _env(
         "ASKDB_LLM", default=None,
         description="`openai` or `offline`; unset: `openai` when OPENAI_BASE_URL or OPENAI_API_KEY is set, else `offline`.")
@@ -112,6 +127,25 @@ class Settings(BaseSettings):
                                   description="User memories put into the system prompt before each turn.")
     memory_min_importance: float = _env("MEMORY_MIN_IMPORTANCE", default=0.5, ge=0, le=1,
                                         description="Memories proposed with a lower importance (0-1) are not kept.")
+    # Schema retrieval, verified examples and evaluation (issue 8).
+    schema_max_tables: int = _env("ASKDB_SCHEMA_MAX_TABLES", default=30, ge=1,
+                                  description="More tables than this and list_tables ranks them by relevance to the question.")
+    schema_token_budget: int = _env(
+        "ASKDB_SCHEMA_TOKEN_BUDGET", default=4000, ge=100,
+        description="A schema description (table and column names) longer than this many tokens is ranked too.")
+    schema_top_k: int = _env("ASKDB_SCHEMA_TOP_K", default=10, ge=1, le=100,
+                             description="Tables list_tables shows when it ranks (the rest by paging).")
+    schema_embeddings: bool = _env(
+        "ASKDB_SCHEMA_EMBEDDINGS", default=False,
+        description="Also rank tables by embedding similarity (MEMORY_EMBEDDER); slow to build on a CPU for big schemas.")
+    column_check: bool = _env("ASKDB_COLUMN_CHECK", default=True,
+                              description="Check column names in the model's SQL against the schema before running it.")
+    examples_top_k: int = _env("ASKDB_EXAMPLES_TOP_K", default=3, ge=0, le=20,
+                               description="Verified examples put into the prompt before each turn (0 turns them off).")
+    price_input: float | None = _env("ASKDB_PRICE_INPUT", default=None, ge=0,
+                                     description="The model's price per million input tokens (USD), for eval's cost.")
+    price_output: float | None = _env("ASKDB_PRICE_OUTPUT", default=None, ge=0,
+                                      description="The model's price per million output tokens (USD), for eval's cost.")
 
     @model_validator(mode="after")
     def _choose_llm(self) -> Settings:

@@ -9,19 +9,19 @@ from pydantic import BaseModel
 
 from agent.state import AgentState, Message, Step
 from app.charts import ChartSpec, suggest_chart
-from storage.archive import ArchiveStore
 from storage.conversations import Conversation, ConversationStore, StoredResult
 from storage.errors import ResultNotFound
 
 PAGE_ROWS = 50
 
 
-def format_sql(sql: str | None) -> str:
-    """The SQL laid out for reading (display only; what ran is kept as written)."""
+def format_sql(sql: str | None, dialect: str = "sqlite") -> str:
+    """The SQL laid out for reading, in the analytics database's dialect (display only; what ran
+    is kept as written)."""
     if not sql:
         return ""
     try:
-        return sqlglot.transpile(sql, read="sqlite", write="sqlite", pretty=True)[0]
+        return sqlglot.transpile(sql, read=dialect, write=dialect, pretty=True)[0]
     except Exception:  # any parse problem: show it as written
         return sql
 
@@ -94,12 +94,13 @@ class ConversationView(BaseModel):
 
 
 def conversation_view(store: ConversationStore[AgentState], conversation: Conversation, state: AgentState, *,
-                      user_id: str, running: bool, result_page: dict[int, int]) -> ConversationView:
+                      user_id: str, running: bool, result_page: dict[int, int],
+                      dialect: str = "sqlite") -> ConversationView:
     """Group the conversation into turns: each question, its steps, and the answer that ended it."""
     stored = store.steps(conversation.thread_id, user_id=user_id)
     steps = [Step.model_validate(s.data) for s in stored]
     # Archived questions first: turn numbers (steps' turn_index) count them.
-    archived = ArchiveStore(store, Message).messages(conversation.thread_id, user_id=user_id, role="user")
+    archived = store.archive(Message).messages(conversation.thread_id, user_id=user_id, role="user")
     questions = archived + [m for m in state.messages if m.role == "user"]
     turns = []
     for index, question in enumerate(questions):
@@ -107,7 +108,7 @@ def conversation_view(store: ConversationStore[AgentState], conversation: Conver
         final = next((s for s in reversed(turn_steps) if s.step_type in ("answer", "error")), None)
         turns.append(TurnView(
             index=index, question=question.content or "", asked_at=question.timestamp, steps=turn_steps,
-            answer=_answer_view(store, conversation.thread_id, final, user_id=user_id,
+            answer=_answer_view(store, conversation.thread_id, final, user_id=user_id, dialect=dialect,
                                 page=result_page.get(final.result_id, 1) if final and final.result_id else 1),
             tokens=sum((s.tokens or {}).get("total_tokens", 0) for s in turn_steps),
             running=running and index == len(questions) - 1, context=_context_view(turn_steps),
@@ -129,7 +130,7 @@ def _context_view(steps: list[Step]) -> ContextView | None:
 
 
 def _answer_view(store: ConversationStore[AgentState], thread_id: str, final: Step | None, *, user_id: str,
-                 page: int) -> AnswerView | None:
+                 page: int, dialect: str = "sqlite") -> AnswerView | None:
     if final is None:
         return None
     result: StoredResult | None = None
@@ -141,6 +142,6 @@ def _answer_view(store: ConversationStore[AgentState], thread_id: str, final: St
     csv_url = f"/api/conversations/{thread_id}/results/{final.result_id}.csv" if result else None
     return AnswerView(
         text=final.content or final.observation or "", ok=bool(final.ok) and final.step_type == "answer",
-        sql=format_sql(final.sql or (result.sql if result else None)), model=final.model,
+        sql=format_sql(final.sql or (result.sql if result else None), dialect), model=final.model,
         result=ResultView.of(result, page=page, csv_url=csv_url) if result else None,
     )

@@ -8,7 +8,7 @@ from fastapi import FastAPI
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.staticfiles import StaticFiles
 
-from app import api, errors, memories, pages
+from app import api, errors, examples, memories, pages
 from app.core import AskDB
 from app.limits import BodyLimitMiddleware
 from app.settings import ROOT, Settings
@@ -32,7 +32,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(api.router)
     app.include_router(pages.router)
     app.include_router(memories.router)
+    app.include_router(examples.router)
     errors.install(app)
+    examples.install(app)
     app.add_middleware(BodyLimitMiddleware, max_bytes=askdb.settings.max_body_bytes)
 
     @app.get("/docs", include_in_schema=False)
@@ -46,7 +48,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     def healthz() -> dict:
         """Liveness: the store answers; says which database and model are configured."""
         askdb.store.ping()
-        return {"status": "ok", "database": askdb.settings.database.name,
-                "database_exists": askdb.settings.database.exists(), "llm": askdb.settings.llm}
+        location = askdb.settings.database
+        on_file = not isinstance(location, str)  # a postgresql:// URL is checked per query, not here
+        return {"status": "ok", "database": location.name if on_file else askdb.database().label,
+                "database_exists": location.exists() if on_file else None, "llm": askdb.settings.llm}
 
     return app

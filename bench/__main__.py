@@ -23,6 +23,9 @@ BENCHMARKS = {
     "store": ("bench.store", "Store: save and load per turn as a conversation grows"),
     "context": ("bench.context", "Context: tokens per model call, bounded state, remembered facts"),
     "load": ("bench.load", "Load: concurrent users on the real server"),
+    "recall": ("bench.recall", "Recall: LoCoMo retrieval quality; recall latency and build time at scale"),
+    "schema_retrieval": ("bench.schema_retrieval", "Schema retrieval: gold tables among the top 10 at 100 and 1,000 tables"),
+    "eval": ("bench.eval", "Eval: execution accuracy on Spider dev, offline and through a scripted model"),
 }
 
 

@@ -28,13 +28,13 @@ from storage.errors import (
     ResultNotFound,
     VersionConflict,
 )
-from storage.schema import migrate
+from storage.export import EXPORT_FORMAT, ExportImport  # noqa: F401  (EXPORT_FORMAT: kept importable here)
+from storage.schema import migrate, schema_version
 
 StateT = TypeVar("StateT", bound=BaseModel)
 
 THREAD_ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 TITLE_LENGTH = 50
-EXPORT_FORMAT = "askdb.conversation/1"
 
 
 def _now() -> str:
@@ -114,8 +114,10 @@ def connect(path: str | Path) -> sqlite3.Connection:
     return conn
 
 
-class ConversationStore(Generic[StateT]):
+class ConversationStore(ExportImport, Generic[StateT]):
     """Conversations for many users in one SQLite file; safe to share between threads."""
+
+    backend = "sqlite"
 
     def __init__(self, conn: sqlite3.Connection, state_model: type[StateT]):
         self.conn = conn
@@ -166,6 +168,25 @@ class ConversationStore(Generic[StateT]):
     def ping(self) -> None:
         """Raise if the store cannot answer a trivial query."""
         self._read("SELECT 1")
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def schema_version(self) -> int:
+        with self._lock:
+            return schema_version(self.conn)
+
+    def archive(self, message_model: type[BaseModel]):
+        """The archive of this store's conversations (storage/archive.py), read back as `message_model`."""
+        from storage.archive import ArchiveStore
+
+        return ArchiveStore(self, message_model)
+
+    def leases(self, *, seconds: float):
+        """Turn leases in this store (storage/leases.py)."""
+        from storage.leases import TurnLeases
+
+        return TurnLeases(self, seconds=seconds)
 
     # -- conversations ------------------------------------------------------------
 
@@ -314,12 +335,19 @@ class ConversationStore(Generic[StateT]):
     # -- steps --------------------------------------------------------------------
 
     def append_step(self, thread_id: str, *, step_index: int, step: BaseModel) -> int:
-        """Append one step the moment it finishes; return its row id."""
+        """Append one step the moment it finishes; return its row id.
+
+        Raises:
+            ConversationNotFound: the conversation was deleted.
+        """
         with self._write() as conn:
-            cursor = conn.execute(
-                "INSERT INTO conversation_steps (thread_id, step_index, step_data, created_at) VALUES (?, ?, ?, ?)",
-                (check_thread_id(thread_id), step_index, step.model_dump_json(), _now()),
-            )
+            try:
+                cursor = conn.execute(
+                    "INSERT INTO conversation_steps (thread_id, step_index, step_data, created_at) VALUES (?, ?, ?, ?)",
+                    (check_thread_id(thread_id), step_index, step.model_dump_json(), _now()),
+                )
+            except sqlite3.IntegrityError as exc:
+                raise ConversationNotFound(thread_id) from exc
             return cursor.lastrowid
 
     def steps(self, thread_id: str, *, user_id: str, after_id: int = 0) -> list[StoredStep]:
@@ -344,12 +372,15 @@ class ConversationStore(Generic[StateT]):
             result_id = conn.execute(
                 "SELECT coalesce(max(result_id), 0) + 1 FROM query_results WHERE thread_id = ?", (thread_id,)
             ).fetchone()[0]
-            conn.execute(
-                "INSERT INTO query_results (thread_id, result_id, sql, columns, rows, row_count, truncated, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (check_thread_id(thread_id), result_id, sql, json.dumps(columns), json.dumps(rows, default=str),
-                 len(rows), int(truncated), _now()),
-            )
+            try:
+                conn.execute(
+                    "INSERT INTO query_results (thread_id, result_id, sql, columns, rows, row_count, truncated,"
+                    " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (check_thread_id(thread_id), result_id, sql, json.dumps(columns), json.dumps(rows, default=str),
+                     len(rows), int(truncated), _now()),
+                )
+            except sqlite3.IntegrityError as exc:
+                raise ConversationNotFound(thread_id) from exc
         return result_id
 
     def load_result(self, thread_id: str, result_id: int, *, user_id: str) -> StoredResult:
@@ -364,41 +395,9 @@ class ConversationStore(Generic[StateT]):
                             columns=json.loads(r["columns"]), rows=json.loads(r["rows"]),
                             row_count=r["row_count"], truncated=bool(r["truncated"]), created_at=r["created_at"])
 
-    # -- export / import ----------------------------------------------------------
-
-    def export_conversation(self, thread_id: str, *, user_id: str) -> dict[str, Any]:
-        """The whole conversation (metadata, state, steps, results) as one JSON-ready dict."""
-        loaded = self.load(thread_id, user_id=user_id)
-        results = self._read("SELECT result_id FROM query_results WHERE thread_id = ? ORDER BY result_id", (thread_id,))
-        return {
-            "format": EXPORT_FORMAT,
-            "conversation": loaded.conversation.model_dump(),
-            "state": loaded.state.model_dump(mode="json"),
-            "steps": [s.data for s in self.steps(thread_id, user_id=user_id)],
-            "results": [self.load_result(thread_id, r[0], user_id=user_id).model_dump() for r in results],
-        }
-
-    def import_conversation(self, document: dict[str, Any], *, user_id: str, thread_id: str | None = None) -> Conversation:
-        """Create a conversation from `export_conversation` output, under a new thread id by default."""
-        if document.get("format") != EXPORT_FORMAT:
-            raise ValueError(f"not an askdb conversation export (expected format {EXPORT_FORMAT!r})")
-        try:
-            state = self.state_model.model_validate(document["state"])
-        except ValidationError as exc:
-            raise ValueError(f"the export's state is not valid: {exc.errors()[0]['msg']}") from exc
-        meta = document.get("conversation", {})
-        created = self.create(user_id=user_id, state=state, thread_id=thread_id, title=meta.get("title", ""),
-                              tags=meta.get("tags", []), tool_categories=meta.get("tool_categories", []))
-        for data in document.get("steps", []):
-            self.append_step(created.thread_id, step_index=int(data.get("step_index", 0)), step=_RawStep(**data))
-        for result in document.get("results", []):
-            self.save_result(created.thread_id, sql=result["sql"], columns=result["columns"], rows=result["rows"],
-                             truncated=result.get("truncated", False))
-        return created
-
-
-class _RawStep(BaseModel, extra="allow"):
-    """A step as exported: kept as it was, whatever fields it has."""
+    def _result_ids(self, thread_id: str) -> list[int]:
+        return [r[0] for r in self._read(
+            "SELECT result_id FROM query_results WHERE thread_id = ? ORDER BY result_id", (thread_id,))]
 
 
 def _conversation(row: sqlite3.Row) -> Conversation:

@@ -49,8 +49,9 @@ null is in like between case when then else end distinct asc desc union all with
 cast strftime coalesce ifnull round substr lower upper over partition
 """.split())
 # bm25 weights for question, sql, answer, topics, context: the question and answer say
-# what a turn was about; SQL repeats table names; context is a neighbour's words.
-COLUMN_WEIGHTS = (1.0, 0.4, 0.8, 0.8, 0.3)
+# what a turn was about; SQL repeats table names; context is a neighbour's words (0.5 was
+# best of 0.2-0.8 on LoCoMo, docs/recall.md).
+COLUMN_WEIGHTS = (1.0, 0.4, 0.8, 0.8, 0.5)
 
 
 class EpisodeStoreError(StoreError):

@@ -42,3 +42,7 @@ class InvalidThreadId(StoreError):
 
 class ResultNotFound(StoreError):
     """No stored query result with this number in this conversation."""
+
+
+class StoreUnavailable(StoreError):
+    """The store's server (PostgreSQL) cannot be reached; nothing was read or written."""

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import os
 import socket
+import sqlite3
 import time
 import uuid
 from datetime import datetime, timezone
 
 from storage.conversations import ConversationStore, check_thread_id
+from storage.errors import ConversationNotFound
 
 LEASE_SECONDS = 30.0
 HOST = socket.gethostname()
@@ -52,12 +54,15 @@ class TurnLeases:
             row = conn.execute("SELECT owner, expires_at FROM turn_leases WHERE thread_id = ?", (thread_id,)).fetchone()
             if row is not None and row[0] != owner and row[1] > now and not _owner_is_gone(row[0]):
                 return row[0]
-            conn.execute(
-                "INSERT INTO turn_leases (thread_id, owner, acquired_at, expires_at) VALUES (?, ?, ?, ?)"
-                " ON CONFLICT (thread_id) DO UPDATE SET owner = excluded.owner, acquired_at = excluded.acquired_at,"
-                " expires_at = excluded.expires_at",
-                (thread_id, owner, datetime.now(timezone.utc).isoformat(), now + self.seconds),
-            )
+            try:
+                conn.execute(
+                    "INSERT INTO turn_leases (thread_id, owner, acquired_at, expires_at) VALUES (?, ?, ?, ?)"
+                    " ON CONFLICT (thread_id) DO UPDATE SET owner = excluded.owner, acquired_at = excluded.acquired_at,"
+                    " expires_at = excluded.expires_at",
+                    (thread_id, owner, datetime.now(timezone.utc).isoformat(), now + self.seconds),
+                )
+            except sqlite3.IntegrityError as exc:
+                raise ConversationNotFound(thread_id) from exc
         return None
 
     def renew(self, thread_id: str, owner: str) -> None:

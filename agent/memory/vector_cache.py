@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from storage.episodes import EpisodeStore
+from storage.episodes import EpisodeStore, StoredVector
 
 # Rows kept across all users before the least recently used are dropped
 # (400k x 384 float32 is ~600 MB at most; most users have far fewer episodes).
@@ -46,6 +46,18 @@ class _Matrix:
             self.seqs[at] = seq
         self.threads[at] = self.thread_codes.setdefault(thread_id, len(self.thread_codes))
         self.rows[at] = vector
+
+    def load(self, stored: list[StoredVector]) -> None:
+        """Fill an empty matrix in one go (a cold start at 100k rows: one join, one copy)."""
+        latest = {v.seq: v for v in stored}  # a seq re-embedded twice: its newest vector
+        self._grow(max(64, len(latest)))
+        self.rows[:len(latest)] = np.frombuffer(b"".join(v.embedding for v in latest.values()),
+                                                dtype="<f4").reshape(-1, self.dim)
+        for at, v in enumerate(latest.values()):
+            self.seqs[at] = v.seq
+            self.threads[at] = self.thread_codes.setdefault(v.thread_id, len(self.thread_codes))
+        self.position = {seq: at for at, seq in enumerate(latest)}
+        self.n = len(latest)
 
     def _grow(self, capacity: int) -> None:
         rows = np.zeros((capacity, self.dim), np.float32)
@@ -96,12 +108,15 @@ class VectorCache:
         if matrix is None or matrix.invalidations != invalidations or matrix.dim != dim or newest < matrix.version:
             matrix = self._matrices[key] = _Matrix(dim=dim, invalidations=invalidations)
         if newest > matrix.version:
-            for stored in self.episodes.vectors(user_id=user_id, model=model, after_version=matrix.version):
-                vector = np.frombuffer(stored.embedding, dtype="<f4")
-                if vector.shape[0] == dim:  # another model's width: left to lazy re-embedding
-                    matrix.add(stored.seq, stored.thread_id, vector)
-                matrix.version = max(matrix.version, stored.vec_version)
-            matrix.version = max(matrix.version, newest)
+            # Another model's width is skipped: lazy re-embedding replaces it.
+            fresh = [v for v in self.episodes.vectors(user_id=user_id, model=model, after_version=matrix.version)
+                     if len(v.embedding) == dim * 4]
+            if matrix.n == 0 and fresh:
+                matrix.load(fresh)
+            else:
+                for stored in fresh:
+                    matrix.add(stored.seq, stored.thread_id, np.frombuffer(stored.embedding, dtype="<f4"))
+            matrix.version = newest
         matrix.used = time.monotonic()
         self._evict(keep=key)
         return matrix

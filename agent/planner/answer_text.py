@@ -58,6 +58,23 @@ def result_answer(frame: Frame, *, columns: list[str], rows: list[list[Any]], ro
     return f"{count} rows ({of}); first: {', '.join(shown)}" + ("..." if row_count > SHOWN_ROWS else ".")
 
 
+def verified_answer(*, zh: bool, question: str, columns: list[str], rows: list[list[Any]], row_count: int,
+                    truncated: bool) -> str:
+    """The result of a verified example's SQL, reused for the same question (no frame to phrase it by)."""
+    source = f"（沿用已验证的查询：“{question}”）" if zh else f" (the verified query for “{question}”)"
+    if not rows:
+        return ("没有符合条件的数据" if zh else "No rows match this question") + source + ("。" if zh else ".")
+    if len(rows) == 1 and len(columns) == 1:
+        return (f"结果是 {_value(rows[0][0])}" if zh else f"The answer is {_value(rows[0][0])}") + source + \
+            ("。" if zh else ".")
+    of = ("、" if zh else ", ").join(columns)
+    count = f"至少 {row_count}" if truncated and zh else (f"at least {row_count}" if truncated else str(row_count))
+    shown = ("、" if zh else ", ").join(_row(r, zh) for r in rows[:SHOWN_ROWS])
+    if zh:
+        return f"共 {count} 行（{of}）；前几行：{shown}{source}。"
+    return f"{count} row{'' if row_count == 1 else 's'} ({of}); first: {shown}{source}."
+
+
 def error_answer(*, zh: bool, error: str) -> str:
     """The query failed: say so, say why, say what to try."""
     if zh:

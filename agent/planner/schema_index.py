@@ -304,7 +304,8 @@ def _read_values(database: SchemaSource, tables: dict[str, TableInfo]) -> dict[s
             if not column.is_text or column.is_key or table.row_count == 0:
                 continue
             name = quote_ident(column.name)
-            source = f"(SELECT {name} FROM {quote_ident(table.name)} LIMIT {MAX_SCANNED_ROWS})"
+            # The alias: PostgreSQL (before 16) requires one on a subquery in FROM.
+            source = f"(SELECT {name} FROM {quote_ident(table.name)} LIMIT {MAX_SCANNED_ROWS}) AS scanned"
             sql = (f"SELECT DISTINCT {name} FROM {source} WHERE {name} IS NOT NULL "
                    f"AND length({name}) <= {MAX_VALUE_CHARS} LIMIT {MAX_VALUES_PER_COLUMN + 1}")
             rows = database.execute(sql, max_rows=MAX_VALUES_PER_COLUMN + 1).rows

@@ -10,6 +10,7 @@ database.
 from __future__ import annotations
 
 import sqlglot
+from sqlglot import exp
 from sqlglot.errors import ParseError
 
 from agent.planner.frame import Condition, Frame, Measure, PlanningFailed
@@ -73,6 +74,16 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
     except ParseError as exc:
         raise SQLBuildError(f"planner built unparseable SQL: {exc}\n{sql}") from exc
     return sql
+
+
+def to_dialect(sql: str, dialect: str) -> str:
+    """The planner's SQLite query in another sqlglot dialect (PostgreSQL: ``strftime`` becomes
+    ``TO_CHAR``, and LIKE becomes ILIKE, as SQLite's LIKE ignores case)."""
+    if dialect == "sqlite":
+        return sql
+    tree = sqlglot.parse_one(sql, read="sqlite").transform(
+        lambda node: exp.ILike(this=node.this, expression=node.expression) if isinstance(node, exp.Like) else node)
+    return tree.sql(dialect=dialect, pretty=True)
 
 
 def _joins(fact: str, tables: list[str], schema: SchemaIndex) -> tuple[list[tuple[str, Edge]], bool]:

@@ -30,7 +30,7 @@ def test_ask_prints_steps_then_the_answer_and_table(env, scripted_llm, capsys):
                          tool_call("answer", {"text": "Three sites.", "sql": sql}))
     assert main(["ask", "List the sites"]) == 0
     out, err = capsys.readouterr()
-    assert "[0] tool list_tables {}" in err and "[1] tool run_sql" in err
+    assert "[0] tool list_tables" in err and "[1] tool run_sql" in err
     assert out.startswith("Three sites.") and "Cape Canaveral" in out and f"SQL: {sql}" in out
     with ConversationStore.open(env, AgentState) as store:
         [conversation] = store.list(user_id="default").items

@@ -35,7 +35,8 @@ def app_parts(tmp_path, tiny_db, tokens):
 
 def remember(conn, user, text, **fields):
     items = MemoryItemStore(conn)
-    return items.add(MemoryItemIn(user_id=user, text=text, dedupe_hash=dedupe_hash(text), **fields))
+    return items.add(MemoryItemIn(user_id=user, text=text, dedupe_hash=dedupe_hash(text), **fields),
+                     embedding=b"\0" * 16, embedding_model="m")
 
 
 def add_episode(conn, user, question):
@@ -93,6 +94,7 @@ def test_erasing_removes_every_memory_and_episode_of_the_user(app_parts):
     thread = add_episode(conn, "alice", "How many launches?")
     remember(conn, "mallory", "Mallory's secret")
     add_episode(conn, "mallory", "secret question")
+    assert client.get("/api/memories", headers=as_(token["alice"])).json()["episodes"] == 1
     reply = client.delete("/api/memories", headers=as_(token["alice"]))
     assert reply.json() == {"memories": 2, "episodes": 1}
     count = lambda sql, *p: conn.execute(sql, p).fetchone()[0]  # noqa: E731
@@ -100,8 +102,13 @@ def test_erasing_removes_every_memory_and_episode_of_the_user(app_parts):
     assert count("SELECT count(*) FROM episodes WHERE user_id = 'alice'") == 0
     assert count("SELECT count(*) FROM episodes_fts") == 1  # mallory's
     assert count("SELECT count(*) FROM memory_items WHERE user_id = 'mallory'") == 1
-    # The conversation itself stays: deleting it is done on its own page.
+    assert count("SELECT count(*) FROM memory_vectors") == 1  # mallory's: alice's went with their items
+    # The conversation itself stays: deleting it is done on its own page, and then nothing of
+    # alice is left in any memory table.
     assert client.get(f"/api/conversations/{thread}", headers=as_(token["alice"])).status_code == 200
+    assert client.delete(f"/api/conversations/{thread}", headers=as_(token["alice"])).status_code == 204
+    for table in ("conversations", "episodes", "memory_items"):
+        assert count(f"SELECT count(*) FROM {table} WHERE user_id = 'alice'") == 0
 
 
 def test_the_page_lists_escapes_edits_and_deletes(app_parts):

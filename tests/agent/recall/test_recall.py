@@ -121,3 +121,16 @@ def _state():
     from agent.state import AgentState
 
     return AgentState()
+
+
+def test_a_re_embedded_episode_replaces_its_cached_vector(store, memory):
+    thread = add_thread(store, memory, LAUNCH_TURNS)
+    vector_only = lambda q: memory.index.search(q, user_id="alice", k=10, mode="vector")  # noqa: E731
+    assert len(vector_only("launches").hits) == 4
+    seq = memory.index.episodes.list(user_id="alice", thread_id=thread)[0].seq
+    vector = memory.index.embedder.embed_passages(["completely different words"])[0]
+    from agent.memory.embeddings import to_bytes
+
+    memory.index.episodes.set_embeddings([(seq, to_bytes(vector))], user_id="alice", model="openai:hashed")
+    hits = vector_only("completely different words").hits
+    assert len(hits) == 4 and hits[0].episode.seq == seq and hits[0].cosine > 0.99

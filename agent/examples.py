@@ -1,0 +1,312 @@
+"""Verified examples: (question, SQL) pairs an analyst confirmed, found again for new questions.
+
+Thumbs up on an answer promotes its question and SQL to the examples of that analytics
+database (`database_key`: its label and a hash of its schema, so a rebuilt file with the
+same schema keeps them). Before each turn the closest examples (BM25 over their words and,
+with an embedder, cosine over their vectors, fused by reciprocal rank) go into the system
+prompt as few-shot examples. The offline planner reads that block too and reuses a
+verified SQL when the new question is the same question (`same_question`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import sqlite3
+import unicodedata
+
+import numpy as np
+from pydantic import BaseModel
+
+from agent.column_check import schema_columns, schema_problems
+from agent.database import AnalyticsDatabase, SQLRejected
+from agent.sql_guard import check_sql
+from agent.planner.words import singular
+from agent.state import Message, Step
+from storage.errors import StoreError
+from storage.examples import Example, ExampleStore, Feedback, FeedbackIn, Rating
+
+log = logging.getLogger(__name__)
+
+
+class FeedbackError(Exception):
+    """Base of the reasons a verdict cannot be recorded; each message says what to do."""
+
+
+class AnswerNotFound(FeedbackError):
+    """The conversation has no answer with that turn number or result number."""
+
+
+class NothingToVerify(FeedbackError):
+    """Thumbs up on an answer that rests on no SQL: there is no (question, SQL) pair to keep."""
+
+
+class SQLDoesNotFit(FeedbackError):
+    """The answer's SQL names columns the current database does not have (the database changed)."""
+
+RRF_K = 60
+#: Words that change nothing a query would do: articles, pronouns, "be" and "have", question words,
+#: common prepositions, and requests ("list the singers" = "show me all singers"). Negations,
+#: comparisons, order words ("before", "most", "not", "or") are content: they change the SQL.
+FILLER_WORDS = frozenset("""
+a an the is are was were be been being am do does did done have has had there here this that these those it
+its we you i me my our your their they them he she his her please what which who whom whose how of in on at
+to for from by with list show give find tell display return get provide all
+""".split())
+HEADING = ("Verified examples for this database (an analyst confirmed each answer; reuse a query when the "
+           "question is the same, adapt it otherwise):")
+_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_TOKEN = re.compile(rf"[{_CJK}]+|\d+|[^\W\d_{_CJK}]+")
+_EXAMPLE = re.compile(r"^- Q: (.*)\n  SQL: (.*(?:\n    .*)*)", re.M)
+
+
+def database_key(database: AnalyticsDatabase) -> str:
+    """`label:hash` of the database's schema (tables and columns): what its examples are kept under."""
+    schema = sorted((t.lower(), sorted(c.lower() for c in cols)) for t, cols in schema_columns(database).items())
+    digest = hashlib.sha256(repr(schema).encode()).hexdigest()[:12]
+    return f"{database.label}:{digest}"
+
+
+def content_words(question: str) -> frozenset[str]:
+    """What a question asks, as a set: lower-case singular words and numbers (Chinese as character
+    bigrams), without filler words. Word order and punctuation do not count."""
+    words: set[str] = set()
+    for token in _TOKEN.findall(unicodedata.normalize("NFKC", question).casefold()):
+        if re.match(rf"[{_CJK}]", token):
+            words.update([token] if len(token) == 1 else (token[i:i + 2] for i in range(len(token) - 1)))
+        elif token not in FILLER_WORDS:
+            words.add(singular(token))
+    return frozenset(words)
+
+
+def same_question(a: str, b: str) -> bool:
+    """Whether two questions ask the same thing closely enough to reuse a verified SQL: the same
+    content words (so the same numbers, names and values), in any order, whatever the punctuation,
+    case, plurals and filler words. "How many singers are there?" matches "how many
+    singers do we have"; "... in 2021" never matches "... in 2020"."""
+    words = content_words(a)
+    return bool(words) and words == content_words(b)
+
+
+def few_shot_text(examples: list[Example]) -> str:
+    """The system prompt's block of examples ("" when none); `parse_few_shot` reads it back."""
+    if not examples:
+        return ""
+    lines = [HEADING]
+    for example in examples:
+        sql = "\n    ".join(line for line in example.sql.strip().splitlines() if line.strip())
+        lines += [f"- Q: {' '.join(example.question.split())}", f"  SQL: {sql}"]
+    return "\n".join(lines)
+
+
+def parse_few_shot(text: str) -> list[tuple[str, str]]:
+    """(question, SQL) of each example in a system prompt that holds the block."""
+    if HEADING not in text:
+        return []
+    block = text.split(HEADING, 1)[1]
+    return [(q.strip(), "\n".join(line.strip() for line in sql.splitlines())) for q, sql in _EXAMPLE.findall(block)]
+
+
+def verified_match(question: str, examples: list[tuple[str, str]]) -> tuple[str, str] | None:
+    """The first example that asks `question` (see `same_question`), or None."""
+    return next((pair for pair in examples if same_question(question, pair[0])), None)
+
+
+class ExampleRetriever:
+    """The verified examples of one database: promote, and find the closest for a question.
+
+    Args:
+        store: the examples store (in the conversation store file).
+        key: the database's key (`database_key`).
+        embedder: an `agent.memory.embeddings.Embedder`, or None (keywords only).
+        top_k: examples put into the prompt; 0 turns them off.
+    """
+
+    def __init__(self, store: ExampleStore, key: str, *, embedder=None, top_k: int = 3):
+        self.store, self.key, self.embedder, self.top_k = store, key, embedder, top_k
+
+    def promote(self, question: str, sql: str, *, created_by: str, note: str = "", source: str = "feedback") -> Example:
+        """Keep (question, SQL) as verified, with its vector when the embedder works."""
+        vector, model = self._embed_passage(question)
+        return self.store.upsert(database_key=self.key, question=question, sql=sql, note=note, source=source,
+                                 created_by=created_by, embedding=vector, embedding_model=model)
+
+    def search(self, question: str, k: int | None = None) -> list[Example]:
+        """The `k` examples closest to `question`, best first; keywords alone when vectors fail."""
+        k = self.top_k if k is None else k
+        if k <= 0 or self.store.count(database_key=self.key) == 0:
+            return []
+        keyword = [i for i, _ in self.store.keyword_search(question, database_key=self.key, limit=max(20, k))]
+        rankings = [keyword, self._vector_ranking(question, depth=max(20, k))]
+        scores: dict[int, float] = {}
+        for ranked in rankings:
+            for rank, example_id in enumerate(ranked, start=1):
+                scores[example_id] = scores.get(example_id, 0.0) + 1 / (RRF_K + rank)
+        best = sorted(scores, key=lambda i: (-scores[i], i))[:k]
+        found = self.store.by_ids(best, database_key=self.key)
+        return [found[i] for i in best if i in found]
+
+    def few_shot(self, question: str) -> str:
+        """The block for the system prompt; "" when there is nothing to show or the store fails
+        (examples are an aid, never a reason for a turn to fail)."""
+        try:
+            return few_shot_text(self.search(question))
+        except (StoreError, sqlite3.Error) as exc:
+            log.warning("verified examples unavailable for this turn: %s", exc)
+            return ""
+
+    # -- vectors ----------------------------------------------------------------------
+
+    def _embed_passage(self, text: str) -> tuple[bytes | None, str | None]:
+        if self.embedder is None:
+            return None, None
+        from agent.memory.embeddings import EmbeddingError, to_bytes
+
+        try:
+            return to_bytes(self.embedder.embed_passages([text])[0]), self.embedder.model
+        except EmbeddingError as exc:
+            log.warning("example kept without a vector (keyword search only): %s", exc)
+            return None, None
+
+    def _vector_ranking(self, question: str, *, depth: int) -> list[int]:
+        if self.embedder is None:
+            return []
+        from agent.memory.embeddings import EmbeddingError, from_bytes, to_bytes
+
+        try:
+            # Imported or edited examples get their vectors a batch at a time, as questions come.
+            stale = self.store.missing_vectors(database_key=self.key, model=self.embedder.model, limit=16)
+            if stale:
+                matrix = self.embedder.embed_passages([e.question for e in stale])
+                for example, vector in zip(stale, matrix):
+                    self.store.set_embedding(example.id, to_bytes(vector), model=self.embedder.model)
+            stored = self.store.vectors(database_key=self.key, model=self.embedder.model)
+            if not stored:
+                return []
+            similarity = np.vstack([from_bytes(v) for _, v in stored]) @ self.embedder.embed_query(question)
+        except EmbeddingError as exc:
+            log.warning("examples ranked by keywords only: %s", exc)
+            return []
+        order = np.argsort(-similarity)[:depth]
+        return [stored[int(i)][0] for i in order]
+
+
+# -- feedback -------------------------------------------------------------------------
+
+class AnsweredTurn(BaseModel):
+    """One answered question of a conversation, as feedback needs it."""
+
+    turn_index: int
+    question: str
+    sql: str | None
+    result_id: int | None
+
+
+def find_answer(store, thread_id: str, *, user_id: str, turn_index: int | None = None,
+                result_id: int | None = None) -> AnsweredTurn:
+    """The answered turn by its number (from 0) or by the number of the result it rests on.
+
+    Raises:
+        ConversationNotFound: not this user's conversation.
+        AnswerNotFound: no such answered turn.
+    """
+    loaded = store.load(thread_id, user_id=user_id)
+    finals = [step for step in (Step.model_validate(s.data) for s in store.steps(thread_id, user_id=user_id))
+              if step.step_type == "answer"]
+    if result_id is not None:
+        final = next((f for f in reversed(finals) if f.result_id == result_id), None)
+    else:
+        final = next((f for f in reversed(finals) if f.turn_index == turn_index), None)
+    if final is None:
+        which = f"result {result_id}" if result_id is not None else f"turn {turn_index}"
+        raise AnswerNotFound(f"this conversation has no answer for {which}")
+    questions = store.archive(Message).messages(thread_id, user_id=user_id, role="user") + \
+        [m for m in loaded.state.messages if m.role == "user"]
+    if final.turn_index >= len(questions):
+        raise AnswerNotFound(f"turn {final.turn_index} has no question")
+    return AnsweredTurn(turn_index=final.turn_index, question=questions[final.turn_index].content or "",
+                        sql=final.sql, result_id=final.result_id)
+
+
+def record_feedback(store, retriever: ExampleRetriever, database: AnalyticsDatabase, *, thread_id: str,
+                    user_id: str, rating: Rating, note: str = "", turn_index: int | None = None,
+                    result_id: int | None = None) -> Feedback:
+    """Keep a user's verdict on an answer; "up" also promotes its (question, SQL) to the verified
+    examples of the database. A later verdict on the same answer replaces the earlier one; a "down"
+    never removes an example (the examples page does).
+
+    Raises:
+        ConversationNotFound, AnswerNotFound, NothingToVerify, SQLDoesNotFit.
+    """
+    answered = find_answer(store, thread_id, user_id=user_id, turn_index=turn_index, result_id=result_id)
+    example_id = None
+    if rating == "up":
+        if not answered.sql:
+            raise NothingToVerify("this answer rests on no SQL, so there is nothing to keep as an example; "
+                                  "give a thumbs down with a note instead")
+        problems = schema_problems(answered.sql, schema_columns(database), dialect=getattr(database, "dialect", "sqlite"))
+        if problems:
+            raise SQLDoesNotFit("the answer's SQL does not fit the current database (" + "; ".join(problems) + ")")
+        # The note stays with the verdict (the user's own); the example shares only question and SQL.
+        example_id = retriever.promote(answered.question, answered.sql, created_by=user_id).id
+    return retriever.store.record_feedback(FeedbackIn(
+        thread_id=thread_id, user_id=user_id, turn_index=answered.turn_index, result_id=answered.result_id,
+        rating=rating, note=note, question=answered.question, sql=answered.sql, database_key=retriever.key,
+        example_id=example_id))
+
+
+# -- export and import ----------------------------------------------------------------
+
+EXPORT_FORMAT = "askdb.examples/1"
+
+
+class ImportReport(BaseModel):
+    imported: int
+    skipped: list[dict[str, str]]  # {"question", "reason"}
+
+
+def export_examples(retriever: ExampleRetriever, *, label: str) -> dict:
+    """All the database's examples as one JSON-ready document (`import_examples` reads it)."""
+    items, offset = [], 0
+    while True:
+        page = retriever.store.list(database_key=retriever.key, limit=500, offset=offset)
+        items += page.items
+        offset += len(page.items)
+        if not page.items or offset >= page.total:
+            break
+    return {"format": EXPORT_FORMAT, "database": {"label": label, "key": retriever.key},
+            "examples": [{"question": e.question, "sql": e.sql, "note": e.note, "created_by": e.created_by,
+                          "created_at": e.created_at} for e in reversed(items)]}
+
+
+def import_examples(retriever: ExampleRetriever, database: AnalyticsDatabase, document: object, *,
+                    user_id: str) -> ImportReport:
+    """Add examples from an export (or a plain list of {"question", "sql"}) to this database's; each
+    SQL must pass the guard and name only real columns, or it is skipped with the reason."""
+    items = document.get("examples") if isinstance(document, dict) else document
+    if not isinstance(items, list):
+        raise FeedbackError('expected {"format": "askdb.examples/1", "examples": [...]} or a list of '
+                            '{"question", "sql"} objects')
+    dialect = getattr(database, "dialect", "sqlite")
+    imported, skipped = 0, []
+    for item in items:
+        question = item.get("question") if isinstance(item, dict) else None
+        sql = (item.get("sql") or item.get("query") or item.get("SQL")) if isinstance(item, dict) else None
+        if not isinstance(question, str) or not question.strip() or not isinstance(sql, str) or not sql.strip() \
+                or len(question) > 4000 or len(sql) > 20_000:
+            skipped.append({"question": str(question)[:200], "reason": "needs a question and a sql, as text"})
+            continue
+        try:
+            check_sql(sql, dialect=dialect)
+        except SQLRejected as exc:
+            skipped.append({"question": question[:200], "reason": f"query rejected: {exc.reason}"})
+            continue
+        problems = schema_problems(sql, schema_columns(database), dialect=dialect)
+        if problems:
+            skipped.append({"question": question[:200], "reason": "; ".join(problems)})
+            continue
+        note = item.get("note") if isinstance(item.get("note"), str) else ""
+        retriever.promote(question.strip(), sql.strip(), created_by=user_id, note=note[:2000], source="import")
+        imported += 1
+    return ImportReport(imported=imported, skipped=skipped)

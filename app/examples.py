@@ -1,0 +1,250 @@
+"""Feedback and verified examples: thumbs up/down on answers, the /examples page, the JSON API.
+
+Examples belong to the analytics database (everyone who asks about it shares them, and may
+edit or remove them here); feedback belongs to the user who gave it (each sees only their
+own, and deleting a conversation deletes its feedback). Everything works without
+JavaScript: the forms post and redirect.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Body, FastAPI, File, Form, Query, Request, Response, UploadFile
+from fastapi.responses import JSONResponse, RedirectResponse
+from pydantic import BaseModel, Field, model_validator
+
+from agent.database import AnalyticsDatabase
+from agent.examples import (
+    AnswerNotFound, ExampleRetriever, FeedbackError, ImportReport, NothingToVerify, SQLDoesNotFit, database_key,
+    export_examples, import_examples, record_feedback,
+)
+from app.core import AskDB
+from app.deps import AskDBDep, UserDep
+from app.errors import error_body, render_error
+from app.pages import templates
+from storage.examples import DuplicateQuestion, Example, ExampleNotFound, Feedback
+
+router = APIRouter()
+PER_PAGE = 50
+
+
+class ExamplesUnavailable(Exception):
+    """Verified examples need the SQLite store; a PostgreSQL store does not keep them yet."""
+
+
+STATUS = {ExampleNotFound: 404, AnswerNotFound: 404, DuplicateQuestion: 409, NothingToVerify: 422,
+          SQLDoesNotFit: 409, FeedbackError: 422, ExamplesUnavailable: 501}
+
+
+def install(app: FastAPI) -> None:
+    """Render this module's errors like every other domain error (app/errors.py's shape)."""
+
+    async def handle(request: Request, exc: Exception):
+        status = next(code for cls, code in STATUS.items() if isinstance(exc, cls))
+        return render_error(request, status, error_body(exc, status))
+
+    for cls in STATUS:
+        app.add_exception_handler(cls, handle)
+
+
+def _examples(askdb: AskDB) -> tuple[ExampleRetriever, AnalyticsDatabase]:
+    if askdb.examples_store is None:
+        raise ExamplesUnavailable("verified examples need a SQLite store (ASKDB_STORE); a PostgreSQL store "
+                                  "does not keep them yet")
+    database = askdb.database()
+    retriever = ExampleRetriever(askdb.examples_store, database_key(database), embedder=askdb.embedder(),
+                                 top_k=askdb.settings.examples_top_k)
+    return retriever, database
+
+
+# -- models -------------------------------------------------------------------------
+
+class FeedbackCreate(BaseModel):
+    rating: Literal["up", "down"]
+    note: str = Field("", max_length=2000, description="Optional: what was right or wrong.")
+    turn: int | None = Field(None, ge=0, description="The turn's number in the conversation, from 0.")
+    result_id: int | None = Field(None, ge=1, description="Or the number of the result the answer rests on.")
+
+    @model_validator(mode="after")
+    def _one_target(self) -> FeedbackCreate:
+        if (self.turn is None) == (self.result_id is None):
+            raise ValueError("give exactly one of turn and result_id")
+        return self
+
+
+class FeedbackPublic(BaseModel):
+    id: int
+    thread_id: str
+    turn: int
+    rating: str
+    note: str
+    question: str
+    sql: str | None
+    example_id: int | None = Field(description="The verified example an up-vote made or updated.")
+    updated_at: str
+
+    @classmethod
+    def of(cls, f: Feedback) -> FeedbackPublic:
+        return cls(id=f.id, thread_id=f.thread_id, turn=f.turn_index, rating=f.rating, note=f.note,
+                   question=f.question, sql=f.sql, example_id=f.example_id, updated_at=f.updated_at)
+
+
+class FeedbackList(BaseModel):
+    data: list[FeedbackPublic]
+    count: int
+
+
+class ExamplePublic(BaseModel):
+    id: int
+    question: str
+    sql: str
+    note: str
+    source: str
+    created_by: str
+    created_at: str
+    updated_at: str
+
+    @classmethod
+    def of(cls, e: Example) -> ExamplePublic:
+        return cls.model_validate(e.model_dump())
+
+
+class ExampleList(BaseModel):
+    data: list[ExamplePublic]
+    count: int
+    database: str = Field(description="The key the examples are kept under: the database's label and schema hash.")
+
+
+class ExampleUpdate(BaseModel):
+    question: str | None = Field(None, min_length=1, max_length=4000)
+    sql: str | None = Field(None, min_length=1, max_length=20_000)
+    note: str | None = Field(None, max_length=2000)
+
+
+def _feedback(askdb: AskDB, thread_id: str, user: str, body: FeedbackCreate) -> Feedback:
+    retriever, database = _examples(askdb)
+    return record_feedback(askdb.store, retriever, database, thread_id=thread_id, user_id=user, rating=body.rating,
+                           note=body.note.strip(), turn_index=body.turn, result_id=body.result_id)
+
+
+def _update(askdb: AskDB, example_id: int, body: ExampleUpdate) -> Example:
+    retriever, _ = _examples(askdb)
+    return retriever.store.update(example_id, database_key=retriever.key, question=body.question, sql=body.sql,
+                                  note=body.note)
+
+
+# -- JSON ---------------------------------------------------------------------------
+
+@router.post("/api/conversations/{thread_id}/feedback", response_model=FeedbackPublic, status_code=201)
+def give_feedback(thread_id: str, body: FeedbackCreate, askdb: AskDBDep, user: UserDep):
+    """Thumbs up or down on one answer (by turn or result number), with an optional note; up keeps
+    the question and its SQL as a verified example of this database."""
+    return FeedbackPublic.of(_feedback(askdb, thread_id, user, body))
+
+
+@router.get("/api/conversations/{thread_id}/feedback", response_model=FeedbackList)
+def list_feedback(thread_id: str, askdb: AskDBDep, user: UserDep):
+    """The user's verdicts on a conversation's answers."""
+    if askdb.examples_store is None:
+        raise ExamplesUnavailable("verified examples need a SQLite store")
+    askdb.store.get(thread_id, user_id=user)
+    found = askdb.examples_store.feedback_for_thread(thread_id, user_id=user)
+    return FeedbackList(data=[FeedbackPublic.of(f) for _, f in sorted(found.items())], count=len(found))
+
+
+@router.get("/api/examples", response_model=ExampleList)
+def list_examples(askdb: AskDBDep, user: UserDep, q: str | None = Query(None, max_length=200),
+                  limit: int = Query(50, ge=1, le=500), offset: int = Query(0, ge=0)):
+    """The verified examples of the current database, newest first."""
+    retriever, _ = _examples(askdb)
+    page = retriever.store.list(database_key=retriever.key, search=q, limit=limit, offset=offset)
+    return ExampleList(data=[ExamplePublic.of(e) for e in page.items], count=page.total, database=retriever.key)
+
+
+@router.patch("/api/examples/{example_id}", response_model=ExamplePublic)
+def update_example(example_id: int, body: ExampleUpdate, askdb: AskDBDep, user: UserDep):
+    """Edit an example's question, SQL or note."""
+    return ExamplePublic.of(_update(askdb, example_id, body))
+
+
+@router.delete("/api/examples/{example_id}", status_code=204)
+def delete_example(example_id: int, askdb: AskDBDep, user: UserDep):
+    """Remove an example (the verdicts that made it stay, unlinked)."""
+    retriever, _ = _examples(askdb)
+    retriever.store.delete(example_id, database_key=retriever.key)
+    return Response(status_code=204)
+
+
+@router.get("/api/examples/export")
+def export(askdb: AskDBDep, user: UserDep):
+    """The current database's examples as a JSON file (`POST /api/examples/import` reads it)."""
+    retriever, database = _examples(askdb)
+    return JSONResponse(export_examples(retriever, label=database.label), headers={
+        "Content-Disposition": f'attachment; filename="askdb-examples-{database.label}.json"'})
+
+
+@router.post("/api/examples/import", response_model=ImportReport)
+def import_(document: Annotated[Any, Body()], askdb: AskDBDep, user: UserDep):
+    """Add examples from an export (or a list of {"question", "sql"}); each is checked against the
+    current database and skipped, with the reason, when it does not fit."""
+    retriever, database = _examples(askdb)
+    return import_examples(retriever, database, document, user_id=user)
+
+
+# -- pages --------------------------------------------------------------------------
+
+@router.post("/c/{thread_id}/feedback")
+def feedback_form(thread_id: str, askdb: AskDBDep, user: UserDep, turn: Annotated[int, Form(ge=0)],
+                  rating: Annotated[Literal["up", "down"], Form()], note: Annotated[str, Form(max_length=2000)] = ""):
+    """Thumbs up or down from the conversation page (no JavaScript needed)."""
+    _feedback(askdb, thread_id, user, FeedbackCreate(rating=rating, note=note, turn=turn))
+    return RedirectResponse(f"/c/{thread_id}?feedback={turn}-{rating}#turn-{turn}", status_code=303)
+
+
+@router.get("/examples")
+def examples_page(request: Request, askdb: AskDBDep, user: UserDep, q: str = Query("", max_length=200),
+                  page: int = Query(1, ge=1), notice: str = ""):
+    """The verified examples of the current database, to edit or remove, and the user's own verdicts."""
+    retriever, database = _examples(askdb)
+    listing = retriever.store.list(database_key=retriever.key, search=q or None, limit=PER_PAGE,
+                                   offset=(page - 1) * PER_PAGE)
+    context = {"settings": askdb.settings, "user": user, "examples": listing.items, "total": listing.total, "q": q,
+               "page": page, "pages": max(1, -(-listing.total // PER_PAGE)), "notice": notice[:300],
+               "database": database.label, "key": retriever.key,
+               "feedback": retriever.store.feedback_for_user(user, database_key=retriever.key, limit=50)}
+    return templates.TemplateResponse(request, "examples.html", context)
+
+
+@router.post("/examples/{example_id}/edit")
+def edit_form(example_id: int, askdb: AskDBDep, user: UserDep,
+              question: Annotated[str, Form(min_length=1, max_length=4000)],
+              sql: Annotated[str, Form(min_length=1, max_length=20_000)],
+              note: Annotated[str, Form(max_length=2000)] = ""):
+    """Save an example's question, SQL and note."""
+    _update(askdb, example_id, ExampleUpdate(question=question.strip(), sql=sql.strip(), note=note.strip()))
+    return RedirectResponse(f"/examples#example-{example_id}", status_code=303)
+
+
+@router.post("/examples/{example_id}/delete")
+def delete_form(example_id: int, askdb: AskDBDep, user: UserDep):
+    """Remove an example."""
+    delete_example(example_id, askdb, user)
+    return RedirectResponse("/examples?notice=example+removed", status_code=303)
+
+
+@router.post("/examples/import")
+def import_form(askdb: AskDBDep, user: UserDep, file: Annotated[UploadFile, File()]):
+    """Import an exported file from the page."""
+    try:
+        document = json.loads(file.file.read())
+    except (ValueError, UnicodeDecodeError):
+        return RedirectResponse("/examples?notice=that+file+is+not+JSON", status_code=303)
+    retriever, database = _examples(askdb)
+    report = import_examples(retriever, database, document, user_id=user)
+    notice = f"imported {report.imported}, skipped {len(report.skipped)}"
+    if report.skipped:
+        notice += f" (first: {report.skipped[0]['reason'][:120]})"
+    return RedirectResponse(f"/examples?{urlencode({'notice': notice})}", status_code=303)

@@ -1,0 +1,78 @@
+"""The store interface both backends satisfy, and the factory that picks one.
+
+`ConversationStore` (one SQLite file) and `PostgresConversationStore` (a PostgreSQL server,
+for several app servers) take and return the same models and raise the same errors;
+tests/storage/test_conformance.py runs one suite against both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Protocol, TypeVar, runtime_checkable
+
+from pydantic import BaseModel
+
+from storage.conversations import Conversation, ConversationPage, Loaded, StoredResult, StoredStep
+
+StateT = TypeVar("StateT", bound=BaseModel)
+
+
+def is_postgres_url(location: object) -> bool:
+    """Whether a store setting names a PostgreSQL server rather than a SQLite file."""
+    return isinstance(location, str) and location.startswith(("postgresql://", "postgres://"))
+
+
+@runtime_checkable
+class Store(Protocol[StateT]):
+    """Conversations, their steps and query results, for many users; safe to share between threads."""
+
+    backend: str  # "sqlite" or "postgresql"
+    state_model: type[StateT]
+
+    def create(self, *, user_id: str, state: StateT, thread_id: str | None = None, title: str = "",
+               tags: list[str] | None = None, tool_categories: list[str] | None = None) -> Conversation: ...
+    def get(self, thread_id: str, *, user_id: str) -> Conversation: ...
+    def load(self, thread_id: str, *, user_id: str) -> Loaded[StateT]: ...
+    def save(self, thread_id: str, *, user_id: str, state: StateT, expected_version: int,
+             title: str | None = None) -> int: ...
+    def list(self, *, user_id: str, search: str | None = None, limit: int = 50, offset: int = 0) -> ConversationPage: ...
+    def update(self, thread_id: str, *, user_id: str, title: str | None = None,
+               tags: list[str] | None = None) -> Conversation: ...
+    def delete(self, thread_id: str, *, user_id: str) -> None: ...
+    def threads_awaiting_answer(self) -> list[tuple[str, str]]: ...
+    def append_step(self, thread_id: str, *, step_index: int, step: BaseModel) -> int: ...
+    def steps(self, thread_id: str, *, user_id: str, after_id: int = 0) -> list[StoredStep]: ...
+    def save_result(self, thread_id: str, *, sql: str, columns: list[str], rows: list[list[Any]],
+                    truncated: bool) -> int: ...
+    def load_result(self, thread_id: str, result_id: int, *, user_id: str) -> StoredResult: ...
+    def export_conversation(self, thread_id: str, *, user_id: str) -> dict[str, Any]: ...
+    def import_conversation(self, document: dict[str, Any], *, user_id: str,
+                            thread_id: str | None = None) -> Conversation: ...
+    def archive(self, message_model: type[BaseModel]) -> Any: ...
+    def leases(self, *, seconds: float) -> Any: ...
+    def schema_version(self) -> int: ...
+    def ping(self) -> None: ...
+    def close(self) -> None: ...
+
+
+def open_store(location: str | Path, state_model: type[StateT]) -> Store[StateT]:
+    """The store at a SQLite path or a ``postgresql://`` URL; the caller closes it."""
+    if is_postgres_url(location):
+        from storage.postgres.conversations import PostgresConversationStore
+
+        return PostgresConversationStore.connect(str(location), state_model)
+    from storage.conversations import ConversationStore, connect
+
+    return ConversationStore(connect(location), state_model)
+
+
+@contextmanager
+def opened_store(location: str | Path, state_model: type[StateT]) -> Iterator[Store[StateT]]:
+    """`open_store` as a context manager that closes it."""
+    store = open_store(location, state_model)
+    try:
+        yield store
+    finally:
+        store.close()

@@ -1,0 +1,321 @@
+"""PostgresConversationStore: the conversation store on a PostgreSQL server, for several app servers.
+
+The same interface, models and errors as `storage.conversations.ConversationStore` (the
+`storage.base.Store` protocol); schema in `storage/postgres/migrations/`. `state_data` is
+JSONB. psycopg 3 with a connection pool; every write is one short transaction. A save is
+the same optimistic version check as on SQLite (an UPDATE ... WHERE version = expected),
+which PostgreSQL's row lock makes safe between servers; turns on one thread are kept
+apart by leases (storage/postgres/leases.py).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Generic, TypeVar
+
+import psycopg
+from psycopg.rows import dict_row
+from psycopg_pool import ConnectionPool, PoolTimeout
+from pydantic import BaseModel, ValidationError
+
+from storage.conversations import (
+    TITLE_LENGTH, Conversation, ConversationPage, Loaded, StoredResult, StoredStep, check_thread_id,
+)
+from storage.errors import (
+    ConversationNotFound, CorruptState, InvalidThreadId, ResultNotFound, StoreUnavailable, VersionConflict,
+)
+from storage.export import ExportImport
+from storage.postgres.schema import migrate, schema_version
+
+StateT = TypeVar("StateT", bound=BaseModel)
+
+POOL_SIZE = 10
+# ISO 8601 in UTC with microseconds and a Z, as the SQLite store writes its timestamps.
+_ISO = """to_char({} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')"""
+_SELECT_CONVERSATION = f"""
+    SELECT thread_id, user_id, title, {_ISO.format("created_at")} AS created_at,
+           {_ISO.format("updated_at")} AS updated_at, tags, tool_categories, version,
+           CASE jsonb_typeof(state_data -> 'messages') WHEN 'array' THEN jsonb_array_length(state_data -> 'messages')
+                ELSE 0 END
+             -- archived messages count too: positions run 0..n-1, so max + 1 (an index seek, not a count)
+             + coalesce((SELECT max(position) + 1 FROM archived_messages a
+                         WHERE a.thread_id = conversations.thread_id), 0) AS message_count
+             {{extra}}
+    FROM conversations"""
+# JSONB cannot hold U+0000 (SQLite's JSON can): an escaped NUL becomes U+FFFD, unless its
+# backslash is itself escaped (an even run of backslashes before "u0000" is literal text).
+_JSON_NUL = re.compile(r"(?<!\\)((?:\\\\)*)\\u0000")
+
+
+def jsonb_text(text: str) -> str:
+    """JSON text that PostgreSQL's jsonb accepts: escaped NULs replaced by U+FFFD."""
+    return _JSON_NUL.sub(r"\1\\ufffd", text) if "\\u0000" in text else text
+
+
+class PostgresConversationStore(ExportImport, Generic[StateT]):
+    """Conversations for many users on a PostgreSQL server; safe to share between threads and servers.
+
+    Args:
+        pool: an open pool of autocommit connections (see `connect`); the store does not close it
+            unless it made it.
+    """
+
+    backend = "postgresql"
+
+    def __init__(self, pool: ConnectionPool, state_model: type[StateT], *, owns_pool: bool = False):
+        self.pool, self.state_model, self._owns_pool = pool, state_model, owns_pool
+        with self._connection() as conn:
+            migrate(conn)
+
+    @classmethod
+    def connect(cls, url: str, state_model: type[StateT], *, pool_size: int = POOL_SIZE,
+                timeout_s: float = 30.0) -> PostgresConversationStore[StateT]:
+        """A store with its own pool of connections to `url`; `close()` closes it.
+
+        Raises:
+            StoreUnavailable: no connection within `timeout_s`.
+        """
+        pool = ConnectionPool(url, min_size=1, max_size=pool_size, open=False, name="askdb-store",
+                              kwargs={"autocommit": True, "application_name": "askdb-store"},
+                              check=ConnectionPool.check_connection, timeout=timeout_s)
+        try:
+            pool.open(wait=True, timeout=timeout_s)
+        except PoolTimeout:
+            pool.close()
+            raise StoreUnavailable(f"could not connect to the PostgreSQL store within {timeout_s:.0f} s; "
+                                   "check ASKDB_STORE and that the server is running") from None
+        return cls(pool, state_model, owns_pool=True)
+
+    @classmethod
+    @contextmanager
+    def open(cls, url: str, state_model: type[StateT]) -> Iterator[PostgresConversationStore[StateT]]:
+        store = cls.connect(url, state_model)
+        try:
+            yield store
+        finally:
+            store.close()
+
+    def close(self) -> None:
+        if self._owns_pool:
+            self.pool.close()
+
+    # -- connections and transactions -----------------------------------------------
+
+    @contextmanager
+    def _connection(self) -> Iterator[psycopg.Connection]:
+        try:
+            with self.pool.connection() as conn:
+                yield conn
+        except (PoolTimeout, psycopg.OperationalError) as exc:
+            raise StoreUnavailable(f"the PostgreSQL store is unavailable: {exc}") from None
+
+    @contextmanager
+    def _write(self) -> Iterator[psycopg.Connection]:
+        """One short transaction; committed at the end, rolled back on any error."""
+        with self._connection() as conn, conn.transaction():
+            yield conn
+
+    def _read(self, sql: str, params: tuple | dict = ()) -> list[dict[str, Any]]:
+        with self._connection() as conn, conn.cursor(row_factory=dict_row) as cursor:
+            return cursor.execute(sql, params).fetchall()
+
+    def ping(self) -> None:
+        """Raise if the store cannot answer a trivial query."""
+        self._read("SELECT 1")
+
+    def schema_version(self) -> int:
+        with self._connection() as conn:
+            return schema_version(conn)
+
+    def archive(self, message_model: type[BaseModel]):
+        """The archive of this store's conversations, read back as `message_model`."""
+        from storage.postgres.archive import PostgresArchiveStore
+
+        return PostgresArchiveStore(self, message_model)
+
+    def leases(self, *, seconds: float):
+        """Turn leases in this store, shared by every app server."""
+        from storage.postgres.leases import PostgresTurnLeases
+
+        return PostgresTurnLeases(self, seconds=seconds)
+
+    # -- conversations ------------------------------------------------------------
+
+    def create(self, *, user_id: str, state: StateT, thread_id: str | None = None, title: str = "",
+               tags: list[str] | None = None, tool_categories: list[str] | None = None) -> Conversation:
+        """Create a conversation; a new random thread id unless one is given."""
+        import uuid
+
+        thread_id = check_thread_id(thread_id or uuid.uuid4().hex)
+        try:
+            with self._write() as conn:
+                conn.execute(
+                    "INSERT INTO conversations (thread_id, user_id, title, tags, tool_categories, state_data, version)"
+                    " VALUES (%s, %s, %s, %s::jsonb, %s::jsonb, %s::jsonb, 1)",
+                    (thread_id, user_id, title[:TITLE_LENGTH], json.dumps(tags or []),
+                     json.dumps(tool_categories or []), jsonb_text(state.model_dump_json())))
+        except psycopg.errors.UniqueViolation as exc:
+            raise InvalidThreadId(thread_id) from exc
+        return self.get(thread_id, user_id=user_id)
+
+    def get(self, thread_id: str, *, user_id: str) -> Conversation:
+        """The metadata of one conversation of this user."""
+        check_thread_id(thread_id)
+        rows = self._read(_SELECT_CONVERSATION.format(extra="") + " WHERE thread_id = %s AND user_id = %s",
+                          (thread_id, user_id))
+        if not rows:
+            raise ConversationNotFound(thread_id)
+        return _conversation(rows[0])
+
+    def load(self, thread_id: str, *, user_id: str) -> Loaded[StateT]:
+        """The conversation and its state."""
+        check_thread_id(thread_id)
+        rows = self._read(_SELECT_CONVERSATION.format(extra=", state_data::text AS state_data")
+                          + " WHERE thread_id = %s AND user_id = %s", (thread_id, user_id))
+        if not rows:
+            raise ConversationNotFound(thread_id)
+        try:
+            state = self.state_model.model_validate_json(rows[0]["state_data"])
+        except ValidationError as exc:
+            raise CorruptState(thread_id, f"{exc.error_count()} validation errors; first: {exc.errors()[0]['msg']}") from exc
+        return Loaded[self.state_model](conversation=_conversation(rows[0]), state=state)
+
+    def save(self, thread_id: str, *, user_id: str, state: StateT, expected_version: int, title: str | None = None) -> int:
+        """Replace the state if nobody saved since `expected_version`; return the new version.
+
+        Raises:
+            VersionConflict: someone else saved first (on any server); nothing was written.
+        """
+        check_thread_id(thread_id)
+        with self._write() as conn:
+            cursor = conn.execute(
+                "UPDATE conversations SET state_data = %s::jsonb, version = version + 1, updated_at = clock_timestamp(),"
+                " title = CASE WHEN title = '' AND %s::text IS NOT NULL THEN %s ELSE title END"
+                " WHERE thread_id = %s AND user_id = %s AND version = %s",
+                (jsonb_text(state.model_dump_json()), title, (title or "")[:TITLE_LENGTH], thread_id, user_id,
+                 expected_version))
+            if cursor.rowcount == 0:
+                self._raise_conflict(conn, thread_id, user_id, expected_version)
+        return expected_version + 1
+
+    def _raise_conflict(self, conn: psycopg.Connection, thread_id: str, user_id: str, expected: int) -> None:
+        row = conn.execute("SELECT version FROM conversations WHERE thread_id = %s AND user_id = %s",
+                           (thread_id, user_id)).fetchone()
+        if row is None:
+            raise ConversationNotFound(thread_id)
+        raise VersionConflict(thread_id, expected, row[0])
+
+    def list(self, *, user_id: str, search: str | None = None, limit: int = 50, offset: int = 0) -> ConversationPage:
+        """This user's conversations, newest first, optionally filtered by a title substring."""
+        where, params = "user_id = %s", [user_id]
+        if search:
+            # ILIKE: SQLite's LIKE ignores case too.
+            where += " AND title ILIKE %s ESCAPE '\\'"
+            params.append("%" + re.sub(r"([\\%_])", r"\\\1", search) + "%")
+        total = self._read(f"SELECT count(*) AS n FROM conversations WHERE {where}", tuple(params))[0]["n"]
+        rows = self._read(_SELECT_CONVERSATION.format(extra="") + f" WHERE {where}"
+                          " ORDER BY updated_at DESC, seq DESC LIMIT %s OFFSET %s",
+                          (*params, max(0, limit), max(0, offset)))
+        return ConversationPage(items=[_conversation(r) for r in rows], total=total)
+
+    def update(self, thread_id: str, *, user_id: str, title: str | None = None,
+               tags: list[str] | None = None) -> Conversation:
+        """Rename and/or retag a conversation (does not change its state or version)."""
+        check_thread_id(thread_id)
+        with self._write() as conn:
+            cursor = conn.execute(
+                "UPDATE conversations SET title = coalesce(%s, title), tags = coalesce(%s::jsonb, tags),"
+                " updated_at = clock_timestamp() WHERE thread_id = %s AND user_id = %s",
+                (None if title is None else title[:200], None if tags is None else json.dumps(tags),
+                 thread_id, user_id))
+            if cursor.rowcount == 0:
+                raise ConversationNotFound(thread_id)
+        return self.get(thread_id, user_id=user_id)
+
+    def delete(self, thread_id: str, *, user_id: str) -> None:
+        """Delete the conversation and every row that belongs to it, in one transaction
+        (PostgreSQL always enforces the ON DELETE CASCADE foreign keys)."""
+        check_thread_id(thread_id)
+        with self._write() as conn:
+            cursor = conn.execute("DELETE FROM conversations WHERE thread_id = %s AND user_id = %s", (thread_id, user_id))
+            if cursor.rowcount == 0:
+                raise ConversationNotFound(thread_id)
+
+    def threads_awaiting_answer(self) -> list[tuple[str, str]]:
+        """(thread_id, user_id) of conversations whose last message is a question."""
+        rows = self._read("SELECT thread_id, user_id FROM conversations"
+                          " WHERE jsonb_typeof(state_data -> 'messages') = 'array'"
+                          " AND state_data -> 'messages' -> -1 ->> 'role' = 'user'")
+        return [(r["thread_id"], r["user_id"]) for r in rows]
+
+    # -- steps --------------------------------------------------------------------
+
+    def append_step(self, thread_id: str, *, step_index: int, step: BaseModel) -> int:
+        """Append one step the moment it finishes; return its row id.
+
+        Raises:
+            ConversationNotFound: the conversation was deleted.
+        """
+        try:
+            with self._write() as conn:
+                return conn.execute(
+                    "INSERT INTO conversation_steps (thread_id, step_index, step_data)"
+                    " VALUES (%s, %s, %s::jsonb) RETURNING id",
+                    (check_thread_id(thread_id), step_index, jsonb_text(step.model_dump_json()))).fetchone()[0]
+        except psycopg.errors.ForeignKeyViolation as exc:
+            raise ConversationNotFound(thread_id) from exc
+
+    def steps(self, thread_id: str, *, user_id: str, after_id: int = 0) -> list[StoredStep]:
+        """The steps of a conversation in the order they happened (optionally only newer ones)."""
+        self.get(thread_id, user_id=user_id)
+        rows = self._read(
+            f"SELECT id, thread_id, step_index, step_data, {_ISO.format('created_at')} AS created_at"
+            " FROM conversation_steps WHERE thread_id = %s AND id > %s ORDER BY id", (thread_id, after_id))
+        return [StoredStep(id=r["id"], thread_id=r["thread_id"], step_index=r["step_index"], data=r["step_data"],
+                           created_at=r["created_at"]) for r in rows]
+
+    # -- query results ------------------------------------------------------------
+
+    def save_result(self, thread_id: str, *, sql: str, columns: list[str], rows: list[list[Any]], truncated: bool) -> int:
+        """Keep a full query result beside the state; return its number in the conversation (1, 2, ...)."""
+        check_thread_id(thread_id)
+        with self._write() as conn:
+            # The conversation's row lock numbers results one at a time, whichever server saves them.
+            if conn.execute("SELECT 1 FROM conversations WHERE thread_id = %s FOR UPDATE", (thread_id,)).fetchone() is None:
+                raise ConversationNotFound(thread_id)
+            result_id = conn.execute("SELECT coalesce(max(result_id), 0) + 1 FROM query_results WHERE thread_id = %s",
+                                     (thread_id,)).fetchone()[0]
+            conn.execute(
+                "INSERT INTO query_results (thread_id, result_id, sql, columns, rows, row_count, truncated)"
+                " VALUES (%s, %s, %s, %s::jsonb, %s::jsonb, %s, %s)",
+                (thread_id, result_id, sql, json.dumps(columns), jsonb_text(json.dumps(rows, default=str)),
+                 len(rows), truncated))
+        return result_id
+
+    def load_result(self, thread_id: str, result_id: int, *, user_id: str) -> StoredResult:
+        self.get(thread_id, user_id=user_id)
+        rows = self._read(
+            f"SELECT thread_id, result_id, sql, columns, rows, row_count, truncated,"
+            f" {_ISO.format('created_at')} AS created_at FROM query_results WHERE thread_id = %s AND result_id = %s",
+            (thread_id, result_id))
+        if not rows:
+            raise ResultNotFound(f"no result {result_id} in conversation {thread_id!r}")
+        return StoredResult(**rows[0])
+
+    def _result_ids(self, thread_id: str) -> list[int]:
+        return [r["result_id"] for r in self._read(
+            "SELECT result_id FROM query_results WHERE thread_id = %s ORDER BY result_id", (thread_id,))]
+
+
+def _conversation(row: dict[str, Any]) -> Conversation:
+    return Conversation(
+        thread_id=row["thread_id"], user_id=row["user_id"], title=row["title"], created_at=row["created_at"],
+        updated_at=row["updated_at"], tags=_json_list(row["tags"]), tool_categories=_json_list(row["tool_categories"]),
+        version=row["version"], message_count=row["message_count"] or 0)
+
+
+def _json_list(value: Any) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list) else []

@@ -1,0 +1,129 @@
+"""The unknown-column catch: caught before running, with the closest real names; silent on real SQL."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+import sqlglot
+from sqlglot import exp
+
+from agent.column_check import schema_columns, unknown_columns
+from agent.database import AnalyticsDatabase
+from agent.loop import TurnSetup, run_turn
+from agent.openai_model import OpenAIChatModel
+from agent.schema_search import SchemaOptions
+from agent.state import AgentState
+from agent.tools import ToolContext, parse_arguments, run_tool
+from tests.fixtures.scripted_llm import tool_call
+
+ROOT = Path(__file__).resolve().parents[2]
+SPIDER = ROOT / "tests" / "data" / "spider"
+SHARED = ROOT.parent / "shared" / "datasets" / "spider"
+SCHEMA = {"singer": ["Singer_ID", "Name", "Country", "Age"], "concert": ["concert_ID", "Singer_ID", "Year"],
+          "stadium": ["Stadium_ID", "Capacity"]}
+
+
+def problems(sql: str) -> list[str]:
+    return [u.describe() for u in unknown_columns(sql, SCHEMA)]
+
+
+def test_an_unknown_column_comes_back_with_the_closest_names():
+    assert problems("SELECT nam FROM singer") == ["nam (singer has no such column); did you mean Name?"]
+    assert problems("SELECT T2.singer_idd FROM singer AS T1 JOIN concert AS T2 ON T1.singer_id = T2.singer_id") == [
+        "T2.singer_idd (concert AS T2 has no such column); did you mean Singer_ID or concert_ID?"]
+    assert problems("SELECT name FROM singer WHERE agee > 20 ORDER BY agee") == [
+        "agee (singer has no such column); did you mean Age?"]  # one report per name
+
+
+def test_a_column_of_a_table_not_joined_is_pointed_to():
+    assert problems("SELECT capacity FROM concert") == [
+        "capacity (concert has no such column); did you mean stadium.Capacity (not joined here)?"]
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT NAME, age FROM SINGER",  # case does not matter in SQLite
+    "SELECT name, count(*) AS n FROM singer GROUP BY name ORDER BY n DESC",  # output alias
+    "SELECT rowid, * FROM singer",
+    'SELECT name FROM singer WHERE country = "France"',  # SQLite reads an unknown "x" as a string
+    "SELECT name FROM singer WHERE singer_id IN (SELECT singer_id FROM concert WHERE year = singer.age)",
+    "WITH t AS (SELECT name AS who FROM singer) SELECT who FROM t",
+    "WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 5) SELECT x FROM n",
+    "SELECT s.a FROM (SELECT name AS a FROM singer) AS s",
+    "SELECT key, value FROM json_each('[1, 2]')",  # a table-valued function: its columns are not ours
+    "SELECT x FROM other_table",  # an unknown table: SQLite says so itself
+    "SELECT FROM WHERE",  # not SQL sqlglot reads: the guard and SQLite judge it
+])
+def test_real_names_pass(sql):
+    assert problems(sql) == []
+
+
+def test_subqueries_are_checked_in_their_own_scope():
+    assert problems("SELECT name FROM singer WHERE singer_id IN (SELECT singer_idx FROM concert)") == [
+        "singer_idx (concert, singer have no such column); did you mean Singer_ID or concert_ID?"]
+    assert problems("WITH t AS (SELECT name FROM singer) SELECT nme FROM t") == [
+        "nme (subquery t has no such column); did you mean name?"]
+
+
+def _gold_subset() -> list[tuple[str, Path]]:
+    lines = (ROOT / "tests" / "data" / "spider_gold_subset.tsv").read_text().splitlines()
+    pairs = [line.rsplit("\t", 1) for line in lines if line.strip()]
+    return [(sql, SPIDER / db / f"{db}.sqlite") for sql, db in pairs if (SPIDER / db / f"{db}.sqlite").exists()]
+
+
+def test_gold_queries_raise_nothing_and_mutated_names_are_caught():
+    pairs = _gold_subset()
+    if SHARED.exists():  # every Spider dev gold query, when the shared datasets are next to the repository
+        pairs += [(q["query"], SHARED / "database" / q["db_id"] / f"{q['db_id']}.sqlite")
+                  for q in json.loads((SHARED / "dev.json").read_text())
+                  if (SHARED / "database" / q["db_id"] / f"{q['db_id']}.sqlite").exists()]
+    assert len(pairs) >= 20
+    rng, caught, mutated = random.Random(8), 0, 0
+    for sql, path in pairs:
+        schema = schema_columns(AnalyticsDatabase(path))
+        assert unknown_columns(sql, schema) == [], sql
+        tree = sqlglot.parse_one(sql, read="sqlite")
+        columns = [c for c in tree.find_all(exp.Column) if not c.this.quoted and not isinstance(c.this, exp.Star)]
+        if not columns:
+            continue
+        column = rng.choice(columns)
+        original, wrong = column.name, column.name + "x"
+        column.set("this", exp.to_identifier(wrong))
+        found = unknown_columns(tree.sql(dialect="sqlite"), schema)
+        mutated += 1
+        caught += bool(found) and any(original.lower() in s.lower() for u in found for s in u.suggestions)
+    assert caught == mutated  # each one caught, the real name suggested
+
+
+def _run_sql(database: AnalyticsDatabase, sql: str, **options):
+    ctx = ToolContext(database=database, state=AgentState(), schema=SchemaOptions(**options))
+    tool, args, _ = parse_arguments("run_sql", json.dumps({"sql": sql}))
+    return run_tool(ctx, tool, args)
+
+
+def test_run_sql_catches_before_running_and_the_setting_turns_it_off(tiny_db):
+    database = AnalyticsDatabase(tiny_db)
+    outcome = _run_sql(database, "SELECT nmae FROM sites")
+    assert not outcome.ok and outcome.error_kind == "unknown_column" and outcome.result is None
+    assert "nmae (sites has no such column); did you mean name?" in outcome.observation["error"]
+    off = _run_sql(database, "SELECT nmae FROM sites", check_columns=False)
+    assert off.error_kind == "sql_error" and "no such column" in off.observation["error"]
+    rejected = _run_sql(database, "DELETE FROM sitez")  # the guard's reason comes first
+    assert rejected.error_kind == "sql_rejected"
+
+
+def test_the_model_reads_the_suggestion_and_recovers(store, tiny_db, scripted_llm):
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": "SELECT nmae FROM sites"}),
+                         tool_call("run_sql", {"sql": "SELECT name FROM sites ORDER BY id"}),
+                         tool_call("answer", {"text": "Three sites.", "sql": "SELECT name FROM sites ORDER BY id"}))
+    setup = TurnSetup(store=store, database=AnalyticsDatabase(tiny_db),
+                      model=OpenAIChatModel(base_url=scripted_llm.base_url, api_key=None, model="m", max_retries=0))
+    events = list(run_turn(setup, user_id="u", question="List the sites"))
+    answer = [e for e in events if e.type == "answer"][-1].answer
+    assert answer.ok and answer.data.rows[0] == ["Jiuquan"]
+    second_request = scripted_llm.chat_requests[1]["messages"]
+    assert "did you mean name?" in second_request[-1]["content"]
+    state = store.load(events[0].thread_id, user_id="u").state
+    assert [e.kind for e in state.error_history] == ["unknown_column"]

@@ -1,0 +1,199 @@
+"""Feedback and verified examples through HTTP: the page's forms, the API, reuse, isolation, escaping."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from fastapi.testclient import TestClient
+from markupsafe import escape
+
+from app.auth import add_token
+from app.settings import Settings
+from app.web import create_app
+from tests.fixtures.scripted_llm import text, tool_call
+
+SQL = "SELECT name FROM sites ORDER BY id"
+XSS = '<script>alert("x")</script><img src=x onerror=alert(1)>'
+
+
+@pytest.fixture
+def offline(tmp_path, sample_db_path):
+    settings = Settings(database=sample_db_path, store=tmp_path / "store.db", llm="offline", memory_embedder="none")
+    with TestClient(create_app(settings)) as client:
+        yield client
+
+
+def scripted_settings(tmp_path, database, scripted_llm, **extra) -> Settings:
+    return Settings(database=database, store=tmp_path / "store.db", llm="openai", openai_base_url=scripted_llm.base_url,
+                    model="scripted", llm_max_retries=0, **{"memory_embedder": "none", **extra})
+
+
+@pytest.fixture
+def client(tmp_path, tiny_db, scripted_llm):
+    with TestClient(create_app(scripted_settings(tmp_path, tiny_db, scripted_llm))) as client:
+        yield client
+
+
+def ask(client, question: str, thread_id: str | None = None, headers=None) -> dict:
+    reply = client.post("/api/chat", json={"question": question, "thread_id": thread_id},
+                        headers={"Accept": "application/json", **(headers or {})})
+    assert reply.status_code == 200, reply.text
+    return reply.json()
+
+
+def scripted_turn(client, scripted_llm, question="List the sites", sql=SQL, headers=None) -> dict:
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": sql}), tool_call("answer", {"text": "Three sites.", "sql": sql}))
+    return ask(client, question, headers=headers)
+
+
+def test_thumbs_up_on_the_page_makes_an_example_the_planner_reuses(offline):
+    response = offline.post("/ask", data={"question": "How many launches were there in 2020?"}, follow_redirects=False)
+    thread = response.headers["location"].split("/c/")[1].split("#")[0]
+    page = offline.get(f"/c/{thread}").text
+    assert f'action="/c/{thread}/feedback"' in page and 'value="up"' in page and 'value="down"' in page
+    voted = offline.post(f"/c/{thread}/feedback", data={"turn": 0, "rating": "up", "note": "checked by hand"},
+                         follow_redirects=False)
+    assert voted.status_code == 303 and voted.headers["location"] == f"/c/{thread}?feedback=0-up#turn-0"
+    assert "now a verified example" in offline.get(voted.headers["location"]).text
+    [example] = offline.get("/api/examples").json()["data"]
+    assert example["question"] == "How many launches were there in 2020?" and example["note"] == ""  # notes stay private
+
+    reused = ask(offline, "how many launches were there in 2020")  # the same question: reused as verified
+    assert [s["action"] for s in reused["steps"]] == ["run_sql", "answer"]
+    assert "verified example" in reused["steps"][0]["thought"]
+    assert reused["answer"]["data"]["sql"] == example["sql"] and "verified query" in reused["answer"]["data"]["text"]
+    other_year = ask(offline, "How many launches were there in 2021?")  # not the same question: planned afresh
+    assert other_year["steps"][0]["action"] == "list_tables" and "2021" in other_year["answer"]["data"]["text"]
+
+
+def test_the_closest_examples_go_into_the_prompt(client, scripted_llm):
+    first = scripted_turn(client, scripted_llm)
+    assert client.post(f"/api/conversations/{first['thread_id']}/feedback",
+                       json={"rating": "up", "turn": 0}).status_code == 201
+    scripted_llm.enqueue(text("Done."))
+    ask(client, "Which sites are in China?")
+    system = scripted_llm.chat_requests[-1]["messages"][0]["content"]
+    assert "Verified examples for this database" in system
+    assert f"- Q: List the sites\n  SQL: {SQL}" in system
+
+
+def test_examples_carry_vectors_when_an_embedder_is_configured(tmp_path, tiny_db, scripted_llm):
+    settings = scripted_settings(tmp_path, tiny_db, scripted_llm, memory_embedder="openai",
+                                 memory_embedding_base_url=scripted_llm.base_url)
+    with TestClient(create_app(settings)) as client:
+        first = scripted_turn(client, scripted_llm)
+        client.post(f"/api/conversations/{first['thread_id']}/feedback", json={"rating": "up", "turn": 0})
+        askdb = client.app.state.askdb
+        [example] = askdb.examples_store.list(database_key=askdb.examples(askdb.database()).key).items
+        assert example.embedding_model == "openai:text-embedding-3-small"
+        embedded = len([r for r in scripted_llm.requests if r.path.endswith("/embeddings")])
+        scripted_llm.enqueue(text("Done."))
+        ask(client, "Show every site")  # no shared word: found by its vector
+        assert len([r for r in scripted_llm.requests if r.path.endswith("/embeddings")]) == embedded + 1
+        assert "- Q: List the sites" in scripted_llm.chat_requests[-1]["messages"][0]["content"]
+
+
+def test_feedback_by_turn_or_result_and_its_errors(client, scripted_llm):
+    reply = scripted_turn(client, scripted_llm)
+    thread, result_id = reply["thread_id"], reply["answer"]["data"]["result_id"]
+    url = f"/api/conversations/{thread}/feedback"
+    up = client.post(url, json={"rating": "up", "turn": 0})
+    assert up.status_code == 201 and up.json()["example_id"] and up.json()["sql"] == SQL
+    down = client.post(url, json={"rating": "down", "result_id": result_id, "note": "wrong order"})
+    assert down.json()["id"] == up.json()["id"] and down.json()["rating"] == "down"  # the verdict is replaced
+    assert client.get(url).json()["data"][0]["note"] == "wrong order"
+    assert client.get("/api/examples").json()["count"] == 1  # a down never removes an example
+    for body in ({"rating": "up"}, {"rating": "up", "turn": 0, "result_id": result_id}, {"rating": "meh", "turn": 0}):
+        assert client.post(url, json=body).status_code == 422
+    missing = client.post(url, json={"rating": "up", "turn": 7})
+    assert missing.status_code == 404 and missing.json()["error"] == "AnswerNotFound"
+    scripted_llm.enqueue(tool_call("answer", {"text": "I cannot say."}))
+    ask(client, "What is the meaning of life?", thread_id=thread)
+    no_sql = client.post(url, json={"rating": "up", "turn": 1})
+    assert no_sql.status_code == 422 and no_sql.json()["error"] == "NothingToVerify"
+    assert client.post(url, json={"rating": "down", "turn": 1, "note": "declined"}).status_code == 201
+
+
+def test_an_answer_whose_sql_does_not_fit_the_current_database_is_not_promoted(tmp_path, tiny_db, sample_db_path,
+                                                                               scripted_llm):
+    with TestClient(create_app(scripted_settings(tmp_path, tiny_db, scripted_llm))) as client:
+        thread = scripted_turn(client, scripted_llm)["thread_id"]
+    # The same store, now serving another database: the answer's SQL names columns it does not have.
+    with TestClient(create_app(scripted_settings(tmp_path, sample_db_path, scripted_llm))) as client:
+        refused = client.post(f"/api/conversations/{thread}/feedback", json={"rating": "up", "turn": 0})
+        assert refused.status_code == 409 and refused.json()["error"] == "SQLDoesNotFit"
+        assert client.get("/api/examples").json()["count"] == 0
+
+
+def test_examples_are_shared_and_feedback_is_private(tmp_path, tiny_db, scripted_llm):
+    tokens = tmp_path / "tokens.txt"
+    alice, mallory = ({"Authorization": f"Bearer {add_token(tokens, name)}"} for name in ("alice", "mallory"))
+    settings = scripted_settings(tmp_path, tiny_db, scripted_llm, auth="token", tokens_file=tokens)
+    with TestClient(create_app(settings)) as client:
+        thread = scripted_turn(client, scripted_llm, headers=alice)["thread_id"]
+        url = f"/api/conversations/{thread}/feedback"
+        assert client.post(url, json={"rating": "up", "turn": 0, "note": "alice's note"}, headers=alice).status_code == 201
+        assert client.post(url, json={"rating": "down", "turn": 0}, headers=mallory).status_code == 404
+        assert client.get(url, headers=mallory).status_code == 404
+        assert client.get("/api/examples", headers=mallory).json()["count"] == 1  # the database's, shared
+        assert "alice&#39;s note" not in client.get("/examples", headers=mallory).text  # her verdicts are hers
+        assert "alice&#39;s note" in client.get("/examples", headers=alice).text
+        assert client.post(f"/c/{thread}/feedback", data={"turn": 0, "rating": "up"}, headers=mallory,
+                           follow_redirects=False).status_code == 404
+
+
+def test_the_examples_page_escapes_everything(client, scripted_llm):
+    sql = f"SELECT '{XSS}' AS x, name FROM sites -- </textarea><script>alert(2)</script>"
+    report = client.post("/api/examples/import", json=[{"question": XSS, "sql": sql, "note": XSS}]).json()
+    assert report == {"imported": 1, "skipped": []}
+    reply = scripted_turn(client, scripted_llm, question=XSS)
+    client.post(f"/api/conversations/{reply['thread_id']}/feedback", json={"rating": "down", "turn": 0, "note": XSS})
+    page = client.get("/examples").text
+    assert "<script>alert" not in page and "<img src=x" not in page and "</textarea><script>" not in page
+    assert page.count(str(escape(XSS))) >= 3  # the example's question and note, the verdict's question and note
+    conversation = client.get(f"/c/{reply['thread_id']}").text
+    assert "<script>alert" not in conversation and str(escape(XSS)) in conversation
+
+
+def test_edit_remove_export_and_import(client, scripted_llm, tmp_path, tiny_db):
+    thread = scripted_turn(client, scripted_llm)["thread_id"]
+    example_id = client.post(f"/api/conversations/{thread}/feedback", json={"rating": "up", "turn": 0}).json()["example_id"]
+    edited = client.post(f"/examples/{example_id}/edit", data={"question": "List every site", "sql": SQL,
+                                                               "note": "by id"}, follow_redirects=False)
+    assert edited.status_code == 303 and client.get("/api/examples").json()["data"][0]["question"] == "List every site"
+    report = client.post("/api/examples/import", json={"format": "askdb.examples/1", "examples": [
+        {"question": "Count the countries", "sql": "SELECT count(*) FROM countries"},
+        {"question": "Bad column", "sql": "SELECT nmae FROM sites"},
+        {"question": "A write", "sql": "DELETE FROM sites"},
+        {"question": ""}]}).json()
+    assert report["imported"] == 1 and [s["question"] for s in report["skipped"]] == ["Bad column", "A write", ""]
+    assert "did you mean name?" in report["skipped"][0]["reason"]
+    conflict = client.patch(f"/api/examples/{example_id}", json={"question": "count the countries"})
+    assert conflict.status_code == 409 and conflict.json()["error"] == "DuplicateQuestion"
+    exported = client.get("/api/examples/export")
+    assert "attachment" in exported.headers["content-disposition"]
+    document = exported.json()
+    assert [e["question"] for e in document["examples"]] == ["List every site", "Count the countries"]
+
+    with TestClient(create_app(scripted_settings(tmp_path / "other", tiny_db, scripted_llm))) as fresh:
+        uploaded = fresh.post("/examples/import", files={"file": ("ex.json", io.BytesIO(json.dumps(document).encode()))},
+                              follow_redirects=False)
+        assert "imported+2" in uploaded.headers["location"]
+        assert fresh.get("/api/examples").json()["count"] == 2
+        bad = fresh.post("/examples/import", files={"file": ("x.json", io.BytesIO(b"not json"))}, follow_redirects=False)
+        assert "not+JSON" in bad.headers["location"]
+
+    assert client.post(f"/examples/{example_id}/delete", follow_redirects=False).status_code == 303
+    assert client.delete(f"/api/examples/{example_id}").status_code == 404
+    assert client.get("/api/examples").json()["count"] == 1
+
+
+def test_deleting_the_conversation_deletes_its_feedback_not_the_example(client, scripted_llm):
+    thread = scripted_turn(client, scripted_llm)["thread_id"]
+    client.post(f"/api/conversations/{thread}/feedback", json={"rating": "up", "turn": 0})
+    assert client.delete(f"/api/conversations/{thread}").status_code == 204
+    askdb = client.app.state.askdb
+    assert askdb.examples_store.feedback_for_user("default") == []
+    assert client.get("/api/examples").json()["count"] == 1
