@@ -21,8 +21,8 @@ from pydantic import BaseModel
 
 from agent.column_check import schema_columns, schema_problems
 from agent.database import AnalyticsDatabase, SQLRejected
-from agent.sql_guard import check_sql
 from agent.planner.words import singular
+from agent.sql_guard import check_sql
 from agent.state import Message, Step
 from storage.errors import StoreError
 from storage.examples import Example, ExampleStore, Feedback, FeedbackIn, Rating
@@ -43,7 +43,8 @@ class NothingToVerify(FeedbackError):
 
 
 class SQLDoesNotFit(FeedbackError):
-    """The answer's SQL names columns the current database does not have (the database changed)."""
+    """The answer's SQL names tables or columns the current database does not have (it changed)."""
+
 
 RRF_K = 60
 #: Words that change nothing a query would do: articles, pronouns, "be" and "have", question words,

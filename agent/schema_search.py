@@ -4,10 +4,10 @@ When a database has more tables than fit comfortably, `list_tables` shows the on
 relevant to the question instead of all of them (issue 8). Each table becomes a small
 document (its name, its columns, declared comments, its most frequent text values) in an
 in-memory FTS5 index, built once per database file and cached; the analytics file is only
-read. Three signals are fused by reciprocal rank: BM25 over the documents; stored values
-the question names verbatim ("Kabul" finds `city`); and, when an embedder is given,
-cosine similarity of the documents' vectors. Then a table that links two strong
-candidates by foreign keys joins them, since questions rarely name the link table.
+read. Three signals, each scaled to its best match, are summed: BM25 over the documents;
+stored values the question names verbatim ("Kabul" finds `city`); and, when an embedder is
+given, cosine similarity of the documents' vectors. Then the foreign-key graph adjusts them:
+the tables of one query are connected, and questions rarely name the link table.
 docs/evaluation.md has the measured recall.
 """
 
@@ -37,6 +37,8 @@ DOC_VALUES_PER_COLUMN = 15
 #: Rows read per column, so a huge table costs a bounded scan.
 SCANNED_ROWS = 20_000
 MAX_VALUE_CHARS = 60
+#: Values kept for phrase matching in all (about 100 MB at most): past it, later tables keep none.
+MAX_PHRASES = 1_000_000
 #: BM25 weights of the document's fields: name, columns, comments, values. Large weights saturate
 #: BM25's term frequency, so a table scores by how many of the question's rarer words it has
 #: anywhere in its names: 93% of Spider questions covered at 1,000 tables, against 83% with
@@ -215,6 +217,8 @@ class TableIndex:
             for i, d in enumerate(docs)])
         self._phrases: dict[str, set[int]] = defaultdict(set)
         for i, d in enumerate(docs):
+            if len(self._phrases) >= MAX_PHRASES:
+                break
             for values in d.values.values():
                 for value in values:
                     key = _value_key(value)

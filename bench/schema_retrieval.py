@@ -157,6 +157,8 @@ def measure(size: int, *, opaque: bool, suites: dict[str, list[tuple[str, str, s
 
 
 def run() -> dict:
+    if not (SPIDER / "dev.json").exists():
+        return {"skipped": f"needs the Spider dev set at {SPIDER} (../shared/datasets)"}
     suites = questions()
     results = [measure(size, opaque=opaque, suites=suites) for opaque in (False, True) for size in SIZES]
     return {"top_k": TOP_K, "targets": {"100": 95.0, "1000": 90.0}, "results": results,
@@ -167,6 +169,8 @@ def run() -> dict:
 
 
 def markdown(figures: dict) -> str:
+    if "skipped" in figures:
+        return f"Skipped: {figures['skipped']}."
     lines = [f"All Spider dev and BIRD mini-dev databases present (95 tables) merged into one catalogue, padded "
              f"with distractors (Spider's training schemas, then generated tables); a question counts when all "
              f"the tables of its gold query are among the top {figures['top_k']} that list_tables shows. "

@@ -153,8 +153,11 @@ class PostgresConversationStore(ExportImport, Generic[StateT]):
         try:
             with self._write() as conn:
                 conn.execute(
-                    "INSERT INTO conversations (thread_id, user_id, title, tags, tool_categories, state_data, version)"
-                    " VALUES (%s, %s, %s, %s::jsonb, %s::jsonb, %s::jsonb, 1)",
+                    # One clock reading for both, so a new conversation's created_at == updated_at.
+                    "INSERT INTO conversations (thread_id, user_id, title, tags, tool_categories, state_data, version,"
+                    " created_at, updated_at)"
+                    " SELECT %s, %s, %s, %s::jsonb, %s::jsonb, %s::jsonb, 1, t.ts, t.ts"
+                    " FROM (SELECT clock_timestamp() AS ts) t",
                     (thread_id, user_id, title[:TITLE_LENGTH], json.dumps(tags or []),
                      json.dumps(tool_categories or []), jsonb_text(state.model_dump_json())))
         except psycopg.errors.UniqueViolation as exc:
