@@ -57,6 +57,7 @@ def test_thumbs_up_on_the_page_makes_an_example_the_planner_reuses(offline):
                          follow_redirects=False)
     assert voted.status_code == 303 and voted.headers["location"] == f"/c/{thread}?feedback=0-up#turn-0"
     assert "now a verified example" in offline.get(voted.headers["location"]).text
+    assert "You marked this answer right: “checked by hand”." in offline.get(f"/c/{thread}").text  # stays visible
     [example] = offline.get("/api/examples").json()["data"]
     assert example["question"] == "How many launches were there in 2020?" and example["note"] == ""  # notes stay private
 
