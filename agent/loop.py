@@ -23,6 +23,7 @@ from agent.examples import ExampleRetriever
 from agent.llm import ChatModel, ModelError, ModelReply, ToolCall
 from agent.memory.archival import ArchiveHook, archive_if_due, no_archive_hook
 from agent.memory.config import MemoryConfig
+from agent.memory.hooks import Memory, before_turn
 from agent.memory.summary import refresh_summary, summariser_for
 from agent.schema_search import SchemaOptions
 from agent.state import (
@@ -62,6 +63,8 @@ class TurnSetup:
     schema: SchemaOptions = field(default_factory=SchemaOptions)
     #: The verified examples of this database, the closest put into the prompt; None: none.
     examples: ExampleRetriever | None = None
+    #: Episodes and user memories (issue 6): recalled before the turn; None: memory off.
+    recall: Memory | None = None
 
 
 def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | None = None) -> Iterator[TurnEvent]:
@@ -90,6 +93,14 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
     summariser = summariser_for(setup.model)
     refresh_summary(state, setup.memory, summariser=summariser, database_name=setup.database.label)
     turn = _Turn(setup, state, thread_id=thread_id, user_id=user_id, turn_index=turn_index)
+    recalled = None
+    if setup.recall is not None:
+        before = before_turn(setup.recall, state=state, thread_id=thread_id, user_id=user_id, question=question,
+                             turn_index=turn_index)
+        turn.ctx.memory = before.access
+        recalled = "\n\n".join(text for text in (before.user_memory, before.recalled) if text) or None
+        if before.step is not None:  # the page shows what was remembered
+            yield turn.record(before.step, time.perf_counter(), None)
     tools = tool_schemas()
     few_shot = setup.examples.few_shot(question) if setup.examples is not None else ""
     for _ in range(setup.max_steps):
@@ -97,7 +108,7 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
         try:
             context = build_context(state, setup.memory, database_name=setup.database.label, tools=tools,
                                     archived_messages=archived.messages, archived_tokens=archived.tokens,
-                                    engine=setup.database.engine, examples=few_shot)
+                                    engine=setup.database.engine, examples=few_shot, recalled=recalled)
             turn.context = context.report.as_step_data()
             asked = time.perf_counter()
             reply = setup.model.complete(context.messages, tools)

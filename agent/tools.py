@@ -64,6 +64,8 @@ class ToolContext:
     database: AnalyticsDatabase
     state: AgentState
     schema: SchemaOptions = field(default_factory=SchemaOptions)
+    #: What `recall_memory` may search this turn (agent.memory.recall_tool.RecallAccess); None: memory off.
+    memory: Any = None
 
 
 # -- argument models ----------------------------------------------------------------

@@ -10,9 +10,11 @@ from agent.database import AnalyticsDatabase, DatabaseError, open_analytics_data
 from agent.examples import ExampleRetriever, database_key
 from agent.llm import ChatModel
 from agent.loop import TurnEvent, TurnSetup, run_turn
+from agent.memory.hooks import Memory, after_turn, archive_hook
+from agent.memory.recall_config import RecallConfig
 from agent.recovery import close_interrupted_turn
 from agent.schema_search import SchemaOptions
-from agent.state import AgentState, Step
+from agent.state import AgentState, Message, Step
 from app.settings import Settings
 from app.turns import RunningTurn, TurnInProgress, TurnRegistry
 from storage.base import Store, open_store
@@ -38,6 +40,8 @@ class AskDB:
         self.examples_store = ExampleStore(self.store.conn, lock=self.store._lock) \
             if self.store.backend == "sqlite" else None
         self._embedder_built, self._embedder = False, None
+        self._memory: Memory | None = None
+        self._background: list[threading.Thread] = []
         # A lease outlives the longest silent wait of a turn: every model retry timing out.
         lease_seconds = settings.llm_timeout * (settings.llm_max_retries + 1) + 60
         self.leases = self.store.leases(seconds=lease_seconds)
@@ -93,7 +97,7 @@ class AskDB:
         thread_id, owner = self._claim(question, user_id=user_id, thread_id=thread_id)
         try:
             return self.turns.start(thread_id, lambda: self._run(question, user_id=user_id, thread_id=thread_id,
-                                                                 owner=owner))
+                                                                 owner=owner, background=True))
         except TurnInProgress:
             self.leases.release(thread_id, owner)
             raise
@@ -111,18 +115,35 @@ class AskDB:
             raise TurnInProgress(thread_id)
         return thread_id, owner
 
-    def _run(self, question: str, *, user_id: str, thread_id: str, owner: str) -> Iterator[TurnEvent]:
+    def _run(self, question: str, *, user_id: str, thread_id: str, owner: str,
+             background: bool = False) -> Iterator[TurnEvent]:
+        memory = turn_index = None
         try:
             close_interrupted_turn(self.store, thread_id, user_id=user_id)
             database = self.database()
-            setup = TurnSetup(store=self.store, database=database, model=self.model(database),
+            model, memory = self.model(database), self.memory
+            setup = TurnSetup(store=self.store, database=database, model=model,
                               max_steps=self.settings.max_steps, memory=self.settings.memory_config(),
-                              schema=self.schema_options(), examples=self.examples(database))
+                              schema=self.schema_options(), examples=self.examples(database), recall=memory)
+            if memory is not None:
+                setup.on_archive = archive_hook(memory, archived_questions=lambda t: self.store.archive(Message)
+                                                .stats(t).user_messages)
             for event in run_turn(setup, user_id=user_id, question=question, thread_id=thread_id):
                 self.leases.renew(thread_id, owner)
+                turn_index = event.turn_index if event.type == "start" else turn_index
                 yield event
         finally:
             self.leases.release(thread_id, owner)
+        if memory is not None and turn_index is not None:
+            remember = lambda: self._remember(thread_id, user_id=user_id, turn_index=turn_index,  # noqa: E731
+                                              model=model)
+            # Remembering never slows the answer: on the web it runs after the turn, in the background.
+            if background:
+                worker = threading.Thread(target=remember, name=f"remember-{thread_id}", daemon=True)
+                self._background = [t for t in self._background if t.is_alive()] + [worker]
+                worker.start()
+            else:
+                remember()
 
     def follow(self, thread_id: str, *, user_id: str, after_step: int = -1,
                poll_s: float = 0.3) -> Iterator[TurnEvent | None]:
@@ -157,6 +178,27 @@ class AskDB:
                 return
             yield None
             time.sleep(poll_s)
+
+    @property
+    def memory(self) -> Memory | None:
+        """Episodes and user memories over the store (issue 6), built on first use; None when both
+        recall and user memory are off, or the store is PostgreSQL (not there yet)."""
+        s = self.settings
+        if self.store.backend != "sqlite" or not (s.memory_recall_top_k or s.memory_user_memory):
+            return None
+        embedder = self.embedder()
+        with self._model_lock:
+            if self._memory is None:
+                self._memory = Memory.open(self.store.conn, RecallConfig.from_settings(s), embedder=embedder,
+                                           lock=self.store._lock)
+        return self._memory
+
+    def _remember(self, thread_id: str, *, user_id: str, turn_index: int, model: ChatModel) -> None:
+        """Index the finished turn as an episode and extract the user's memories from it."""
+        memory = self.memory
+        if memory is not None:
+            state = self.store.load(thread_id, user_id=user_id).state
+            after_turn(memory, state=state, thread_id=thread_id, user_id=user_id, turn_index=turn_index, model=model)
 
     def embedder(self):
         """The embedder of MEMORY_EMBEDDER (None: keywords only), built on first use."""
@@ -197,6 +239,9 @@ class AskDB:
         return question
 
     def close(self) -> None:
+        """Let background remembering finish (briefly), then close the store and the database."""
+        for worker in self._background:
+            worker.join(timeout=10)
         self.store.close()
         if self._database is not None and hasattr(self._database, "close"):
             self._database.close()

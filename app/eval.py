@@ -259,7 +259,10 @@ def compare(result: QuestionResult, path: Path, *, time_limit_s: float) -> Quest
 def run_suite(questions: list[EvalQuestion], db_dir: Path, settings: Settings, *,
               on_result: Callable[[int, int, QuestionResult], None] | None = None) -> tuple[list[QuestionResult], list[str]]:
     """Every question whose database is present; returns the results and the ids skipped (no database)."""
-    settings = settings.model_copy(update={"memory_embedder": "none"})  # a fresh store per question: nothing to recall
+    # A fresh store per question: nothing to recall, and no memories to extract (which would
+    # add model calls to the measured cost).
+    settings = settings.model_copy(update={"memory_embedder": "none", "memory_recall_top_k": 0,
+                                           "memory_user_memory": False})
     present = [(q, database_path(db_dir, q.db_id)) for q in questions]
     skipped = [q.id for q, path in present if path is None]
     todo = [(q, path) for q, path in present if path is not None]

@@ -72,7 +72,8 @@ def run_load(servers: list[LiveServer], *, users: int = USERS, turns: int = TURN
 def count_check(store: Path, turns_sent: int) -> dict:
     with sqlite3.connect(store) as conn:
         questions = conn.execute("SELECT count(*) FROM v_messages WHERE role = 'user'").fetchone()[0]
-        steps = conn.execute("SELECT count(*) FROM conversation_steps").fetchone()[0]
+        steps = conn.execute("SELECT count(*) FROM conversation_steps"
+                             " WHERE json_extract(step_data, '$.step_type') != 'recall'").fetchone()[0]
         duplicates = conn.execute("SELECT count(*) FROM (SELECT 1 FROM conversation_steps"
                                   " GROUP BY thread_id, step_index HAVING count(*) > 1)").fetchone()[0]
         overhead = [row[0] for row in conn.execute(

@@ -170,7 +170,9 @@ class ConversationStore(ExportImport, Generic[StateT]):
         self._read("SELECT 1")
 
     def close(self) -> None:
-        self.conn.close()
+        # Under the lock: closing while another thread is inside the connection can crash SQLite.
+        with self._lock:
+            self.conn.close()
 
     def schema_version(self) -> int:
         with self._lock:

@@ -18,8 +18,10 @@ import logging
 import re
 import sqlite3
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -164,6 +166,21 @@ def index_archived(memory: Memory, *, thread_id: str, user_id: str, messages: li
     user message is turn `first_turn_index`. Idempotent; returns how many turns were written."""
     episodes = episodes_from_messages(messages, thread_id=thread_id, user_id=user_id, first_turn_index=first_turn_index)
     return memory.index.index(episodes) if episodes else 0
+
+
+def archive_hook(memory: Memory, *, archived_questions: Callable[[str], int]) -> Callable[[Any], None]:
+    """An `on_archive` for `TurnSetup` (issue 5): index the turns of each archived batch.
+
+    Args:
+        archived_questions: thread id -> user messages already archived, i.e. the turn index of
+            the batch's first question (the hook runs before the batch moves), for example
+            `lambda t: store.archive(Message).stats(t).user_messages`.
+    """
+    def on_archive(batch: Any) -> None:
+        index_archived(memory, thread_id=batch.thread_id, user_id=batch.user_id, messages=batch.messages,
+                       first_turn_index=archived_questions(batch.thread_id))
+
+    return on_archive
 
 
 def episode_from_state(state: AgentState, *, thread_id: str, user_id: str, turn_index: int) -> EpisodeIn | None:

@@ -142,3 +142,36 @@ def test_api_docs_are_served_without_a_cdn(client):
     page = client.get("/docs").text
     assert "/static/vendor/swagger-ui-bundle.js" in page and "cdn" not in page.lower()
     assert client.get("/static/vendor/swagger-ui-bundle.js").status_code == 200
+
+
+def test_a_turn_is_remembered_and_recalled_in_a_later_turn(tmp_path, tiny_db, scripted_llm):
+    """Issue 6 wired in: the finished turn becomes an episode, a stated preference a memory,
+    and both come back (as a recall step) before a later, related question."""
+    settings = Settings(database=tiny_db, store=tmp_path / "store.db", llm="openai", memory_embedder="none",
+                        openai_base_url=scripted_llm.base_url, llm_max_retries=0, memory_full_recent_count=2)
+    with TestClient(create_app(settings)) as client:
+        askdb = client.app.state.askdb
+
+        def ask_then_remember(replies, question, thread_id=None):
+            scripted_llm.enqueue(*replies)
+            reply = ask_json(client, question, thread_id=thread_id)
+            # Remembering runs after the answer; with the queue empty, the model's memory
+            # extraction fails and the offline rules take over, deterministically.
+            for worker in askdb._background:
+                worker.join()
+            return reply
+
+        first = ask_then_remember([tool_call("run_sql", {"sql": "SELECT name FROM sites WHERE country_id = 1"}),
+                                   tool_call("answer", {"text": "Jiuquan and Xichang."})],
+                                  "Which launch sites are in China? I prefer answers in tables.")
+        thread = first["thread_id"]
+        for n in range(2):  # push the first turn out of the recent window
+            ask_then_remember([tool_call("answer", {"text": f"filler {n}"})], f"Unrelated question number {n}", thread)
+        later = ask_then_remember([tool_call("answer", {"text": "Still Jiuquan and Xichang."})],
+                                  "Remind me of the launch sites in China", thread)
+        recall = [s for s in later["steps"] if s["step_type"] == "recall"]
+        assert recall and "Which launch sites are in China?" in recall[0]["content"]
+        assert "tables" in client.get("/api/memories").json()["data"][0]["text"].lower()
+        rows = askdb.store.conn.execute("SELECT turn_index FROM episodes WHERE thread_id = ? ORDER BY turn_index",
+                                        (thread,)).fetchall()
+        assert [r[0] for r in rows] == [0, 1, 2, 3]  # every finished turn is an episode

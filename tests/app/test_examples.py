@@ -81,8 +81,10 @@ def test_the_closest_examples_go_into_the_prompt(client, scripted_llm):
 
 
 def test_examples_carry_vectors_when_an_embedder_is_configured(tmp_path, tiny_db, scripted_llm):
+    # Recall and user memory off: only the examples' embedding calls are counted here.
     settings = scripted_settings(tmp_path, tiny_db, scripted_llm, memory_embedder="openai",
-                                 memory_embedding_base_url=scripted_llm.base_url)
+                                 memory_embedding_base_url=scripted_llm.base_url, memory_recall_top_k=0,
+                                 memory_user_memory=False)
     with TestClient(create_app(settings)) as client:
         first = scripted_turn(client, scripted_llm)
         client.post(f"/api/conversations/{first['thread_id']}/feedback", json={"rating": "up", "turn": 0})

@@ -10,7 +10,7 @@ import json
 from agent.database import AnalyticsDatabase
 from agent.loop import TurnSetup, run_turn
 from agent.memory.hooks import (
-    after_turn, before_turn, episode_from_state, episodes_from_messages, index_archived, recent_turns, topics_of,
+    after_turn, archive_hook, before_turn, episode_from_state, episodes_from_messages, index_archived, recent_turns, topics_of,
 )
 from agent.openai_model import OpenAIChatModel
 from agent.state import AgentState, Message
@@ -126,6 +126,12 @@ def test_archived_messages_become_episodes(store, memory, scripted_llm):
     assert index_archived(memory, thread_id=thread, user_id="alice", messages=messages, first_turn_index=7) == 2
     assert index_archived(memory, thread_id=thread, user_id="alice", messages=messages, first_turn_index=7) == 2
     assert memory.index.episodes.count(user_id="alice", thread_id=thread) == 2
+    # The same through issue 5's archive hook: the batch starts at the question of turn 7.
+    from agent.memory.archival import ArchivedBatch
+
+    hook = archive_hook(memory, archived_questions=lambda t: 7)
+    hook(ArchivedBatch(thread_id=thread, user_id="alice", first_position=20, messages=messages))
+    assert [e.turn_index for e in memory.index.episodes.list(user_id="alice", thread_id=thread)] == [8, 7]
 
 
 def test_episode_from_an_unanswered_state_keeps_the_question():
