@@ -41,7 +41,9 @@ class AskDB:
             if self.store.backend == "sqlite" else None
         self._embedder_built, self._embedder = False, None
         self._memory: Memory | None = None
-        self._background: list[threading.Thread] = []
+        # Remembering that runs after an answer, by user: a user's next turn waits for it, so it
+        # sees what the previous one taught (and the model is never asked two things at once).
+        self._background: dict[str, list[threading.Thread]] = {}
         # A lease outlives the longest silent wait of a turn: every model retry timing out.
         lease_seconds = settings.llm_timeout * (settings.llm_max_retries + 1) + 60
         self.leases = self.store.leases(seconds=lease_seconds)
@@ -118,6 +120,8 @@ class AskDB:
     def _run(self, question: str, *, user_id: str, thread_id: str, owner: str,
              background: bool = False) -> Iterator[TurnEvent]:
         memory = turn_index = None
+        for worker in self._background.get(user_id, []):
+            worker.join(timeout=30)
         try:
             close_interrupted_turn(self.store, thread_id, user_id=user_id)
             database = self.database()
@@ -140,7 +144,8 @@ class AskDB:
             # Remembering never slows the answer: on the web it runs after the turn, in the background.
             if background:
                 worker = threading.Thread(target=remember, name=f"remember-{thread_id}", daemon=True)
-                self._background = [t for t in self._background if t.is_alive()] + [worker]
+                pending = [t for t in self._background.get(user_id, []) if t.is_alive()]
+                self._background[user_id] = pending + [worker]
                 worker.start()
             else:
                 remember()
@@ -240,8 +245,9 @@ class AskDB:
 
     def close(self) -> None:
         """Let background remembering finish (briefly), then close the store and the database."""
-        for worker in self._background:
-            worker.join(timeout=10)
+        for workers in list(self._background.values()):
+            for worker in workers:
+                worker.join(timeout=10)
         self.store.close()
         if self._database is not None and hasattr(self._database, "close"):
             self._database.close()

@@ -10,7 +10,6 @@ the time its model call took (`model_ms`, recorded on every step).
 from __future__ import annotations
 
 import sqlite3
-import statistics
 import tempfile
 import threading
 import time

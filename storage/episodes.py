@@ -17,18 +17,15 @@ import hashlib
 import json
 import re
 import sqlite3
-import threading
 import unicodedata
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import NamedTuple
 
 from pydantic import BaseModel, Field
 
 from storage.errors import ConversationNotFound, StoreError
-from storage.schema import migrate
+from storage.sqlite_tables import SQLiteTables
 
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _TOKEN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+")
@@ -126,46 +123,8 @@ _COLUMNS = ("seq, id, thread_id, user_id, turn_index, question, sql, answer, top
             " created_at, updated_at")
 
 
-class EpisodeStore:
+class EpisodeStore(SQLiteTables):
     """Episodes of many users in the store file; every read filters by `user_id`."""
-
-    def __init__(self, conn: sqlite3.Connection, *, lock: threading.RLock | None = None):
-        """Args:
-        conn: an autocommit connection (`storage.conversations.connect`).
-        lock: the lock of another store sharing `conn`, so transactions never interleave.
-        """
-        self.conn = conn
-        self._lock = lock or threading.RLock()
-        with self._lock:
-            migrate(conn)
-
-    @classmethod
-    @contextmanager
-    def open(cls, path: str | Path) -> Iterator[EpisodeStore]:
-        from storage.conversations import connect
-
-        conn = connect(path)
-        try:
-            yield cls(conn)
-        finally:
-            conn.close()
-
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self.conn
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
-            self.conn.execute("COMMIT")
-
-    def _read(self, sql: str, params: tuple | list = ()) -> list[sqlite3.Row]:
-        with self._lock:
-            cursor = self.conn.execute(sql, params)
-            cursor.row_factory = sqlite3.Row
-            return cursor.fetchall()
 
     # -- writing ------------------------------------------------------------------
 

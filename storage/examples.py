@@ -12,19 +12,16 @@ from __future__ import annotations
 
 import re
 import sqlite3
-import threading
 import unicodedata
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from storage.episodes import SQL_WORDS, match_expression, search_terms
 from storage.errors import StoreError
-from storage.schema import migrate
+from storage.sqlite_tables import SQLiteTables
 
 Source = Literal["feedback", "import", "edit"]
 Rating = Literal["up", "down"]
@@ -97,46 +94,8 @@ class Feedback(FeedbackIn):
     updated_at: str
 
 
-class ExampleStore:
+class ExampleStore(SQLiteTables):
     """Examples (per database) and feedback (per user) in the store file."""
-
-    def __init__(self, conn: sqlite3.Connection, *, lock: threading.RLock | None = None):
-        """Args:
-        conn: an autocommit connection (`storage.conversations.connect`).
-        lock: the lock of another store sharing `conn`, so transactions never interleave.
-        """
-        self.conn = conn
-        self._lock = lock or threading.RLock()
-        with self._lock:
-            migrate(conn)
-
-    @classmethod
-    @contextmanager
-    def open(cls, path: str | Path) -> Iterator[ExampleStore]:
-        from storage.conversations import connect
-
-        conn = connect(path)
-        try:
-            yield cls(conn)
-        finally:
-            conn.close()
-
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self.conn
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
-            self.conn.execute("COMMIT")
-
-    def _read(self, sql: str, params: tuple | list = ()) -> list[sqlite3.Row]:
-        with self._lock:
-            cursor = self.conn.execute(sql, params)
-            cursor.row_factory = sqlite3.Row
-            return cursor.fetchall()
 
     # -- examples -------------------------------------------------------------------
 

@@ -10,18 +10,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import threading
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, Field
 
 from storage.errors import StoreError
-from storage.schema import migrate
+from storage.sqlite_tables import SQLiteTables
 
 MemoryType = Literal["PROFILE", "TASK", "FACT", "EPISODIC"]
 Status = Literal["active", "archived"]
@@ -70,42 +66,8 @@ _COLUMNS = ("id, user_id, type, text, data, importance, tags, source_session_id,
             " created_at, updated_at, valid_from, valid_to")
 
 
-class MemoryItemStore:
+class MemoryItemStore(SQLiteTables):
     """Per-user memory items in the store file; safe to share between threads."""
-
-    def __init__(self, conn: sqlite3.Connection, *, lock: threading.RLock | None = None):
-        self.conn = conn
-        self._lock = lock or threading.RLock()
-        with self._lock:
-            migrate(conn)
-
-    @classmethod
-    @contextmanager
-    def open(cls, path: str | Path) -> Iterator[MemoryItemStore]:
-        from storage.conversations import connect
-
-        conn = connect(path)
-        try:
-            yield cls(conn)
-        finally:
-            conn.close()
-
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self.conn
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
-            self.conn.execute("COMMIT")
-
-    def _read(self, sql: str, params: tuple = ()) -> list[sqlite3.Row]:
-        with self._lock:
-            cursor = self.conn.execute(sql, params)
-            cursor.row_factory = sqlite3.Row
-            return cursor.fetchall()
 
     # -- writing ------------------------------------------------------------------
 

@@ -98,10 +98,17 @@ def extract_with_model(model: ChatModel, text: str, *, known_keys: list[str] = (
     return candidates
 
 
+# Words by which people say something about themselves or their organisation. A question
+# without any ("How many launches in 2020?") holds nothing durable, and asking the model
+# about it would double the calls of a turn for nothing.
+_PERSONAL = re.compile(r"\b(i|i'm|i've|me|my|mine|we|we're|our|ours|us|call me|prefer|please|from now on"
+                       r"|always|never)\b|我|咱们|喜欢|偏好|总是|只关心|以后|请", re.I)
+
+
 def extract(text: str, *, model: ChatModel | None = None, known_keys: list[str] = ()) -> list[MemoryCandidate]:
-    """Candidates from the user's words: by `model` unless it is None or the offline planner,
-    falling back to the offline rules when the model fails."""
-    if model is not None and not _is_offline(model):
+    """Candidates from the user's words: by `model` (when the words say something about the user,
+    and the model is not the offline planner), falling back to the offline rules when it fails."""
+    if model is not None and not _is_offline(model) and _PERSONAL.search(text or ""):
         try:
             return extract_with_model(model, text, known_keys=known_keys)
         except (ModelError, ValueError) as exc:

@@ -140,3 +140,13 @@ def test_episode_from_an_unanswered_state_keeps_the_question():
     assert (episode.question, episode.answer, episode.sql) == ("Why?", "", "")
     assert episode_from_state(AgentState(), thread_id="t", user_id="u", turn_index=0) is None
     assert topics_of('SELECT * FROM "launches" l JOIN payloads p ON 1') == ["launches", "payloads"]
+
+
+def test_a_question_that_says_nothing_about_the_user_is_not_sent_to_the_model(scripted_llm):
+    from agent.memory.extraction import extract
+    from agent.openai_model import OpenAIChatModel
+
+    model = OpenAIChatModel(base_url=scripted_llm.base_url, api_key=None, model="m", max_retries=0)
+    assert extract("How many launches were there in 2020?", model=model) == []
+    assert extract("2020年有多少次发射？", model=model) == []
+    assert scripted_llm.chat_requests == []
