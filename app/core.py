@@ -144,9 +144,10 @@ class AskDB:
             # Remembering never slows the answer: on the web it runs after the turn, in the background.
             if background:
                 worker = threading.Thread(target=remember, name=f"remember-{thread_id}", daemon=True)
-                pending = [t for t in self._background.get(user_id, []) if t.is_alive()]
-                self._background[user_id] = pending + [worker]
-                worker.start()
+                worker.start()  # before it is listed: a listed thread may be joined at once
+                with self._model_lock:
+                    pending = [t for t in self._background.get(user_id, []) if t.is_alive()]
+                    self._background[user_id] = pending + [worker]
             else:
                 remember()
 
