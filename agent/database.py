@@ -13,7 +13,7 @@ import difflib
 import sqlite3
 import time
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -103,6 +103,25 @@ class UnknownColumn(DatabaseError):
     """The table has no column of that name; the message lists close names."""
 
 
+def read_capped(cursor: Iterable, limit: int,
+                render: Callable[[Any], tuple[list[Any], int]]) -> tuple[list[list[Any]], bool, int]:
+    """At most `limit` rendered rows, whether more existed, and how many cells were cut.
+
+    Iterates instead of fetchmany(limit + 1) so at most one row of uncapped cells is held
+    in memory at a time.
+    """
+    rows: list[list[Any]] = []
+    truncated, cut = False, 0
+    for raw in cursor:
+        if len(rows) >= limit:
+            truncated = True
+            break
+        row, row_cut = render(raw)
+        rows.append(row)
+        cut += row_cut
+    return rows, truncated, cut
+
+
 class AnalyticsDatabase:
     """A read-only SQLite analytics file that runs guarded, bounded queries.
 
@@ -155,17 +174,7 @@ class AnalyticsDatabase:
                     raise SQLRejected("the statement is not a query (it has no result columns); "
                                       "send one SELECT statement")
                 columns = [d[0] for d in cursor.description]
-                rows: list[list[Any]] = []
-                truncated, cut = False, 0
-                # Iterate instead of fetchmany(limit + 1) so at most one row of
-                # uncapped cells is held in memory at a time.
-                for raw in cursor:
-                    if len(rows) >= limit:
-                        truncated = True
-                        break
-                    row, row_cut = self._render_row(raw)
-                    rows.append(row)
-                    cut += row_cut
+                rows, truncated, cut = read_capped(cursor, limit, self._render_row)
             duration_ms = (time.perf_counter() - started) * 1000
         return QueryResult(sql=sql, columns=columns, rows=rows, row_count=len(rows),
                            truncated=truncated, truncated_cells=cut, duration_ms=duration_ms)

@@ -26,7 +26,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from agent.database import (
     Column, DatabaseUnavailable, ForeignKey, QueryFailed, QueryResult, QueryTimeout, SQLRejected,
-    TableSchema, UnknownColumn, UnknownTable, _resolve, cap_cell,
+    TableSchema, UnknownColumn, UnknownTable, _resolve, cap_cell, read_capped,
 )
 from agent.sql_guard import check_sql
 
@@ -135,15 +135,7 @@ class PostgresAnalyticsDatabase:
                 cursor.itersize = min(limit + 1, 200)
                 cursor.execute(sql_text)
                 columns = [d.name for d in cursor.description or []]
-                rows: list[list[Any]] = []
-                truncated, cut = False, 0
-                for raw in cursor:
-                    if len(rows) >= limit:
-                        truncated = True
-                        break
-                    row, row_cut = self._render_row(raw)
-                    rows.append(row)
-                    cut += row_cut
+                rows, truncated, cut = read_capped(cursor, limit, self._render_row)
             duration_ms = (time.perf_counter() - started) * 1000
         return QueryResult(sql=sql_text, columns=columns, rows=rows, row_count=len(rows),
                            truncated=truncated, truncated_cells=cut, duration_ms=duration_ms)

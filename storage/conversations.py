@@ -30,6 +30,7 @@ from storage.errors import (
 )
 from storage.export import EXPORT_FORMAT, ExportImport  # noqa: F401  (EXPORT_FORMAT: kept importable here)
 from storage.schema import migrate, schema_version
+from storage.sqlite_tables import Transactions
 
 StateT = TypeVar("StateT", bound=BaseModel)
 
@@ -114,7 +115,7 @@ def connect(path: str | Path) -> sqlite3.Connection:
     return conn
 
 
-class ConversationStore(ExportImport, Generic[StateT]):
+class ConversationStore(Transactions, ExportImport, Generic[StateT]):
     """Conversations for many users in one SQLite file; safe to share between threads."""
 
     backend = "sqlite"
@@ -133,26 +134,6 @@ class ConversationStore(ExportImport, Generic[StateT]):
             yield cls(conn, state_model)
         finally:
             conn.close()
-
-    # -- transactions -------------------------------------------------------------
-
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """A short write transaction; IMMEDIATE so two processes never deadlock upgrading."""
-        with self._lock:
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self.conn
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
-            self.conn.execute("COMMIT")
-
-    def _read(self, sql: str, params: tuple | dict = ()) -> list[sqlite3.Row]:
-        with self._lock:
-            cursor = self.conn.execute(sql, params)
-            cursor.row_factory = sqlite3.Row
-            return cursor.fetchall()
 
     def backup(self, destination: str | Path) -> None:
         """Copy the whole store to `destination` with SQLite's online backup (safe while serving)."""

@@ -18,8 +18,33 @@ from storage.schema import migrate
 TablesT = TypeVar("TablesT", bound="SQLiteTables")
 
 
-class SQLiteTables:
-    """Short transactions on a shared autocommit connection, under a shared lock."""
+class Transactions:
+    """Short transactions on an autocommit connection (`self.conn`) under a lock (`self._lock`)."""
+
+    conn: sqlite3.Connection
+    _lock: threading.RLock
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """A short write transaction; IMMEDIATE so two processes never deadlock upgrading."""
+        with self._lock:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+            except BaseException:
+                self.conn.execute("ROLLBACK")
+                raise
+            self.conn.execute("COMMIT")
+
+    def _read(self, sql: str, params: tuple | list | dict = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            cursor = self.conn.execute(sql, params)
+            cursor.row_factory = sqlite3.Row
+            return cursor.fetchall()
+
+
+class SQLiteTables(Transactions):
+    """A sidecar store on a shared connection and lock, migrated on first use."""
 
     def __init__(self, conn: sqlite3.Connection, *, lock: threading.RLock | None = None):
         """Args:
@@ -41,21 +66,3 @@ class SQLiteTables:
             yield cls(conn)
         finally:
             conn.close()
-
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """A short write transaction; IMMEDIATE so two processes never deadlock upgrading."""
-        with self._lock:
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self.conn
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
-            self.conn.execute("COMMIT")
-
-    def _read(self, sql: str, params: tuple | list = ()) -> list[sqlite3.Row]:
-        with self._lock:
-            cursor = self.conn.execute(sql, params)
-            cursor.row_factory = sqlite3.Row
-            return cursor.fetchall()
