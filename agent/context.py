@@ -23,23 +23,25 @@ _templates = Environment(loader=FileSystemLoader(PROMPTS), undefined=StrictUndef
                          trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
 
 
-def system_prompt(state: AgentState, *, database_name: str, engine: str = "SQLite", examples: str = "") -> str:
-    """The system prompt, with what the conversation already knows of the schema, and the verified
-    examples closest to the question (`agent.examples.few_shot_text`; "" for none)."""
+def system_prompt(state: AgentState, *, database_name: str, engine: str = "SQLite", examples: str = "",
+                  user_memory: str = "") -> str:
+    """The system prompt, with what the conversation already knows of the schema, the verified
+    examples closest to the question (`agent.examples.few_shot_text`; "" for none), and what
+    askdb remembers about the user (`agent.memory.user_memory.memory_text`; "" for none)."""
     schemas = {
         name: ", ".join(f"{c['name']} {c['type']}".strip() for c in schema.get("columns", []))
         for name, schema in state.known_schemas.items()
     }
     return _templates.get_template("system.md").render(
         database_name=database_name, engine=engine, known_tables=state.known_tables, known_schemas=schemas,
-        examples=examples,
+        examples=examples, user_memory=user_memory,
     )
 
 
 def build_context(state: AgentState, config: MemoryConfig | None = None, *, database_name: str,
                   tools: list[dict[str, Any]] | None = None, recalled: str | None = None,
                   archived_messages: int = 0, archived_tokens: int = 0, engine: str = "SQLite",
-                  examples: str = "") -> Context:
+                  examples: str = "", user_memory: str = "") -> Context:
     """The messages for the next model call, within the token budget, and how they were chosen.
 
     Args:
@@ -50,10 +52,12 @@ def build_context(state: AgentState, config: MemoryConfig | None = None, *, data
             archive (the summary stands in for it; the report counts it in the history).
         engine: the analytics database's SQL dialect as the prompt names it (SQLite, PostgreSQL).
         examples: the few-shot block of verified examples for this question ("" for none).
+        user_memory: what askdb remembers about the user, for the system prompt ("" for none).
     """
     config = config or MemoryConfig()
     counter = counter_for(config.model)
-    system = system_prompt(state, database_name=database_name, engine=engine, examples=examples)
+    system = system_prompt(state, database_name=database_name, engine=engine, examples=examples,
+                           user_memory=user_memory)
     tool_tokens = counter.tools(tools)
     budget = make_budget(config, fixed=counter.text(system) + counter.PER_MESSAGE + counter.PER_REPLY + tool_tokens)
     history = [message.to_api() for message in state.messages]

@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-import sqlite3
 import unicodedata
 
 import numpy as np
@@ -24,6 +23,7 @@ from agent.database import AnalyticsDatabase, SQLRejected
 from agent.planner.words import singular
 from agent.sql_guard import check_sql
 from agent.state import Message, Step
+from storage.base import DRIVER_ERRORS
 from storage.errors import StoreError
 from storage.examples import Example, ExampleStore, Feedback, FeedbackIn, Rating
 
@@ -153,7 +153,7 @@ class ExampleRetriever:
         (examples are an aid, never a reason for a turn to fail)."""
         try:
             return few_shot_text(self.search(question))
-        except (StoreError, sqlite3.Error) as exc:
+        except (StoreError, *DRIVER_ERRORS) as exc:
             log.warning("verified examples unavailable for this turn: %s", exc)
             return ""
 

@@ -93,12 +93,12 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
     summariser = summariser_for(setup.model)
     refresh_summary(state, setup.memory, summariser=summariser, database_name=setup.database.label)
     turn = _Turn(setup, state, thread_id=thread_id, user_id=user_id, turn_index=turn_index)
-    recalled = None
+    recalled, user_memory = None, ""
     if setup.recall is not None:
         before = before_turn(setup.recall, state=state, thread_id=thread_id, user_id=user_id, question=question,
                              turn_index=turn_index)
         turn.ctx.memory = before.access
-        recalled = "\n\n".join(text for text in (before.user_memory, before.recalled) if text) or None
+        recalled, user_memory = before.recalled or None, before.user_memory
         if before.step is not None:  # the page shows what was remembered
             yield turn.record(before.step, time.perf_counter(), None)
     tools = tool_schemas()
@@ -108,7 +108,8 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
         try:
             context = build_context(state, setup.memory, database_name=setup.database.label, tools=tools,
                                     archived_messages=archived.messages, archived_tokens=archived.tokens,
-                                    engine=setup.database.engine, examples=few_shot, recalled=recalled)
+                                    engine=setup.database.engine, examples=few_shot, recalled=recalled,
+                                    user_memory=user_memory)
             turn.context = context.report.as_step_data()
             asked = time.perf_counter()
             reply = setup.model.complete(context.messages, tools)

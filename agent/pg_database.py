@@ -71,13 +71,15 @@ class PostgresAnalyticsDatabase:
         time_limit_s: ``statement_timeout`` of each query, introspection included.
         max_rows: rows returned by ``execute`` before ``truncated`` is set.
         max_cell_bytes: longest text (UTF-8 bytes) or bytea kept in a cell.
+        trusted_role: run as any role, superusers included; only for SQL that whoever holds the URL
+            typed (`python -m app store query`), never for model-written SQL (see `_check_role`).
     """
 
     dialect = "postgres"
     engine = "PostgreSQL"
 
     def __init__(self, url: str, *, time_limit_s: float = 10.0, max_rows: int = 1000,
-                 max_cell_bytes: int = 10_000, pool_size: int = POOL_SIZE) -> None:
+                 max_cell_bytes: int = 10_000, pool_size: int = POOL_SIZE, trusted_role: bool = False) -> None:
         if time_limit_s <= 0 or max_rows < 1 or max_cell_bytes < 1:
             raise ValueError("time_limit_s, max_rows and max_cell_bytes must be positive")
         try:
@@ -92,6 +94,7 @@ class PostgresAnalyticsDatabase:
         self.pool_size = pool_size
         self._pool: ConnectionPool | None = None
         self._pool_lock = threading.Lock()
+        self.trusted_role = trusted_role
         self._role_checked = False
 
     def __repr__(self) -> str:
@@ -221,7 +224,7 @@ class PostgresAnalyticsDatabase:
                         conn.execute("SELECT set_config('statement_timeout', %s, true),"
                                      " set_config('lock_timeout', %s, true)",
                                      (f"{round(self.time_limit_s * 1000)}",) * 2)
-                        if not self._role_checked:
+                        if not (self._role_checked or self.trusted_role):
                             self._check_role(conn)
                     yield conn
                 finally:

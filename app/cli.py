@@ -1,4 +1,4 @@
-"""The command line: `python -m app serve|ask|sql|store query`, over the same core as the web app.
+"""The command line: `python -m app serve|ask|sql|store|token|eval`, over the same core as the web app.
 
 Domain errors become one line on stderr and a non-zero exit status.
 """
@@ -30,7 +30,8 @@ def _add_paths(parser: argparse.ArgumentParser, *, db: bool = True, store: bool 
         parser.add_argument("--db", metavar="PATH", help="analytics database: a SQLite file or a postgresql:// URL "
                                                          "(default: ASKDB_DATABASE or the sample)")
     if store:
-        parser.add_argument("--store", metavar="PATH", help="conversation store (default: ASKDB_STORE or data/conversations.db)")
+        parser.add_argument("--store", metavar="PATH", help="conversation store: a SQLite file or a postgresql:// URL "
+                                                            "(default: ASKDB_STORE or data/conversations.db)")
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -103,31 +104,30 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 def cmd_sql(args: argparse.Namespace) -> int:
     """Run one query on the analytics database through the agent's guard and limits."""
-    return _run_query(_settings(args).database, args, trusted_schema=False)
+    return _run_query(_settings(args).database, args, trusted=False)
 
 
 def cmd_store_query(args: argparse.Namespace) -> int:
     """Run one read-only query over the conversation store and print the result."""
-    # The store's views are ours (JSON1 over the blob), so its schema is trusted.
-    return _run_query(_settings(args).store, args, trusted_schema=True)
+    # The store is ours and so is the query: on SQLite its views (JSON1 over the blob) are
+    # trusted; on PostgreSQL any role holding the store's URL may run it (README, "Querying the store").
+    return _run_query(_settings(args).store, args, trusted=True)
 
 
-def _run_query(path, args: argparse.Namespace, *, trusted_schema: bool) -> int:
-    from agent.database import AnalyticsDatabase, DatabaseError, SQLRejected, is_postgres_url, open_analytics_database
+def _run_query(location, args: argparse.Namespace, *, trusted: bool) -> int:
+    from agent.database import AnalyticsDatabase, DatabaseError, SQLRejected, is_postgres_url
+    from agent.pg_database import PostgresAnalyticsDatabase
     from app.formatting import format_result
 
     settings = _settings(args)
     limits = {"time_limit_s": settings.sql_timeout, "max_rows": args.limit or settings.sql_max_rows,
               "max_cell_bytes": settings.sql_max_cell_bytes}
-    if is_postgres_url(path) and trusted_schema:
-        print("error: the store is on PostgreSQL; query it with psql (README: the jsonb examples)", file=sys.stderr)
-        return 2
     database = None
     try:
-        if is_postgres_url(path):
-            database = open_analytics_database(path, **limits)
+        if is_postgres_url(location):
+            database = PostgresAnalyticsDatabase(location, trusted_role=trusted, **limits)
         else:
-            database = AnalyticsDatabase(path, trusted_schema=trusted_schema, **limits)
+            database = AnalyticsDatabase(location, trusted_schema=trusted, **limits)
         result = database.execute(args.query)
     except SQLRejected as exc:
         print(f"error: query rejected: {exc.reason}", file=sys.stderr)
@@ -143,20 +143,46 @@ def _run_query(path, args: argparse.Namespace, *, trusted_schema: bool) -> int:
 
 
 def cmd_store_backup(args: argparse.Namespace) -> int:
-    """Copy the store to a file with SQLite's online backup; safe while the app is serving."""
+    """Copy the store to a file while the app keeps serving: SQLite's online backup, or pg_dump."""
     from agent.state import AgentState
     from storage.conversations import ConversationStore
 
     settings = _settings(args)
     if isinstance(settings.store, str):
-        print("error: the store is on PostgreSQL; back it up with pg_dump (README: Deployment)", file=sys.stderr)
-        return 2
+        return _pg_dump(settings.store, args.destination)
     if not settings.store.exists():
         print(f"error: no store at {settings.store}", file=sys.stderr)
         return 1
     with ConversationStore.open(settings.store, AgentState) as store:
         store.backup(args.destination)
     print(f"backed up {settings.store} to {args.destination}", file=sys.stderr)
+    return 0
+
+
+def _pg_dump(url: str, destination: Path) -> int:
+    """Dump the store's database with pg_dump (custom format, for pg_restore): a consistent snapshot
+    taken in one transaction, which blocks no turn."""
+    import shutil
+    import subprocess
+
+    from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+    pg_dump = shutil.which("pg_dump")
+    if pg_dump is None:
+        print("error: the store is on PostgreSQL and pg_dump is not on PATH; install PostgreSQL's client tools "
+              "(the server's major version or newer), or run pg_dump where they are", file=sys.stderr)
+        return 1
+    params = conninfo_to_dict(url)
+    # The password travels in the environment: other users of the machine can read a command line.
+    env = {**os.environ, **({"PGPASSWORD": str(params.pop("password"))} if "password" in params else {})}
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run([pg_dump, "--format=custom", f"--file={destination}", f"--dbname={make_conninfo(**params)}"],
+                          env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        print(f"error: pg_dump failed: {done.stderr.strip()}", file=sys.stderr)
+        return 1
+    print(f"backed up the store's database {params.get('dbname', '')} to {destination} "
+          f"(pg_dump custom format; restore with pg_restore)", file=sys.stderr)
     return 0
 
 
@@ -181,14 +207,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
     import time
     from datetime import datetime
 
-    from app.eval import DATASETS, SuiteError, load_suite, run_suite, summarise, write_report
+    from agent.database import DatabaseError
+    from app.eval import DATASETS, SuiteError, load_suite, run_suite, suite_databases, summarise, write_report
 
     updates: dict = {"max_steps": args.max_steps} if args.max_steps else {}
     if args.model == "offline":
         updates["llm"] = "offline"
     elif args.model:
         updates.update(llm="openai", model=args.model)
-    settings = Settings().model_copy(update=updates)
+    # `--db` alone means ASKDB_DATABASE; with a value, that database.
+    settings = Settings(**({"database": args.db} if args.db else {})).model_copy(update=updates)
     if settings.llm == "openai" and not (settings.openai_base_url or settings.openai_api_key):
         print("error: --model needs an endpoint: set OPENAI_BASE_URL and/or OPENAI_API_KEY "
               "(or use --model offline)", file=sys.stderr)
@@ -205,9 +233,15 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(f"[{n}/{total}] {r.db_id} {r.outcome} · {r.steps} steps · {r.latency_ms:.0f} ms", file=sys.stderr)
 
     started = time.perf_counter()
-    results, skipped = run_suite(questions, db_dir, settings, on_result=progress)
+    try:
+        with suite_databases(questions, db_dir, settings, one=settings.database if args.db is not None else None,
+                             load_into=args.load_into) as (questions, databases, where):
+            results, skipped = run_suite(questions, databases, settings, on_result=progress)
+    except DatabaseError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     report = summarise(results, suite=args.suite, model=label, skipped=skipped, settings=settings,
-                       seconds=time.perf_counter() - started)
+                       seconds=time.perf_counter() - started, database=where)
     name = Path(args.suite).stem if args.suite.endswith(".json") else args.suite
     out = args.out or Path("data") / "eval" / f"{name}-{datetime.now():%Y%m%d-%H%M%S}"
     json_path, md_path = write_report(report, out)
@@ -254,7 +288,8 @@ def build_parser() -> argparse.ArgumentParser:
     store_commands = store.add_subparsers(dest="store_command", required=True, metavar="COMMAND")
     query = store_commands.add_parser(
         "query", help="run a read-only SQL query over the store",
-        description="Run a read-only query over the store (opened read-only). "
+        description="Run a read-only query over the store (a SQLite file opened read-only, or a PostgreSQL "
+                    "store in a READ ONLY transaction), through the same guard and limits as `sql`. "
                     "Example: python -m app store query \"SELECT thread_id, title FROM conversations\"")
     query.add_argument("query")
     query.add_argument("--format", choices=["table", "json", "csv"], default="table")
@@ -262,9 +297,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_paths(query, db=False)
     query.set_defaults(func=cmd_store_query)
     backup = store_commands.add_parser(
-        "backup", help="copy the store with SQLite's online backup",
-        description="Copy the whole store to DESTINATION while the app keeps serving. "
-                    "Example: python -m app store backup backups/conversations-$(date +%%F).db")
+        "backup", help="copy the store with SQLite's online backup, or pg_dump",
+        description="Copy the whole store to DESTINATION while the app keeps serving: SQLite's online backup, "
+                    "or for a postgresql:// store pg_dump's custom format (pg_dump on PATH; restore with "
+                    "pg_restore). Example: python -m app store backup backups/conversations-$(date +%%F).db")
     backup.add_argument("destination", type=Path)
     _add_paths(backup, db=False)
     backup.set_defaults(func=cmd_store_backup)
@@ -283,10 +319,19 @@ def build_parser() -> argparse.ArgumentParser:
         description="Ask every question of a suite through the full agent, each against its own database with a "
                     "fresh store, compare the answer's rows with the gold query's, and write report.json and "
                     "report.md. Suites: spider-dev, bird-minidev (from ../shared/datasets or --datasets), or a "
-                    "FILE.json. Example: python -m app eval --suite spider-dev --limit 50 --model offline")
+                    "FILE.json. Databases: the suite's SQLite files, one database for every question (--db, "
+                    "SQLite or PostgreSQL), or the files copied into PostgreSQL for the run (--load-into). "
+                    "Example: python -m app eval --suite spider-dev --limit 50 --model offline")
     evaluate.add_argument("--suite", required=True, help="spider-dev, bird-minidev or FILE.json")
     evaluate.add_argument("--db-dir", type=Path, default=None,
                           help="databases as DIR/<db_id>/<db_id>.sqlite (default: the suite's own)")
+    where = evaluate.add_mutually_exclusive_group()
+    where.add_argument("--db", nargs="?", const="", default=None, metavar="PATH|URL",
+                       help="ask every question about this database, a SQLite file or a postgresql:// URL "
+                            "(alone: ASKDB_DATABASE); the gold SQL is written for it")
+    where.add_argument("--load-into", metavar="URL", default=None,
+                       help="copy the suite's SQLite databases into throwaway schemas of this PostgreSQL "
+                            "database (a role with CREATE there, not a superuser) and ask there")
     evaluate.add_argument("--datasets", type=Path, default=None, help="where the named suites are "
                                                                       "(default: ../shared/datasets)")
     evaluate.add_argument("--limit", type=int, default=None, help="the first N questions only")

@@ -18,7 +18,6 @@ from agent.state import AgentState, Message, Step
 from app.settings import Settings
 from app.turns import RunningTurn, TurnInProgress, TurnRegistry
 from storage.base import Store, open_store
-from storage.examples import ExampleStore
 from storage.leases import new_owner
 
 
@@ -36,9 +35,7 @@ class AskDB:
         self._openai_model: ChatModel | None = None
         self._model_lock = threading.Lock()
         self._database: AnalyticsDatabase | None = None
-        # Verified examples and feedback live in a SQLite store file (not yet in a PostgreSQL one).
-        self.examples_store = ExampleStore(self.store.conn, lock=self.store._lock) \
-            if self.store.backend == "sqlite" else None
+        self.examples_store = self.store.examples()
         self._embedder_built, self._embedder = False, None
         self._memory: Memory | None = None
         # Remembering that runs after an answer, by user: a user's next turn waits for it, so it
@@ -187,16 +184,15 @@ class AskDB:
 
     @property
     def memory(self) -> Memory | None:
-        """Episodes and user memories over the store (issue 6), built on first use; None when both
-        recall and user memory are off, or the store is PostgreSQL (not there yet)."""
+        """Episodes and user memories in the store (issue 6, either backend), built on first use;
+        None when both recall and user memory are off."""
         s = self.settings
-        if self.store.backend != "sqlite" or not (s.memory_recall_top_k or s.memory_user_memory):
+        if not (s.memory_recall_top_k or s.memory_user_memory):
             return None
         embedder = self.embedder()
         with self._model_lock:
             if self._memory is None:
-                self._memory = Memory.open(self.store.conn, RecallConfig.from_settings(s), embedder=embedder,
-                                           lock=self.store._lock)
+                self._memory = Memory.open(self.store, RecallConfig.from_settings(s), embedder=embedder)
         return self._memory
 
     def _remember(self, thread_id: str, *, user_id: str, turn_index: int, model: ChatModel) -> None:
@@ -225,10 +221,8 @@ class AskDB:
                              embedder=self.embedder() if s.schema_embeddings else None, check_columns=s.column_check)
 
     def examples(self, database: AnalyticsDatabase) -> ExampleRetriever | None:
-        """The verified examples of `database`; None with a PostgreSQL store or when its schema cannot be read
-        (the turn then meets the failure in its tools, as usual)."""
-        if self.examples_store is None:
-            return None
+        """The verified examples of `database`; None when its schema cannot be read (the turn then
+        meets the failure in its tools, as usual)."""
         try:
             key = database_key(database)
         except DatabaseError:

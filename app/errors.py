@@ -12,6 +12,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from agent.database import DatabaseUnavailable, QueryFailed, QueryTimeout, SQLRejected, UnknownColumn, UnknownTable
+from agent.examples import AnswerNotFound, FeedbackError, NothingToVerify, SQLDoesNotFit
 from agent.llm import ModelError
 from app.auth import NotAuthenticated
 from app.core import BadQuestion
@@ -19,15 +20,25 @@ from app.turns import TurnInProgress
 from storage.errors import (
     ConversationNotFound, CorruptState, InvalidThreadId, ResultNotFound, StoreUnavailable, VersionConflict,
 )
+from storage.examples import DuplicateQuestion, ExampleNotFound
+from storage.memory_items import DuplicateMemory, MemoryItemNotFound
 
 STATUS: dict[type[Exception], int] = {
     NotAuthenticated: 401,
     ConversationNotFound: 404,
     InvalidThreadId: 404,
     ResultNotFound: 404,
+    MemoryItemNotFound: 404,
+    ExampleNotFound: 404,
+    AnswerNotFound: 404,
     VersionConflict: 409,
     TurnInProgress: 409,
+    DuplicateMemory: 409,
+    DuplicateQuestion: 409,
+    SQLDoesNotFit: 409,  # the database changed under the answer's SQL
     BadQuestion: 422,
+    NothingToVerify: 422,
+    FeedbackError: 422,
     SQLRejected: 400,
     QueryFailed: 400,
     QueryTimeout: 400,

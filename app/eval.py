@@ -2,9 +2,10 @@
 
 Each question goes through the full agent (`AskDB.ask`, with a fresh store of its own in a
 temporary directory, so nothing one question leaves behind helps the next) against its
-own database. The SQL the answer rests on is run again and its rows compared with the gold
-query's: as multisets, in order only when the gold query orders, columns in any order (as
-Spider's execution match). docs/evaluation.md describes the report.
+own database: a SQLite file, or a PostgreSQL database (app/eval_postgres.py). The SQL the
+answer rests on is run again and its rows compared with the gold query's: as multisets, in
+order only when the gold query orders, columns in any order (as Spider's execution match).
+docs/evaluation.md describes the report.
 """
 
 from __future__ import annotations
@@ -16,14 +17,16 @@ import statistics
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import sqlglot
 from pydantic import BaseModel, Field
 
-from agent.database import AnalyticsDatabase, DatabaseError
+from agent.database import DatabaseError, is_postgres_url, open_analytics_database
 from agent.state import Step
 from app.settings import ROOT, Settings
 
@@ -35,6 +38,7 @@ MAX_ROWS = 100_000  # rows compared per query; more is rare in these suites and 
 MAX_COLUMN_MAPPINGS = 5040  # column orders tried (7!): wide results compare in their own order
 WHERE_OPS_LIKE = 9  # Spider's WHERE_OPS.index("like")
 LEVELS = ["easy", "medium", "hard", "extra", "simple", "moderate", "challenging"]  # Spider's, then BIRD's
+Location = Path | str  # a question's database: a SQLite file or a postgresql:// URL
 
 
 class SuiteError(ValueError):
@@ -112,6 +116,42 @@ def database_path(db_dir: Path, db_id: str) -> Path | None:
     return None
 
 
+@contextmanager
+def suite_databases(questions: list[EvalQuestion], db_dir: Path, settings: Settings, *,
+                    one: Location | None = None, load_into: str | None = None,
+                    ) -> Iterator[tuple[list[EvalQuestion], Path | dict[str, Location], str]]:
+    """Where each question is asked: the suite's own SQLite files in `db_dir`; `one` database for
+    every question (its gold SQL written for that database); or the files copied into PostgreSQL
+    at `load_into` for the run (app/eval_postgres.py). Yields the questions (gold SQL translated
+    when copied), their databases for `run_suite`, and how the report names them.
+
+    Raises:
+        DatabaseError: `one` or `load_into` cannot be used (unreachable, missing, a superuser role),
+            found before the first question rather than at every one.
+    """
+    if one is not None:
+        yield questions, {q.db_id: one for q in questions}, check_database(one, settings)
+    elif load_into is not None:
+        from app.eval_postgres import copied_to_postgres
+
+        server = check_database(load_into, settings)
+        with copied_to_postgres(questions, db_dir, load_into) as (translated, locations):
+            yield translated, locations, f"the SQLite files of {db_dir}, copied into {server}"
+    else:
+        yield questions, db_dir, f"the SQLite files of {db_dir}"
+
+
+def check_database(location: Location, settings: Settings) -> str:
+    """List the tables of `location` once, as the agent would; return its engine and name (no password)."""
+    database = open_analytics_database(location, time_limit_s=settings.sql_timeout)
+    try:
+        database.list_tables()
+        return f"{database.engine} {database.where() if is_postgres_url(location) else location}"
+    finally:
+        if hasattr(database, "close"):
+            database.close()
+
+
 def spider_hardness(sql: dict) -> str:
     """Spider's hardness level (easy, medium, hard, extra) of a parsed gold query, by the rules of
     Spider's evaluation.py (`eval_hardness`), quirks included, so levels match published splits."""
@@ -145,9 +185,14 @@ def spider_hardness(sql: dict) -> str:
 
 # -- comparing results ----------------------------------------------------------------
 
-def gold_rows(path: Path, sql: str, *, time_limit_s: float) -> list[tuple]:
-    """The gold query's rows on plain sqlite3, read-only: gold SQL may use SQLite quirks our guard refuses."""
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+def gold_rows(location: Location, sql: str, *, time_limit_s: float) -> list[tuple]:
+    """The gold query's rows, read-only but not through the guard: gold SQL may use what it refuses
+    (SQLite's quirks; PostgreSQL's functions). On SQLite, plain sqlite3."""
+    if is_postgres_url(location):
+        from app.eval_postgres import postgres_gold_rows
+
+        return postgres_gold_rows(location, sql, time_limit_s=time_limit_s)
+    conn = sqlite3.connect(f"file:{location}?mode=ro", uri=True)
     conn.text_factory = lambda b: b.decode("utf-8", "replace")
     deadline = time.monotonic() + time_limit_s
     conn.set_progress_handler(lambda: time.monotonic() > deadline, 1000)
@@ -157,10 +202,10 @@ def gold_rows(path: Path, sql: str, *, time_limit_s: float) -> list[tuple]:
         conn.close()
 
 
-def is_ordered(sql: str) -> bool:
+def is_ordered(sql: str, *, dialect: str = "sqlite") -> bool:
     """Whether the outermost query orders its rows (then order counts in the comparison)."""
     try:
-        return sqlglot.parse_one(sql, read="sqlite").args.get("order") is not None
+        return sqlglot.parse_one(sql, read=dialect).args.get("order") is not None
     except sqlglot.errors.SqlglotError:
         return " order by " in f" {' '.join(sql.lower().split())} "
 
@@ -193,14 +238,21 @@ def same_result(got: list[tuple], gold: list[tuple], *, ordered: bool) -> bool:
 
 # -- running --------------------------------------------------------------------------
 
-def run_question(q: EvalQuestion, path: Path, settings: Settings) -> QuestionResult:
+def run_question(q: EvalQuestion, location: Location, settings: Settings) -> QuestionResult:
     """Ask one question through the whole agent with a fresh store, then compare with the gold."""
     from app.core import AskDB
 
     result = QuestionResult(id=q.id, db_id=q.db_id, difficulty=q.difficulty, question=q.question,
                             gold_sql=q.gold_sql, outcome="no_sql")
+    try:
+        # The gold first: a question it cannot score costs no model call, and is left out of
+        # accuracy whatever the model would have answered (on PostgreSQL, some of Spider's fail).
+        gold = gold_rows(location, q.gold_sql, time_limit_s=max(settings.sql_timeout, 30.0))
+    except (sqlite3.Error, psycopg.Error) as exc:
+        result.outcome, result.detail = "gold_error", str(exc).strip()[:300]
+        return result
     with tempfile.TemporaryDirectory(prefix="askdb-eval-") as tmp:
-        askdb = AskDB(settings.model_copy(update={"database": path, "store": Path(tmp) / "store.db"}))
+        askdb = AskDB(settings.model_copy(update={"database": location, "store": Path(tmp) / "store.db"}))
         try:
             started = time.perf_counter()
             events = list(askdb.ask(q.question, user_id="eval"))
@@ -233,42 +285,46 @@ def run_question(q: EvalQuestion, path: Path, settings: Settings) -> QuestionRes
     if not result.sql:
         result.detail = answer.data.text[:300]
         return result
-    return compare(result, path, time_limit_s=settings.sql_timeout)
+    return compare(result, gold, location, time_limit_s=settings.sql_timeout)
 
 
-def compare(result: QuestionResult, path: Path, *, time_limit_s: float) -> QuestionResult:
-    """Run the answer's SQL (through the guard, as the agent did) and the gold; set the outcome."""
+def compare(result: QuestionResult, gold: list[tuple], location: Location, *, time_limit_s: float) -> QuestionResult:
+    """Run the answer's SQL again (through the guard, as the agent did), compare its rows with the gold's
+    and set the outcome."""
+    database = open_analytics_database(location, time_limit_s=time_limit_s, max_rows=MAX_ROWS)
     try:
-        gold = gold_rows(path, result.gold_sql, time_limit_s=max(time_limit_s, 30.0))
-    except sqlite3.Error as exc:
-        result.outcome, result.detail = "gold_error", str(exc)[:300]
-        return result
-    try:
-        got = [tuple(r) for r in AnalyticsDatabase(path, time_limit_s=time_limit_s, max_rows=MAX_ROWS)
-               .execute(result.sql).rows]
+        got = [tuple(r) for r in database.execute(result.sql).rows]
     except DatabaseError as exc:
         result.outcome, result.detail = "sql_error", str(exc)[:300]
         return result
-    result.correct = same_result(got, gold, ordered=is_ordered(result.gold_sql))
+    finally:
+        if hasattr(database, "close"):
+            database.close()
+    result.correct = same_result(got, gold, ordered=is_ordered(result.gold_sql, dialect=database.dialect))
     result.outcome = "correct" if result.correct else "wrong_result"
     if not result.correct:
         result.detail = f"got {len(got)} rows {got[:3]!r}; gold {len(gold)} rows {gold[:3]!r}"[:300]
     return result
 
 
-def run_suite(questions: list[EvalQuestion], db_dir: Path, settings: Settings, *,
+def run_suite(questions: list[EvalQuestion], databases: Path | Mapping[str, Location], settings: Settings, *,
               on_result: Callable[[int, int, QuestionResult], None] | None = None) -> tuple[list[QuestionResult], list[str]]:
-    """Every question whose database is present; returns the results and the ids skipped (no database)."""
+    """Every question whose database is present; returns the results and the ids skipped (no database).
+
+    Args:
+        databases: a directory of SQLite files (as `database_path` finds them), or each db_id's database.
+    """
     # A fresh store per question: nothing to recall, and no memories to extract (which would
     # add model calls to the measured cost).
     settings = settings.model_copy(update={"memory_embedder": "none", "memory_recall_top_k": 0,
                                            "memory_user_memory": False})
-    present = [(q, database_path(db_dir, q.db_id)) for q in questions]
-    skipped = [q.id for q, path in present if path is None]
-    todo = [(q, path) for q, path in present if path is not None]
+    locate = databases.get if isinstance(databases, Mapping) else lambda db_id: database_path(databases, db_id)
+    present = [(q, locate(q.db_id)) for q in questions]
+    skipped = [q.id for q, location in present if location is None]
+    todo = [(q, location) for q, location in present if location is not None]
     results = []
-    for n, (q, path) in enumerate(todo, start=1):
-        results.append(run_question(q, path, settings))
+    for n, (q, location) in enumerate(todo, start=1):
+        results.append(run_question(q, location, settings))
         if on_result is not None:
             on_result(n, len(todo), results[-1])
     return results, skipped
@@ -277,8 +333,13 @@ def run_suite(questions: list[EvalQuestion], db_dir: Path, settings: Settings, *
 # -- the report -----------------------------------------------------------------------
 
 def summarise(results: list[QuestionResult], *, suite: str, model: str, skipped: list[str], settings: Settings,
-              seconds: float) -> dict[str, Any]:
-    """The figures of a run (docs/evaluation.md names each), with every question's result."""
+              seconds: float, database: str | None = None) -> dict[str, Any]:
+    """The figures of a run (docs/evaluation.md names each), with every question's result.
+
+    Args:
+        database: where the questions were asked, for the report's reader (None: each suite's own files).
+    """
+    # A question whose gold query fails is never asked (run_question): in the outcomes, nowhere else.
     evaluated = [r for r in results if r.outcome != "gold_error"]
 
     def accuracy(rows: list[QuestionResult]) -> dict[str, Any]:
@@ -289,27 +350,28 @@ def summarise(results: list[QuestionResult], *, suite: str, model: str, skipped:
         keys = sorted({getattr(r, key) for r in evaluated}, key=lambda k: (LEVELS.index(k) if k in LEVELS else 99, k))
         return {k: accuracy([r for r in evaluated if getattr(r, key) == k]) for k in keys}
 
-    prompt, completion = sum(r.prompt_tokens for r in results), sum(r.completion_tokens for r in results)
+    prompt, completion = sum(r.prompt_tokens for r in evaluated), sum(r.completion_tokens for r in evaluated)
     cost = None
     if settings.price_input is not None and settings.price_output is not None:
         total = (prompt * settings.price_input + completion * settings.price_output) / 1_000_000
-        cost = {"usd": round(total, 4), "usd_per_question": round(total / len(results), 6) if results else 0,
+        cost = {"usd": round(total, 4), "usd_per_question": round(total / len(evaluated), 6) if evaluated else 0,
                 "price_input_per_mtok": settings.price_input, "price_output_per_mtok": settings.price_output}
-    latencies = sorted(r.latency_ms for r in results) or [0.0]
-    steps = [r.steps for r in results] or [0]
+    latencies = sorted(r.latency_ms for r in evaluated) or [0.0]
+    steps = [r.steps for r in evaluated] or [0]
     tool_errors: Counter[str] = Counter()
-    for r in results:
+    for r in evaluated:
         tool_errors.update(r.tool_errors)
     return {
-        "suite": suite, "model": model, "questions": len(results), "skipped_no_database": len(skipped),
+        "suite": suite, "model": model, "database": database, "questions": len(results),
+        "skipped_no_database": len(skipped),
         "seconds": round(seconds, 1), "overall": accuracy(evaluated), "by_database": group("db_id"),
         "by_difficulty": group("difficulty"),
         "steps": {"mean": round(statistics.mean(steps), 2), "median": statistics.median(steps), "max": max(steps)},
-        "model_calls_per_question": round(statistics.mean(r.model_calls for r in results), 2) if results else 0,
+        "model_calls_per_question": round(statistics.mean(r.model_calls for r in evaluated), 2) if evaluated else 0,
         "tokens": {"prompt": prompt, "completion": completion,
-                   "per_question": round((prompt + completion) / len(results), 1) if results else 0,
-                   "context_per_question": round(sum(r.context_tokens for r in results) / len(results), 1)
-                   if results else 0},
+                   "per_question": round((prompt + completion) / len(evaluated), 1) if evaluated else 0,
+                   "context_per_question": round(sum(r.context_tokens for r in evaluated) / len(evaluated), 1)
+                   if evaluated else 0},
         "cost": cost,
         "latency_ms": {"median": round(statistics.median(latencies), 1),
                        "p90": latencies[min(len(latencies) - 1, int(0.9 * len(latencies)))],

@@ -12,7 +12,7 @@ OUTCOMES = {
     "step_limit": "ran out of steps",
     "model_error": "the model endpoint failed",
     "database_error": "the database could not be read",
-    "gold_error": "the gold query fails (left out of accuracy)",
+    "gold_error": "the gold query fails (not asked; left out of accuracy)",
 }
 
 
@@ -33,6 +33,8 @@ def markdown(report: dict[str, Any], *, examples: int = 10) -> str:
              f"**Execution accuracy: {_accuracy(report['overall'])}** · {report['questions']} questions run"
              + (f", {report['skipped_no_database']} skipped (database not present)" if report["skipped_no_database"]
                 else "") + f" · {report['seconds']} s", ""]
+    if report.get("database"):
+        lines += [f"Asked on {report['database']}.", ""]
     lines += _table("difficulty", report["by_difficulty"]) + [""] + _table("database", report["by_database"]) + [""]
     lines += ["| per question | value |", "|---|---:|",
               f"| steps (mean / median / max) | {steps['mean']} / {steps['median']} / {steps['max']} |",

@@ -12,48 +12,24 @@ import json
 from typing import Annotated, Any, Literal
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, Body, FastAPI, File, Form, Query, Request, Response, UploadFile
+from fastapi import APIRouter, Body, File, Form, Query, Request, Response, UploadFile
 from fastapi.responses import JSONResponse, RedirectResponse
 from pydantic import BaseModel, Field, model_validator
 
 from agent.database import AnalyticsDatabase
 from agent.examples import (
-    AnswerNotFound, ExampleRetriever, FeedbackError, ImportReport, NothingToVerify, SQLDoesNotFit, database_key,
-    export_examples, import_examples, record_feedback,
+    ExampleRetriever, ImportReport, database_key, export_examples, import_examples, record_feedback,
 )
 from app.core import AskDB
 from app.deps import AskDBDep, UserDep
-from app.errors import error_body, render_error
 from app.pages import templates
-from storage.examples import DuplicateQuestion, Example, ExampleNotFound, Feedback
+from storage.examples import Example, Feedback
 
 router = APIRouter()
 PER_PAGE = 50
 
 
-class ExamplesUnavailable(Exception):
-    """Verified examples need the SQLite store; a PostgreSQL store does not keep them yet."""
-
-
-STATUS = {ExampleNotFound: 404, AnswerNotFound: 404, DuplicateQuestion: 409, NothingToVerify: 422,
-          SQLDoesNotFit: 409, FeedbackError: 422, ExamplesUnavailable: 501}
-
-
-def install(app: FastAPI) -> None:
-    """Render this module's errors like every other domain error (app/errors.py's shape)."""
-
-    async def handle(request: Request, exc: Exception):
-        status = next(code for cls, code in STATUS.items() if isinstance(exc, cls))
-        return render_error(request, status, error_body(exc, status))
-
-    for cls in STATUS:
-        app.add_exception_handler(cls, handle)
-
-
 def _examples(askdb: AskDB) -> tuple[ExampleRetriever, AnalyticsDatabase]:
-    if askdb.examples_store is None:
-        raise ExamplesUnavailable("verified examples need a SQLite store (ASKDB_STORE); a PostgreSQL store "
-                                  "does not keep them yet")
     database = askdb.database()
     retriever = ExampleRetriever(askdb.examples_store, database_key(database), embedder=askdb.embedder(),
                                  top_k=askdb.settings.examples_top_k)
@@ -148,8 +124,6 @@ def give_feedback(thread_id: str, body: FeedbackCreate, askdb: AskDBDep, user: U
 @router.get("/api/conversations/{thread_id}/feedback", response_model=FeedbackList)
 def list_feedback(thread_id: str, askdb: AskDBDep, user: UserDep):
     """The user's verdicts on a conversation's answers."""
-    if askdb.examples_store is None:
-        raise ExamplesUnavailable("verified examples need a SQLite store")
     askdb.store.get(thread_id, user_id=user)
     found = askdb.examples_store.feedback_for_thread(thread_id, user_id=user)
     return FeedbackList(data=[FeedbackPublic.of(f) for _, f in sorted(found.items())], count=len(found))

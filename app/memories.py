@@ -7,7 +7,6 @@ user's memories and episodes; conversations are deleted on their own pages.
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -17,33 +16,25 @@ from pydantic import BaseModel, Field
 
 from agent.memory.user_memory import dedupe_hash
 from app.deps import UserDep
-from app.errors import error_body, render_error
 from app.pages import templates
-from storage.episodes import EpisodeStore
-from storage.memory_items import MemoryItem, MemoryItemNotFound, MemoryItemStore
+from storage.base import Episodes, MemoryItems
+from storage.memory_items import DuplicateMemory, MemoryItem
 
 router = APIRouter()
 
 
 @dataclass
 class MemoryStores:
-    items: MemoryItemStore
-    episodes: EpisodeStore
+    items: MemoryItems
+    episodes: Episodes
 
 
 def get_memory_stores(request: Request) -> MemoryStores:
-    """The memory stores on the core's connection (and its lock), made once per app."""
+    """The core store's memory items and episodes (either backend), made once per app."""
     stores = getattr(request.app.state, "memory_stores", None)
     if stores is None:
-        askdb = request.app.state.askdb
-        memory = getattr(askdb, "memory", None)  # the core's, once the lead wires issue 6 into it
-        if memory is not None:
-            stores = MemoryStores(items=memory.users.items, episodes=memory.index.episodes)
-        else:
-            lock = getattr(askdb.store, "_lock", None)
-            stores = MemoryStores(items=MemoryItemStore(askdb.store.conn, lock=lock),
-                                  episodes=EpisodeStore(askdb.store.conn, lock=lock))
-        request.app.state.memory_stores = stores
+        store = request.app.state.askdb.store
+        stores = request.app.state.memory_stores = MemoryStores(items=store.memory_items(), episodes=store.episodes())
     return stores
 
 
@@ -84,10 +75,6 @@ class Erased(BaseModel):
     episodes: int
 
 
-def _not_found(request: Request, exc: MemoryItemNotFound):
-    return render_error(request, 404, error_body(exc, 404))
-
-
 def _update(stores: MemoryStores, item_id: str, user: str, body: MemoryUpdate) -> MemoryItem:
     text = body.text.strip() if body.text is not None else None
     return stores.items.update(item_id, user_id=user, text=text or None, importance=body.importance,
@@ -105,24 +92,15 @@ def list_memories(stores: MemoryStoresDep, user: UserDep):
 
 
 @router.patch("/api/memories/{item_id}", response_model=MemoryPublic)
-def update_memory(item_id: str, body: MemoryUpdate, request: Request, stores: MemoryStoresDep, user: UserDep):
+def update_memory(item_id: str, body: MemoryUpdate, stores: MemoryStoresDep, user: UserDep):
     """Change a memory's text or importance."""
-    try:
-        return MemoryPublic.of(_update(stores, item_id, user, body))
-    except MemoryItemNotFound as exc:
-        return _not_found(request, exc)
-    except sqlite3.IntegrityError:
-        return render_error(request, 409, {"detail": "another memory already says this", "error": "DuplicateMemory",
-                                           "status": 409})
+    return MemoryPublic.of(_update(stores, item_id, user, body))
 
 
 @router.delete("/api/memories/{item_id}", status_code=204)
-def delete_memory(item_id: str, request: Request, stores: MemoryStoresDep, user: UserDep):
+def delete_memory(item_id: str, stores: MemoryStoresDep, user: UserDep):
     """Delete one memory."""
-    try:
-        stores.items.delete(item_id, user_id=user)
-    except MemoryItemNotFound as exc:
-        return _not_found(request, exc)
+    stores.items.delete(item_id, user_id=user)
     return Response(status_code=204)
 
 
@@ -146,26 +124,22 @@ def memories_page(request: Request, stores: MemoryStoresDep, user: UserDep, noti
 
 
 @router.post("/memories/{item_id}/edit")
-def edit_memory(item_id: str, request: Request, stores: MemoryStoresDep, user: UserDep,
+def edit_memory(item_id: str, stores: MemoryStoresDep, user: UserDep,
                 text: Annotated[str, Form(min_length=1, max_length=2000)],
                 importance: Annotated[float, Form(ge=0, le=1)]):
     """Save a memory's new text and importance."""
     try:
         _update(stores, item_id, user, MemoryUpdate(text=text, importance=importance))
-    except MemoryItemNotFound as exc:
-        return _not_found(request, exc)
-    except sqlite3.IntegrityError:
+    except DuplicateMemory:
+        # A notice on the page rather than an error page; the JSON API answers 409 (app/errors.py).
         return RedirectResponse("/memories?notice=another+memory+already+says+this", status_code=303)
     return RedirectResponse("/memories", status_code=303)
 
 
 @router.post("/memories/{item_id}/delete")
-def delete_memory_form(item_id: str, request: Request, stores: MemoryStoresDep, user: UserDep):
+def delete_memory_form(item_id: str, stores: MemoryStoresDep, user: UserDep):
     """Delete one memory."""
-    try:
-        stores.items.delete(item_id, user_id=user)
-    except MemoryItemNotFound as exc:
-        return _not_found(request, exc)
+    stores.items.delete(item_id, user_id=user)
     return RedirectResponse("/memories", status_code=303)
 
 

@@ -72,7 +72,7 @@ def conversation(request: Request, thread_id: str, askdb: AskDBDep, user: UserDe
     view = conversation_view(askdb.store, loaded.conversation, loaded.state, user_id=user,
                              running=askdb.leases.is_held(thread_id),
                              result_page={result: page} if result else {}, dialect=askdb.database().dialect)
-    votes = askdb.examples_store.feedback_for_thread(thread_id, user_id=user) if askdb.examples_store else {}
+    votes = askdb.examples_store.feedback_for_thread(thread_id, user_id=user)
     return _page(request, "conversation.html", view=view, user=user, votes=votes)
 
 

@@ -34,7 +34,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(memories.router)
     app.include_router(examples.router)
     errors.install(app)
-    examples.install(app)
     app.add_middleware(BodyLimitMiddleware, max_bytes=askdb.settings.max_body_bytes)
 
     @app.get("/docs", include_in_schema=False)

@@ -26,6 +26,7 @@ BENCHMARKS = {
     "recall": ("bench.recall", "Recall: LoCoMo retrieval quality; recall latency and build time at scale"),
     "schema_retrieval": ("bench.schema_retrieval", "Schema retrieval: gold tables among the top 10 at 100 and 1,000 tables"),
     "eval": ("bench.eval", "Eval: execution accuracy on Spider dev, offline and through a scripted model"),
+    "postgres": ("bench.postgres", "PostgreSQL: store save and load beside SQLite; two app servers on one store"),
 }
 
 
@@ -41,9 +42,11 @@ def main(argv: list[str]) -> int:
         print(f"running {name} ...", file=sys.stderr)
         started = time.perf_counter()
         result = module.run()
+        # A benchmark may add to its own _meta (e.g. the machine's load during the run).
         result["_meta"] = {"command": f"make bench BENCH={name}", "seconds": round(time.perf_counter() - started, 1),
                            "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
-                           "machine": f"{platform.machine()}, {platform.python_version()}, 2 cores"}
+                           "machine": f"{platform.machine()}, {platform.python_version()}, 2 cores",
+                           **result.get("_meta", {})}
         figures[name] = result
         JSON_PATH.parent.mkdir(exist_ok=True)
         JSON_PATH.write_text(json.dumps(figures, indent=2, ensure_ascii=False) + "\n")

@@ -16,6 +16,7 @@ import json
 import statistics
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +28,7 @@ from agent.memory.tokens import counter_for
 from agent.state import AgentState, FunctionCall, Message, MessageToolCall, SQLRecord, Step
 from agent.tools import tool_schemas
 from bench.generator import turn_messages
-from storage.archive import ArchiveStore
-from storage.conversations import ConversationStore
+from storage.base import open_store
 
 SIZES = [25, 50, 100, 250, 500, 1000]
 REPEATS = 31  # medians of many: the machine is shared, single timings of ~1 ms are noisy
@@ -76,13 +76,16 @@ def _fact_turn(n: int, fact_index: int) -> tuple[list[Message], str, str]:
 
 
 class Conversation:
-    """One conversation run through the loop's memory steps on a real store."""
+    """One conversation run through the loop's memory steps on a real store.
 
-    def __init__(self, path: Path, config: MemoryConfig = CONFIG):
+    Args:
+        location: a SQLite file or a ``postgresql://`` URL (`storage.base.open_store`).
+    """
+
+    def __init__(self, location: Path | str, config: MemoryConfig = CONFIG):
         self.config = config
-        self._open = ConversationStore.open(path, AgentState)
-        self.store = self._open.__enter__()
-        self.archive = ArchiveStore(self.store, Message)
+        self.store = open_store(location, AgentState)
+        self.archive = self.store.archive(Message)
         self.state = AgentState()
         self.thread = self.store.create(user_id="bench", state=self.state).thread_id
         self.version = 1
@@ -90,7 +93,7 @@ class Conversation:
         self.save_ms: list[float] = []
 
     def close(self) -> None:
-        self._open.__exit__(None, None, None)
+        self.store.close()
 
     def context(self, state: AgentState | None = None):
         stats = self.archive.stats(self.thread)
@@ -132,41 +135,54 @@ class Conversation:
         return {"sent": context.report.tokens_sent, "full": context.report.history_tokens,
                 "last6": counter.messages(window) + counter.tools(self.tools)}
 
+    def save_load_ms(self, repeats: int = REPEATS) -> tuple[float, float]:
+        """Median ms to save the state as it stands and to load it back, over `repeats` of each."""
+        saves, loads = [], []
+        for _ in range(repeats):
+            started = time.perf_counter()
+            self.version = self.store.save(self.thread, user_id="bench", state=self.state,
+                                           expected_version=self.version)
+            saves.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            self.store.load(self.thread, user_id="bench")
+            loads.append(time.perf_counter() - started)
+        return round(statistics.median(saves) * 1000, 2), round(statistics.median(loads) * 1000, 2)
+
+    def turn_save_ms_p95(self) -> float:
+        """p95 of the end-of-turn saves so far (archival included when it was due)."""
+        return round(sorted(self.save_ms)[int(len(self.save_ms) * 0.95)], 2)
+
+
+def play(conv: Conversation, sizes: list[int], *, measure: bool = True) -> Iterator[tuple[int, list[dict[str, int]]]]:
+    """Play generator turns up to the largest size; after the turn that reaches each size, yield
+    (turns played, that turn's model calls measured: empty unless `measure`)."""
+    for n in range(max(sizes)):
+        if n + 1 in sizes:
+            yield n + 1, conv.turn(n, turn_messages(n), measure=measure)
+        else:
+            conv.turn(n, turn_messages(n))
+
 
 def measure_sizes() -> list[dict[str, Any]]:
-    results = []
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "store.db"
         conv = Conversation(path)
         try:
-            for n in range(max(SIZES)):
-                if n + 1 in SIZES:  # measure the calls of the last turn, then the store with n + 1 turns
-                    results.append(_checkpoint(conv, n + 1, path, conv.turn(n, turn_messages(n), measure=True)))
-                else:
-                    conv.turn(n, turn_messages(n))
+            return [_checkpoint(conv, n, path, calls) for n, calls in play(conv, SIZES)]
         finally:
             conv.close()
-    return results
 
 
 def _checkpoint(conv: Conversation, n: int, path: Path, calls: list[dict[str, int]]) -> dict[str, Any]:
-    saves, loads = [], []
-    for _ in range(REPEATS):
-        started = time.perf_counter()
-        conv.version = conv.store.save(conv.thread, user_id="bench", state=conv.state, expected_version=conv.version)
-        saves.append(time.perf_counter() - started)
-        started = time.perf_counter()
-        conv.store.load(conv.thread, user_id="bench")
-        loads.append(time.perf_counter() - started)
+    save_ms, load_ms = conv.save_load_ms()
     conv.store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     sent, full, last6 = (round(statistics.mean(c[k] for c in calls)) for k in ("sent", "full", "last6"))
     stats = conv.archive.stats(conv.thread)
     return {"turns": n, "messages": stats.messages + len(conv.state.messages), "hot_messages": len(conv.state.messages),
             "tokens_sent": sent, "tokens_full_history": full, "tokens_last6": last6,
             "sent_share_of_full": round(sent / full, 4), "state_data_bytes": len(conv.state.model_dump_json().encode()),
-            "database_bytes": _db_bytes(path), "save_ms_median": round(statistics.median(saves) * 1000, 2),
-            "load_ms_median": round(statistics.median(loads) * 1000, 2),
-            "turn_save_ms_p95": round(sorted(conv.save_ms)[int(len(conv.save_ms) * 0.95)], 2)}
+            "database_bytes": _db_bytes(path), "save_ms_median": save_ms, "load_ms_median": load_ms,
+            "turn_save_ms_p95": conv.turn_save_ms_p95()}
 
 
 def _scalar_filler(n: int) -> list[Message]:

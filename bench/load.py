@@ -4,7 +4,8 @@
 answer), each user in a conversation of their own, over loopback. Reports turns per
 second, turn latency, errors, the exact-count check (the store holds exactly the turns
 and steps that were sent), and askdb's own time per step: each step's wall time minus
-the time its model call took (`model_ms`, recorded on every step).
+the time its model call took (`model_ms`, recorded on every step). The store is a fresh
+SQLite file unless `measure` is given a PostgreSQL URL (the `postgres` benchmark).
 """
 
 from __future__ import annotations
@@ -17,11 +18,21 @@ from pathlib import Path
 
 import httpx
 
+from storage.base import is_postgres_url
 from tests.fixtures.live_server import LiveServer
 from tests.fixtures.responders import THREE_TOOL_TURN, three_tool_turn
 from tests.fixtures.scripted_llm import ScriptedLLMServer
 
 USERS, TURNS, STEPS_PER_TURN = 20, 10, len(THREE_TOOL_TURN) + 1
+# The count check's SQL per store backend: a field of step_data as text and as a number, and
+# whether the memory tables exist (a PostgreSQL store from before memory went there has no episodes).
+_DIALECTS = {
+    "sqlite": {"text": "json_extract(step_data, '$.{}')", "number": "json_extract(step_data, '$.{}')",
+               "has_episodes": "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'episodes'"},
+    "postgresql": {"text": "(step_data ->> '{}')", "number": "(step_data ->> '{}')::float",
+                   "has_episodes": "SELECT count(*) FROM pg_tables WHERE tablename = 'episodes'"
+                                   " AND schemaname = ANY (current_schemas(false))"},
+}
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -68,41 +79,70 @@ def run_load(servers: list[LiveServer], *, users: int = USERS, turns: int = TURN
             "errors": len(errors), "error_samples": errors[:3]}
 
 
-def count_check(store: Path, turns_sent: int) -> dict:
-    with sqlite3.connect(store) as conn:
+def _connect_store(store: Path | str):
+    """A DB-API connection to the store (a SQLite file or a ``postgresql://`` URL); the caller closes it."""
+    if is_postgres_url(store):
+        import psycopg
+
+        return psycopg.connect(str(store), autocommit=True)
+    return sqlite3.connect(store)
+
+
+def count_check(store: Path | str, turns_sent: int) -> dict:
+    """What the store holds after the run, read from its tables: turns, steps, duplicates, askdb's
+    time per step, and whether memory ran (recall steps recorded, episodes indexed)."""
+    dialect = _DIALECTS["postgresql" if is_postgres_url(store) else "sqlite"]
+    step_type = dialect["text"].format("step_type")
+    duration, model = dialect["number"].format("duration_ms"), dialect["number"].format("model_ms")
+    conn = _connect_store(store)
+    try:
         questions = conn.execute("SELECT count(*) FROM v_messages WHERE role = 'user'").fetchone()[0]
-        steps = conn.execute("SELECT count(*) FROM conversation_steps"
-                             " WHERE json_extract(step_data, '$.step_type') != 'recall'").fetchone()[0]
+        steps = conn.execute(f"SELECT count(*) FROM conversation_steps WHERE {step_type} != 'recall'").fetchone()[0]
+        recall_steps = conn.execute(
+            f"SELECT count(*) FROM conversation_steps WHERE {step_type} = 'recall'").fetchone()[0]
         duplicates = conn.execute("SELECT count(*) FROM (SELECT 1 FROM conversation_steps"
-                                  " GROUP BY thread_id, step_index HAVING count(*) > 1)").fetchone()[0]
-        overhead = [row[0] for row in conn.execute(
-            "SELECT json_extract(step_data, '$.duration_ms') - coalesce(json_extract(step_data, '$.model_ms'), 0)"
-            " FROM conversation_steps")]
+                                  " GROUP BY thread_id, step_index HAVING count(*) > 1) AS d").fetchone()[0]
+        overhead = [row[0] for row in conn.execute(f"SELECT {duration} - coalesce({model}, 0) FROM conversation_steps")]
+        has_episodes = conn.execute(dialect["has_episodes"]).fetchone()[0]
+        episodes = conn.execute("SELECT count(*) FROM episodes").fetchone()[0] if has_episodes else None
+    finally:
+        conn.close()
     return {"turns_stored": questions, "steps_stored": steps, "steps_expected": turns_sent * STEPS_PER_TURN,
             "duplicate_steps": duplicates,
             "exact": questions == turns_sent and steps == turns_sent * STEPS_PER_TURN and duplicates == 0,
             "overhead_ms_per_step_p50": _percentile(overhead, 0.5),
-            "overhead_ms_per_step_p95": _percentile(overhead, 0.95)}
+            "overhead_ms_per_step_p95": _percentile(overhead, 0.95),
+            # Read from what the servers wrote, not from their settings: memory that is configured
+            # but does not run (as on PostgreSQL before memory went there) shows as off.
+            "recall_steps": recall_steps, "episodes_indexed": episodes,
+            "memory_ran": bool(recall_steps or episodes)}
 
 
-def measure(database: Path, *, servers: int = 1) -> dict:
+def measure(database: Path, *, servers: int = 1, store: str | None = None,
+            settings: dict[str, str] | None = None) -> dict:
+    """The load run against `servers` app processes sharing one store.
+
+    Args:
+        store: a ``postgresql://`` URL of an empty database; default a fresh SQLite file.
+        settings: more environment settings for the servers (e.g. memory off).
+    """
     with tempfile.TemporaryDirectory() as tmp, ScriptedLLMServer() as llm:
         llm.responder(three_tool_turn)
-        store = Path(tmp) / "store.db"
-        env = {"ASKDB_DATABASE": str(database), "ASKDB_STORE": str(store), "OPENAI_BASE_URL": llm.base_url,
-               "ASKDB_LLM_MAX_RETRIES": "0"}
+        location = store or Path(tmp) / "store.db"
+        env = {"ASKDB_DATABASE": str(database), "ASKDB_STORE": str(location), "OPENAI_BASE_URL": llm.base_url,
+               "ASKDB_LLM_MAX_RETRIES": "0", **(settings or {})}
         running = [LiveServer(env).start() for _ in range(servers)]
         try:
             figures = run_load(running)
         finally:
             for server in running:
                 server.stop()
-        figures.update(count_check(store, figures["turns_sent"]))
-        figures["servers"] = servers
+        figures.update(count_check(location, figures["turns_sent"]))
+        figures["servers"], figures["store"] = servers, "postgresql" if is_postgres_url(location) else "sqlite"
         return figures
 
 
-def _tiny_database(directory: Path) -> Path:
+def tiny_database(directory: Path) -> Path:
     path = directory / "sites.db"
     with sqlite3.connect(path) as conn:
         conn.executescript("CREATE TABLE sites (id INTEGER PRIMARY KEY, name TEXT);"
@@ -112,7 +152,7 @@ def _tiny_database(directory: Path) -> Path:
 
 def run() -> dict:
     with tempfile.TemporaryDirectory() as tmp:
-        database = _tiny_database(Path(tmp))
+        database = tiny_database(Path(tmp))
         return {"one_server": measure(database, servers=1), "two_servers": measure(database, servers=2)}
 
 

@@ -2,21 +2,40 @@
 
 `ConversationStore` (one SQLite file) and `PostgresConversationStore` (a PostgreSQL server,
 for several app servers) take and return the same models and raise the same errors;
-tests/storage/test_conformance.py runs one suite against both.
+tests/storage/test_conformance.py runs one suite against both. Each hands out its sidecar
+stores (episodes, memory items, examples), which share its connection or pool.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypeVar, runtime_checkable
 
+import psycopg
 from pydantic import BaseModel
 
 from storage.conversations import Conversation, ConversationPage, Loaded, StoredResult, StoredStep
+from storage.episodes import EpisodeStore
+from storage.examples import ExampleStore
+from storage.memory_items import MemoryItemStore
+
+if TYPE_CHECKING:  # psycopg's pool and the PostgreSQL stores load only when a URL is opened
+    from storage.postgres.episodes import PostgresEpisodeStore
+    from storage.postgres.examples import PostgresExampleStore
+    from storage.postgres.memory_items import PostgresMemoryItemStore
 
 StateT = TypeVar("StateT", bound=BaseModel)
+
+# The sidecar stores of either backend: the same methods, models and errors.
+Episodes: TypeAlias = "EpisodeStore | PostgresEpisodeStore"
+MemoryItems: TypeAlias = "MemoryItemStore | PostgresMemoryItemStore"
+Examples: TypeAlias = "ExampleStore | PostgresExampleStore"
+# What a store may raise besides `StoreError`: its driver's own errors (a constraint it does
+# not translate, a broken connection mid-statement).
+DRIVER_ERRORS: tuple[type[Exception], ...] = (sqlite3.Error, psycopg.Error)
 
 
 def is_postgres_url(location: object) -> bool:
@@ -52,6 +71,9 @@ class Store(Protocol[StateT]):
                             thread_id: str | None = None) -> Conversation: ...
     def archive(self, message_model: type[BaseModel]) -> Any: ...
     def leases(self, *, seconds: float) -> Any: ...
+    def episodes(self) -> Episodes: ...
+    def memory_items(self) -> MemoryItems: ...
+    def examples(self) -> Examples: ...
     def schema_version(self) -> int: ...
     def ping(self) -> None: ...
     def close(self) -> None: ...

@@ -21,6 +21,7 @@ from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
+from storage.episodes import EpisodeStore
 from storage.errors import (
     ConversationNotFound,
     CorruptState,
@@ -28,7 +29,9 @@ from storage.errors import (
     ResultNotFound,
     VersionConflict,
 )
+from storage.examples import ExampleStore
 from storage.export import EXPORT_FORMAT, ExportImport  # noqa: F401  (EXPORT_FORMAT: kept importable here)
+from storage.memory_items import MemoryItemStore
 from storage.schema import migrate, schema_version
 from storage.sqlite_tables import Transactions
 
@@ -123,7 +126,7 @@ class ConversationStore(Transactions, ExportImport, Generic[StateT]):
     def __init__(self, conn: sqlite3.Connection, state_model: type[StateT]):
         self.conn = conn
         self.state_model = state_model
-        self._lock = threading.RLock()
+        self.lock = threading.RLock()
         migrate(conn)
 
     @classmethod
@@ -141,7 +144,7 @@ class ConversationStore(Transactions, ExportImport, Generic[StateT]):
         destination.parent.mkdir(parents=True, exist_ok=True)
         target = sqlite3.connect(destination)
         try:
-            with self._lock:
+            with self.lock:
                 self.conn.backup(target)
         finally:
             target.close()
@@ -152,11 +155,11 @@ class ConversationStore(Transactions, ExportImport, Generic[StateT]):
 
     def close(self) -> None:
         # Under the lock: closing while another thread is inside the connection can crash SQLite.
-        with self._lock:
+        with self.lock:
             self.conn.close()
 
     def schema_version(self) -> int:
-        with self._lock:
+        with self.lock:
             return schema_version(self.conn)
 
     def archive(self, message_model: type[BaseModel]):
@@ -170,6 +173,20 @@ class ConversationStore(Transactions, ExportImport, Generic[StateT]):
         from storage.leases import TurnLeases
 
         return TurnLeases(self, seconds=seconds)
+
+    # The sidecar stores, on this store's connection and lock (storage/sqlite_tables.py).
+
+    def episodes(self) -> EpisodeStore:
+        """The episodes of this store's conversations (storage/episodes.py)."""
+        return EpisodeStore(self.conn, lock=self.lock)
+
+    def memory_items(self) -> MemoryItemStore:
+        """The users' memory items in this store (storage/memory_items.py)."""
+        return MemoryItemStore(self.conn, lock=self.lock)
+
+    def examples(self) -> ExampleStore:
+        """The verified examples and feedback in this store (storage/examples.py)."""
+        return ExampleStore(self.conn, lock=self.lock)
 
     # -- conversations ------------------------------------------------------------
 

@@ -18,7 +18,7 @@ import json
 import re
 import sqlite3
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timezone
 from typing import NamedTuple
 
@@ -49,6 +49,10 @@ cast strftime coalesce ifnull round substr lower upper over partition
 # what a turn was about; SQL repeats table names; context is a neighbour's words (0.5 was
 # best of 0.2-0.8 on LoCoMo, docs/recall.md).
 COLUMN_WEIGHTS = (1.0, 0.4, 0.8, 0.8, 0.5)
+_CONTENT = "question sql answer topics context"  # the columns a query's words may match (not `scope`)
+# BM25 is computed for every matching row: at 100k episodes of one user a question's common
+# words match most of them (40-60 ms a search). Past this many, the commonest words are dropped.
+SCORED_ROWS = 10_000
 
 
 class EpisodeStoreError(StoreError):
@@ -79,15 +83,26 @@ def search_terms(text: str, *, drop: frozenset[str] = STOPWORDS) -> list[str]:
     return terms
 
 
+def query_terms(terms: Iterable[str], *, prefix_min: int = 0) -> list[tuple[str, bool]]:
+    """The distinct non-empty `terms`, each with whether it also matches as a prefix: those of at
+    least `prefix_min` characters (0: none), never a CJK bigram. Both backends' queries use it."""
+    seen: dict[str, None] = dict.fromkeys(t for t in terms if t)
+    return [(t, bool(prefix_min) and len(t) >= prefix_min and not _HAS_CJK.match(t)) for t in seen]
+
+
 def match_expression(terms: Iterable[str], *, prefix_min: int = 0) -> str:
     """An FTS5 query matching any of `terms`, each quoted (so no term is read as syntax);
     terms of at least `prefix_min` characters (0: none) also match as prefixes."""
-    seen: dict[str, None] = dict.fromkeys(t for t in terms if t)
-    parts = []
-    for term in seen:
-        quoted = '"' + term.replace('"', '""') + '"'
-        parts.append(quoted + "*" if prefix_min and len(term) >= prefix_min and not _HAS_CJK.match(term) else quoted)
-    return " OR ".join(parts)
+    return _fts_query(query_terms(terms, prefix_min=prefix_min))
+
+
+def _fts_query(terms: Iterable[tuple[str, bool]]) -> str:
+    return " OR ".join('"' + term.replace('"', '""') + '"' + ("*" if prefix else "") for term, prefix in terms)
+
+
+def _scope_token(kind: str, value: str) -> str:
+    """The `scope` column's token for a user ('u') or thread ('t'): as in migration 6."""
+    return f"{kind}{value.encode().hex()}x"
 
 
 class EpisodeIn(BaseModel):
@@ -101,6 +116,14 @@ class EpisodeIn(BaseModel):
     answer: str = ""
     topics: list[str] = Field(default_factory=list)
     context: str = Field("", description="Neighbouring words (the previous question), indexed at low weight.")
+
+
+def index_terms(e: EpisodeIn) -> tuple[str, str, str, str, str]:
+    """The indexed text of question, sql, answer, topics and context (`COLUMN_WEIGHTS`' order):
+    each column's keyword terms, space-separated. Both backends index these."""
+    return (" ".join(search_terms(e.question)), " ".join(search_terms(e.sql, drop=STOPWORDS | SQL_WORDS)),
+            " ".join(search_terms(e.answer)), " ".join(search_terms(" ".join(e.topics))),
+            " ".join(search_terms(e.context)))
 
 
 class Episode(EpisodeIn):
@@ -117,6 +140,33 @@ class StoredVector(NamedTuple):
     thread_id: str
     vec_version: int
     embedding: bytes
+
+
+def versioned(items: Iterable[tuple[EpisodeIn, bytes | None, str | None]], *, owner: Callable[[str], str | None],
+              newest_version: Callable[[str], int]) -> Iterator[tuple[EpisodeIn, bytes | None, str | None, int | None]]:
+    """Each item of an upsert with the vec_version its embedding gets (None without one), once its
+    thread is found to be its user's. Both backends call it inside their write transaction.
+
+    Args:
+        owner: a thread's user (None: no such thread), asked once per thread.
+        newest_version: a user's highest vec_version so far, asked once per user.
+    Raises:
+        ConversationNotFound: a thread is not its episode's user's.
+    """
+    owners: dict[str, str | None] = {}
+    versions: dict[str, int] = {}
+    for episode, embedding, model in items:
+        if episode.thread_id not in owners:
+            owners[episode.thread_id] = owner(episode.thread_id)
+        if owners[episode.thread_id] != episode.user_id:
+            raise ConversationNotFound(episode.thread_id)
+        version = None
+        if embedding is not None:
+            if episode.user_id not in versions:
+                versions[episode.user_id] = newest_version(episode.user_id)
+            versions[episode.user_id] += 1
+            version = versions[episode.user_id]
+        yield episode, embedding, model, version
 
 
 _COLUMNS = ("seq, id, thread_id, user_id, turn_index, question, sql, answer, topics, context, embedding_model,"
@@ -142,22 +192,12 @@ class EpisodeStore(SQLiteTables):
         """Index many turns in one transaction; return how many were written."""
         count = 0
         with self._write() as conn:
-            owners: dict[str, str] = {}
-            versions: dict[str, int] = {}
-            for episode, embedding, model in items:
-                owner = owners.get(episode.thread_id)
-                if owner is None:
-                    row = conn.execute("SELECT user_id FROM conversations WHERE thread_id = ?",
-                                       (episode.thread_id,)).fetchone()
-                    owner = owners[episode.thread_id] = row[0] if row else ""
-                if owner != episode.user_id:
-                    raise ConversationNotFound(episode.thread_id)
-                version = None
-                if embedding is not None:
-                    if owner not in versions:
-                        versions[owner] = self._max_vec_version(conn, owner)
-                    versions[owner] += 1
-                    version = versions[owner]
+            def owner(thread_id: str) -> str | None:
+                row = conn.execute("SELECT user_id FROM conversations WHERE thread_id = ?", (thread_id,)).fetchone()
+                return row[0] if row else None
+
+            for episode, embedding, model, version in versioned(
+                    items, owner=owner, newest_version=lambda user_id: self._max_vec_version(conn, user_id)):
                 self._upsert_one(conn, episode, embedding, model, version)
                 count += 1
         return count
@@ -190,12 +230,9 @@ class EpisodeStore(SQLiteTables):
                 conn.execute("INSERT INTO episode_invalidations (user_id, count) VALUES (?, 1)"
                              " ON CONFLICT (user_id) DO UPDATE SET count = count + 1", (e.user_id,))
             conn.execute("DELETE FROM episodes_fts WHERE rowid = ?", (seq,))
-        conn.execute(
-            "INSERT INTO episodes_fts (rowid, question, sql, answer, topics, context) VALUES (?, ?, ?, ?, ?, ?)",
-            (seq, " ".join(search_terms(e.question)), " ".join(search_terms(e.sql, drop=STOPWORDS | SQL_WORDS)),
-             " ".join(search_terms(e.answer)), " ".join(search_terms(" ".join(e.topics))),
-             " ".join(search_terms(e.context))),
-        )
+        conn.execute("INSERT INTO episodes_fts (rowid, question, sql, answer, topics, context, scope)"
+                     " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                     (seq, *index_terms(e), f"{_scope_token('u', e.user_id)} {_scope_token('t', e.thread_id)}"))
 
     @staticmethod
     def _set_vector(conn: sqlite3.Connection, seq: int, embedding: bytes | None, model: str | None,
@@ -256,17 +293,38 @@ class EpisodeStore(SQLiteTables):
 
     def keyword_search(self, terms: Iterable[str], *, user_id: str, thread_id: str | None = None, limit: int = 50,
                        prefix_min: int = 0) -> list[tuple[int, float]]:
-        """(seq, bm25 score, lower is better) of the best matches of any of `terms`, best first."""
-        expression = match_expression(terms, prefix_min=prefix_min)
-        if not expression:
+        """(seq, bm25 score, lower is better) of the best matches of any of `terms`, best first.
+
+        FTS5 scores every row that matches, so when more than `SCORED_ROWS` of the scope's rows
+        would, the terms found in the most rows are left out (rarest kept first; their weight
+        in BM25 is the smallest anyway) until the rest match at most that many.
+        """
+        chosen = query_terms(terms, prefix_min=prefix_min)
+        if not chosen:
             return []
-        where, params = self._scope(user_id, thread_id, drive=False)
-        weights = ", ".join(str(float(w)) for w in COLUMN_WEIGHTS)
-        rows = self._read(
-            f"SELECT f.rowid, bm25(episodes_fts, {weights}) AS score FROM episodes_fts f"
-            f" JOIN episodes e ON e.seq = f.rowid WHERE episodes_fts MATCH ? AND {where}"
-            " ORDER BY score LIMIT ?", (expression, *params, max(1, limit)))
+        scope = f'scope : "{_scope_token("t", thread_id) if thread_id is not None else _scope_token("u", user_id)}"'
+        scoped = lambda part: f"{scope} AND {{{_CONTENT}}} : ({part})"  # noqa: E731
+        with self.lock:
+            if len(chosen) > 1 and self._matches(scoped(_fts_query(chosen))) > SCORED_ROWS:
+                counts = {term: self._matches(scoped(_fts_query([term]))) for term in chosen}
+                chosen.sort(key=lambda term: counts[term])
+                kept, total = [], 0
+                for term in chosen:
+                    total += counts[term]
+                    if kept and total > SCORED_ROWS:
+                        break
+                    kept.append(term)
+                chosen = kept
+            weights = ", ".join(str(float(w)) for w in (*COLUMN_WEIGHTS, 0.0))
+            rows = self.conn.execute(
+                f"SELECT rowid, bm25(episodes_fts, {weights}) AS score FROM episodes_fts WHERE episodes_fts MATCH ?"
+                " ORDER BY score LIMIT ?", (scoped(_fts_query(chosen)), max(1, limit))).fetchall()
         return [(r[0], r[1]) for r in rows]
+
+    def _matches(self, expression: str) -> int:
+        """How many rows match, counted no further than SCORED_ROWS + 1 (a count walks the postings)."""
+        return self.conn.execute("SELECT count(*) FROM (SELECT 1 FROM episodes_fts WHERE episodes_fts MATCH ? LIMIT ?)",
+                                 (expression, SCORED_ROWS + 1)).fetchone()[0]
 
     def vectors(self, *, user_id: str, model: str, after_version: int = 0) -> list[StoredVector]:
         """Embeddings by `model` of this user's episodes written after `after_version`."""
@@ -292,14 +350,10 @@ class EpisodeStore(SQLiteTables):
         return [_episode(r) for r in rows]
 
     @staticmethod
-    def _scope(user_id: str, thread_id: str | None, *, drive: bool = True) -> tuple[str, tuple]:
-        """The WHERE clause of a scope; `drive=False` keeps SQLite from using it as the index to
-        scan (unary +), when the rows come from elsewhere (an FTS match, a list of seqs): the user
-        index would otherwise visit every one of the user's rows (100k-episode benchmark)."""
-        plus = "" if drive else "+"
+    def _scope(user_id: str, thread_id: str | None) -> tuple[str, tuple]:
         if thread_id is None:
-            return f"{plus}e.user_id = ?", (user_id,)
-        return f"{plus}e.user_id = ? AND {plus}e.thread_id = ?", (user_id, thread_id)
+            return "e.user_id = ?", (user_id,)
+        return "e.user_id = ? AND e.thread_id = ?", (user_id, thread_id)
 
 
 def _episode(row: sqlite3.Row) -> Episode:

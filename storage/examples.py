@@ -25,6 +25,8 @@ from storage.sqlite_tables import SQLiteTables
 
 Source = Literal["feedback", "import", "edit"]
 Rating = Literal["up", "down"]
+# bm25 weights for question, sql (the PostgreSQL store ranks with the same ones).
+COLUMN_WEIGHTS = (1.0, 0.3)
 _EXAMPLE_COLUMNS = ("id, database_key, question, sql, note, source, created_by, embedding_model, created_at, "
                     "updated_at")
 _FEEDBACK_COLUMNS = ("id, thread_id, user_id, turn_index, result_id, rating, note, question, sql, database_key, "
@@ -55,6 +57,11 @@ def question_key(question: str) -> str:
     """The question folded for "is this the same question": case, spacing and end punctuation ignored."""
     text = " ".join(unicodedata.normalize("NFKC", question).casefold().split())
     return re.sub(r"[\s?？!！.。]+$", "", text)
+
+
+def index_terms(question: str, sql: str) -> tuple[str, str]:
+    """The indexed text of an example's question and SQL (SQL words dropped); both backends index these."""
+    return " ".join(search_terms(question)), " ".join(search_terms(sql, drop=SQL_WORDS))
 
 
 class Example(BaseModel):
@@ -187,8 +194,9 @@ class ExampleStore(SQLiteTables):
         expression = match_expression(search_terms(question))
         if not expression:
             return []
+        weights = ", ".join(str(float(w)) for w in COLUMN_WEIGHTS)
         rows = self._read(
-            "SELECT f.rowid, bm25(examples_fts, 1.0, 0.3) AS score FROM examples_fts f"
+            f"SELECT f.rowid, bm25(examples_fts, {weights}) AS score FROM examples_fts f"
             " JOIN examples e ON e.id = f.rowid WHERE examples_fts MATCH ? AND e.database_key = ?"
             " ORDER BY score LIMIT ?", (expression, database_key, max(1, limit)))
         return [(r[0], r[1]) for r in rows]
@@ -215,7 +223,7 @@ class ExampleStore(SQLiteTables):
     def _index(conn: sqlite3.Connection, example_id: int, question: str, sql: str) -> None:
         conn.execute("DELETE FROM examples_fts WHERE rowid = ?", (example_id,))
         conn.execute("INSERT INTO examples_fts (rowid, question, sql) VALUES (?, ?, ?)",
-                     (example_id, " ".join(search_terms(question)), " ".join(search_terms(sql, drop=SQL_WORDS))))
+                     (example_id, *index_terms(question, sql)))
 
     # -- feedback -------------------------------------------------------------------
 

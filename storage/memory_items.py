@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Any, Literal, NamedTuple
 
@@ -29,6 +31,25 @@ class MemoryItemNotFound(StoreError):
     def __init__(self, item_id: str):
         super().__init__(f"memory {item_id!r} not found")
         self.item_id = item_id
+
+
+class DuplicateMemory(StoreError):
+    """Another active memory of this user already says this (the same normalized text)."""
+
+    def __init__(self) -> None:
+        super().__init__("another memory already says this")
+
+
+@contextmanager
+def unique_text(refusal: type[Exception]) -> Iterator[None]:
+    """Turn a refusal by the one-active-item-per-text index (`refusal`: the driver's error for a
+    broken constraint) into `DuplicateMemory`; both backends' writes run inside it."""
+    try:
+        yield
+    except refusal as exc:
+        if "dedupe_hash" not in str(exc):
+            raise
+        raise DuplicateMemory() from exc
 
 
 def _now() -> str:
@@ -74,9 +95,14 @@ class MemoryItemStore(SQLiteTables):
     def add(self, item: MemoryItemIn, *, embedding: bytes | None = None, embedding_model: str | None = None,
             supersedes: str | None = None) -> MemoryItem:
         """Keep a new memory; if `supersedes` names an active item of the user, archive it in the
-        same transaction (its `valid_to` is now, its data says what replaced it)."""
+        same transaction (its `valid_to` is now, its data says what replaced it).
+
+        Raises:
+            DuplicateMemory: an active memory of the user has the same `dedupe_hash`.
+            MemoryItemNotFound: `supersedes` is not an active memory of the user.
+        """
         item_id, now = uuid.uuid4().hex, _now()
-        with self._write() as conn:
+        with self._write() as conn, unique_text(sqlite3.IntegrityError):
             if supersedes is not None:
                 self._archive(conn, supersedes, user_id=item.user_id, now=now, by=item_id)
             conn.execute(
@@ -91,8 +117,12 @@ class MemoryItemStore(SQLiteTables):
     def update(self, item_id: str, *, user_id: str, text: str | None = None, importance: float | None = None,
                tags: list[str] | None = None, data: dict[str, Any] | None = None, dedupe_hash: str | None = None,
                embedding: bytes | None = None, embedding_model: str | None = None) -> MemoryItem:
-        """Change what is given. A new text without a new vector drops the old vector (it no longer fits)."""
-        with self._write() as conn:
+        """Change what is given. A new text without a new vector drops the old vector (it no longer fits).
+
+        Raises:
+            DuplicateMemory: the new `dedupe_hash` is another active memory's.
+        """
+        with self._write() as conn, unique_text(sqlite3.IntegrityError):
             cursor = conn.execute(
                 "UPDATE memory_items SET text = coalesce(?, text), importance = coalesce(?, importance),"
                 " tags = coalesce(?, tags), data = coalesce(?, data), dedupe_hash = coalesce(?, dedupe_hash),"

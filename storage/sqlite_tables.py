@@ -19,15 +19,15 @@ TablesT = TypeVar("TablesT", bound="SQLiteTables")
 
 
 class Transactions:
-    """Short transactions on an autocommit connection (`self.conn`) under a lock (`self._lock`)."""
+    """Short transactions on an autocommit connection (`self.conn`) under a lock (`self.lock`)."""
 
     conn: sqlite3.Connection
-    _lock: threading.RLock
+    lock: threading.RLock  # public: the sidecar stores on this connection share it
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         """A short write transaction; IMMEDIATE so two processes never deadlock upgrading."""
-        with self._lock:
+        with self.lock:
             self.conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self.conn
@@ -37,7 +37,7 @@ class Transactions:
             self.conn.execute("COMMIT")
 
     def _read(self, sql: str, params: tuple | list | dict = ()) -> list[sqlite3.Row]:
-        with self._lock:
+        with self.lock:
             cursor = self.conn.execute(sql, params)
             cursor.row_factory = sqlite3.Row
             return cursor.fetchall()
@@ -52,8 +52,8 @@ class SQLiteTables(Transactions):
         lock: the lock of another store sharing `conn`, so transactions never interleave.
         """
         self.conn = conn
-        self._lock = lock or threading.RLock()
-        with self._lock:
+        self.lock = lock or threading.RLock()
+        with self.lock:
             migrate(conn)
 
     @classmethod

@@ -1,6 +1,6 @@
 """The glue between a turn and memory: `before_turn` recalls, `after_turn` remembers.
 
-    memory = Memory.open(store_path, RecallConfig.from_settings(settings))
+    memory = Memory.open(store, RecallConfig.from_settings(settings))  # either backend (storage.base)
     before = before_turn(memory, state=state, thread_id=t, user_id=u, question=q, turn_index=n)
     # before.recalled -> tier 1 of the context; before.user_memory -> the system prompt;
     # before.step -> record it like any step; before.access -> ToolContext.memory
@@ -16,11 +16,8 @@ from __future__ import annotations
 import json
 import logging
 import re
-import sqlite3
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -33,40 +30,33 @@ from agent.memory.recall_config import RecallConfig
 from agent.memory.recall_tool import RecallAccess
 from agent.memory.user_memory import MemoryChange, ScoredMemory, UserMemory, memory_text
 from agent.state import AgentState, Message, Step
-from storage.episodes import Episode, EpisodeIn, EpisodeStore, episode_id
+from storage.base import DRIVER_ERRORS, Store
+from storage.episodes import Episode, EpisodeIn, episode_id
 from storage.errors import StoreError
-from storage.memory_items import MemoryItemStore
 
 log = logging.getLogger(__name__)
-_FAILURES = (StoreError, sqlite3.Error, EmbeddingError)
+_FAILURES = (StoreError, *DRIVER_ERRORS, EmbeddingError)
 _TABLES = re.compile(r"\b(?:from|join)\s+[\"`\[]?([A-Za-z_][\w]*)", re.I)
 ANSWER_CHARS = 1000  # an episode keeps a short answer; the full one stays in the conversation
 
 
 @dataclass
 class Memory:
-    """Episodes and user memories over one store file, with the embedder they share."""
+    """Episodes and user memories in one store, with the embedder they share."""
 
     index: EpisodeIndex
     users: UserMemory
     config: RecallConfig
 
     @classmethod
-    def open(cls, conn_or_path: sqlite3.Connection | str | Path, config: RecallConfig, *,
-             embedder: Embedder | None | str = "from-config", lock: threading.RLock | None = None) -> Memory:
-        """Build both stores on a connection (or open the store file), with the configured embedder
-        unless one (or None, keywords only) is given."""
-        if not isinstance(conn_or_path, sqlite3.Connection):
-            from storage.conversations import connect
-
-            conn_or_path = connect(conn_or_path)
-        lock = lock or threading.RLock()
+    def open(cls, store: Store, config: RecallConfig, *, embedder: Embedder | None | str = "from-config") -> Memory:
+        """Build both on the store's sidecar stores (SQLite or PostgreSQL), with the configured
+        embedder unless one (or None, keywords only) is given."""
         if embedder == "from-config":
             embedder = make_embedder(config.embedder, model=config.embedding_model, base_url=config.embedding_base_url,
                                      api_key=config.embedding_api_key, timeout_s=config.embedding_timeout)
-        episodes = EpisodeStore(conn_or_path, lock=lock)
-        index = EpisodeIndex(episodes, embedder, mode=config.search)
-        users = UserMemory(MemoryItemStore(conn_or_path, lock=lock), embedder, min_importance=config.min_importance)
+        index = EpisodeIndex(store.episodes(), embedder, mode=config.search)
+        users = UserMemory(store.memory_items(), embedder, min_importance=config.min_importance)
         return cls(index=index, users=users, config=config)
 
 

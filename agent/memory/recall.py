@@ -22,7 +22,8 @@ from pydantic import BaseModel
 from agent.memory.embeddings import Embedder, EmbeddingError, to_bytes
 from agent.memory.vector_cache import VectorCache
 from agent.state import Step
-from storage.episodes import Episode, EpisodeIn, EpisodeStore, search_terms
+from storage.base import Episodes
+from storage.episodes import Episode, EpisodeIn, search_terms
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +78,7 @@ def fuse(rankings: Iterable[tuple[list[int], float]], *, k: int = RRF_K) -> dict
 class EpisodeIndex:
     """Episodes of finished turns, searchable by vector, keyword, or both fused."""
 
-    def __init__(self, episodes: EpisodeStore, embedder: Embedder | None, *, mode: SearchMode = "hybrid",
+    def __init__(self, episodes: Episodes, embedder: Embedder | None, *, mode: SearchMode = "hybrid",
                  candidates: int = 50, vector_weight: float = VECTOR_WEIGHT, keyword_weight: float = 1.0,
                  rrf_k: int = RRF_K,
                  reembed_batch: int = 64, cache: VectorCache | None = None):

@@ -20,7 +20,8 @@ from pydantic import BaseModel, Field
 
 from agent.memory.embeddings import Embedder, EmbeddingError, from_bytes, to_bytes
 from storage.episodes import search_terms
-from storage.memory_items import MemoryItem, MemoryItemIn, MemoryItemStore, MemoryType
+from storage.base import MemoryItems
+from storage.memory_items import MemoryItem, MemoryItemIn, MemoryType
 
 log = logging.getLogger(__name__)
 
@@ -75,9 +76,9 @@ def _age_days(timestamp: str, now: datetime) -> float:
 
 
 class UserMemory:
-    """One user's long-term memories over a `MemoryItemStore`; every call names the user."""
+    """One user's long-term memories over either backend's memory item store; every call names the user."""
 
-    def __init__(self, items: MemoryItemStore, embedder: Embedder | None, *, min_importance: float = 0.5,
+    def __init__(self, items: MemoryItems, embedder: Embedder | None, *, min_importance: float = 0.5,
                  near_duplicate: float = NEAR_DUPLICATE, half_life_days: float = HALF_LIFE_DAYS):
         self.items = items
         self.embedder = embedder

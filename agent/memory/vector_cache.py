@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from storage.episodes import EpisodeStore, StoredVector
+from storage.base import Episodes
+from storage.episodes import StoredVector
 
 # Rows kept across all users before the least recently used are dropped
 # (400k x 384 float32 is ~600 MB at most; most users have far fewer episodes).
@@ -70,7 +71,7 @@ class _Matrix:
 class VectorCache:
     """Per-(user, model) matrices of episode vectors; safe to share between threads."""
 
-    def __init__(self, episodes: EpisodeStore, *, max_rows: int = MAX_ROWS):
+    def __init__(self, episodes: Episodes, *, max_rows: int = MAX_ROWS):
         self.episodes = episodes
         self.max_rows = max_rows
         self._matrices: dict[tuple[str, str], _Matrix] = {}

@@ -1,1 +1,1 @@
-"""The conversation store on PostgreSQL: the same interface and tables as the SQLite store (storage/base.py)."""
+"""The store on PostgreSQL: conversations and their sidecar stores, with the same interface and tables as on SQLite (storage/base.py)."""

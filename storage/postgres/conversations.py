@@ -17,27 +17,25 @@ from contextlib import contextmanager
 from typing import Any, Generic, TypeVar
 
 import psycopg
-from psycopg.rows import dict_row
-from psycopg_pool import ConnectionPool, PoolTimeout
+from psycopg_pool import ConnectionPool
 from pydantic import BaseModel, ValidationError
 
 from storage.conversations import (
     TITLE_LENGTH, Conversation, ConversationPage, Loaded, StoredResult, StoredStep, check_thread_id,
 )
-from storage.errors import (
-    ConversationNotFound, CorruptState, InvalidThreadId, ResultNotFound, StoreUnavailable, VersionConflict,
-)
+from storage.errors import ConversationNotFound, CorruptState, InvalidThreadId, ResultNotFound, VersionConflict
 from storage.export import ExportImport
+from storage.postgres.episodes import PostgresEpisodeStore
+from storage.postgres.examples import PostgresExampleStore
+from storage.postgres.memory_items import PostgresMemoryItemStore
 from storage.postgres.schema import migrate, schema_version
+from storage.postgres.tables import POOL_SIZE, PostgresTransactions, iso, jsonb_text, open_pool
 
 StateT = TypeVar("StateT", bound=BaseModel)
 
-POOL_SIZE = 10
-# ISO 8601 in UTC with microseconds and a Z, as the SQLite store writes its timestamps.
-_ISO = """to_char({} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')"""
 _SELECT_CONVERSATION = f"""
-    SELECT thread_id, user_id, title, {_ISO.format("created_at")} AS created_at,
-           {_ISO.format("updated_at")} AS updated_at, tags, tool_categories, version,
+    SELECT thread_id, user_id, title, {iso("created_at")} AS created_at,
+           {iso("updated_at")} AS updated_at, tags, tool_categories, version,
            CASE jsonb_typeof(state_data -> 'messages') WHEN 'array' THEN jsonb_array_length(state_data -> 'messages')
                 ELSE 0 END
              -- archived messages count too: positions run 0..n-1, so max + 1 (an index seek, not a count)
@@ -45,17 +43,7 @@ _SELECT_CONVERSATION = f"""
                          WHERE a.thread_id = conversations.thread_id), 0) AS message_count
              {{extra}}
     FROM conversations"""
-# JSONB cannot hold U+0000 (SQLite's JSON can): an escaped NUL becomes U+FFFD, unless its
-# backslash is itself escaped (an even run of backslashes before "u0000" is literal text).
-_JSON_NUL = re.compile(r"(?<!\\)((?:\\\\)*)\\u0000")
-
-
-def jsonb_text(text: str) -> str:
-    """JSON text that PostgreSQL's jsonb accepts: escaped NULs replaced by U+FFFD."""
-    return _JSON_NUL.sub(r"\1\\ufffd", text) if "\\u0000" in text else text
-
-
-class PostgresConversationStore(ExportImport, Generic[StateT]):
+class PostgresConversationStore(PostgresTransactions, ExportImport, Generic[StateT]):
     """Conversations for many users on a PostgreSQL server; safe to share between threads and servers.
 
     Args:
@@ -78,16 +66,7 @@ class PostgresConversationStore(ExportImport, Generic[StateT]):
         Raises:
             StoreUnavailable: no connection within `timeout_s`.
         """
-        pool = ConnectionPool(url, min_size=1, max_size=pool_size, open=False, name="askdb-store",
-                              kwargs={"autocommit": True, "application_name": "askdb-store"},
-                              check=ConnectionPool.check_connection, timeout=timeout_s)
-        try:
-            pool.open(wait=True, timeout=timeout_s)
-        except PoolTimeout:
-            pool.close()
-            raise StoreUnavailable(f"could not connect to the PostgreSQL store within {timeout_s:.0f} s; "
-                                   "check ASKDB_STORE and that the server is running") from None
-        return cls(pool, state_model, owns_pool=True)
+        return cls(open_pool(url, size=pool_size, timeout_s=timeout_s), state_model, owns_pool=True)
 
     @classmethod
     @contextmanager
@@ -101,26 +80,6 @@ class PostgresConversationStore(ExportImport, Generic[StateT]):
     def close(self) -> None:
         if self._owns_pool:
             self.pool.close()
-
-    # -- connections and transactions -----------------------------------------------
-
-    @contextmanager
-    def _connection(self) -> Iterator[psycopg.Connection]:
-        try:
-            with self.pool.connection() as conn:
-                yield conn
-        except (PoolTimeout, psycopg.OperationalError) as exc:
-            raise StoreUnavailable(f"the PostgreSQL store is unavailable: {exc}") from None
-
-    @contextmanager
-    def _write(self) -> Iterator[psycopg.Connection]:
-        """One short transaction; committed at the end, rolled back on any error."""
-        with self._connection() as conn, conn.transaction():
-            yield conn
-
-    def _read(self, sql: str, params: tuple | dict = ()) -> list[dict[str, Any]]:
-        with self._connection() as conn, conn.cursor(row_factory=dict_row) as cursor:
-            return cursor.execute(sql, params).fetchall()
 
     def ping(self) -> None:
         """Raise if the store cannot answer a trivial query."""
@@ -141,6 +100,20 @@ class PostgresConversationStore(ExportImport, Generic[StateT]):
         from storage.postgres.leases import PostgresTurnLeases
 
         return PostgresTurnLeases(self, seconds=seconds)
+
+    # The sidecar stores, on this store's pool (storage/postgres/tables.py).
+
+    def episodes(self) -> PostgresEpisodeStore:
+        """The episodes of this store's conversations (storage/postgres/episodes.py)."""
+        return PostgresEpisodeStore(self.pool)
+
+    def memory_items(self) -> PostgresMemoryItemStore:
+        """The users' memory items in this store (storage/postgres/memory_items.py)."""
+        return PostgresMemoryItemStore(self.pool)
+
+    def examples(self) -> PostgresExampleStore:
+        """The verified examples and feedback in this store (storage/postgres/examples.py)."""
+        return PostgresExampleStore(self.pool)
 
     # -- conversations ------------------------------------------------------------
 
@@ -275,7 +248,7 @@ class PostgresConversationStore(ExportImport, Generic[StateT]):
         """The steps of a conversation in the order they happened (optionally only newer ones)."""
         self.get(thread_id, user_id=user_id)
         rows = self._read(
-            f"SELECT id, thread_id, step_index, step_data, {_ISO.format('created_at')} AS created_at"
+            f"SELECT id, thread_id, step_index, step_data, {iso('created_at')} AS created_at"
             " FROM conversation_steps WHERE thread_id = %s AND id > %s ORDER BY id", (thread_id, after_id))
         return [StoredStep(id=r["id"], thread_id=r["thread_id"], step_index=r["step_index"], data=r["step_data"],
                            created_at=r["created_at"]) for r in rows]
@@ -302,7 +275,7 @@ class PostgresConversationStore(ExportImport, Generic[StateT]):
         self.get(thread_id, user_id=user_id)
         rows = self._read(
             f"SELECT thread_id, result_id, sql, columns, rows, row_count, truncated,"
-            f" {_ISO.format('created_at')} AS created_at FROM query_results WHERE thread_id = %s AND result_id = %s",
+            f" {iso('created_at')} AS created_at FROM query_results WHERE thread_id = %s AND result_id = %s",
             (thread_id, result_id))
         if not rows:
             raise ResultNotFound(f"no result {result_id} in conversation {thread_id!r}")

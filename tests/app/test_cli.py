@@ -1,11 +1,15 @@
-"""The command line against real files: ask, sql, store query, token add."""
+"""The command line against real files and a throwaway PostgreSQL: ask, sql, store query and backup, token add."""
 
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
 import sys
+from urllib.parse import parse_qs, urlsplit
 
+import psycopg
 import pytest
 
 from agent.state import AgentState
@@ -13,6 +17,8 @@ from app.cli import build_parser, main
 from app.settings import ROOT
 from storage.conversations import ConversationStore
 from tests.fixtures.scripted_llm import error, tool_call
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 @pytest.fixture
@@ -106,3 +112,68 @@ def test_store_backup_copies_a_live_store(env, scripted_llm, tmp_path, capsys):
     with ConversationStore.open(target, AgentState) as copy:
         assert copy.list(user_id="default").total == 1
         assert copy.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+# -- the store on PostgreSQL ----------------------------------------------------------
+
+@pytest.fixture
+def pg_env(monkeypatch, tiny_db, scripted_llm, pg_store_url):
+    """The CLI on a throwaway PostgreSQL store (as its superuser) with one answered question in it,
+    whose first query failed."""
+    monkeypatch.setenv("ASKDB_DATABASE", str(tiny_db))
+    monkeypatch.setenv("ASKDB_STORE", pg_store_url)
+    monkeypatch.setenv("OPENAI_BASE_URL", scripted_llm.base_url)
+    monkeypatch.setenv("ASKDB_LLM_MAX_RETRIES", "0")
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": "SELECT nope FROM sites"}),
+                         tool_call("answer", {"text": "hello"}))
+    assert main(["ask", "Say hello"]) == 0
+    return pg_store_url
+
+
+def test_store_query_reads_a_postgres_store_read_only(pg_env, capsys):
+    capsys.readouterr()
+    assert main(["store", "query", "SELECT role, content FROM v_messages ORDER BY position", "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    assert rows[0] == ["user", "Say hello"] and rows[-1] == ["assistant", "hello"]
+    # The README's jsonb examples run as written (a psql variable aside); jsonb comes back as JSON text.
+    section = README.split("<!-- jsonb-examples -->")[1].split("<!-- /jsonb-examples -->")[0]
+    assert main(["store", "query", "SELECT thread_id FROM conversations", "--format", "csv"]) == 0
+    thread_id = capsys.readouterr().out.splitlines()[1]
+    for sql in re.findall(r"```sql\n(.*?)```", section, flags=re.S):
+        assert main(["store", "query", sql.replace(":'thread_id'", f"'{thread_id}'"), "--format", "json"]) == 0
+        assert json.loads(capsys.readouterr().out)["rows"]
+    assert main(["store", "query", "SELECT state_data FROM conversations", "--format", "json"]) == 0
+    assert json.loads(json.loads(capsys.readouterr().out)["rows"][0][0])["question"] == "Say hello"
+    assert main(["store", "query", "SELECT role FROM v_messages", "--limit", "1"]) == 0
+    assert "truncated" in capsys.readouterr().out
+
+
+def test_store_query_refuses_writes_on_postgres(pg_env, capsys):
+    assert main(["store", "query", "DELETE FROM conversations"]) == 2
+    assert "rejected" in capsys.readouterr().err
+    assert main(["store", "query", "SELECT 1; DROP TABLE conversations"]) == 2
+    assert main(["store", "query", "SELECT pg_read_file('/etc/passwd')"]) == 2
+    assert main(["store", "query", "SELECT count(*) FROM conversations", "--format", "csv"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "1"
+    assert main(["store", "query", "SELECT nope FROM conversations"]) == 1
+    assert "nope" in capsys.readouterr().err
+
+
+def test_store_backup_dumps_a_postgres_store(pg_env, postgres_server, monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("PATH", f"{postgres_server.bin}{os.pathsep}{os.environ['PATH']}")  # the server's own pg_dump
+    target = tmp_path / "backups" / "store.dump"
+    assert main(["store", "backup", str(target)]) == 0
+    assert target.read_bytes()[:5] == b"PGDMP"  # pg_dump's custom format
+    assert "pg_restore" in capsys.readouterr().err
+    restored = postgres_server.create_database("askdb_restored")
+    subprocess.run([str(postgres_server.bin / "pg_restore"), "--no-owner", f"--dbname={restored}", str(target)],
+                   check=True, capture_output=True)
+    schema = parse_qs(urlsplit(pg_env).query)["options"][0].removeprefix("-csearch_path=")
+    with psycopg.connect(restored) as conn:
+        assert conn.execute(f'SELECT count(*) FROM "{schema}".conversations').fetchone() == (1,)
+
+
+def test_store_backup_without_pg_dump_names_the_tool(pg_env, monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert main(["store", "backup", str(tmp_path / "store.dump")]) == 1
+    assert "pg_dump is not on PATH" in capsys.readouterr().err

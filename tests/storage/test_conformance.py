@@ -6,14 +6,21 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from agent.state import AgentState, Message, SQLRecord, Step
-from storage.base import Store, open_store
+from storage.base import Store, open_store, opened_store
 from storage.conversations import ConversationStore
+from storage.episodes import EpisodeIn, EpisodeNotFound, StoredVector, episode_id, search_terms
 from storage.errors import (
     ConversationNotFound, CorruptState, InvalidThreadId, ResultNotFound, VersionConflict,
 )
+from storage.examples import DuplicateQuestion, Example, ExampleNotFound, Feedback, FeedbackIn
+from storage.memory_items import DuplicateMemory, ItemVector, MemoryItemIn, MemoryItemNotFound
+from storage.postgres.schema import migrations as pg_migrations
+
+PAYLOADS = (Path(__file__).resolve().parents[1] / "data" / "sql_payloads.txt").read_text(errors="replace").splitlines()
 
 BACKENDS = ["sqlite", "postgresql"]
 
@@ -309,10 +316,303 @@ def test_exactly_one_of_many_concurrent_acquirers_wins(store, location):
     assert results.count(None) == 1 and len(results) == 8
 
 
+# -- episodes -------------------------------------------------------------------------
+
+def vector(*values: float) -> bytes:
+    """An embedding as the stores take and return it: float32, little-endian."""
+    return np.asarray(values, dtype="<f4").tobytes()
+
+
+def episode(thread: str, n: int, question: str, *, user: str = "u", **fields) -> EpisodeIn:
+    return EpisodeIn(thread_id=thread, user_id=user, turn_index=n, question=question, **fields)
+
+
+def index_rows(store: Store, seq: int) -> int:
+    """Keyword index entries of one episode: FTS5 rows on SQLite, the row's own tsvector on PostgreSQL."""
+    if store.backend == "sqlite":
+        return raw(store, "SELECT count(*) FROM episodes_fts WHERE rowid = ?", seq)[0][0]
+    return raw(store, "SELECT count(*) FROM episodes WHERE seq = ? AND terms <> ''::tsvector", seq)[0][0]
+
+
+def test_indexing_a_turn_again_updates_its_row(store):
+    episodes, thread = store.episodes(), store.create(user_id="u", state=AgentState()).thread_id
+    first = episodes.upsert(episode(thread, 0, "How many launches in 2020?", answer="114"),
+                            embedding=vector(0.25, -1.5), embedding_model="m")
+    again = episodes.upsert(episode(thread, 0, "How many launches in 2020?", answer="114"))
+    assert (again.id, again.seq, again.embedding_model) == (episode_id(thread, 0), first.seq, "m")  # kept its vector
+    assert again.created_at == first.created_at and again.updated_at >= first.updated_at
+    invalidations = episodes.vector_state(user_id="u")[1]
+    changed = episodes.upsert(episode(thread, 0, "How many payloads?", topics=["payloads"]))
+    assert (changed.seq, changed.topics, changed.embedding_model) == (first.seq, ["payloads"], None)
+    assert episodes.vector_state(user_id="u")[1] == invalidations + 1  # a cache must drop the old vector
+    assert episodes.count(user_id="u") == 1 and index_rows(store, first.seq) == 1
+    assert [seq for seq, _ in episodes.keyword_search(["payloads"], user_id="u")] == [first.seq]
+    assert episodes.keyword_search(["launches"], user_id="u") == []
+
+
+def test_keyword_search_finds_words_stems_and_chinese(store):
+    episodes, thread = store.episodes(), store.create(user_id="u", state=AgentState()).thread_id
+    other = store.create(user_id="u", state=AgentState()).thread_id
+    seqs = [episodes.upsert(e).seq for e in (
+        episode(thread, 0, "How many launches per year?", sql="SELECT year, count(*) FROM launches GROUP BY year"),
+        episode(thread, 1, "Which payloads were heaviest?", answer="The Starlink batches", topics=["payloads"]),
+        episode(thread, 2, "2020年中国发射了多少次火箭？", answer="39次"),
+        episode(thread, 3, "And in 2021?", context="How many rockets failed?"),
+        episode(other, 0, "Rockets built by each manufacturer"),
+        episode(other, 1, "Café launches in São Paulo"),
+    )]
+
+    def found(query: str, **scope) -> list[int]:
+        hits = episodes.keyword_search(search_terms(query), user_id="u", **scope)
+        assert [score for _, score in hits] == sorted(score for _, score in hits)  # best (lowest) first
+        return [seq for seq, _ in hits]
+
+    assert found("launches per year")[0] == seqs[0]
+    assert sorted(found("launch")) == [seqs[0], seqs[5]]  # stemmed on both backends: "launch" finds "launches"
+    assert found("Starlink") == [seqs[1]] and found("payload") == [seqs[1]]
+    assert found("中国的火箭发射") == [seqs[2]]  # CJK bigrams
+    assert found("rockets") == [seqs[4], seqs[3]]  # a question outranks a neighbour's words (context)
+    assert found("rockets", thread_id=thread) == [seqs[3]]
+    assert found("sao paulo cafe") == [seqs[5]]  # accents folded
+    assert found("select count group") == []  # SQL words are not indexed
+    assert episodes.keyword_search(["manufact"], user_id="u") == []
+    assert [s for s, _ in episodes.keyword_search(["manufact"], user_id="u", prefix_min=4)] == [seqs[4]]
+    assert episodes.keyword_search([], user_id="u") == [] and found("the of and") == []
+
+
+@pytest.mark.parametrize("payload", [p for p in PAYLOADS if p.strip() and not p.startswith("#")][:40])
+def test_user_text_in_a_keyword_search_is_only_ever_a_value(store, payload):
+    episodes, thread = store.episodes(), store.create(user_id="u", state=AgentState()).thread_id
+    episodes.upsert(episode(thread, 0, payload, sql=payload, answer=payload))
+    episodes.keyword_search(search_terms(payload), user_id="u")
+    episodes.keyword_search([payload, "a' | 'b", "x:*", "!y", "'", "\\"], user_id="u", prefix_min=2)
+    store.examples().keyword_search(payload, database_key=payload)
+    assert episodes.count(user_id="u") == 1 and store.get(thread, user_id="u")
+
+
+def test_vectors_are_read_back_as_written_by_version(store):
+    episodes, thread = store.episodes(), store.create(user_id="u", state=AgentState()).thread_id
+    rng = np.random.default_rng(7)
+    written = [vector(*rng.standard_normal(384)) for _ in range(2)]
+    one = episodes.upsert(episode(thread, 0, "one"), embedding=written[0], embedding_model="m1")
+    two = episodes.upsert(episode(thread, 1, "two"))
+    three = episodes.upsert(episode(thread, 2, "three"), embedding=written[1], embedding_model="m2")
+    assert episodes.vectors(user_id="u", model="m1") == [StoredVector(one.seq, thread, 1, written[0])]
+    assert [e.seq for e in episodes.stale(user_id="u", model="m1")] == [two.seq, three.seq]
+    newest = episodes.vector_state(user_id="u")[0]
+    assert newest == 2
+    assert episodes.set_embeddings([(two.seq, vector(1, 0)), (three.seq, vector(0, 1))], user_id="u", model="m1") == 2
+    assert episodes.set_embeddings([(two.seq, vector(9, 9))], user_id="v", model="m1") == 0  # not v's
+    later = episodes.vectors(user_id="u", model="m1", after_version=newest)
+    assert [(v.seq, v.vec_version, v.embedding) for v in later] == [(two.seq, 3, vector(1, 0)),
+                                                                    (three.seq, 4, vector(0, 1))]
+    assert episodes.stale(user_id="u", model="m1") == [] and episodes.vector_state(user_id="u")[0] == 4
+
+
+def test_servers_indexing_at_once_keep_one_row_per_turn_and_number_vectors_in_order(store, location):
+    """Four "servers" (each its own store object) index the same three turns, with vectors, at once."""
+    thread = store.create(user_id="u", state=AgentState()).thread_id
+    servers = [open_store(location, AgentState) for _ in range(4)]
+    barrier = threading.Barrier(len(servers))
+
+    def index(server: Store, n: int) -> None:
+        barrier.wait()
+        server.episodes().upsert_many((episode(thread, turn, f"question {turn}"), vector(n, turn), "m")
+                                      for turn in range(3))
+
+    try:
+        workers = [threading.Thread(target=index, args=(s, n)) for n, s in enumerate(servers)]
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+    finally:
+        for s in servers:
+            s.close()
+    vectors = store.episodes().vectors(user_id="u", model="m")
+    assert store.episodes().count(user_id="u") == 3 and len(vectors) == 3
+    # Each server's batch took three consecutive versions after the one before it, whole: the
+    # last batch wrote 10-12, all three vectors from one server.
+    assert [v.vec_version for v in vectors] == [10, 11, 12]
+    assert len({np.frombuffer(v.embedding, dtype="<f4")[0] for v in vectors}) == 1
+
+
+def test_episodes_are_per_user(store):
+    episodes = store.episodes()
+    mine, theirs = (store.create(user_id=user, state=AgentState()).thread_id for user in ("u", "v"))
+    kept = episodes.upsert(episode(mine, 0, "launches"), embedding=vector(1, 2), embedding_model="m")
+    with pytest.raises(ConversationNotFound):  # into another user's conversation
+        episodes.upsert(episode(theirs, 0, "launches"))
+    with pytest.raises(ConversationNotFound):
+        episodes.upsert(episode("missing", 0, "launches"))
+    with pytest.raises(EpisodeNotFound):
+        episodes.get(kept.id, user_id="v")
+    assert episodes.keyword_search(["launches"], user_id="v") == [] and episodes.by_seq([kept.seq], user_id="v") == {}
+    assert episodes.list(user_id="v") == [] and episodes.count(user_id="v") == 0
+    assert episodes.vectors(user_id="v", model="m") == [] and episodes.stale(user_id="v", model="m") == []
+    assert episodes.list(user_id="u", thread_id=mine) == [episodes.get(kept.id, user_id="u")]
+    assert episodes.delete_for_user("v") == 0 and episodes.delete_for_user("u") == 1
+
+
+def test_deleting_a_conversation_leaves_no_row_of_it(store):
+    episodes, examples, items = store.episodes(), store.examples(), store.memory_items()
+    keep, gone = (store.create(user_id="u", state=AgentState()).thread_id for _ in range(2))
+    for n in range(3):
+        episodes.upsert(episode(gone, n, f"question {n} about launches"), embedding=vector(n, 1), embedding_model="m")
+    kept = episodes.upsert(episode(keep, 0, "kept launches"))
+    for thread in (keep, gone):
+        examples.record_feedback(FeedbackIn(thread_id=thread, user_id="u", turn_index=0, rating="down",
+                                            question="q", database_key="db"))
+    items.add(MemoryItemIn(user_id="u", text="Call me Ada", dedupe_hash="h", source_session_id=gone))
+    store.delete(gone, user_id="u")
+    for table in ("episodes", "feedback"):
+        assert dict(raw(store, f"SELECT thread_id, count(*) FROM {table} GROUP BY thread_id")) == {keep: 1}, table
+    assert [seq for seq, _ in episodes.keyword_search(["launches"], user_id="u")] == [kept.seq]
+    assert index_rows(store, kept.seq) == 1 and sum(index_rows(store, kept.seq + n) for n in (-3, -2, -1)) == 0
+    assert episodes.vector_state(user_id="u")[1] == 3  # three vectors gone: caches reload
+    assert items.count(user_id="u") == 1  # a memory outlives the conversation it came from
+
+
+def test_a_sidecar_store_opens_on_its_own(store, location):
+    """As tools and benchmarks open them: their own connection (or pool) to the same store."""
+    thread = store.create(user_id="u", state=AgentState()).thread_id
+    store.episodes().upsert(episode(thread, 0, "launches"))
+    for sidecar in (store.memory_items(), store.examples()):
+        with type(sidecar).open(location) as opened:
+            assert type(opened) is type(sidecar)
+    with type(store.episodes()).open(location) as episodes:
+        assert episodes.count(user_id="u") == 1
+
+
+# -- memory items ---------------------------------------------------------------------
+
+def memory(text: str, *, user: str = "u", key: str | None = None, **fields) -> MemoryItemIn:
+    return MemoryItemIn(user_id=user, text=text, dedupe_hash=f"h:{text}", data={"key": key} if key else {}, **fields)
+
+
+def test_memory_items_are_added_superseded_updated_and_deleted(store):
+    items = store.memory_items()
+    old = items.add(memory("FY starts in April", key="fiscal_year_start", tags=["finance"], importance=0.7),
+                    embedding=vector(1, 0), embedding_model="m")
+    assert (old.status, old.tags, old.importance, old.valid_to) == ("active", ["finance"], 0.7, None)
+    assert old.created_at == old.updated_at == old.valid_from and old.created_at.endswith("Z")
+    new = items.add(memory("FY starts in July", key="fiscal_year_start"), supersedes=old.id)
+    archived = items.get(old.id, user_id="u")
+    assert (archived.status, archived.valid_to, archived.data) == ("archived", new.valid_from,
+                                                                   {"key": "fiscal_year_start", "superseded_by": new.id})
+    assert [i.id for i in items.find_active(user_id="u", key="fiscal_year_start")] == [new.id]
+    assert [i.id for i in items.find_active(user_id="u", dedupe_hash="h:FY starts in July")] == [new.id]
+    assert [i.status for i in items.list(user_id="u")] == ["active", "archived"]
+    assert items.count(user_id="u") == 2 and items.count(user_id="u", status="archived") == 1
+    with pytest.raises(MemoryItemNotFound):  # an archived item cannot be superseded again
+        items.add(memory("FY starts in May"), supersedes=old.id)
+    with pytest.raises(DuplicateMemory):
+        items.add(memory("FY starts in July"))
+    items.set_vector(new.id, user_id="u", embedding=vector(0.5, 0.5), embedding_model="m")
+    assert items.vectors(user_id="u", model="m") == [ItemVector(new.id, vector(0.5, 0.5))]  # active items only
+    updated = items.update(new.id, user_id="u", importance=0.9, tags=["fy"], data={"key": "fiscal_year_start", "n": 1})
+    assert (updated.importance, updated.tags, updated.data["n"], updated.text) == (0.9, ["fy"], 1, "FY starts in July")
+    assert len(items.vectors(user_id="u", model="m")) == 1
+    reworded = items.update(new.id, user_id="u", text="The fiscal year starts in July", dedupe_hash="h:fy")
+    assert reworded.text == "The fiscal year starts in July" and items.vectors(user_id="u", model="m") == []
+    items.archive(new.id, user_id="u")
+    assert items.list(user_id="u", status="active") == []
+    items.delete(old.id, user_id="u")
+    assert [i.id for i in items.list(user_id="u")] == [new.id]
+
+
+def test_memory_items_are_per_user_and_their_vectors_go_with_them(store):
+    items = store.memory_items()
+    mine = items.add(memory("Call me Ada"), embedding=vector(1, 1), embedding_model="m")
+    theirs = items.add(memory("Call me Ada", user="v"), embedding=vector(2, 2), embedding_model="m")
+    for call in (lambda: items.get(mine.id, user_id="v"), lambda: items.delete(mine.id, user_id="v"),
+                 lambda: items.update(mine.id, user_id="v", text="mine now"), lambda: items.archive(mine.id, user_id="v"),
+                 lambda: items.set_vector(mine.id, user_id="v", embedding=vector(0, 0), embedding_model="m")):
+        with pytest.raises(MemoryItemNotFound):
+            call()
+    assert [i.id for i in items.list(user_id="u")] == [mine.id] and items.vectors(user_id="u", model="m") == [
+        ItemVector(mine.id, vector(1, 1))]
+    assert items.delete_for_user("u") == 1
+    assert items.get(theirs.id, user_id="v").text == "Call me Ada"
+    assert raw(store, "SELECT item_id FROM memory_vectors") == [(theirs.id,)]  # the vector went with its item
+
+
+# -- examples and feedback ---------------------------------------------------------------
+
+def test_examples_are_kept_per_database_edited_searched_and_embedded(store):
+    examples = store.examples()
+
+    def add(question: str, sql: str = "SELECT 1", key: str = "db", **fields) -> Example:
+        return examples.upsert(database_key=key, question=question, sql=sql, source="feedback", created_by="u",
+                               **fields)
+
+    first = add("How many singers?", "SELECT count(*) FROM singer", embedding=vector(1, 0), embedding_model="m")
+    again = add("  how many SINGERS  ", "SELECT count(*) AS n FROM singer", note="checked")
+    elsewhere = add("How many singers?", key="other")
+    assert (again.id, again.note, again.question) == (first.id, "checked", "  how many SINGERS  ")
+    assert elsewhere.id != first.id and examples.count(database_key="db") == 1
+    stadiums = add("List the stadiums by capacity", "SELECT name FROM stadium ORDER BY capacity")
+    add("Average age of singers from France", "SELECT avg(age) FROM singer WHERE country = 'France'",
+        embedding=vector(0, 1), embedding_model="m")
+    ranked = examples.keyword_search("what is the average age of the singers", database_key="db")
+    assert [examples.get(i, database_key="db").question for i, _ in ranked][0] == "Average age of singers from France"
+    assert len(ranked) == 2 and [s for _, s in ranked] == sorted(s for _, s in ranked)
+    page = examples.list(database_key="db", search="SINGER")
+    assert page.total == 2 and examples.list(database_key="db", search="%").total == 0
+    assert examples.list(database_key="db", limit=1, offset=2).items[0].id == first.id  # newest first
+    assert sorted(examples.by_ids([first.id, stadiums.id, elsewhere.id], database_key="db")) == sorted(
+        [first.id, stadiums.id])
+    # Upserting a question again replaced its vector with none.
+    assert [e.id for e in examples.missing_vectors(database_key="db", model="m")] == [first.id, stadiums.id]
+    examples.set_embedding(first.id, vector(1, 0), model="m")
+    examples.set_embedding(stadiums.id, vector(0.5, 0.5), model="m")
+    assert dict(examples.vectors(database_key="db", model="m"))[stadiums.id] == vector(0.5, 0.5)
+    edited = examples.update(first.id, database_key="db", sql="SELECT 2")
+    assert (edited.sql, edited.source, edited.embedding_model, edited.note) == ("SELECT 2", "edit", "m", "checked")
+    renamed = examples.update(stadiums.id, database_key="db", question="Stadiums by size")
+    assert renamed.embedding_model is None and examples.keyword_search("list", database_key="db") == []
+    assert [i for i, _ in examples.keyword_search("size", database_key="db")] == [stadiums.id]  # re-indexed
+    with pytest.raises(DuplicateQuestion):
+        examples.update(stadiums.id, database_key="db", question="how many singers")
+    with pytest.raises(ExampleNotFound):
+        examples.update(first.id, database_key="other", sql="SELECT 3")
+    examples.delete(first.id, database_key="db")
+    with pytest.raises(ExampleNotFound):
+        examples.delete(first.id, database_key="db")
+    assert examples.keyword_search("how many", database_key="db") == []  # its index entry went with it
+
+
+def test_feedback_is_per_user_and_outlives_its_example(store):
+    examples, thread = store.examples(), store.create(user_id="u", state=AgentState()).thread_id
+    example = examples.upsert(database_key="db", question="How many singers?", sql="SELECT 1", source="feedback",
+                              created_by="u")
+
+    def verdict(user: str, rating: str, note: str = "", **fields) -> Feedback:
+        return examples.record_feedback(FeedbackIn(thread_id=thread, user_id=user, turn_index=0, rating=rating,
+                                                   note=note, question="How many singers?", database_key="db",
+                                                   **fields))
+
+    first = verdict("u", "up", example_id=example.id, sql="SELECT 1")
+    second = verdict("u", "down", "wrong year")
+    assert (second.id, second.rating, second.note, second.example_id) == (first.id, "down", "wrong year", None)
+    verdict("v", "up", example_id=example.id)
+    assert list(examples.feedback_for_thread(thread, user_id="u")) == [0]
+    assert [f.user_id for f in examples.feedback_for_user("v", database_key="db")] == ["v"]
+    assert examples.feedback_for_user("v", database_key="other") == []
+    examples.delete(example.id, database_key="db")
+    assert examples.feedback_for_user("v")[0].example_id is None  # kept, unlinked
+
+
 # -- migrations -----------------------------------------------------------------------
 
+def test_both_backends_reach_the_same_schema_version(tmp_path, pg_store_url):
+    with opened_store(tmp_path / "store.db", AgentState) as lite, opened_store(pg_store_url, AgentState) as pg:
+        assert lite.schema_version() == pg.schema_version() == max(n for n, _ in pg_migrations())
+        for table in ("episodes", "episode_invalidations", "memory_items", "memory_vectors", "examples", "feedback"):
+            assert raw(lite, f"SELECT count(*) FROM {table}") == raw(pg, f"SELECT count(*) FROM {table}") == [(0,)]
+
+
 def test_migrations_are_applied_once_and_numbered_alike(store, location):
-    from storage.postgres.schema import migrations as pg_migrations
     from storage.schema import MIGRATIONS_DIR
     from storage.postgres.schema import MIGRATIONS_DIR as PG_DIR
 
@@ -325,6 +625,6 @@ def test_migrations_are_applied_once_and_numbered_alike(store, location):
     applied = [r[0] for r in raw(store, "SELECT number FROM schema_migrations ORDER BY number")]
     assert len(applied) == len(set(applied))
     sqlite_names = {p.name for p in MIGRATIONS_DIR.glob("*.sql")}
-    assert {p.name for p in PG_DIR.glob("*.sql")} <= sqlite_names  # the same numbers and names
+    assert {p.name for p in PG_DIR.glob("*.sql")} == sqlite_names  # the same numbers and names
     if store.backend == "postgresql":
         assert applied == [n for n, _ in pg_migrations()] and version == applied[-1]

@@ -19,7 +19,7 @@ PAYLOADS = (Path(__file__).resolve().parents[1] / "data" / "sql_payloads.txt").r
 @pytest.fixture
 def episodes(store):
     # Same connection and lock as the conversation store, as the app shares them.
-    return EpisodeStore(store.conn, lock=store._lock)
+    return EpisodeStore(store.conn, lock=store.lock)
 
 
 def new_thread(store, user="alice"):
@@ -164,3 +164,46 @@ def test_the_store_opens_a_file_and_migrates_it(tmp_path):
     assert conn.execute("SELECT count(*) FROM sqlite_master WHERE name IN ('episodes', 'episodes_fts',"
                         " 'memory_items', 'memory_vectors')").fetchone()[0] == 4
     conn.close()
+
+
+def test_a_search_past_scored_rows_drops_the_commonest_words(store, episodes, monkeypatch):
+    import storage.episodes as module
+
+    thread = new_thread(store)
+    episodes.upsert_many([(turn(thread, n, f"launches of vehicle number {n}"), None, None) for n in range(6)])
+    rare = episodes.upsert(turn(thread, 6, "orbits of the moon"))
+    both = episodes.upsert(turn(thread, 7, "launches toward the moon"))
+    assert len(episodes.keyword_search(["launches", "moon"], user_id="alice")) == 8
+    monkeypatch.setattr(module, "SCORED_ROWS", 3)
+    # "launches" matches 7 rows, more than 3: only "moon" (2 rows) is searched for.
+    hits = episodes.keyword_search(["launches", "moon"], user_id="alice")
+    assert {seq for seq, _ in hits} == {rare.seq, both.seq}
+    # A single word is always searched for, however common.
+    assert len(episodes.keyword_search(["launches"], user_id="alice")) == 7
+
+
+def test_migration_6_rebuilds_the_keyword_index_with_owner_and_thread(tmp_path, monkeypatch):
+    from storage import schema
+
+    path = tmp_path / "old.db"
+    folder = tmp_path / "migrations"
+    folder.mkdir()
+    for script in sorted(schema.MIGRATIONS_DIR.glob("*.sql"))[:5]:  # the schema before migration 6
+        (folder / script.name).write_text(script.read_text())
+    monkeypatch.setattr(schema, "MIGRATIONS_DIR", folder)
+    conn = connect(path)
+    assert schema.migrate(conn) == 5
+    conn.execute("INSERT INTO conversations (thread_id, user_id, state_data, created_at, updated_at)"
+                 " VALUES ('t-1', 'alice', '{}', '2026-01-01', '2026-01-01')")
+    conn.execute("INSERT INTO episodes (id, thread_id, user_id, turn_index, question, created_at, updated_at)"
+                 " VALUES ('e1', 't-1', 'alice', 0, 'How many launches?', '2026-01-01', '2026-01-01')")
+    seq = conn.execute("SELECT seq FROM episodes").fetchone()[0]
+    conn.execute("INSERT INTO episodes_fts (rowid, question) VALUES (?, 'how many launches')", (seq,))
+    conn.close()
+    monkeypatch.undo()
+    with EpisodeStore.open(path) as episodes:
+        assert [s for s, _ in episodes.keyword_search(["launches"], user_id="alice")] == [seq]
+        assert [s for s, _ in episodes.keyword_search(["launches"], user_id="alice", thread_id="t-1")] == [seq]
+        assert episodes.keyword_search(["launches"], user_id="bob") == []
+        episodes.conn.execute("DELETE FROM conversations")  # the trigger was recreated
+        assert fts_rows(episodes) == 0

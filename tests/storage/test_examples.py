@@ -14,7 +14,7 @@ PAYLOADS = ["'; DROP TABLE examples; --", '" OR 1=1 --', "NEAR(a b)", "* AND *",
 
 @pytest.fixture
 def examples(store) -> ExampleStore:
-    return ExampleStore(store.conn, lock=store._lock)
+    return ExampleStore(store.conn, lock=store.lock)
 
 
 def _add(examples: ExampleStore, question: str, sql: str = "SELECT 1", key: str = KEY):

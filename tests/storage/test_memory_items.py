@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
 
-from storage.memory_items import MemoryItemIn, MemoryItemNotFound, MemoryItemStore
+from storage.memory_items import DuplicateMemory, MemoryItemIn, MemoryItemNotFound, MemoryItemStore
 
 PAYLOADS = (Path(__file__).resolve().parents[1] / "data" / "sql_payloads.txt").read_text(errors="replace").splitlines()
 
 
 @pytest.fixture
 def items(store):
-    return MemoryItemStore(store.conn, lock=store._lock)
+    return MemoryItemStore(store.conn, lock=store.lock)
 
 
 def item(text, *, user="alice", key=None, **fields):
@@ -62,7 +61,7 @@ def test_superseding_archives_in_the_same_write(items):
 
 def test_one_active_item_per_normalized_text(items):
     items.add(item("Call me Ada"))
-    with pytest.raises(sqlite3.IntegrityError):
+    with pytest.raises(DuplicateMemory):
         items.add(item("Call me Ada"))
     assert [i.text for i in items.find_active(user_id="alice", dedupe_hash="h:Call me Ada")] == ["Call me Ada"]
 

@@ -1,6 +1,5 @@
 -- 5: one running turn per conversation across every app server (storage/migrations/0005).
 --    `expires_at` is the server's clock (epoch seconds), so servers whose clocks differ agree.
---    (3, memory, and 4 are not here yet: episodes and memory items stay on SQLite for now.)
 CREATE TABLE turn_leases (
     thread_id    text PRIMARY KEY REFERENCES conversations (thread_id) ON DELETE CASCADE,
     owner        text NOT NULL,

@@ -21,12 +21,12 @@ def embedder(scripted_llm):
 
 @pytest.fixture
 def memory(store, embedder):
-    return Memory.open(store.conn, RecallConfig(embedder="openai"), embedder=embedder, lock=store._lock)
+    return Memory.open(store, RecallConfig(embedder="openai"), embedder=embedder)
 
 
 @pytest.fixture
 def keyword_memory(store):
-    return Memory.open(store.conn, RecallConfig(embedder="none", search="keyword"), embedder=None, lock=store._lock)
+    return Memory.open(store, RecallConfig(embedder="none", search="keyword"), embedder=None)
 
 
 def dead_url() -> str:

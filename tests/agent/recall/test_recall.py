@@ -114,7 +114,7 @@ def test_nothing_to_recall_gives_empty_text(store, memory):
 def memory_episodes(store):
     from storage.episodes import EpisodeStore
 
-    return EpisodeStore(store.conn, lock=store._lock)
+    return EpisodeStore(store.conn, lock=store.lock)
 
 
 def _state():
