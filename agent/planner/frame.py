@@ -70,6 +70,7 @@ class Frame:
     zh: bool = False
     entity: str | None = None  # grouped by the rows of this table ("each country")
     group_columns: list[ColumnInfo] = field(default_factory=list)
+    group_year: ColumnInfo | None = None  # grouped by the year of this date column ("per year")
     columns: list[ColumnInfo] = field(default_factory=list)
     measures: list[Measure] = field(default_factory=list)
     conditions: list[Condition] = field(default_factory=list)
@@ -86,7 +87,8 @@ class Frame:
         found = [self.fact]
         if self.entity:
             found.append(self.entity)
-        columns = [*self.group_columns, *self.columns, *(c.column for c in self.conditions)]
+        columns = [*self.group_columns, *([self.group_year] if self.group_year else []), *self.columns,
+                   *(c.column for c in self.conditions)]
         columns += [m.column for m in self.measures if m.column is not None]
         if self.order and self.order.column is not None:
             columns.append(self.order.column)
@@ -97,7 +99,7 @@ class Frame:
     @property
     def kind(self) -> str:
         """count, aggregate, group, rank or list: how the answer should read."""
-        if self.entity or self.group_columns:
+        if self.entity or self.group_columns or self.group_year:
             return "group"
         if self.order is not None and self.limit is not None:
             return "rank"

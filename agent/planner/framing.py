@@ -16,6 +16,7 @@ from agent.planner.words import normalize
 
 # Words that may stand between "not" and a value it negates directly ("not from Russia").
 _DIRECT = frozenset({"from", "in", "of", "a", "an", "the", "to", "be", "equal", "located", "based", "is"})
+_YEAR_WORDS = frozenset({"year", "years", "年", "每年", "年份"})  # the bare time unit, not a column
 
 
 def build_frame(parsed: ParsedQuestion, schema: SchemaIndex) -> Frame:
@@ -130,6 +131,10 @@ class _Assembler:
         return info.columns[name]
 
     def _time_column(self, year: YearFilter) -> ColumnInfo:
+        own = sorted(self.schema.tables[self.anchors[0]].time_columns, key=lambda c: not c.is_date) \
+            if self.anchors else []
+        if own and (year.column is None or year.column.text.lower() in _YEAR_WORDS):
+            return own[0]  # "<rows> since 2015": when the rows happened, not a joined table's year
         chosen = self._column(year.column, "time")
         if chosen is not None:
             return chosen
@@ -156,22 +161,27 @@ class _Assembler:
             self.notes.append(f"'{mention.text if mention else func}' → {frame.measures[-1].describe()}")
         if r.group is not None and r.group.kind == "column":
             column = self._column(r.group)
-            if column is not None:
+            dates = [c for c in self.schema.tables[frame.fact].columns.values() if c.is_date]
+            if r.group.text.lower() in _YEAR_WORDS and not (column and column.table == frame.fact) and dates:
+                # "<rows> per year": the year each row happened, not a year column of a joined table.
+                frame.group_year = dates[0]
+                self.notes.append(f"'{r.group.text}' → GROUP BY the year of {frame.fact}.{dates[0].name}")
+            elif column is not None:
                 frame.group_columns.append(column)
                 self.notes.append(f"'{r.group.text}' → GROUP BY {column.name}")
-        if frame.entity is None and not frame.group_columns and (having or (r.rank and r.rank.by_count)):
+        if frame.entity is None and not frame.group_columns and not frame.group_year and (having or (r.rank and r.rank.by_count)):
             column = next((self._column(m) for m in r.mentions if m.kind == "column" and r.is_free(m)), None)
             if column is None:
                 raise PlanningFailed("I could not tell what to count the rows per", zh="看不出要按什么分组计数")
             frame.group_columns.append(column)
         first_aggregate = min((m.start for m in r.mentions if m.kind == "keyword" and not r.is_free(m)
                                and m.code in ("count", "avg", "sum", "max", "min")), default=None)
-        if frame.measures and not frame.group_columns and frame.entity is None and first_aggregate is not None:
+        if frame.measures and not (frame.group_columns or frame.group_year) and frame.entity is None and first_aggregate is not None:
             for m in self._free_columns(exact=True):
                 if m.end <= first_aggregate:
                     frame.group_columns.append(self._column(m))
                     r.use(m)
-        if (frame.entity or frame.group_columns) and not any(m.func == "count" and m.column is None
+        if (frame.entity or frame.group_columns or frame.group_year) and not any(m.func == "count" and m.column is None
                                                                for m in frame.measures):
             if not frame.measures or having or (r.rank and r.rank.by_count):
                 frame.measures.insert(0, Measure("count"))
@@ -299,7 +309,7 @@ class _Assembler:
 
     def _free_columns(self, *, exact: bool) -> list[Mention]:
         return [m for m in self.r.mentions if m.kind == "column" and self.r.is_free(m) and m.partial != exact
-                and m.text.lower() not in ("year", "years", "年")]
+                and m.text.lower() not in _YEAR_WORDS]
 
 
 def column_choice(m: Mention, schema: SchemaIndex, anchors: list[str], want: str = "any",

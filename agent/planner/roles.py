@@ -123,10 +123,13 @@ class RoleResolver:
 
     def _time_column_near(self, m: Mention) -> Mention | None:
         prev = self.previous_mention(m, 2, kinds=("column",))
-        if prev is not None and any(c.is_date or c.is_year for c in prev.columns):
-            self.use(prev)
-            return prev
-        return None
+        if prev is None or not any(c.is_date or c.is_year for c in prev.columns):
+            return None
+        grouped = self.previous_mention(prev, 1, kinds=("keyword",))
+        if _is_marker(prev) and grouped is not None and grouped.code in ("group", "by"):
+            return None  # "per year since 2015": "year" is what to group by, left for `_find_group`
+        self.use(prev)
+        return prev
 
     def _find_top(self) -> None:
         for m in self.mentions:

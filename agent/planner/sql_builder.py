@@ -37,6 +37,9 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
 
     entity_label = _entity_label(frame, schema)
     shown: list[str] = [col(c) for c in ([entity_label] if entity_label else [])]
+    year = f"strftime('%Y', {col(frame.group_year)})" if frame.group_year is not None else None
+    if year:
+        shown.append(f'{year} AS "year"')
     shown += [col(c) for c in (*frame.group_columns, *frame.columns)]
     shown += [f"{_measure(m, col)} AS {quote_ident(_alias(m, frame))}" for m in frame.measures]
     distinct = frame.distinct or (fans_out and not frame.measures)
@@ -51,7 +54,7 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
     if frame.entity:
         info = schema.tables[frame.entity]
         keys += [col(info.columns[k]) for k in info.pk] + [col(entity_label)]
-    keys += [col(c) for c in frame.group_columns]
+    keys += [col(c) for c in frame.group_columns] + ([year] if year else [])
     if keys and frame.measures:
         lines.append("GROUP BY " + ", ".join(dict.fromkeys(keys)))
     if frame.having:
@@ -66,6 +69,8 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
         if frame.limit is not None and tie is not None and col(tie) != by:
             order.append(col(tie))  # a stable tie-break, so the same question gives the same rows
         lines.append("ORDER BY " + ", ".join(order))
+    elif year:
+        lines.append('ORDER BY "year"')  # a time series reads in time order
     if frame.limit is not None:
         lines.append(f"LIMIT {int(frame.limit)}")
     sql = "\n".join(lines)
