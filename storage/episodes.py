@@ -20,7 +20,7 @@ import sqlite3
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timezone
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -49,6 +49,7 @@ cast strftime coalesce ifnull round substr lower upper over partition
 # what a turn was about; SQL repeats table names; context is a neighbour's words (0.5 was
 # best of 0.2-0.8 on LoCoMo, docs/recall.md).
 COLUMN_WEIGHTS = (1.0, 0.4, 0.8, 0.8, 0.5)
+T = TypeVar("T")
 _CONTENT = "question sql answer topics context"  # the columns a query's words may match (not `scope`)
 # BM25 is computed for every matching row: at 100k episodes of one user a question's common
 # words match most of them (40-60 ms a search). Past this many, the commonest words are dropped.
@@ -94,6 +95,23 @@ def match_expression(terms: Iterable[str], *, prefix_min: int = 0) -> str:
     """An FTS5 query matching any of `terms`, each quoted (so no term is read as syntax);
     terms of at least `prefix_min` characters (0: none) also match as prefixes."""
     return _fts_query(query_terms(terms, prefix_min=prefix_min))
+
+
+def fewest_matches(terms: list[T], matches: Callable[[list[T], int], int]) -> list[T]:
+    """The query terms worth scoring: all of them, unless together they match more than
+    `SCORED_ROWS` rows (`matches(terms, cap)` counts rows, up to `cap`); then the rarest first while their matches add
+    up to at most that many (their BM25 weight is the largest). A lone term is always kept."""
+    cap = SCORED_ROWS + 1  # a count walks the postings: no further than needed
+    if len(terms) < 2 or matches(terms, cap) <= SCORED_ROWS:
+        return terms
+    counts = [matches([term], cap) for term in terms]
+    kept, total = [], 0
+    for count, term in sorted(zip(counts, terms), key=lambda pair: pair[0]):
+        total += count
+        if kept and total > SCORED_ROWS:
+            break
+        kept.append(term)
+    return kept
 
 
 def _fts_query(terms: Iterable[tuple[str, bool]]) -> str:
@@ -303,28 +321,16 @@ class EpisodeStore(SQLiteTables):
         if not chosen:
             return []
         scope = f'scope : "{_scope_token("t", thread_id) if thread_id is not None else _scope_token("u", user_id)}"'
-        scoped = lambda part: f"{scope} AND {{{_CONTENT}}} : ({part})"  # noqa: E731
+        scoped = lambda part: f"{scope} AND {{{_CONTENT}}} : ({_fts_query(part)})"  # noqa: E731
         with self.lock:
-            if len(chosen) > 1 and self._matches(scoped(_fts_query(chosen))) > SCORED_ROWS:
-                counts = {term: self._matches(scoped(_fts_query([term]))) for term in chosen}
-                chosen.sort(key=lambda term: counts[term])
-                kept, total = [], 0
-                for term in chosen:
-                    total += counts[term]
-                    if kept and total > SCORED_ROWS:
-                        break
-                    kept.append(term)
-                chosen = kept
+            chosen = fewest_matches(chosen, lambda some, cap: self.conn.execute(
+                "SELECT count(*) FROM (SELECT 1 FROM episodes_fts WHERE episodes_fts MATCH ? LIMIT ?)",
+                (scoped(some), cap)).fetchone()[0])
             weights = ", ".join(str(float(w)) for w in (*COLUMN_WEIGHTS, 0.0))
             rows = self.conn.execute(
                 f"SELECT rowid, bm25(episodes_fts, {weights}) AS score FROM episodes_fts WHERE episodes_fts MATCH ?"
-                " ORDER BY score LIMIT ?", (scoped(_fts_query(chosen)), max(1, limit))).fetchall()
+                " ORDER BY score LIMIT ?", (scoped(chosen), max(1, limit))).fetchall()
         return [(r[0], r[1]) for r in rows]
-
-    def _matches(self, expression: str) -> int:
-        """How many rows match, counted no further than SCORED_ROWS + 1 (a count walks the postings)."""
-        return self.conn.execute("SELECT count(*) FROM (SELECT 1 FROM episodes_fts WHERE episodes_fts MATCH ? LIMIT ?)",
-                                 (expression, SCORED_ROWS + 1)).fetchone()[0]
 
     def vectors(self, *, user_id: str, model: str, after_version: int = 0) -> list[StoredVector]:
         """Embeddings by `model` of this user's episodes written after `after_version`."""

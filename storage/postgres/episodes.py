@@ -17,7 +17,8 @@ from typing import Any
 import psycopg
 
 from storage.episodes import (
-    COLUMN_WEIGHTS, Episode, EpisodeIn, EpisodeNotFound, StoredVector, episode_id, index_terms, versioned,
+    COLUMN_WEIGHTS, Episode, EpisodeIn, EpisodeNotFound, StoredVector, episode_id, fewest_matches, index_terms,
+    query_terms, versioned,
 )
 from storage.postgres.tables import PostgresTables, iso, json_param, to_real_array
 from storage.postgres.text_search import (
@@ -113,14 +114,18 @@ class PostgresEpisodeStore(PostgresTables):
 
     def keyword_search(self, terms: Iterable[str], *, user_id: str, thread_id: str | None = None, limit: int = 50,
                        prefix_min: int = 0) -> list[tuple[int, float]]:
-        """(seq, minus ts_rank: lower is better) of the best matches of any of `terms`, best first."""
-        query = query_text(terms, prefix_min=prefix_min)
-        if not query:
+        """(seq, minus ts_rank: lower is better) of the best matches of any of `terms`, best first;
+        past `SCORED_ROWS` matching rows the commonest terms are left out, as on SQLite."""
+        chosen = query_terms(terms, prefix_min=prefix_min)
+        if not chosen:
             return []
         where, params = _scope(user_id, thread_id)
+        chosen = fewest_matches(chosen, lambda some, cap: self._read(
+            f"SELECT count(*) AS n FROM (SELECT 1 FROM episodes, {QUERY_SQL} WHERE {where} AND terms @@ q LIMIT %s) m",
+            (query_text(some), *params, cap))[0]["n"])
         rows = self._read(f"SELECT seq, {SCORE_SQL} AS score FROM episodes, {QUERY_SQL}"
                           f" WHERE {where} AND terms @@ q ORDER BY score, seq LIMIT %s",
-                          (*score_params(_WEIGHTS), query, *params, max(1, limit)))
+                          (*score_params(_WEIGHTS), query_text(chosen), *params, max(1, limit)))
         return [(r["seq"], r["score"]) for r in rows]
 
     def vectors(self, *, user_id: str, model: str, after_version: int = 0) -> list[StoredVector]:

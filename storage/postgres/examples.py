@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 import psycopg
 
-from storage.episodes import search_terms
+from storage.episodes import query_terms, search_terms
 from storage.examples import (
     COLUMN_WEIGHTS, DuplicateQuestion, Example, ExampleNotFound, ExamplePage, Feedback, FeedbackIn, Source,
     index_terms, question_key,
@@ -120,7 +120,7 @@ class PostgresExampleStore(PostgresTables):
 
     def keyword_search(self, question: str, *, database_key: str, limit: int = 20) -> list[tuple[int, float]]:
         """(id, minus ts_rank: lower is better) of the examples whose question or SQL shares words with `question`."""
-        query = query_text(search_terms(question))
+        query = query_text(query_terms(search_terms(question)))
         if not query:
             return []
         rows = self._read(f"SELECT id, {SCORE_SQL} AS score FROM examples, {QUERY_SQL}"

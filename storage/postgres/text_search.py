@@ -16,7 +16,6 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from storage.episodes import query_terms
 
 # Latin letters (Basic Latin, Latin-1, Extended A/B and Additional): the ones unicode61 folds.
 _LATIN = re.compile(r"[A-Za-z\u00c0-\u024f\u1e00-\u1eff]")
@@ -75,8 +74,8 @@ def score_params(w: Weights) -> tuple[list[float], int]:
     return w.rank, _NORMALIZATION
 
 
-def query_text(terms: Iterable[str], *, prefix_min: int = 0) -> str:
-    """A tsquery (for `to_tsquery('askdb_terms', ...)`) matching any of `terms`, each quoted, so no
-    term is read as syntax; those of at least `prefix_min` characters also match as prefixes."""
+def query_text(terms: Iterable[tuple[str, bool]]) -> str:
+    """A tsquery (for `to_tsquery('askdb_terms', ...)`) matching any of `terms` ((term, as a prefix)
+    pairs, `storage.episodes.query_terms`), each quoted, so no term is read as syntax."""
     return " | ".join("'" + fold(term).replace("\\", "\\\\").replace("'", "''") + "'" + (":*" if prefix else "")
-                      for term, prefix in query_terms(terms, prefix_min=prefix_min))
+                      for term, prefix in terms)

@@ -380,6 +380,22 @@ def test_keyword_search_finds_words_stems_and_chinese(store):
     assert episodes.keyword_search([], user_id="u") == [] and found("the of and") == []
 
 
+def test_a_search_past_scored_rows_leaves_out_the_commonest_words(store, monkeypatch):
+    import storage.episodes
+
+    episodes, thread = store.episodes(), store.create(user_id="u", state=AgentState()).thread_id
+    for n in range(6):
+        episodes.upsert(episode(thread, n, f"launches of vehicle number {n}"))
+    rare = episodes.upsert(episode(thread, 6, "orbits of the moon")).seq
+    both = episodes.upsert(episode(thread, 7, "launches toward the moon")).seq
+    assert len(episodes.keyword_search(["launches", "moon"], user_id="u")) == 8
+    monkeypatch.setattr(storage.episodes, "SCORED_ROWS", 3)
+    # "launches" matches 7 rows, more than 3: only "moon" (2 rows) is searched for.
+    assert {s for s, _ in episodes.keyword_search(["launches", "moon"], user_id="u")} == {rare, both}
+    assert {s for s, _ in episodes.keyword_search(["launches", "moon"], user_id="u", thread_id=thread)} == {rare, both}
+    assert len(episodes.keyword_search(["launches"], user_id="u")) == 7  # a lone word is always searched for
+
+
 @pytest.mark.parametrize("payload", [p for p in PAYLOADS if p.strip() and not p.startswith("#")][:40])
 def test_user_text_in_a_keyword_search_is_only_ever_a_value(store, payload):
     episodes, thread = store.episodes(), store.create(user_id="u", state=AgentState()).thread_id

@@ -166,22 +166,6 @@ def test_the_store_opens_a_file_and_migrates_it(tmp_path):
     conn.close()
 
 
-def test_a_search_past_scored_rows_drops_the_commonest_words(store, episodes, monkeypatch):
-    import storage.episodes as module
-
-    thread = new_thread(store)
-    episodes.upsert_many([(turn(thread, n, f"launches of vehicle number {n}"), None, None) for n in range(6)])
-    rare = episodes.upsert(turn(thread, 6, "orbits of the moon"))
-    both = episodes.upsert(turn(thread, 7, "launches toward the moon"))
-    assert len(episodes.keyword_search(["launches", "moon"], user_id="alice")) == 8
-    monkeypatch.setattr(module, "SCORED_ROWS", 3)
-    # "launches" matches 7 rows, more than 3: only "moon" (2 rows) is searched for.
-    hits = episodes.keyword_search(["launches", "moon"], user_id="alice")
-    assert {seq for seq, _ in hits} == {rare.seq, both.seq}
-    # A single word is always searched for, however common.
-    assert len(episodes.keyword_search(["launches"], user_id="alice")) == 7
-
-
 def test_migration_6_rebuilds_the_keyword_index_with_owner_and_thread(tmp_path, monkeypatch):
     from storage import schema
 
