@@ -143,46 +143,23 @@ def _run_query(location, args: argparse.Namespace, *, trusted: bool) -> int:
 
 
 def cmd_store_backup(args: argparse.Namespace) -> int:
-    """Copy the store to a file while the app keeps serving: SQLite's online backup, or pg_dump."""
+    """Copy the store while the app keeps serving: SQLite's online backup, or pg_dump."""
     from agent.state import AgentState
-    from storage.conversations import ConversationStore
+    from storage.base import is_postgres_url, opened_store
+    from storage.errors import BackupFailed
 
     settings = _settings(args)
-    if isinstance(settings.store, str):
-        return _pg_dump(settings.store, args.destination)
-    if not settings.store.exists():
+    if not is_postgres_url(settings.store) and not settings.store.exists():
         print(f"error: no store at {settings.store}", file=sys.stderr)
         return 1
-    with ConversationStore.open(settings.store, AgentState) as store:
-        store.backup(args.destination)
-    print(f"backed up {settings.store} to {args.destination}", file=sys.stderr)
-    return 0
-
-
-def _pg_dump(url: str, destination: Path) -> int:
-    """Dump the store's database with pg_dump (custom format, for pg_restore): a consistent snapshot
-    taken in one transaction, which blocks no turn."""
-    import shutil
-    import subprocess
-
-    from psycopg.conninfo import conninfo_to_dict, make_conninfo
-
-    pg_dump = shutil.which("pg_dump")
-    if pg_dump is None:
-        print("error: the store is on PostgreSQL and pg_dump is not on PATH; install PostgreSQL's client tools "
-              "(the server's major version or newer), or run pg_dump where they are", file=sys.stderr)
+    try:
+        with opened_store(settings.store, AgentState) as store:
+            store.backup(args.destination)
+    except BackupFailed as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 1
-    params = conninfo_to_dict(url)
-    # The password travels in the environment: other users of the machine can read a command line.
-    env = {**os.environ, **({"PGPASSWORD": str(params.pop("password"))} if "password" in params else {})}
-    destination.parent.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run([pg_dump, "--format=custom", f"--file={destination}", f"--dbname={make_conninfo(**params)}"],
-                          env=env, capture_output=True, text=True)
-    if done.returncode != 0:
-        print(f"error: pg_dump failed: {done.stderr.strip()}", file=sys.stderr)
-        return 1
-    print(f"backed up the store's database {params.get('dbname', '')} to {destination} "
-          f"(pg_dump custom format; restore with pg_restore)", file=sys.stderr)
+    how = " (pg_dump custom format; restore with pg_restore)" if is_postgres_url(settings.store) else ""
+    print(f"backed up the store to {args.destination}{how}", file=sys.stderr)
     return 0
 
 

@@ -44,5 +44,9 @@ class ResultNotFound(StoreError):
     """No stored query result with this number in this conversation."""
 
 
+class BackupFailed(StoreError):
+    """A backup could not be written (the message says why: pg_dump missing or failing)."""
+
+
 class StoreUnavailable(StoreError):
     """The store's server (PostgreSQL) cannot be reached; nothing was read or written."""

@@ -11,19 +11,26 @@ apart by leases (storage/postgres/leases.py).
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 import psycopg
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg_pool import ConnectionPool
 from pydantic import BaseModel, ValidationError
 
 from storage.conversations import (
     TITLE_LENGTH, Conversation, ConversationPage, Loaded, StoredResult, StoredStep, check_thread_id,
 )
-from storage.errors import ConversationNotFound, CorruptState, InvalidThreadId, ResultNotFound, VersionConflict
+from storage.errors import (
+    BackupFailed, ConversationNotFound, CorruptState, InvalidThreadId, ResultNotFound, VersionConflict,
+)
 from storage.export import ExportImport
 from storage.postgres.episodes import PostgresEpisodeStore
 from storage.postgres.examples import PostgresExampleStore
@@ -80,6 +87,27 @@ class PostgresConversationStore(PostgresTransactions, ExportImport, Generic[Stat
     def close(self) -> None:
         if self._owns_pool:
             self.pool.close()
+
+    def backup(self, destination: str | Path) -> None:
+        """Dump the store's database to `destination` with pg_dump (custom format, for pg_restore):
+        one consistent snapshot in one transaction, which blocks no turn.
+
+        Raises:
+            BackupFailed: pg_dump is not on PATH, or failed (with its message).
+        """
+        pg_dump = shutil.which("pg_dump")
+        if pg_dump is None:
+            raise BackupFailed("the store is on PostgreSQL and pg_dump is not on PATH; install PostgreSQL's client "
+                               "tools (the server's major version or newer), or run pg_dump where they are")
+        params = conninfo_to_dict(self.pool.conninfo)
+        # The password travels in the environment: other users of the machine can read a command line.
+        env = {**os.environ, **({"PGPASSWORD": str(params.pop("password"))} if "password" in params else {})}
+        destination = Path(destination)
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        done = subprocess.run([pg_dump, "--format=custom", f"--file={destination}",
+                               f"--dbname={make_conninfo(**params)}"], env=env, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise BackupFailed(f"pg_dump failed: {done.stderr.strip()}")
 
     def ping(self) -> None:
         """Raise if the store cannot answer a trivial query."""
