@@ -52,8 +52,9 @@ COLUMN_WEIGHTS = (1.0, 0.4, 0.8, 0.8, 0.5)
 T = TypeVar("T")
 _CONTENT = "question sql answer topics context"  # the columns a query's words may match (not `scope`)
 # BM25 is computed for every matching row: at 100k episodes of one user a question's common
-# words match most of them (40-60 ms a search). Past this many, the commonest words are dropped.
-SCORED_ROWS = 10_000
+# words match most of them (40-60 ms a search). Past this many, the commonest words are dropped
+# (at 100k: 18 ms a keyword search at 10,000, 12 ms at 5,000, 9 ms at 2,500; docs/recall.md).
+SCORED_ROWS = 5_000
 
 
 class EpisodeStoreError(StoreError):
