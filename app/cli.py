@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from app.auth import DEFAULT_USER
 from app.settings import Settings
 
 
@@ -142,6 +143,17 @@ def _run_query(location, args: argparse.Namespace, *, trusted: bool) -> int:
     return 0
 
 
+def _no_store(settings: Settings) -> bool:
+    """Whether the store is a SQLite file that does not exist (said on stderr): opening it would
+    create an empty one, and a command reading from it would then fail for a misleading reason."""
+    from storage.base import is_postgres_url
+
+    if is_postgres_url(settings.store) or settings.store.exists():
+        return False
+    print(f"error: no store at {settings.store}", file=sys.stderr)
+    return True
+
+
 def cmd_store_backup(args: argparse.Namespace) -> int:
     """Copy the store while the app keeps serving: SQLite's online backup, or pg_dump."""
     from agent.state import AgentState
@@ -149,8 +161,7 @@ def cmd_store_backup(args: argparse.Namespace) -> int:
     from storage.errors import BackupFailed
 
     settings = _settings(args)
-    if not is_postgres_url(settings.store) and not settings.store.exists():
-        print(f"error: no store at {settings.store}", file=sys.stderr)
+    if _no_store(settings):
         return 1
     try:
         with opened_store(settings.store, AgentState) as store:
@@ -160,6 +171,63 @@ def cmd_store_backup(args: argparse.Namespace) -> int:
         return 1
     how = " (pg_dump custom format; restore with pg_restore)" if is_postgres_url(settings.store) else ""
     print(f"backed up the store to {args.destination}{how}", file=sys.stderr)
+    return 0
+
+
+def cmd_store_export(args: argparse.Namespace) -> int:
+    """Write one conversation, its archive included, as one JSON document (stdout, or --output)."""
+    from agent.state import AgentState
+    from storage.base import opened_store
+    from storage.errors import StoreError
+
+    settings = _settings(args)
+    if _no_store(settings):
+        return 1
+    try:
+        with opened_store(settings.store, AgentState) as store:
+            document = store.export_conversation(args.thread_id, user_id=args.user)
+    except StoreError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+    if args.output is None:
+        sys.stdout.write(text)
+        return 0
+    try:
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        print(f"error: cannot write {args.output}: {exc.strerror}", file=sys.stderr)
+        return 1
+    print(f"exported conversation {args.thread_id} to {args.output}", file=sys.stderr)
+    return 0
+
+
+def cmd_store_import(args: argparse.Namespace) -> int:
+    """Add a `store export` document to the store as a new conversation of --user; print its thread id."""
+    from agent.state import AgentState
+    from storage.base import opened_store
+    from storage.errors import StoreError
+
+    try:
+        document = json.loads(args.file.read_text(encoding="utf-8"))
+    except OSError as exc:
+        print(f"error: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+        return 1
+    except ValueError as exc:  # not JSON, or not UTF-8
+        print(f"error: {args.file} is not valid JSON: {exc}", file=sys.stderr)
+        return 2
+    try:
+        # No `_no_store` check: importing into a new SQLite store (moving a conversation) creates it.
+        with opened_store(_settings(args).store, AgentState) as store:
+            created = store.import_conversation(document, user_id=args.user)
+    except ValueError as exc:  # JSON, but not a (valid) export: nothing was written
+        print(f"error: {args.file}: {exc}", file=sys.stderr)
+        return 2
+    except StoreError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(created.thread_id)
     return 0
 
 
@@ -246,7 +314,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "Example: python -m app ask \"How many launches were there in 2020?\"")
     ask.add_argument("question")
     ask.add_argument("--thread", metavar="ID", help="continue this conversation (default: start a new one)")
-    ask.add_argument("--user", default="default", help="user id (default: default)")
+    ask.add_argument("--user", default=DEFAULT_USER, help=f"user id (default: {DEFAULT_USER})")
     ask.add_argument("--json", action="store_true", help="print the final AgentState as JSON")
     _add_paths(ask)
     ask.set_defaults(func=cmd_ask)
@@ -281,6 +349,27 @@ def build_parser() -> argparse.ArgumentParser:
     backup.add_argument("destination", type=Path)
     _add_paths(backup, db=False)
     backup.set_defaults(func=cmd_store_backup)
+    export = store_commands.add_parser(
+        "export", help="write one conversation, its archive included, as JSON",
+        description="Write conversation THREAD_ID of USER as one JSON document (metadata, state, steps, "
+                    "query results and archived messages and SQL) to stdout or FILE, for `store import`. "
+                    "Example: python -m app store export 3f2a9c --user alice -o alice-3f2a9c.json")
+    export.add_argument("thread_id", metavar="THREAD_ID")
+    export.add_argument("--user", default=DEFAULT_USER, help=f"the conversation's user id (default: {DEFAULT_USER})")
+    export.add_argument("-o", "--output", metavar="FILE", type=Path, default=None, help="default: stdout")
+    _add_paths(export, db=False)
+    export.set_defaults(func=cmd_store_export)
+    import_ = store_commands.add_parser(
+        "import", help="add an exported conversation under a new thread id",
+        description="Add the conversation in FILE (written by `store export`, from either backend) to the store "
+                    "as a new conversation of USER, archive included, and print its new thread id. A file that "
+                    "is not an export exits 2 and writes nothing. "
+                    "Example: python -m app store import alice-3f2a9c.json --user bob")
+    import_.add_argument("file", metavar="FILE", type=Path)
+    import_.add_argument("--user", default=DEFAULT_USER, help=f"the new conversation's user id "
+                                                              f"(default: {DEFAULT_USER})")
+    _add_paths(import_, db=False)
+    import_.set_defaults(func=cmd_store_import)
 
     token = commands.add_parser("token", help="manage users' tokens for ASKDB_AUTH=token")
     token_commands = token.add_subparsers(dest="token_command", required=True, metavar="COMMAND")

@@ -100,6 +100,17 @@ class ArchiveStore(Generic[MessageT]):
             (thread_id, role, role))
         return [self.message_model.model_validate_json(r[0]) for r in rows]
 
+    def dump(self, thread_id: str, *, user_id: str) -> dict[str, list]:
+        """This user's archive of a conversation as JSON-ready data, oldest first, as exports carry it:
+        {"messages": [{"message": {...}, "tokens": n}, ...], "sql": [{...}, ...]}."""
+        self.store.get(thread_id, user_id=user_id)
+        messages = self.store._read(
+            "SELECT message, tokens FROM archived_messages WHERE thread_id = ? ORDER BY position", (thread_id,))
+        records = self.store._read("SELECT record FROM archived_sql WHERE thread_id = ? ORDER BY position",
+                                   (thread_id,))
+        return {"messages": [{"message": json.loads(r[0]), "tokens": r[1]} for r in messages],
+                "sql": [json.loads(r[0]) for r in records]}
+
     def history(self, thread_id: str, *, user_id: str, offset: int = 0, limit: int = 100) -> HistorySlice[MessageT]:
         """A page of the whole conversation (archived, then hot), oldest first."""
         self.store.get(thread_id, user_id=user_id)

@@ -8,20 +8,75 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
+# "archive" was added to version 1 without a new format string: older exports, which lack
+# it, import as before (their archive was never exported).
 EXPORT_FORMAT = "askdb.conversation/1"
 
 
-class _RawStep(BaseModel, extra="allow"):
-    """A step as exported: kept as it was, whatever fields it has."""
+class _RawObject(BaseModel, extra="allow"):
+    """A step, archived message or SQL record as exported: kept as it was, whatever fields it has."""
+
+
+class _Step(_RawObject):
+    step_index: int = 0
+
+
+class _Meta(BaseModel):
+    """The conversation metadata an import keeps (ids, times and version are the copy's own)."""
+
+    title: str = ""
+    tags: list[str] = Field(default_factory=list)
+    tool_categories: list[str] = Field(default_factory=list)
+
+
+class _Result(BaseModel):
+    sql: str
+    columns: list[str]
+    rows: list[list[Any]]
+    truncated: bool = False
+
+
+class _ArchivedMessage(BaseModel):
+    message: _RawObject
+    tokens: int = 0
+
+
+class _Archive(BaseModel):
+    """An export's archive, oldest first (what the archive store's `dump` returns)."""
+
+    messages: list[_ArchivedMessage] = Field(default_factory=list)
+    sql: list[_RawObject] = Field(default_factory=list)
+
+
+class _Document(BaseModel):
+    """The parts of an export an import reads, checked whole before anything is written."""
+
+    conversation: _Meta = Field(default_factory=_Meta)
+    state: dict[str, Any]
+    steps: list[_Step] = Field(default_factory=list)
+    results: list[_Result] = Field(default_factory=list)
+    archive: _Archive = Field(default_factory=_Archive)
+
+
+def _valid(model: type[BaseModel], data: Any, what: str) -> Any:
+    """`data` as `model`, or a ValueError naming the first problem (for a one-line report)."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise ValueError(f"{what} is not valid: {where + ': ' if where else ''}{first['msg']}") from exc
+    except TypeError as exc:  # from a model's own "before" validator (a state migration): pydantic passes it on
+        raise ValueError(f"{what} is not valid: {exc}") from exc
 
 
 class ExportImport:
-    """Mixed into a store that has load/steps/load_result/create/append_step/save_result and `_result_ids`."""
+    """Mixed into a store that has load/steps/load_result/create/append_step/save_result/archive and `_result_ids`."""
 
     def export_conversation(self, thread_id: str, *, user_id: str) -> dict[str, Any]:
-        """The whole conversation (metadata, state, steps, results) as one JSON-ready dict."""
+        """The whole conversation (metadata, state, steps, results, archive) as one JSON-ready dict."""
         loaded = self.load(thread_id, user_id=user_id)
         return {
             "format": EXPORT_FORMAT,
@@ -30,22 +85,37 @@ class ExportImport:
             "steps": [s.data for s in self.steps(thread_id, user_id=user_id)],
             "results": [self.load_result(thread_id, n, user_id=user_id).model_dump()
                         for n in self._result_ids(thread_id)],
+            "archive": self.archive(_RawObject).dump(thread_id, user_id=user_id),
         }
 
     def import_conversation(self, document: dict[str, Any], *, user_id: str, thread_id: str | None = None):
-        """Create a conversation from `export_conversation` output, under a new thread id by default."""
-        if document.get("format") != EXPORT_FORMAT:
+        """Create a conversation from `export_conversation` output, under a new thread id by default.
+
+        The archive goes back into the archive, its positions from 0 and its `archived_at` the
+        time of the import. Returns the new conversation's metadata.
+
+        Raises:
+            ValueError: `document` is not an export, or part of it is not valid; nothing was written.
+        """
+        if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
             raise ValueError(f"not an askdb conversation export (expected format {EXPORT_FORMAT!r})")
-        try:
-            state = self.state_model.model_validate(document["state"])
-        except ValidationError as exc:
-            raise ValueError(f"the export's state is not valid: {exc.errors()[0]['msg']}") from exc
-        meta = document.get("conversation", {})
-        created = self.create(user_id=user_id, state=state, thread_id=thread_id, title=meta.get("title", ""),
-                              tags=meta.get("tags", []), tool_categories=meta.get("tool_categories", []))
-        for data in document.get("steps", []):
-            self.append_step(created.thread_id, step_index=int(data.get("step_index", 0)), step=_RawStep(**data))
-        for result in document.get("results", []):
-            self.save_result(created.thread_id, sql=result["sql"], columns=result["columns"], rows=result["rows"],
-                             truncated=result.get("truncated", False))
-        return created
+        parts: _Document = _valid(_Document, document, "the export")
+        state = _valid(self.state_model, parts.state, "the export's state")
+        created = self.create(user_id=user_id, state=state, thread_id=thread_id, **parts.conversation.model_dump())
+        self._restore_archive(created.thread_id, parts.archive, user_id=user_id, state=state,
+                              version=created.version)
+        for step in parts.steps:
+            self.append_step(created.thread_id, step_index=step.step_index, step=step)
+        for result in parts.results:
+            self.save_result(created.thread_id, **result.model_dump())
+        return self.get(created.thread_id, user_id=user_id)  # the version and message count after the archive
+
+    def _restore_archive(self, thread_id: str, archive: _Archive, *, user_id: str, state: BaseModel,
+                         version: int) -> None:
+        """Write an export's archive in one `archive` call (which saves `state` again, unchanged)."""
+        if not (archive.messages or archive.sql):
+            return  # no needless save: a conversation without an archive imports at version 1, as before
+        self.archive(_RawObject).archive(
+            thread_id, user_id=user_id, state=state, expected_version=version,
+            messages=[m.message for m in archive.messages], tokens=[m.tokens for m in archive.messages],
+            sql_records=archive.sql)

@@ -1,4 +1,5 @@
-"""The command line against real files and a throwaway PostgreSQL: ask, sql, store query and backup, token add."""
+"""The command line against real files and a throwaway PostgreSQL: ask, sql, store query, backup, export and
+import, token add."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from urllib.parse import parse_qs, urlsplit
 import psycopg
 import pytest
 
-from agent.state import AgentState
+from agent.state import AgentState, Message, SQLRecord
+from app.auth import DEFAULT_USER
 from app.cli import build_parser, main
 from app.settings import ROOT
 from storage.conversations import ConversationStore
@@ -114,6 +116,64 @@ def test_store_backup_copies_a_live_store(env, scripted_llm, tmp_path, capsys):
         assert copy.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
+def _archived_conversation(path) -> str:
+    """A conversation of alice whose first question and answer (and first query) are archived."""
+    state = AgentState(question="q2", messages=[Message(role="user", content="q1"),
+                                                Message(role="assistant", content="a1"),
+                                                Message(role="user", content="q2")],
+                       sql_history=[SQLRecord(sql="SELECT 1", ok=True), SQLRecord(sql="SELECT 2", ok=True)])
+    hot = state.model_copy(update={"messages": state.messages[2:], "sql_history": state.sql_history[1:]})
+    with ConversationStore.open(path, AgentState) as store:
+        created = store.create(user_id="alice", state=state, title="Archived")
+        store.archive(Message).archive(created.thread_id, user_id="alice", state=hot, expected_version=1,
+                                       messages=state.messages[:2], tokens=[3, 4], sql_records=state.sql_history[:1])
+    return created.thread_id
+
+
+def test_store_export_then_import_copies_a_conversation_with_its_archive(env, tmp_path, capsys):
+    thread = _archived_conversation(env)
+    target = tmp_path / "exports" / "alice.json"
+    assert main(["store", "export", thread, "--user", "alice", "-o", str(target)]) == 0
+    assert str(target) in capsys.readouterr().err
+    assert main(["store", "export", thread, "--user", "alice"]) == 0
+    assert json.loads(capsys.readouterr().out) == json.loads(target.read_text(encoding="utf-8"))
+    assert main(["store", "import", str(target), "--user", "bob"]) == 0
+    copy = capsys.readouterr().out.strip()
+    with ConversationStore.open(env, AgentState) as store:
+        archive = store.archive(Message)
+        assert store.get(copy, user_id="bob").title == "Archived" and copy != thread
+        assert archive.history(copy, user_id="bob").items == archive.history(thread, user_id="alice").items
+        assert archive.stats(copy) == archive.stats(thread)
+    assert main(["store", "import", str(target)]) == 0  # to the default user
+    with ConversationStore.open(env, AgentState) as store:
+        assert store.get(capsys.readouterr().out.strip(), user_id=DEFAULT_USER).message_count == 3
+
+
+def test_store_export_and_import_report_errors_in_one_line(env, tmp_path, capsys):
+    assert main(["store", "export", "anything"]) == 1  # no store file yet: not created by a read
+    assert "no store at" in capsys.readouterr().err and not env.exists()
+    thread = _archived_conversation(env)
+    for argv in (["store", "export", "no-such-thread", "--user", "alice"],
+                 ["store", "export", thread, "--user", "mallory"], ["store", "export", thread]):
+        assert main(argv) == 1
+        assert capsys.readouterr().err == f"error: conversation {argv[2]!r} not found\n"
+    assert main(["store", "export", "x' OR 1=1 --", "--user", "alice"]) == 1
+    assert "invalid thread id" in capsys.readouterr().err
+    files = {"not-export.json": ('{"format": "askdb.examples/1"}', "not an askdb conversation export"),
+             "invalid.json": ('{"format": "askdb.conversation/1", ', "is not valid JSON"),
+             "broken.json": ('{"format": "askdb.conversation/1", "state": {}, "archive": {"sql": [1]}}',
+                             "archive.sql.0")}
+    for name, (text, problem) in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+        assert main(["store", "import", str(tmp_path / name), "--user", "bob"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and problem in err and err.count("\n") == 1, err
+    assert main(["store", "import", str(tmp_path / "missing.json")]) == 1
+    assert "cannot read" in capsys.readouterr().err
+    with ConversationStore.open(env, AgentState) as store:
+        assert store.list(user_id="bob").total == 0
+
+
 # -- the store on PostgreSQL ----------------------------------------------------------
 
 @pytest.fixture
@@ -177,3 +237,18 @@ def test_store_backup_without_pg_dump_names_the_tool(pg_env, monkeypatch, tmp_pa
     monkeypatch.setenv("PATH", str(tmp_path))
     assert main(["store", "backup", str(tmp_path / "store.dump")]) == 1
     assert "pg_dump is not on PATH" in capsys.readouterr().err
+
+
+def test_store_export_and_import_on_postgres(pg_env, tmp_path, capsys):
+    assert main(["store", "query", "SELECT thread_id FROM conversations", "--format", "csv"]) == 0
+    thread = capsys.readouterr().out.splitlines()[1]
+    target = tmp_path / "export.json"
+    assert main(["store", "export", thread, "-o", str(target)]) == 0
+    assert main(["store", "export", thread, "--user", "mallory"]) == 1
+    assert "not found" in capsys.readouterr().err
+    assert main(["store", "import", str(target), "--user", "bob"]) == 0
+    copy = capsys.readouterr().out.strip()
+    assert main(["store", "query", "SELECT thread_id, user_id, count(*) FROM v_messages GROUP BY thread_id, user_id"
+                 " ORDER BY user_id", "--format", "csv"]) == 0
+    rows = [line.split(",") for line in capsys.readouterr().out.splitlines()[1:]]
+    assert [r[:2] for r in rows] == [[copy, "bob"], [thread, "default"]] and rows[0][2] == rows[1][2]

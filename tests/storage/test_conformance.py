@@ -3,6 +3,7 @@ the session's throwaway server). Whatever one backend promises, the other must k
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 
@@ -213,6 +214,57 @@ def test_export_then_import_makes_an_equal_copy(store):
     assert (copy.title, copy.tags) == ("Exported", ["t"])
     assert store.load_result(copy.thread_id, 1, user_id="v").rows == [[1]]
     assert [s.data["action"] for s in store.steps(copy.thread_id, user_id="v")] == ["list_tables"]
+
+
+def test_export_carries_the_archive_and_import_restores_it(store):
+    state = state_with("q1", "a1", "q2", "a2", "q3")
+    state.sql_history += [SQLRecord(sql="SELECT bad", ok=False, error="no such table"),
+                          SQLRecord(sql="SELECT 1", ok=True, row_count=1, columns=["x"]),
+                          SQLRecord(sql="SELECT 2", ok=True)]
+    created = store.create(user_id="u", state=state, title="Long")
+    archive = store.archive(Message)
+    hot = state.model_copy(update={"messages": state.messages[1:], "sql_history": state.sql_history[1:]})
+    version = archive.archive(created.thread_id, user_id="u", state=hot, expected_version=1,
+                              messages=state.messages[:1], tokens=[5], sql_records=state.sql_history[:1])
+    # A second archiving appends after the first.
+    kept = state.model_copy(update={"messages": state.messages[2:], "sql_history": state.sql_history[2:]})
+    archive.archive(created.thread_id, user_id="u", state=kept, expected_version=version,
+                    messages=state.messages[1:2], tokens=[7], sql_records=state.sql_history[1:2])
+    document = json.loads(json.dumps(store.export_conversation(created.thread_id, user_id="u")))  # as a file holds it
+    assert document["archive"]["messages"] == [{"message": m.model_dump(mode="json", exclude_none=True), "tokens": n}
+                                               for m, n in zip(state.messages[:2], (5, 7))]
+    assert [r["sql"] for r in document["archive"]["sql"]] == ["SELECT bad", "SELECT 1"]
+
+    copy = store.import_conversation(document, user_id="v")
+    assert copy.message_count == 5 and store.load(copy.thread_id, user_id="v").state == kept
+    assert archive.history(copy.thread_id, user_id="v").items == archive.history(created.thread_id, user_id="u").items
+    assert archive.stats(copy.thread_id) == archive.stats(created.thread_id)
+    assert archive.dump(copy.thread_id, user_id="v") == archive.dump(created.thread_id, user_id="u")
+    assert raw(store, "SELECT position, sql FROM v_sql_history WHERE thread_id = ? ORDER BY position",
+               copy.thread_id) == [(0, "SELECT bad"), (1, "SELECT 1"), (2, "SELECT 2")]
+    for call in (lambda: store.export_conversation(created.thread_id, user_id="v"),
+                 lambda: archive.dump(created.thread_id, user_id="v")):
+        with pytest.raises(ConversationNotFound):
+            call()
+
+    del document["archive"]  # an export made before archives were exported
+    older = store.import_conversation(document, user_id="v")
+    assert (older.version, older.message_count, archive.stats(older.thread_id).messages) == (1, 3, 0)
+    assert store.load(older.thread_id, user_id="v").state == kept
+
+
+def test_an_invalid_export_writes_nothing(store):
+    created = store.create(user_id="u", state=state_with("q"))
+    document = store.export_conversation(created.thread_id, user_id="u")
+    for broken, problem in ((["not", "a", "dict"], "not an askdb conversation export"),
+                            ({**document, "format": "askdb.conversation/0"}, "not an askdb conversation export"),
+                            ({**document, "archive": {"messages": [{"tokens": 3}]}}, "archive.messages.0.message"),
+                            ({**document, "results": [{"sql": "SELECT 1"}]}, "results.0.columns"),
+                            ({**document, "state": {"messages": "not a list"}}, "state is not valid"),
+                            ({"format": document["format"], "state": {"messages": 3}}, "state is not valid")):
+        with pytest.raises(ValueError, match=problem):
+            store.import_conversation(broken, user_id="v")
+    assert store.list(user_id="v").total == 0
 
 
 # -- archive, views, cascade -------------------------------------------------------------
