@@ -139,7 +139,8 @@ class AgentState(_Model):
     @model_validator(mode="before")
     @classmethod
     def _migrate(cls, data: Any) -> Any:
-        if isinstance(data, dict) and data.get("state_version", 1) < STATE_VERSION:
+        version = data.get("state_version", 1) if isinstance(data, dict) else STATE_VERSION
+        if isinstance(version, int) and version < STATE_VERSION:
             return migrate_v1(dict(data))
         return data
 
@@ -158,16 +159,19 @@ class AgentState(_Model):
 _V1_ROLES = {"human": "user", "ai": "assistant", "tool": "tool", "system": "system"}
 
 
+def _v2_message(message: dict[str, Any]) -> dict[str, Any]:
+    message = dict(message)
+    if "role" not in message and "type" in message:
+        message["role"] = _V1_ROLES.get(message.pop("type"), "user")
+    return message
+
+
 def migrate_v1(data: dict[str, Any]) -> dict[str, Any]:
     """Version 1 (the seed's blobs): LangChain-style messages (`type`), `answer` a bare
     string, steps without `duration_ms`. Version 2 is the OpenAI chat shape."""
-    messages = []
-    for message in data.get("messages") or []:
-        message = dict(message)
-        if "role" not in message and "type" in message:
-            message["role"] = _V1_ROLES.get(message.pop("type"), "user")
-        messages.append(message)
-    data["messages"] = messages
+    messages = data.get("messages") or []
+    if isinstance(messages, list):  # anything else is left for validation to refuse, with its message
+        data["messages"] = [_v2_message(m) if isinstance(m, dict) else m for m in messages]
     if isinstance(data.get("answer"), str):
         data["answer"] = {"ok": True, "data": {"text": data["answer"]}}
     data["state_version"] = STATE_VERSION

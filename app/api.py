@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import APIRouter, Body, Query, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from agent.loop import TurnEvent
@@ -34,6 +35,20 @@ def create_conversation(body: ConversationCreate, askdb: AskDBDep, user: UserDep
     created = askdb.store.create(user_id=user, state=AgentState(max_steps=askdb.settings.max_steps),
                                  title=body.title, tags=body.tags)
     return ConversationPublic.of(created)
+
+
+@router.post("/conversations/import", response_model=ConversationPublic, status_code=201)
+def import_conversation(document: Annotated[Any, Body()], askdb: AskDBDep, user: UserDep):
+    """Add a conversation from an export (`GET /api/conversations/{id}/export`) as a new one of yours."""
+    return ConversationPublic.of(askdb.import_conversation(document, user_id=user))
+
+
+@router.get("/conversations/{thread_id}/export")
+def export_conversation(thread_id: str, askdb: AskDBDep, user: UserDep):
+    """The whole conversation (metadata, state, steps, results, archived messages) as a JSON file."""
+    document = askdb.store.export_conversation(thread_id, user_id=user)
+    return JSONResponse(document, headers={
+        "Content-Disposition": f'attachment; filename="askdb-conversation-{thread_id}.json"'})
 
 
 @router.get("/conversations/{thread_id}", response_model=ConversationPublic)

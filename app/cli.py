@@ -204,10 +204,10 @@ def cmd_store_export(args: argparse.Namespace) -> int:
 
 
 def cmd_store_import(args: argparse.Namespace) -> int:
-    """Add a `store export` document to the store as a new conversation of --user; print its thread id."""
-    from agent.state import AgentState
-    from storage.base import opened_store
-    from storage.errors import StoreError
+    """Add a `store export` document to the store as a new conversation of --user (its turns indexed
+    for recall when memory is on); print its thread id."""
+    from app.core import AskDB
+    from storage.errors import InvalidExport, StoreError
 
     try:
         document = json.loads(args.file.read_text(encoding="utf-8"))
@@ -219,9 +219,12 @@ def cmd_store_import(args: argparse.Namespace) -> int:
         return 2
     try:
         # No `_no_store` check: importing into a new SQLite store (moving a conversation) creates it.
-        with opened_store(_settings(args).store, AgentState) as store:
-            created = store.import_conversation(document, user_id=args.user)
-    except ValueError as exc:  # JSON, but not a (valid) export: nothing was written
+        askdb = AskDB(_settings(args))
+        try:
+            created = askdb.import_conversation(document, user_id=args.user)
+        finally:
+            askdb.close()
+    except InvalidExport as exc:  # JSON, but not a (valid) export: nothing was written
         print(f"error: {args.file}: {exc}", file=sys.stderr)
         return 2
     except StoreError as exc:

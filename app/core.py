@@ -5,12 +5,13 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 from agent.database import AnalyticsDatabase, DatabaseError, open_analytics_database
 from agent.examples import ExampleRetriever, database_key
 from agent.llm import ChatModel
 from agent.loop import TurnEvent, TurnSetup, run_turn
-from agent.memory.hooks import Memory, after_turn, archive_hook
+from agent.memory.hooks import Memory, after_turn, archive_hook, index_conversation
 from agent.memory.recall_config import RecallConfig
 from agent.recovery import close_interrupted_turn
 from agent.schema_search import SchemaOptions
@@ -18,6 +19,7 @@ from agent.state import AgentState, Message, Step
 from app.settings import Settings
 from app.turns import RunningTurn, TurnInProgress, TurnRegistry
 from storage.base import Store, open_store
+from storage.conversations import Conversation
 from storage.leases import new_owner
 
 
@@ -201,6 +203,22 @@ class AskDB:
         if memory is not None:
             state = self.store.load(thread_id, user_id=user_id).state
             after_turn(memory, state=state, thread_id=thread_id, user_id=user_id, turn_index=turn_index, model=model)
+
+    def import_conversation(self, document: Any, *, user_id: str) -> Conversation:
+        """Add an exported conversation (`Store.export_conversation`) as a new one of `user_id`,
+        its turns indexed for recall when memory is on. No memories are extracted from it: its
+        questions may be another user's words.
+
+        Raises:
+            InvalidExport: `document` is not a valid export; nothing was written.
+        """
+        created = self.store.import_conversation(document, user_id=user_id)
+        memory = self.memory
+        if memory is not None:
+            messages = [*self.store.archive(Message).messages(created.thread_id, user_id=user_id),
+                        *self.store.load(created.thread_id, user_id=user_id).state.messages]
+            index_conversation(memory, thread_id=created.thread_id, user_id=user_id, messages=messages)
+        return created
 
     def embedder(self):
         """The embedder of MEMORY_EMBEDDER (None: keywords only), built on first use."""

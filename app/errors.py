@@ -18,7 +18,8 @@ from app.auth import NotAuthenticated
 from app.core import BadQuestion
 from app.turns import TurnInProgress
 from storage.errors import (
-    ConversationNotFound, CorruptState, InvalidThreadId, ResultNotFound, StoreUnavailable, VersionConflict,
+    ConversationNotFound, CorruptState, InvalidExport, InvalidThreadId, ResultNotFound, StoreUnavailable,
+    VersionConflict,
 )
 from storage.examples import DuplicateQuestion, ExampleNotFound
 from storage.memory_items import DuplicateMemory, MemoryItemNotFound
@@ -39,6 +40,7 @@ STATUS: dict[type[Exception], int] = {
     BadQuestion: 422,
     NothingToVerify: 422,
     FeedbackError: 422,
+    InvalidExport: 422,
     SQLRejected: 400,
     QueryFailed: 400,
     QueryTimeout: 400,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Annotated
 
-from fastapi import APIRouter, Form, Query, Request
+from fastapi import APIRouter, File, Form, Query, Request, UploadFile
 from fastapi.responses import RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
@@ -15,6 +15,7 @@ from app.deps import AskDBDep, UserDep
 from app.formatting import to_csv
 from app.settings import ROOT
 from app.views import ResultView, conversation_view, format_sql
+from storage.errors import InvalidExport
 
 templates = Jinja2Templates(directory=ROOT / "templates")
 templates.env.filters["pretty_json"] = lambda value: json.dumps(value, indent=2, ensure_ascii=False, default=str)
@@ -74,6 +75,17 @@ def conversation(request: Request, thread_id: str, askdb: AskDBDep, user: UserDe
                              result_page={result: page} if result else {}, dialect=askdb.database().dialect)
     votes = askdb.examples_store.feedback_for_thread(thread_id, user_id=user)
     return _page(request, "conversation.html", view=view, user=user, votes=votes)
+
+
+@router.post("/import")
+def import_file(askdb: AskDBDep, user: UserDep, file: Annotated[UploadFile, File()]):
+    """A conversation exported from askdb (the page's Export link, or `store export`), as a new one."""
+    try:
+        document = json.loads(file.file.read())
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise InvalidExport(f"{file.filename or 'the file'} is not JSON") from exc
+    created = askdb.import_conversation(document, user_id=user)
+    return RedirectResponse(f"/c/{created.thread_id}", status_code=303)
 
 
 @router.post("/c/{thread_id}/edit")

@@ -50,3 +50,8 @@ class BackupFailed(StoreError):
 
 class StoreUnavailable(StoreError):
     """The store's server (PostgreSQL) cannot be reached; nothing was read or written."""
+
+
+class InvalidExport(StoreError, ValueError):
+    """A document given to import is not a conversation export, or part of it is not valid;
+    nothing was written."""

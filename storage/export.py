@@ -10,6 +10,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
+from storage.errors import InvalidExport
+
 # "archive" was added to version 1 without a new format string: older exports, which lack
 # it, import as before (their archive was never exported).
 EXPORT_FORMAT = "askdb.conversation/1"
@@ -61,15 +63,13 @@ class _Document(BaseModel):
 
 
 def _valid(model: type[BaseModel], data: Any, what: str) -> Any:
-    """`data` as `model`, or a ValueError naming the first problem (for a one-line report)."""
+    """`data` as `model`, or an InvalidExport naming the first problem (for a one-line report)."""
     try:
         return model.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
-        raise ValueError(f"{what} is not valid: {where + ': ' if where else ''}{first['msg']}") from exc
-    except TypeError as exc:  # from a model's own "before" validator (a state migration): pydantic passes it on
-        raise ValueError(f"{what} is not valid: {exc}") from exc
+        raise InvalidExport(f"{what} is not valid: {where + ': ' if where else ''}{first['msg']}") from exc
 
 
 class ExportImport:
@@ -95,10 +95,10 @@ class ExportImport:
         time of the import. Returns the new conversation's metadata.
 
         Raises:
-            ValueError: `document` is not an export, or part of it is not valid; nothing was written.
+            InvalidExport: `document` is not an export, or part of it is not valid; nothing was written.
         """
         if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
-            raise ValueError(f"not an askdb conversation export (expected format {EXPORT_FORMAT!r})")
+            raise InvalidExport(f"not an askdb conversation export (expected format {EXPORT_FORMAT!r})")
         parts: _Document = _valid(_Document, document, "the export")
         state = _valid(self.state_model, parts.state, "the export's state")
         created = self.create(user_id=user_id, state=state, thread_id=thread_id, **parts.conversation.model_dump())

@@ -158,6 +158,16 @@ def index_archived(memory: Memory, *, thread_id: str, user_id: str, messages: li
     return memory.index.index(episodes) if episodes else 0
 
 
+def index_conversation(memory: Memory, *, thread_id: str, user_id: str, messages: list[Message]) -> int:
+    """Index every turn of a conversation that arrived whole (an import), turn 0 on. Idempotent;
+    never raises for store or embedder failures (logged): the conversation itself is safe."""
+    try:
+        return index_archived(memory, thread_id=thread_id, user_id=user_id, messages=messages, first_turn_index=0)
+    except _FAILURES as exc:
+        log.warning("conversation %s not indexed for recall: %s", thread_id, exc)
+        return 0
+
+
 def archive_hook(memory: Memory, *, archived_questions: Callable[[str], int]) -> Callable[[Any], None]:
     """An `on_archive` for `TurnSetup` (issue 5): index the turns of each archived batch.
 

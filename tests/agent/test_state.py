@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from agent.state import (
     AgentState, Answer, AnswerData, ErrorRecord, FunctionCall, Message, MessageToolCall, SQLRecord, Step,
@@ -79,3 +81,11 @@ def test_messages_go_to_the_api_without_timestamps():
     assert message.to_api() == {"role": "assistant", "content": None, "tool_calls": [
         {"id": "c1", "type": "function", "function": {"name": "list_tables", "arguments": "{}"}}]}
     assert Message(role="user", content="hi").to_api() == {"role": "user", "content": "hi"}
+
+
+@pytest.mark.parametrize("blob", [{"messages": 3}, {"messages": [3]}, {"messages": ["hi"]}, {"state_version": "two"},
+                                  {"state_version": 1, "answer": 5}])
+def test_malformed_old_blobs_are_validation_errors(blob):
+    # A migration that crashed on them would surface as a TypeError, past every caller's handler.
+    with pytest.raises(ValidationError):
+        AgentState.model_validate(blob)

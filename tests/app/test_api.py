@@ -180,3 +180,50 @@ def test_a_turn_is_remembered_and_recalled_in_a_later_turn(tmp_path, tiny_db, sc
         rows = askdb.store.conn.execute("SELECT turn_index FROM episodes WHERE thread_id = ? ORDER BY turn_index",
                                         (thread,)).fetchall()
         assert [r[0] for r in rows] == [0, 1, 2, 3]  # every finished turn is an episode
+
+
+def test_export_then_import_keeps_the_archive_and_recall(tmp_path, tiny_db, scripted_llm):
+    """A long conversation (messages archived) leaves as one file and comes back whole, as a new
+    conversation whose turns recall finds; a bad file is refused and writes nothing."""
+    settings = Settings(database=tiny_db, store=tmp_path / "store.db", llm="openai", memory_embedder="none",
+                        openai_base_url=scripted_llm.base_url, llm_max_retries=0, memory_max_messages_per_thread=4,
+                        memory_enable_summary=False)
+    with TestClient(create_app(settings)) as client:
+        askdb = client.app.state.askdb
+        thread = None
+        for question in ("Which launch sites are in China?", "How many sites are there?", "Name the oldest site"):
+            script_turn(scripted_llm, text=f"About: {question}")
+            thread = ask_json(client, question, thread_id=thread)["thread_id"]
+        exported = client.get(f"/api/conversations/{thread}/export")
+        assert exported.status_code == 200
+        assert exported.headers["content-disposition"] == f'attachment; filename="askdb-conversation-{thread}.json"'
+        document = exported.json()
+        assert document["archive"]["messages"], "the conversation was long enough to archive messages"
+
+        made = client.post("/api/conversations/import", json=document)
+        assert made.status_code == 201, made.text
+        copy = made.json()["thread_id"]
+        def history(t):
+            return client.get("/api/chat/history", params={"thread_id": t, "limit": 1000}).json()["data"]
+        assert history(copy) == history(thread) and len(history(copy)) > 4
+        episodes = askdb.store.conn.execute("SELECT turn_index, question FROM episodes WHERE thread_id = ?"
+                                            " ORDER BY turn_index", (copy,)).fetchall()
+        assert [tuple(r) for r in episodes] == [(0, "Which launch sites are in China?"),
+                                                 (1, "How many sites are there?"), (2, "Name the oldest site")]
+
+        count = client.get("/api/conversations").json()["count"]
+        refused = client.post("/api/conversations/import", json={"format": "something else"})
+        assert refused.status_code == 422 and refused.json()["error"] == "InvalidExport"
+        broken = client.post("/api/conversations/import", json={**document, "steps": "not a list"})
+        assert broken.status_code == 422 and "steps" in broken.json()["detail"]
+        assert client.get("/api/conversations").json()["count"] == count
+        assert client.get("/api/conversations/0123456789abcdef0123456789abcdef/export").status_code == 404
+
+        # The same from the pages: the conversation's Export link, the list page's import form.
+        assert f'href="/api/conversations/{thread}/export"' in client.get(f"/c/{thread}").text
+        upload = client.post("/import", files={"file": ("c.json", json.dumps(document), "application/json")},
+                             follow_redirects=False)
+        assert upload.status_code == 303 and upload.headers["location"].startswith("/c/")
+        not_json = client.post("/import", files={"file": ("c.json", b"{oops", "application/json")})
+        assert not_json.status_code == 422 and "c.json is not JSON" in not_json.text
+        assert client.get("/api/conversations").json()["count"] == count + 1

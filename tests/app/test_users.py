@@ -69,6 +69,7 @@ def test_another_users_conversation_is_invisible_everywhere(client, scripted_llm
         ("get", f"/api/conversations/{thread}/steps", {}),
         ("get", f"/api/conversations/{thread}/events", {}),
         ("get", f"/api/conversations/{thread}/results/1.csv", {}),
+        ("get", f"/api/conversations/{thread}/export", {}),
         ("get", "/api/chat/history", {"params": {"thread_id": thread}}),
         ("post", "/api/chat", {"json": {"question": "hi", "thread_id": thread}}),
         ("get", f"/c/{thread}", {}),
