@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import psycopg
 
 from agent.memory.embeddings import LOCAL_MODEL, make_embedder, normalize, to_bytes
 from agent.memory.recall import EpisodeIndex
@@ -170,6 +171,11 @@ def scale(embedder, size: int, *, location: str | None = None, turns_per_thread:
                 vectors = normalize(np_rng.standard_normal((len(batch), 384)).astype(np.float32))
                 episodes.upsert_many((e, to_bytes(v), LOCAL_MODEL) for e, v in zip(batch, vectors))
         build_s = time.perf_counter() - started
+        if location:
+            # The planner's statistics, as autovacuum gathers them a minute after a bulk load: without
+            # them the keyword query over 100k new rows took 229 ms p50 here, with them 28 ms.
+            with psycopg.connect(location, autocommit=True) as conn:
+                conn.execute("ANALYZE episodes")
         queries = rng.sample(questions, QUERIES)
         started = time.perf_counter()
         index.search(queries[0], user_id=USER, k=5)

@@ -146,9 +146,13 @@ class PostgresEpisodeStore(PostgresTables):
 
     def stale(self, *, user_id: str, model: str, limit: int = 64) -> list[Episode]:
         """Episodes without an embedding by `model` (none yet, or another model's), oldest first."""
-        rows = self._read(f"SELECT {_COLUMNS} FROM episodes WHERE user_id = %s"
-                          " AND embedding_model IS DISTINCT FROM %s ORDER BY seq LIMIT %s",
-                          (user_id, model, max(1, limit)))
+        # Three ranges of the (user_id, embedding_model) index, as on SQLite: "IS DISTINCT FROM"
+        # would read every row of the user (50 ms at 100k episodes) on every recall.
+        rows = self._read(
+            f"(SELECT {_COLUMNS} FROM episodes WHERE user_id = %s AND embedding_model IS NULL"
+            f" UNION ALL SELECT {_COLUMNS} FROM episodes WHERE user_id = %s AND embedding_model < %s"
+            f" UNION ALL SELECT {_COLUMNS} FROM episodes WHERE user_id = %s AND embedding_model > %s)"
+            " ORDER BY seq LIMIT %s", (user_id, user_id, model, user_id, model, max(1, limit)))
         return [Episode.model_validate(r) for r in rows]
 
 
