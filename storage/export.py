@@ -96,18 +96,25 @@ class ExportImport:
 
         Raises:
             InvalidExport: `document` is not an export, or part of it is not valid; nothing was written.
+            StoreError: the store failed half way; the partial copy was deleted.
         """
         if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
             raise InvalidExport(f"not an askdb conversation export (expected format {EXPORT_FORMAT!r})")
         parts: _Document = _valid(_Document, document, "the export")
         state = _valid(self.state_model, parts.state, "the export's state")
         created = self.create(user_id=user_id, state=state, thread_id=thread_id, **parts.conversation.model_dump())
-        self._restore_archive(created.thread_id, parts.archive, user_id=user_id, state=state,
-                              version=created.version)
-        for step in parts.steps:
-            self.append_step(created.thread_id, step_index=step.step_index, step=step)
-        for result in parts.results:
-            self.save_result(created.thread_id, **result.model_dump())
+        try:
+            self._restore_archive(created.thread_id, parts.archive, user_id=user_id, state=state,
+                                  version=created.version)
+            for step in parts.steps:
+                self.append_step(created.thread_id, step_index=step.step_index, step=step)
+            for result in parts.results:
+                self.save_result(created.thread_id, **result.model_dump())
+        except BaseException:
+            # Each part is its own transaction: a failure half way (the store unavailable, a full
+            # disk) would leave half a copy, so the copy goes, and the caller can simply retry.
+            self.delete(created.thread_id, user_id=user_id)
+            raise
         return self.get(created.thread_id, user_id=user_id)  # the version and message count after the archive
 
     def _restore_archive(self, thread_id: str, archive: _Archive, *, user_id: str, state: BaseModel,

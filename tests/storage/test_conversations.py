@@ -9,7 +9,9 @@ import pytest
 
 from agent.state import AgentState, Message, SQLRecord, Step
 from storage.conversations import ConversationStore, connect
-from storage.errors import ConversationNotFound, CorruptState, InvalidThreadId, ResultNotFound, VersionConflict
+from storage.errors import (
+    ConversationNotFound, CorruptState, InvalidThreadId, ResultNotFound, StoreError, VersionConflict,
+)
 from storage.schema import migrations, schema_version
 
 
@@ -153,6 +155,20 @@ def test_export_and_import(store):
     assert store.load_result(copy.thread_id, 1, user_id="v").rows == [[1]]
     with pytest.raises(ValueError):
         store.import_conversation({"format": "something else"}, user_id="v")
+
+
+def test_an_import_that_fails_half_way_leaves_no_partial_copy(store):
+    created = store.create(user_id="u", state=_state(), title="exported")
+    store.save_result(created.thread_id, sql="SELECT 1", columns=["a"], rows=[[1]], truncated=False)
+    document = store.export_conversation(created.thread_id, user_id="u")
+    # A real failure of the database half way (after the conversation row is written): a trigger
+    # refuses the result, as a full disk or a lost server would refuse some write.
+    store.conn.execute("CREATE TEMP TRIGGER refuse BEFORE INSERT ON query_results"
+                       " BEGIN SELECT RAISE(ABORT, 'refused'); END")
+    with pytest.raises(StoreError):  # the store reports the refused insert as its own error
+        store.import_conversation(document, user_id="v")
+    assert store.list(user_id="v").total == 0
+    assert store.conn.execute("SELECT count(*) FROM conversations").fetchone()[0] == 1
 
 
 def test_schema_is_migrated_once_and_reopening_is_idempotent(store_path):
