@@ -36,12 +36,14 @@ sample-db: $(SAMPLE)
 $(SAMPLE): sample_db/build.py $(wildcard sample_db/catalog.py) | $(VENV)/.installed
 	$(PY) -m sample_db.build --force
 
-# Browser tests drive Debian's Chromium (never a downloaded browser build); the CJK font
-# lets screenshots of Chinese answers show their characters.
+# Browser tests drive Debian's Chromium (never a downloaded browser build); the CJK and emoji
+# fonts let screenshots show Chinese answers and the feedback buttons as a user's browser would.
 chromium:
-	@{ command -v chromium && ls /usr/share/fonts/truetype/wqy; } >/dev/null 2>&1 || { \
+	@{ command -v chromium && ls /usr/share/fonts/truetype/wqy /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf; } \
+	  >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ]; then \
-	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium fonts-wqy-zenhei; \
+	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium fonts-wqy-zenhei \
+	      fonts-noto-color-emoji; \
 	  else echo "chromium is not installed and this is not root: browser tests will be skipped"; fi; }
 
 # PostgreSQL tests start their own throwaway server from Debian's packages (installed here when
