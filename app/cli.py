@@ -154,21 +154,31 @@ def _no_store(settings: Settings) -> bool:
     return True
 
 
-def cmd_store_backup(args: argparse.Namespace) -> int:
-    """Copy the store while the app keeps serving: SQLite's online backup, or pg_dump."""
+def _on_existing_store(settings: Settings, call):
+    """`call(store)` on the existing store, as (exit status, its result); a missing store or a
+    store error is said on stderr in one line, with status 1."""
     from agent.state import AgentState
-    from storage.base import is_postgres_url, opened_store
-    from storage.errors import BackupFailed
+    from storage.base import opened_store
+    from storage.errors import StoreError
 
-    settings = _settings(args)
     if _no_store(settings):
-        return 1
+        return 1, None
     try:
         with opened_store(settings.store, AgentState) as store:
-            store.backup(args.destination)
-    except BackupFailed as exc:
+            return 0, call(store)
+    except StoreError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return 1, None
+
+
+def cmd_store_backup(args: argparse.Namespace) -> int:
+    """Copy the store while the app keeps serving: SQLite's online backup, or pg_dump."""
+    from storage.base import is_postgres_url
+
+    settings = _settings(args)
+    status, _ = _on_existing_store(settings, lambda store: store.backup(args.destination))
+    if status:
+        return status
     how = " (pg_dump custom format; restore with pg_restore)" if is_postgres_url(settings.store) else ""
     print(f"backed up the store to {args.destination}{how}", file=sys.stderr)
     return 0
@@ -176,19 +186,10 @@ def cmd_store_backup(args: argparse.Namespace) -> int:
 
 def cmd_store_export(args: argparse.Namespace) -> int:
     """Write one conversation, its archive included, as one JSON document (stdout, or --output)."""
-    from agent.state import AgentState
-    from storage.base import opened_store
-    from storage.errors import StoreError
-
-    settings = _settings(args)
-    if _no_store(settings):
-        return 1
-    try:
-        with opened_store(settings.store, AgentState) as store:
-            document = store.export_conversation(args.thread_id, user_id=args.user)
-    except StoreError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+    status, document = _on_existing_store(
+        _settings(args), lambda store: store.export_conversation(args.thread_id, user_id=args.user))
+    if status:
+        return status
     text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
     if args.output is None:
         sys.stdout.write(text)
