@@ -224,12 +224,7 @@ class AskDB:
         """The embedder of MEMORY_EMBEDDER (None: keywords only), built on first use."""
         with self._model_lock:
             if not self._embedder_built:
-                from agent.memory.embeddings import make_embedder
-
-                s = self.settings
-                self._embedder = make_embedder(
-                    s.memory_embedder, model=s.memory_embedding_model, api_key=s.memory_embedding_api_key or
-                    s.openai_api_key, base_url=s.memory_embedding_base_url or s.openai_base_url)
+                self._embedder = RecallConfig.from_settings(self.settings).build_embedder()
                 self._embedder_built = True
         return self._embedder
 

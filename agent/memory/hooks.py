@@ -23,7 +23,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from agent.llm import ChatModel
-from agent.memory.embeddings import Embedder, EmbeddingError, make_embedder
+from agent.memory.embeddings import Embedder, EmbeddingError
 from agent.memory.extraction import extract
 from agent.memory.recall import EpisodeIndex, RecallHit, recall_for_turn
 from agent.memory.recall_config import RecallConfig
@@ -53,8 +53,7 @@ class Memory:
         """Build both on the store's sidecar stores (SQLite or PostgreSQL), with the configured
         embedder unless one (or None, keywords only) is given."""
         if embedder == "from-config":
-            embedder = make_embedder(config.embedder, model=config.embedding_model, base_url=config.embedding_base_url,
-                                     api_key=config.embedding_api_key, timeout_s=config.embedding_timeout)
+            embedder = config.build_embedder()
         index = EpisodeIndex(store.episodes(), embedder, mode=config.search)
         users = UserMemory(store.memory_items(), embedder, min_importance=config.min_importance)
         return cls(index=index, users=users, config=config)

@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agent.memory.embeddings import Embedder, make_embedder
+
 
 class RecallConfig(BaseModel):
     """Built from the `MEMORY_*` settings by `from_settings`; the agent never reads the environment."""
@@ -47,3 +49,8 @@ class RecallConfig(BaseModel):
         if isinstance(recent, int):
             values["recent_messages"] = recent
         return cls(**values)
+
+    def build_embedder(self) -> Embedder | None:
+        """The embedder these settings name (None for `none`: keywords only)."""
+        return make_embedder(self.embedder, model=self.embedding_model, base_url=self.embedding_base_url,
+                             api_key=self.embedding_api_key, timeout_s=self.embedding_timeout)
