@@ -41,6 +41,19 @@ THREAD_ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 TITLE_LENGTH = 50
 
 
+def short_title(text: str) -> str:
+    """`text` on one line, at most TITLE_LENGTH characters: a longer one is cut at a word boundary
+    (anywhere, for scripts without spaces) and ends with an ellipsis, so a list never shows "sinc"."""
+    text = " ".join(text.split())
+    if len(text) <= TITLE_LENGTH:
+        return text
+    cut = text[:TITLE_LENGTH - 1]
+    space = cut.rfind(" ")
+    if space >= TITLE_LENGTH // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:.-") + "…"
+
+
 def _now() -> str:
     # Microseconds, so that "newest first" orders saves made in the same millisecond.
     return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
@@ -211,7 +224,7 @@ class ConversationStore(Transactions, ExportImport, Generic[StateT]):
                     (
                         thread_id,
                         user_id,
-                        title[:TITLE_LENGTH],
+                        short_title(title),
                         now,
                         now,
                         json.dumps(tags or []),
@@ -262,7 +275,7 @@ class ConversationStore(Transactions, ExportImport, Generic[StateT]):
                     state.model_dump_json(),
                     _now(),
                     title,
-                    (title or "")[:TITLE_LENGTH],
+                    short_title(title or ""),
                     thread_id,
                     user_id,
                     expected_version,

@@ -26,7 +26,7 @@ from psycopg_pool import ConnectionPool
 from pydantic import BaseModel, ValidationError
 
 from storage.conversations import (
-    TITLE_LENGTH, Conversation, ConversationPage, Loaded, StoredResult, StoredStep, check_thread_id,
+    Conversation, ConversationPage, Loaded, StoredResult, StoredStep, check_thread_id, short_title,
 )
 from storage.errors import (
     BackupFailed, ConversationNotFound, CorruptState, InvalidThreadId, ResultNotFound, VersionConflict,
@@ -159,7 +159,7 @@ class PostgresConversationStore(PostgresTransactions, ExportImport, Generic[Stat
                     " created_at, updated_at)"
                     " SELECT %s, %s, %s, %s::jsonb, %s::jsonb, %s::jsonb, 1, t.ts, t.ts"
                     " FROM (SELECT clock_timestamp() AS ts) t",
-                    (thread_id, user_id, title[:TITLE_LENGTH], json.dumps(tags or []),
+                    (thread_id, user_id, short_title(title), json.dumps(tags or []),
                      json.dumps(tool_categories or []), jsonb_text(state.model_dump_json())))
         except psycopg.errors.UniqueViolation as exc:
             raise InvalidThreadId(thread_id) from exc
@@ -199,7 +199,7 @@ class PostgresConversationStore(PostgresTransactions, ExportImport, Generic[Stat
                 "UPDATE conversations SET state_data = %s::jsonb, version = version + 1, updated_at = clock_timestamp(),"
                 " title = CASE WHEN title = '' AND %s::text IS NOT NULL THEN %s ELSE title END"
                 " WHERE thread_id = %s AND user_id = %s AND version = %s",
-                (jsonb_text(state.model_dump_json()), title, (title or "")[:TITLE_LENGTH], thread_id, user_id,
+                (jsonb_text(state.model_dump_json()), title, short_title(title or ""), thread_id, user_id,
                  expected_version))
             if cursor.rowcount == 0:
                 self._raise_conflict(conn, thread_id, user_id, expected_version)

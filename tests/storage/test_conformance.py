@@ -83,6 +83,17 @@ def test_round_trip(store):
     assert (renamed.title, renamed.tags, renamed.version) == ("Launches", ["x"], 1)
 
 
+def test_long_titles_are_cut_at_a_word_with_an_ellipsis(store):
+    question = "Which launch vehicles flew more than 10 times since 2015?"
+    created = store.create(user_id="u", state=AgentState(), title=question)
+    assert created.title == "Which launch vehicles flew more than 10 times…"
+    assert store.create(user_id="u", state=AgentState(), title="x" * 80).title == "x" * 49 + "…"
+    assert store.create(user_id="u", state=AgentState(), title=" two\n lines ").title == "two lines"
+    untitled = store.create(user_id="u", state=AgentState())
+    store.save(untitled.thread_id, user_id="u", state=AgentState(), expected_version=1, title="中国" * 40)
+    assert store.load(untitled.thread_id, user_id="u").conversation.title == "中国" * 24 + "中…"
+
+
 def test_list_is_per_user_newest_first_with_literal_search(store):
     ids = [store.create(user_id="u", state=AgentState(), title=t).thread_id for t in ("Alpha", "100% beta", "gamma")]
     store.create(user_id="other", state=AgentState(), title="Alpha too")

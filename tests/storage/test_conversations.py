@@ -34,11 +34,6 @@ def test_round_trip_keeps_the_state(store):
     assert loaded.conversation.title == "How many launches in 2020?"
 
 
-def test_title_is_first_50_characters(store):
-    created = store.create(user_id="u", state=AgentState(), title="x" * 80)
-    assert created.title == "x" * 50
-
-
 def test_save_bumps_version_and_stale_save_is_refused(store):
     created = store.create(user_id="u", state=_state())
     first = store.load(created.thread_id, user_id="u")
