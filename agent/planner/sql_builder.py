@@ -61,16 +61,20 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
         op, numbers = frame.having
         bound = " AND ".join(_number(n) for n in numbers)
         lines.append(f"HAVING COUNT(*) {'BETWEEN' if op == 'between' else op} {bound}")
+    tie = entity_label or (frame.group_columns or frame.columns or [None])[0]
     if frame.order is not None:
         by = (quote_ident(_alias(frame.order.measure, frame)) if frame.order.measure is not None
               else col(frame.order.column))
         order = [by + (" DESC" if frame.order.desc else "")]
-        tie = entity_label or (frame.group_columns or frame.columns or [None])[0]
         if frame.limit is not None and tie is not None and col(tie) != by:
             order.append(col(tie))  # a stable tie-break, so the same question gives the same rows
         lines.append("ORDER BY " + ", ".join(order))
     elif year:
         lines.append('ORDER BY "year"')  # a time series reads in time order
+    elif keys and frame.measures:
+        # Groups with no order asked for read largest first ("which vehicles flew more than 10
+        # times": Falcon 9 first), ties by name so the same question gives the same rows.
+        lines.append(f"ORDER BY {quote_ident(_alias(frame.measures[0], frame))} DESC, {col(tie)}")
     if frame.limit is not None:
         lines.append(f"LIMIT {int(frame.limit)}")
     sql = "\n".join(lines)

@@ -222,7 +222,10 @@ def test_a_list_answer_gives_the_count_and_first_rows(sample):
     _, answer = sample.ask("List the launch sites in China")
     assert answer["text"].startswith("6 rows (name); first: Jiuquan Satellite Launch Center")
     _, answer = sample.ask("每个国家有多少个发射场？")
-    assert answer["text"].startswith("共 10 行（name_zh、count）；前几行：美国（6）")
+    assert answer["text"].startswith("共 10 行（name_zh、count）；前几行：中国（6）、美国（6）、俄罗斯（2）")
+    # Groups read largest first when no order is asked for.
+    _, answer = sample.ask("Which launch vehicles flew more than 10 times since 2015?")
+    assert answer["text"].startswith("30 rows (name, count); first: Falcon 9 (572), Long March 3B (89), Electron (77)")
     _, answer = sample.ask("Which aircraft has the highest max speed?")
     assert answer["text"] == "1 row (model, max_speed_kmh): F-15EX Eagle II (2650)."
 
