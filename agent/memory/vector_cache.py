@@ -68,6 +68,14 @@ class _Matrix:
         self.rows, self.seqs, self.threads = rows, seqs, threads
 
 
+def _dot(rows: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """rows @ query on the calling thread. numpy's `@` hands a matrix-vector product to
+    OpenBLAS, whose threads then spin on the second core for a while and slow the keyword
+    query that a hybrid recall runs there (recall p50 at 100k episodes: 44.8 -> 37.8 ms);
+    einsum's own SIMD loop is as fast for this memory-bound product (6.5 ms against 6.4)."""
+    return np.einsum("ij,j->i", rows, query)
+
+
 class VectorCache:
     """Per-(user, model) matrices of episode vectors; safe to share between threads."""
 
@@ -87,13 +95,13 @@ class VectorCache:
                 return []
             if thread_id is None:
                 index = None
-                scores = matrix.rows[:matrix.n] @ query
+                scores = _dot(matrix.rows[:matrix.n], query)
             else:
                 code = matrix.thread_codes.get(thread_id)
                 if code is None:
                     return []
                 index = np.flatnonzero(matrix.threads[:matrix.n] == code)
-                scores = matrix.rows[index] @ query
+                scores = _dot(matrix.rows[index], query)
             seqs = matrix.seqs[:matrix.n] if index is None else matrix.seqs[index]
         limit = min(limit, len(scores))
         if limit <= 0:

