@@ -9,6 +9,7 @@ A failing embedder raises `EmbeddingError`; recall then falls back to keywords.
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import threading
 from pathlib import Path
@@ -41,6 +42,20 @@ class Embedder(Protocol):
     def embed_query(self, text: str) -> np.ndarray:
         """(dim,) float32 of unit length, for searching passages."""
         ...
+
+
+def remembers_last_query(embed_query):
+    """One turn embeds its question up to four times (verified examples, recall, user memory,
+    schema search): keep the last query's vector, so it is computed (or requested) once."""
+
+    @functools.wraps(embed_query)
+    def embed(self, text: str) -> np.ndarray:
+        last = getattr(self, "_last_query", None)  # one tuple, swapped whole: safe across threads
+        if last is None or last[0] != text:
+            last = self._last_query = (text, embed_query(self, text))
+        return last[1].copy()
+
+    return embed
 
 
 def normalize(vectors: np.ndarray) -> np.ndarray:
@@ -106,6 +121,7 @@ class LocalEmbedder:
             parts = [engine.passage(texts[i:i + BATCH]) for i in range(0, len(texts), BATCH)]
         return normalize(np.vstack(parts)) if parts else np.zeros((0, 384), np.float32)
 
+    @remembers_last_query
     def embed_query(self, text: str) -> np.ndarray:
         with self._lock:
             engine = self._get()
@@ -155,6 +171,7 @@ class OpenAIEmbedder:
     def embed_passages(self, texts: list[str]) -> np.ndarray:
         return self._embed(texts)
 
+    @remembers_last_query
     def embed_query(self, text: str) -> np.ndarray:
         return self._embed([text])[0]
 

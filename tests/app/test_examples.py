@@ -99,6 +99,21 @@ def test_examples_carry_vectors_when_an_embedder_is_configured(tmp_path, tiny_db
         assert "- Q: List the sites" in scripted_llm.chat_requests[-1]["messages"][0]["content"]
 
 
+def test_a_turn_asks_the_endpoint_for_its_question_vector_once(tmp_path, tiny_db, scripted_llm):
+    # Verified examples and recall both rank by the question's vector (user memory and schema
+    # search too, when they have something to rank): one request for it, not one each.
+    settings = scripted_settings(tmp_path, tiny_db, scripted_llm, memory_embedder="openai",
+                                 memory_embedding_base_url=scripted_llm.base_url)
+    with TestClient(create_app(settings)) as client:
+        first = scripted_turn(client, scripted_llm)
+        client.post(f"/api/conversations/{first['thread_id']}/feedback", json={"rating": "up", "turn": 0})
+        scripted_llm.enqueue(text("Done."))
+        ask(client, "Which sites opened first?")
+    asked = [r["input"] for r in scripted_llm.requests if r.path.endswith("/embeddings")]
+    assert asked.count(["Which sites opened first?"]) == 1, asked
+    assert "- Q: List the sites" in scripted_llm.chat_requests[-1]["messages"][0]["content"]
+
+
 def test_feedback_by_turn_or_result_and_its_errors(client, scripted_llm):
     reply = scripted_turn(client, scripted_llm)
     thread, result_id = reply["thread_id"], reply["answer"]["data"]["result_id"]

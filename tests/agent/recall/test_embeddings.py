@@ -45,7 +45,7 @@ def test_a_query_embeds_the_same_on_one_thread_and_passages_keep_every_core(loca
     teams = {}
 
     def embed_both():
-        local.embed_query(text)
+        local.embed_query(text + " And since 2020?")  # not the last query: embedded, not remembered
         teams["after query"] = openmp.omp_get_max_threads()
         local.embed_passages([text])
         teams["after passages"] = openmp.omp_get_max_threads()
@@ -54,6 +54,18 @@ def test_a_query_embeds_the_same_on_one_thread_and_passages_keep_every_core(loca
     worker.start()
     worker.join()
     assert teams == {"after query": 1, "after passages": local._all_threads}
+
+
+def test_the_last_query_is_remembered_and_handed_out_as_a_copy(scripted_llm):
+    embedder = make_embedder("openai", model="hashed", base_url=scripted_llm.base_url)
+    first = embedder.embed_query("How many launches in 2020?")
+    first[:] = 0  # a caller's change must not reach the next caller
+    again = embedder.embed_query("How many launches in 2020?")
+    assert np.allclose(again, fake_embedding("How many launches in 2020?", 64), atol=1e-6)
+    embedder.embed_query("And in 2021?")
+    embedder.embed_query("How many launches in 2020?")
+    asked = [r["input"] for r in scripted_llm.requests if r.path.endswith("/embeddings")]
+    assert asked == [["How many launches in 2020?"], ["And in 2021?"], ["How many launches in 2020?"]]
 
 
 def test_the_local_embedder_is_shared_by_the_process():
