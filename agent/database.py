@@ -20,17 +20,28 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from agent.query_pool import GRACE_S, PoolBusy, PoolLimits, WorkerDied, pool_for
 from agent.sql_guard import MAX_SQL_CHARS, SQLRejected, check_sql, denial_reason
 
 __all__ = [
-    "AnalyticsDatabase", "Column", "DatabaseError", "DatabaseUnavailable", "ForeignKey",
-    "QueryFailed", "QueryResult", "QueryTimeout", "SQLRejected", "TableSchema",
+    "AnalyticsDatabase", "Column", "DatabaseError", "DatabaseUnavailable", "ForeignKey", "PoolLimits",
+    "QueryBusy", "QueryFailed", "QueryResult", "QueryTimeout", "SQLRejected", "TableSchema",
     "UnknownColumn", "UnknownTable", "cap_cell", "is_postgres_url", "open_analytics_database",
 ]
 
 # Large enough for any real analytics cell, small enough that randomblob(1e9),
 # zeroblob(1e9) or printf('%.*c', 1e9, 'x') fail at once instead of allocating.
 MAX_VALUE_BYTES = 20_000_000
+# SQLite's own limits, far above any real analytics query, so most bombs fail when prepared
+# (Connection.setlimit; SQLite's defaults in comments).
+SQLITE_LIMITS = {
+    sqlite3.SQLITE_LIMIT_EXPR_DEPTH: 300,  # 1000
+    sqlite3.SQLITE_LIMIT_COMPOUND_SELECT: 100,  # 500
+    sqlite3.SQLITE_LIMIT_LIKE_PATTERN_LENGTH: 1000,  # 50,000: a long pattern is slow on every row
+    sqlite3.SQLITE_LIMIT_FUNCTION_ARG: 64,  # 127
+    sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER: 100,  # 32,766: only introspection binds values
+    sqlite3.SQLITE_LIMIT_TRIGGER_DEPTH: 1,  # nothing here writes
+}
 # SQLite VM steps between deadline checks: Datasette's sqlite_timelimit uses 1000,
 # a check costs far less than the steps it covers.
 PROGRESS_STEPS = 1000
@@ -95,6 +106,10 @@ class QueryFailed(DatabaseError):
     """SQLite raised an error for the query; the message is SQLite's."""
 
 
+class QueryBusy(QueryTimeout):
+    """Every query worker stayed busy for the whole wait; nothing ran. Retry in a moment."""
+
+
 class UnknownTable(DatabaseError):
     """No table or view of that name; the message lists close names."""
 
@@ -131,13 +146,16 @@ class AnalyticsDatabase:
         time_limit_s: Wall-clock limit for each query, introspection included.
         max_rows: Rows returned by ``execute`` before ``truncated`` is set.
         max_cell_bytes: Longest text (UTF-8 bytes) or blob kept in a cell.
+        limits: The worker processes model-written SQL runs in (agent/query_pool.py);
+            ``workers=0`` runs it in this process, with the progress-handler deadline only.
     """
 
     dialect = "sqlite"  # sqlglot's name, for the guard and for SQL written elsewhere (the planner)
     engine = "SQLite"  # what the model and the error messages call it
 
     def __init__(self, path: str | Path, *, time_limit_s: float = 10.0, max_rows: int = 1000,
-                 max_cell_bytes: int = 10_000, trusted_schema: bool = False) -> None:
+                 max_cell_bytes: int = 10_000, trusted_schema: bool = False,
+                 limits: PoolLimits | None = None) -> None:
         if time_limit_s <= 0 or max_rows < 1 or max_cell_bytes < 1:
             raise ValueError("time_limit_s, max_rows and max_cell_bytes must be positive")
         self.path = Path(path)
@@ -147,6 +165,7 @@ class AnalyticsDatabase:
         self.max_cell_bytes = max_cell_bytes
         # Only for files whose views we wrote ourselves (the conversation store's JSON1 views).
         self.trusted_schema = trusted_schema
+        self.limits = limits or PoolLimits()
 
     def __repr__(self) -> str:
         return f"AnalyticsDatabase({str(self.path)!r})"
@@ -163,7 +182,30 @@ class AnalyticsDatabase:
         return self._run_unchecked(check_sql(sql), max_rows=max_rows)
 
     def _run_unchecked(self, sql: str, *, max_rows: int | None = None) -> QueryResult:
-        """Run ``sql`` under layers 2 and 3 only; tests call it to bypass the guard."""
+        """Run ``sql`` under layers 2 and 3 only, in a worker process; tests call it to bypass the guard.
+
+        Raises:
+            QueryBusy: no worker became free in time (nothing ran).
+            QueryTimeout: the worker was killed at the deadline.
+        """
+        limit = self.max_rows if max_rows is None else max(0, max_rows)
+        if self.limits.workers == 0:
+            return self.run_here(sql, max_rows=limit)
+        request = {"path": str(self.path.absolute()), "time_limit_s": self.time_limit_s, "max_rows": self.max_rows,
+                   "max_cell_bytes": self.max_cell_bytes, "trusted_schema": self.trusted_schema,
+                   "sql": sql, "limit": limit}
+        try:
+            reply = pool_for(self.limits).run(request, timeout_s=self.time_limit_s + GRACE_S)
+        except PoolBusy:
+            raise QueryBusy(f"all {self.limits.workers} query workers are busy; retry in a moment") from None
+        except WorkerDied:
+            raise QueryTimeout(f"query stopped after {self.time_limit_s} s; add filters or LIMIT") from None
+        if "error" in reply:
+            raise _WORKER_ERRORS.get(reply["error"], QueryFailed)(reply["message"])
+        return QueryResult.model_validate(reply["result"])
+
+    def run_here(self, sql: str, *, max_rows: int | None = None) -> QueryResult:
+        """Run ``sql`` under layers 2 and 3 in this process (what a worker does)."""
         limit = self.max_rows if max_rows is None else max(0, max_rows)
         denied: list[str] = []
         with self._connect(authorizer=denied) as conn:
@@ -280,6 +322,8 @@ class AnalyticsDatabase:
             conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, MAX_VALUE_BYTES)
             conn.setlimit(sqlite3.SQLITE_LIMIT_SQL_LENGTH, MAX_SQL_CHARS)
             conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+            for category, value in SQLITE_LIMITS.items():
+                conn.setlimit(category, value)
             with self._errors():
                 conn.execute("PRAGMA query_only = 1")
                 # The file may come from elsewhere: its views and triggers must
@@ -323,6 +367,11 @@ class AnalyticsDatabase:
             return DatabaseUnavailable(
                 f"{self.path} is not a valid SQLite database or is corrupt ({message}); "
                 "rebuild it or point ASKDB_DATABASE / --db at another file")
+        # The analytics file is never written: a failed write is a temporary file past RLIMIT_FSIZE
+        # in a worker (EFBIG), or a full disk.
+        if primary == "FULL" or code in ("SQLITE_IOERR_WRITE", "SQLITE_IOERR_SHORT_WRITE", "SQLITE_IOERR_TRUNCATE"):
+            return QueryFailed("the query ran out of temporary disk space (ASKDB_SQL_MAX_TEMP_MB); "
+                               "add filters or LIMIT, or group less")
         if primary in ("CANTOPEN", "IOERR"):
             return DatabaseUnavailable(f"could not read the analytics database at {self.path}: "
                                        f"{message}; check the file and directory permissions")
@@ -358,6 +407,11 @@ class AnalyticsDatabase:
         return cap_cell(value, self.max_cell_bytes)
 
 
+_WORKER_ERRORS: dict[str, Callable[[str], Exception]] = {
+    cls.__name__: cls for cls in (SQLRejected, QueryTimeout, QueryFailed, DatabaseUnavailable, UnknownTable,
+                                  UnknownColumn)}
+
+
 def cap_cell(value: Any, max_bytes: int) -> tuple[Any, bool]:
     """Cap one cell at ``max_bytes``; the marker makes any cut visible.
 
@@ -385,14 +439,19 @@ def is_postgres_url(location: object) -> bool:
 
 
 def open_analytics_database(location: str | Path, *, time_limit_s: float = 10.0, max_rows: int = 1000,
-                            max_cell_bytes: int = 10_000) -> AnalyticsDatabase:
-    """The analytics database at a SQLite path or a ``postgresql://`` URL (``agent.pg_database``)."""
+                            max_cell_bytes: int = 10_000, limits: PoolLimits | None = None) -> AnalyticsDatabase:
+    """The analytics database at a SQLite path or a ``postgresql://`` URL (``agent.pg_database``).
+
+    ``limits`` bound a SQLite query's worker process; on PostgreSQL, ``max_memory_mb`` becomes the
+    query's ``work_mem`` budget and ``max_temp_mb`` its ``temp_file_limit`` where the role may set it.
+    """
     if is_postgres_url(location):
         from agent.pg_database import PostgresAnalyticsDatabase
 
         return PostgresAnalyticsDatabase(location, time_limit_s=time_limit_s, max_rows=max_rows,
-                                         max_cell_bytes=max_cell_bytes)
-    return AnalyticsDatabase(location, time_limit_s=time_limit_s, max_rows=max_rows, max_cell_bytes=max_cell_bytes)
+                                         max_cell_bytes=max_cell_bytes, limits=limits)
+    return AnalyticsDatabase(location, time_limit_s=time_limit_s, max_rows=max_rows, max_cell_bytes=max_cell_bytes,
+                             limits=limits)
 
 
 def quote_identifier(name: str) -> str:

@@ -25,7 +25,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from agent.database import (
-    Column, DatabaseUnavailable, ForeignKey, QueryFailed, QueryResult, QueryTimeout, SQLRejected,
+    Column, DatabaseUnavailable, PoolLimits, ForeignKey, QueryFailed, QueryResult, QueryTimeout, SQLRejected,
     TableSchema, UnknownColumn, UnknownTable, _resolve, cap_cell, read_capped,
 )
 from agent.sql_guard import check_sql
@@ -61,6 +61,9 @@ _POWERFUL_ROLE = """
            OR pg_has_role(current_user, 'pg_write_server_files', 'MEMBER')
            OR pg_has_role(current_user, 'pg_execute_server_program', 'MEMBER')
     FROM pg_roles r WHERE r.rolname = current_user"""
+# temp_file_limit is a superuser setting: a role sets it only when granted (PostgreSQL 15+:
+# GRANT SET ON PARAMETER temp_file_limit TO askdb_reader); otherwise ALTER ROLE sets it (README).
+_CAN_SET_TEMP_LIMIT = "SELECT has_parameter_privilege('temp_file_limit', 'SET')"
 
 
 class PostgresAnalyticsDatabase:
@@ -73,13 +76,16 @@ class PostgresAnalyticsDatabase:
         max_cell_bytes: longest text (UTF-8 bytes) or bytea kept in a cell.
         trusted_role: run as any role, superusers included; only for SQL that whoever holds the URL
             typed (`python -m app store query`), never for model-written SQL (see `_check_role`).
+        limits: ``max_memory_mb`` is each query's ``work_mem`` (per sort or hash), ``max_temp_mb`` its
+            ``temp_file_limit`` when the role may set it; the worker count and wait are SQLite's.
     """
 
     dialect = "postgres"
     engine = "PostgreSQL"
 
     def __init__(self, url: str, *, time_limit_s: float = 10.0, max_rows: int = 1000,
-                 max_cell_bytes: int = 10_000, pool_size: int = POOL_SIZE, trusted_role: bool = False) -> None:
+                 max_cell_bytes: int = 10_000, pool_size: int = POOL_SIZE, trusted_role: bool = False,
+                 limits: PoolLimits | None = None) -> None:
         if time_limit_s <= 0 or max_rows < 1 or max_cell_bytes < 1:
             raise ValueError("time_limit_s, max_rows and max_cell_bytes must be positive")
         try:
@@ -96,6 +102,10 @@ class PostgresAnalyticsDatabase:
         self._pool_lock = threading.Lock()
         self.trusted_role = trusted_role
         self._role_checked = False
+        self.limits = limits or PoolLimits()
+        self._can_set_temp_limit: bool | None = None
+        # work_mem is per sort or hash node, and a plan has several: a sixteenth of the query's budget.
+        self.work_mem_mb = max(4, self.limits.max_memory_mb // 16)
 
     def __repr__(self) -> str:
         return f"PostgresAnalyticsDatabase({self.where()!r})"
@@ -222,8 +232,14 @@ class PostgresAnalyticsDatabase:
                     with self._errors():
                         # Transaction-local (is_local = true): gone at the rollback, never leaks to the pool.
                         conn.execute("SELECT set_config('statement_timeout', %s, true),"
-                                     " set_config('lock_timeout', %s, true)",
-                                     (f"{round(self.time_limit_s * 1000)}",) * 2)
+                                     " set_config('lock_timeout', %s, true), set_config('work_mem', %s, true)",
+                                     (f"{round(self.time_limit_s * 1000)}",) * 2 + (f"{self.work_mem_mb}MB",))
+                        if self._can_set_temp_limit is None:
+                            self._can_set_temp_limit = conn.info.server_version >= 150000 and bool(
+                                conn.execute(_CAN_SET_TEMP_LIMIT).fetchone()[0])
+                        if self._can_set_temp_limit:
+                            conn.execute("SELECT set_config('temp_file_limit', %s, true)",
+                                         (f"{self.limits.max_temp_mb}MB",))
                         if not (self._role_checked or self.trusted_role):
                             self._check_role(conn)
                     yield conn

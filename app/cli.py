@@ -122,7 +122,7 @@ def _run_query(location, args: argparse.Namespace, *, trusted: bool) -> int:
 
     settings = _settings(args)
     limits = {"time_limit_s": settings.sql_timeout, "max_rows": args.limit or settings.sql_max_rows,
-              "max_cell_bytes": settings.sql_max_cell_bytes}
+              "max_cell_bytes": settings.sql_max_cell_bytes, "limits": settings.query_limits()}
     database = None
     try:
         if is_postgres_url(location):

@@ -60,7 +60,7 @@ class AskDB:
         if self._database is None:
             s = self.settings
             self._database = open_analytics_database(s.database, time_limit_s=s.sql_timeout, max_rows=s.sql_max_rows,
-                                                     max_cell_bytes=s.sql_max_cell_bytes)
+                                                     max_cell_bytes=s.sql_max_cell_bytes, limits=s.query_limits())
         return self._database
 
     def model(self, database: AnalyticsDatabase) -> ChatModel:

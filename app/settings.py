@@ -13,6 +13,7 @@ from pydantic import AliasChoices, BeforeValidator, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from agent.memory.config import MemoryConfig
+from agent.query_pool import PoolLimits
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATABASE = ROOT / "sample_db" / "aerospace.db"
@@ -71,6 +72,18 @@ class Settings(BaseSettings):
     sql_max_rows: int = _env("ASKDB_SQL_MAX_ROWS", default=1000, ge=1, description="Rows kept per query result (more is reported as truncated).")
     sql_max_cell_bytes: int = _env("ASKDB_SQL_MAX_CELL_BYTES", default=10_000, ge=16,
                                    description="Bytes kept per result cell (longer values are cut and counted).")
+    # Hard limits of analytics queries (issue 18): SQLite runs them in worker processes.
+    sql_workers: int = _env("ASKDB_SQL_WORKERS", default=4, ge=0, le=64,
+                            description="Worker processes that run SQLite analytics queries (at most this many at "
+                                        "once); 0 runs them in the app's process with the time limit only.")
+    sql_max_memory_mb: int = _env("ASKDB_SQL_MAX_MEMORY_MB", default=1024, ge=128,
+                                  description="Address space of a query worker (SQLite), in MB; on PostgreSQL a "
+                                              "sixteenth is each query's work_mem.")
+    sql_max_temp_mb: int = _env("ASKDB_SQL_MAX_TEMP_MB", default=512, ge=1,
+                                description="Largest temporary file a query may write (SQLite sorts, DISTINCT; "
+                                            "PostgreSQL temp_file_limit where the role may set it), in MB.")
+    sql_queue_wait: float = _env("ASKDB_SQL_QUEUE_WAIT", default=5.0, ge=0,
+                                 description="Seconds a query waits for a free worker before the request gets 503.")
     auth: Literal["none", "token", "proxy"] = _env(
         "ASKDB_AUTH", default="none",
         description="`none` (one local user, `default`), `token` (bearer tokens from ASKDB_TOKENS_FILE), "
@@ -152,6 +165,11 @@ class Settings(BaseSettings):
         if self.llm is None:
             self.llm = "openai" if (self.openai_base_url or self.openai_api_key) else "offline"
         return self
+
+    def query_limits(self) -> PoolLimits:
+        """The analytics queries' hard limits as agent.database takes them."""
+        return PoolLimits(workers=self.sql_workers, max_memory_mb=self.sql_max_memory_mb,
+                          max_temp_mb=self.sql_max_temp_mb, queue_wait_s=self.sql_queue_wait)
 
     def memory_config(self) -> MemoryConfig:
         """The memory settings as the agent takes them."""

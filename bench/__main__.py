@@ -26,6 +26,7 @@ BENCHMARKS = {
     "recall": ("bench.recall", "Recall: LoCoMo retrieval quality; recall latency and build time at scale"),
     "schema_retrieval": ("bench.schema_retrieval", "Schema retrieval: gold tables among the top 10 at 100 and 1,000 tables"),
     "eval": ("bench.eval", "Eval: execution accuracy on Spider dev, offline and through a scripted model"),
+    "sql_isolation": ("bench.sql_isolation", "SQL isolation: latency a query worker process adds"),
     "postgres": ("bench.postgres", "PostgreSQL: store save and load beside SQLite; two app servers on one store"),
 }
 

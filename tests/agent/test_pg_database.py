@@ -209,6 +209,11 @@ def test_settings_changed_without_the_guard_do_not_outlive_the_query(pg):
         assert pg._run_unchecked("SELECT current_setting('statement_timeout')").rows == [["2s"]]
 
 
+def test_each_query_runs_with_a_bounded_work_mem(pg):
+    """Issue 18, item 2 on PostgreSQL: a sort or hash gets a sixteenth of ASKDB_SQL_MAX_MEMORY_MB."""
+    assert pg._run_unchecked("SELECT current_setting('work_mem')").rows == [["64MB"]]
+
+
 def test_row_cap_sets_truncated_and_cell_cap_counts(pg):
     result = pg.execute("SELECT id FROM launches ORDER BY id")
     assert (result.row_count, result.truncated) == (100, True)

@@ -1,0 +1,85 @@
+"""Issue 18, items 1-3: a query is stopped whatever SQLite is doing, and its memory and temporary
+disk are bounded. Each bomb runs in a worker process (agent/query_pool.py) under hard limits;
+the test process's own memory stays where it was."""
+
+from __future__ import annotations
+
+import resource
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from agent.database import AnalyticsDatabase, PoolLimits, QueryBusy, QueryFailed, QueryTimeout
+from agent.query_pool import pool_for
+
+# Small limits so each bomb fails in well under a second of its own work.
+LIMITS = PoolLimits(workers=2, max_memory_mb=256, max_temp_mb=8, queue_wait_s=0.2)
+SLOW_STEP = ("SELECT instr(printf('%.*c', 15000000, 'x') || 'y', printf('%.*c', 5000000, 'x') || 'z')")
+COUNTER = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT {n}) "
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> AnalyticsDatabase:
+    path = tmp_path / "a.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE t (x INTEGER)")
+        conn.executemany("INSERT INTO t VALUES (?)", [(i,) for i in range(10)])
+    conn.close()
+    return AnalyticsDatabase(path, time_limit_s=1.0, limits=LIMITS)
+
+
+def max_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def test_one_slow_step_is_killed_at_the_deadline(db: AnalyticsDatabase) -> None:
+    """instr() over 20 MB of text is one VM step of minutes: the progress handler never runs."""
+    with pytest.raises(QueryTimeout, match=r"stopped after 1\.0 s"):
+        db.execute(SLOW_STEP)
+    assert db.execute("SELECT count(*) FROM t").rows == [[10]]  # a fresh worker took its place
+
+
+def test_a_memory_bomb_fails_in_its_worker(db: AnalyticsDatabase) -> None:
+    before = max_rss_mb()
+    with pytest.raises(QueryFailed, match="more than 256 MB of memory"):
+        db.execute("SELECT " + ", ".join(["zeroblob(19000000)"] * 60))
+    assert max_rss_mb() - before < 100
+    assert db.execute("SELECT count(*) FROM t").rows == [[10]]
+
+
+def test_a_temp_disk_bomb_fails_at_the_file_size_limit(db: AnalyticsDatabase) -> None:
+    with pytest.raises(QueryFailed, match="ran out of temporary disk space"):
+        db.execute(COUNTER.format(n=300_000) + "SELECT count(*) FROM (SELECT DISTINCT randomblob(1000) FROM c)")
+    assert db.execute("SELECT count(*) FROM t").rows == [[10]]
+
+
+@pytest.mark.parametrize("sql, message", [
+    ("SELECT " + " + ".join(["1"] * 400), "maximum depth 300"),
+    ("SELECT 1 WHERE 'a' LIKE '" + "%a" * 600 + "'", "pattern too complex"),
+    (" UNION ALL ".join(["SELECT 1"] * 150), "too many terms in compound SELECT"),
+])
+def test_sqlite_limits_fail_bombs_when_prepared(db: AnalyticsDatabase, sql: str, message: str) -> None:
+    with pytest.raises(QueryFailed, match=message):
+        db._run_unchecked(sql)
+
+
+def test_a_full_pool_refuses_at_once_instead_of_queueing_forever(db: AnalyticsDatabase) -> None:
+    one = AnalyticsDatabase(db.path, time_limit_s=2.0, limits=PoolLimits(workers=1, queue_wait_s=0.2))
+    one.execute("SELECT 1")  # the worker is started
+    pool = pool_for(one.limits)
+    slow = threading.Thread(target=lambda: pytest.raises(QueryTimeout, one.execute, SLOW_STEP))
+    slow.start()
+    while pool._idle.qsize():  # the slow query holds the only worker
+        time.sleep(0.01)
+    with pytest.raises(QueryBusy, match="all 1 query workers are busy"):
+        one.execute("SELECT 1")
+    slow.join()
+    assert one.execute("SELECT count(*) FROM t").rows == [[10]]
+
+
+def test_workers_zero_runs_in_process(db: AnalyticsDatabase) -> None:
+    local = AnalyticsDatabase(db.path, limits=PoolLimits(workers=0))
+    assert local.execute("SELECT count(*) FROM t").rows == [[10]]
