@@ -25,6 +25,7 @@ from agent.memory.archival import ArchiveHook, archive_if_due, no_archive_hook
 from agent.memory.config import MemoryConfig
 from agent.memory.hooks import Memory, before_turn
 from agent.memory.summary import refresh_summary, summariser_for
+from agent.planner.words import has_cjk
 from agent.schema_search import SchemaOptions
 from agent.state import (
     AgentState, Answer, AnswerData, ErrorRecord, FunctionCall, Message, MessageToolCall, SQLRecord, Step, utc_now,
@@ -148,6 +149,7 @@ class _Turn:
         self.thread_id, self.user_id = thread_id, user_id
         self.ctx = ToolContext(database=setup.database, state=state, schema=setup.schema)
         self.last_result: SQLRecord | None = None
+        self.results: list[SQLRecord] = []  # the queries that ran in this turn, in order
         self.context: dict[str, Any] | None = None  # the report of the context of the current model call
         self.model_ms: float | None = None  # how long the current model call took
 
@@ -157,7 +159,7 @@ class _Turn:
             # A plain reply ends the turn: the model answered in prose.
             text = (reply.content or "").strip() or "The model returned an empty reply."
             state.messages.append(Message(role="assistant", content=text))
-            self.finish(text, ok=bool(reply.content and reply.content.strip()), sql=None)
+            self.finish(text, sql=None, confident=bool(reply.content and reply.content.strip()))
             yield self.record(self.answer_step(thought=reply.reasoning), started, reply)
             return
         # The Thought is kept (text-mode endpoints see it again); native sends strip it.
@@ -173,7 +175,7 @@ class _Turn:
                         observation=outcome.observation_text(), result_id=self.last_result_id(outcome))
             if outcome.final:
                 state.messages.append(Message(role="assistant", content=args.get("text", "")))
-                self.finish(args.get("text", ""), ok=True, sql=args.get("sql"))
+                self.finish(args.get("text", ""), sql=args.get("sql"), caveat=args.get("caveat"))
                 step = self.answer_step(thought=step.thought, action=call.name, args=args,
                                         observation=step.observation)
             yield self.record(step, started if n == 0 else time.perf_counter(), reply if n == 0 else None)
@@ -203,6 +205,7 @@ class _Turn:
             record = SQLRecord(sql=result.sql, ok=True, row_count=result.row_count, columns=result.columns,
                                duration_ms=result.duration_ms, truncated=result.truncated, result_id=result_id)
             self.last_result = record
+            self.results.append(record)
             outcome.observation["result_id"] = result_id
         self.state.sql_history.append(record)
 
@@ -233,13 +236,26 @@ class _Turn:
         self.setup.store.append_step(self.thread_id, step_index=step.step_index, step=step)
         return TurnEvent(type="step", thread_id=self.thread_id, turn_index=self.turn_index, step=step)
 
-    def finish(self, text: str, *, ok: bool, sql: str | None) -> None:
-        """Set the answer, attaching the result it rests on (the named SQL, else the last good one)."""
+    def finish(self, text: str, *, sql: str | None, caveat: str | None = None, confident: bool = True) -> None:
+        """Set the answer with the result it rests on: the named SQL if it ran in this turn, else the last
+        query that did. The answer is ok only when it is confident, has no caveat and rests on a query
+        that ran in this turn; a caveat (given or found here) leads the text, so the analyst reads it."""
         record = self.last_result
+        zh = has_cjk(self.state.question or "")
         if sql:
-            named = [r for r in self.state.sql_history if r.ok and _same_sql(r.sql, sql)]
-            record = named[-1] if named else record
-        data = AnswerData(text=text, sql=sql or (record.sql if record else None), model=self.setup.model.label)
+            named = [r for r in self.results if _same_sql(r.sql, sql)]
+            if named:
+                record = named[-1]
+            elif confident and caveat is None:
+                caveat = _NOTES["other_sql" if record else "no_query"][zh]
+        elif record is None and confident and caveat is None:
+            caveat = _NOTES["no_query"][zh]
+        ok = confident and not caveat and record is not None
+        if caveat and not text.startswith(caveat):
+            text = f"{caveat} {text}" if text else caveat
+        # The SQL shown is always the one whose result is shown: never a query that failed or did not run.
+        data = AnswerData(text=text, sql=record.sql if record else None, model=self.setup.model.label,
+                          caveat=caveat or None)
         if record is not None and record.result_id is not None:
             stored = self.setup.store.load_result(self.thread_id, record.result_id, user_id=self.user_id)
             data.columns, data.rows = stored.columns, stored.rows[:ANSWER_ROWS]
@@ -266,9 +282,18 @@ class _Turn:
         else:
             text += " No query succeeded; try a more specific question."
         self.state.messages.append(Message(role="assistant", content=text))
-        self.finish(text, ok=False, sql=None)
+        self.finish(text, sql=None, confident=False)
         yield self.record(self.answer_step(), time.perf_counter(), None)
 
+
+
+#: Caveats the loop adds itself, English and Chinese (picked by the question's script).
+_NOTES = {
+    "no_query": ("No query ran in this turn, so this answer is not checked against the data.",
+                 "本轮没有运行任何查询，这个回答未经数据核对。"),
+    "other_sql": ("The query this answer names did not run in this turn; the result shown is from the last "
+                  "query that did.", "回答所引用的查询本轮没有成功运行；下方显示的是最后一次成功查询的结果。"),
+}
 
 
 def _same_sql(a: str, b: str) -> bool:

@@ -108,6 +108,8 @@ class AnswerData(_Model):
     truncated: bool = False
     result_id: int | None = None
     model: str | None = None
+    #: Why the answer is not confident (ok = false): what of the question it did not use or check.
+    caveat: str | None = None
 
 
 class Answer(_Model):

@@ -101,6 +101,9 @@ class SQLArgs(BaseModel):
 class AnswerArgs(BaseModel):
     text: str = Field(min_length=1, max_length=20_000, description="The answer for the analyst, in their language.")
     sql: str | None = Field(None, description="The SQL the answer rests on, if any.")
+    caveat: str | None = Field(None, max_length=2_000, description=(
+        "What part of the question this answer does not use or could not check, in the analyst's language; "
+        "leave it out only when the answer rests on a query that used every part of the question."))
 
 
 # -- tools ------------------------------------------------------------------------

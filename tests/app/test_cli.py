@@ -43,9 +43,12 @@ def test_ask_prints_steps_then_the_answer_and_table(env, scripted_llm, capsys):
     with ConversationStore.open(env, AgentState) as store:
         [conversation] = store.list(user_id="default").items
     scripted_llm.enqueue(tool_call("answer", {"text": "Still three."}))
-    assert main(["ask", "And now?", "--thread", conversation.thread_id, "--json"]) == 0
+    # No query ran in this turn: the answer is printed but not ok (exit 1), and says so first.
+    assert main(["ask", "And now?", "--thread", conversation.thread_id, "--json"]) == 1
     state = json.loads(capsys.readouterr().out)
-    assert state["answer"]["data"]["text"] == "Still three." and len(state["messages"]) == 12
+    answer = state["answer"]
+    assert not answer["ok"] and answer["data"]["text"].startswith("No query ran in this turn")
+    assert answer["data"]["text"].endswith("Still three.") and len(state["messages"]) == 12
 
 
 def test_ask_reports_errors_with_a_non_zero_status(env, scripted_llm, capsys):
@@ -186,7 +189,7 @@ def pg_env(monkeypatch, tiny_db, scripted_llm, pg_store_url):
     monkeypatch.setenv("ASKDB_LLM_MAX_RETRIES", "0")
     scripted_llm.enqueue(tool_call("run_sql", {"sql": "SELECT nope FROM sites"}),
                          tool_call("answer", {"text": "hello"}))
-    assert main(["ask", "Say hello"]) == 0
+    assert main(["ask", "Say hello"]) == 1  # answered, but on no query that ran: not ok
     return pg_store_url
 
 

@@ -127,7 +127,7 @@ def test_a_failing_summariser_keeps_the_old_summary_and_the_turn_goes_on(store, 
     scripted_llm.enqueue(error(500), tool_call("answer", {"text": "Still 3 sites."}))
     with caplog.at_level(logging.WARNING, logger="agent.memory.summary"):
         events = list(run_turn(setup, user_id="u", question="And now?", thread_id=thread))
-    assert events[-1].type == "answer" and events[-1].answer.data.text == "Still 3 sites."
+    assert events[-1].type == "answer" and events[-1].answer.data.text.endswith("Still 3 sites.")
     assert "summary was not updated" in caplog.text
     state = store.load(thread, user_id="u").state
     assert (state.compressed_summary, state.compressed_config_hash) == ("Earlier: 3 sites.", "stale-hash")

@@ -1,0 +1,79 @@
+"""`answer.ok` is a promise: the answer rests on a query that ran in this turn and used the whole
+question. Anything less is said first in the answer's text (the caveat) and stored with it."""
+
+from __future__ import annotations
+
+from agent.database import AnalyticsDatabase
+from agent.loop import TurnSetup, run_turn
+from agent.openai_model import OpenAIChatModel
+from tests.fixtures.scripted_llm import tool_call
+
+GOOD_SQL = "SELECT name FROM sites ORDER BY id"
+BAD_SQL = "SELECT nope FROM sites"
+
+
+def _answer(store, tiny_db, scripted_llm, question, *replies, thread_id=None):
+    model = OpenAIChatModel(base_url=scripted_llm.base_url, api_key=None, model="scripted", timeout_s=5,
+                            max_retries=0, tool_mode="native")
+    setup = TurnSetup(store=store, database=AnalyticsDatabase(tiny_db), model=model)
+    scripted_llm.enqueue(*replies)
+    events = list(run_turn(setup, user_id="u", question=question, thread_id=thread_id))
+    return events[-1].answer, events[0].thread_id
+
+
+def test_an_answer_on_a_query_that_ran_is_ok(store, tiny_db, scripted_llm):
+    answer, _ = _answer(store, tiny_db, scripted_llm, "List the sites",
+                        tool_call("run_sql", {"sql": GOOD_SQL}),
+                        tool_call("answer", {"text": "Three sites.", "sql": GOOD_SQL}))
+    assert answer.ok and answer.data.text == "Three sites." and answer.data.caveat is None
+    assert answer.data.sql == GOOD_SQL and answer.data.row_count == 3
+
+
+def test_the_sql_shown_is_the_one_whose_result_is_shown(store, tiny_db, scripted_llm):
+    # The model names the query that failed; the table comes from the one that ran.
+    answer, _ = _answer(store, tiny_db, scripted_llm, "List the sites",
+                        tool_call("run_sql", {"sql": GOOD_SQL}),
+                        tool_call("run_sql", {"sql": BAD_SQL}),
+                        tool_call("answer", {"text": "Three sites.", "sql": BAD_SQL}))
+    assert not answer.ok and answer.data.sql == GOOD_SQL and answer.data.row_count == 3
+    assert answer.data.text.startswith("The query this answer names did not run in this turn")
+    assert answer.data.text.endswith("Three sites.") and answer.data.caveat
+
+
+def test_an_answer_without_a_query_in_this_turn_is_not_ok(store, tiny_db, scripted_llm):
+    first, thread_id = _answer(store, tiny_db, scripted_llm, "List the sites",
+                               tool_call("run_sql", {"sql": GOOD_SQL}),
+                               tool_call("answer", {"text": "Three sites.", "sql": GOOD_SQL}))
+    assert first.ok
+    # The follow-up names the earlier turn's query without running anything: no result is carried silently.
+    answer, _ = _answer(store, tiny_db, scripted_llm, "How many of them failed?",
+                        tool_call("answer", {"text": "None of them.", "sql": GOOD_SQL}), thread_id=thread_id)
+    assert not answer.ok and answer.data.sql is None and answer.data.rows == []
+    assert answer.data.text == "No query ran in this turn, so this answer is not checked against the data. None of them."
+
+
+def test_a_failed_query_alone_is_no_ground_for_an_answer(store, tiny_db, scripted_llm):
+    answer, _ = _answer(store, tiny_db, scripted_llm, "List the sites",
+                        tool_call("run_sql", {"sql": BAD_SQL}),
+                        tool_call("answer", {"text": "There are none.", "sql": BAD_SQL}))
+    assert not answer.ok and answer.data.sql is None
+    assert answer.data.text.startswith("No query ran in this turn")
+
+
+def test_a_caveat_leads_the_text_and_makes_the_answer_not_ok(store, tiny_db, scripted_llm):
+    caveat = "I could not use 'per month': this lists all sites."
+    answer, _ = _answer(store, tiny_db, scripted_llm, "List the sites per month",
+                        tool_call("run_sql", {"sql": GOOD_SQL}),
+                        tool_call("answer", {"text": "Three sites.", "sql": GOOD_SQL, "caveat": caveat}))
+    assert not answer.ok and answer.data.caveat == caveat and answer.data.text == f"{caveat} Three sites."
+    assert answer.data.sql == GOOD_SQL and answer.data.row_count == 3
+    # A caveat the text already opens with is not repeated.
+    answer, _ = _answer(store, tiny_db, scripted_llm, "List the sites per month",
+                        tool_call("run_sql", {"sql": GOOD_SQL}),
+                        tool_call("answer", {"text": f"{caveat} Three sites.", "sql": GOOD_SQL, "caveat": caveat}))
+    assert answer.data.text == f"{caveat} Three sites."
+
+
+def test_the_caveat_is_in_the_questions_language(store, tiny_db, scripted_llm):
+    answer, _ = _answer(store, tiny_db, scripted_llm, "有多少个发射场？", tool_call("answer", {"text": "三个。"}))
+    assert not answer.ok and answer.data.text.startswith("本轮没有运行任何查询")
