@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from agent.planner.answer_text import error_answer, result_answer, unmappable_an
 from agent.planner.frame import Condition, Frame, PlanningFailed
 from agent.planner.framing import build_frame
 from agent.planner.question import parse_question
+from agent.planner.reading import caveat, interpretation
 from agent.planner.schema_index import SchemaIndex
 from agent.planner.sql_builder import build_sql, to_dialect
 from agent.planner.words import has_cjk
@@ -54,6 +56,11 @@ class Plan:
     def notes(self) -> list[str]:
         return self.frame.notes if self.frame is not None else []
 
+    @property
+    def caveat(self) -> str | None:
+        """What of the question the plan does not use, as the answer's first sentence; None: nothing."""
+        return caveat(self.frame) if self.frame is not None else None
+
 
 @dataclass
 class _Turn:
@@ -74,6 +81,7 @@ class OfflinePlanner:
     Args:
         database: the analytics database the loop's tools run against; the planner
             reads its schema and distinct values once, on first use.
+        today: the date "last year" and "the past 5 years" count from (default: the real today).
     """
 
     label = LABEL
@@ -82,8 +90,8 @@ class OfflinePlanner:
     _indexes: dict[tuple[str, int, int], SchemaIndex] = {}
     MAX_CACHED_INDEXES = 8
 
-    def __init__(self, database: AnalyticsDatabase):
-        self.database = database
+    def __init__(self, database: AnalyticsDatabase, *, today: date | None = None):
+        self.database, self.today = database, today
         self._schema: SchemaIndex | None = None
 
     @property
@@ -103,7 +111,7 @@ class OfflinePlanner:
         """Plan one question: parse it, map it to the schema, build the SQL."""
         plan = Plan(question=question, zh=has_cjk(question))
         try:
-            frame = build_frame(parse_question(question, self.schema), self.schema)
+            frame = build_frame(parse_question(question, self.schema), self.schema, self.today)
             plan.sql = to_dialect(build_sql(frame, self.schema), getattr(self.database, "dialect", "sqlite"))
         except PlanningFailed as exc:
             plan.failure = exc
@@ -134,7 +142,8 @@ class OfflinePlanner:
         if plan.failure is not None:
             text = unmappable_answer(zh=plan.zh, reason=plan.failure.zh if plan.zh else plan.failure.reason,
                                      schema=self.schema)
-            return self._answer(turn, text, None, f"I cannot map this question to the schema: {plan.failure.reason}.")
+            return self._answer(turn, text, None, f"I cannot map this question to the schema: {plan.failure.reason}.",
+                                caveat=first_sentence(text))
         exploring = len(turn.calls) < MAX_EXPLORATION_CALLS
         if exploring and not turn.listed and fresh("list_tables", {}):
             return self._call(turn, "list_tables", {}, "First I list the tables to see what the database holds.")
@@ -185,10 +194,11 @@ class OfflinePlanner:
         call = ToolCall(id=f"offline_{turn.call_count + 1}", name=name, arguments=json.dumps(args, ensure_ascii=False))
         return ModelReply(tool_calls=[call], reasoning=thought, model=LABEL)
 
-    def _answer(self, turn: _Turn, text: str, sql: str | None, thought: str) -> ModelReply:
+    def _answer(self, turn: _Turn, text: str, sql: str | None, thought: str, *, caveat: str | None = None) -> ModelReply:
         if turn.offered is not None and "answer" not in turn.offered:  # a plain reply also ends the turn
             return ModelReply(content=text, reasoning=thought, model=LABEL)
-        return self._call(turn, "answer", {"text": text, "sql": sql}, thought)
+        args = {"text": text, "sql": sql} | ({"caveat": caveat} if caveat else {})
+        return self._call(turn, "answer", args, thought)
 
     def _answer_result(self, turn: _Turn, plan: Plan, content: str | None) -> ModelReply:
         observation = _json_object(content)
@@ -202,13 +212,18 @@ class OfflinePlanner:
                 observation = {"ok": False, "error": str(exc)}
         if not observation or not observation.get("ok"):
             error = (observation or {}).get("error") or "no result came back"
-            return self._answer(turn, error_answer(zh=plan.zh, error=error), plan.sql,
-                                f"The query failed ({error}); I say so plainly.")
-        text = result_answer(plan.frame, columns=observation.get("columns", []), rows=observation.get("rows", []),
-                             row_count=observation.get("row_count", 0), truncated=observation.get("truncated", False))
+            text = error_answer(zh=plan.zh, error=error)
+            return self._answer(turn, text, plan.sql, f"The query failed ({error}); I say so plainly.",
+                                caveat=first_sentence(text))
+        result = result_answer(plan.frame, columns=observation.get("columns", []), rows=observation.get("rows", []),
+                               row_count=observation.get("row_count", 0),
+                               truncated=observation.get("truncated", False))
+        sep = "" if plan.zh else " "
+        text = sep.join(p for p in (plan.caveat, interpretation(plan.frame), result) if p)
         count = observation.get("row_count", 0)
         return self._answer(turn, text, plan.sql,
-                            f"The query returned {count} row{'' if count == 1 else 's'}; I state the result.")
+                            f"The query returned {count} row{'' if count == 1 else 's'}; I state the result.",
+                            caveat=plan.caveat)
 
 
 def _file_key(database: AnalyticsDatabase) -> tuple[str, int, int] | None:
@@ -245,6 +260,12 @@ def _read_turn(messages: list[dict[str, Any]]) -> _Turn:
             if i > last_user:
                 calls.append((name, args, results.get(call.get("id"))))
     return _Turn(question, listed, described, calls, call_count, examples=examples)
+
+
+def first_sentence(text: str) -> str:
+    """The text up to its first full stop (English or Chinese), the stop included."""
+    match = re.search(r"[.!?](?=\s+[A-Z])|[。！？]", text)
+    return text[:match.end()] if match else text
 
 
 def _text(content: Any) -> str:

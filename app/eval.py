@@ -60,6 +60,7 @@ class QuestionResult(BaseModel):
     question: str
     gold_sql: str
     sql: str | None = None
+    ok: bool = Field(False, description="The answer claimed to use every part of the question (answer.ok).")
     correct: bool = False
     outcome: str = Field(description="correct, wrong_result, no_sql, sql_error, step_limit, model_error, "
                                      "database_error or gold_error.")
@@ -276,12 +277,14 @@ def run_question(q: EvalQuestion, location: Location, settings: Settings) -> Que
         result.outcome = "database_error" if kind == "database_unavailable" else "model_error"
         result.detail = (failure.message or "")[:300]
         return result
-    if answer is None or not answer.ok:
-        text = answer.data.text if answer else ""
-        result.outcome = "step_limit" if text.startswith("I reached the limit") else "no_sql"
+    text = answer.data.text if answer else ""
+    if answer is None or text.startswith("I reached the limit"):
+        result.outcome = "step_limit" if answer is not None else "no_sql"
         result.detail = text[:300]
         return result
-    result.sql = answer.data.sql
+    # An answer that says what it left out (ok false) is still scored on its SQL: the analyst sees
+    # both; the confidently wrong share counts only the answers that claimed to be complete.
+    result.ok, result.sql = answer.ok, answer.data.sql
     if not result.sql:
         result.detail = answer.data.text[:300]
         return result
@@ -376,10 +379,21 @@ def summarise(results: list[QuestionResult], *, suite: str, model: str, skipped:
         "latency_ms": {"median": round(statistics.median(latencies), 1),
                        "p90": latencies[min(len(latencies) - 1, int(0.9 * len(latencies)))],
                        "mean": round(statistics.mean(latencies), 1)},
+        "confidently_wrong": confidently_wrong(evaluated),
         "outcomes": dict(Counter(r.outcome for r in results).most_common()),
         "tool_errors": dict(tool_errors.most_common()),
         "results": [r.model_dump() for r in results],
     }
+
+
+def confidently_wrong(results: list[QuestionResult]) -> dict[str, Any]:
+    """Answers marked ok whose result is wrong: the ones an analyst has no reason to doubt."""
+    answered = [r for r in results if r.sql]
+    wrong = sum(1 for r in answered if r.ok and r.outcome in ("wrong_result", "sql_error"))
+    return {"answers": len(answered), "ok_answers": sum(r.ok for r in answered), "ok_but_wrong": wrong,
+            "share_of_answers": round(100 * wrong / len(answered), 1) if answered else None,
+            "share_of_questions": round(100 * wrong / len(results), 1) if results else None,
+            "flagged_answers_correct": sum(1 for r in answered if not r.ok and r.correct)}
 
 
 def write_report(report: dict[str, Any], out: Path) -> tuple[Path, Path]:

@@ -47,6 +47,8 @@ def markdown(report: dict[str, Any], *, examples: int = 10) -> str:
                      f"input / output tokens) | {cost['usd_per_question']} ({cost['usd']} in all) |")
     else:
         lines.append("| cost | set ASKDB_PRICE_INPUT and ASKDB_PRICE_OUTPUT to see it |")
+    if report.get("confidently_wrong"):
+        lines += ["", _confidently_wrong(report["confidently_wrong"])]
     lines += ["", "| outcome | questions | meaning |", "|---|---:|---|"]
     lines += [f"| {name} | {count} | {OUTCOMES.get(name, '')} |" for name, count in report["outcomes"].items()]
     if report["tool_errors"]:
@@ -63,6 +65,13 @@ def markdown(report: dict[str, Any], *, examples: int = 10) -> str:
             if r["detail"]:
                 lines.append(f"  - {_one_line(r['detail'])}")
     return "\n".join(lines) + "\n"
+
+
+def _confidently_wrong(w: dict[str, Any]) -> str:
+    flagged = w["answers"] - w["ok_answers"]
+    return (f"**Confidently wrong: {w['share_of_answers']}% of answers** ({w['ok_but_wrong']} of {w['answers']} "
+            f"answers with SQL were marked ok with a wrong result); {flagged} answers said what they left out, "
+            f"{w['flagged_answers_correct']} of them correct all the same.")
 
 
 def _one_line(text: str, limit: int = 240) -> str:

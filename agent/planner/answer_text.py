@@ -37,6 +37,9 @@ def result_answer(frame: Frame, *, columns: list[str], rows: list[list[Any]], ro
             verb = "was" if rows[0][0] == 1 else "were"
             return f"There {verb} {value} {frame.subject_text}" + (f" {where}" if where else "") + "."
         measure = frame.measures[0]
+        if measure.condition is not None:
+            return (f"占比为 {value}%" + (f"（{where}）" if where else "") + "。") if zh else \
+                (f"The share is {value}%" + (f" ({where})" if where else "") + ".")
         name = measure.column.name if measure.column is not None else frame.subject_text
         if zh:
             return f"{name} 的{_FUNC_ZH[measure.func]}值是 {value}" + (f"（{where}）" if where else "") + "。"
@@ -103,7 +106,9 @@ def unmappable_answer(*, zh: bool, reason: str, schema: SchemaIndex) -> str:
 def _conditions(conditions: list[Condition], zh: bool) -> str:
     parts = []
     for c in conditions:
-        if c.op.startswith("year_"):
+        if c.op == "year_period":
+            parts.append(f"（{c.text}）" if zh else f"in {c.text}")
+        elif c.op.startswith("year_"):
             parts.append((_YEAR_ZH if zh else _YEAR_EN)[c.op[5:]].format(*c.values))
         elif c.op in ("=", "in") and c.looked_up:
             named = "name" in c.column.words or c.column.words in (("title",), ("model",))

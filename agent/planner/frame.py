@@ -33,11 +33,14 @@ class PlanningFailed(Exception):
 
 @dataclass
 class Measure:
-    func: str  # count | avg | sum | min | max
+    func: str  # count | avg | sum | min | max | share
     column: ColumnInfo | None = None  # None: COUNT(*)
     distinct: bool = False
+    condition: Condition | None = None  # share: the percentage of rows meeting this condition
 
     def describe(self) -> str:
+        if self.condition is not None:
+            return f"share of rows with {self.condition.describe()}"
         inner = "*" if self.column is None else ("DISTINCT " if self.distinct else "") + self.column.name
         return f"{self.func.upper()}({inner})"
 
@@ -49,6 +52,7 @@ class Condition:
     values: tuple[Any, ...]
     text: str  # the words of the question it came from
     looked_up: bool = False  # a value found in the values index (shown with find_values)
+    at: int = -1  # where its words start in the question (token index), for a share's numerator
 
     def describe(self) -> str:
         shown = ", ".join(str(v) for v in self.values)
@@ -70,7 +74,8 @@ class Frame:
     zh: bool = False
     entity: str | None = None  # grouped by the rows of this table ("each country")
     group_columns: list[ColumnInfo] = field(default_factory=list)
-    group_year: ColumnInfo | None = None  # grouped by the year of this date column ("per year")
+    group_time: ColumnInfo | None = None  # grouped by a time bucket of this column ("per year")
+    bucket: str = "year"  # year | half_year | quarter | month | decade
     columns: list[ColumnInfo] = field(default_factory=list)
     measures: list[Measure] = field(default_factory=list)
     conditions: list[Condition] = field(default_factory=list)
@@ -81,15 +86,18 @@ class Frame:
     existence: list[str] = field(default_factory=list)  # tables joined only to require a matching row
     subject_text: str = ""  # how the question named the fact table
     notes: list[str] = field(default_factory=list)  # the reasoning, shown as the planner's thought
+    unused: list[str] = field(default_factory=list)  # words of the question the query does not use
+    periods: list[str] = field(default_factory=list)  # relative periods as resolved, for the answer
 
     def tables(self, schema: SchemaIndex) -> list[str]:
         """Every table the frame touches, the fact table first."""
         found = [self.fact]
         if self.entity:
             found.append(self.entity)
-        columns = [*self.group_columns, *([self.group_year] if self.group_year else []), *self.columns,
+        columns = [*self.group_columns, *([self.group_time] if self.group_time else []), *self.columns,
                    *(c.column for c in self.conditions)]
         columns += [m.column for m in self.measures if m.column is not None]
+        columns += [m.condition.column for m in self.measures if m.condition is not None]
         if self.order and self.order.column is not None:
             columns.append(self.order.column)
         found.extend(c.table for c in columns)
@@ -99,7 +107,7 @@ class Frame:
     @property
     def kind(self) -> str:
         """count, aggregate, group, rank or list: how the answer should read."""
-        if self.entity or self.group_columns or self.group_year:
+        if self.entity or self.group_columns or self.group_time:
             return "group"
         if self.order is not None and self.limit is not None:
             return "rank"
@@ -137,3 +145,4 @@ class Rank:
     hints: tuple[str, ...] = ()
     time_desc: bool | None = None  # ... or by a date ("earliest")
     by_count: bool = False
+    grouped: bool = False  # "top 5 X by Y": Y measured over each X's rows, not one row's Y

@@ -7,7 +7,11 @@ column, which table holds the value "China", which date column "in 2020" means.
 
 from __future__ import annotations
 
+from datetime import date
+
+from agent.planner.accounting import unaccounted
 from agent.planner.frame import Condition, Frame, Measure, Ordering, PlanningFailed, YearFilter
+from agent.planner.periods import DATE_ONLY
 from agent.planner.question import Mention, ParsedQuestion
 from agent.planner.roles import RoleResolver
 from agent.planner.schema_index import ColumnInfo, SchemaIndex, ValueRef
@@ -17,15 +21,16 @@ from agent.planner.words import normalize
 # Words that may stand between "not" and a value it negates directly ("not from Russia").
 _DIRECT = frozenset({"from", "in", "of", "a", "an", "the", "to", "be", "equal", "located", "based", "is"})
 _YEAR_WORDS = frozenset({"year", "years", "年", "每年", "年份"})  # the bare time unit, not a column
+_BUCKET_ZH = {"year": "年", "month": "月", "quarter": "季度", "half_year": "半年", "decade": "年代"}
 
 
-def build_frame(parsed: ParsedQuestion, schema: SchemaIndex) -> Frame:
-    """The query frame for a parsed question.
+def build_frame(parsed: ParsedQuestion, schema: SchemaIndex, today: date | None = None) -> Frame:
+    """The query frame for a parsed question; `today` anchors "last year" (default: the real today).
 
     Raises:
         PlanningFailed: the question does not map to this schema.
     """
-    return _Assembler(RoleResolver(parsed, schema).resolve()).frame()
+    return _Assembler(RoleResolver(parsed, schema, today).resolve()).frame()
 
 
 class _Assembler:
@@ -46,8 +51,9 @@ class _Assembler:
         if stray:  # a number the plan does not use means the question was misread
             raise PlanningFailed(f"I could not tell what {', '.join(stray)} refers to",
                                  zh=f"看不出 {', '.join(stray)} 指的是什么")
-        if self.q.unmatched:
-            self.notes.append("words not used: " + ", ".join(self.q.unmatched))
+        frame.unused = unaccounted(self.r, frame, self.schema)
+        if frame.unused:
+            self.notes.append("words not used: " + ", ".join(frame.unused))
         frame.notes = self.notes
         return frame
 
@@ -64,7 +70,7 @@ class _Assembler:
                              key=lambda m: (m.partial, m.start))
         subject = free_tables[0] if free_tables else None
         group = r.group if r.group is not None and r.group.kind == "table" else None
-        if group is not None and not (counted or r.aggregates or having or by_count or subject):
+        if group is not None and not (counted or r.aggregates or having or by_count or subject or r.share):
             group, subject = None, group  # "names of every customer": all of them, not per customer
         if group is not None:
             frame.entity, fact = self._table(group), counted or subject
@@ -80,10 +86,25 @@ class _Assembler:
             frame.fact = self._child_of(frame.entity)
         if not frame.fact:
             raise PlanningFailed("I could not tell which table it is about", zh="看不出问的是哪张表")
+        self._measured_in_child(frame, subject if group is None and having is None else None)
         frame.subject_text = fact.text if fact is not None else frame.fact
         self.notes.append(f"rows come from table {frame.fact}" + (f" ('{fact.text}')" if fact is not None else ""))
         if frame.entity:
             self.notes.append(f"'{(group or subject).text}' → one row per {frame.entity}")
+
+    def _measured_in_child(self, frame: Frame, subject: Mention | None) -> None:
+        """"Top 5 manufacturers by payload mass": rank the subject's rows by a measure of the rows
+        that refer to them, so the subject becomes the grouping and the measured table the fact."""
+        r = self.r
+        measured = r.rank.column if r.rank is not None and r.rank.grouped else \
+            next((m for _, m, _ in r.aggregates if m is not None), None) if r.rank is not None else None
+        if subject is None or measured is None or frame.entity or frame.fact != self._table(subject):
+            return
+        if frame.fact in {c.table for c in measured.columns}:
+            return
+        column = column_choice(measured, self.schema, [frame.fact], "numeric")
+        if column is not None and self.schema.upward(column.table, frame.fact):
+            frame.entity, frame.fact = frame.fact, column.table
 
     # -- tables -------------------------------------------------------------------------
     def _table(self, m: Mention) -> str:
@@ -159,29 +180,31 @@ class _Assembler:
                 continue
             frame.measures.append(Measure(func, column, distinct))
             self.notes.append(f"'{mention.text if mention else func}' → {frame.measures[-1].describe()}")
-        if r.group is not None and r.group.kind == "column":
+        if r.bucket is not None:
+            self._bucket(frame, r.bucket)
+        elif r.group is not None and r.group.kind == "column":
             column = self._column(r.group)
             dates = [c for c in self.schema.tables[frame.fact].columns.values() if c.is_date]
             if r.group.text.lower() in _YEAR_WORDS and not (column and column.table == frame.fact) and dates:
                 # "<rows> per year": the year each row happened, not a year column of a joined table.
-                frame.group_year = dates[0]
+                frame.group_time = dates[0]
                 self.notes.append(f"'{r.group.text}' → GROUP BY the year of {frame.fact}.{dates[0].name}")
             elif column is not None:
                 frame.group_columns.append(column)
                 self.notes.append(f"'{r.group.text}' → GROUP BY {column.name}")
-        if frame.entity is None and not frame.group_columns and not frame.group_year and (having or (r.rank and r.rank.by_count)):
+        if frame.entity is None and not frame.group_columns and not frame.group_time and (having or (r.rank and r.rank.by_count)):
             column = next((self._column(m) for m in r.mentions if m.kind == "column" and r.is_free(m)), None)
             if column is None:
                 raise PlanningFailed("I could not tell what to count the rows per", zh="看不出要按什么分组计数")
             frame.group_columns.append(column)
         first_aggregate = min((m.start for m in r.mentions if m.kind == "keyword" and not r.is_free(m)
                                and m.code in ("count", "avg", "sum", "max", "min")), default=None)
-        if frame.measures and not (frame.group_columns or frame.group_year) and frame.entity is None and first_aggregate is not None:
+        if frame.measures and not (frame.group_columns or frame.group_time) and frame.entity is None and first_aggregate is not None:
             for m in self._free_columns(exact=True):
                 if m.end <= first_aggregate:
                     frame.group_columns.append(self._column(m))
                     r.use(m)
-        if (frame.entity or frame.group_columns or frame.group_year) and not any(m.func == "count" and m.column is None
+        if (frame.entity or frame.group_columns or frame.group_time) and not any(m.func == "count" and m.column is None
                                                                for m in frame.measures):
             if not frame.measures or having or (r.rank and r.rank.by_count):
                 frame.measures.insert(0, Measure("count"))
@@ -190,14 +213,31 @@ class _Assembler:
             self.notes.append(f"'{having.text}' → HAVING COUNT(*) {having.op} "
                               + " AND ".join(f"{n:g}" for n in having.numbers))
 
+    def _bucket(self, frame: Frame, bucket: str) -> None:
+        """Group by a time bucket of the fact table's own date (or, for years and decades, year) column."""
+        own = sorted(self.schema.tables[frame.fact].time_columns, key=lambda c: not c.is_date)
+        usable = [c for c in own if c.is_date or bucket not in DATE_ONLY]
+        if not usable:
+            raise PlanningFailed(f"I found no date column in {frame.fact} to group by {bucket.replace('_', ' ')}",
+                                 zh=f"{frame.fact} 中没有可按{_BUCKET_ZH[bucket]}分组的日期列")
+        frame.group_time, frame.bucket = usable[0], bucket
+        self.notes.append(f"GROUP BY the {bucket.replace('_', ' ')} of {frame.fact}.{usable[0].name}")
+
     def _conditions(self, frame: Frame) -> None:
         r = self.r
+        for period in r.periods:
+            column = self._time_column(YearFilter("in", (), period.text))
+            frame.conditions.append(Condition(column, "year_period", (period.start.isoformat(), period.end.isoformat(),
+                                                                      period.first_year, period.last_year),
+                                              period.text))
+            frame.periods.append(period.describe(self.q.zh))
         for c in r.comparisons:
             if c.having:
                 continue
             column = self._column(c.target, "numeric") if c.target is not None else self._hinted(c.hints)
             if column is None:
                 self.notes.append(f"no numeric column for '{c.text}'; ignored it")
+                self.r.ignored.append(c.text)
                 continue
             frame.conditions.append(Condition(column, c.op, c.numbers, c.text))
         for year in r.years:
@@ -210,8 +250,28 @@ class _Assembler:
             raise PlanningFailed("it asks about what is not there (not, without, except), which needs a "
                                  "subquery the offline planner does not write",
                                  zh="问题包含否定（没有、不、除了），需要子查询，离线规划器不支持")
+        if r.share is not None:
+            self._share(frame, r.share)
         for condition in frame.conditions:
             self.notes.append(f"'{condition.text}' → {condition.describe()}")
+
+    def _share(self, frame: Frame, word: Mention) -> None:
+        """"What share of launches failed": the condition named after "share of" (or just before
+        "rate": "failure rate") becomes the percentage measured, not a filter."""
+        values = [c for c in frame.conditions if c.at >= 0]
+        if word.code == "rate":
+            chosen = max((c for c in values if c.at < word.start), key=lambda c: c.at, default=None)
+        else:
+            chosen = max((c for c in values if c.at > word.start), key=lambda c: c.at, default=None)
+        if chosen is None:
+            raise PlanningFailed(f"I could not tell what '{word.text}' is a share of",
+                                 zh=f"看不出“{word.text}”指的是哪部分的比例")
+        frame.conditions.remove(chosen)
+        frame.measures[:] = [m for m in frame.measures if not (m.func == "count" and m.column is None)]
+        frame.measures.insert(0, Measure("share", condition=chosen))
+        if frame.entity or frame.group_columns or frame.group_time:
+            frame.measures.append(Measure("count"))
+        self.notes.append(f"'{word.text}' → percentage of rows with {chosen.describe()}")
 
     def _value_condition(self, frame: Frame, m: Mention) -> None:
         refs = m.values or tuple(self.schema.values.get(normalize(m.text).casefold(), ()))
@@ -226,6 +286,7 @@ class _Assembler:
                 return self._like_condition(frame, m)
             self.notes.append(f"'{m.text}' is a value of {refs[0].table}.{refs[0].column}, "
                               f"which does not join to {frame.fact}; ignored it")
+            self.r.ignored.append(m.text)
             return
         ref = min(reachable, key=lambda v: self._value_rank(v, mentioned))
         column = self.schema.column(ref.table, ref.column)
@@ -237,7 +298,8 @@ class _Assembler:
                 existing.text += f", {m.text}"
                 self.r.use(m)
                 return
-        frame.conditions.append(Condition(column, "!=" if negated else "=", (ref.value,), m.text, looked_up=True))
+        frame.conditions.append(Condition(column, "!=" if negated else "=", (ref.value,), m.text, looked_up=True,
+                                          at=m.start))
         self.r.use(m)
 
     def _value_rank(self, ref: ValueRef, mentioned: set[str]) -> tuple:
@@ -274,6 +336,10 @@ class _Assembler:
                     frame.order = Ordering(rank.desc, measure=frame.measures[-1])
                 else:
                     raise PlanningFailed("I could not tell what to rank by", zh="看不出要按什么排序")
+            elif frame.entity and column.table != frame.entity:
+                # "Top 5 manufacturers by payload mass": the total over each one's rows.
+                frame.measures.append(Measure("sum", column))
+                frame.order = Ordering(rank.desc, measure=frame.measures[-1])
             else:
                 frame.order = Ordering(rank.desc, column=column)
         frame.limit = r.limit or 1

@@ -52,6 +52,20 @@ KEYWORDS: dict[str, str] = {
     "ascending": "asc", "increasing": "asc", "asc": "asc", "alphabetical": "asc",
     "which": "which", "who": "which", "list": "list", "show": "list", "what are": "list",
     "most common": "most_common", "most popular": "most_common", "most frequent": "most_common",
+    # time buckets ("per month", "by quarter", "monthly"); "year" stays a column-like marker
+    "month": "unit_month", "months": "unit_month", "monthly": "unit_month",
+    "quarter": "unit_quarter", "quarters": "unit_quarter", "quarterly": "unit_quarter",
+    "half year": "unit_half", "half years": "unit_half", "half-year": "unit_half", "semester": "unit_half",
+    "decade": "unit_decade", "decades": "unit_decade", "yearly": "unit_year", "annually": "unit_year",
+    "annual": "unit_year",
+    # periods relative to today ("last year", "the past 5 years")
+    "last year": "rel_last_year", "previous year": "rel_last_year", "this year": "rel_this_year",
+    "year before last": "rel_year_before_last", "past": "rel_past", "last": "rel_past",
+    "previous": "rel_past", "recent": "rel_past",
+    # shares and rates: a condition counted against all rows ("what share of launches failed")
+    "share of": "share", "share": "share", "percentage of": "share", "percentage": "share",
+    "percent of": "share", "proportion of": "share", "proportion": "share", "fraction of": "share",
+    "rate": "rate", "ratio": "rate",
 }
 
 #: Superlative adjectives that name their column: word -> (direction on a column
@@ -136,6 +150,12 @@ ZH_WORDS: dict[str, str] = {
     "面积": "area", "年龄": "age", "员工": "employee", "产品": "product",
     "首飞": "first flight", "首次飞行": "first flight", "成立": "founded", "运营": "operator",
     "运营商": "operator", "城": "city",
+    # time buckets and relative periods
+    "月": "month", "每月": "per month", "月份": "month", "季度": "quarter", "每季度": "per quarter",
+    "半年": "half year", "年代": "decade", "去年": "last year", "今年": "this year", "前年": "year before last",
+    "过去": "past", "近": "past", "最近几": "past",
+    # shares and rates
+    "比例": "share", "占比": "share", "百分比": "share", "比率": "rate", "率": "rate",
 }
 
 #: English number words, for "more than one pet" and "at least two people".
@@ -163,4 +183,6 @@ a an the of is are was were be been being do does did have has had there here we
 their they them this that these those and or for with all any on at as me my our please give
 tell can could would should will shall much what when where how whose whom than then into onto
 also some such via out up so if yes get got many find return one ones
+took take takes taken place happen happened happens occur occurred exist exists existed
+located show display give know see want need like same instead just only ones those these
 """.split())

@@ -19,7 +19,7 @@ from typing import Any
 from agent.planner.lexicon import (COMPARATIVES, EN_NUMBERS, KEYWORDS, STOPWORDS, SUPERLATIVES, SYNONYMS,
                                    ZH_DIGITS, ZH_UNITS, ZH_WORDS)
 from agent.planner.schema_index import ColumnInfo, SchemaIndex, ValueRef
-from agent.planner.words import has_cjk, is_cjk_char, normalize, singular, zh_number
+from agent.planner.words import has_cjk, is_cjk_char, normalize, singular, stem, zh_number
 
 MAX_SPAN = 6
 # "one" is a number after these ("more than one", "at least two"), elsewhere a pronoun ("each one").
@@ -30,6 +30,8 @@ _ZH_LONGEST = max(len(k) for k in ZH_WORDS)
 # Words too generic to name a column on their own unless they are its last word.
 _GENERIC = frozenset("name first last number no code is date year total official".split())
 # Span priorities when two readings cover the same number of tokens.
+# Keywords that yield to a column of the same name ("share" of a TV series, a "month" column).
+_SOFT_CODES = ("share", "rate", "unit_", "rel_")
 PRIORITY = {"keyword": 6, "table": 5, "column": 4, "value": 3, "table_head": 2, "column_part": 1}
 
 
@@ -209,11 +211,16 @@ def _readings(tokens: list[Token], i: int, n: int, schema: SchemaIndex) -> list[
     found: list[Mention] = []
     if phrase in SUPERLATIVES:
         found.append(Mention("keyword", i, i + n, text, code="superlative", extra=SUPERLATIVES[phrase]))
+        phrase = ""
     elif phrase in COMPARATIVES and i + n < len(tokens) and tokens[i + n].norm == "than":
         found.append(Mention("keyword", i, i + n + 1, text, code="cmp", extra=COMPARATIVES[phrase]))
-    elif phrase in KEYWORDS:
+        phrase = ""
+    schema_readings = _schema_readings(span, i, n, schema, text)
+    named = any(m.kind == "column" and not m.partial for m in schema_readings
+                + (_schema_readings(span[:1], i, 1, schema, span[0].text) if n > 1 else []))
+    if phrase in KEYWORDS and not (named and KEYWORDS[phrase].startswith(_SOFT_CODES)):
         found.append(Mention("keyword", i, i + n, text, code=KEYWORDS[phrase]))
-    found.extend(_schema_readings(span, i, n, schema, text))
+    found.extend(schema_readings)
     found.extend(_value_readings(span, i, n, schema))
     return found
 
@@ -285,5 +292,14 @@ def _value_readings(span: list[Token], i: int, n: int, schema: SchemaIndex) -> l
             if len(key) <= 3 and not span[0].zh:
                 refs = [r for r in refs if r.value == text]
             if refs:
-                return [Mention("value", i, i + n, text, values=tuple(refs))]
-    return []
+                return [Mention("value", i, i + n, text, values=tuple(dict.fromkeys(refs + _same_stem(span, schema))))]
+    related = _same_stem(span, schema)
+    return [Mention("value", i, i + n, text, values=tuple(related), partial=True)] if related else []
+
+
+def _same_stem(span: list[Token], schema: SchemaIndex) -> list[ValueRef]:
+    """Values sharing the word's stem ("failed" and the stored "failure"); the framing prefers, among
+    all the readings, one in a table the question names."""
+    if len(span) != 1 or span[0].zh or span[0].kind != "word" or len(stem(span[0].norm)) < 4:
+        return []
+    return list(schema.stems.get(stem(span[0].norm), ()))

@@ -9,8 +9,11 @@ and the columns still unexplained are what the question wants to see.
 
 from __future__ import annotations
 
+from datetime import date
+
 from agent.planner.frame import Comparison, PlanningFailed, Rank, YearFilter
 from agent.planner.lexicon import PARTICIPLES
+from agent.planner.periods import Period, find_bucket, find_periods
 from agent.planner.question import Mention, ParsedQuestion
 from agent.planner.schema_index import SchemaIndex
 
@@ -24,8 +27,8 @@ _YEAR_MARKERS = ("year", "years", "年")
 class RoleResolver:
     """One question against one schema; `resolve()` runs the passes."""
 
-    def __init__(self, parsed: ParsedQuestion, schema: SchemaIndex):
-        self.q, self.schema = parsed, schema
+    def __init__(self, parsed: ParsedQuestion, schema: SchemaIndex, today: date | None = None):
+        self.q, self.schema, self.today = parsed, schema, today or date.today()
         self.mentions = parsed.mentions
         self.used: set[int] = set()
         self.years: list[YearFilter] = []
@@ -37,6 +40,10 @@ class RoleResolver:
         self.order: tuple[Mention, bool] | None = None
         self.sort: bool | None = None  # a direction without a column: sort by the first column shown
         self.group: Mention | None = None
+        self.bucket: str | None = None  # a time bucket to group by ("per month")
+        self.periods: list[Period] = []  # periods relative to today ("last year")
+        self.share: Mention | None = None  # "what share of", "failure rate"
+        self.ignored: list[str] = []  # words a pass recognised but could not use
         self.notes: list[str] = []
 
     # -- helpers (framing uses them too) ----------------------------------------------------
@@ -224,6 +231,7 @@ class RoleResolver:
             found.target = before[-1] if before else None
         if found.target is None and not found.hints and not found.having:
             self.notes.append(f"could not tell what {found.text!r} compares; ignored it")
+            self.ignored.append(found.text)
             return
         self.use(found.target)
         self.comparisons.append(found)
@@ -347,7 +355,7 @@ class RoleResolver:
         for m in self.mentions:
             if m.kind != "keyword" or m.code not in ("group", "by") or not self.is_free(m):
                 continue
-            if m.code == "by" and _participle(self.q.tokens[m.start - 1].norm if m.start else ""):
+            if m.code == "by" and self._after_participle(m):
                 verb = self.previous_mention(m, 0, kinds=("column",))  # "built" is not a `..._built` column here
                 self.use(*([verb] if verb is not None and verb.partial else []))
                 continue  # "owned by students", "built by X": a relation, not a grouping
@@ -358,8 +366,16 @@ class RoleResolver:
             if m.code == "by" and ranking:
                 open_rank = self.rank is not None and not (self.rank.column or self.rank.hints or self.rank.by_count
                                                            or self.rank.time_desc is not None)
-                if open_rank and target.kind == "column":
-                    self.rank.column = target
+                measured = self.next_mention(target, 1, kinds=("column",)) if target.kind == "table" else None
+                aggregated = target.kind == "table" and any(
+                    a is not None and 0 <= a.start - target.end <= 1 for _, a, _ in self.aggregates)
+                if open_rank and aggregated:
+                    pass  # "by average payload mass": ranked by that aggregate (framing)
+                elif open_rank and target.kind == "column":
+                    self.rank.column, self.rank.grouped = target, True
+                elif open_rank and measured is not None and _numeric(measured):
+                    self.rank.column, self.rank.grouped = measured, True  # "by payload mass"
+                    self.use(measured)
                 elif open_rank and target.kind == "table":
                     self.rank.counted, self.rank.by_count = target, True
                 else:
@@ -376,6 +392,7 @@ class RoleResolver:
                    for m in self.mentions):
             raise PlanningFailed("none of its words match a table, column or stored value",
                                  zh="问题中的词与任何表名、列名或数据值都对不上")
+        self.periods = find_periods(self, self.today)
         self._find_years()
         self._find_top()
         self._find_order()
@@ -384,14 +401,24 @@ class RoleResolver:
         self._find_superlatives()
         self._find_aggregates()
         self._find_group()
+        self.bucket = find_bucket(self)
+        self.share = next((m for m in self.mentions if m.kind == "keyword" and m.code in ("share", "rate")
+                           and self.is_free(m)), None)
+        self.use(self.share)
         if self.has("both"):
             raise PlanningFailed("it asks for rows that meet two conditions at once (both ... and ...), which "
                                  "the offline planner does not express", zh="问题要求同时满足两个条件，离线规划器不支持")
         return self
 
 
-def _participle(word: str) -> bool:
-    return word.endswith("ed") or word in PARTICIPLES
+    def _after_participle(self, m: Mention) -> bool:
+        """"owned by", "built by": a relation; not after a comma ("failed, by country")."""
+        if not m.start:
+            return False
+        before, here = self.q.tokens[m.start - 1], self.q.tokens[m.start]
+        if not before.zh and before.end and "," in self.q.text[before.end:here.start]:
+            return False
+        return before.norm.endswith("ed") or before.norm in PARTICIPLES
 
 
 def _is_year(number: float | None) -> bool:

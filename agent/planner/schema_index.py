@@ -14,7 +14,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from agent.planner.words import core_words, has_cjk, normalize, split_identifier
+from agent.planner.words import core_words, has_cjk, normalize, split_identifier, stem
 
 #: Distinct values read per text column; a column with more is free text, not a vocabulary.
 MAX_VALUES_PER_COLUMN = 10_000
@@ -126,6 +126,7 @@ class SchemaIndex:
     values: dict[str, list[ValueRef]] = field(default_factory=dict)
 
     cjk_keys: list[str] = field(default_factory=list)  # Chinese values, longest first
+    stems: dict[str, list[ValueRef]] = field(default_factory=dict)  # one-word values by stem ("fail")
     _paths: dict[tuple[str, str], list[Edge] | None] = field(default_factory=dict, repr=False)
 
     def column(self, table: str, name: str) -> ColumnInfo:
@@ -144,7 +145,21 @@ class SchemaIndex:
             self._paths[start, goal] = self._search(start, goal)
         return self._paths[start, goal]
 
+    def upward(self, start: str, goal: str) -> bool:
+        """True when `goal` is reached from `start` by following foreign keys only (many to one)."""
+        path, current = self.join_path(start, goal), start
+        for edge in path or []:
+            if edge.table != current:
+                return False
+            current = edge.ref_table
+        return path is not None
+
     def _search(self, start: str, goal: str) -> list[Edge] | None:
+        # Many-to-one paths first: "launches by country" goes through each launch's own site,
+        # not through its payloads' operators, which would count a launch once per payload.
+        return self._breadth_first(start, goal, upward_only=True) or self._breadth_first(start, goal)
+
+    def _breadth_first(self, start: str, goal: str, *, upward_only: bool = False) -> list[Edge] | None:
         if start == goal:
             return []
         previous: dict[str, tuple[str, Edge]] = {}
@@ -153,6 +168,8 @@ class SchemaIndex:
             table = queue.popleft()
             for edge in self.edges_of(table):
                 nxt = edge.other(table)
+                if upward_only and edge.table != table:
+                    continue
                 if nxt in seen:
                     continue
                 seen.add(nxt)
@@ -189,6 +206,9 @@ class SchemaIndex:
             _choose_labels(table)
         index.values = _read_values(database, tables)
         index.cjk_keys = sorted((k for k in index.values if has_cjk(k) and len(k) > 1), key=len, reverse=True)
+        for key, refs in index.values.items():
+            if key.isalpha() and key.isascii() and len(stem(key)) >= 4:
+                index.stems.setdefault(stem(key), []).extend(refs)
         return index
 
 

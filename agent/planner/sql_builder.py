@@ -37,11 +37,13 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
 
     entity_label = _entity_label(frame, schema)
     shown: list[str] = [col(c) for c in ([entity_label] if entity_label else [])]
-    year = f"strftime('%Y', {col(frame.group_year)})" if frame.group_year is not None else None
+    year = _bucket(frame.bucket, frame.group_time, col) if frame.group_time is not None else None
     if year:
-        shown.append(f'{year} AS "year"')
+        shown.append(f"{year} AS {quote_ident(frame.bucket)}")
     shown += [col(c) for c in (*frame.group_columns, *frame.columns)]
     shown += [f"{_measure(m, col)} AS {quote_ident(_alias(m, frame))}" for m in frame.measures]
+    if not shown:
+        raise PlanningFailed("there is nothing left to show", zh="没有可以显示的列")
     distinct = frame.distinct or (fans_out and not frame.measures)
     lines = [("SELECT DISTINCT " if distinct else "SELECT ") + ", ".join(dict.fromkeys(shown)),
              f"FROM {quote_ident(frame.fact)}"]
@@ -70,7 +72,7 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
             order.append(col(tie))  # a stable tie-break, so the same question gives the same rows
         lines.append("ORDER BY " + ", ".join(order))
     elif year:
-        lines.append('ORDER BY "year"')  # a time series reads in time order
+        lines.append(f"ORDER BY {quote_ident(frame.bucket)}")  # a time series reads in time order
     elif keys and frame.measures:
         # Groups with no order asked for read largest first ("which vehicles flew more than 10
         # times": Falcon 9 first), ties by name so the same question gives the same rows.
@@ -121,13 +123,32 @@ def _entity_label(frame: Frame, schema: SchemaIndex) -> ColumnInfo | None:
     return info.columns[name]
 
 
+def _bucket(bucket: str, column: ColumnInfo, col) -> str:
+    """The time bucket of a date (ISO text) or year column, as text that sorts in time order."""
+    ref = col(column)
+    if not column.is_date:  # a year number: only years and decades
+        return ref if bucket == "year" else f"(CAST({ref} AS INTEGER) / 10) * 10"
+    month = f"CAST(strftime('%m', {ref}) AS INTEGER)"
+    return {
+        "year": f"strftime('%Y', {ref})",
+        "month": f"strftime('%Y-%m', {ref})",
+        "quarter": f"strftime('%Y', {ref}) || '-Q' || (({month} + 2) / 3)",
+        "half_year": f"strftime('%Y', {ref}) || '-H' || (({month} + 5) / 6)",
+        "decade": f"(CAST(strftime('%Y', {ref}) AS INTEGER) / 10) * 10",
+    }[bucket]
+
+
 def _measure(m: Measure, col) -> str:
+    if m.condition is not None:
+        return f"ROUND(100.0 * SUM(CASE WHEN {_condition(m.condition, col)} THEN 1 ELSE 0 END) / COUNT(*), 2)"
     if m.column is None:
         return "COUNT(*)"
     return f"{m.func.upper()}({'DISTINCT ' if m.distinct else ''}{col(m.column)})"
 
 
 def _alias(m: Measure, frame: Frame) -> str:
+    if m.condition is not None:
+        return "percent"
     if m.column is None:
         return "count"
     return f"{m.func}_{'distinct_' if m.distinct else ''}{m.column.name}".lower()
@@ -152,8 +173,19 @@ def _condition(c: Condition, col) -> str:
     return f"{ref} {c.op} {value}"
 
 
+def _period_condition(c: Condition, ref: str) -> str:
+    """A period relative to today: [start, end) on an ISO date, its years on a year column."""
+    start, end, first, last = c.values
+    if c.column.is_date:
+        return f"{ref} >= {quote_literal(start)} AND {ref} < {quote_literal(end)}"
+    number = ref if c.column.affinity in ("integer", "real", "numeric") else f"CAST({ref} AS INTEGER)"
+    return f"{number} BETWEEN {int(first)} AND {int(last)}"
+
+
 def _year_condition(c: Condition, ref: str) -> str:
     """Years on an ISO date text (compared as text) or on a year column (compared as a number)."""
+    if c.op == "year_period":
+        return _period_condition(c, ref)
     relation, years = c.op[5:], [int(y) for y in c.values]
     if c.column.is_date:
         def start(year: int) -> str:

@@ -54,6 +54,21 @@ def singular(word: str) -> str:
     return word
 
 
+_STEM_SUFFIXES = ("fully", "ures", "ure", "ings", "ing", "ful", "ed", "es", "ly", "s")
+
+
+def stem(word: str) -> str:
+    """A crude English stem, so "failed", "failure" and "failures" meet ("fail"); words whose
+    stem would be under four letters stay whole."""
+    word = word.lower()
+    if word.endswith("ss"):
+        return word
+    for suffix in _STEM_SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[:-len(suffix)]
+    return word
+
+
 def split_identifier(name: str) -> list[str]:
     """Split a schema name into singular lower-case words (snake_case, camelCase, digits)."""
     words: list[str] = []

@@ -101,3 +101,17 @@ def test_a_model_without_an_endpoint_is_refused(tmp_path, monkeypatch, capsys):
         monkeypatch.delenv(name, raising=False)
     assert main(["eval", "--suite", str(SMALL), "--model", "gpt-4o-mini", "--out", str(tmp_path)]) == 2
     assert "needs an endpoint" in capsys.readouterr().err
+
+
+def test_confidently_wrong_counts_only_answers_marked_ok():
+    from app.eval import QuestionResult, confidently_wrong
+
+    def result(ok: bool, outcome: str) -> QuestionResult:
+        return QuestionResult(id="1", db_id="d", difficulty="easy", question="q", gold_sql="SELECT 1",
+                              sql="SELECT 1", ok=ok, correct=outcome == "correct", outcome=outcome)
+
+    figures = confidently_wrong([result(True, "wrong_result"), result(False, "wrong_result"), result(False, "correct"),
+                                 result(True, "correct"), QuestionResult(id="2", db_id="d", difficulty="easy",
+                                                                         question="q", gold_sql="x", outcome="no_sql")])
+    assert figures == {"answers": 4, "ok_answers": 2, "ok_but_wrong": 1, "share_of_answers": 25.0,
+                       "share_of_questions": 20.0, "flagged_answers_correct": 1}

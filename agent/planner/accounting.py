@@ -1,0 +1,99 @@
+"""Account for every word: which parts of the question the planned query does not use.
+
+A confident answer means every content word of the question went into the query (a table,
+column, value, aggregate, grouping, ordering, limit or time range). Whatever did not is
+listed here, and the planner says so in the answer's first sentence (the `caveat`), so the
+loop does not mark the answer ok. A word is never dropped in silence.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from agent.planner.frame import Frame
+from agent.planner.schema_index import SchemaIndex
+from agent.planner.words import is_cjk_char
+
+if TYPE_CHECKING:
+    from agent.planner.roles import RoleResolver
+
+#: Keywords that shape the sentence, not the query ("which", "list", "in China").
+_STRUCTURAL = frozenset({"which", "list", "filler", "in", "from", "to", "distinct", "by"})
+_AGGREGATES = frozenset({"avg", "sum", "max", "min"})
+_RANKING = frozenset({"most", "least", "superlative", "top", "most_common", "order", "order_desc", "order_asc",
+                      "desc", "asc"})
+#: Chinese grammatical characters that carry no content of their own (particles, pronouns,
+#: measure words, question marks of speech); any other character the lexicon does not know
+#: is a word the planner did not understand.
+_ZH_FUNCTION = frozenset("的了吗呢吧啊呀是有在和与及或并且把被给都也就还又个条次项些这那其之所为于以请问我们你他它她"
+                         "哪里上中对从到按每各会能可要想让将已经曾过着地得很更共计总几")
+
+
+def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]:
+    """The question's words (as written) that the frame does not use, in question order."""
+    tables = set(frame.tables(schema))
+    columns = {id(c) for c in _columns(frame)}
+    missing: list[tuple[int, str]] = []
+    for m in r.mentions:
+        if not r.is_free(m) or _accounted(m, frame, tables, columns):
+            continue
+        missing.append((m.start, m.text))
+    missing.extend((-1, text) for text in r.ignored)
+    covered = {i for m in r.mentions for i in range(m.start, m.end)}
+    missing.extend((i, t.text) for i, t in enumerate(r.q.tokens) if i not in covered and t.text in r.q.unmatched)
+    words = [text for _, text in sorted(missing, key=lambda p: p[0])]
+    return list(dict.fromkeys(words + _unknown_chinese(r)))
+
+
+def _accounted(m, frame: Frame, tables: set[str], columns: set[int]) -> bool:
+    if m.kind == "table":
+        return bool(set(m.tables) & tables)
+    if m.kind == "column":
+        year_word = m.text.lower() in ("year", "years", "年", "年份", "每年")
+        dated = frame.group_time is not None or any(c.op.startswith("year_") for c in frame.conditions)
+        return any(id(c) in columns for c in m.columns) or (year_word and dated)
+    if m.kind != "keyword":
+        return False  # a value, quoted text or number no pass placed
+    if m.alt is not None and any(id(c) in columns for c in m.alt.columns):
+        return True
+    code, grouped = m.code, bool(frame.entity or frame.group_columns or frame.group_time)
+    if code in _STRUCTURAL:
+        return True
+    if code == "count":
+        return any(x.func == "count" for x in frame.measures) or frame.having is not None
+    if code == "group":
+        return grouped or not frame.measures
+    if code == "times":
+        return frame.having is not None or any(x.func == "count" for x in frame.measures)
+    if code in _AGGREGATES:
+        return any(x.func == code for x in frame.measures)
+    if code in _RANKING:
+        return frame.order is not None
+    return False  # comparisons, time relations, buckets, relative periods no pass placed
+
+
+def _columns(frame: Frame) -> list:
+    found = [*frame.group_columns, *frame.columns, *(c.column for c in frame.conditions)]
+    found += [m.column for m in frame.measures if m.column is not None]
+    found += [m.condition.column for m in frame.measures if m.condition is not None]
+    if frame.group_time is not None:
+        found.append(frame.group_time)
+    if frame.order is not None and frame.order.column is not None:
+        found.append(frame.order.column)
+    return found
+
+
+def _unknown_chinese(r: RoleResolver) -> list[str]:
+    """Runs of Chinese characters no token covers and that are not grammatical particles."""
+    text, covered = r.q.text, [False] * len(r.q.text)
+    for t in r.q.tokens:
+        if t.zh or t.kind == "value":
+            covered[t.start:t.end] = [True] * (t.end - t.start)
+    runs, current = [], ""
+    for i, char in enumerate(text):
+        if is_cjk_char(char) and not covered[i] and char not in _ZH_FUNCTION:
+            current += char
+        elif current:
+            runs.append(current)
+            current = ""
+    return runs + ([current] if current else [])

@@ -1,0 +1,156 @@
+"""How the planner read the question, said in one plain sentence, and what it could not use.
+
+Every answer starts with these, so a wrong reading shows at a glance: "Counted launches with
+launches.outcome = failure, grouped by countries.name." The caveat comes first when a word of
+the question went unused ("I could not use 'purple': the answer below leaves it out."); the
+loop then does not mark the answer ok.
+"""
+
+from __future__ import annotations
+
+from agent.planner.frame import Condition, Frame, Measure
+
+_MEASURE_EN = {"share": "the percentage of {fact} with {condition}", "rows": "the number of {fact}",
+               "distinct": "the number of distinct {column}", "avg": "the average {column}",
+               "sum": "the total {column}", "min": "the minimum {column}", "max": "the maximum {column}"}
+_MEASURE_ZH = {"share": "{fact} 中 {condition} 的百分比", "rows": "{fact} 的行数", "distinct": "不同 {column} 的个数",
+               "avg": " {column} 的平均值", "sum": " {column} 的总和", "min": " {column} 的最小值",
+               "max": " {column} 的最大值"}
+_BUCKET_EN = {"year": "year", "month": "month", "quarter": "quarter", "half_year": "half-year", "decade": "decade"}
+_BUCKET_ZH = {"year": "年", "month": "月", "quarter": "季度", "half_year": "半年", "decade": "年代"}
+_OPS_ZH = {"=": "=", "!=": "≠", ">": ">", ">=": "≥", "<": "<", "<=": "≤", "in": "属于", "not_in": "不属于",
+           "between": "介于", "like": "包含"}
+_YEAR_EN = {"in": "in {0}", "since": "since {0}", "after": "after {0}", "before": "before {0}",
+            "until": "up to {0}", "between": "from {0} to {1}"}
+_YEAR_ZH = {"in": "{0}年", "since": "{0}年以来", "after": "{0}年之后", "before": "{0}年之前",
+            "until": "截至{0}年", "between": "{0}年至{1}年"}
+
+
+def caveat(frame: Frame) -> str | None:
+    """The first sentence of a partial answer: the words it did not use; None when it used them all."""
+    if not frame.unused:
+        return None
+    if frame.zh:
+        words = "、".join(f"“{w}”" for w in frame.unused)
+        return f"问题中的{words}没有用上：下面的结果没有考虑{'它' if len(frame.unused) == 1 else '它们'}。"
+    words = ", ".join(f"'{w}'" for w in frame.unused)
+    return f"I could not use {words}: the answer below leaves {'it' if len(frame.unused) == 1 else 'them'} out."
+
+
+def interpretation(frame: Frame, carried: list[str] | None = None) -> str:
+    """One sentence: what was counted or shown, with which filters, grouping and ranking."""
+    return _zh(frame, carried or []) if frame.zh else _en(frame, carried or [])
+
+
+def _name(column) -> str:
+    return f"{column.table}.{column.name}"
+
+
+def _en(frame: Frame, carried: list[str]) -> str:
+    fact = frame.fact.replace("_", " ")
+    if frame.measures and all(m.func == "count" and m.column is None for m in frame.measures):
+        head = f"Counted {fact}"
+    elif frame.measures:
+        head = "Computed " + " and ".join(_measure(m, fact, False) for m in frame.measures)
+    else:
+        head = "Listed " + ", ".join(_name(c) for c in frame.columns) + ("" if not frame.columns else f" of {fact}")
+    parts = [head]
+    if frame.conditions:
+        parts[0] += " with " + " and ".join(_condition_en(c) for c in frame.conditions)
+    if frame.having is not None:
+        op, numbers = frame.having
+        parts.append(f"keeping groups with {op} {' and '.join(f'{n:g}' for n in numbers)} rows"
+                     if op != "between" else f"keeping groups with {numbers[0]:g} to {numbers[1]:g} rows")
+    group = _group_en(frame)
+    if group:
+        parts.insert(1, group)
+    if frame.order is not None:
+        parts.append(_order(frame, fact, False))
+    sentence = ", ".join(parts)
+    if frame.periods:
+        sentence += "; " + "; ".join(frame.periods)
+    if carried:
+        sentence += "; kept from the previous question: " + ", ".join(carried)
+    return sentence + "."
+
+
+def _measure(m: Measure, fact: str, zh: bool) -> str:
+    """A measure in words: "the percentage of launches with …", "launches 的行数"."""
+    words = _MEASURE_ZH if zh else _MEASURE_EN
+    if m.condition is not None:
+        condition = _condition_zh(m.condition) if zh else _condition_en(m.condition)
+        return words["share"].format(fact=fact, condition=condition)
+    if m.column is None:
+        return words["rows"].format(fact=fact)
+    func = "distinct" if m.func == "count" else m.func
+    return words[func].format(column=_name(m.column))
+
+
+def _order(frame: Frame, fact: str, zh: bool) -> str:
+    what = _measure(frame.order.measure, fact, zh) if frame.order.measure else _name(frame.order.column)
+    if zh:
+        order = f"按{what}{'降序' if frame.order.desc else '升序'}排列"
+        top = (f"，取前 {frame.limit} 个" if frame.limit > 1 else "，取第一个") if frame.limit is not None else ""
+    else:
+        order = f"ordered by {what}, {'highest' if frame.order.desc else 'lowest'} first"
+        top = (f", keeping the top {frame.limit}" if frame.limit > 1 else ", keeping the first") \
+            if frame.limit is not None else ""
+    return order + top
+
+
+def _group_en(frame: Frame) -> str:
+    keys = []
+    if frame.entity:
+        keys.append(f"each {frame.entity.replace('_', ' ')} row")
+    keys += [_name(c) for c in frame.group_columns]
+    if frame.group_time is not None:
+        keys.append(f"the {_BUCKET_EN[frame.bucket]} of {_name(frame.group_time)}")
+    return ("grouped by " + " and ".join(keys)) if keys else ""
+
+
+def _condition_en(c: Condition) -> str:
+    if c.op == "year_period":
+        return f"{_name(c.column)} in {c.text}"
+    if c.op.startswith("year_"):
+        return f"{_name(c.column)} " + _YEAR_EN[c.op[5:]].format(*c.values)
+    values = " and ".join(map(str, c.values)) if c.op == "between" else ", ".join(map(str, c.values))
+    op = {"in": "in", "not_in": "not in", "like": "containing"}.get(c.op, c.op)
+    return f"{_name(c.column)} {op} {values}"
+
+
+def _zh(frame: Frame, carried: list[str]) -> str:
+    fact = frame.fact
+    if frame.measures and all(m.func == "count" and m.column is None for m in frame.measures):
+        head = f"统计了 {fact} 的行数"
+    elif frame.measures:
+        head = "计算了" + "和".join(_measure(m, fact, True) for m in frame.measures)
+    else:
+        head = f"列出了 {fact} 的 " + "、".join(_name(c) for c in frame.columns)
+    parts = [head]
+    if frame.conditions:
+        parts.append("条件：" + "，且".join(_condition_zh(c) for c in frame.conditions))
+    keys = ([f"每个 {frame.entity}"] if frame.entity else []) + [_name(c) for c in frame.group_columns]
+    if frame.group_time is not None:
+        keys.append(f"{_name(frame.group_time)} 的{_BUCKET_ZH[frame.bucket]}")
+    if keys:
+        parts.append("按" + "和".join(keys) + "分组")
+    if frame.having is not None:
+        op, numbers = frame.having
+        parts.append(f"只保留行数 {_OPS_ZH.get(op, op)} {'、'.join(f'{n:g}' for n in numbers)} 的组")
+    if frame.order is not None:
+        parts.append(_order(frame, fact, True))
+    parts += frame.periods
+    if carried:
+        parts.append("沿用上一个问题的" + "、".join(carried))
+    return "，".join(parts) + "。"
+
+
+
+
+def _condition_zh(c: Condition) -> str:
+    if c.op == "year_period":
+        return f"{_name(c.column)} 在“{c.text}”内"
+    if c.op.startswith("year_"):
+        return f"{_name(c.column)} 在" + _YEAR_ZH[c.op[5:]].format(*c.values)
+    values = "、".join(map(str, c.values))
+    return f"{_name(c.column)} {_OPS_ZH.get(c.op, c.op)} {values}"

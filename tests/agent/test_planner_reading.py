@@ -1,0 +1,126 @@
+"""The offline planner accounts for every word of the question, or says which it did not use,
+and states how it read the question (issue 17), on the sample database and Spider's.
+
+Planned directly (`OfflinePlanner.plan`) and through the loop's tools (`Conversation`), with
+`today` fixed so "last year" is reproducible.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agent.database import AnalyticsDatabase
+from agent.offline_planner import OfflinePlanner
+from tests.agent.test_offline_planner import Conversation
+
+TODAY = date(2026, 11, 24)
+
+
+@pytest.fixture(scope="module")
+def planner(sample_db_path) -> OfflinePlanner:
+    return OfflinePlanner(AnalyticsDatabase(sample_db_path), today=TODAY)
+
+
+def rows(planner: OfflinePlanner, question: str) -> list[tuple]:
+    plan = planner.plan(question)
+    assert plan.sql is not None, plan.failure
+    return [tuple(r) for r in planner.database.execute(plan.sql, max_rows=10_000).rows]
+
+
+def gold(planner: OfflinePlanner, sql: str) -> list[tuple]:
+    return [tuple(r) for r in planner.database.execute(sql, max_rows=10_000).rows]
+
+
+# -- the issue's examples ------------------------------------------------------------------
+
+def test_top_n_ranks_by_the_named_measure_not_by_count(planner):
+    got = rows(planner, "Top 5 manufacturers by payload mass")
+    expected = gold(planner, "SELECT m.name, SUM(p.mass_kg) s FROM payloads p JOIN manufacturers m "
+                             "ON p.manufacturer_id = m.id GROUP BY m.id ORDER BY s DESC LIMIT 5")
+    assert [(r[0], r[-1]) for r in got] == expected
+    assert planner.plan("Top 5 manufacturers by payload mass").caveat is None
+
+
+def test_per_month_is_a_month_bucket(planner):
+    plan = planner.plan("How many launches per month in 2020?")
+    got = rows(planner, "How many launches per month in 2020?")
+    assert got == gold(planner, "SELECT substr(launch_date, 1, 7) m, COUNT(*) FROM launches "
+                                "WHERE launch_date LIKE '2020-%' GROUP BY m ORDER BY m")
+    assert plan.caveat is None and len(got) == 12
+
+
+def test_a_share_by_country_is_a_percentage_per_country(planner):
+    got = rows(planner, "What share of launches failed, by country?")
+    expected = gold(planner, "SELECT c.name, ROUND(100.0 * SUM(l.outcome = 'failure') / COUNT(*), 2), COUNT(*) "
+                             "FROM launches l JOIN launch_sites s ON l.site_id = s.id JOIN countries c "
+                             "ON s.country_id = c.id GROUP BY c.id")
+    assert sorted(got) == sorted(expected)
+    assert "percent" in planner.plan("What share of launches failed, by country?").sql
+
+
+def test_a_word_matching_two_columns_takes_the_table_the_question_names(planner):
+    plan = planner.plan("Which Falcon 9 launches failed?")
+    assert "launches.outcome = 'failure'" in plan.sql and "payloads" not in plan.sql
+    assert "launches.outcome = failure" in __import__("agent.planner.reading", fromlist=["x"]).interpretation(plan.frame)
+
+
+def test_last_year_is_relative_to_today_and_stated(planner):
+    plan = planner.plan("How many launches took place last year?")
+    assert "launch_date >= '2025-01-01' AND launch_date < '2026-01-01'" in plan.sql
+    assert plan.caveat is None
+    conversation = Conversation(planner, planner.database)
+    _, answer = conversation.ask("How many launches took place last year?")
+    assert "'last year' as 2025 (today is 2026-11-24)" in answer["text"]
+    _, answer = conversation.ask("过去5年有多少次发射？")
+    assert "今天是 2026-11-24" in answer["text"] and "2021-11-24" in answer["text"]
+
+
+# -- account for every word ------------------------------------------------------------------
+
+def test_an_unused_word_is_named_in_the_caveat_which_opens_the_answer(planner):
+    conversation = Conversation(planner, planner.database)
+    _, answer = conversation.ask("How many launches were there in 2020 on a Tuesday?")
+    assert answer["caveat"] == "I could not use 'Tuesday': the answer below leaves it out."
+    assert answer["text"].startswith(answer["caveat"])
+    _, answer = conversation.ask("2020年周末有多少次发射？")
+    assert answer["caveat"].startswith("问题中的“周末”没有用上") and answer["text"].startswith(answer["caveat"])
+
+
+def test_a_decline_carries_its_first_sentence_as_the_caveat(planner):
+    _, answer = Conversation(planner, planner.database).ask("What is the meaning of life?")
+    assert answer["sql"] is None and answer["text"].startswith(answer["caveat"])
+    assert answer["caveat"].startswith("I could not map this question to the database")
+
+
+BASE_QUESTIONS = ["How many launches were there in 2020?", "List the launch sites in China",
+                  "What is the average payload mass by orbit?", "Top 5 manufacturers by payload mass",
+                  "Which Falcon 9 launches failed?", "How many launches per month in 2020?"]
+EXTRA_WORDS = st.sampled_from(["purple", "quickly", "weekend", "Tuesday", "banana", "elephants", "secret",
+                               "haunted", "velvet", "nearby", "tomorrow", "umbrella", "giraffes", "lunar"])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(base=st.sampled_from(BASE_QUESTIONS), word=EXTRA_WORDS, position=st.integers(0, 12))
+def test_an_extra_content_word_never_yields_a_confident_changed_query(planner, base, word, position):
+    words = base.rstrip("?").split()
+    words.insert(min(position, len(words)), word)
+    plan, original = planner.plan(" ".join(words) + "?"), planner.plan(base)
+    if plan.sql is not None and plan.sql != original.sql:
+        assert plan.caveat is not None, (words, plan.sql)
+    if plan.sql is not None:
+        assert plan.caveat is not None and word in plan.caveat  # the word is never dropped in silence
+
+
+# -- say how it read the question ---------------------------------------------------------------
+
+def test_every_answer_states_its_reading_in_the_questions_language(planner):
+    conversation = Conversation(planner, planner.database)
+    _, answer = conversation.ask("What share of launches failed, by country?")
+    assert answer["text"].startswith("Computed the percentage of launches with launches.outcome = failure and the "
+                                     "number of launches, grouped by each countries row")
+    _, answer = conversation.ask("每个国家有多少个发射场？")
+    assert answer["text"].startswith("统计了 launch_sites 的行数，按每个 countries分组")
