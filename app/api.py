@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Query, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
+from starlette.concurrency import run_in_threadpool
 
 from agent.loop import TurnEvent
 from agent.state import AgentState, Message
@@ -106,26 +107,27 @@ def chat_history(thread_id: str, askdb: AskDBDep, user: UserDep, limit: int = Qu
 
 
 @router.post("/chat", responses={200: {"content": {"text/event-stream": {}, "application/json": {}}}})
-def chat(body: ChatRequest, request: Request, askdb: AskDBDep, user: UserDep):
+async def chat(body: ChatRequest, request: Request, askdb: AskDBDep, user: UserDep):
     """Ask a question. Streams each step and the answer as Server-Sent Events, or returns one
     JSON reply when the client sends `Accept: application/json`."""
-    turn = askdb.start_turn(body.question, user_id=user, thread_id=body.thread_id)
+    turn = await run_in_threadpool(askdb.start_turn, body.question, user_id=user, thread_id=body.thread_id)
     if "text/event-stream" not in request.headers.get("accept", "") and \
             "application/json" in request.headers.get("accept", ""):
-        return _json_reply(turn)
+        return await _json_reply(turn)
     return _event_stream(turn.follow())
 
 
-def _json_reply(turn: RunningTurn) -> ChatReply:
-    events = [e for e in turn.follow() if e is not None]
+async def _json_reply(turn: RunningTurn) -> ChatReply:
+    events = [e async for e in turn.follow() if e is not None]
     answer = next((e.answer for e in reversed(events) if e.type == "answer"), None)
     error = next((e.message for e in events if e.type == "error"), None)
     return ChatReply(thread_id=turn.thread_id, answer=answer, steps=[e.step for e in events if e.step], error=error)
 
 
-def _event_stream(events: Iterator[TurnEvent | None]) -> StreamingResponse:
-    def stream() -> Iterator[str]:
-        for event in events:
+def _event_stream(events: AsyncIterator[TurnEvent | None]) -> StreamingResponse:
+    """Server-Sent Events from an async iterator: a follower waits without holding a thread."""
+    async def stream() -> AsyncIterator[str]:
+        async for event in events:
             yield ": keepalive\n\n" if event is None else _sse(event)
         yield "event: done\ndata: {}\n\n"
 

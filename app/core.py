@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
-import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from agent.database import AnalyticsDatabase, DatabaseError, open_analytics_database
@@ -16,6 +16,7 @@ from agent.memory.recall_config import RecallConfig
 from agent.recovery import close_interrupted_turn
 from agent.schema_search import SchemaOptions
 from agent.state import AgentState, Message, Step
+from app.quotas import UserSlots
 from app.settings import Settings
 from app.turns import RunningTurn, TurnInProgress, TurnRegistry
 from storage.base import Store, open_store
@@ -34,6 +35,7 @@ class AskDB:
         self.settings = settings
         self.store: Store[AgentState] = open_store(settings.store, AgentState)
         self.turns = TurnRegistry()
+        self.slots = UserSlots(settings.max_running_per_user if settings.auth != "none" else None)
         self._openai_model: ChatModel | None = None
         self._model_lock = threading.Lock()
         self._database: AnalyticsDatabase | None = None
@@ -93,15 +95,27 @@ class AskDB:
         """Start a turn in the background and return it to follow (the web's path).
 
         Raises:
-            BadQuestion, ConversationNotFound, TurnInProgress.
+            BadQuestion, ConversationNotFound, TurnInProgress, TooManyRequests.
         """
-        thread_id, owner = self._claim(question, user_id=user_id, thread_id=thread_id)
+        self.slots.acquire(user_id)  # released when the turn ends
         try:
-            return self.turns.start(thread_id, lambda: self._run(question, user_id=user_id, thread_id=thread_id,
-                                                                 owner=owner, background=True))
+            thread_id, owner = self._claim(question, user_id=user_id, thread_id=thread_id)
+        except Exception:
+            self.slots.release(user_id)
+            raise
+        try:
+            return self.turns.start(thread_id, lambda: self._holding_slot(user_id, self._run(
+                question, user_id=user_id, thread_id=thread_id, owner=owner, background=True)))
         except TurnInProgress:
             self.leases.release(thread_id, owner)
+            self.slots.release(user_id)
             raise
+
+    def _holding_slot(self, user_id: str, events: Iterator[TurnEvent]) -> Iterator[TurnEvent]:
+        try:
+            yield from events
+        finally:
+            self.slots.release(user_id)
 
     def _claim(self, question: str, *, user_id: str, thread_id: str | None) -> tuple[str, str]:
         """Check the question, find or create the conversation, and take its turn lease."""
@@ -151,12 +165,13 @@ class AskDB:
                 remember()
 
     def follow(self, thread_id: str, *, user_id: str, after_step: int = -1,
-               poll_s: float = 0.3) -> Iterator[TurnEvent | None]:
+               poll_s: float = 0.3) -> AsyncIterator[TurnEvent | None]:
         """The events of the conversation's running turn after `after_step`; None is a heartbeat.
 
         A turn running in this process is followed directly; one running in another process
         (several workers on one store) is followed through the steps it stores, until its
-        lease is released. Nothing when no turn runs.
+        lease is released. Nothing when no turn runs. A follower holds no thread while it
+        waits: only the store reads run in one, briefly.
 
         Raises:
             ConversationNotFound: at once, before any event is produced.
@@ -164,17 +179,19 @@ class AskDB:
         self.store.get(thread_id, user_id=user_id)
         return self._follow(thread_id, user_id=user_id, after_step=after_step, poll_s=poll_s)
 
-    def _follow(self, thread_id: str, *, user_id: str, after_step: int, poll_s: float) -> Iterator[TurnEvent | None]:
+    async def _follow(self, thread_id: str, *, user_id: str, after_step: int,
+                      poll_s: float) -> AsyncIterator[TurnEvent | None]:
         running = self.turns.get(thread_id)
         if running is not None:
-            for event in running.follow():
+            async for event in running.follow():
                 if event is None or not (event.step and event.step.step_index <= after_step):
                     yield event
             return
         seen_id = 0
         while True:
-            held = self.leases.is_held(thread_id)
-            for stored in self.store.steps(thread_id, user_id=user_id, after_id=seen_id):
+            held, steps = await asyncio.to_thread(
+                lambda: (self.leases.is_held(thread_id), self.store.steps(thread_id, user_id=user_id, after_id=seen_id)))
+            for stored in steps:
                 seen_id = stored.id
                 step = Step.model_validate(stored.data)
                 if step.step_index > after_step:
@@ -182,7 +199,7 @@ class AskDB:
             if not held:
                 return
             yield None
-            time.sleep(poll_s)
+            await asyncio.sleep(poll_s)
 
     @property
     def memory(self) -> Memory | None:

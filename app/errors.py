@@ -11,11 +11,14 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from agent.database import DatabaseUnavailable, QueryFailed, QueryTimeout, SQLRejected, UnknownColumn, UnknownTable
+from agent.database import (
+    DatabaseUnavailable, QueryBusy, QueryFailed, QueryTimeout, SQLRejected, UnknownColumn, UnknownTable,
+)
 from agent.examples import AnswerNotFound, FeedbackError, NothingToVerify, SQLDoesNotFit
 from agent.llm import ModelError
 from app.auth import NotAuthenticated
 from app.core import BadQuestion
+from app.quotas import TooManyRequests
 from app.turns import TurnInProgress
 from storage.errors import (
     ConversationNotFound, CorruptState, InvalidExport, InvalidThreadId, ResultNotFound, StoreUnavailable,
@@ -24,6 +27,7 @@ from storage.errors import (
 from storage.examples import DuplicateQuestion, ExampleNotFound
 from storage.memory_items import DuplicateMemory, MemoryItemNotFound
 
+RETRY_AFTER_S = 5
 STATUS: dict[type[Exception], int] = {
     NotAuthenticated: 401,
     ConversationNotFound: 404,
@@ -46,7 +50,9 @@ STATUS: dict[type[Exception], int] = {
     QueryTimeout: 400,
     UnknownTable: 400,
     UnknownColumn: 400,
+    TooManyRequests: 429,
     ModelError: 502,
+    QueryBusy: 503,  # a QueryTimeout that never ran: status_of finds the class before its base
     DatabaseUnavailable: 503,
     StoreUnavailable: 503,
     CorruptState: 500,
@@ -75,11 +81,19 @@ def render_error(request: Request, status: int, body: dict):
     from app.pages import templates  # pages import this module; import late to avoid a cycle
 
     if _wants_json(request):
-        return JSONResponse({"detail": body["detail"], "error": body["error"]}, status_code=status)
+        return _with_retry_after(JSONResponse({"detail": body["detail"], "error": body["error"]},
+                                              status_code=status), status)
     context = {"status": status, **body, "settings": request.app.state.askdb.settings, "user": None}
     response = templates.TemplateResponse(request, "error.html", context, status_code=status)
     if status == 401:
         response.headers["WWW-Authenticate"] = "Bearer"
+    return _with_retry_after(response, status)
+
+
+def _with_retry_after(response, status: int):
+    # Full (429) or busy (503): say when to come back instead of leaving clients to hammer.
+    if status in (429, 503):
+        response.headers["Retry-After"] = str(RETRY_AFTER_S)
     return response
 
 

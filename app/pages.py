@@ -9,7 +9,7 @@ from fastapi import APIRouter, File, Form, Query, Request, UploadFile
 from fastapi.responses import RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
-from agent.database import DatabaseError
+from agent.database import DatabaseError, QueryBusy
 from app.auth import TOKEN_COOKIE, NotAuthenticated, resolve_user
 from app.deps import AskDBDep, UserDep
 from app.formatting import to_csv
@@ -60,8 +60,7 @@ def ask(request: Request, askdb: AskDBDep, user: UserDep, question: Annotated[st
         thread_id: Annotated[str, Form()] = ""):
     """Ask from a plain form (no JavaScript): run the turn, then show the conversation."""
     turn = askdb.start_turn(question, user_id=user, thread_id=thread_id or None)
-    for _ in turn.follow():
-        pass
+    turn.wait()
     return RedirectResponse(f"/c/{turn.thread_id}#turn-last", status_code=303)
 
 
@@ -127,7 +126,10 @@ def sql_page(request: Request, askdb: AskDBDep, user: UserDep, sql: str = "", pa
     result = error = None
     if sql.strip():
         try:
-            result = ResultView.of(askdb.database().execute(sql), page=page)
+            with askdb.slots.hold(user):
+                result = ResultView.of(askdb.database().execute(sql), page=page)
+        except QueryBusy:
+            raise  # 503 with Retry-After, not an error about the query
         except DatabaseError as exc:
             error = f"query rejected: {exc.reason}" if hasattr(exc, "reason") else str(exc)
     return _page(request, "sql.html", sql=sql, formatted=format_sql(sql, askdb.database().dialect) if result else "",
@@ -138,7 +140,8 @@ def sql_page(request: Request, askdb: AskDBDep, user: UserDep, sql: str = "", pa
 @router.get("/sql.csv")
 def sql_csv(askdb: AskDBDep, user: UserDep, sql: str):
     """The SQL page's result as CSV."""
-    result = askdb.database().execute(sql)
+    with askdb.slots.hold(user):
+        result = askdb.database().execute(sql)
     return Response(to_csv(result.columns, result.rows), media_type="text/csv; charset=utf-8",
                     headers={"Content-Disposition": 'attachment; filename="askdb-query.csv"'})
 

@@ -84,6 +84,10 @@ class Settings(BaseSettings):
                                             "PostgreSQL temp_file_limit where the role may set it), in MB.")
     sql_queue_wait: float = _env("ASKDB_SQL_QUEUE_WAIT", default=5.0, ge=0,
                                  description="Seconds a query waits for a free worker before the request gets 503.")
+    max_running_per_user: int = _env(
+        "ASKDB_MAX_RUNNING_PER_USER", default=4, ge=1,
+        description="Questions being answered and SQL page queries one user may have running at once; more get 429 "
+                    "(with ASKDB_AUTH=none, the one local user is bounded by ASKDB_SQL_WORKERS only).")
     auth: Literal["none", "token", "proxy"] = _env(
         "ASKDB_AUTH", default="none",
         description="`none` (one local user, `default`), `token` (bearer tokens from ASKDB_TOKENS_FILE), "

@@ -7,10 +7,15 @@ One turn per conversation at a time: a second one is refused (HTTP 409).
 
 from __future__ import annotations
 
+import asyncio
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 
 from agent.loop import TurnEvent
+
+# How often a follower looks for new events: following polls instead of waiting on the
+# condition, so a follower holds no worker thread (100 followers stalled the server, issue 18).
+POLL_S = 0.05
 
 
 class TurnInProgress(Exception):
@@ -41,20 +46,30 @@ class RunningTurn:
             self.finished = True
             self._changed.notify_all()
 
-    def follow(self, *, start: int = 0, heartbeat_s: float = 10.0) -> Iterator[TurnEvent | None]:
+    def wait(self) -> None:
+        """Block until the turn has finished (the no-JavaScript form's path)."""
+        with self._changed:
+            self._changed.wait_for(lambda: self.finished)
+
+    async def follow(self, *, start: int = 0, heartbeat_s: float = 10.0) -> AsyncIterator[TurnEvent | None]:
         """Every event from `start` on, as it comes; None as a heartbeat while waiting."""
-        position = start
+        position, idle = start, 0.0
         while True:
             with self._changed:
-                if position >= len(self.events) and not self.finished:
-                    self._changed.wait(heartbeat_s)
                 fresh, done = self.events[position:], self.finished
             position += len(fresh)
-            yield from fresh
-            if done and position >= len(self.events):
+            for event in fresh:
+                yield event
+            if done:
                 return
-            if not fresh:
+            if fresh:
+                idle = 0.0
+                continue
+            if idle >= heartbeat_s:
+                idle = 0.0
                 yield None
+            await asyncio.sleep(POLL_S)
+            idle += POLL_S
 
 
 class TurnRegistry:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.staticfiles import StaticFiles
 
 from app import api, errors, examples, memories, pages
+from app.auth import NotAuthenticated
 from app.core import AskDB
+from app.deps import UserDep, get_user
 from app.limits import BodyLimitMiddleware
 from app.settings import ROOT, Settings
 
@@ -26,7 +28,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     # docs_url=None: the default /docs page loads Swagger UI from a CDN; ours serves it vendored.
     app = FastAPI(title="askdb", summary="Ask questions about a SQL database; every conversation remembered.",
-                  lifespan=lifespan, docs_url=None, redoc_url=None)
+                  lifespan=lifespan, docs_url=None, redoc_url=None, openapi_url=None)
     app.state.askdb = askdb
     app.mount("/static", StaticFiles(directory=ROOT / "app" / "static"), name="static")
     app.include_router(api.router)
@@ -36,20 +38,35 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     errors.install(app)
     app.add_middleware(BodyLimitMiddleware, max_bytes=askdb.settings.max_body_bytes)
 
+    # The API's description is for signed-in users only (ASKDB_AUTH=token or proxy), like the API.
+    @app.get("/openapi.json", include_in_schema=False)
+    def openapi_schema(user: UserDep) -> dict:
+        return app.openapi()
+
     @app.get("/docs", include_in_schema=False)
-    def api_docs():
+    def api_docs(user: UserDep):
         return get_swagger_ui_html(openapi_url="/openapi.json", title="askdb API",
                                    swagger_js_url="/static/vendor/swagger-ui-bundle.js",
                                    swagger_css_url="/static/vendor/swagger-ui.css",
                                    swagger_favicon_url="/static/vendor/favicon.png")
 
     @app.get("/healthz")
-    def healthz() -> dict:
-        """Liveness: the store answers; says which database and model are configured."""
+    async def healthz(request: Request) -> dict:
+        """Liveness: the store answers. Which database and model are configured only to a signed-in
+        user (ASKDB_AUTH=token or proxy). Async: it answers even when every worker thread is busy."""
         askdb.store.ping()
+        if askdb.settings.auth == "none" or not _signed_in(request):
+            return {"status": "ok"}
         location = askdb.settings.database
         on_file = not isinstance(location, str)  # a postgresql:// URL is checked per query, not here
         return {"status": "ok", "database": location.name if on_file else askdb.database().label,
                 "database_exists": location.exists() if on_file else None, "llm": askdb.settings.llm}
+
+    def _signed_in(request: Request) -> bool:
+        try:
+            get_user(request)
+            return True
+        except NotAuthenticated:
+            return False
 
     return app

@@ -36,6 +36,17 @@ def test_tokens_are_stored_hashed(tokens):
     assert set(read_tokens(path).values()) == {"alice", "mallory"}
 
 
+def test_healthz_and_the_api_docs_name_nothing_without_a_token(client, tokens, tiny_db):
+    """Issue 18, item 11: they answered anyone and named the database file."""
+    assert client.get("/healthz").json() == {"status": "ok"}
+    assert client.get("/openapi.json").status_code == 401
+    assert client.get("/docs", headers={"Accept": "application/json"}).status_code == 401
+    alice = bearer(tokens[1]["alice"])
+    assert client.get("/healthz", headers=alice).json()["database"] == tiny_db.name
+    assert "/api/chat" in client.get("/openapi.json", headers=alice).json()["paths"]
+    assert client.get("/docs", headers=alice).status_code == 200
+
+
 def test_no_or_unknown_token_is_401(client):
     assert client.get("/api/conversations").status_code == 401
     assert client.get("/api/conversations", headers=bearer("forged")).status_code == 401
