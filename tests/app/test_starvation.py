@@ -43,7 +43,7 @@ def test_a_user_over_the_running_limit_gets_429(tmp_path, tiny_db, scripted_llm)
             first.read()
         # The slot is free once the turn ends.
         again = client.post("/api/chat", json={"question": "another"}, headers={"Accept": "application/json", **alice})
-        assert again.status_code == 200 and again.json()["answer"]["data"]["text"] == "again"
+        assert again.status_code == 200 and again.json()["answer"]["data"]["text"].endswith("again")
 
 
 def test_a_full_worker_pool_gets_503_with_retry_after(tmp_path, tiny_db):
