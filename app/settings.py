@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import AliasChoices, BeforeValidator, Field, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from agent.memory.config import MemoryConfig
 from agent.query_pool import PoolLimits
@@ -25,6 +25,11 @@ def _location(value: object) -> object:
     if isinstance(value, str) and not value.startswith(("postgresql://", "postgres://")):
         return Path(value)
     return value
+
+
+def _names(value: object) -> object:
+    """A comma-separated list from the environment (``a,b``), or a list as given in code."""
+    return [v.strip() for v in value.split(",") if v.strip()] if isinstance(value, str) else value
 
 
 #: A SQLite file or a PostgreSQL URL (ASKDB_DATABASE, ASKDB_STORE).
@@ -96,6 +101,9 @@ class Settings(BaseSettings):
                              description="Users and hashed tokens for ASKDB_AUTH=token (`python -m app token add USER`).")
     proxy_header: str = _env("ASKDB_PROXY_HEADER", default="X-Forwarded-User",
                              description="The header that carries the user id when ASKDB_AUTH=proxy.")
+    allowed_hosts: Annotated[list[str], NoDecode, BeforeValidator(_names)] = _env(
+        "ASKDB_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "::1"],
+        description="Host names served, comma-separated (others get 400, against DNS rebinding); `*` serves any.")
     max_body_bytes: int = _env("ASKDB_MAX_BODY_BYTES", default=1_000_000, ge=1024,
                                description="Largest request body accepted; larger gets 413.")
     max_question_chars: int = _env("ASKDB_MAX_QUESTION_CHARS", default=4000, ge=1, description="Longest question accepted.")

@@ -13,6 +13,7 @@ from app.auth import NotAuthenticated
 from app.core import AskDB
 from app.deps import UserDep, get_user
 from app.limits import BodyLimitMiddleware
+from app.origin import OriginMiddleware
 from app.settings import ROOT, Settings
 
 
@@ -37,6 +38,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(examples.router)
     errors.install(app)
     app.add_middleware(BodyLimitMiddleware, max_bytes=askdb.settings.max_body_bytes)
+    app.add_middleware(OriginMiddleware, allowed_hosts=askdb.settings.allowed_hosts)  # outermost: runs first
 
     # The API's description is for signed-in users only (ASKDB_AUTH=token or proxy), like the API.
     @app.get("/openapi.json", include_in_schema=False)

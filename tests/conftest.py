@@ -1,5 +1,10 @@
 """Fixtures live in tests/fixtures/, one module per concern, loaded here."""
 
+import os
+
+# TestClient sends `Host: testserver`; the app serves only ASKDB_ALLOWED_HOSTS (issue 18).
+os.environ.setdefault("ASKDB_ALLOWED_HOSTS", "127.0.0.1,localhost,::1,testserver")
+
 pytest_plugins = [
     "tests.fixtures.analytics",
     "tests.fixtures.browser",
