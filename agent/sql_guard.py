@@ -190,7 +190,7 @@ def check_sql(sql: str, *, dialect: str = "sqlite") -> str:
     except RecursionError:
         raise SQLRejected("the query is nested too deeply; simplify it") from None
     except ParseError as e:
-        raise SQLRejected(f"could not parse the SQL: {_parse_message(e)}") from None
+        raise SQLRejected(f"could not parse the SQL: {_parse_message(e, sql, dialect)}") from None
     except SqlglotError as e:
         raise SQLRejected(f"could not parse the SQL: {_shorten(str(e))}") from None
     except Exception as e:  # noqa: BLE001 - fail closed: an unexpected error must not let SQL through
@@ -277,16 +277,37 @@ def _statement_text(sql: str, dialect: str, root: exp.Expression) -> str:
     return text
 
 
-def _parse_message(error: ParseError) -> str:
-    if error.errors:
-        first = error.errors[0]
-        description = str(first.get("description") or "syntax error").split(". ")[0]
-        description = description.split(" but got <Token")[0]
-        near = first.get("highlight")
-        where = f" (line {first.get('line')}, column {first.get('col')}"
-        where += f", near {_shorten(str(near), 40)!r})" if near else ")"
-        return _shorten(description) + where
-    return _shorten(str(error))
+def _parse_message(error: ParseError, sql: str, dialect: str) -> str:
+    """A short syntax error with its position ("syntax error near 'SELEC' at line 1, column 1"),
+    never the parser's internals (issue 20): a statement opening with an unknown word is
+    reported at that word, which is where a person (or model) has to look."""
+    opening = _unknown_opening_word(sql, dialect)
+    if opening is not None:
+        word, line, col = opening
+        return f"syntax error near {_shorten(word, 40)!r} at line {line}, column {col}"
+    if not error.errors:
+        return "syntax error"
+    first = error.errors[0]
+    near = first.get("highlight")
+    message = "syntax error" + (f" near {_shorten(str(near), 40)!r}" if near else "")
+    message += f" at line {first.get('line')}, column {first.get('col')}"
+    hint = str(first.get("description") or "").split(" but got <Token")[0]
+    # sqlglot's "Required keyword: 'x' missing for <class ...>" describes its own classes.
+    if hint and "<class" not in hint and "Required keyword" not in hint:
+        message += f" ({_shorten(hint.split('. ')[0], 80)})"
+    return message
+
+
+def _unknown_opening_word(sql: str, dialect: str) -> tuple[str, int, int] | None:
+    """The first word of ``sql`` with its line and column when it is no SQL keyword."""
+    try:
+        tokens = Dialect.get_or_raise(dialect).tokenize(sql)
+    except SqlglotError:
+        return None
+    if not tokens or tokens[0].token_type != TokenType.VAR:
+        return None
+    first = tokens[0]
+    return first.text, first.line, max(1, first.col - len(first.text) + 1)
 
 
 def _shorten(text: str, limit: int = 200) -> str:

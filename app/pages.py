@@ -9,9 +9,10 @@ from fastapi import APIRouter, File, Form, Query, Request, UploadFile
 from fastapi.responses import RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
-from agent.database import DatabaseError, QueryBusy
+from agent.database import DatabaseError, QueryBusy, SQLRejected
 from app.auth import TOKEN_COOKIE, NotAuthenticated, resolve_user
 from app.deps import AskDBDep, UserDep
+from app.errors import error_body
 from app.formatting import to_csv
 from app.settings import ROOT
 from app.views import ResultView, conversation_view, format_sql
@@ -19,6 +20,9 @@ from storage.errors import InvalidExport
 
 templates = Jinja2Templates(directory=ROOT / "templates")
 templates.env.filters["pretty_json"] = lambda value: json.dumps(value, indent=2, ensure_ascii=False, default=str)
+# Step arguments as written (Jinja's tojson escapes quotes and brackets to \u0027 for scripts;
+# autoescape already makes this text safe in HTML).
+templates.env.filters["readable_json"] = lambda value: json.dumps(value, ensure_ascii=False, default=str)
 
 
 def display_cell(value) -> str:
@@ -122,7 +126,8 @@ def state(request: Request, thread_id: str, askdb: AskDBDep, user: UserDep, down
 
 @router.get("/sql")
 def sql_page(request: Request, askdb: AskDBDep, user: UserDep, sql: str = "", page: int = Query(1, ge=1)):
-    """A SQL box over the analytics database, through the agent's guard and limits."""
+    """A SQL box over the analytics database, through the agent's guard and limits. A refused or
+    failing query comes back in the box with the reason (status 400), never as a bare error page."""
     result = error = None
     if sql.strip():
         try:
@@ -130,11 +135,12 @@ def sql_page(request: Request, askdb: AskDBDep, user: UserDep, sql: str = "", pa
                 result = ResultView.of(askdb.database().execute(sql), page=page)
         except QueryBusy:
             raise  # 503 with Retry-After, not an error about the query
-        except DatabaseError as exc:
-            error = f"query rejected: {exc.reason}" if hasattr(exc, "reason") else str(exc)
-    return _page(request, "sql.html", sql=sql, formatted=format_sql(sql, askdb.database().dialect) if result else "",
-                 result=result,
-                 error=error, user=user)
+        except (SQLRejected, DatabaseError) as exc:
+            error = error_body(exc, 400)["detail"]
+    response = _page(request, "sql.html", sql=sql, result=result, error=error, user=user,
+                     formatted=format_sql(sql, askdb.database().dialect) if result else "")
+    response.status_code = 400 if error else 200
+    return response
 
 
 @router.get("/sql.csv")

@@ -132,3 +132,15 @@ def test_xss_payloads_stay_inert_in_the_browser(page, scripted_server, scripted_
     page.goto(scripted_server.url + "/")
     page.goto(page.url)  # the list, with the payload as a title
     assert page.dialogs == []
+
+
+def test_a_rejected_sql_query_shows_the_reason_and_keeps_the_query(page, offline_server):
+    page.goto(offline_server.url + "/sql")
+    page.fill("textarea[name=sql]", "DELETE FROM launches")
+    page.click("form.sqlbox button[type=submit]")
+    assert "query rejected: only read queries" in page.inner_text("p.error")
+    assert page.input_value("textarea[name=sql]") == "DELETE FROM launches"
+    page.fill("textarea[name=sql]", "SELEC * FROM launches")
+    page.click("form.sqlbox button[type=submit]")
+    assert "syntax error near 'SELEC' at line 1" in page.inner_text("p.error")
+    assert page.input_value("textarea[name=sql]") == "SELEC * FROM launches"

@@ -89,10 +89,14 @@ def test_rename_tag_and_delete_with_confirmation(client, scripted_llm):
 def test_sql_page_runs_through_the_guard(client):
     page = client.get("/sql", params={"sql": "SELECT name FROM countries ORDER BY name"}).text
     assert "<td>China</td>" in page and "2 rows" in page and "/sql.csv?sql=" in page
-    rejected = client.get("/sql", params={"sql": "DELETE FROM countries"}).text
-    assert "query rejected" in rejected
-    failed = client.get("/sql", params={"sql": "SELECT nope FROM countries"}).text
-    assert "no such column" in failed
+    rejected = client.get("/sql", params={"sql": "DELETE FROM countries"})
+    assert rejected.status_code == 400 and "query rejected: only read queries" in rejected.text
+    assert '<textarea name="sql"' in rejected.text and ">DELETE FROM countries</textarea>" in rejected.text
+    typo = client.get("/sql", params={"sql": "SELEC * FROM countries"})
+    assert typo.status_code == 400 and "syntax error near &#39;SELEC&#39; at line 1" in typo.text
+    assert "sqlglot" not in typo.text and "Required keyword" not in typo.text
+    failed = client.get("/sql", params={"sql": "SELECT nope FROM countries"})
+    assert failed.status_code == 400 and "no such column" in failed.text and ">SELECT nope FROM countries<" in failed.text
     assert client.get("/sql.csv", params={"sql": "SELECT name FROM countries ORDER BY name"}).text.splitlines() == [
         "name", "China", "United States"]
 
@@ -119,3 +123,12 @@ def test_the_page_says_which_model_answers(tmp_path, tiny_db):
     settings = Settings(database=tiny_db, store=tmp_path / "s.db", llm="offline")
     with TestClient(create_app(settings)) as client:
         assert "offline planner (no LLM configured)" in client.get("/").text
+
+
+def test_folded_step_arguments_read_as_written(client, scripted_llm):
+    sql = "SELECT name FROM sites WHERE name > 'A'"
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": sql}), tool_call("answer", {"text": "Sites.", "sql": sql}))
+    thread = client.post("/ask", data={"question": "sites"}, follow_redirects=False).headers["location"]
+    page = client.get(thread.split("#")[0]).text
+    assert "\\u0027" not in page and "\\u003e" not in page
+    assert "WHERE name &gt; &#39;A&#39;" in page
