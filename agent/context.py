@@ -14,7 +14,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from agent.memory.config import MemoryConfig
 from agent.memory.groups import group_messages
-from agent.memory.tiers import RECALL_TOOL, Context, ContextReport, assemble, make_budget
+from agent.memory.tiers import RECALL_TOOL, Context, ContextReport, assemble, make_budget, memory_block
 from agent.memory.tokens import counter_for
 from agent.state import AgentState
 
@@ -66,7 +66,12 @@ def build_context(state: AgentState, config: MemoryConfig | None = None, *, data
         summary=state.compressed_summary if config.enable_summary else None, recalled=recalled,
         recall_offered=any(t.get("function", {}).get("name") == RECALL_TOOL for t in tools or []),
         archived=archived_messages, history_len=len(history))
+    # What recall brings in (perhaps from other conversations) is part of everything there is to send,
+    # so the report's share of the history never passes 100%.
+    recall_block = memory_block(summary=None, topics=[], recalled=recalled, recall_offered=False, limit=10**9,
+                                counter=counter) if recalled else ""
     full = counter.messages([{"role": "system", "content": system}] + history)
+    full += counter.text(recall_block) + 2 if recalled else 0
     report = ContextReport(
         mode=chosen["mode"], tiers=chosen["tiers"], tokens_sent=counter.messages(messages) + tool_tokens,
         history_tokens=full + archived_tokens + tool_tokens, budget=budget.usable, window=budget.window,
