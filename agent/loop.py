@@ -23,7 +23,7 @@ from agent.examples import ExampleRetriever
 from agent.llm import ChatModel, ModelError, ModelReply, ToolCall
 from agent.memory.archival import ArchiveHook, archive_if_due, no_archive_hook
 from agent.memory.config import MemoryConfig
-from agent.memory.hooks import Memory, before_turn
+from agent.memory.hooks import NOTE_ACTION, Memory, before_turn, remember_statements
 from agent.memory.summary import refresh_summary, summariser_for
 from agent.planner.words import has_cjk
 from agent.schema_search import SchemaOptions
@@ -104,7 +104,11 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
             yield turn.record(before.step, time.perf_counter(), None)
     tools = tool_schemas()
     few_shot = setup.examples.few_shot(question) if setup.examples is not None else ""
-    for _ in range(setup.max_steps):
+    note = remember_statements(setup.recall, question=question, thread_id=thread_id, user_id=user_id) \
+        if setup.recall is not None else None
+    if note is not None:  # nothing was asked: acknowledge what was remembered, run nothing
+        yield turn.acknowledge(note)
+    for _ in range(0 if state.done else setup.max_steps):
         started = time.perf_counter()
         try:
             context = build_context(state, setup.memory, database_name=setup.database.label, tools=tools,
@@ -127,7 +131,8 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
         if state.done:
             break
     else:
-        yield from turn.give_up()
+        if not state.done:
+            yield from turn.give_up()
 
     moved = archive_if_due(state, setup.memory, archive=archive, thread_id=thread_id, user_id=user_id,
                            expected_version=version, stats=archived, summariser=summariser,
@@ -273,6 +278,14 @@ class _Turn:
         yield self.record(Step(step_index=0, step_type="error", action=kind, observation=message, content=message),
                           time.perf_counter(), None)
         yield TurnEvent(type="error", thread_id=self.thread_id, turn_index=self.turn_index, message=message)
+
+    def acknowledge(self, text: str) -> TurnEvent:
+        """End a turn that only stated things for memory. Not ok: no query ran, and none was needed."""
+        self.state.messages.append(Message(role="assistant", content=text))
+        self.state.answer = Answer(ok=False, data=AnswerData(text=text, model=self.setup.model.label))
+        self.state.done = True
+        return self.record(Step(step_index=0, step_type="answer", action=NOTE_ACTION, content=text, ok=False),
+                           time.perf_counter(), None)
 
     def give_up(self) -> Iterator[TurnEvent]:
         """The step limit was reached: answer with what was found so far."""

@@ -7,6 +7,7 @@ from typing import Any
 import sqlglot
 from pydantic import BaseModel
 
+from agent.memory.hooks import NOTE_ACTION
 from agent.state import AgentState, Message, Step
 from app.charts import ChartSpec, suggest_chart
 from storage.conversations import Conversation, ConversationStore, StoredResult
@@ -53,6 +54,7 @@ class ResultView(BaseModel):
 class AnswerView(BaseModel):
     text: str
     ok: bool
+    note: bool = False  # the turn only stated things for memory: acknowledged, nothing to check
     sql: str
     model: str | None
     result: ResultView | None
@@ -142,6 +144,7 @@ def _answer_view(store: ConversationStore[AgentState], thread_id: str, final: St
     csv_url = f"/api/conversations/{thread_id}/results/{final.result_id}.csv" if result else None
     return AnswerView(
         text=final.content or final.observation or "", ok=bool(final.ok) and final.step_type == "answer",
+        note=final.action == NOTE_ACTION,
         sql=format_sql(final.sql or (result.sql if result else None), dialect), model=final.model,
         result=ResultView.of(result, page=page, csv_url=csv_url) if result else None,
     )

@@ -2,9 +2,11 @@
 
 With a real model (anything but the offline planner) the model proposes candidates as
 JSON (`agent/prompts/memory_extraction.md`). Otherwise, or when the model fails, a
-few explicit-statement rules in English and Chinese do: "call me…", "I prefer…",
-"our fiscal year starts in April", "I only care about…", "remember that…",
-"我只关心2020年以后的数据". Only the user's own words are read, never the answers.
+statement rules in English and Chinese do: any clause that does not ask anything and in which
+users speak of themselves, their team or organisation, their data or words, or tell askdb how to
+answer, becomes a candidate in its own words; a few explicit forms ("call me…", "our fiscal year
+starts in April", "I only care about…", "我只关心2020年以后的数据") also fill a slot (`key`) so
+a newer statement replaces an older one. Only the user's own words are read, never the answers.
 """
 
 from __future__ import annotations
@@ -26,8 +28,9 @@ _PROMPTS = Path(__file__).resolve().parent.parent / "prompts"
 _templates = Environment(loader=FileSystemLoader(_PROMPTS), undefined=StrictUndefined, autoescape=False,
                          trim_blocks=True, lstrip_blocks=True)
 
-# Clauses: sentences, and a comma that starts a question ("I only care about 2020, how many...").
-_CLAUSE = re.compile(r"[.!?;。！？；\n]+|[,，]\s*(?=(?:how|what|which|who|when|where|show|list|give|tell|can|"
+# Clauses: sentences (each keeps its closing mark, so a question is known by it), and a comma that
+# starts a question ("I only care about 2020, how many...").
+_CLAUSE = re.compile(r"(?<=[.!?;。！？；\n])|[,，]\s*(?=(?:how|what|which|who|when|where|show|list|give|tell|can|"
                      r"could|please|and)\b)|，", re.I)
 _TOPIC_KEYS = [
     (re.compile(r"chart|graph|plot|table|csv|format|图表|表格|图", re.I), "output_format"),
@@ -57,12 +60,66 @@ _RULES: list[tuple[re.Pattern, str, str | None, float]] = [
 ]
 
 
+# A statement, as opposed to a question or a request for data, phrased any way (issue 22): a clause
+# that does not ask (no question mark, no interrogative or data-request opening, no Chinese question
+# word) and in which the users speak of themselves, their team or organisation, or tell askdb how to
+# answer. The rules above only add a slot (`key`) and a value to the statements they recognise.
+_ASKS_EN = re.compile(
+    r"^(?:(?:ok|okay|so|and|also|now|then|please|hey)\W+)*(?:how|what(?!\s+(?:i|we)\s+mean)|what's|which|who|whom|"
+    r"whose|when(?!\s+(?:i|we)\b)|where|why|"
+    r"is|are|was|were|do|does|did|can|could|would|will|should|shall|may|has|have|had|show|list|give|find|count|"
+    r"get|plot|chart|graph|draw|compare|tell|display|fetch|calculate|compute|rank|break|return|select|query|sum|"
+    r"look up|search|remind|help|explain|describe|summari[sz]e|sort|filter|group|export|download|check|verify|"
+    r"plot|visuali[sz]e|estimate|predict)\b", re.I)
+_WANTS_DATA = re.compile(r"\bi(?:'d| would)?\s+(?:want|like|need|wish)\s+to\s+(?:see|know|find|get|check|look|learn)\b"
+                         r"|我想(?:知道|看看?|查|了解)", re.I)
+_ASKS_ZH = re.compile(r"[吗呢嘛]\s*[。.!！]?$|多少|哪|什么|几[个次年月天]|是否|怎么|如何|为什么|有没有|"
+                      r"^(?:请)?(?:列出|显示|给我|查询|查一下|找出|告诉我|计算|比较|画|统计一下|提醒我|帮我|解释|描述|总结|排序|导出)")
+_SELF_EN = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we've|we'd|we'll|our|ours|us)\b", re.I)
+_DIRECTIVE_EN = re.compile(r"^(?:please|always|never|from now on|keep|use|answer|reply|respond|round|avoid|don't|"
+                           r"do not|leave out|exclude|include|report|write)\b|\bplease\b", re.I)
+_SELF_ZH = re.compile(r"我|咱们|本公司|我司")
+_DIRECTIVE_ZH = re.compile(r"^(?:请|以后|今后|总是|始终|一律|不要|别|务必)|请")
+_TASK = re.compile(r"\b(?:working on|preparing|putting together|writing|building|drafting)\b|正在|在写|在做|准备", re.I)
+_GROUP = re.compile(r"\b(?:we|we're|we've|we'd|we'll|our|ours|us)\b|我们|咱们|公司|团队|我司|本公司", re.I)
+
+
+def is_question(clause: str) -> bool:
+    """Whether a clause asks something (or asks for data) rather than states something."""
+    clause = clause.strip()
+    return (clause.endswith(("?", "？")) or bool(_ASKS_EN.search(clause)) or bool(_WANTS_DATA.search(clause))
+            or bool(_ASKS_ZH.search(clause)))
+
+
+def _statement(clause: str) -> MemoryCandidate | None:
+    """A statement about the user, their organisation or data, or how to answer; None for anything else."""
+    zh = bool(re.search(r"[\u4e00-\u9fff]", clause))
+    directive = bool((_DIRECTIVE_ZH if zh else _DIRECTIVE_EN).search(clause))
+    if not directive and not (_SELF_ZH if zh else _SELF_EN).search(clause):
+        return None
+    if len(clause) < (4 if zh else 12):
+        return None
+    if _TASK.search(clause):
+        kind, key = "TASK", "current_task"
+    elif _GROUP.search(clause) and not directive:
+        kind, key = "FACT", None
+    else:
+        kind, key = "PROFILE", next((k for p, k in _TOPIC_KEYS if p.search(clause)), None)
+    return MemoryCandidate(type=kind, text=_sentence(clause), importance=0.6, key=key, value=clause[:300],
+                           tags=["offline"])
+
+
+def clauses(text: str) -> list[str]:
+    """The clauses of a message (sentences, and a comma that starts a question)."""
+    text = re.sub(r"[,，]\s*(please)\b", r" \1", text or "", flags=re.I)  # "Answers in Chinese, please."
+    return [c for c in (c.strip(" \t\n,，:：") for c in _CLAUSE.split(text)) if len(c.rstrip(".!;。！；")) >= 2]
+
+
 def extract_offline(text: str) -> list[MemoryCandidate]:
-    """Candidates from explicit statements in `text`, one per clause at most."""
+    """Candidates from the statements in `text`, one per clause at most; questions give none."""
     found: list[MemoryCandidate] = []
-    for clause in _CLAUSE.split(text or ""):
-        clause = clause.strip(" \t,，:：")
-        if len(clause) < 4 or clause.endswith(("?", "？")):
+    for clause in clauses(text):
+        if len(clause) < 4 or is_question(clause):
             continue
         for pattern, kind, key, importance in _RULES:
             match = pattern.search(clause)
@@ -74,7 +131,18 @@ def extract_offline(text: str) -> list[MemoryCandidate]:
             found.append(MemoryCandidate(type=kind, text=_sentence(clause), importance=importance, key=key,
                                          value=value[:300] or None, tags=["offline"]))
             break
+        else:
+            statement = _statement(clause)
+            if statement is not None:
+                found.append(statement)
     return found
+
+
+def only_statements(text: str) -> bool:
+    """Whether every clause of `text` is a statement for memory (nothing is asked): such a message
+    is answered by acknowledging what was remembered, not by querying the database."""
+    parts = clauses(text)
+    return bool(parts) and not any(is_question(c) for c in parts) and len(extract_offline(text)) == len(parts)
 
 
 def extract_with_model(model: ChatModel, text: str, *, known_keys: list[str] = ()) -> list[MemoryCandidate]:

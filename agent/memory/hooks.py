@@ -24,11 +24,12 @@ from pydantic import BaseModel, ConfigDict
 
 from agent.llm import ChatModel
 from agent.memory.embeddings import Embedder, EmbeddingError
-from agent.memory.extraction import extract
+from agent.memory.extraction import extract, extract_offline, only_statements
 from agent.memory.recall import EpisodeIndex, RecallHit, recall_for_turn
 from agent.memory.recall_config import RecallConfig
 from agent.memory.recall_tool import RecallAccess
 from agent.memory.user_memory import MemoryChange, ScoredMemory, UserMemory, memory_text
+from agent.planner.words import has_cjk
 from agent.state import AgentState, Message, Step
 from storage.base import DRIVER_ERRORS, Store
 from storage.episodes import Episode, EpisodeIn, episode_id
@@ -125,6 +126,29 @@ def before_turn(memory: Memory, *, state: AgentState, thread_id: str, user_id: s
     return result
 
 
+NOTE_ACTION = "remember"  # the action of the answer step of a turn that only stated things for memory
+
+
+def remember_statements(memory: Memory, *, question: str, thread_id: str, user_id: str) -> str | None:
+    """When `question` only states things for memory ("Call me Ada. I prefer bar charts."), remember them
+    now and return the acknowledgement that answers the turn; None for anything that asks something,
+    with user memory off, or when nothing could be stored (the turn then goes to the model as usual)."""
+    if not memory.config.user_memory or not only_statements(question):
+        return None
+    try:
+        changes = memory.users.remember(extract_offline(question), user_id=user_id, session_id=thread_id)
+    except _FAILURES as exc:
+        log.warning("statements not remembered: %s", exc)
+        return None
+    kept = [c.item.text for c in changes if c.item is not None]
+    if not kept:
+        return None
+    if has_cjk(question):
+        return "好的，我记住了：" + "；".join(f"“{t}”" for t in kept) + "。可以在“记忆”页面查看或删除。"
+    return ("Noted. I will remember: " + "; ".join(f"“{t}”" for t in kept)
+            + ". You can see and erase what I remember on the Memories page.")
+
+
 def after_turn(memory: Memory, *, state: AgentState, thread_id: str, user_id: str, turn_index: int,
                model: ChatModel | None = None) -> AfterTurn:
     """Index the finished turn as an episode and extract the user's memories from its question.
@@ -139,7 +163,8 @@ def after_turn(memory: Memory, *, state: AgentState, thread_id: str, user_id: st
         if episode is not None:
             memory.index.index([episode])
             result.episode = memory.index.episodes.get(episode_id(thread_id, turn_index), user_id=user_id)
-        if memory.config.user_memory and state.question.strip():
+        noted = bool(state.steps) and state.steps[-1].action == NOTE_ACTION  # remembered during the turn
+        if memory.config.user_memory and state.question.strip() and not noted:
             known = sorted({i.data["key"] for i in memory.users.items.list(user_id=user_id, status="active")
                             if i.data.get("key")})
             candidates = extract(state.question, model=model, known_keys=known)
