@@ -91,6 +91,8 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
     version = store.save(thread_id, user_id=user_id, state=state, expected_version=version, title=question)
     yield TurnEvent(type="start", thread_id=thread_id, turn_index=turn_index, model=setup.model.label)
 
+    if hasattr(setup.model, "follow"):  # the offline planner keeps its last reading in the state
+        setup.model.follow(state)
     summariser = summariser_for(setup.model)
     refresh_summary(state, setup.memory, summariser=summariser, database_name=setup.database.label)
     turn = _Turn(setup, state, thread_id=thread_id, user_id=user_id, turn_index=turn_index)

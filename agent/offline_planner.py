@@ -23,8 +23,10 @@ from typing import Any
 from agent.database import AnalyticsDatabase, DatabaseError, DatabaseUnavailable
 from agent.examples import parse_few_shot, verified_match
 from agent.llm import ModelReply, ToolCall
+from agent.state import AgentState
 from agent.planner.answer_text import error_answer, result_answer, unmappable_answer, verified_answer
 from agent.planner.frame import Condition, Frame, PlanningFailed
+from agent.planner.followup import follow_up, frame_from_dict, frame_to_dict, is_follow_up
 from agent.planner.framing import build_frame
 from agent.planner.question import parse_question
 from agent.planner.reading import caveat, interpretation
@@ -51,6 +53,7 @@ class Plan:
     tables: list[str] = field(default_factory=list)
     lookups: list[Condition] = field(default_factory=list)  # values to show with find_values
     failure: PlanningFailed | None = None
+    carried: list[str] = field(default_factory=list)  # a follow-up: what it kept from the previous question
 
     @property
     def notes(self) -> list[str]:
@@ -93,6 +96,12 @@ class OfflinePlanner:
     def __init__(self, database: AnalyticsDatabase, *, today: date | None = None):
         self.database, self.today = database, today
         self._schema: SchemaIndex | None = None
+        self._state: AgentState | None = None
+
+    def follow(self, state: AgentState) -> None:
+        """Read follow-ups against this conversation's state, and keep each answered reading in it
+        (`AgentState.planner_frame`), so the conversation continues after a reload or a restart."""
+        self._state = state
 
     @property
     def schema(self) -> SchemaIndex:
@@ -107,11 +116,12 @@ class OfflinePlanner:
                 OfflinePlanner._indexes[key] = self._schema
         return self._schema
 
-    def plan(self, question: str) -> Plan:
-        """Plan one question: parse it, map it to the schema, build the SQL."""
+    def plan(self, question: str, previous: dict[str, Any] | None = None) -> Plan:
+        """Plan one question: parse it, map it to the schema (as a follow-up of the `previous` frame
+        when its words say so, or when it cannot stand alone), build the SQL."""
         plan = Plan(question=question, zh=has_cjk(question))
         try:
-            frame = build_frame(parse_question(question, self.schema), self.schema, self.today)
+            frame, plan.carried = self._frame(question, previous)
             plan.sql = to_dialect(build_sql(frame, self.schema), getattr(self.database, "dialect", "sqlite"))
         except PlanningFailed as exc:
             plan.failure = exc
@@ -119,6 +129,28 @@ class OfflinePlanner:
         plan.frame, plan.tables = frame, frame.tables(self.schema)
         plan.lookups = [c for c in frame.conditions if c.looked_up]
         return plan
+
+    def _frame(self, question: str, previous: dict[str, Any] | None) -> tuple[Frame, list[str]]:
+        parsed = parse_question(question, self.schema)
+        before = frame_from_dict(previous, self.schema) if previous else None
+        as_follow_up: PlanningFailed | None = None
+        if before is not None:
+            try:
+                if is_follow_up(question):
+                    return follow_up(parsed, self.schema, before, self.today)
+            except PlanningFailed as exc:
+                as_follow_up = exc  # read it alone; if that fails too, say why the follow-up did not work
+        try:
+            return build_frame(parsed, self.schema, self.today), []
+        except PlanningFailed as alone:
+            if as_follow_up is not None:
+                raise as_follow_up from None
+            if before is None:
+                raise
+            try:
+                return follow_up(parsed, self.schema, before, self.today)
+            except PlanningFailed:
+                raise alone from None
 
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelReply:
         """The next step for the conversation in `messages` (OpenAI chat shape)."""
@@ -129,7 +161,7 @@ class OfflinePlanner:
         if verified is not None and (reply := self._reuse(turn, *verified)) is not None:
             return reply
         try:
-            plan = self.plan(turn.question)
+            plan = self.plan(turn.question, self._state.planner_frame if self._state is not None else None)
         except DatabaseUnavailable:
             # Let a tool meet the failure, so the loop reports it as it does for any model.
             return self._call(turn, "list_tables", {}, "I need to read the database first.")
@@ -219,7 +251,9 @@ class OfflinePlanner:
                                row_count=observation.get("row_count", 0),
                                truncated=observation.get("truncated", False))
         sep = "" if plan.zh else " "
-        text = sep.join(p for p in (plan.caveat, interpretation(plan.frame), result) if p)
+        text = sep.join(p for p in (plan.caveat, interpretation(plan.frame, plan.carried), result) if p)
+        if self._state is not None:
+            self._state.planner_frame = frame_to_dict(plan.frame)
         count = observation.get("row_count", 0)
         return self._answer(turn, text, plan.sql,
                             f"The query returned {count} row{'' if count == 1 else 's'}; I state the result.",

@@ -137,6 +137,9 @@ class AgentState(_Model):
     compressed_summary: str | None = None
     compressed_message_count: int = 0
     compressed_config_hash: str | None = None
+    #: The offline planner's reading of the last question it answered (agent.planner.followup),
+    #: so that "and in 2021?" continues it after a reload or a restart; None: nothing to follow.
+    planner_frame: dict[str, Any] | None = None
 
     @model_validator(mode="before")
     @classmethod

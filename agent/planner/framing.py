@@ -30,10 +30,10 @@ def build_frame(parsed: ParsedQuestion, schema: SchemaIndex, today: date | None 
     Raises:
         PlanningFailed: the question does not map to this schema.
     """
-    return _Assembler(RoleResolver(parsed, schema, today).resolve()).frame()
+    return Assembler(RoleResolver(parsed, schema, today).resolve()).frame()
 
 
-class _Assembler:
+class Assembler:
     def __init__(self, roles: RoleResolver):
         self.r, self.schema, self.q = roles, roles.schema, roles.q
         self.notes = list(roles.notes)

@@ -185,4 +185,5 @@ tell can could would should will shall much what when where how whose whom than 
 also some such via out up so if yes get got many find return one ones
 took take takes taken place happen happened happens occur occurred exist exists existed
 located show display give know see want need like same instead just only ones those these
+but about them among else now
 """.split())

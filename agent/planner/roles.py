@@ -27,8 +27,10 @@ _YEAR_MARKERS = ("year", "years", "年")
 class RoleResolver:
     """One question against one schema; `resolve()` runs the passes."""
 
-    def __init__(self, parsed: ParsedQuestion, schema: SchemaIndex, today: date | None = None):
+    def __init__(self, parsed: ParsedQuestion, schema: SchemaIndex, today: date | None = None, *,
+                 follow_up: bool = False):
         self.q, self.schema, self.today = parsed, schema, today or date.today()
+        self.follow_up = follow_up  # a follow-up may name nothing of the schema ("and in 2021?")
         self.mentions = parsed.mentions
         self.used: set[int] = set()
         self.years: list[YearFilter] = []
@@ -388,8 +390,8 @@ class RoleResolver:
     def resolve(self) -> RoleResolver:
         """Run the passes; `agent.planner.framing` turns the result into a frame."""
         # One word matching part of a column name ("year" of a `..._year` column) is not enough to go on.
-        if not any(m.kind in ("table", "value", "quoted") or (m.kind == "column" and not m.partial)
-                   for m in self.mentions):
+        if not self.follow_up and not any(m.kind in ("table", "value", "quoted")
+                                          or (m.kind == "column" and not m.partial) for m in self.mentions):
             raise PlanningFailed("none of its words match a table, column or stored value",
                                  zh="问题中的词与任何表名、列名或数据值都对不上")
         self.periods = find_periods(self, self.today)

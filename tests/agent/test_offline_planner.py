@@ -54,6 +54,7 @@ class Conversation:
             sql_error: when set, every run_sql observation is this error instead of the result.
         """
         self.messages.append({"role": "user", "content": question})
+        self.planner.follow(self.context.state)  # as the loop does: follow-ups read the previous frame
         steps: list[str] = []
         for _ in range(MAX_STEPS):
             reply = self.planner.complete(self.messages, tool_schemas())

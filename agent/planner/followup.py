@@ -1,0 +1,269 @@
+"""Follow a conversation: a follow-up question changes the previous turn's frame.
+
+The previous frame (table, measure, filters, grouping, ordering, limit) is kept in the
+conversation's state as a plain dict (`frame_to_dict`), so it survives a reload and a
+restart. A follow-up is read against it, move by move:
+
+- a new value for a filter already there replaces it ("what about Russia?", "俄罗斯呢？"),
+  a new year or period replaces the old one ("and in 2021?");
+- any other value, comparison or period is added ("only the successful ones", "just for China");
+- "which of those", "其中" lists the rows the previous answer counted, with any new filter;
+- a new grouping or time bucket replaces the old one ("and by year?", "by month instead");
+- a new aggregate replaces the measure, and the ranking by it ("same but by average height");
+- "top 3" changes the limit.
+
+What the frame keeps from before is said in the answer ("kept from the previous question: …").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any
+
+from agent.planner.frame import Condition, Frame, Measure, Ordering, PlanningFailed, YearFilter
+from agent.planner.framing import Assembler
+from agent.planner.question import ParsedQuestion
+from agent.planner.roles import RoleResolver
+from agent.planner.schema_index import ColumnInfo, SchemaIndex
+
+_MARKER_EN = re.compile(r"^\s*(and|what about|how about|only|just|which of|of (those|these|them)|among|same|the same|"
+                        r"now|also|but|instead|then)\b", re.IGNORECASE)
+_MARKER_ZH = re.compile(r"^\s*(其中|那|只看|只|仅|同样|换成|改成|改为|按)|呢\s*[？?]?\s*$")
+_RESTRICT = re.compile(r"\b(which|who|what) of (those|these|them)\b|\bof (those|these)\b|\bamong (those|them|these)\b"
+                       r"|\blist them\b|其中|这些|那些", re.IGNORECASE)
+_YEAR_WORDS = frozenset({"year", "years", "年", "每年", "年份"})
+
+
+def is_follow_up(question: str) -> bool:
+    """The question's own words say it continues the previous one."""
+    return bool(_MARKER_EN.search(question) or _MARKER_ZH.search(question) or _RESTRICT.search(question))
+
+
+def follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, today) -> tuple[Frame, list[str]]:
+    """The previous frame changed by the follow-up; and what was carried over, in words.
+
+    Raises:
+        PlanningFailed: the follow-up changes nothing the planner can tell.
+    """
+    r = RoleResolver(parsed, schema, today, follow_up=True).resolve()
+    frame = replace(previous, conditions=[replace(c) for c in previous.conditions], measures=list(previous.measures),
+                    group_columns=list(previous.group_columns), columns=list(previous.columns), notes=[],
+                    unused=[], periods=[], zh=parsed.zh, existence=list(previous.existence))
+    a = Assembler(r)
+    a.anchors = [t for t in (frame.fact, frame.entity) if t]
+    changed: list[str] = []
+    if _RESTRICT.search(parsed.text):
+        _restrict(frame, a)
+        changed.append("rows")
+    changed += _time(frame, a) + _values(frame, a) + _comparisons(frame, a) + _grouping(frame, a)
+    changed += _measures(frame, a) + _ranking(frame, a)
+    if not changed:
+        raise PlanningFailed("I could not tell what this follow-up changes", zh="看不出这个追问要改变什么")
+    carried = _carried(previous, frame, changed)
+    frame.unused = _unused(a, frame, schema)
+    frame.notes = a.notes + [f"follow-up of '{previous.subject_text}': changed {', '.join(changed)}"]
+    return frame, carried
+
+
+def _restrict(frame: Frame, a: Assembler) -> None:
+    """"Which of those …": the rows behind the previous answer, listed."""
+    frame.measures, frame.group_columns, frame.group_time, frame.entity = [], [], None, None
+    frame.order, frame.limit, frame.having = None, None, None
+    frame.columns = [a._label(frame.fact)]
+
+
+def _time(frame: Frame, a: Assembler) -> list[str]:
+    r = a.r
+    if not (r.years or r.periods):
+        return []
+    frame.conditions = [c for c in frame.conditions if not c.op.startswith("year_")]
+    for year in r.years:
+        frame.conditions.append(Condition(a._time_column(year), f"year_{year.relation}", year.years, year.text))
+    for period in r.periods:
+        column = a._time_column(YearFilter("in", (), period.text))
+        frame.conditions.append(Condition(column, "year_period", (period.start.isoformat(), period.end.isoformat(),
+                                                                  period.first_year, period.last_year), period.text))
+        frame.periods.append(period.describe(frame.zh))
+    return ["time"]
+
+
+def _values(frame: Frame, a: Assembler) -> list[str]:
+    """A value replaces the filter on its column (or on the same table's name column), else is added."""
+    changed = []
+    for m in [m for m in a.r.mentions if m.kind in ("value", "quoted") and a.r.is_free(m)]:
+        before = list(frame.conditions)
+        a._value_condition(frame, m)
+        if a.r.is_free(m):
+            continue
+        added = next((c for c in frame.conditions if c not in before), None)
+        if added is None:  # joined an IN list of the same column: a new value means instead, not also
+            merged = next(c for c in frame.conditions if c.text.endswith(m.text))
+            merged.values, merged.text, merged.op = merged.values[-1:], m.text, "=" if merged.op == "in" else "!="
+        else:
+            same = [c for c in before if _same_filter(c, added, a.schema)]
+            frame.conditions = [c for c in frame.conditions if c not in same]
+        changed.append("filter")
+    return changed
+
+
+def _same_filter(old: Condition, new: Condition, schema: SchemaIndex) -> bool:
+    if old.column is new.column:
+        return True
+    info = schema.tables[new.column.table]
+    labels = {info.label, info.label_zh}
+    return (old.column.table == new.column.table and old.looked_up and old.column.name in labels
+            and new.column.name in labels)
+
+
+def _comparisons(frame: Frame, a: Assembler) -> list[str]:
+    changed = []
+    for c in a.r.comparisons:
+        column = a._column(c.target, "numeric") if c.target is not None else a._hinted(c.hints)
+        if c.having:
+            frame.having = (c.op, c.numbers)
+        elif column is not None:
+            frame.conditions = [x for x in frame.conditions if x.column is not column or x.op.startswith("year_")]
+            frame.conditions.append(Condition(column, c.op, c.numbers, c.text))
+        else:
+            continue
+        changed.append("filter")
+    return changed
+
+
+def _grouping(frame: Frame, a: Assembler) -> list[str]:
+    r = a.r
+    group = r.group
+    if group is not None and group.kind == "table" and any(
+            m is not None and 0 <= m.start - group.end <= 1 for _, m, _ in r.aggregates):
+        group = None  # "by average payload mass": a measure, not a grouping by payloads
+    if r.bucket is None and group is None:
+        return []
+    frame.group_columns, frame.group_time, frame.entity = [], None, None
+    frame.columns = []
+    if r.bucket is not None or (group.kind == "column" and group.text.lower() in _YEAR_WORDS):
+        a._bucket(frame, r.bucket or "year")
+    elif group.kind == "table":
+        frame.entity = a._table(group)
+    else:
+        column = a._column(group)
+        if column is None:
+            return []
+        frame.group_columns.append(column)
+    if not frame.measures:
+        frame.measures.append(Measure("count"))
+    if frame.order is not None and frame.order.column is not None and frame.limit is None:
+        frame.order = None
+    return ["grouping"]
+
+
+def _measures(frame: Frame, a: Assembler) -> list[str]:
+    new = []
+    for func, mention, distinct in a.r.aggregates:
+        column = a._column(mention, "any" if distinct else "numeric") if mention is not None else None
+        if mention is not None and column is None:
+            continue
+        new.append(Measure(func, column, distinct))
+    if not new:
+        return []
+    moved = next((m.column.table for m in new if m.column is not None and m.column.table != frame.fact
+                  and frame.entity and a.schema.upward(m.column.table, frame.entity)), None)
+    frame.fact = moved or frame.fact
+    ranked = frame.order is not None and frame.order.measure is not None
+    kept = [m for m in frame.measures if m.func == "count" and m.column is None and not ranked]
+    frame.measures = kept + new
+    if ranked:
+        frame.order = Ordering(frame.order.desc, measure=new[-1])
+    frame.columns = [] if frame.entity or frame.group_columns or frame.group_time else frame.columns
+    return ["measure"]
+
+
+def _ranking(frame: Frame, a: Assembler) -> list[str]:
+    r = a.r
+    if r.limit is None and r.rank is None:
+        return []
+    if frame.order is None:
+        return []
+    if r.limit is not None:
+        frame.limit = r.limit
+    if r.rank is not None:
+        frame.order = replace(frame.order, desc=r.rank.desc)
+    return ["ranking"]
+
+
+def _carried(previous: Frame, frame: Frame, changed: list[str]) -> list[str]:
+    """What the new frame keeps from the previous one, in words, for the interpretation sentence."""
+    kept = [previous.fact]
+    kept += [f"{c.column.table}.{c.column.name} {c.text}" if c.op.startswith("year_") else
+             f"{c.column.table}.{c.column.name} = {', '.join(map(str, c.values))}"
+             for c in previous.conditions if any(c is not n and _same(c, n) for n in frame.conditions)]
+    if "grouping" not in changed and (frame.entity or frame.group_columns or frame.group_time):
+        kept.append("the grouping")
+    if "measure" not in changed and "rows" not in changed and frame.measures:
+        kept.append("the measure")
+    if "ranking" not in changed and frame.order is not None and frame.limit is not None:
+        kept.append(f"the top {frame.limit}")
+    return kept
+
+
+def _same(a: Condition, b: Condition) -> bool:
+    return a.column is b.column and a.op == b.op and tuple(a.values) == tuple(b.values)
+
+
+def _unused(a: Assembler, frame: Frame, schema: SchemaIndex) -> list[str]:
+    from agent.planner.accounting import unaccounted
+
+    return unaccounted(a.r, frame, schema)
+
+
+# -- the frame in the state ----------------------------------------------------------------
+
+def frame_to_dict(frame: Frame) -> dict[str, Any]:
+    """The frame as JSON-ready data (columns as [table, name]), for `AgentState.planner_frame`."""
+    def col(c: ColumnInfo | None) -> list[str] | None:
+        return [c.table, c.name] if c is not None else None
+
+    def condition(c: Condition) -> dict[str, Any]:
+        return {"column": col(c.column), "op": c.op, "values": list(c.values), "text": c.text,
+                "looked_up": c.looked_up}
+
+    def measure(m: Measure) -> dict[str, Any]:
+        return {"func": m.func, "column": col(m.column), "distinct": m.distinct,
+                "condition": condition(m.condition) if m.condition is not None else None}
+
+    order = None
+    if frame.order is not None:
+        order = {"desc": frame.order.desc, "column": col(frame.order.column),
+                 "measure": frame.measures.index(frame.order.measure) if frame.order.measure in frame.measures else None}
+    return {"fact": frame.fact, "entity": frame.entity, "group_columns": [col(c) for c in frame.group_columns],
+            "group_time": col(frame.group_time), "bucket": frame.bucket, "columns": [col(c) for c in frame.columns],
+            "measures": [measure(m) for m in frame.measures], "conditions": [condition(c) for c in frame.conditions],
+            "having": list(frame.having) if frame.having else None, "order": order, "limit": frame.limit,
+            "distinct": frame.distinct, "existence": frame.existence, "subject_text": frame.subject_text}
+
+
+def frame_from_dict(data: dict[str, Any], schema: SchemaIndex) -> Frame | None:
+    """The frame back against this schema; None when it names a table or column no longer there."""
+    try:
+        def col(pair: list[str] | None) -> ColumnInfo | None:
+            return schema.column(*pair) if pair else None
+
+        def condition(c: dict[str, Any]) -> Condition:
+            return Condition(col(c["column"]), c["op"], tuple(c["values"]), c["text"], looked_up=c["looked_up"])
+
+        measures = [Measure(m["func"], col(m["column"]), m["distinct"],
+                            condition(m["condition"]) if m["condition"] else None) for m in data["measures"]]
+        order = None
+        if data["order"] is not None:
+            index = data["order"]["measure"]
+            order = Ordering(data["order"]["desc"], column=col(data["order"]["column"]),
+                             measure=measures[index] if index is not None else None)
+        having = data["having"]
+        frame = Frame(fact=data["fact"], entity=data["entity"], group_columns=[col(c) for c in data["group_columns"]],
+                      group_time=col(data["group_time"]), bucket=data["bucket"], columns=[col(c) for c in data["columns"]],
+                      measures=measures, conditions=[condition(c) for c in data["conditions"]],
+                      having=(having[0], tuple(having[1])) if having else None, order=order, limit=data["limit"],
+                      distinct=data["distinct"], existence=list(data["existence"]), subject_text=data["subject_text"])
+    except (KeyError, TypeError, IndexError, ValueError):
+        return None
+    return frame if frame.fact in schema.tables else None
