@@ -259,7 +259,7 @@ class Assembler:
         """"What share of launches failed": the condition named after "share of" (or just before
         "rate": "failure rate") becomes the percentage measured, not a filter."""
         values = [c for c in frame.conditions if c.at >= 0]
-        if word.code == "rate":
+        if word.code == "rate" or self.q.zh:  # Chinese puts the share after its condition: 失败的比例
             chosen = max((c for c in values if c.at < word.start), key=lambda c: c.at, default=None)
         else:
             chosen = max((c for c in values if c.at > word.start), key=lambda c: c.at, default=None)
@@ -336,6 +336,12 @@ class Assembler:
                     frame.order = Ordering(rank.desc, measure=frame.measures[-1])
                 else:
                     raise PlanningFailed("I could not tell what to rank by", zh="看不出要按什么排序")
+            elif rank.grouped and not (frame.entity or frame.group_columns or frame.group_time) \
+                    and (key := self._group_key_before(rank.column)) is not None:
+                # "Top 5 continents by population": the total per value of the column named first.
+                frame.group_columns.append(key)
+                frame.measures.append(Measure("sum", column))
+                frame.order = Ordering(rank.desc, measure=frame.measures[-1])
             elif frame.entity and column.table != frame.entity:
                 # "Top 5 manufacturers by payload mass": the total over each one's rows.
                 frame.measures.append(Measure("sum", column))
@@ -345,6 +351,15 @@ class Assembler:
         frame.limit = r.limit or 1
         what = frame.order.measure.describe() if frame.order.measure else frame.order.column.name
         self.notes.append(f"ranked by {what} {'DESC' if frame.order.desc else 'ASC'}, LIMIT {frame.limit}")
+
+    def _group_key_before(self, measured: Mention) -> ColumnInfo | None:
+        """A text column named before "by" in a ranking, to group by; marked used when found."""
+        named = [m for m in self._free_columns(exact=True) if m.end <= measured.start]
+        column = self._column(named[0]) if named else None
+        if column is None or not column.is_text:
+            return None
+        self.r.use(named[0])
+        return column
 
     def _selection(self, frame: Frame) -> None:
         if frame.entity or frame.group_columns or frame.measures:

@@ -114,8 +114,14 @@ def same_result(got: list[tuple], gold: list[tuple], *, ordered: bool) -> bool:
 
 
 def check_question(entry: dict[str, Any], conversation: Conversation, path: Path) -> tuple[bool, str]:
-    """Ask one documented question; True when the SQL it ran gives the gold result."""
+    """Ask one documented question (after its earlier turns, for a follow-up); True when the SQL it
+    ran gives the gold result, or, for a question documented as declined, when it declines."""
+    for earlier in entry.get("after", []):
+        conversation.ask(earlier)
     steps, answer = conversation.ask(entry["question"])
+    if entry.get("expect") == "decline":
+        declined = "run_sql" not in steps and answer["sql"] is None and answer["text"].startswith(answer["caveat"])
+        return declined, f"expected a decline, got: {answer['text']}"
     if "run_sql" not in steps:
         return False, f"answered without SQL: {answer['text']}"
     got = [tuple(r) for r in conversation.database.execute(conversation.last_sql, max_rows=100_000).rows]
@@ -325,8 +331,9 @@ def questions_table(sample_db_path: Path) -> str:
             database = AnalyticsDatabase(path)
             planners[entry["db"]] = (OfflinePlanner(database), database)
         ok, _ = check_question(entry, Conversation(*planners[entry["db"]]), path)
-        question = entry["question"].replace("|", "\\|")
-        lines.append(f"| {entry['id']} | {entry['db']} | {question} | {'yes' if ok else '**no**'} |")
+        question = " → ".join([*entry.get("after", []), entry["question"]]).replace("|", "\\|")
+        passes = ("declines" if entry.get("expect") == "decline" else "yes") if ok else "**no**"
+        lines.append(f"| {entry['id']} | {entry['db']} | {question} | {passes} |")
     return "\n".join(lines)
 
 
