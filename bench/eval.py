@@ -87,6 +87,19 @@ def run() -> dict:
     }
 
 
+def _confidently_wrong(figures: dict) -> list[str]:
+    """The answers an analyst has no reason to doubt that are wrong: marked ok, wrong result."""
+    lines = []
+    for name, key in (("Spider dev", "offline_spider_dev"), ("BIRD mini-dev", "offline_bird_minidev")):
+        w = (figures.get(key) or {}).get("confidently_wrong")
+        if w:
+            lines.append(f"Offline planner, {name}: **{w['share_of_answers']}% of answers confidently wrong** "
+                         f"({w['ok_but_wrong']} of {w['answers']} answers with SQL marked ok with a wrong result; "
+                         f"{w['answers'] - w['ok_answers']} said in their first sentence what they left out, "
+                         f"{w['flagged_answers_correct']} of those right all the same).")
+    return lines
+
+
 def markdown(figures: dict) -> str:
     if "skipped" in figures:
         return f"Skipped: {figures['skipped']}."
@@ -106,6 +119,7 @@ def markdown(figures: dict) -> str:
              row("scripted model answering with the gold SQL, Spider dev", scripted),
              *([row("offline planner, BIRD mini-dev (3 databases, with evidence)", figures["offline_bird_minidev"])]
                if figures.get("offline_bird_minidev") else []), "",
+             *_confidently_wrong(figures), "",
              "Outcomes, scripted gold run: " + ", ".join(f"{k} {v}" for k, v in scripted["outcomes"].items())
              + " (a gold query that our guard or column check "
              "refuses, or that differs when re-run, is not counted correct). Harness overhead per question "

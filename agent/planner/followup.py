@@ -23,6 +23,7 @@ from typing import Any
 
 from agent.planner.frame import Condition, Frame, Measure, Ordering, PlanningFailed, YearFilter
 from agent.planner.framing import Assembler
+from agent.planner.negation import Absence
 from agent.planner.question import ParsedQuestion
 from agent.planner.roles import RoleResolver
 from agent.planner.schema_index import ColumnInfo, SchemaIndex
@@ -49,7 +50,8 @@ def follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, toda
     r = RoleResolver(parsed, schema, today, follow_up=True).resolve()
     frame = replace(previous, conditions=[replace(c) for c in previous.conditions], measures=list(previous.measures),
                     group_columns=list(previous.group_columns), columns=list(previous.columns), notes=[],
-                    unused=[], periods=[], zh=parsed.zh, existence=list(previous.existence))
+                    unused=[], periods=[], zh=parsed.zh, existence=list(previous.existence),
+                    absent=list(previous.absent))
     a = Assembler(r)
     a.anchors = [t for t in (frame.fact, frame.entity) if t]
     changed: list[str] = []
@@ -239,7 +241,9 @@ def frame_to_dict(frame: Frame) -> dict[str, Any]:
             "group_time": col(frame.group_time), "bucket": frame.bucket, "columns": [col(c) for c in frame.columns],
             "measures": [measure(m) for m in frame.measures], "conditions": [condition(c) for c in frame.conditions],
             "having": list(frame.having) if frame.having else None, "order": order, "limit": frame.limit,
-            "distinct": frame.distinct, "existence": frame.existence, "subject_text": frame.subject_text}
+            "distinct": frame.distinct, "existence": frame.existence, "subject_text": frame.subject_text,
+            "absent": [{"tables": a.tables, "text": a.text, "conditions": [condition(c) for c in a.conditions]}
+                       for a in frame.absent]}
 
 
 def frame_from_dict(data: dict[str, Any], schema: SchemaIndex) -> Frame | None:
@@ -263,7 +267,11 @@ def frame_from_dict(data: dict[str, Any], schema: SchemaIndex) -> Frame | None:
                       group_time=col(data["group_time"]), bucket=data["bucket"], columns=[col(c) for c in data["columns"]],
                       measures=measures, conditions=[condition(c) for c in data["conditions"]],
                       having=(having[0], tuple(having[1])) if having else None, order=order, limit=data["limit"],
-                      distinct=data["distinct"], existence=list(data["existence"]), subject_text=data["subject_text"])
+                      distinct=data["distinct"], existence=list(data["existence"]), subject_text=data["subject_text"],
+                      absent=[Absence(a["tables"], a["text"], [condition(c) for c in a["conditions"]])
+                              for a in data.get("absent", [])])
+        if any(t not in schema.tables for a in frame.absent for t in a.tables):
+            return None
     except (KeyError, TypeError, IndexError, ValueError):
         return None
     return frame if frame.fact in schema.tables else None

@@ -84,6 +84,7 @@ class Frame:
     limit: int | None = None
     distinct: bool = False
     existence: list[str] = field(default_factory=list)  # tables joined only to require a matching row
+    absent: list[Any] = field(default_factory=list)  # negation.Absence: no matching row there ("never")
     subject_text: str = ""  # how the question named the fact table
     notes: list[str] = field(default_factory=list)  # the reasoning, shown as the planner's thought
     unused: list[str] = field(default_factory=list)  # words of the question the query does not use

@@ -11,15 +11,14 @@ from datetime import date
 
 from agent.planner.accounting import unaccounted
 from agent.planner.frame import Condition, Frame, Measure, Ordering, PlanningFailed, YearFilter
+from agent.planner.negation import Absence
 from agent.planner.periods import DATE_ONLY
 from agent.planner.question import Mention, ParsedQuestion
-from agent.planner.roles import RoleResolver
+from agent.planner.roles import _DIRECT, RoleResolver, _span_text
 from agent.planner.schema_index import ColumnInfo, SchemaIndex, ValueRef
 from agent.planner.words import normalize
 
 
-# Words that may stand between "not" and a value it negates directly ("not from Russia").
-_DIRECT = frozenset({"from", "in", "of", "a", "an", "the", "to", "be", "equal", "located", "based", "is"})
 _YEAR_WORDS = frozenset({"year", "years", "年", "每年", "年份"})  # the bare time unit, not a column
 _BUCKET_ZH = {"year": "年", "month": "月", "quarter": "季度", "half_year": "半年", "decade": "年代"}
 
@@ -246,6 +245,8 @@ class Assembler:
         for m in r.mentions:
             if m.kind in ("value", "quoted") and r.is_free(m):
                 self._value_condition(frame, m)
+        for m, negated in r.negations:
+            self._negation(frame, m, negated)
         if any(m.kind == "keyword" and m.code == "not" and r.is_free(m) for m in r.mentions):
             raise PlanningFailed("it asks about what is not there (not, without, except), which needs a "
                                  "subquery the offline planner does not write",
@@ -254,6 +255,27 @@ class Assembler:
             self._share(frame, r.share)
         for condition in frame.conditions:
             self.notes.append(f"'{condition.text}' → {condition.describe()}")
+
+    def _negation(self, frame: Frame, word: Mention, negated: list[Mention]) -> None:
+        """"no launch vehicles", "never launched", "do not have a cat": rows with no matching row
+        there (a subquery); a value of the listed rows themselves is negated directly."""
+        tables = [t for t in (self._table(m) for m in negated if m.kind == "table") if t != frame.fact]
+        conditions = []
+        for m in (m for m in negated if m.kind == "value"):
+            reachable = [v for v in m.values if self.schema.distance(frame.fact, v.table) < 99]
+            if not reachable:
+                self.r.ignored.append(m.text)
+                continue
+            ref = min(reachable, key=lambda v: self._value_rank(v, set(self.anchors)))
+            column = self.schema.column(ref.table, ref.column)
+            if ref.table == frame.fact or self.schema.upward(frame.fact, ref.table):
+                frame.conditions.append(Condition(column, "!=", (ref.value,), m.text, looked_up=True))
+            else:
+                conditions.append(Condition(column, "=", (ref.value,), m.text, looked_up=True))
+        if tables or conditions:
+            text = _span_text(self.q, word, negated[-1])
+            frame.absent.append(Absence(tables or [conditions[0].column.table], text, conditions))
+            self.notes.append(f"'{text}' → only {frame.fact} with no matching {', '.join(frame.absent[-1].tables)}")
 
     def _share(self, frame: Frame, word: Mention) -> None:
         """"What share of launches failed": the condition named after "share of" (or just before
@@ -290,6 +312,12 @@ class Assembler:
             return
         ref = min(reachable, key=lambda v: self._value_rank(v, mentioned))
         column = self.schema.column(ref.table, ref.column)
+        if negated and ref.table != frame.fact and not self.schema.upward(frame.fact, ref.table):
+            # "vehicles that never failed": none of their launches failed, not one launch that did not.
+            condition = Condition(column, "=", (ref.value,), m.text, looked_up=True)
+            frame.absent.append(Absence([ref.table], _span_text(self.q, negation, m), [condition]))
+            self.r.use(m)
+            return
         for existing in frame.conditions:  # "Asia and Europe", "cat or dog": one IN list
             if existing.column is column and existing.op in ("=", "in", "!=", "not_in") \
                     and (existing.op in ("!=", "not_in")) == negated:

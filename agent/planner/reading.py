@@ -57,6 +57,9 @@ def _en(frame: Frame, carried: list[str]) -> str:
     parts = [head]
     if frame.conditions:
         parts[0] += " with " + " and ".join(_condition_en(c) for c in frame.conditions)
+    for absent in frame.absent:
+        parts[0] += f" that have no matching {', '.join(absent.tables)} row" + (
+            " with " + " and ".join(_condition_en(c) for c in absent.conditions) if absent.conditions else "")
     if frame.having is not None:
         op, numbers = frame.having
         parts.append(f"keeping groups with {op} {' and '.join(f'{n:g}' for n in numbers)} rows"
@@ -129,6 +132,9 @@ def _zh(frame: Frame, carried: list[str]) -> str:
     parts = [head]
     if frame.conditions:
         parts.append("条件：" + "，且".join(_condition_zh(c) for c in frame.conditions))
+    for absent in frame.absent:
+        where = "（" + "，且".join(_condition_zh(c) for c in absent.conditions) + "）" if absent.conditions else ""
+        parts.append(f"只保留在 {'、'.join(absent.tables)} 中没有对应记录{where}的行")
     keys = ([f"每个 {frame.entity}"] if frame.entity else []) + [_name(c) for c in frame.group_columns]
     if frame.group_time is not None:
         keys.append(f"{_name(frame.group_time)} 的{_BUCKET_ZH[frame.bucket]}")

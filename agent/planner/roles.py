@@ -13,6 +13,7 @@ from datetime import date
 
 from agent.planner.frame import Comparison, PlanningFailed, Rank, YearFilter
 from agent.planner.lexicon import PARTICIPLES
+from agent.planner.negation import find_negated
 from agent.planner.periods import Period, find_bucket, find_periods
 from agent.planner.question import Mention, ParsedQuestion
 from agent.planner.schema_index import SchemaIndex
@@ -21,6 +22,8 @@ _OPS = {"gt": ">", "ge": ">=", "lt": "<", "le": "<=", "ge_post": ">=", "le_post"
 _YEAR_RELATIONS = {"in": "in", "since": "since", "from": "since", "after": "after", "before": "before",
                    "until": "until", "top": "before"}
 _AGGREGATES = ("avg", "sum", "max", "min")
+# Words that may stand between "not" and a value it negates directly ("not from Russia").
+_DIRECT = frozenset({"from", "in", "of", "a", "an", "the", "to", "be", "equal", "located", "based", "is"})
 _YEAR_MARKERS = ("year", "years", "年")
 
 
@@ -46,6 +49,7 @@ class RoleResolver:
         self.periods: list[Period] = []  # periods relative to today ("last year")
         self.share: Mention | None = None  # "what share of", "failure rate"
         self.ignored: list[str] = []  # words a pass recognised but could not use
+        self.negations: list[tuple[Mention, list[Mention]]] = []  # "no launch vehicles", "never launched"
         self.notes: list[str] = []
 
     # -- helpers (framing uses them too) ----------------------------------------------------
@@ -395,6 +399,10 @@ class RoleResolver:
             raise PlanningFailed("none of its words match a table, column or stored value",
                                  zh="问题中的词与任何表名、列名或数据值都对不上")
         self.periods = find_periods(self, self.today)
+        for m in [m for m in self.mentions if m.kind == "keyword" and m.code == "not"]:
+            negated = find_negated(self, m) if not self._negates_a_value_directly(m) else []
+            if negated:
+                self.negations.append((m, negated))
         self._find_years()
         self._find_top()
         self._find_order()
@@ -412,6 +420,12 @@ class RoleResolver:
                                  "the offline planner does not express", zh="问题要求同时满足两个条件，离线规划器不支持")
         return self
 
+
+    def _negates_a_value_directly(self, m: Mention) -> bool:
+        """"not from Russia": left for the framing's `!=` (the value right after, only small words between)."""
+        nxt = self.next_mention(m, 3)
+        return nxt is not None and nxt.kind in ("value", "quoted") and \
+            {t.norm for t in self.q.tokens[m.end:nxt.start]} <= _DIRECT
 
     def _after_participle(self, m: Mention) -> bool:
         """"owned by", "built by": a relation; not after a comma ("failed, by country")."""

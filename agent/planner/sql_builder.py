@@ -14,6 +14,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError
 
 from agent.planner.frame import Condition, Frame, Measure, PlanningFailed
+from agent.planner.negation import qualified, subquery
 from agent.planner.schema_index import ColumnInfo, Edge, SchemaIndex, quote_ident, quote_literal
 
 
@@ -50,8 +51,10 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
     for table, edge in joins:
         lines.append(f"JOIN {quote_ident(table)} ON {quote_ident(edge.table)}.{quote_ident(edge.column)} = "
                      f"{quote_ident(edge.ref_table)}.{quote_ident(edge.ref_column)}")
-    if frame.conditions:
-        lines.append("WHERE " + "\n  AND ".join(_condition(c, col) for c in frame.conditions))
+    where = [_condition(c, col) for c in frame.conditions]
+    where += [subquery(frame.fact, a, schema, lambda c: _condition(c, qualified)) for a in frame.absent]
+    if where:
+        lines.append("WHERE " + "\n  AND ".join(where))
     keys: list[str] = []
     if frame.entity:
         info = schema.tables[frame.entity]

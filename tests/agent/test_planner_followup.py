@@ -124,3 +124,12 @@ def test_the_frame_survives_a_reload_and_a_restart(tmp_path, sample_db_path):
         assert "2021" in answer.data.sql and "kept from the previous question" in answer.data.text
     finally:
         second.close()
+
+
+def test_a_negated_frame_survives_the_state_and_takes_a_follow_up(talk, sample_db_path):
+    talk.ask("Which launch vehicles have never failed?")
+    assert talk.context.state.planner_frame["absent"][0]["tables"] == ["launches"]
+    _, answer = talk.ask("just the active ones")
+    expected = sample(sample_db_path, "SELECT v.name FROM launch_vehicles v WHERE v.status = 'active' AND NOT EXISTS "
+                                      "(SELECT 1 FROM launches l WHERE l.vehicle_id = v.id AND l.outcome = 'failure')")
+    assert sorted(result(talk)) == sorted(expected) and "kept from the previous question" in answer["text"]

@@ -124,3 +124,20 @@ def test_every_answer_states_its_reading_in_the_questions_language(planner):
                                      "number of launches, grouped by each countries row")
     _, answer = conversation.ask("每个国家有多少个发射场？")
     assert answer["text"].startswith("统计了 launch_sites 的行数，按每个 countries分组")
+
+
+# -- negation through a subquery --------------------------------------------------------------
+
+def test_never_and_no_keep_the_rows_with_no_matching_row(planner):
+    got = rows(planner, "Which launch vehicles have never failed?")
+    expected = gold(planner, "SELECT v.name FROM launch_vehicles v WHERE NOT EXISTS (SELECT 1 FROM launches l "
+                             "WHERE l.vehicle_id = v.id AND l.outcome = 'failure')")
+    assert sorted(got) == sorted(expected) and "NOT IN (SELECT" in planner.plan("Which launch vehicles have never failed?").sql
+    assert sorted(rows(planner, "Which manufacturers have no launch vehicles?")) == sorted(gold(
+        planner, "SELECT name FROM manufacturers WHERE id NOT IN (SELECT manufacturer_id FROM launch_vehicles "
+                 "WHERE manufacturer_id IS NOT NULL)"))
+
+
+def test_a_value_of_the_listed_rows_is_negated_directly(planner):
+    sql = planner.plan("List the launch sites not in China").sql
+    assert "countries.name != 'China'" in sql and "NOT IN" not in sql

@@ -1,0 +1,78 @@
+"""Negation through a subquery: "manufacturers with no launch vehicles", "countries that have
+never launched", "students who do not have a cat".
+
+A "not" (no, never, without, 没有, 从未) followed closely by a table, or by a value stored in
+another table than the one listed, keeps the rows with no matching row there:
+`fact.key NOT IN (SELECT the referring column FROM that table … [WHERE the value])`, joined
+along the shortest foreign-key path. A value of the listed table itself is negated directly
+(`!=`, agent.planner.framing).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from agent.planner.frame import Condition, PlanningFailed
+from agent.planner.question import Mention
+from agent.planner.schema_index import ColumnInfo, SchemaIndex, quote_ident
+
+#: Tokens between "not" and what it negates ("do not have a cat", "never launched any rocket").
+MAX_GAP = 3
+
+
+@dataclass
+class Absence:
+    """Rows of the fact table with no related row in `tables` (meeting `conditions`)."""
+
+    tables: list[str]
+    text: str
+    conditions: list[Condition] = field(default_factory=list)
+
+
+def find_negated(r, m: Mention) -> list[Mention]:
+    """The free table and value mentions a "not" keyword negates, in order; marked used."""
+    found, last = [], m
+    for other in r.mentions:
+        if other.start < m.end or not r.is_free(other):
+            continue
+        if other.start - last.end > MAX_GAP:
+            break
+        if other.kind in ("table", "value"):
+            found.append(other)
+            last = other
+        elif other.kind == "keyword" and other.code not in ("filler", "in", "from", "distinct"):
+            break
+    r.use(m, *found)
+    return found
+
+
+def subquery(fact: str, absence: Absence, schema: SchemaIndex, condition_sql) -> str:
+    """`outer NOT IN (SELECT inner FROM …)`: the fact table's side of the first foreign key on the
+    way to the negated table, and the other side, read from the negated rows."""
+    target = absence.tables[0]
+    path = schema.join_path(fact, target)
+    if not path:
+        raise PlanningFailed(f"table {target} does not join to {fact} through foreign keys",
+                             zh=f"表 {target} 无法通过外键与 {fact} 连接")
+    first = path[0]
+    outer, inner = ((first.ref_column, (first.table, first.column)) if first.ref_table == fact
+                    else (first.column, (first.ref_table, first.ref_column)))
+    start = inner[0]
+    tables = list(dict.fromkeys([*absence.tables, *(c.column.table for c in absence.conditions)]))
+    joined, lines = {start}, [f"SELECT {quote_ident(inner[0])}.{quote_ident(inner[1])} FROM {quote_ident(start)}"]
+    for table in tables:
+        for edge in schema.join_path(start, table) or []:
+            if edge.table in joined and edge.ref_table in joined:
+                continue
+            new = edge.ref_table if edge.table in joined else edge.table
+            lines.append(f"JOIN {quote_ident(new)} ON {quote_ident(edge.table)}.{quote_ident(edge.column)} = "
+                         f"{quote_ident(edge.ref_table)}.{quote_ident(edge.ref_column)}")
+            joined.add(new)
+    where = [f"{quote_ident(inner[0])}.{quote_ident(inner[1])} IS NOT NULL"]
+    where += [condition_sql(c) for c in absence.conditions]
+    return (f"{quote_ident(fact)}.{quote_ident(outer)} NOT IN ("
+            + " ".join(lines) + " WHERE " + " AND ".join(where) + ")")
+
+
+def qualified(column: ColumnInfo) -> str:
+    return f"{quote_ident(column.table)}.{quote_ident(column.name)}"
