@@ -308,14 +308,14 @@ class AnalyticsDatabase:
         """
         if not self.path.is_file():
             raise DatabaseUnavailable(
-                f"analytics database not found at {self.path}; set ASKDB_DATABASE or --db")
+                f"analytics database not found at {self.path.name}; set ASKDB_DATABASE or --db")
         uri = f"file:{urllib.parse.quote(str(self.path.resolve()))}?mode=ro"
         try:
             conn = sqlite3.connect(uri, uri=True, isolation_level=None,
                                    timeout=min(MAX_BUSY_WAIT_S, self.time_limit_s))
         except sqlite3.Error as e:
             raise DatabaseUnavailable(
-                f"could not open the analytics database at {self.path}: {e}") from None
+                f"could not open the analytics database {self.path.name}; check the file") from None
         try:
             # Invalid UTF-8 in a text cell becomes U+FFFD instead of failing the query.
             conn.text_factory = lambda b: b.decode("utf-8", "replace")
@@ -361,11 +361,11 @@ class AnalyticsDatabase:
             return QueryTimeout(f"query stopped after {self.time_limit_s} s; add filters or LIMIT")
         if primary in ("BUSY", "LOCKED"):
             return DatabaseUnavailable(
-                f"the analytics database at {self.path} is locked by another process "
+                f"the analytics database {self.path.name} is locked by another process "
                 "(probably being rebuilt); retry in a moment")
         if primary in ("NOTADB", "CORRUPT"):
             return DatabaseUnavailable(
-                f"{self.path} is not a valid SQLite database or is corrupt ({message}); "
+                f"{self.path.name} is not a valid SQLite database or is corrupt; "
                 "rebuild it or point ASKDB_DATABASE / --db at another file")
         # The analytics file is never written: a failed write is a temporary file past RLIMIT_FSIZE
         # in a worker (EFBIG), or a full disk.
@@ -373,8 +373,8 @@ class AnalyticsDatabase:
             return QueryFailed("the query ran out of temporary disk space (ASKDB_SQL_MAX_TEMP_MB); "
                                "add filters or LIMIT, or group less")
         if primary in ("CANTOPEN", "IOERR"):
-            return DatabaseUnavailable(f"could not read the analytics database at {self.path}: "
-                                       f"{message}; check the file and directory permissions")
+            return DatabaseUnavailable(f"could not read the analytics database {self.path.name}; "
+                                       "check the file and directory permissions")
         if denied or primary == "AUTH":
             return SQLRejected(denied[0] if denied else "the statement is not allowed on the "
                                "read-only analytics database; send a SELECT query")

@@ -251,7 +251,8 @@ def parse_arguments(name: str, arguments: str) -> tuple[Tool | None, BaseModel |
     if tool is None:
         return None, None, error("unknown_tool", f"there is no tool {name!r}; use one of: {', '.join(TOOLS)}")
     try:
-        raw = json.loads(arguments or "{}")
+        # A lone surrogate ("\ud800") cannot be stored or sent back: it becomes "?" (issue 18).
+        raw = json.loads(json.dumps(json.loads(arguments or "{}"), ensure_ascii=False).encode("utf-8", "replace"))
     except ValueError as exc:
         return tool, None, error("bad_arguments", f"arguments are not valid JSON ({exc.msg}); "
                                                   f"send one JSON object matching the parameters of {name}")

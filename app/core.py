@@ -263,6 +263,10 @@ class AskDB:
     def check_question(self, question: str) -> str:
         if not question or not question.strip():
             raise BadQuestion("the question is empty")
+        if any("\ud800" <= c <= "\udfff" for c in question):
+            # A JSON "\ud800" escape with no pair: no text encoding can store it.
+            raise BadQuestion("the question contains a lone surrogate (an invalid \\uD800-\\uDFFF escape); "
+                              "send valid Unicode text")
         if len(question) > self.settings.max_question_chars:
             raise BadQuestion(f"the question has {len(question)} characters; the limit is "
                               f"{self.settings.max_question_chars} (ASKDB_MAX_QUESTION_CHARS)")

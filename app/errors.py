@@ -1,15 +1,22 @@
 """One table from domain error to HTTP status, and one handler that renders them.
 
 Under /api/ the body is always `{"detail": "...", "error": "<ErrorName>"}`; pages get
-`error.html`. Nothing below app/ knows a status code.
+`error.html`. Every reply carries an `X-Request-ID`, and every error is logged under it
+(logger `askdb`), a 500 with its traceback; the user sees the id, never the traceback.
+Nothing below app/ knows a status code.
 """
 
 from __future__ import annotations
+
+import logging
+import uuid
+from urllib.parse import parse_qsl
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from agent.database import (
     DatabaseUnavailable, QueryBusy, QueryFailed, QueryTimeout, SQLRejected, UnknownColumn, UnknownTable,
@@ -27,6 +34,7 @@ from storage.errors import (
 from storage.examples import DuplicateQuestion, ExampleNotFound
 from storage.memory_items import DuplicateMemory, MemoryItemNotFound
 
+log = logging.getLogger("askdb")
 RETRY_AFTER_S = 5
 STATUS: dict[type[Exception], int] = {
     NotAuthenticated: 401,
@@ -77,9 +85,16 @@ def _wants_json(request: Request) -> bool:
     return request.url.path.startswith("/api/") or "application/json" in request.headers.get("accept", "")
 
 
+def request_id(request: Request) -> str:
+    return request.scope.get("state", {}).get("request_id", "-")
+
+
 def render_error(request: Request, status: int, body: dict):
     from app.pages import templates  # pages import this module; import late to avoid a cycle
 
+    if status < 500:
+        log.info("request %s: %s %s -> %d %s: %s", request_id(request), request.method, request.url.path, status,
+                 body["error"], body["detail"])
     if _wants_json(request):
         return _with_retry_after(JSONResponse({"detail": body["detail"], "error": body["error"]},
                                               status_code=status), status)
@@ -105,6 +120,8 @@ def install(app: FastAPI) -> None:
         return render_error(request, status, error_body(exc, status))
 
     async def http_error(request: Request, exc: StarletteHTTPException):
+        if isinstance(exc.__cause__, RecursionError):  # FastAPI's 400 for a body it could not parse
+            return await out_of_range(request, exc.__cause__)
         return render_error(request, exc.status_code, {"detail": exc.detail, "error": "HTTPError",
                                                        "status": exc.status_code})
 
@@ -114,7 +131,67 @@ def install(app: FastAPI) -> None:
         return render_error(request, 422, {"detail": problems or "invalid request", "error": "ValidationError",
                                            "status": 422})
 
+    async def out_of_range(request: Request, exc: Exception):
+        # A number past what the store holds (SQLite and PostgreSQL integers are 64-bit), or JSON
+        # nested deeper than the parser recurses: the request's fault, said without the internals.
+        detail = ("a number is out of range (integers must be below 2^63)" if isinstance(exc, OverflowError)
+                  else "the JSON is nested too deeply")
+        return render_error(request, 422, {"detail": detail, "error": "ValidationError", "status": 422})
+
+    async def unexpected_error(request: Request, exc: Exception):
+        rid = request_id(request)
+        log.error("request %s: %s %s failed", rid, request.method, request.url.path, exc_info=exc)
+        response = render_error(request, 500, {"detail": f"internal error; the server log has the details "
+                                                         f"under request id {rid}", "error": "InternalError",
+                                               "status": 500})
+        response.headers["x-request-id"] = rid  # this handler runs outside RequestIdMiddleware
+        return response
+
     for cls in STATUS:
         app.add_exception_handler(cls, domain_error)
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_exception_handler(RequestValidationError, validation_error)
+    app.add_exception_handler(OverflowError, out_of_range)
+    app.add_exception_handler(RecursionError, out_of_range)
+    app.add_exception_handler(Exception, unexpected_error)
+
+
+class IntegerRangeMiddleware:
+    """A paging or id query parameter past 64 bits is 422 before any route runs (the store's
+    integers are 64-bit; a path id past it fails in the store as OverflowError, also 422)."""
+
+    NAMES = {"limit", "offset", "page", "after_id", "after_step", "result", "turn"}
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            for name, value in parse_qsl(scope.get("query_string", b"").decode("latin-1")):
+                if name in self.NAMES and value.lstrip("-").isdigit() and abs(int(value)) >= 2**63:
+                    request = Request(scope, receive)
+                    response = render_error(request, 422, {
+                        "detail": f"{name}: a number is out of range (integers must be below 2^63)",
+                        "error": "ValidationError", "status": 422})
+                    return await response(scope, receive, send)
+        await self.app(scope, receive, send)
+
+
+class RequestIdMiddleware:
+    """Give every request an id (`X-Request-ID` on the reply), which the error log names."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        rid = uuid.uuid4().hex[:16]
+        scope.setdefault("state", {})["request_id"] = rid
+
+        async def send_with_id(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), (b"x-request-id", rid.encode())]}
+            await send(message)
+
+        await self.app(scope, receive, send_with_id)

@@ -38,7 +38,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(examples.router)
     errors.install(app)
     app.add_middleware(BodyLimitMiddleware, max_bytes=askdb.settings.max_body_bytes)
-    app.add_middleware(OriginMiddleware, allowed_hosts=askdb.settings.allowed_hosts)  # outermost: runs first
+    app.add_middleware(OriginMiddleware, allowed_hosts=askdb.settings.allowed_hosts)
+    app.add_middleware(errors.IntegerRangeMiddleware)
+    app.add_middleware(errors.RequestIdMiddleware)  # outermost: every reply, refusals included, has an id
 
     # The API's description is for signed-in users only (ASKDB_AUTH=token or proxy), like the API.
     @app.get("/openapi.json", include_in_schema=False)
