@@ -365,7 +365,7 @@ class AnalyticsDatabase:
                 "(probably being rebuilt); retry in a moment")
         if primary in ("NOTADB", "CORRUPT"):
             return DatabaseUnavailable(
-                f"{self.path.name} is not a valid SQLite database or is corrupt; "
+                f"{self.path.name} is not a database or is corrupt (not a valid SQLite file); "
                 "rebuild it or point ASKDB_DATABASE / --db at another file")
         # The analytics file is never written: a failed write is a temporary file past RLIMIT_FSIZE
         # in a worker (EFBIG), or a full disk.

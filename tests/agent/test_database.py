@@ -276,7 +276,7 @@ def test_missing_file(tmp_path: Path) -> None:
 def test_not_a_database(tmp_path: Path) -> None:
     path = tmp_path / "notes.txt"
     path.write_text("hello, I am not a database\n" * 100)
-    with pytest.raises(DatabaseUnavailable, match="not a valid SQLite database or is corrupt"):
+    with pytest.raises(DatabaseUnavailable, match="not a database or is corrupt"):
         AnalyticsDatabase(path).execute("SELECT 1")
 
 
