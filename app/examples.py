@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field, model_validator
 
 from agent.database import AnalyticsDatabase
 from agent.examples import (
-    ExampleRetriever, ImportReport, database_key, export_examples, import_examples, record_feedback,
+    ExampleRetriever, ImportReport, database_key, edit_example, export_examples, import_examples, record_feedback,
 )
 from app.core import AskDB
 from app.deps import AskDBDep, UserDep
@@ -107,9 +107,8 @@ def _feedback(askdb: AskDB, thread_id: str, user: str, body: FeedbackCreate) -> 
 
 
 def _update(askdb: AskDB, example_id: int, body: ExampleUpdate) -> Example:
-    retriever, _ = _examples(askdb)
-    return retriever.store.update(example_id, database_key=retriever.key, question=body.question, sql=body.sql,
-                                  note=body.note)
+    retriever, database = _examples(askdb)
+    return edit_example(retriever, database, example_id, question=body.question, sql=body.sql, note=body.note)
 
 
 # -- JSON ---------------------------------------------------------------------------
