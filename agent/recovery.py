@@ -25,13 +25,15 @@ def close_interrupted_turn(store: ConversationStore[AgentState], thread_id: str,
     state = loaded.state
     if not is_unfinished(state):
         return False
-    stored = store.steps(thread_id, user_id=user_id)
-    # Steps stored after the last save are known only to the steps table; keep them in the state too.
+    # Turn numbers count the questions already archived, as agent.loop numbers them (issue 18, item 9).
+    turn_index = store.archive(Message).stats(thread_id).user_messages + state.turn_count - 1
+    stored = [Step.model_validate(row.data) for row in store.steps(thread_id, user_id=user_id)]
+    # This turn's steps stored after the last save are known only to the steps table; keep them in
+    # the state too (older turns' steps may have left the state with the archive: leave them out).
     known = {s.step_index for s in state.steps}
-    for row in stored:
-        if row.step_index not in known:
-            state.steps.append(Step.model_validate(row.data))
-    step = Step(step_index=len(state.steps), turn_index=state.turn_count - 1, step_type="interrupted",
+    state.steps += [s for s in stored if s.step_index not in known and s.turn_index == turn_index]
+    next_index = max([s.step_index for s in [*stored, *state.steps]], default=-1) + 1
+    step = Step(step_index=next_index, turn_index=turn_index, step_type="interrupted",
                 content=INTERRUPTED_TEXT, ok=False)
     state.steps.append(step)
     store.append_step(thread_id, step_index=step.step_index, step=step)
