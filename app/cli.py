@@ -49,7 +49,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
         uvicorn.run("app.web:create_app", factory=True, host=args.host, port=args.port, workers=args.workers,
                     log_level="info")
     else:
-        uvicorn.run(create_app(_settings(args)), host=args.host, port=args.port, log_level="info")
+        from storage.errors import StoreError
+
+        try:
+            app = create_app(_settings(args))
+        except StoreError as exc:  # a damaged store is refused at start-up, with how to recover
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        uvicorn.run(app, host=args.host, port=args.port, log_level="info")
     return 0
 
 

@@ -34,6 +34,8 @@ class AskDB:
     def __init__(self, settings: Settings):
         self.settings = settings
         self.store: Store[AgentState] = open_store(settings.store, AgentState)
+        self.store.max_result_bytes = settings.max_result_bytes
+        self.store.max_conversation_result_bytes = settings.max_conversation_result_bytes
         self.turns = TurnRegistry()
         self.slots = UserSlots(settings.max_running_per_user if settings.auth != "none" else None)
         self._openai_model: ChatModel | None = None
@@ -229,7 +231,7 @@ class AskDB:
         Raises:
             InvalidExport: `document` is not a valid export; nothing was written.
         """
-        created = self.store.import_conversation(document, user_id=user_id)
+        created = self.store.import_conversation(document, user_id=user_id, step_model=Step, message_model=Message)
         memory = self.memory
         if memory is not None:
             messages = [*self.store.archive(Message).messages(created.thread_id, user_id=user_id),

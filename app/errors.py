@@ -28,8 +28,8 @@ from app.core import BadQuestion
 from app.quotas import TooManyRequests
 from app.turns import TurnInProgress
 from storage.errors import (
-    ConversationNotFound, CorruptState, InvalidExport, InvalidThreadId, ResultNotFound, StoreUnavailable,
-    VersionConflict,
+    ConversationNotFound, CorruptState, InvalidExport, InvalidThreadId, ResultNotFound, StoreCorrupt,
+    StoreUnavailable, VersionConflict,
 )
 from storage.examples import DuplicateQuestion, ExampleNotFound
 from storage.memory_items import DuplicateMemory, MemoryItemNotFound
@@ -63,6 +63,7 @@ STATUS: dict[type[Exception], int] = {
     QueryBusy: 503,  # a QueryTimeout that never ran: status_of finds the class before its base
     DatabaseUnavailable: 503,
     StoreUnavailable: 503,
+    StoreCorrupt: 503,
     CorruptState: 500,
 }
 

@@ -89,6 +89,12 @@ class Settings(BaseSettings):
                                             "PostgreSQL temp_file_limit where the role may set it), in MB.")
     sql_queue_wait: float = _env("ASKDB_SQL_QUEUE_WAIT", default=5.0, ge=0,
                                  description="Seconds a query waits for a free worker before the request gets 503.")
+    max_result_bytes: int = _env("ASKDB_MAX_RESULT_BYTES", default=2_000_000, ge=1000,
+                                 description="Bytes of rows stored per query result; rows past it are not kept and "
+                                             "the stored result says it was truncated.")
+    max_conversation_result_bytes: int = _env(
+        "ASKDB_MAX_CONVERSATION_RESULT_BYTES", default=20_000_000, ge=1000,
+        description="Bytes of result rows stored per conversation; past it new results keep no rows (truncated).")
     max_running_per_user: int = _env(
         "ASKDB_MAX_RUNNING_PER_USER", default=4, ge=1,
         description="Questions being answered and SQL page queries one user may have running at once; more get 429 "

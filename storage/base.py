@@ -49,6 +49,8 @@ class Store(Protocol[StateT]):
 
     backend: str  # "sqlite" or "postgresql"
     state_model: type[StateT]
+    max_result_bytes: int  # the result caps (storage/result_caps.py), set from the settings
+    max_conversation_result_bytes: int
 
     def create(self, *, user_id: str, state: StateT, thread_id: str | None = None, title: str = "",
                tags: list[str] | None = None, tool_categories: list[str] | None = None) -> Conversation: ...
@@ -86,9 +88,9 @@ def open_store(location: str | Path, state_model: type[StateT]) -> Store[StateT]
         from storage.postgres.conversations import PostgresConversationStore
 
         return PostgresConversationStore.connect(str(location), state_model)
-    from storage.conversations import ConversationStore, connect
+    from storage.conversations import ConversationStore, connect_checked
 
-    return ConversationStore(connect(location), state_model)
+    return ConversationStore(connect_checked(location), state_model)
 
 
 @contextmanager

@@ -27,11 +27,13 @@ from storage.errors import (
     CorruptState,
     InvalidThreadId,
     ResultNotFound,
+    StoreCorrupt,
     VersionConflict,
 )
 from storage.examples import ExampleStore
 from storage.export import EXPORT_FORMAT, ExportImport  # noqa: F401  (EXPORT_FORMAT: kept importable here)
 from storage.memory_items import MemoryItemStore
+from storage.result_caps import ResultCaps
 from storage.schema import migrate, schema_version
 from storage.sqlite_tables import Transactions
 
@@ -131,7 +133,29 @@ def connect(path: str | Path) -> sqlite3.Connection:
     return conn
 
 
-class ConversationStore(Transactions, ExportImport, Generic[StateT]):
+def connect_checked(path: str | Path) -> sqlite3.Connection:
+    """`connect`, then SQLite's quick_check (issue 18): a corrupt or truncated store is refused, never
+    served and written to. quick_check reads every page once; it skips the index cross-checks.
+
+    Raises:
+        StoreCorrupt: with how to recover from a backup.
+    """
+    conn = None
+    try:
+        conn = connect(path)
+        problems = [row[0] for row in conn.execute("PRAGMA quick_check(3)")]
+    except sqlite3.DatabaseError as exc:
+        problems = [str(exc)]
+    if problems == ["ok"]:
+        return conn
+    if conn is not None:
+        conn.close()
+    raise StoreCorrupt(f"the store {path} is damaged ({'; '.join(problems)}), so it is not served; stop the app "
+                       f"and put a backup in its place (one made by `python -m app store backup BACKUP`: "
+                       f"cp BACKUP {path}), or move the file aside to start with an empty store")
+
+
+class ConversationStore(Transactions, ExportImport, ResultCaps, Generic[StateT]):
     """Conversations for many users in one SQLite file; safe to share between threads."""
 
     backend = "sqlite"
@@ -380,17 +404,19 @@ class ConversationStore(Transactions, ExportImport, Generic[StateT]):
     # -- query results ------------------------------------------------------------
 
     def save_result(self, thread_id: str, *, sql: str, columns: list[str], rows: list[list[Any]], truncated: bool) -> int:
-        """Keep a full query result beside the state; return its number in the conversation (1, 2, ...)."""
+        """Keep a query result beside the state, within the result caps (`ResultCaps`); return its
+        number in the conversation (1, 2, ...)."""
         with self._write() as conn:
-            result_id = conn.execute(
-                "SELECT coalesce(max(result_id), 0) + 1 FROM query_results WHERE thread_id = ?", (thread_id,)
-            ).fetchone()[0]
+            result_id, stored = conn.execute(
+                "SELECT coalesce(max(result_id), 0) + 1, coalesce(sum(length(CAST(rows AS BLOB))), 0)"
+                " FROM query_results WHERE thread_id = ?", (thread_id,)).fetchone()
+            rows_json, kept, cut = self._rows_within_caps(rows, stored_bytes=stored)
             try:
                 conn.execute(
                     "INSERT INTO query_results (thread_id, result_id, sql, columns, rows, row_count, truncated,"
                     " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (check_thread_id(thread_id), result_id, sql, json.dumps(columns), json.dumps(rows, default=str),
-                     len(rows), int(truncated), _now()),
+                    (check_thread_id(thread_id), result_id, sql, json.dumps(columns), rows_json,
+                     kept, int(truncated or cut), _now()),
                 )
             except sqlite3.IntegrityError as exc:
                 raise ConversationNotFound(thread_id) from exc

@@ -49,7 +49,12 @@ class BackupFailed(StoreError):
 
 
 class StoreUnavailable(StoreError):
-    """The store's server (PostgreSQL) cannot be reached; nothing was read or written."""
+    """The store cannot be reached or written (PostgreSQL down, a full or read-only disk); nothing
+    was written by the failed call, and what was saved before is intact."""
+
+
+class StoreCorrupt(StoreError):
+    """The store's file fails SQLite's integrity check; it is not served (restore a backup)."""
 
 
 class InvalidExport(StoreError, ValueError):

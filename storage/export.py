@@ -88,11 +88,14 @@ class ExportImport:
             "archive": self.archive(_RawObject).dump(thread_id, user_id=user_id),
         }
 
-    def import_conversation(self, document: dict[str, Any], *, user_id: str, thread_id: str | None = None):
+    def import_conversation(self, document: dict[str, Any], *, user_id: str, thread_id: str | None = None,
+                            step_model: type[BaseModel] | None = None, message_model: type[BaseModel] | None = None):
         """Create a conversation from `export_conversation` output, under a new thread id by default.
 
         The archive goes back into the archive, its positions from 0 and its `archived_at` the
-        time of the import. Returns the new conversation's metadata.
+        time of the import. Returns the new conversation's metadata. `step_model` and
+        `message_model`, when given, check each step and archived message before anything is
+        written (the store keeps them as raw JSON; a step the pages cannot read would break them).
 
         Raises:
             InvalidExport: `document` is not an export, or part of it is not valid; nothing was written.
@@ -102,6 +105,10 @@ class ExportImport:
             raise InvalidExport(f"not an askdb conversation export (expected format {EXPORT_FORMAT!r})")
         parts: _Document = _valid(_Document, document, "the export")
         state = _valid(self.state_model, parts.state, "the export's state")
+        for n, step in enumerate(parts.steps if step_model else []):
+            _valid(step_model, step.model_dump(), f"the export's step {n}")
+        for n, archived in enumerate(parts.archive.messages if message_model else []):
+            _valid(message_model, archived.message.model_dump(), f"the export's archived message {n}")
         created = self.create(user_id=user_id, state=state, thread_id=thread_id, **parts.conversation.model_dump())
         try:
             self._restore_archive(created.thread_id, parts.archive, user_id=user_id, state=state,

@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
+from storage.errors import StoreUnavailable
 from storage.schema import migrate
 
 TablesT = TypeVar("TablesT", bound="SQLiteTables")
@@ -26,13 +27,19 @@ class Transactions:
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        """A short write transaction; IMMEDIATE so two processes never deadlock upgrading."""
-        with self.lock:
+        """A short write transaction; IMMEDIATE so two processes never deadlock upgrading.
+
+        Raises:
+            StoreUnavailable: the disk is full or the file cannot be written; the transaction
+                was rolled back, so what was saved before is intact.
+        """
+        with self.lock, _disk_faults():
             self.conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self.conn
             except BaseException:
-                self.conn.execute("ROLLBACK")
+                if self.conn.in_transaction:  # SQLite may have rolled back already (a full disk)
+                    self.conn.execute("ROLLBACK")
                 raise
             self.conn.execute("COMMIT")
 
@@ -41,6 +48,30 @@ class Transactions:
             cursor = self.conn.execute(sql, params)
             cursor.row_factory = sqlite3.Row
             return cursor.fetchall()
+
+
+# SQLite's result codes for a store that cannot be written, and what to tell the user.
+_DISK_FAULTS = {
+    "FULL": "the store's disk is full",
+    "READONLY": "the store is read-only",
+    "IOERR": "the store's disk failed to write",
+    "CANTOPEN": "the store's file cannot be opened",
+    "CORRUPT": "the store's file is corrupt",
+    "NOTADB": "the store's file is not a database",
+}
+
+
+@contextmanager
+def _disk_faults() -> Iterator[None]:
+    try:
+        yield
+    except sqlite3.DatabaseError as exc:
+        code = (getattr(exc, "sqlite_errorname", None) or "").split("_")
+        reason = _DISK_FAULTS.get(code[1] if len(code) > 1 else "")
+        if reason is None:
+            raise
+        raise StoreUnavailable(f"{reason}; nothing was lost, but nothing new can be saved until an operator "
+                               "fixes it (free space, permissions); retry then") from None
 
 
 class SQLiteTables(Transactions):

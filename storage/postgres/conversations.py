@@ -32,6 +32,7 @@ from storage.errors import (
     BackupFailed, ConversationNotFound, CorruptState, InvalidThreadId, ResultNotFound, VersionConflict,
 )
 from storage.export import ExportImport
+from storage.result_caps import ResultCaps
 from storage.postgres.episodes import PostgresEpisodeStore
 from storage.postgres.examples import PostgresExampleStore
 from storage.postgres.memory_items import PostgresMemoryItemStore
@@ -50,7 +51,7 @@ _SELECT_CONVERSATION = f"""
                          WHERE a.thread_id = conversations.thread_id), 0) AS message_count
              {{extra}}
     FROM conversations"""
-class PostgresConversationStore(PostgresTransactions, ExportImport, Generic[StateT]):
+class PostgresConversationStore(PostgresTransactions, ExportImport, ResultCaps, Generic[StateT]):
     """Conversations for many users on a PostgreSQL server; safe to share between threads and servers.
 
     Args:
@@ -290,13 +291,14 @@ class PostgresConversationStore(PostgresTransactions, ExportImport, Generic[Stat
             # The conversation's row lock numbers results one at a time, whichever server saves them.
             if conn.execute("SELECT 1 FROM conversations WHERE thread_id = %s FOR UPDATE", (thread_id,)).fetchone() is None:
                 raise ConversationNotFound(thread_id)
-            result_id = conn.execute("SELECT coalesce(max(result_id), 0) + 1 FROM query_results WHERE thread_id = %s",
-                                     (thread_id,)).fetchone()[0]
+            result_id, stored = conn.execute(
+                "SELECT coalesce(max(result_id), 0) + 1, coalesce(sum(octet_length(rows::text)), 0)"
+                " FROM query_results WHERE thread_id = %s", (thread_id,)).fetchone()
+            rows_json, kept, cut = self._rows_within_caps(rows, stored_bytes=stored)
             conn.execute(
                 "INSERT INTO query_results (thread_id, result_id, sql, columns, rows, row_count, truncated)"
                 " VALUES (%s, %s, %s, %s::jsonb, %s::jsonb, %s, %s)",
-                (thread_id, result_id, sql, json.dumps(columns), jsonb_text(json.dumps(rows, default=str)),
-                 len(rows), truncated))
+                (thread_id, result_id, sql, json.dumps(columns), jsonb_text(rows_json), kept, truncated or cut))
         return result_id
 
     def load_result(self, thread_id: str, result_id: int, *, user_id: str) -> StoredResult:

@@ -216,6 +216,15 @@ def test_export_then_import_keeps_the_archive_and_recall(tmp_path, tiny_db, scri
         assert refused.status_code == 422 and refused.json()["error"] == "InvalidExport"
         broken = client.post("/api/conversations/import", json={**document, "steps": "not a list"})
         assert broken.status_code == 422 and "steps" in broken.json()["detail"]
+        # Issue 18, item 7: parts the store keeps as raw JSON are checked too, before any write.
+        unknown_step = {**document, "steps": [{**document["steps"][0], "step_type": "bogus"}]}
+        refused_step = client.post("/api/conversations/import", json=unknown_step)
+        assert refused_step.status_code == 422 and "step 0" in refused_step.json()["detail"]
+        archive = document["archive"]
+        bad_role = {**document, "archive": {**archive, "messages": [
+            {**archive["messages"][0], "message": {**archive["messages"][0]["message"], "role": "root"}}]}}
+        refused_role = client.post("/api/conversations/import", json=bad_role)
+        assert refused_role.status_code == 422 and "archived message 0" in refused_role.json()["detail"]
         assert client.get("/api/conversations").json()["count"] == count
         assert client.get("/api/conversations/0123456789abcdef0123456789abcdef/export").status_code == 404
 

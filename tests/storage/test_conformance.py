@@ -214,6 +214,21 @@ def test_results_are_numbered_per_conversation(store):
         store.load_result(a, 1, user_id="v")
 
 
+def test_stored_results_are_capped_per_result_and_per_conversation(store):
+    """Issue 18: one turn of large results grew a store by 119 MB."""
+    store.max_result_bytes, store.max_conversation_result_bytes = 5_000, 12_000
+    thread = store.create(user_id="u", state=AgentState()).thread_id
+    rows = [[n, "x" * 90] for n in range(200)]  # about 20 KB as JSON
+    for n in range(1, 4):
+        store.save_result(thread, sql=f"SELECT {n}", columns=["n", "t"], rows=rows, truncated=False)
+    first, second, third = (store.load_result(thread, n, user_id="u") for n in (1, 2, 3))
+    assert first.truncated and 0 < first.row_count == len(first.rows) < 200 and first.rows == rows[:first.row_count]
+    assert len(json.dumps(first.rows)) <= 5_000 and second.row_count == first.row_count
+    assert third.truncated and third.row_count < first.row_count  # what the conversation had left
+    small = store.save_result(thread, sql="SELECT 4", columns=["n"], rows=[[1]] * 2000, truncated=False)
+    assert store.load_result(thread, small, user_id="u").row_count < 2000
+
+
 def test_export_then_import_makes_an_equal_copy(store):
     original = state_with("q", "a")
     created = store.create(user_id="u", state=original, title="Exported", tags=["t"])
