@@ -26,7 +26,7 @@ from agent.llm import ModelReply, ToolCall
 from agent.state import AgentState
 from agent.planner.answer_text import error_answer, result_answer, unmappable_answer, verified_answer
 from agent.planner.frame import Condition, Frame, PlanningFailed
-from agent.planner.followup import follow_up, frame_from_dict, frame_to_dict, is_follow_up
+from agent.planner.followup import follow_up, frame_from_dict, frame_to_dict, is_follow_up, unresolved_reference
 from agent.planner.framing import build_frame
 from agent.planner.question import parse_question
 from agent.planner.reading import caveat, interpretation
@@ -141,7 +141,10 @@ class OfflinePlanner:
             except PlanningFailed as exc:
                 as_follow_up = exc  # read it alone; if that fails too, say why the follow-up did not work
         try:
-            return build_frame(parsed, self.schema, self.today), []
+            frame = build_frame(parsed, self.schema, self.today)
+            if (pointer := unresolved_reference(question)) is not None:
+                frame.unused.insert(0, pointer)  # "their" with no earlier answer of ours to point at
+            return frame, []
         except PlanningFailed as alone:
             if as_follow_up is not None:
                 raise as_follow_up from None

@@ -245,23 +245,42 @@ def run_question(q: EvalQuestion, location: Location, settings: Settings) -> Que
 
     result = QuestionResult(id=q.id, db_id=q.db_id, difficulty=q.difficulty, question=q.question,
                             gold_sql=q.gold_sql, outcome="no_sql")
-    try:
-        # The gold first: a question it cannot score costs no model call, and is left out of
-        # accuracy whatever the model would have answered (on PostgreSQL, some of Spider's fail).
-        gold = gold_rows(location, q.gold_sql, time_limit_s=max(settings.sql_timeout, 30.0))
-    except (sqlite3.Error, psycopg.Error) as exc:
-        result.outcome, result.detail = "gold_error", str(exc).strip()[:300]
+    # The gold first: a question it cannot score costs no model call, and is left out of
+    # accuracy whatever the model would have answered (on PostgreSQL, some of Spider's fail).
+    gold = scorable_gold(result, location, settings)
+    if gold is None:
         return result
     with tempfile.TemporaryDirectory(prefix="askdb-eval-") as tmp:
         askdb = AskDB(settings.model_copy(update={"database": location, "store": Path(tmp) / "store.db"}))
         try:
-            started = time.perf_counter()
-            events = list(askdb.ask(q.question, user_id="eval"))
-            result.latency_ms = round((time.perf_counter() - started) * 1000, 1)
-            thread_id = events[0].thread_id if events else None
-            state = askdb.store.load(thread_id, user_id="eval").state if thread_id else None
+            events, state = ask_turn(askdb, q.question, result)
         finally:
             askdb.close()
+    return score_turn(result, events, state, gold, location, settings)
+
+
+def scorable_gold(result: QuestionResult, location: Location, settings: Settings) -> list[tuple] | None:
+    """The gold query's rows; None (and the outcome gold_error) when the gold query fails."""
+    try:
+        return gold_rows(location, result.gold_sql, time_limit_s=max(settings.sql_timeout, 30.0))
+    except (sqlite3.Error, psycopg.Error) as exc:
+        result.outcome, result.detail = "gold_error", str(exc).strip()[:300]
+        return None
+
+
+def ask_turn(askdb, question: str, result: QuestionResult, *, thread_id: str | None = None) -> tuple[list, Any]:
+    """One turn through the agent (in `thread_id`'s conversation, or a new one): its events and
+    the conversation's state after it; the latency goes on `result`."""
+    started = time.perf_counter()
+    events = list(askdb.ask(question, user_id="eval", thread_id=thread_id))
+    result.latency_ms = round((time.perf_counter() - started) * 1000, 1)
+    thread = events[0].thread_id if events else None
+    return events, (askdb.store.load(thread, user_id="eval").state if thread else None)
+
+
+def score_turn(result: QuestionResult, events: list, state, gold: list[tuple], location: Location,
+               settings: Settings) -> QuestionResult:
+    """Count the turn's steps and tokens, read its answer, and compare the answer's SQL with the gold."""
     steps: list[Step] = [e.step for e in events if e.type == "step" and e.step is not None]
     result.steps = len(steps)
     result.model_calls = sum(1 for step in steps if step.context)

@@ -5,8 +5,9 @@ runs three times: the offline planner on every Spider dev question whose databas
 present (972), the same through the scripted OpenAI-compatible server answering each
 question with its gold SQL (what the harness itself costs, and how much of a perfect
 model's answer survives the guard and the comparison), and the offline planner on BIRD
-mini-dev's 140 questions. The offline run's context sizes give the cost estimate for a
-real endpoint (docs/evaluation.md).
+mini-dev's 140 questions; then SParC dev's conversations, each asked turn by turn in one
+conversation (app/eval_sparc.py). The offline run's context sizes give the cost estimate
+for a real endpoint (docs/evaluation.md).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from app.eval import DATASETS, SUITES, load_suite, run_suite, summarise
+from app.eval_sparc import SPARC_DEV, run_sparc
 from app.settings import Settings
 
 #: Assumed price for the estimate, USD per million tokens (input, output): gpt-4o-mini's list
@@ -65,6 +67,7 @@ def run() -> dict:
         offline = _run("spider-dev", base.model_copy(update={"llm": "offline"}))
         bird = _run("bird-minidev", base.model_copy(update={"llm": "offline"})) \
             if (DATASETS / SUITES["bird-minidev"][0]).exists() else None
+        sparc = run_sparc(base.model_copy(update={"llm": "offline"})) if (DATASETS / SPARC_DEV).exists() else None
         questions, _ = load_suite("spider-dev", datasets=DATASETS)
         with ScriptedLLMServer() as server:
             server.responder(gold_sql_responder({q.question: q.gold_sql for q in questions}))
@@ -75,7 +78,7 @@ def run() -> dict:
     estimate = (per_question_in * ASSUMED_PRICE[0] + per_question_out * ASSUMED_PRICE[1]) / 1_000_000
     return {
         "offline_spider_dev": _summary(offline), "scripted_gold_spider_dev": _summary(scripted),
-        "offline_bird_minidev": _summary(bird) if bird else None,
+        "offline_bird_minidev": _summary(bird) if bird else None, "offline_sparc_dev": sparc,
         "harness_overhead_ms_per_question": scripted["latency_ms"]["median"],
         "estimate_real_endpoint": {
             "input_tokens_per_question": per_question_in, "output_tokens_per_question": per_question_out,
@@ -100,6 +103,18 @@ def _confidently_wrong(figures: dict) -> list[str]:
     return lines
 
 
+def _sparc(s: dict | None) -> list[str]:
+    """SParC dev: conversations asked turn by turn in one thread each."""
+    if not s:
+        return []
+    w = s["confidently_wrong"]
+    return ["", f"Offline planner, SParC dev ({s['interactions']} conversations, {s['questions']} questions asked in "
+            f"order in one conversation each): question accuracy **{s['question_accuracy']}%** "
+            f"({s['questions_correct']}), interaction accuracy **{s['interaction_accuracy']}%** "
+            f"({s['interactions_correct']}); {w['share_of_answers']}% of answers confidently wrong "
+            f"({w['ok_but_wrong']} of {w['answers']})."]
+
+
 def markdown(figures: dict) -> str:
     if "skipped" in figures:
         return f"Skipped: {figures['skipped']}."
@@ -119,7 +134,7 @@ def markdown(figures: dict) -> str:
              row("scripted model answering with the gold SQL, Spider dev", scripted),
              *([row("offline planner, BIRD mini-dev (3 databases, with evidence)", figures["offline_bird_minidev"])]
                if figures.get("offline_bird_minidev") else []), "",
-             *_confidently_wrong(figures), "",
+             *_confidently_wrong(figures), *_sparc(figures.get("offline_sparc_dev")), "",
              "Outcomes, scripted gold run: " + ", ".join(f"{k} {v}" for k, v in scripted["outcomes"].items())
              + " (a gold query that our guard or column check "
              "refuses, or that differs when re-run, is not counted correct). Harness overhead per question "

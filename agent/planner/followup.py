@@ -29,11 +29,20 @@ from agent.planner.roles import RoleResolver
 from agent.planner.schema_index import ColumnInfo, SchemaIndex
 
 _MARKER_EN = re.compile(r"^\s*(and|what about|how about|only|just|which of|of (those|these|them)|among|same|the same|"
-                        r"now|also|but|instead|then)\b", re.IGNORECASE)
+                        r"now|also|but|instead|then)\b|\b(their|they|them|those|these)\b", re.IGNORECASE)
 _MARKER_ZH = re.compile(r"^\s*(其中|那|只看|只|仅|同样|换成|改成|改为|按)|呢\s*[？?]?\s*$")
 _RESTRICT = re.compile(r"\b(which|who|what) of (those|these|them)\b|\bof (those|these)\b|\bamong (those|them|these)\b"
                        r"|\blist them\b|其中|这些|那些", re.IGNORECASE)
 _YEAR_WORDS = frozenset({"year", "years", "年", "每年", "年份"})
+
+
+_PRONOUN = re.compile(r"\b(their|they|them|those|these)\b|其中|这些|那些", re.IGNORECASE)
+
+
+def unresolved_reference(question: str) -> str | None:
+    """A word pointing back at an earlier answer ("their", "those", 其中), as written; None if none."""
+    match = _PRONOUN.search(question)
+    return match.group() if match else None
 
 
 def is_follow_up(question: str) -> bool:
@@ -60,6 +69,7 @@ def follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, toda
         changed.append("rows")
     changed += _time(frame, a) + _values(frame, a) + _comparisons(frame, a) + _grouping(frame, a)
     changed += _measures(frame, a) + _ranking(frame, a)
+    changed += _shown(frame, a) if not a.r.aggregates else []
     if not changed:
         raise PlanningFailed("I could not tell what this follow-up changes", zh="看不出这个追问要改变什么")
     carried = _carried(previous, frame, changed)
@@ -176,8 +186,29 @@ def _measures(frame: Frame, a: Assembler) -> list[str]:
     frame.measures = kept + new
     if ranked:
         frame.order = Ordering(frame.order.desc, measure=new[-1])
-    frame.columns = [] if frame.entity or frame.group_columns or frame.group_time else frame.columns
+    frame.columns, frame.distinct = [], False  # "how many are there?": the rows listed before, counted
+    if frame.order is not None and frame.order.measure is None and not (frame.entity or frame.group_columns):
+        frame.order, frame.limit = None, None
     return ["measure"]
+
+
+def _shown(frame: Frame, a: Assembler) -> list[str]:
+    """"What are their abbreviations?", "their airlines": list those columns (or that table's name
+    column) for the rows behind the previous answer."""
+    r = a.r
+    named = [m for m in r.mentions if r.is_free(m) and (m.kind == "table" or (m.kind == "column" and not m.partial))]
+    columns = []
+    for m in named:
+        column = a._label(a._table(m)) if m.kind == "table" else a._column(m)
+        if column is not None and a.schema.distance(frame.fact, column.table) < 99:
+            columns.append(column)
+            r.use(m)
+    if not columns:
+        return []
+    if frame.measures:
+        _restrict(frame, a)
+    frame.columns = list(dict.fromkeys(columns))
+    return ["columns shown"]
 
 
 def _ranking(frame: Frame, a: Assembler) -> list[str]:
@@ -241,7 +272,7 @@ def frame_to_dict(frame: Frame) -> dict[str, Any]:
             "group_time": col(frame.group_time), "bucket": frame.bucket, "columns": [col(c) for c in frame.columns],
             "measures": [measure(m) for m in frame.measures], "conditions": [condition(c) for c in frame.conditions],
             "having": list(frame.having) if frame.having else None, "order": order, "limit": frame.limit,
-            "distinct": frame.distinct, "existence": frame.existence, "subject_text": frame.subject_text,
+            "ties": frame.ties, "distinct": frame.distinct, "existence": frame.existence, "subject_text": frame.subject_text,
             "absent": [{"tables": a.tables, "text": a.text, "conditions": [condition(c) for c in a.conditions]}
                        for a in frame.absent]}
 
@@ -266,7 +297,7 @@ def frame_from_dict(data: dict[str, Any], schema: SchemaIndex) -> Frame | None:
         frame = Frame(fact=data["fact"], entity=data["entity"], group_columns=[col(c) for c in data["group_columns"]],
                       group_time=col(data["group_time"]), bucket=data["bucket"], columns=[col(c) for c in data["columns"]],
                       measures=measures, conditions=[condition(c) for c in data["conditions"]],
-                      having=(having[0], tuple(having[1])) if having else None, order=order, limit=data["limit"],
+                      having=(having[0], tuple(having[1])) if having else None, order=order, limit=data["limit"], ties=data.get("ties", False),
                       distinct=data["distinct"], existence=list(data["existence"]), subject_text=data["subject_text"],
                       absent=[Absence(a["tables"], a["text"], [condition(c) for c in a["conditions"]])
                               for a in data.get("absent", [])])

@@ -82,6 +82,7 @@ class Frame:
     having: tuple[str, tuple[float, ...]] | None = None  # on COUNT(*): (">", (10,)) or ("between", (1, 2))
     order: Ordering | None = None
     limit: int | None = None
+    ties: bool = False  # a superlative ("the most"): every row tied for first, not one of them
     distinct: bool = False
     existence: list[str] = field(default_factory=list)  # tables joined only to require a matching row
     absent: list[Any] = field(default_factory=list)  # negation.Absence: no matching row there ("never")

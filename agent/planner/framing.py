@@ -376,7 +376,7 @@ class Assembler:
                 frame.order = Ordering(rank.desc, measure=frame.measures[-1])
             else:
                 frame.order = Ordering(rank.desc, column=column)
-        frame.limit = r.limit or 1
+        frame.limit, frame.ties = r.limit or 1, r.limit is None
         what = frame.order.measure.describe() if frame.order.measure else frame.order.column.name
         self.notes.append(f"ranked by {what} {'DESC' if frame.order.desc else 'ASC'}, LIMIT {frame.limit}")
 
@@ -399,6 +399,8 @@ class Assembler:
         ranked = frame.order.column if frame.order is not None and frame.limit is not None else None
         if not wanted or (ranked is not None and wanted == [ranked]):
             wanted = [self._label(frame.fact)] + ([ranked] if ranked is not None else [])
+            if ranked is None and not frame.conditions and self._everything_asked(frame):
+                wanted = list(self.schema.tables[frame.fact].columns.values())
         echoed = [c for c in frame.conditions if c.op == "=" and c.column in wanted]
         if echoed and len(wanted) == 1 and self.q.unmatched and frame.order is None:
             # Showing back the very value asked about ("the capital of France" -> "France") answers nothing.
@@ -415,6 +417,12 @@ class Assembler:
         if frame.order is None and self.r.sort is not None:
             frame.order = Ordering(self.r.sort, column=frame.columns[0])
         self.notes.append("shows " + ", ".join(f"{c.table}.{c.name}" for c in frame.columns))
+
+    def _everything_asked(self, frame: Frame) -> bool:
+        """"What are all the airlines?": every column of the rows, not only their names."""
+        tokens = self.q.tokens
+        return any(m.kind == "table" and frame.fact in m.tables and m.start > 0
+                   and "all" in {t.norm for t in tokens[max(0, m.start - 2):m.start]} for m in self.r.mentions)
 
     def _free_columns(self, *, exact: bool) -> list[Mention]:
         return [m for m in self.r.mentions if m.kind == "column" and self.r.is_free(m) and m.partial != exact

@@ -93,11 +93,12 @@ def _order(frame: Frame, fact: str, zh: bool) -> str:
     what = _measure(frame.order.measure, fact, zh) if frame.order.measure else _name(frame.order.column)
     if zh:
         order = f"按{what}{'降序' if frame.order.desc else '升序'}排列"
-        top = (f"，取前 {frame.limit} 个" if frame.limit > 1 else "，取第一个") if frame.limit is not None else ""
+        top = (f"，取前 {frame.limit} 个" if frame.limit > 1 else "，取第一名（并列的都保留）" if frame.ties
+               else "，取第一个") if frame.limit is not None else ""
     else:
         order = f"ordered by {what}, {'highest' if frame.order.desc else 'lowest'} first"
-        top = (f", keeping the top {frame.limit}" if frame.limit > 1 else ", keeping the first") \
-            if frame.limit is not None else ""
+        top = (f", keeping the top {frame.limit}" if frame.limit > 1 else ", keeping the first and any tied with it"
+               if frame.ties else ", keeping the first") if frame.limit is not None else ""
     return order + top
 
 

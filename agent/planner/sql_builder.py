@@ -83,11 +83,35 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
     if frame.limit is not None:
         lines.append(f"LIMIT {int(frame.limit)}")
     sql = "\n".join(lines)
+    if frame.ties and frame.order is not None and (frame.order.measure is not None or not (keys and frame.measures)):
+        sql = _with_ties(lines, frame, col)
     try:
         sqlglot.parse_one(sql, read="sqlite")
     except ParseError as exc:
         raise SQLBuildError(f"planner built unparseable SQL: {exc}\n{sql}") from exc
     return sql
+
+
+def _with_ties(lines: list[str], frame: Frame, col) -> str:
+    """A superlative keeps every row tied for first ("the most launch sites": China and the
+    United States, 6 each), not the first by name: the rows whose ranked value is the best one."""
+    best = "MAX" if frame.order.desc else "MIN"
+    body = [line for line in lines if not line.startswith("LIMIT ")]
+    if frame.order.measure is not None:  # a measure of groups: filter the grouped rows
+        ranked, key = "\n".join(body), quote_ident(_alias(frame.order.measure, frame))
+        return f"SELECT * FROM (\n{ranked}\n) AS ranked\nWHERE {key} = (SELECT {best}({key}) FROM (\n{ranked}\n) AS best)"
+    # A column of rows: the same rows, with the column equal to its best value among them.
+    source = [line for line in body[1:] if not line.startswith("ORDER BY")]
+    key = col(frame.order.column)
+    best_value = f"(SELECT {best}({key}) " + " ".join(source) + ")"
+    where = next((i for i, line in enumerate(body) if line.startswith("WHERE ")), None)
+    if where is None:
+        position = next(i for i, line in enumerate(body) if not line.startswith(("SELECT", "FROM", "JOIN")))  \
+            if any(not line.startswith(("SELECT", "FROM", "JOIN")) for line in body) else len(body)
+        body.insert(position, f"WHERE {key} = {best_value}")
+    else:
+        body[where] += f"\n  AND {key} = {best_value}"
+    return "\n".join(body)
 
 
 def to_dialect(sql: str, dialect: str) -> str:

@@ -133,3 +133,22 @@ def test_a_negated_frame_survives_the_state_and_takes_a_follow_up(talk, sample_d
     expected = sample(sample_db_path, "SELECT v.name FROM launch_vehicles v WHERE v.status = 'active' AND NOT EXISTS "
                                       "(SELECT 1 FROM launches l WHERE l.vehicle_id = v.id AND l.outcome = 'failure')")
     assert sorted(result(talk)) == sorted(expected) and "kept from the previous question" in answer["text"]
+
+
+def test_how_many_are_there_counts_the_rows_listed_before(talk):
+    talk.ask("List the launch sites in China")
+    _, answer = talk.ask("How many are there?")
+    assert result(talk) == [(6,)] and "caveat" not in answer
+
+
+def test_their_columns_are_shown_for_the_rows_behind_the_previous_answer(talk, sample_db_path):
+    talk.ask("How many launch sites are in China?")
+    talk.ask("What are their latitudes?")
+    assert sorted(result(talk)) == sorted(sample(sample_db_path, "SELECT s.latitude FROM launch_sites s JOIN countries c "
+                                                                 "ON s.country_id = c.id WHERE c.name = 'China'"))
+
+
+def test_a_reference_with_nothing_to_point_at_is_named_in_the_caveat(planner):
+    talk = Conversation(planner, planner.database)
+    _, answer = talk.ask("What are their latitudes?")
+    assert answer["caveat"].startswith("I could not use 'their'")

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from agent.database import AnalyticsDatabase
 from agent.offline_planner import OfflinePlanner
+from agent.planner.reading import interpretation
 from tests.agent.test_offline_planner import Conversation
 
 TODAY = date(2026, 11, 24)
@@ -65,7 +66,7 @@ def test_a_share_by_country_is_a_percentage_per_country(planner):
 def test_a_word_matching_two_columns_takes_the_table_the_question_names(planner):
     plan = planner.plan("Which Falcon 9 launches failed?")
     assert "launches.outcome = 'failure'" in plan.sql and "payloads" not in plan.sql
-    assert "launches.outcome = failure" in __import__("agent.planner.reading", fromlist=["x"]).interpretation(plan.frame)
+    assert "launches.outcome = failure" in interpretation(plan.frame)
 
 
 def test_last_year_is_relative_to_today_and_stated(planner):
@@ -141,3 +142,18 @@ def test_never_and_no_keep_the_rows_with_no_matching_row(planner):
 def test_a_value_of_the_listed_rows_is_negated_directly(planner):
     sql = planner.plan("List the launch sites not in China").sql
     assert "countries.name != 'China'" in sql and "NOT IN" not in sql
+
+
+def test_a_superlative_shows_every_row_tied_for_first(planner):
+    got = rows(planner, "Which countries have the most launch sites?")
+    assert sorted(r[0] for r in got) == ["China", "United States"] and {r[-1] for r in got} == {6}
+    reading = interpretation(planner.plan("Which countries have the most launch sites?").frame)
+    assert "keeping the first and any tied with it" in reading
+    assert len(rows(planner, "Top 1 countries by number of launch sites")) == 1  # an explicit N is kept
+
+
+def test_all_the_rows_asked_for_shows_every_column(planner):
+    plan = planner.plan("What are all the launch sites?")
+    assert [c.name for c in plan.frame.columns] == ["id", "name", "name_zh", "country_id", "latitude", "longitude",
+                                                     "opened_year"]
+    assert [c.name for c in planner.plan("List the launch sites in China").frame.columns] == ["name"]
