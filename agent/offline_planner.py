@@ -23,12 +23,14 @@ from typing import Any
 from agent.database import AnalyticsDatabase, DatabaseError, DatabaseUnavailable
 from agent.examples import parse_few_shot, verified_match
 from agent.llm import ModelReply, ToolCall
+from agent.memory.embeddings import Embedder
 from agent.state import AgentState
 from agent.planner.answer_text import error_answer, result_answer, unmappable_answer, verified_answer
 from agent.planner.frame import Condition, Frame, PlanningFailed
 from agent.planner.followup import follow_up, frame_from_dict, frame_to_dict, is_follow_up, unresolved_reference
 from agent.planner.framing import build_frame
-from agent.planner.question import parse_question
+from agent.planner.linking import MeaningLinker
+from agent.planner.question import ParsedQuestion, parse_question
 from agent.planner.reading import caveat, interpretation
 from agent.planner.schema_index import SchemaIndex
 from agent.planner.sql_builder import build_sql, to_dialect
@@ -85,6 +87,8 @@ class OfflinePlanner:
         database: the analytics database the loop's tools run against; the planner
             reads its schema and distinct values once, on first use.
         today: the date "last year" and "the past 5 years" count from (default: the real today).
+        embedder: links a word no name matches to a name of close meaning (a guess the answer
+            names); None: words are matched by name, value and the lexicon only.
     """
 
     label = LABEL
@@ -93,8 +97,9 @@ class OfflinePlanner:
     _indexes: dict[tuple[str, int, int], SchemaIndex] = {}
     MAX_CACHED_INDEXES = 8
 
-    def __init__(self, database: AnalyticsDatabase, *, today: date | None = None):
+    def __init__(self, database: AnalyticsDatabase, *, today: date | None = None, embedder: Embedder | None = None):
         self.database, self.today = database, today
+        self.linker = MeaningLinker(embedder) if embedder is not None else None
         self._schema: SchemaIndex | None = None
         self._state: AgentState | None = None
 
@@ -132,6 +137,16 @@ class OfflinePlanner:
 
     def _frame(self, question: str, previous: dict[str, Any] | None) -> tuple[Frame, list[str]]:
         parsed = parse_question(question, self.schema)
+        links = self.linker.links(parsed.unmatched, self.schema) if self.linker and parsed.unmatched else {}
+        if links:
+            parsed = parse_question(question, self.schema, links)
+        frame, carried = self._read(parsed, question, previous)
+        used = {t.norm for m in parsed.mentions for t in parsed.tokens[m.start:m.end]}
+        frame.guesses = [f"'{w}' as {' '.join(name)}" for w, name in links.items()
+                         if w in used and w not in {u.lower() for u in frame.unused}]
+        return frame, carried
+
+    def _read(self, parsed: ParsedQuestion, question: str, previous: dict[str, Any] | None) -> tuple[Frame, list[str]]:
         before = frame_from_dict(previous, self.schema) if previous else None
         as_follow_up: PlanningFailed | None = None
         if before is not None:

@@ -74,7 +74,7 @@ class AskDB:
         if s.llm == "offline":
             from agent.offline_planner import OfflinePlanner
 
-            return OfflinePlanner(database)
+            return OfflinePlanner(database, embedder=self.embedder())
         with self._model_lock:
             if self._openai_model is None:
                 from agent.openai_model import OpenAIChatModel

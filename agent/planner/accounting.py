@@ -59,8 +59,8 @@ def _accounted(m, frame: Frame, tables: set[str], columns: set[int]) -> bool:
     code, grouped = m.code, bool(frame.entity or frame.group_columns or frame.group_time)
     if code in _STRUCTURAL:
         return True
-    if code == "count":
-        return any(x.func == "count" for x in frame.measures) or frame.having is not None
+    if code == "count":  # also "平均高度是多少" ("what is the average height"): any measure asked for
+        return bool(frame.measures) or frame.having is not None
     if code == "group":
         return grouped or not frame.measures
     if code == "times":

@@ -90,6 +90,7 @@ class Frame:
     notes: list[str] = field(default_factory=list)  # the reasoning, shown as the planner's thought
     unused: list[str] = field(default_factory=list)  # words of the question the query does not use
     periods: list[str] = field(default_factory=list)  # relative periods as resolved, for the answer
+    guesses: list[str] = field(default_factory=list)  # words read by meaning, not by name: "'altitude' as height"
 
     def tables(self, schema: SchemaIndex) -> list[str]:
         """Every table the frame touches, the fact table first."""

@@ -45,11 +45,12 @@ class Token:
     number: float | None = None
     values: tuple[ValueRef, ...] = ()
     zh: bool = False
+    linked: tuple[str, ...] = ()  # the words of a name linked by meaning (agent.planner.linking)
 
     @property
     def words(self) -> set[str]:
         base = singular(self.norm)
-        return {self.norm, base, *SYNONYMS.get(self.norm, ()), *SYNONYMS.get(base, ())}
+        return {self.norm, base, *SYNONYMS.get(self.norm, ()), *SYNONYMS.get(base, ()), *self.linked}
 
 
 @dataclass
@@ -83,10 +84,14 @@ class ParsedQuestion:
                 and t.norm.isalpha() and len(t.norm) > 2 and t.norm not in STOPWORDS and t.norm not in KEYWORDS]
 
 
-def parse_question(question: str, schema: SchemaIndex) -> ParsedQuestion:
-    """Turn the question into tokens and non-overlapping mentions, in question order."""
+def parse_question(question: str, schema: SchemaIndex,
+                   links: dict[str, tuple[str, ...]] | None = None) -> ParsedQuestion:
+    """Turn the question into tokens and non-overlapping mentions, in question order; `links`
+    adds, for a word, the words of a name it was linked to by meaning."""
     text = normalize(question)
     tokens = _tokenize(text, schema)
+    for token in tokens:
+        token.linked = (links or {}).get(token.norm, ())
     parsed = ParsedQuestion(text, has_cjk(text), tokens)
     candidates: list[tuple[int, int, Mention]] = []
     for i in range(len(tokens)):

@@ -27,9 +27,23 @@ _YEAR_ZH = {"in": "{0}年", "since": "{0}年以来", "after": "{0}年之后", "b
 
 
 def caveat(frame: Frame) -> str | None:
-    """The first sentence of a partial answer: the words it did not use; None when it used them all."""
+    """The first sentence of a partial answer: the words it did not use, or read only by meaning;
+    None when it used them all by name."""
+    guessed = _guessed(frame)
     if not frame.unused:
+        return guessed
+    return _unused(frame) + (" " + guessed if guessed else "")
+
+
+def _guessed(frame: Frame) -> str | None:
+    if not frame.guesses:
         return None
+    if frame.zh:
+        return f"我按词义把{'、'.join(frame.guesses)}对应到了列或表，而不是按名称：请确认这是你的意思。"
+    return f"I read {', '.join(frame.guesses)} by meaning, not by name: check that this is what you meant."
+
+
+def _unused(frame: Frame) -> str:
     if frame.zh:
         words = "、".join(f"“{w}”" for w in frame.unused)
         return f"问题中的{words}没有用上：下面的结果没有考虑{'它' if len(frame.unused) == 1 else '它们'}。"

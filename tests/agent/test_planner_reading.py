@@ -157,3 +157,16 @@ def test_all_the_rows_asked_for_shows_every_column(planner):
     assert [c.name for c in plan.frame.columns] == ["id", "name", "name_zh", "country_id", "latitude", "longitude",
                                                      "opened_year"]
     assert [c.name for c in planner.plan("List the launch sites in China").frame.columns] == ["name"]
+
+
+# -- words linked by meaning (the local embedder) -------------------------------------------------
+
+def test_a_word_linked_by_meaning_is_used_but_named_as_a_guess(sample_db_path):
+    from agent.memory.embeddings import LocalEmbedder
+
+    question = "What is the average elevation of launch vehicles?"
+    linked = OfflinePlanner(AnalyticsDatabase(sample_db_path), embedder=LocalEmbedder()).plan(question)
+    assert "AVG(height_m)" in linked.sql
+    assert linked.caveat == "I read 'elevation' as height by meaning, not by name: check that this is what you meant."
+    alone = OfflinePlanner(AnalyticsDatabase(sample_db_path)).plan(question)
+    assert alone.caveat.startswith("I could not use") and "elevation" in alone.caveat
