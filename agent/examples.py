@@ -48,6 +48,7 @@ class SQLDoesNotFit(FeedbackError):
 
 
 RRF_K = 60
+EMBED_BATCH = 64
 #: Words that change nothing a query would do: articles, pronouns, "be" and "have", question words,
 #: common prepositions, and requests ("list the singers" = "show me all singers"). Negations,
 #: comparisons, order words ("before", "most", "not", "or") are content: they change the SQL.
@@ -141,9 +142,19 @@ class ExampleRetriever:
 
     def promote(self, question: str, sql: str, *, created_by: str, note: str = "", source: str = "feedback") -> Example:
         """Keep (question, SQL) as verified, with its vector when the embedder works."""
-        vector, model = self._embed_passage(question)
-        return self.store.upsert(database_key=self.key, question=question, sql=sql, note=note, source=source,
-                                 created_by=created_by, embedding=vector, embedding_model=model)
+        return self.promote_many([(question, sql, note)], created_by=created_by, source=source)[0]
+
+    def promote_many(self, items: list[tuple[str, str, str]], *, created_by: str, source: str) -> list[Example]:
+        """Keep each (question, SQL, note) as verified; questions are embedded in batches (an import
+        of 8,500 examples embedded them one at a time, issue 18)."""
+        kept = []
+        for start in range(0, len(items), EMBED_BATCH):
+            batch = items[start:start + EMBED_BATCH]
+            vectors, model = self._embed_passages([question for question, _, _ in batch])
+            kept += [self.store.upsert(database_key=self.key, question=question, sql=sql, note=note, source=source,
+                                       created_by=created_by, embedding=vector, embedding_model=model)
+                     for (question, sql, note), vector in zip(batch, vectors)]
+        return kept
 
     def search(self, question: str, k: int | None = None) -> list[Example]:
         """The `k` examples closest to `question`, best first; keywords alone when vectors fail."""
@@ -171,16 +182,16 @@ class ExampleRetriever:
 
     # -- vectors ----------------------------------------------------------------------
 
-    def _embed_passage(self, text: str) -> tuple[bytes | None, str | None]:
+    def _embed_passages(self, texts: list[str]) -> tuple[list[bytes | None], str | None]:
         if self.embedder is None:
-            return None, None
+            return [None] * len(texts), None
         from agent.memory.embeddings import EmbeddingError, to_bytes
 
         try:
-            return to_bytes(self.embedder.embed_passages([text])[0]), self.embedder.model
+            return [to_bytes(v) for v in self.embedder.embed_passages(texts)], self.embedder.model
         except EmbeddingError as exc:
-            log.warning("example kept without a vector (keyword search only): %s", exc)
-            return None, None
+            log.warning("examples kept without a vector (keyword search only): %s", exc)
+            return [None] * len(texts), None
 
     def _vector_ranking(self, question: str, *, depth: int) -> list[int]:
         if self.embedder is None:
@@ -333,7 +344,7 @@ def import_examples(retriever: ExampleRetriever, database: AnalyticsDatabase, do
     if not isinstance(items, list):
         raise FeedbackError('expected {"format": "askdb.examples/1", "examples": [...]} or a list of '
                             '{"question", "sql"} objects')
-    imported, skipped = 0, []
+    accepted, skipped = [], []
     for item in items:
         question = item.get("question") if isinstance(item, dict) else None
         sql = (item.get("sql") or item.get("query") or item.get("SQL")) if isinstance(item, dict) else None
@@ -342,6 +353,6 @@ def import_examples(retriever: ExampleRetriever, database: AnalyticsDatabase, do
             skipped.append({"question": str(question)[:200], "reason": problem})
             continue
         note = item.get("note") if isinstance(item.get("note"), str) else ""
-        retriever.promote(question.strip(), sql.strip(), created_by=user_id, note=note[:2000], source="import")
-        imported += 1
-    return ImportReport(imported=imported, skipped=skipped)
+        accepted.append((question.strip(), sql.strip(), note[:2000]))
+    retriever.promote_many(accepted, created_by=user_id, source="import")
+    return ImportReport(imported=len(accepted), skipped=skipped)
