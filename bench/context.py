@@ -7,7 +7,10 @@ summariser: the model is scripted, so no call is made. Measured at 25 to 1,000 t
 - tokens per model call: sent, the whole history, and a fixed last-6-messages window;
 - state_data bytes, database bytes, median save and load (as the `store` benchmark);
 - planted facts: a fact stated at turn k, asked about at k+n (n up to 500): the share
-  of them present in the assembled context (summary, result cards, recent messages).
+  of them present in the assembled context (summary, result cards, recent messages);
+- the same with memory on (recall by keywords, user memory from the offline rules), at
+  windows of 4k, 8k, 32k and 128k, with the extractive summariser and with one that
+  returns junk: the share present and through which tier (issue 22).
 """
 
 from __future__ import annotations
@@ -21,11 +24,14 @@ from pathlib import Path
 from typing import Any
 
 from agent.context import build_context, system_prompt
+from agent.llm import ChatModel, ModelReply
 from agent.memory.archival import archive_if_due
 from agent.memory.config import MemoryConfig
+from agent.memory.hooks import Memory, after_turn, before_turn
+from agent.memory.recall_config import RecallConfig
 from agent.memory.summary import refresh_summary
 from agent.memory.tokens import counter_for
-from agent.state import AgentState, FunctionCall, Message, MessageToolCall, SQLRecord, Step
+from agent.state import AgentState, Answer, AnswerData, FunctionCall, Message, MessageToolCall, SQLRecord, Step
 from agent.tools import tool_schemas
 from bench.generator import turn_messages
 from storage.base import open_store
@@ -50,6 +56,18 @@ PREFERENCES = [
      "What do we call that Chinese rocket family?"),
 ]
 OPERATORS = ["Arianespace", "Roscosmos", "ISRO", "JAXA", "Rocket Lab", "CASC"]
+WINDOWS = [4_096, 8_192, 32_768, 131_072]
+# What a weak summariser writes: as long as it may be, and nothing in it bears on any question.
+JUNK = " ".join(f"The conversation went on with several more questions and answers, part {n}." for n in range(120))
+
+
+class JunkSummariser:
+    """A summariser that always returns useless text (any small model does, now and then)."""
+
+    label = "junk summariser"
+
+    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelReply:
+        return ModelReply(content=JUNK)
 
 
 def _db_bytes(path: Path) -> int:
@@ -82,8 +100,8 @@ class Conversation:
         location: a SQLite file or a ``postgresql://`` URL (`storage.base.open_store`).
     """
 
-    def __init__(self, location: Path | str, config: MemoryConfig = CONFIG):
-        self.config = config
+    def __init__(self, location: Path | str, config: MemoryConfig = CONFIG, summariser: ChatModel | None = None):
+        self.config, self.summariser = config, summariser
         self.store = open_store(location, AgentState)
         self.archive = self.store.archive(Message)
         self.state = AgentState()
@@ -105,7 +123,7 @@ class Conversation:
         state, calls = self.state, []
         state.question = messages[0].content
         state.messages.append(messages[0])
-        refresh_summary(state, self.config, summariser=None, database_name=DATABASE)
+        refresh_summary(state, self.config, summariser=self.summariser, database_name=DATABASE)
         for message in messages[1:]:
             if measure and message.role == "assistant":  # the model is called before each assistant message
                 calls.append(self.measure_call())
@@ -117,9 +135,14 @@ class Conversation:
                 if call.function.name == "run_sql":
                     state.sql_history.append(SQLRecord(sql=json.loads(call.function.arguments)["sql"], ok=True,
                                                        row_count=20, columns=["year", "count"]))
+        # The answer as the loop sets it (what an episode keeps of the turn).
+        sql = next((json.loads(c.function.arguments)["sql"] for m in reversed(messages) for c in m.tool_calls or []
+                    if c.function.name == "run_sql"), None)
+        state.answer = Answer(ok=True, data=AnswerData(text=messages[-1].content or "", sql=sql))
         started = time.perf_counter()
         moved = archive_if_due(state, self.config, archive=self.archive, thread_id=self.thread, user_id="bench",
-                               expected_version=self.version, stats=self.archive.stats(self.thread), summariser=None)
+                               expected_version=self.version, stats=self.archive.stats(self.thread),
+                               summariser=self.summariser)
         if moved is not None:
             self.state, self.version = moved
         else:
@@ -231,6 +254,69 @@ def measure_facts(*, dense: bool = False) -> dict[str, Any]:
          "missing": [f"{f['kind']} #{f['fact']}" for f in rows if not f["via"]]} for gap, rows in found.items()]}
 
 
+def measure_windows(summariser: ChatModel | None) -> dict[str, Any]:
+    """Planted facts with memory on, at each of WINDOWS: the same conversation and probes as
+    `measure_facts`, each finished turn indexed as an episode and its statements remembered
+    (`after_turn`, keyword recall, offline rules), each probe recalled for (`before_turn`)."""
+    plants = {10 + 10 * i: i for i in range(12)}
+    probes: dict[int, list[tuple[int, int]]] = {}
+    for k, i in plants.items():
+        for gap in GAPS:
+            probes.setdefault(k + gap, []).append((i, gap))
+    found: dict[tuple[int, int], list[str | None]] = {(w, g): [] for w in WINDOWS for g in GAPS}
+    sent_at: dict[int, list[int]] = {w: [] for w in WINDOWS}
+    facts: dict[int, tuple[str, str]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        conv = Conversation(Path(tmp) / "windows.db", summariser=summariser)
+        memory = Memory.open(conv.store, RecallConfig(embedder="none", search="keyword"), embedder=None)
+        try:
+            for n in range(max(probes) + 1):
+                for i, gap in probes.get(n, []):
+                    key, probe = facts[i]
+                    asked = conv.state.model_copy(update={"question": probe, "messages": conv.state.messages + [
+                        Message(role="user", content=probe)]})
+                    refresh_summary(asked, conv.config, summariser=summariser)  # as the loop does before the call
+                    before = before_turn(memory, state=asked, thread_id=conv.thread, user_id="bench", question=probe,
+                                         turn_index=n)
+                    stats = conv.archive.stats(conv.thread)
+                    for window in WINDOWS:
+                        config = conv.config.model_copy(update={"context_window": window})
+                        context = build_context(asked, config, database_name=DATABASE, tools=conv.tools,
+                                                archived_messages=stats.messages, archived_tokens=stats.tokens,
+                                                recalled=before.recalled or None, user_memory=before.user_memory)
+                        found[window, gap].append(_tier_of(context.messages, key, recalled=before.recalled,
+                                                           user_memory=before.user_memory))
+                        sent_at[window].append(context.report.tokens_sent)
+                if n in plants:
+                    messages, key, probe = _fact_turn(n, plants[n])
+                    facts[plants[n]] = (key, probe)
+                else:
+                    messages = turn_messages(n)
+                conv.turn(n, messages)
+                after_turn(memory, state=conv.state, thread_id=conv.thread, user_id="bench", turn_index=n)
+        finally:
+            conv.close()
+    tiers = ("recall", "user memory", "summary", "condensed", "recent")
+    return {"summariser": summariser.label if summariser else "extractive", "windows": [
+        {"window": w, "tokens_sent_max": max(sent_at[w]), "gaps": [
+            {"n": g, "present": sum(1 for v in found[w, g] if v), "of": len(found[w, g]),
+             "share": round(sum(1 for v in found[w, g] if v) / len(found[w, g]), 3),
+             "via": {t: found[w, g].count(t) for t in tiers if t in found[w, g]}} for g in GAPS]}
+        for w in WINDOWS]}
+
+
+def _tier_of(messages: list[dict[str, Any]], key: str, *, recalled: str, user_memory: str) -> str | None:
+    """Through which tier `key` reached the request: what recall found, the user's memories (both in
+    the system message), the summary, a result card, or a full message."""
+    system = messages[0]["content"]
+    lines = [line for line in recalled.splitlines() if key in line]
+    if any(line in system for line in lines):
+        return "recall"
+    if key in user_memory and user_memory in system:
+        return "user memory"
+    return _where(messages, key)
+
+
 def _where(messages: list[dict[str, Any]], key: str) -> str | None:
     """Which part of the context holds `key`: the system message (summary), a card, or a full message."""
     if key in messages[0]["content"]:
@@ -250,7 +336,8 @@ def run() -> dict:
                        "max_messages_per_thread": CONFIG.max_messages_per_thread,
                        "summariser": "extractive (scripted model: no summariser calls)"},
             "repeats": REPEATS, "results": measure_sizes(), "planted_facts": measure_facts(),
-            "planted_facts_dense": measure_facts(dense=True)}
+            "planted_facts_dense": measure_facts(dense=True),
+            "planted_facts_by_window": [measure_windows(None), measure_windows(JunkSummariser())]}
 
 
 def markdown(figures: dict) -> str:
@@ -278,4 +365,19 @@ def markdown(figures: dict) -> str:
         where = ", ".join(f"{k} {v}" for k, v in g["via"].items())
         lines.append(f"| {g['n']} | {g['present']}/{g['of']} | {g['share']:.0%} | {where} "
                      f"| {d['present']}/{d['of']} ({d['share']:.0%}) | {', '.join(d['missing']) or '-'} |")
+    lines += ["", "Planted facts with memory on (recall by keywords over the conversation's finished turns, user "
+              "memory from the offline rules), the same facts and probes at each window, with the extractive "
+              "summariser and with one that always returns junk; via = the tier the fact reached the request "
+              "through (recall and user memory ride in the system message).", "",
+              "| summariser | window | tokens sent (max) | " + " | ".join(f"n={g}" for g in GAPS) + " | via (all gaps) |",
+              "|---|---:|---:|" + "---:|" * len(GAPS) + "---|"]
+    for run in figures.get("planted_facts_by_window", []):
+        for w in run["windows"]:
+            via: dict[str, int] = {}
+            for g in w["gaps"]:
+                for k, v in g["via"].items():
+                    via[k] = via.get(k, 0) + v
+            lines.append(f"| {run['summariser']} | {w['window']:,} | {w['tokens_sent_max']:,} | "
+                         + " | ".join(f"{g['share']:.0%}" for g in w["gaps"]) + " | "
+                         + ", ".join(f"{k} {v}" for k, v in via.items()) + " |")
     return "\n".join(lines)

@@ -29,6 +29,7 @@ from agent.memory.tokens import TokenCounter, context_window_for
 
 MIN_AVAILABLE = 256  # below this for the conversation, a window cannot hold a question and its tool calls
 TOPICS_RESERVE = 60  # tokens kept in tier 1 for the topics line
+MIN_SUMMARY = 20  # tokens: a summary squeezed below this says nothing and is left out
 RECALL_FLOOR = 400  # tokens tier 1 keeps for what recall found, whatever the window (about three turns)
 RECALL_TOOL = "recall_memory"
 
@@ -109,8 +110,10 @@ def fit_text(text: str, limit: int, counter: TokenCounter) -> str:
     """`text` cut until it counts at most `limit` tokens."""
     tokens = counter.text(text)
     while text and tokens > limit:
-        text = cut(text, max(0, int(len(text) * limit / tokens * 0.9)))
-        tokens = counter.text(text)
+        shorter = cut(text, max(0, int(len(text) * limit / tokens * 0.9)))
+        if len(shorter) >= len(text):  # not even the "(truncated)" mark fits: nothing does
+            return ""
+        text, tokens = shorter, counter.text(shorter)
     return text
 
 
@@ -135,7 +138,7 @@ def memory_block(*, summary: str | None, topics: list[str], recalled: str | None
         return ""
     front = fit_text("\n\n".join([heading, *parts]), limit, counter)
     left = limit - counter.text(front) - 2  # the blank line before the summary
-    summary = fit_summary(summary, left, counter) if summary and left > 0 else ""
+    summary = fit_summary(summary, left, counter) if summary and left >= MIN_SUMMARY else ""
     return front + ("\n\n" + summary if summary else "") if parts or summary else ""
 
 

@@ -12,7 +12,7 @@ from agent.context import build_context
 from agent.database import AnalyticsDatabase
 from agent.loop import TurnSetup, run_turn
 from agent.memory.config import MemoryConfig
-from agent.memory.tiers import ContextWindowTooSmall, fit_summary
+from agent.memory.tiers import ContextWindowTooSmall, fit_summary, fit_text
 from agent.memory.tokens import counter_for
 from agent.openai_model import OpenAIChatModel
 from agent.state import AgentState, Message
@@ -98,6 +98,12 @@ def test_a_turn_with_a_window_too_small_ends_with_the_setting_named(store, tiny_
     assert not answer.ok and "MEMORY_CONTEXT_WINDOW" in answer.data.text
     assert not scripted_llm.chat_requests  # nothing was sent cut short
     assert json.dumps(store.load(events[0].thread_id, user_id="u").state.messages[0].content) == '"How many sites?"'
+
+
+def test_fitting_text_into_a_few_tokens_ends():
+    counter = counter_for("gpt-4o-mini")
+    for limit in range(0, 8):  # below the size of the "(truncated)" mark the text goes whole
+        assert counter.text(fit_text(JUNK_SUMMARY, limit, counter)) <= limit
 
 
 def test_a_summary_is_compressed_to_fit_keeping_its_newest_sentences():
