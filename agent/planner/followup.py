@@ -82,7 +82,7 @@ def _restrict(frame: Frame, a: Assembler) -> None:
     """"Which of those …": the rows behind the previous answer, listed."""
     frame.measures, frame.group_columns, frame.group_time, frame.entity = [], [], None, None
     frame.order, frame.limit, frame.having = None, None, None
-    frame.columns = [a._label(frame.fact)]
+    frame.columns = [a.label(frame.fact)]
 
 
 def _time(frame: Frame, a: Assembler) -> list[str]:
@@ -91,9 +91,9 @@ def _time(frame: Frame, a: Assembler) -> list[str]:
         return []
     frame.conditions = [c for c in frame.conditions if not c.op.startswith("year_")]
     for year in r.years:
-        frame.conditions.append(Condition(a._time_column(year), f"year_{year.relation}", year.years, year.text))
+        frame.conditions.append(Condition(a.time_column(year), f"year_{year.relation}", year.years, year.text))
     for period in r.periods:
-        column = a._time_column(YearFilter("in", (), period.text))
+        column = a.time_column(YearFilter("in", (), period.text))
         frame.conditions.append(Condition(column, "year_period", (period.start.isoformat(), period.end.isoformat(),
                                                                   period.first_year, period.last_year), period.text))
         frame.periods.append(period.describe(frame.zh))
@@ -105,7 +105,7 @@ def _values(frame: Frame, a: Assembler) -> list[str]:
     changed = []
     for m in [m for m in a.r.mentions if m.kind in ("value", "quoted") and a.r.is_free(m)]:
         before = list(frame.conditions)
-        a._value_condition(frame, m)
+        a.value_condition(frame, m)
         if a.r.is_free(m):
             continue
         added = next((c for c in frame.conditions if c not in before), None)
@@ -131,7 +131,7 @@ def _same_filter(old: Condition, new: Condition, schema: SchemaIndex) -> bool:
 def _comparisons(frame: Frame, a: Assembler) -> list[str]:
     changed = []
     for c in a.r.comparisons:
-        column = a._column(c.target, "numeric") if c.target is not None else a._hinted(c.hints)
+        column = a.column(c.target, "numeric") if c.target is not None else a.hinted(c.hints)
         if c.having:
             frame.having = (c.op, c.numbers)
         elif column is not None:
@@ -154,11 +154,11 @@ def _grouping(frame: Frame, a: Assembler) -> list[str]:
     frame.group_columns, frame.group_time, frame.entity = [], None, None
     frame.columns = []
     if r.bucket is not None or (group.kind == "column" and group.text.lower() in _YEAR_WORDS):
-        a._bucket(frame, r.bucket or "year")
+        a.bucket(frame, r.bucket or "year")
     elif group.kind == "table":
-        frame.entity = a._table(group)
+        frame.entity = a.table(group)
     else:
-        column = a._column(group)
+        column = a.column(group)
         if column is None:
             return []
         frame.group_columns.append(column)
@@ -172,7 +172,7 @@ def _grouping(frame: Frame, a: Assembler) -> list[str]:
 def _measures(frame: Frame, a: Assembler) -> list[str]:
     new = []
     for func, mention, distinct in a.r.aggregates:
-        column = a._column(mention, "any" if distinct else "numeric") if mention is not None else None
+        column = a.column(mention, "any" if distinct else "numeric") if mention is not None else None
         if mention is not None and column is None:
             continue
         new.append(Measure(func, column, distinct))
@@ -199,7 +199,7 @@ def _shown(frame: Frame, a: Assembler) -> list[str]:
     named = [m for m in r.mentions if r.is_free(m) and (m.kind == "table" or (m.kind == "column" and not m.partial))]
     columns = []
     for m in named:
-        column = a._label(a._table(m)) if m.kind == "table" else a._column(m)
+        column = a.label(a.table(m)) if m.kind == "table" else a.column(m)
         if column is not None and a.schema.distance(frame.fact, column.table) < 99:
             columns.append(column)
             r.use(m)

@@ -14,7 +14,7 @@ from agent.planner.frame import Condition, Frame, Measure, Ordering, PlanningFai
 from agent.planner.negation import Absence
 from agent.planner.periods import DATE_ONLY
 from agent.planner.question import Mention, ParsedQuestion
-from agent.planner.roles import _DIRECT, RoleResolver, _span_text
+from agent.planner.roles import DIRECT_WORDS, RoleResolver, span_text
 from agent.planner.schema_index import ColumnInfo, SchemaIndex, ValueRef
 from agent.planner.words import normalize
 
@@ -72,15 +72,15 @@ class Assembler:
         if group is not None and not (counted or r.aggregates or having or by_count or subject or r.share):
             group, subject = None, group  # "names of every customer": all of them, not per customer
         if group is not None:
-            frame.entity, fact = self._table(group), counted or subject
+            frame.entity, fact = self.table(group), counted or subject
         elif having is not None or by_count:
             others = [m for m in free_tables if m is not subject]
             if subject is not None and subject is not counted:
-                frame.entity = self._table(subject)
+                frame.entity = self.table(subject)
             fact = counted or (others[0] if others else None)
         else:
             fact = counted or subject
-        frame.fact = self._table(fact) if fact is not None else self._fact_from_columns()
+        frame.fact = self.table(fact) if fact is not None else self._fact_from_columns()
         if frame.entity and frame.fact in (frame.entity, ""):
             frame.fact = self._child_of(frame.entity)
         if not frame.fact:
@@ -97,7 +97,7 @@ class Assembler:
         r = self.r
         measured = r.rank.column if r.rank is not None and r.rank.grouped else \
             next((m for _, m, _ in r.aggregates if m is not None), None) if r.rank is not None else None
-        if subject is None or measured is None or frame.entity or frame.fact != self._table(subject):
+        if subject is None or measured is None or frame.entity or frame.fact != self.table(subject):
             return
         if frame.fact in {c.table for c in measured.columns}:
             return
@@ -106,7 +106,7 @@ class Assembler:
             frame.entity, frame.fact = frame.fact, column.table
 
     # -- tables -------------------------------------------------------------------------
-    def _table(self, m: Mention) -> str:
+    def table(self, m: Mention) -> str:
         if len(m.tables) == 1:
             return m.tables[0]
         others = [o.tables[0] for o in self.r.mentions if o.kind == "table" and o is not m]
@@ -131,31 +131,31 @@ class Assembler:
         return max(dated or children, key=lambda c: self.schema.tables[c].row_count)
 
     # -- columns ------------------------------------------------------------------------
-    def _column(self, m: Mention | None, want: str = "any") -> ColumnInfo | None:
+    def column(self, m: Mention | None, want: str = "any") -> ColumnInfo | None:
         if m is None:
             return None
         near = next((o for o in reversed(self.r.mentions) if o.kind == "table" and o.end <= m.start
                      and m.start - o.end <= 4), None)
-        return column_choice(m, self.schema, self.anchors, want, self._table(near) if near else None)
+        return column_choice(m, self.schema, self.anchors, want, self.table(near) if near else None)
 
-    def _hinted(self, hints: tuple[str, ...]) -> ColumnInfo | None:
+    def hinted(self, hints: tuple[str, ...]) -> ColumnInfo | None:
         """A numeric column named by a hint word ("age" for "older"), nearest the subject."""
         found = [c for t in self.schema.tables.values() for c in t.columns.values()
                  if c.is_numeric and set(hints) & set(c.words)]
         return min(found, key=lambda c: min(self.schema.distance(a, c.table) for a in self.anchors),
                    default=None)
 
-    def _label(self, table: str) -> ColumnInfo:
+    def label(self, table: str) -> ColumnInfo:
         info = self.schema.tables[table]
         name = (info.label_zh if self.q.zh and info.label_zh else info.label) or next(iter(info.columns))
         return info.columns[name]
 
-    def _time_column(self, year: YearFilter) -> ColumnInfo:
+    def time_column(self, year: YearFilter) -> ColumnInfo:
         own = sorted(self.schema.tables[self.anchors[0]].time_columns, key=lambda c: not c.is_date) \
             if self.anchors else []
         if own and (year.column is None or year.column.text.lower() in _YEAR_WORDS):
             return own[0]  # "<rows> since 2015": when the rows happened, not a joined table's year
-        chosen = self._column(year.column, "time")
+        chosen = self.column(year.column, "time")
         if chosen is not None:
             return chosen
         tables = sorted(self.schema.tables, key=lambda t: min(self.schema.distance(a, t) for a in self.anchors))
@@ -172,7 +172,7 @@ class Assembler:
     def _group_and_measures(self, frame: Frame, having) -> None:
         r = self.r
         for func, mention, distinct in r.aggregates:
-            column = self._column(mention, "any" if distinct else "numeric")
+            column = self.column(mention, "any" if distinct else "numeric")
             if mention is not None and column is None:
                 continue
             if any((m.func, m.column, m.distinct) == (func, column, distinct) for m in frame.measures):
@@ -180,9 +180,9 @@ class Assembler:
             frame.measures.append(Measure(func, column, distinct))
             self.notes.append(f"'{mention.text if mention else func}' → {frame.measures[-1].describe()}")
         if r.bucket is not None:
-            self._bucket(frame, r.bucket)
+            self.bucket(frame, r.bucket)
         elif r.group is not None and r.group.kind == "column":
-            column = self._column(r.group)
+            column = self.column(r.group)
             dates = [c for c in self.schema.tables[frame.fact].columns.values() if c.is_date]
             if r.group.text.lower() in _YEAR_WORDS and not (column and column.table == frame.fact) and dates:
                 # "<rows> per year": the year each row happened, not a year column of a joined table.
@@ -192,7 +192,7 @@ class Assembler:
                 frame.group_columns.append(column)
                 self.notes.append(f"'{r.group.text}' → GROUP BY {column.name}")
         if frame.entity is None and not frame.group_columns and not frame.group_time and (having or (r.rank and r.rank.by_count)):
-            column = next((self._column(m) for m in r.mentions if m.kind == "column" and r.is_free(m)), None)
+            column = next((self.column(m) for m in r.mentions if m.kind == "column" and r.is_free(m)), None)
             if column is None:
                 raise PlanningFailed("I could not tell what to count the rows per", zh="看不出要按什么分组计数")
             frame.group_columns.append(column)
@@ -201,7 +201,7 @@ class Assembler:
         if frame.measures and not (frame.group_columns or frame.group_time) and frame.entity is None and first_aggregate is not None:
             for m in self._free_columns(exact=True):
                 if m.end <= first_aggregate:
-                    frame.group_columns.append(self._column(m))
+                    frame.group_columns.append(self.column(m))
                     r.use(m)
         if (frame.entity or frame.group_columns or frame.group_time) and not any(m.func == "count" and m.column is None
                                                                for m in frame.measures):
@@ -212,7 +212,7 @@ class Assembler:
             self.notes.append(f"'{having.text}' → HAVING COUNT(*) {having.op} "
                               + " AND ".join(f"{n:g}" for n in having.numbers))
 
-    def _bucket(self, frame: Frame, bucket: str) -> None:
+    def bucket(self, frame: Frame, bucket: str) -> None:
         """Group by a time bucket of the fact table's own date (or, for years and decades, year) column."""
         own = sorted(self.schema.tables[frame.fact].time_columns, key=lambda c: not c.is_date)
         usable = [c for c in own if c.is_date or bucket not in DATE_ONLY]
@@ -225,7 +225,7 @@ class Assembler:
     def _conditions(self, frame: Frame) -> None:
         r = self.r
         for period in r.periods:
-            column = self._time_column(YearFilter("in", (), period.text))
+            column = self.time_column(YearFilter("in", (), period.text))
             frame.conditions.append(Condition(column, "year_period", (period.start.isoformat(), period.end.isoformat(),
                                                                       period.first_year, period.last_year),
                                               period.text))
@@ -233,18 +233,18 @@ class Assembler:
         for c in r.comparisons:
             if c.having:
                 continue
-            column = self._column(c.target, "numeric") if c.target is not None else self._hinted(c.hints)
+            column = self.column(c.target, "numeric") if c.target is not None else self.hinted(c.hints)
             if column is None:
                 self.notes.append(f"no numeric column for '{c.text}'; ignored it")
                 self.r.ignored.append(c.text)
                 continue
             frame.conditions.append(Condition(column, c.op, c.numbers, c.text))
         for year in r.years:
-            column = self._time_column(year)
+            column = self.time_column(year)
             frame.conditions.append(Condition(column, f"year_{year.relation}", year.years, year.text))
         for m in r.mentions:
             if m.kind in ("value", "quoted") and r.is_free(m):
-                self._value_condition(frame, m)
+                self.value_condition(frame, m)
         for m, negated in r.negations:
             self._negation(frame, m, negated)
         if any(m.kind == "keyword" and m.code == "not" and r.is_free(m) for m in r.mentions):
@@ -259,7 +259,7 @@ class Assembler:
     def _negation(self, frame: Frame, word: Mention, negated: list[Mention]) -> None:
         """"no launch vehicles", "never launched", "do not have a cat": rows with no matching row
         there (a subquery); a value of the listed rows themselves is negated directly."""
-        tables = [t for t in (self._table(m) for m in negated if m.kind == "table") if t != frame.fact]
+        tables = [t for t in (self.table(m) for m in negated if m.kind == "table") if t != frame.fact]
         conditions = []
         for m in (m for m in negated if m.kind == "value"):
             reachable = [v for v in m.values if self.schema.distance(frame.fact, v.table) < 99]
@@ -273,7 +273,7 @@ class Assembler:
             else:
                 conditions.append(Condition(column, "=", (ref.value,), m.text, looked_up=True))
         if tables or conditions:
-            text = _span_text(self.q, word, negated[-1])
+            text = span_text(self.q, word, negated[-1])
             frame.absent.append(Absence(tables or [conditions[0].column.table], text, conditions))
             self.notes.append(f"'{text}' → only {frame.fact} with no matching {', '.join(frame.absent[-1].tables)}")
 
@@ -295,10 +295,10 @@ class Assembler:
             frame.measures.append(Measure("count"))
         self.notes.append(f"'{word.text}' → percentage of rows with {chosen.describe()}")
 
-    def _value_condition(self, frame: Frame, m: Mention) -> None:
+    def value_condition(self, frame: Frame, m: Mention) -> None:
         refs = m.values or tuple(self.schema.values.get(normalize(m.text).casefold(), ()))
         negation = next((o for o in self.r.mentions if o.kind == "keyword" and o.code == "not" and o.end <= m.start
-                         and {t.norm for t in self.q.tokens[o.end:m.start]} <= _DIRECT), None)
+                         and {t.norm for t in self.q.tokens[o.end:m.start]} <= DIRECT_WORDS), None)
         negated = negation is not None  # "not from Russia"; "does not have a cat" is not this
         self.r.use(negation)
         mentioned = {t for o in self.r.mentions if o.kind == "table" for t in o.tables} | set(self.anchors)
@@ -315,7 +315,7 @@ class Assembler:
         if negated and ref.table != frame.fact and not self.schema.upward(frame.fact, ref.table):
             # "vehicles that never failed": none of their launches failed, not one launch that did not.
             condition = Condition(column, "=", (ref.value,), m.text, looked_up=True)
-            frame.absent.append(Absence([ref.table], _span_text(self.q, negation, m), [condition]))
+            frame.absent.append(Absence([ref.table], span_text(self.q, negation, m), [condition]))
             self.r.use(m)
             return
         for existing in frame.conditions:  # "Asia and Europe", "cat or dog": one IN list
@@ -338,7 +338,7 @@ class Assembler:
 
     def _like_condition(self, frame: Frame, m: Mention) -> None:
         near = self.r.previous_mention(m, 4, kinds=("column",))
-        column = self._column(near) if near is not None else self._label(frame.fact)
+        column = self.column(near) if near is not None else self.label(frame.fact)
         if column is not None and column.is_text:
             frame.conditions.append(Condition(column, "like", (m.text,), m.text))
             self.r.use(m, near)
@@ -346,7 +346,7 @@ class Assembler:
     def _ranking(self, frame: Frame) -> None:
         r, rank = self.r, self.r.rank
         if r.order is not None:
-            column = self._column(r.order[0])
+            column = self.column(r.order[0])
             if column is not None:
                 frame.order = Ordering(r.order[1], column=column)
                 self.notes.append(f"'{r.order[0].text}' → ORDER BY {column.name}{' DESC' if r.order[1] else ''}")
@@ -355,9 +355,9 @@ class Assembler:
         if rank.by_count:
             frame.order = Ordering(rank.desc, measure=next(m for m in frame.measures if m.func == "count"))
         else:
-            column = self._column(rank.column, "numeric") if rank.column is not None else self._hinted(rank.hints)
+            column = self.column(rank.column, "numeric") if rank.column is not None else self.hinted(rank.hints)
             if column is None and rank.time_desc is not None:
-                column = self._time_column(YearFilter("in", (), "the date"))
+                column = self.time_column(YearFilter("in", (), "the date"))
                 rank.desc = rank.time_desc
             if column is None:
                 if frame.measures and (frame.entity or frame.group_columns):
@@ -383,7 +383,7 @@ class Assembler:
     def _group_key_before(self, measured: Mention) -> ColumnInfo | None:
         """A text column named before "by" in a ranking, to group by; marked used when found."""
         named = [m for m in self._free_columns(exact=True) if m.end <= measured.start]
-        column = self._column(named[0]) if named else None
+        column = self.column(named[0]) if named else None
         if column is None or not column.is_text:
             return None
         self.r.use(named[0])
@@ -394,11 +394,11 @@ class Assembler:
             return
         used = {id(c.column) for c in frame.conditions}
         named = sorted(self._free_columns(exact=True) + self._free_columns(exact=False), key=lambda m: m.start)
-        wanted = [c for c in (self._column(m) for m in named) if c is not None]
+        wanted = [c for c in (self.column(m) for m in named) if c is not None]
         wanted = [c for c in dict.fromkeys(wanted) if id(c) not in used or frame.order is not None]
         ranked = frame.order.column if frame.order is not None and frame.limit is not None else None
         if not wanted or (ranked is not None and wanted == [ranked]):
-            wanted = [self._label(frame.fact)] + ([ranked] if ranked is not None else [])
+            wanted = [self.label(frame.fact)] + ([ranked] if ranked is not None else [])
             if ranked is None and not frame.conditions and self._everything_asked(frame):
                 wanted = list(self.schema.tables[frame.fact].columns.values())
         echoed = [c for c in frame.conditions if c.op == "=" and c.column in wanted]
@@ -410,7 +410,7 @@ class Assembler:
         frame.columns = list(dict.fromkeys(wanted))
         frame.distinct = self.r.has("distinct")
         for m in self.r.mentions:  # a table named but otherwise unused still joins: "students who have a pet"
-            table = self._table(m) if m.kind == "table" and self.r.is_free(m) else None
+            table = self.table(m) if m.kind == "table" and self.r.is_free(m) else None
             if table and table not in frame.tables(self.schema) and self.schema.distance(frame.fact, table) < 99:
                 frame.existence.append(table)
                 self.notes.append(f"'{m.text}' → only rows with a matching {table}")

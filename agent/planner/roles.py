@@ -23,7 +23,7 @@ _YEAR_RELATIONS = {"in": "in", "since": "since", "from": "since", "after": "afte
                    "until": "until", "top": "before"}
 _AGGREGATES = ("avg", "sum", "max", "min")
 # Words that may stand between "not" and a value it negates directly ("not from Russia").
-_DIRECT = frozenset({"from", "in", "of", "a", "an", "the", "to", "be", "equal", "located", "based", "is"})
+DIRECT_WORDS = frozenset({"from", "in", "of", "a", "an", "the", "to", "be", "equal", "located", "based", "is"})
 _YEAR_MARKERS = ("year", "years", "年")
 
 
@@ -132,7 +132,7 @@ class RoleResolver:
             if column is None and marker is not None and not marker.partial \
                     and any(c.is_date or c.is_year for c in marker.columns):
                 column = marker  # "in year 2014": a column named Year, if there is one
-            self.years.append(YearFilter(relation, tuple(years), _span_text(self.q, m), column))
+            self.years.append(YearFilter(relation, tuple(years), span_text(self.q, m), column))
 
     def _time_column_near(self, m: Mention) -> Mention | None:
         prev = self.previous_mention(m, 2, kinds=("column",))
@@ -213,7 +213,7 @@ class RoleResolver:
                 self._compare(m, op, numbers, number, last)
 
     def _compare(self, keyword: Mention, op: str, numbers: tuple, first: Mention, last: Mention) -> None:
-        found = Comparison(op, numbers, _span_text(self.q, keyword, last))
+        found = Comparison(op, numbers, span_text(self.q, keyword, last))
         self.use(keyword, first, last)
         between = [o for o in self.mentions if o.kind == "column" and self.is_free(o)
                    and keyword.end <= o.start < first.start]
@@ -258,7 +258,7 @@ class RoleResolver:
             self.use(m, last, *(o for o in self.mentions if o.kind == "number" and m.start < o.start < last.start))
             self.use(column)
             self.comparisons.append(Comparison("in" if len(numbers) > 1 else "=", tuple(numbers),
-                                               _span_text(self.q, min(m, column, key=lambda x: x.start),
+                                               span_text(self.q, min(m, column, key=lambda x: x.start),
                                                           max(last, column, key=lambda x: x.end)),
                                                target=column))
 
@@ -425,7 +425,7 @@ class RoleResolver:
         """"not from Russia": left for the framing's `!=` (the value right after, only small words between)."""
         nxt = self.next_mention(m, 3)
         return nxt is not None and nxt.kind in ("value", "quoted") and \
-            {t.norm for t in self.q.tokens[m.end:nxt.start]} <= _DIRECT
+            {t.norm for t in self.q.tokens[m.end:nxt.start]} <= DIRECT_WORDS
 
     def _after_participle(self, m: Mention) -> bool:
         """"owned by", "built by": a relation; not after a comma ("failed, by country")."""
@@ -449,7 +449,7 @@ def _numeric(m: Mention) -> bool:
     return any(c.is_numeric for c in m.columns)
 
 
-def _span_text(q: ParsedQuestion, first: Mention, last: Mention | None = None) -> str:
+def span_text(q: ParsedQuestion, first: Mention, last: Mention | None = None) -> str:
     last = last or first
     tokens = q.tokens[first.start:last.end]
     if tokens and not tokens[0].zh and tokens[0].end:
