@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -66,6 +66,9 @@ class TurnSetup:
     examples: ExampleRetriever | None = None
     #: Episodes and user memories (issue 6): recalled before the turn; None: memory off.
     recall: Memory | None = None
+    #: Asked before each model call and after it returns: True ends the turn as stopped, its steps
+    #: and state kept (the page's Stop button, issue 20). A model call under way is not interrupted.
+    stop_requested: Callable[[], bool] = lambda: False
 
 
 def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | None = None) -> Iterator[TurnEvent]:
@@ -111,6 +114,9 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
     if note is not None:  # nothing was asked: acknowledge what was remembered, run nothing
         yield turn.acknowledge(note)
     for _ in range(0 if state.done else setup.max_steps):
+        if setup.stop_requested():
+            yield from turn.fail(_NOTES["stopped"][has_cjk(question)], kind="stopped")
+            break
         started = time.perf_counter()
         try:
             context = build_context(state, setup.memory, database_name=setup.database.label, tools=tools,
@@ -124,6 +130,9 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
         except ModelError as exc:
             yield from turn.fail(f"The model endpoint failed ({exc.kind}): {exc}. "
                                  "Check the endpoint and try again; your question is saved.", kind=exc.kind)
+            break
+        if setup.stop_requested():  # the reply is dropped: the history never holds a call without its result
+            yield from turn.fail(_NOTES["stopped"][has_cjk(question)], kind="stopped")
             break
         try:
             yield from turn.handle(reply, started)
@@ -306,6 +315,8 @@ class _Turn:
 _NOTES = {
     "no_query": ("No query ran in this turn, so this answer is not checked against the data.",
                  "本轮没有运行任何查询，这个回答未经数据核对。"),
+    "stopped": ("Stopped at your request before an answer; the steps so far are kept. Ask again to continue.",
+                "已按你的要求在作答前停止；已完成的步骤都保留着。再问一次即可继续。"),
     "other_sql": ("The query this answer names did not run in this turn; the result shown is from the last "
                   "query that did.", "回答所引用的查询本轮没有成功运行；下方显示的是最后一次成功查询的结果。"),
 }

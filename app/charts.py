@@ -1,7 +1,8 @@
 """Choose a chart for a result, when its shape invites one.
 
 A category and a number: bars. A date (or year) and a number: a line. Anything
-else: no chart. The page can switch between them; this only picks the default.
+else, a wide result (SELECT *) or only id/key columns to plot: no chart. The page can
+switch between them; this only picks the default.
 """
 
 from __future__ import annotations
@@ -11,10 +12,15 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from app.headers import human_header
+
 DATE_PATTERN = re.compile(r"^\d{4}(-\d{2}(-\d{2}([ T][\d:.]+)?)?)?$")
 MAX_BARS = 50
 MAX_POINTS = 500
 MAX_SERIES = 3
+MAX_COLUMNS = 6  # a wider result reads better as a table
+# Identifiers and keys are numbers that mean nothing as a height or a label (issue 20).
+KEY_COLUMN = re.compile(r"(^|_)(id|key|pk|uuid|rowid)$", re.I)
 
 
 class Series(BaseModel):
@@ -27,6 +33,8 @@ class ChartSpec(BaseModel):
     label_column: str
     labels: list[str]
     series: list[Series]
+    x_title: str = ""
+    y_title: str = ""
     note: str | None = None
 
 
@@ -51,9 +59,9 @@ def _column(rows: list[list[Any]], index: int) -> list[Any]:
 
 def suggest_chart(columns: list[str], rows: list[list[Any]]) -> ChartSpec | None:
     """The default chart for a result, or None when a table says it better."""
-    if len(columns) < 2 or len(rows) < 2:
+    if len(columns) < 2 or len(rows) < 2 or len(columns) > MAX_COLUMNS:
         return None
-    values = {i: _column(rows, i) for i in range(len(columns))}
+    values = {i: _column(rows, i) for i in range(len(columns)) if not KEY_COLUMN.search(columns[i])}
     numeric = [i for i, v in values.items() if v and all(_is_number(x) for x in v)]
     label = next((i for i, v in values.items() if v and _is_date_column(columns[i], v)), None)
     kind: Literal["bar", "line"] = "line"
@@ -72,6 +80,8 @@ def suggest_chart(columns: list[str], rows: list[list[Any]]) -> ChartSpec | None
         kind=kind,
         label_column=columns[label],
         labels=["" if r[label] is None else str(r[label]) for r in shown],
-        series=[Series(name=columns[i], data=[r[i] if _is_number(r[i]) else None for r in shown]) for i in measures],
+        series=[Series(name=human_header(columns[i]), data=[r[i] if _is_number(r[i]) else None for r in shown])
+                for i in measures],
+        x_title=human_header(columns[label]), y_title=", ".join(human_header(columns[i]) for i in measures),
         note=note,
     )

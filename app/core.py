@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
+from agent.analyst_sql import run_analyst_sql
 from agent.database import AnalyticsDatabase, DatabaseError, open_analytics_database
 from agent.examples import ExampleRetriever, database_key
 from agent.llm import ChatModel
@@ -106,8 +107,9 @@ class AskDB:
             self.slots.release(user_id)
             raise
         try:
-            return self.turns.start(thread_id, lambda: self._holding_slot(user_id, self._run(
-                question, user_id=user_id, thread_id=thread_id, owner=owner, background=True)))
+            return self.turns.start(thread_id, lambda turn: self._holding_slot(user_id, self._run(
+                question, user_id=user_id, thread_id=thread_id, owner=owner, background=True,
+                stop_requested=turn.stop.is_set)))
         except TurnInProgress:
             self.leases.release(thread_id, owner)
             self.slots.release(user_id)
@@ -132,8 +134,36 @@ class AskDB:
             raise TurnInProgress(thread_id)
         return thread_id, owner
 
-    def _run(self, question: str, *, user_id: str, thread_id: str, owner: str,
-             background: bool = False) -> Iterator[TurnEvent]:
+    def run_analyst_sql(self, thread_id: str, *, user_id: str, sql: str) -> int:
+        """Run the analyst's edited SQL in the conversation, as a turn of its own; return its index.
+
+        Raises:
+            TurnInProgress, SQLRejected, DatabaseError (nothing written), ConversationNotFound.
+        """
+        self.store.get(thread_id, user_id=user_id)
+        owner = new_owner()
+        if self.leases.acquire(thread_id, owner) is not None:
+            raise TurnInProgress(thread_id)
+        try:
+            return run_analyst_sql(self.store, self.database(), thread_id=thread_id, user_id=user_id, sql=sql)
+        finally:
+            self.leases.release(thread_id, owner)
+
+    def stop_turn(self, thread_id: str, *, user_id: str) -> bool:
+        """Ask the conversation's running turn to stop after its current step; False when none runs here.
+
+        Raises:
+            ConversationNotFound: not this user's conversation.
+        """
+        self.store.get(thread_id, user_id=user_id)
+        running = self.turns.get(thread_id)
+        if running is None:
+            return False
+        running.stop.set()
+        return True
+
+    def _run(self, question: str, *, user_id: str, thread_id: str, owner: str, background: bool = False,
+             stop_requested: Callable[[], bool] = lambda: False) -> Iterator[TurnEvent]:
         memory = turn_index = None
         for worker in self._background.get(user_id, []):
             worker.join(timeout=30)
@@ -143,7 +173,8 @@ class AskDB:
             model, memory = self.model(database), self.memory
             setup = TurnSetup(store=self.store, database=database, model=model,
                               max_steps=self.settings.max_steps, memory=self.settings.memory_config(),
-                              schema=self.schema_options(), examples=self.examples(database), recall=memory)
+                              schema=self.schema_options(), examples=self.examples(database), recall=memory,
+                              stop_requested=stop_requested)
             if memory is not None:
                 setup.on_archive = archive_hook(memory, archived_questions=lambda t: self.store.archive(Message)
                                                 .stats(t).user_messages)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Annotated
+from urllib.parse import quote
 
 from fastapi import APIRouter, File, Form, Query, Request, UploadFile
 from fastapi.responses import RedirectResponse, Response
@@ -14,9 +16,12 @@ from app.auth import TOKEN_COOKIE, NotAuthenticated, resolve_user
 from app.deps import AskDBDep, UserDep
 from app.errors import error_body
 from app.formatting import to_csv
+from app.i18n import LANG_COOKIE, LANGUAGES, install, language_of
+from app.schema_panel import schema_panel
 from app.settings import ROOT
-from app.views import ResultView, conversation_view, format_sql
-from storage.errors import InvalidExport
+from agent.examples import database_key
+from app.views import ResultView, conversation_view, file_stem, format_sql
+from storage.errors import InvalidExport, ResultNotFound
 
 templates = Jinja2Templates(directory=ROOT / "templates")
 templates.env.filters["pretty_json"] = lambda value: json.dumps(value, indent=2, ensure_ascii=False, default=str)
@@ -35,6 +40,7 @@ def display_cell(value) -> str:
 
 
 templates.env.filters["cell"] = display_cell
+install(templates.env)
 router = APIRouter()
 PER_PAGE = 50
 
@@ -54,9 +60,19 @@ def index(request: Request, askdb: AskDBDep, user: UserDep, q: str = "", page: i
 
 
 @router.get("/new")
-def new_conversation(request: Request, user: UserDep):
-    """An empty conversation: just the ask box."""
-    return _page(request, "conversation.html", view=None, user=user)
+def new_conversation(request: Request, askdb: AskDBDep, user: UserDep):
+    """An empty conversation: the ask box, the schema panel and questions to start from."""
+    return _page(request, "conversation.html", view=None, user=user, panel=_panel(request, askdb))
+
+
+def _panel(request: Request, askdb):
+    """The schema panel, its suggestions led by a few verified examples of this database."""
+    database = askdb.database()
+    try:
+        examples = [e.question for e in askdb.examples_store.list(database_key=database_key(database), limit=2).items]
+    except DatabaseError:
+        examples = []
+    return schema_panel(database, language=language_of(request), examples=examples)
 
 
 @router.post("/ask")
@@ -72,12 +88,77 @@ def ask(request: Request, askdb: AskDBDep, user: UserDep, question: Annotated[st
 def conversation(request: Request, thread_id: str, askdb: AskDBDep, user: UserDep,
                  result: int | None = None, page: int = Query(1, ge=1)):
     """A conversation: each question, its steps, its answer with SQL, table, chart and CSV."""
+    return _conversation_page(request, thread_id, askdb, user, result_page={result: page} if result else {})
+
+
+def _conversation_page(request: Request, thread_id: str, askdb, user: str, *, result_page: dict[int, int] | None = None,
+                       sql_error: dict | None = None) -> Response:
     loaded = askdb.store.load(thread_id, user_id=user)
     view = conversation_view(askdb.store, loaded.conversation, loaded.state, user_id=user,
-                             running=askdb.leases.is_held(thread_id),
-                             result_page={result: page} if result else {}, dialect=askdb.database().dialect)
+                             running=askdb.leases.is_held(thread_id), result_page=result_page or {},
+                             dialect=askdb.database().dialect)
     votes = askdb.examples_store.feedback_for_thread(thread_id, user_id=user)
-    return _page(request, "conversation.html", view=view, user=user, votes=votes)
+    return _page(request, "conversation.html", view=view, user=user, votes=votes, panel=_panel(request, askdb),
+                 sql_error=sql_error)
+
+
+@router.post("/c/{thread_id}/stop")
+def stop(thread_id: str, askdb: AskDBDep, user: UserDep):
+    """Stop the running turn after its current step: its steps and state are kept, marked stopped."""
+    askdb.stop_turn(thread_id, user_id=user)
+    return RedirectResponse(f"/c/{thread_id}#turn-last", status_code=303)
+
+
+@router.post("/c/{thread_id}/sql")
+def rerun_sql(request: Request, thread_id: str, askdb: AskDBDep, user: UserDep,
+              sql: Annotated[str, Form(max_length=100_000)] = "", turn: Annotated[int, Form()] = -1):
+    """Run an edited query through the guard; it becomes a turn of the conversation. A refused
+    query comes back in its box with the reason (400), and nothing is written."""
+    try:
+        askdb.run_analyst_sql(thread_id, user_id=user, sql=sql)
+    except (SQLRejected, DatabaseError) as exc:
+        response = _conversation_page(request, thread_id, askdb, user, sql_error={
+            "turn": turn, "sql": sql, "message": error_body(exc, 400)["detail"]})
+        response.status_code = 400
+        return response
+    return RedirectResponse(f"/c/{thread_id}#turn-last", status_code=303)
+
+
+@router.get("/c/{thread_id}/results/{result_id}.{fmt}")
+def download_result(thread_id: str, result_id: int, fmt: str, askdb: AskDBDep, user: UserDep):
+    """A stored result as CSV (with a BOM, so Excel reads UTF-8) or JSON, named after the
+    conversation and the turn ("payload-mass-by-orbit-turn-2.csv")."""
+    if fmt not in ("csv", "json"):
+        raise ResultNotFound(f"no result {result_id}.{fmt} in conversation {thread_id}")
+    conversation = askdb.store.get(thread_id, user_id=user)
+    result = askdb.store.load_result(thread_id, result_id, user_id=user)
+    turn = next((s.data.get("turn_index", 0) for s in askdb.store.steps(thread_id, user_id=user)
+                 if s.data.get("result_id") == result_id), result_id - 1)
+    name = f"{file_stem(conversation.title, turn)}.{fmt}"
+    disposition = f"attachment; filename=\"{name.encode('ascii', 'replace').decode().replace('?', '_')}\"; " \
+                  f"filename*=UTF-8''{quote(name)}"
+    if fmt == "json":
+        body = json.dumps({"sql": result.sql, "columns": result.columns, "rows": result.rows,
+                           "row_count": result.row_count, "truncated": result.truncated},
+                          ensure_ascii=False, default=str)
+        return Response(body, media_type="application/json", headers={"Content-Disposition": disposition})
+    return Response("\ufeff" + to_csv(result.columns, result.rows), media_type="text/csv; charset=utf-8",
+                    headers={"Content-Disposition": disposition})
+
+
+@router.get("/lang/{code}")
+def choose_language(request: Request, code: str):
+    """The language switch: remember the choice and go back to the page it was made on."""
+    back = request.headers.get("referer") or "/"
+    response = RedirectResponse(back if back.startswith(str(request.base_url)) else "/", status_code=303)
+    if code in LANGUAGES:
+        response.set_cookie(LANG_COOKIE, code, max_age=365 * 24 * 3600, samesite="lax")
+    return response
+
+
+@router.get("/favicon.ico", include_in_schema=False)
+def favicon():
+    return RedirectResponse("/static/favicon.svg", status_code=301)
 
 
 @router.post("/import")

@@ -34,6 +34,7 @@ class RunningTurn:
         self.thread_id = thread_id
         self.events: list[TurnEvent] = []
         self.finished = False
+        self.stop = threading.Event()  # set by the Stop button; the loop checks it between steps
         self._changed = threading.Condition()
 
     def publish(self, event: TurnEvent) -> None:
@@ -83,8 +84,8 @@ class TurnRegistry:
         with self._lock:
             return self._running.get(thread_id)
 
-    def start(self, thread_id: str, events: Callable[[], Iterator[TurnEvent]]) -> RunningTurn:
-        """Run `events()` in a background thread, publishing each event.
+    def start(self, thread_id: str, events: Callable[[RunningTurn], Iterator[TurnEvent]]) -> RunningTurn:
+        """Run `events(turn)` in a background thread, publishing each event.
 
         Raises:
             TurnInProgress: this conversation already has a running turn.
@@ -96,7 +97,7 @@ class TurnRegistry:
 
         def work() -> None:
             try:
-                for event in events():
+                for event in events(turn):
                     turn.publish(event)
             except Exception as exc:  # the turn's failure is reported to its followers
                 turn.publish(TurnEvent(type="error", thread_id=thread_id, message=f"{type(exc).__name__}: {exc}"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import sqlglot
@@ -10,6 +11,7 @@ from pydantic import BaseModel
 from agent.memory.hooks import NOTE_ACTION
 from agent.state import AgentState, Message, Step
 from app.charts import ChartSpec, suggest_chart
+from app.headers import human_header
 from storage.conversations import Conversation, ConversationStore, StoredResult
 from storage.errors import ResultNotFound
 
@@ -27,10 +29,18 @@ def format_sql(sql: str | None, dialect: str = "sqlite") -> str:
         return sql
 
 
+def file_stem(title: str | None, turn_index: int) -> str:
+    """A download's name: the conversation title's words joined by hyphens (any script kept) and
+    the turn, e.g. "payload-mass-by-orbit-turn-2"."""
+    stem = re.sub(r"[^\w]+", "-", (title or "").lower()).strip("-")[:60].strip("-") or "askdb"
+    return f"{stem}-turn-{turn_index + 1}"
+
+
 class ResultView(BaseModel):
     result_id: int | None
     sql: str
     columns: list[str]
+    headers: list[str]  # the columns as an analyst reads them (sum_mass_kg: "Sum mass (kg)")
     rows: list[list[Any]]
     row_count: int
     truncated: bool
@@ -39,16 +49,22 @@ class ResultView(BaseModel):
     first_row: int
     chart: ChartSpec | None
     csv_url: str | None
+    json_url: str | None = None
+    chart_key: str | None = None  # the chosen chart type is remembered under this key
+    file_stem: str = "askdb-result"
 
     @classmethod
-    def of(cls, result: Any, *, page: int = 1, csv_url: str | None = None) -> ResultView:
+    def of(cls, result: Any, *, page: int = 1, csv_url: str | None = None, json_url: str | None = None,
+           chart_key: str | None = None, file_stem: str = "askdb-result") -> ResultView:
         pages = max(1, -(-len(result.rows) // PAGE_ROWS))
         page = min(max(1, page), pages)
         start = (page - 1) * PAGE_ROWS
         return cls(result_id=getattr(result, "result_id", None), sql=result.sql, columns=result.columns,
+                   headers=[human_header(c) for c in result.columns],
                    rows=result.rows[start: start + PAGE_ROWS], row_count=result.row_count,
                    truncated=result.truncated, page=page, pages=pages, first_row=start + 1,
-                   chart=suggest_chart(result.columns, result.rows), csv_url=csv_url)
+                   chart=suggest_chart(result.columns, result.rows), csv_url=csv_url, json_url=json_url,
+                   chart_key=chart_key, file_stem=file_stem)
 
 
 class AnswerView(BaseModel):
@@ -58,6 +74,7 @@ class AnswerView(BaseModel):
     sql: str
     model: str | None
     result: ResultView | None
+    stopped: bool = False
 
 
 class ContextView(BaseModel):
@@ -110,7 +127,7 @@ def conversation_view(store: ConversationStore[AgentState], conversation: Conver
         final = next((s for s in reversed(turn_steps) if s.step_type in ("answer", "error")), None)
         turns.append(TurnView(
             index=index, question=question.content or "", asked_at=question.timestamp, steps=turn_steps,
-            answer=_answer_view(store, conversation.thread_id, final, user_id=user_id, dialect=dialect,
+            answer=_answer_view(store, conversation, final, user_id=user_id, dialect=dialect,
                                 page=result_page.get(final.result_id, 1) if final and final.result_id else 1),
             tokens=sum((s.tokens or {}).get("total_tokens", 0) for s in turn_steps),
             running=running and index == len(questions) - 1, context=_context_view(turn_steps),
@@ -131,20 +148,24 @@ def _context_view(steps: list[Step]) -> ContextView | None:
                        messages_omitted=last.get("messages_omitted", 0), calls=len(reports))
 
 
-def _answer_view(store: ConversationStore[AgentState], thread_id: str, final: Step | None, *, user_id: str,
-                 page: int, dialect: str = "sqlite") -> AnswerView | None:
+def _answer_view(store: ConversationStore[AgentState], conversation: Conversation, final: Step | None, *,
+                 user_id: str, page: int, dialect: str = "sqlite") -> AnswerView | None:
     if final is None:
         return None
+    thread_id = conversation.thread_id
     result: StoredResult | None = None
     if final.result_id is not None:
         try:
             result = store.load_result(thread_id, final.result_id, user_id=user_id)
         except ResultNotFound:
             result = None
-    csv_url = f"/api/conversations/{thread_id}/results/{final.result_id}.csv" if result else None
+    base = f"/c/{thread_id}/results/{final.result_id}"
     return AnswerView(
         text=final.content or final.observation or "", ok=bool(final.ok) and final.step_type == "answer",
         note=final.action == NOTE_ACTION,
         sql=format_sql(final.sql or (result.sql if result else None), dialect), model=final.model,
-        result=ResultView.of(result, page=page, csv_url=csv_url) if result else None,
+        result=ResultView.of(result, page=page, csv_url=base + ".csv", json_url=base + ".json",
+                             chart_key=f"{thread_id}-{final.result_id}",
+                             file_stem=file_stem(conversation.title, final.turn_index)) if result else None,
+        stopped=final.action == "stopped",
     )

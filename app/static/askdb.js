@@ -1,10 +1,14 @@
-// askdb's little JavaScript: live steps while a turn runs, charts, and delete confirmation.
-// Everything works without it; it only makes the page live. Text is always set with
-// textContent, never innerHTML, so nothing from the model or the data becomes markup.
+// askdb's little JavaScript: a running turn followed in its card, Stop, charts, sortable and
+// filterable result tables, the schema panel, copy SQL, confirmations. Everything works without
+// it; it only makes the page live. Text is always set with textContent, never innerHTML, so
+// nothing from the model or the data becomes markup.
 "use strict";
 
 (function () {
   const COLORS = ["#2457c5", "#d9822b", "#2e9e6b", "#a23b72"];
+  let T = { step: "step", steps: "steps" };
+
+  // -- charts ------------------------------------------------------------------------
 
   function drawChart(figure, kind) {
     const spec = JSON.parse(figure.dataset.chart);
@@ -13,7 +17,11 @@
     figure.querySelectorAll(".chart-switch button").forEach((b) =>
       b.setAttribute("aria-pressed", String(b.dataset.kind === kind)));
     canvas.hidden = kind === "none";
+    const png = figure.querySelector(".chart-png");
+    if (png) png.hidden = kind === "none";
+    figure.dataset.kind = kind;
     if (kind === "none" || typeof Chart === "undefined") return;
+    const axis = (title) => ({ title: { display: true, text: title } });
     figure._chart = new Chart(canvas, {
       type: kind,
       data: {
@@ -24,18 +32,84 @@
         })),
       },
       options: { animation: false, responsive: true, maintainAspectRatio: false,
+                 scales: { x: axis(spec.x_title), y: axis(spec.y_title) },
                  plugins: { legend: { display: spec.series.length > 1 } } },
     });
-    figure.dataset.kind = kind;
   }
 
   function setUpCharts() {
     document.querySelectorAll("figure.chart[data-chart]").forEach((figure) => {
-      drawChart(figure, JSON.parse(figure.dataset.chart).kind);
+      const key = figure.dataset.remember ? "askdb-chart-" + figure.dataset.remember : null;
+      let kind = JSON.parse(figure.dataset.chart).kind;
+      try { kind = (key && window.localStorage.getItem(key)) || kind; } catch (e) { /* storage off */ }
+      drawChart(figure, kind);
       figure.querySelectorAll(".chart-switch button").forEach((button) =>
-        button.addEventListener("click", () => drawChart(figure, button.dataset.kind)));
+        button.addEventListener("click", () => {
+          drawChart(figure, button.dataset.kind);
+          try { if (key) window.localStorage.setItem(key, button.dataset.kind); } catch (e) { /* storage off */ }
+        }));
+      const png = figure.querySelector(".chart-png");
+      if (png) png.addEventListener("click", () => {
+        // A white background: the canvas itself is transparent.
+        const canvas = figure.querySelector("canvas");
+        const copy = document.createElement("canvas");
+        copy.width = canvas.width; copy.height = canvas.height;
+        const g = copy.getContext("2d");
+        g.fillStyle = "#fff"; g.fillRect(0, 0, copy.width, copy.height); g.drawImage(canvas, 0, 0);
+        png.href = copy.toDataURL("image/png");
+      });
     });
   }
+
+  // -- result tables: sort by a header, filter the rows shown ---------------------------
+
+  function cellValue(td) {
+    if (td.classList.contains("null")) return null;
+    const text = td.textContent;
+    if (td.classList.contains("num")) return Number(text.replace(/,/g, ""));
+    return text;
+  }
+
+  function sortTable(table, th) {
+    const index = Array.from(th.parentNode.children).indexOf(th);
+    const descending = th.getAttribute("aria-sort") === "ascending";
+    table.querySelectorAll("th").forEach((h) => h.removeAttribute("aria-sort"));
+    th.setAttribute("aria-sort", descending ? "descending" : "ascending");
+    const body = table.tBodies[0];
+    const rows = Array.from(body.rows);
+    const collator = new Intl.Collator(document.documentElement.lang, { numeric: true });
+    rows.sort((a, b) => {
+      const x = cellValue(a.cells[index]), y = cellValue(b.cells[index]);
+      if (x === null || y === null) return x === y ? 0 : x === null ? 1 : -1;  // NULLs last
+      const order = typeof x === "number" && typeof y === "number" ? x - y : collator.compare(String(x), String(y));
+      return descending ? -order : order;
+    });
+    rows.forEach((row) => body.appendChild(row));
+  }
+
+  function setUpTables() {
+    document.querySelectorAll(".result").forEach((result) => {
+      const table = result.querySelector("table.rows");
+      if (!table) return;
+      table.querySelectorAll("th[data-column]").forEach((th) => {
+        th.tabIndex = 0;
+        th.classList.add("sortable");
+        th.addEventListener("click", () => sortTable(table, th));
+        th.addEventListener("keydown", (e) => { if (e.key === "Enter") sortTable(table, th); });
+      });
+      const filter = result.querySelector(".row-filter");
+      if (!filter) return;
+      filter.hidden = false;
+      filter.addEventListener("input", () => {
+        const needle = filter.value.trim().toLowerCase();
+        Array.from(table.tBodies[0].rows).forEach((row) => {
+          row.hidden = needle !== "" && !row.textContent.toLowerCase().includes(needle);
+        });
+      });
+    });
+  }
+
+  // -- small helpers: confirmation, copy SQL, the schema panel ---------------------------
 
   function setUpConfirm() {
     document.querySelectorAll("a[data-confirm]").forEach((link) => {
@@ -49,48 +123,101 @@
         form.submit();
       });
     });
+    document.querySelectorAll("form[data-confirm]").forEach((form) => {
+      form.addEventListener("submit", (event) => { if (!window.confirm(form.dataset.confirm)) event.preventDefault(); });
+    });
   }
 
-  // -- live steps ------------------------------------------------------------------
+  function setUpCopy() {
+    document.querySelectorAll("button.copy-sql").forEach((button) => {
+      button.addEventListener("click", () => {
+        navigator.clipboard.writeText(button.dataset.sql).then(() => { button.textContent = button.dataset.done; });
+      });
+    });
+  }
+
+  function setUpSchema(form) {
+    const panel = document.querySelector(".schema-panel");
+    if (!panel) return;
+    const filter = panel.querySelector(".schema-filter");
+    filter.addEventListener("input", () => {
+      const needle = filter.value.trim().toLowerCase();
+      panel.querySelectorAll(".schema-table").forEach((table) => {
+        const columns = table.querySelectorAll(".schema-columns li");
+        let any = needle === "" || table.dataset.name.includes(needle);
+        columns.forEach((c) => {
+          const hit = needle === "" || table.dataset.name.includes(needle) || c.dataset.name.includes(needle);
+          c.hidden = !hit;
+          any = any || hit;
+        });
+        table.hidden = !any;
+        table.querySelector("details").open = needle !== "" && any;
+      });
+    });
+    if (!form) return;
+    panel.querySelectorAll("button.column-name").forEach((button) => {
+      button.addEventListener("click", () => {
+        const box = form.question;
+        const at = box.selectionStart ?? box.value.length;
+        const before = box.value.slice(0, at), after = box.value.slice(at);
+        const word = (before && !/\s$/.test(before) ? " " : "") + button.dataset.insert + " ";
+        box.value = before + word + after;
+        box.focus();
+        box.selectionStart = box.selectionEnd = (before + word).length;
+      });
+    });
+  }
+
+  // -- a running turn ------------------------------------------------------------------
+  // The page asks through /api/chat and, once the turn has started (its question saved),
+  // shows the conversation's own page, which renders the running turn's card and follows
+  // its events: each step lands in that card, whether the page was just opened or reloaded.
 
   function stepItem(step) {
     const li = document.createElement("li");
     li.className = "step step-" + step.step_type;
     li.dataset.stepIndex = step.step_index;
+    const details = document.createElement("details");
+    const summary = document.createElement("summary");
     const kind = document.createElement("span");
     kind.className = "step-kind";
     kind.textContent = step.action || step.step_type;
-    li.appendChild(kind);
+    summary.appendChild(kind);
     if (step.args && Object.keys(step.args).length) {
       const args = document.createElement("code");
       args.className = "step-args";
       args.textContent = JSON.stringify(step.args);
-      li.append(" ", args);
+      summary.append(" ", args);
     }
     const meta = document.createElement("span");
     meta.className = "muted";
     meta.textContent = " " + Math.round(step.duration_ms || 0) + " ms";
-    li.appendChild(meta);
+    summary.appendChild(meta);
+    details.appendChild(summary);
     if (step.thought) {
       const thought = document.createElement("p");
       thought.className = "thought";
-      thought.textContent = "Thought: " + step.thought;
-      li.appendChild(thought);
+      thought.textContent = step.thought;
+      details.appendChild(thought);
     }
-    if (step.observation && step.step_type !== "answer") {
+    if (step.observation) {
       const pre = document.createElement("pre");
       pre.className = "observation";
-      pre.textContent = step.observation.length > 600 ? step.observation.slice(0, 600) + " …" : step.observation;
-      li.appendChild(pre);
+      pre.textContent = step.observation;
+      details.appendChild(pre);
     }
+    li.appendChild(details);
     return li;
   }
 
-  function showStep(step) {
-    const list = document.getElementById("live-steps");
+  function showStep(card, step) {
+    const list = card.querySelector(".step-list");
     if (list.querySelector('[data-step-index="' + step.step_index + '"]')) return;
-    list.hidden = false;
     list.appendChild(stepItem(step));
+    const count = list.children.length;
+    card.querySelector(".steps-count").textContent = count + " " + (count === 1 ? T.step : T.steps);
+    const thinking = card.querySelector(".thinking");
+    if (thinking) thinking.hidden = true;
   }
 
   function showError(message) {
@@ -99,20 +226,34 @@
     box.hidden = false;
   }
 
-  // Handle one parsed Server-Sent Event; returns the thread id once known.
-  function onEvent(name, data, state) {
-    if (data.thread_id) state.threadId = data.thread_id;
-    if (name === "step" && data.step) showStep(data.step);
-    if (name === "error" && data.message) showError(data.message);
-    if (name === "answer" || name === "done") state.finished = true;
+  function readEvents(response, onEvent) {
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = "";
+    const pump = () => reader.read().then(({ value, done }) => {
+      if (done) return;
+      buffer += value;
+      let cut;
+      while ((cut = buffer.indexOf("\n\n")) >= 0) {
+        const block = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        let name = "message", data = "";
+        block.split("\n").forEach((line) => {
+          if (line.startsWith("event: ")) name = line.slice(7);
+          else if (line.startsWith("data: ")) data += line.slice(6);
+        });
+        if (data && onEvent(name, JSON.parse(data)) === false) { reader.cancel(); return; }
+      }
+      return pump();
+    });
+    return pump();
   }
 
-  async function streamChat(form) {
+  async function ask(form) {
     const button = form.querySelector("button[type=submit]");
     const body = { question: form.question.value, thread_id: form.thread_id.value || null };
     button.disabled = true;
     document.getElementById("ask-error").hidden = true;
-    const state = { threadId: body.thread_id, finished: false };
+    document.getElementById("ask-thinking").hidden = false;
     try {
       const response = await fetch("/api/chat", {
         method: "POST", body: JSON.stringify(body),
@@ -120,37 +261,21 @@
       });
       if (!response.ok) {
         const problem = await response.json().catch(() => ({ detail: response.statusText }));
-        showError(problem.detail || "The question could not be asked (" + response.status + ").");
-        button.disabled = false;
-        return;
+        throw new Error(problem.detail || response.status);
       }
-      form.classList.add("running");
-      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-      let buffer = "";
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buffer += value;
-        let cut;
-        while ((cut = buffer.indexOf("\n\n")) >= 0) {
-          const block = buffer.slice(0, cut);
-          buffer = buffer.slice(cut + 2);
-          let name = "message", data = "";
-          block.split("\n").forEach((line) => {
-            if (line.startsWith("event: ")) name = line.slice(7);
-            else if (line.startsWith("data: ")) data += line.slice(6);
-          });
-          if (data) onEvent(name, JSON.parse(data), state);
-        }
-      }
+      // The turn runs on the server whatever this page does: show it on its own page at once.
+      await readEvents(response, (name, data) => {
+        if (!data.thread_id) return true;
+        showConversation(data.thread_id);
+        return false;
+      });
     } catch (error) {
-      showError("The connection was lost (" + error.message + "). The answer is still saved: reload the page.");
+      document.getElementById("ask-thinking").hidden = true;
+      showError(error.message);
+      button.disabled = false;
     }
-    if (state.threadId) showConversation(state.threadId);
   }
 
-  // Show the finished turn, server-rendered. Assigning the same path with only a new hash
-  // would not reload the page, so a follow-up in the same conversation reloads.
   function showConversation(threadId) {
     const path = "/c/" + threadId;
     if (window.location.pathname === path) {
@@ -161,21 +286,32 @@
     }
   }
 
-  function follow(url) {
+  function follow(card, url) {
     const source = new EventSource(url);
-    const state = { threadId: null, finished: false };
-    ["step", "answer", "error", "start"].forEach((name) =>
-      source.addEventListener(name, (e) => onEvent(name, JSON.parse(e.data), state)));
+    source.addEventListener("step", (e) => showStep(card, JSON.parse(e.data).step));
     source.addEventListener("done", () => { source.close(); window.location.reload(); });
   }
 
   document.addEventListener("DOMContentLoaded", () => {
+    const words = document.body.dataset.words;
+    if (words) T = JSON.parse(words);
     setUpCharts();
+    setUpTables();
     setUpConfirm();
+    setUpCopy();
     const form = document.getElementById("ask-form");
+    setUpSchema(form);
     if (!form) return;
-    form.addEventListener("submit", (event) => { event.preventDefault(); streamChat(form); });
-    if (form.dataset.follow) follow(form.dataset.follow);
+    form.addEventListener("submit", (event) => { event.preventDefault(); ask(form); });
+    document.querySelectorAll("form.suggestion").forEach((suggestion) => {
+      suggestion.addEventListener("submit", (event) => {
+        event.preventDefault();
+        form.question.value = event.submitter ? event.submitter.value : suggestion.querySelector("button").value;
+        ask(form);
+      });
+    });
+    const running = document.querySelector(".turn[data-running]");
+    if (form.dataset.follow && running) follow(running, form.dataset.follow);
     if (window.location.hash === "#turn-last") {
       const last = document.querySelector(".turn[data-last]");
       if (last) last.scrollIntoView();

@@ -54,8 +54,11 @@ def test_the_analyst_flow_with_the_offline_planner(page, offline_server):
 
     with page.expect_download() as download:
         page.click("text=Download CSV")
-    csv_text = download.value.path().read_text()
+    raw = download.value.path().read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf")  # a BOM: Excel reads the file as UTF-8
+    csv_text = raw.decode("utf-8-sig")
     assert csv_text.splitlines()[0].startswith("orbit,") and len(csv_text.splitlines()) == 9
+    assert download.value.suggested_filename == "what-is-the-average-payload-mass-by-orbit-turn-1.csv"
 
     page.locator("details.steps summary").first.click()
     page.locator(".step-list .step details").first.click()
@@ -85,38 +88,81 @@ def test_the_analyst_flow_with_the_offline_planner(page, offline_server):
     assert "No conversations yet" in page.inner_text("table.conversations")
 
 
-def test_steps_appear_live_while_the_turn_runs(page, scripted_server, scripted_llm):
+def test_steps_appear_live_in_the_turn_card_while_the_turn_runs(page, scripted_server, scripted_llm):
     scripted_llm.enqueue(
-        tool_call("list_tables", {}),
+        delay(1.5, tool_call("list_tables", {})),
         delay(1.5, tool_call("describe_table", {"table": "sites"})),
         delay(1.5, tool_call("run_sql", {"sql": "SELECT name FROM sites"})),
         tool_call("answer", {"text": "Three sites.", "sql": "SELECT name FROM sites"}),
     )
     page.goto(scripted_server.url + "/new")
     ask(page, "List the sites")
-    # Steps show one by one before the answer arrives.
-    page.wait_for_selector("#live-steps li[data-step-index='0']")
-    assert page.locator("#live-steps li").count() < 3
-    page.wait_for_selector("#live-steps li[data-step-index='1']")
+    # The first question moves to the conversation's own page at once, thinking before the first step.
     page.wait_for_url(re.compile(r"/c/[0-9a-f]+"))
+    card = page.locator(".turn[data-running]")
+    assert "List the sites" in card.locator(".question").inner_text()
+    page.wait_for_selector(".turn[data-running] .step-list li[data-step-index='0']")
+    assert card.locator(".step-list li").count() < 3
+    page.wait_for_selector(".turn[data-running] .step-list li[data-step-index='1']")
+    assert "2 steps" in card.locator(".steps-count").inner_text() or card.locator(".step-list li").count() > 2
     page.wait_for_selector(".answer .answer-text")
     assert page.inner_text(".answer .answer-text") == "Three sites."
+    assert page.locator(".turn").count() == 1
 
 
-def test_a_reload_mid_turn_shows_saved_steps_and_keeps_following(page, scripted_server, scripted_llm):
+def test_thinking_shows_before_the_first_step(page, scripted_server, scripted_llm):
+    scripted_llm.enqueue(delay(2.5, tool_call("answer", {"text": "Late."})))
+    page.goto(scripted_server.url + "/new")
+    ask(page, "Slow first step")
+    page.wait_for_url(re.compile(r"/c/[0-9a-f]+"))
+    assert page.locator(".turn[data-running] .thinking").is_visible()
+    page.wait_for_selector(".answer .answer-text")
+    assert page.locator(".thinking").count() == 0
+
+
+def test_a_reload_mid_turn_places_later_steps_in_the_right_card(page, scripted_server, scripted_llm):
     scripted_llm.enqueue(
         tool_call("list_tables", {}),
-        delay(2.5, tool_call("answer", {"text": "Done after the reload."})),
+        delay(2.5, tool_call("describe_table", {"table": "sites"})),
+        delay(1.5, tool_call("answer", {"text": "Done after the reload."})),
     )
     page.goto(scripted_server.url + "/new")
     ask(page, "Slow question")
-    page.wait_for_selector("#live-steps li[data-step-index='0']")
-    thread_id = page.evaluate("fetch('/api/conversations').then(r => r.json()).then(d => d.data[0].thread_id)")
-    page.goto(f"{scripted_server.url}/c/{thread_id}")
-    assert "working" in page.inner_text(".turn")
-    assert page.locator(".turn .step-list .step").count() == 1  # the step saved before the reload
+    page.wait_for_selector(".turn[data-running] .step-list li[data-step-index='0']")
+    page.reload()
+    card = page.locator(".turn[data-running]")
+    assert "working" in card.inner_text()
+    assert card.locator(".step-list .step").count() == 1  # the step saved before the reload
+    page.wait_for_selector(".turn[data-running] .step-list li[data-step-index='1']")
+    assert card.locator(".steps-count").inner_text() == "2 steps"
+    assert page.locator("form#ask-form ~ * li.step").count() == 0  # nothing below the Ask box
     page.wait_for_selector(".answer .answer-text", timeout=20_000)
     assert page.inner_text(".answer .answer-text").endswith("Done after the reload.")
+
+
+def test_stop_ends_a_running_turn_cleanly(page, scripted_server, scripted_llm):
+    scripted_llm.enqueue(
+        tool_call("list_tables", {}),
+        # Stop is pressed while the model is "thinking" about this reply: it is dropped, never run.
+        delay(3.0, tool_call("answer", {"text": "Never shown."})),
+    )
+    page.goto(scripted_server.url + "/new")
+    ask(page, "A question to stop")
+    page.wait_for_selector(".turn[data-running] .step-list li[data-step-index='0']")
+    page.click(".turn[data-running] form.stop button")
+    page.wait_for_selector(".answer.stopped", timeout=20_000)
+    assert "Stopped at your request" in page.inner_text(".answer.stopped .answer-text")
+    assert page.locator(".turn[data-running]").count() == 0 and page.locator("form.stop").count() == 0
+    thread_id = page.url.split("/c/")[1].split("#")[0]
+    state = page.evaluate(f"fetch('/api/conversations/{thread_id}/state').then(r => r.json())")
+    assert state["done"] is True and state["answer"]["ok"] is False
+    assert state["steps"][0]["action"] == "list_tables" and state["steps"][-1]["action"] == "stopped"
+    assert "Never shown." not in page.content()
+    # The conversation goes on: the next question is answered as usual.
+    scripted_llm.enqueue(tool_call("answer", {"text": "Answered after the stop."}))
+    ask(page, "And now?")
+    page.wait_for_function("document.querySelectorAll('.turn .answer').length === 2")
+    assert page.locator(".answer .answer-text").nth(1).inner_text().endswith("Answered after the stop.")
 
 
 def test_xss_payloads_stay_inert_in_the_browser(page, scripted_server, scripted_llm):

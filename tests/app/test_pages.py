@@ -38,8 +38,8 @@ def test_asking_without_javascript_shows_the_answer(client, scripted_llm):
     page = client.get(f"/c/{thread}").text
     assert "China has 2, the United States 1." in page
     assert "Answered by scripted @ 127.0.0.1" in page
-    assert "GROUP BY" in page and "<td>China</td><td>2</td>" in page.replace("\n", "")
-    assert f"/api/conversations/{thread}/results/1.csv" in page
+    assert "GROUP BY" in page and "<td>China</td><td class=\"num\">2</td>" in page.replace("\n", "")
+    assert f"/c/{thread}/results/1.csv" in page and f"/c/{thread}/results/1.json" in page
     assert 'data-chart="' in page and "&#34;kind&#34;: &#34;bar&#34;" in page
     assert "2 steps" in page and "run_sql" in page
     listing = client.get("/").text

@@ -1,0 +1,99 @@
+"""The page's own words in English and Chinese (issue 20).
+
+The language is the `lang` cookie (set by the switch in the header) or else the browser's
+Accept-Language. Templates write English and call `t("...")`; a phrase missing here stays
+English, so a new page is never broken by a missing translation.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jinja2 import pass_context
+from starlette.requests import Request
+
+LANGUAGES = ("en", "zh")
+LANG_COOKIE = "askdb_lang"
+
+ZH: dict[str, str] = {
+    "Conversations": "对话", "New conversation": "新对话", "SQL": "SQL", "Examples": "示例", "Memories": "记忆",
+    "offline planner (no LLM configured)": "离线规划器（未配置大模型）", "model": "模型",
+    "Search titles and tags": "搜索标题和标签", "Search": "搜索", "Title": "标题", "Last activity": "最近活动",
+    "Questions": "问题", "Tags": "标签", "No conversations yet.": "还没有对话。",
+    "conversation": "个对话", "conversations": "个对话",
+    "Ask a question about {db}, in English or Chinese.": "用中文或英文提问关于 {db} 的问题。",
+    "Question": "问题", "Ask": "提问", "thinking…": "思考中…", "working…": "进行中…", "Stop": "停止",
+    "step": "步", "steps": "步", "tokens": "个词元", "question": "个问题", "questions": "个问题",
+    "answered by": "回答者", "Answered by {model}": "回答者：{model}", "unknown": "未知",
+    "State JSON": "状态 JSON", "Export": "导出", "Delete": "删除",
+    "Delete this conversation and everything in it?": "删除这个对话及其全部内容？",
+    "Rename or tag": "重命名或加标签", "Tags (comma-separated)": "标签（逗号分隔）", "Save": "保存",
+    "Stopped at your request.": "已按你的要求停止。",
+    "This question was interrupted before it was answered. Ask again to continue.":
+        "这个问题在回答前被中断了。再问一次即可继续。",
+    "Edit and re-run": "编辑并重新运行", "Run": "运行", "Copy SQL": "复制 SQL", "Copied": "已复制",
+    "Open in the SQL page": "在 SQL 页面打开",
+    "{n} rows": "{n} 行", "1 row": "1 行", "Download CSV": "下载 CSV", "Download JSON": "下载 JSON",
+    "Download PNG": "下载 PNG", "Bars": "柱状图", "Line": "折线图", "Table only": "仅表格",
+    "Filter rows shown": "筛选显示的行", "Rows {a}–{b} · page {p} of {n}": "第 {a}–{b} 行 · 第 {p} 页，共 {n} 页", "Previous": "上一页", "Next": "下一页",
+    "truncated: the query returned more rows than the limit ({n}); add filters or LIMIT":
+        "已截断：查询返回的行数超过上限（{n}）；请加筛选条件或 LIMIT",
+    "Tables": "数据表", "Filter tables and columns": "筛选表和列", "rows": "行",
+    "Try one of these": "试试这些问题", "Click a column to add its name to your question.": "点击列名即可把它加入问题。",
+    "Right": "正确", "Wrong": "错误", "Note (optional)": "备注（可选）", "verified examples": "已验证示例",
+    "Context": "上下文", "Details for developers": "开发者详情",
+    "One read-only query on {db}, through the same guard and limits as the agent ({s} s, {rows} rows).":
+        "在 {db} 上运行一条只读查询，与智能体使用相同的检查和限制（{s} 秒，{rows} 行）。",
+    "Formatted": "格式化", "Back to your conversations": "返回对话列表", "Cancel": "取消",
+    "Remove this verified example?": "删除这个已验证示例？",
+}
+
+
+def language_of(request: Request | None) -> str:
+    """The page language: the switch's cookie, else the first of en/zh in Accept-Language."""
+    if request is None:
+        return "en"
+    chosen = request.cookies.get(LANG_COOKIE)
+    if chosen in LANGUAGES:
+        return chosen
+    for part in request.headers.get("accept-language", "").split(","):
+        code = part.split(";")[0].strip().lower()[:2]
+        if code in LANGUAGES:
+            return code
+    return "en"
+
+
+@pass_context
+def translate(context: Any, text: str, **values: Any) -> str:
+    """`text` in the page's language, with `{name}` placeholders filled from `values`."""
+    if language_of(context.get("request")) == "zh":
+        text = ZH.get(text, text)
+    return text.format(**values) if values else text
+
+
+@pass_context
+def page_language(context: Any) -> str:
+    return language_of(context.get("request"))
+
+
+@pass_context
+def format_number(context: Any, value: Any) -> str:
+    """A count with thousands separators (both languages group by three in the page)."""
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
+
+
+@pass_context
+def format_when(context: Any, iso: str | None) -> str:
+    """An ISO timestamp as a date and minute, written the page language's way (UTC)."""
+    if not iso:
+        return ""
+    day, minute = iso[:10], iso[11:16]
+    if language_of(context.get("request")) == "zh" and len(day) == 10:
+        return f"{int(day[:4])}年{int(day[5:7])}月{int(day[8:10])}日 {minute}".strip()
+    return f"{day} {minute}".strip()
+
+
+def install(env: Any) -> None:
+    """Make `t`, `lang()` and the locale filters available to every template."""
+    env.globals.update(t=translate, lang=page_language)
+    env.filters.update(number=format_number, when=format_when)

@@ -1,0 +1,79 @@
+"""The schema side panel: tables with row counts, columns with types and sample values, and a few
+questions to start from (issue 20). Read from the catalogue the agent's list_tables ranks
+(agent.schema_search.TableIndex), so the page and the agent see the same tables."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel
+
+from agent.database import AnalyticsDatabase, DatabaseError
+from agent.schema_search import TableDoc, TableIndex
+from app.headers import human_header
+
+MAX_SUGGESTIONS = 5
+SAMPLES_PER_COLUMN = 3
+# Columns that name or describe one row rather than group rows: no "by name" questions.
+_NOT_CATEGORIES = re.compile(r"(^|_)(id|name|code|notes?|description|title|model|mission_name|date)$|_zh$", re.I)
+_NOT_MEASURES = re.compile(r"(^|_)(id|latitude|longitude|lat|lon|lng|year)$|_id$", re.I)
+_UNIT = re.compile(r"_(kg|km|kmh|m|usd|eur|pct|s|ms)$", re.I)
+_QUESTIONS = {
+    "count_by": ("How many {table} are there by {category}?", "每个 {category} 有多少 {table}？"),
+    "average_by": ("What is the average {measure} by {category}?", "每个 {category} 的平均 {measure}"),
+    "per_year": ("How many {table} per year?", "{table} 每年有多少？"),
+}
+
+
+class ColumnInfo(BaseModel):
+    name: str
+    label: str
+    type: str
+    samples: list[str]
+
+
+class TableInfo(BaseModel):
+    name: str
+    rows: int
+    columns: list[ColumnInfo]
+
+
+class SchemaPanel(BaseModel):
+    tables: list[TableInfo]
+    suggestions: list[str]
+
+
+def schema_panel(database: AnalyticsDatabase, *, language: str, examples: list[str] = ()) -> SchemaPanel | None:
+    """The panel for `database`, suggestions in `language` ("en" or "zh"), verified examples first;
+    None when the schema cannot be read (the page then shows just the ask box)."""
+    try:
+        docs = TableIndex.for_database(database).docs
+    except DatabaseError:
+        return None
+    tables = [TableInfo(name=d.name, rows=d.row_count, columns=[
+        ColumnInfo(name=c, label=human_header(c), type=t or "", samples=d.values.get(c, [])[:SAMPLES_PER_COLUMN])
+        for c, t in zip(d.columns, d.types or [""] * len(d.columns))]) for d in docs]
+    suggestions = list(dict.fromkeys([*examples[:2], *_suggest(docs, language)]))[:MAX_SUGGESTIONS]
+    return SchemaPanel(tables=tables, suggestions=suggestions)
+
+
+def _suggest(docs: list[TableDoc], language: str) -> list[str]:
+    """Questions the schema invites, from the largest tables down: a count by a category, an
+    average of a measure by a category, a count per year of a date."""
+    zh = language == "zh"
+    out: list[str] = []
+    for doc in sorted(docs, key=lambda d: -d.row_count):
+        types = dict(zip(doc.columns, doc.types or [""] * len(doc.columns)))
+        categories = [c for c in doc.columns if doc.values.get(c) and not _NOT_CATEGORIES.search(c)]
+        measures = [c for c in doc.columns if "REAL" in types[c].upper() and not _NOT_MEASURES.search(c)]
+        dates = [c for c in doc.columns if "date" in c.lower() or "DATE" in types[c].upper()]
+        if categories:
+            out.append(_QUESTIONS["count_by"][zh].format(table=doc.name, category=categories[0]))
+        if categories and measures:
+            measure = _UNIT.sub("", measures[0]).replace("_", " ")
+            out.append(_QUESTIONS["average_by"][zh].format(measure=measure, category=categories[min(1, len(categories) - 1)]))
+        if dates:
+            out.append(_QUESTIONS["per_year"][zh].format(table=doc.name))
+        if len(out) >= MAX_SUGGESTIONS:
+            break
+    return out

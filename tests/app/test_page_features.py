@@ -1,0 +1,97 @@
+"""The analyst's page grown up (issue 20), without JavaScript: the schema panel and suggested
+questions, re-running edited SQL, downloads, headers, charts, both languages, small defects."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.charts import suggest_chart
+from app.headers import human_header
+from app.settings import Settings
+from app.web import create_app
+from tests.app.test_pages import ask_form, client  # noqa: F401 (the fixture)
+
+
+@pytest.fixture
+def sample_client(tmp_path, sample_db_path):
+    settings = Settings(database=sample_db_path, store=tmp_path / "store.db", llm="offline")
+    with TestClient(create_app(settings)) as client:
+        yield client
+
+
+@pytest.mark.parametrize(("name", "header"), [
+    ("sum_mass_kg", "Sum mass (kg)"), ("avg_range_km", "Average range (km)"), ("max_speed_kmh", "Max speed (km/h)"),
+    ("launch_date", "Launch date"), ("vehicle_id", "Vehicle ID"), ("COUNT(*)", "COUNT(*)"), ("国家", "国家"),
+    ("unitCostUSD", "Unit cost (USD)"), ("success_rate_pct", "Success rate (%)"),
+])
+def test_headers_read_as_words(name, header):
+    assert human_header(name) == header
+
+
+def test_charts_have_axis_titles_and_skip_keys_and_wide_tables():
+    chart = suggest_chart(["orbit", "avg_mass_kg"], [["LEO", 1.5], ["GTO", 3.0]])
+    assert (chart.kind, chart.x_title, chart.y_title) == ("bar", "Orbit", "Average mass (kg)")
+    assert suggest_chart(["id", "vehicle_id"], [[1, 7], [2, 9]]) is None  # SELECT id, vehicle_id: nothing to plot
+    keyed = suggest_chart(["id", "name", "mass_kg"], [[1, "a", 2.0], [2, "b", 3.0]])
+    assert keyed.label_column == "name" and [s.name for s in keyed.series] == ["Mass (kg)"]
+    wide = ["id", "name", "a", "b", "c", "d", "e"]
+    assert suggest_chart(wide, [[1, "x", 1, 2, 3, 4, 5], [2, "y", 1, 2, 3, 4, 5]]) is None  # SELECT *
+    assert suggest_chart(["year", "n"], [[2020, 1], [2021, 2]]).kind == "line"
+
+
+def test_new_conversation_lists_tables_columns_and_suggested_questions(sample_client):
+    page = sample_client.get("/new").text
+    assert 'class="schema-panel"' in page and "<code>launches</code>" in page and "2,639" in page
+    assert 'data-insert="orbit"' in page and "LEO" in page  # a column with its sample values
+    assert "How many launches are there by outcome?" in page
+    zh = sample_client.get("/new", headers={"Accept-Language": "zh-CN,zh;q=0.9"}).text
+    assert "每个 outcome 有多少 launches？" in zh and "新对话" in zh and '<html lang="zh-CN">' in zh
+
+
+def test_a_suggested_question_is_answered_by_the_offline_planner(sample_client):
+    response = sample_client.post("/ask", data={"question": "How many launches are there by outcome?"},
+                                  follow_redirects=True)
+    assert "success" in response.text and "Sum" not in response.text and "Count" in response.text
+
+
+def test_edited_sql_reruns_as_a_new_turn_and_refusals_keep_it(client, scripted_llm):
+    thread = ask_form(client, scripted_llm)
+    response = client.post(f"/c/{thread}/sql", data={"sql": "SELECT name FROM countries ORDER BY name DESC",
+                                                     "turn": 0}, follow_redirects=False)
+    assert response.status_code == 303
+    page = client.get(f"/c/{thread}").text
+    assert page.count('class="turn"') == 2 and "Run this SQL:" in page and "Answered by analyst" in page
+    assert page.index("United States") < page.rindex("China")
+    refused = client.post(f"/c/{thread}/sql", data={"sql": "DELETE FROM countries", "turn": 1})
+    assert refused.status_code == 400 and "query rejected: only read queries" in refused.text
+    assert ">DELETE FROM countries</textarea>" in refused.text
+    assert client.get(f"/c/{thread}").text.count('class="turn"') == 2  # nothing written
+
+
+def test_downloads_have_a_bom_a_readable_name_and_json(client, scripted_llm):
+    thread = ask_form(client, scripted_llm, question="Sites per country, 中国?")
+    csv = client.get(f"/c/{thread}/results/1.csv")
+    assert csv.content.startswith(b"\xef\xbb\xbf") and csv.content.decode("utf-8-sig").startswith("country,sites")
+    disposition = csv.headers["content-disposition"]
+    assert 'filename="sites-per-country-__-turn-1.csv"' in disposition
+    assert "filename*=UTF-8''sites-per-country-%E4%B8%AD%E5%9B%BD-turn-1.csv" in disposition
+    data = client.get(f"/c/{thread}/results/1.json").json()
+    assert data["columns"] == ["country", "sites"] and data["rows"][0] == ["China", 2]
+    assert client.get(f"/c/{thread}/results/1.xml").status_code == 404
+
+
+def test_the_language_switch_and_favicon(client):
+    response = client.get("/lang/zh", headers={"referer": "http://testserver/sql"}, follow_redirects=False)
+    assert response.status_code == 303 and response.headers["location"] == "http://testserver/sql"
+    assert "对话" in client.get("/").text
+    client.get("/lang/en")
+    assert "Conversations" in client.get("/").text
+    icon = client.get("/favicon.ico")
+    assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg")
+
+
+def test_the_context_line_is_developer_detail_without_a_percentage(client, scripted_llm):
+    thread = ask_form(client, scripted_llm)
+    page = client.get(f"/c/{thread}").text
+    assert '<details class="developer">' in page and "%)" not in page.split('class="developer"')[1][:600]
