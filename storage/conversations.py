@@ -73,6 +73,7 @@ class Conversation(BaseModel):
     tool_categories: list[str] = Field(default_factory=list)
     version: int
     message_count: int = 0
+    question_count: int = 0  # the user's questions (archived ones too), what the list shows
 
 
 class ConversationPage(BaseModel):
@@ -110,7 +111,10 @@ _SELECT_CONVERSATION = """
              -- archived messages count too: positions run 0..n-1, so max + 1 (an index seek, not a count);
              -- lower case, as load() splices state_data in before the first upper-case keyword
              + coalesce((select max(position) + 1 from archived_messages a
-                         where a.thread_id = conversations.thread_id), 0) AS message_count
+                         where a.thread_id = conversations.thread_id), 0) AS message_count,
+           (select count(*) from json_each(state_data, '$.messages') where json_extract(value, '$.role') = 'user')
+             + (select count(*) from archived_messages a
+                where a.thread_id = conversations.thread_id and a.role = 'user') AS question_count
     FROM conversations
 """
 
@@ -315,11 +319,12 @@ class ConversationStore(Transactions, ExportImport, ResultCaps, Generic[StateT])
         return expected_version + 1
 
     def list(self, *, user_id: str, search: str | None = None, limit: int = 50, offset: int = 0) -> ConversationPage:
-        """This user's conversations, newest first, optionally filtered by a title substring."""
+        """This user's conversations, newest first, optionally filtered by a substring of the title or a tag."""
         where, params = "user_id = ?", [user_id]
         if search:
-            where += " AND title LIKE ? ESCAPE '\\'"
-            params.append("%" + re.sub(r"([\\%_])", r"\\\1", search) + "%")
+            where += (" AND (title LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM json_each(conversations.tags)"
+                      " WHERE value LIKE ? ESCAPE '\\'))")
+            params += ["%" + re.sub(r"([\\%_])", r"\\\1", search) + "%"] * 2
         total = self._read(f"SELECT count(*) FROM conversations WHERE {where}", tuple(params))[0][0]
         rows = self._read(
             _SELECT_CONVERSATION + f" WHERE {where} ORDER BY updated_at DESC, rowid DESC LIMIT ? OFFSET ?",
@@ -330,16 +335,16 @@ class ConversationStore(Transactions, ExportImport, ResultCaps, Generic[StateT])
     def update(
         self, thread_id: str, *, user_id: str, title: str | None = None, tags: list[str] | None = None
     ) -> Conversation:
-        """Rename and/or retag a conversation (does not change its state or version)."""
+        """Rename and/or retag a conversation (does not change its state, version or last activity:
+        renaming does not move it to the top of the list)."""
         check_thread_id(thread_id)
         with self._write() as conn:
             cursor = conn.execute(
-                "UPDATE conversations SET title = coalesce(?, title), tags = coalesce(?, tags), updated_at = ?"
+                "UPDATE conversations SET title = coalesce(?, title), tags = coalesce(?, tags)"
                 " WHERE thread_id = ? AND user_id = ?",
                 (
                     None if title is None else title[:200],
                     None if tags is None else json.dumps(tags),
-                    _now(),
                     thread_id,
                     user_id,
                 ),
@@ -450,6 +455,7 @@ def _conversation(row: sqlite3.Row) -> Conversation:
         tool_categories=_json_list(row["tool_categories"]),
         version=row["version"],
         message_count=row["message_count"] or 0,
+        question_count=row["question_count"] or 0,
     )
 
 

@@ -20,6 +20,8 @@ _YEAR_EN = {"in": "in {0}", "since": "since {0}", "after": "after {0}", "before"
 _YEAR_ZH = {"in": "{0}年", "since": "{0}年以来", "after": "{0}年之后", "before": "{0}年之前",
             "until": "截至{0}年", "between": "{0}年至{1}年"}
 
+MAX_LISTED_TABLES = 20
+
 
 def result_answer(frame: Frame, *, columns: list[str], rows: list[list[Any]], row_count: int,
                   truncated: bool) -> str:
@@ -89,7 +91,11 @@ def error_answer(*, zh: bool, error: str) -> str:
 def unmappable_answer(*, zh: bool, reason: str, schema: SchemaIndex) -> str:
     """The question does not map to the schema: say so, and suggest questions that would."""
     tables = sorted(schema.tables.values(), key=lambda t: -t.row_count)
-    names = ", ".join(t.name for t in tables[:8])
+    # Every table is named up to a screenful; past that, how many more (issue 20: one was left out).
+    names = ", ".join(t.name for t in tables[:MAX_LISTED_TABLES])
+    if len(tables) > MAX_LISTED_TABLES:
+        more = len(tables) - MAX_LISTED_TABLES
+        names += f" 等另外 {more} 张表" if zh else f" and {more} more"
     example = tables[0].name.replace("_", " ") if tables else "rows"
     grouped = next((c.name for t in tables[:1] for c in t.columns.values() if c.is_text and not c.is_key
                     and c.name != t.label and not c.is_cjk), None)

@@ -48,7 +48,12 @@ _SELECT_CONVERSATION = f"""
                 ELSE 0 END
              -- archived messages count too: positions run 0..n-1, so max + 1 (an index seek, not a count)
              + coalesce((SELECT max(position) + 1 FROM archived_messages a
-                         WHERE a.thread_id = conversations.thread_id), 0) AS message_count
+                         WHERE a.thread_id = conversations.thread_id), 0) AS message_count,
+           (SELECT count(*) FROM jsonb_array_elements(CASE jsonb_typeof(state_data -> 'messages')
+                                                      WHEN 'array' THEN state_data -> 'messages' ELSE '[]' END) m
+             WHERE m ->> 'role' = 'user')
+             + (SELECT count(*) FROM archived_messages a
+                WHERE a.thread_id = conversations.thread_id AND a.role = 'user') AS question_count
              {{extra}}
     FROM conversations"""
 class PostgresConversationStore(PostgresTransactions, ExportImport, ResultCaps, Generic[StateT]):
@@ -214,12 +219,13 @@ class PostgresConversationStore(PostgresTransactions, ExportImport, ResultCaps, 
         raise VersionConflict(thread_id, expected, row[0])
 
     def list(self, *, user_id: str, search: str | None = None, limit: int = 50, offset: int = 0) -> ConversationPage:
-        """This user's conversations, newest first, optionally filtered by a title substring."""
+        """This user's conversations, newest first, optionally filtered by a substring of the title or a tag."""
         where, params = "user_id = %s", [user_id]
         if search:
             # ILIKE: SQLite's LIKE ignores case too.
-            where += " AND title ILIKE %s ESCAPE '\\'"
-            params.append("%" + re.sub(r"([\\%_])", r"\\\1", search) + "%")
+            where += (" AND (title ILIKE %s ESCAPE '\\' OR EXISTS (SELECT 1 FROM jsonb_array_elements_text(tags) AS t"
+                      " WHERE t ILIKE %s ESCAPE '\\'))")
+            params += ["%" + re.sub(r"([\\%_])", r"\\\1", search) + "%"] * 2
         total = self._read(f"SELECT count(*) AS n FROM conversations WHERE {where}", tuple(params))[0]["n"]
         rows = self._read(_SELECT_CONVERSATION.format(extra="") + f" WHERE {where}"
                           " ORDER BY updated_at DESC, seq DESC LIMIT %s OFFSET %s",
@@ -228,12 +234,13 @@ class PostgresConversationStore(PostgresTransactions, ExportImport, ResultCaps, 
 
     def update(self, thread_id: str, *, user_id: str, title: str | None = None,
                tags: list[str] | None = None) -> Conversation:
-        """Rename and/or retag a conversation (does not change its state or version)."""
+        """Rename and/or retag a conversation (does not change its state, version or last activity:
+        renaming does not move it to the top of the list)."""
         check_thread_id(thread_id)
         with self._write() as conn:
             cursor = conn.execute(
-                "UPDATE conversations SET title = coalesce(%s, title), tags = coalesce(%s::jsonb, tags),"
-                " updated_at = clock_timestamp() WHERE thread_id = %s AND user_id = %s",
+                "UPDATE conversations SET title = coalesce(%s, title), tags = coalesce(%s::jsonb, tags)"
+                " WHERE thread_id = %s AND user_id = %s",
                 (None if title is None else title[:200], None if tags is None else json.dumps(tags),
                  thread_id, user_id))
             if cursor.rowcount == 0:
@@ -320,7 +327,8 @@ def _conversation(row: dict[str, Any]) -> Conversation:
     return Conversation(
         thread_id=row["thread_id"], user_id=row["user_id"], title=row["title"], created_at=row["created_at"],
         updated_at=row["updated_at"], tags=_json_list(row["tags"]), tool_categories=_json_list(row["tool_categories"]),
-        version=row["version"], message_count=row["message_count"] or 0)
+        version=row["version"], message_count=row["message_count"] or 0,
+        question_count=row["question_count"] or 0)
 
 
 def _json_list(value: Any) -> list[str]:

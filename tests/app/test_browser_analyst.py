@@ -102,3 +102,19 @@ def test_a_phone_sized_screen_has_no_horizontal_page_scroll(browser, offline_ser
         assert wrap.evaluate("e => e.scrollWidth > e.clientWidth")  # the wide table scrolls in its box
     finally:
         context.close()
+
+
+def test_examples_page_labels_sit_above_their_fields_and_remove_asks_first(page, offline_server):
+    page.goto(offline_server.url + "/new")
+    ask(page, "How many launches are there by outcome?")
+    page.wait_for_selector(".answer .answer-text")
+    page.click("form.feedback button[value=up]")
+    page.goto(offline_server.url + "/examples")
+    example = page.locator("li.example").first
+    for field in ["input[name=question]", "textarea[name=sql]", "input[name=note]"]:
+        label = example.locator(f"label:has({field})").bounding_box()
+        box = example.locator(field).bounding_box()
+        assert box["y"] > label["y"] + 5 and abs(box["x"] - label["x"]) < 5, field  # below its own label
+    example.locator("button.danger").click()
+    page.wait_for_selector("li.example", state="detached")
+    assert ("confirm", "Remove this verified example?") in page.dialogs

@@ -95,3 +95,11 @@ def test_the_context_line_is_developer_detail_without_a_percentage(client, scrip
     thread = ask_form(client, scripted_llm)
     page = client.get(f"/c/{thread}").text
     assert '<details class="developer">' in page and "%)" not in page.split('class="developer"')[1][:600]
+
+
+def test_the_decline_message_names_every_table(sample_client):
+    page = sample_client.post("/ask", data={"question": "What's the weather tomorrow?"}, follow_redirects=True).text
+    text = page.split('class="answer-text">')[1].split("</p>")[0]
+    for table in ["aircraft", "aircraft_hardware", "countries", "launch_sites", "launch_vehicles", "launches",
+                  "manufacturers", "payloads", "vehicle_families"]:
+        assert table in text.split("Tables:")[1], table

@@ -1,0 +1,38 @@
+"""The conversation list as the analyst uses it (issue 20), on both store backends: search finds
+tags as well as titles, and renaming or retagging does not move a conversation to the top."""
+
+from __future__ import annotations
+
+from agent.state import AgentState, Message
+from tests.storage.test_conformance import location, store  # noqa: F401 (the fixtures, both backends)
+
+
+def test_search_finds_tags_in_any_script_and_case(store):  # noqa: F811
+    tagged = store.create(user_id="u", state=AgentState(), title="Launches per year", tags=["Orbits", "发射"])
+    store.create(user_id="u", state=AgentState(), title="Something else", tags=["misc"])
+    store.create(user_id="v", state=AgentState(), title="Not mine", tags=["orbits"])
+    assert [c.thread_id for c in store.list(user_id="u", search="orbit").items] == [tagged.thread_id]
+    assert [c.thread_id for c in store.list(user_id="u", search="发射").items] == [tagged.thread_id]
+    assert store.list(user_id="u", search="%").total == 0 and store.list(user_id="u", search="orbit").total == 1
+
+
+def test_renaming_keeps_the_place_in_the_list(store):  # noqa: F811
+    older = store.create(user_id="u", state=AgentState(), title="Older")
+    newer = store.create(user_id="u", state=AgentState(), title="Newer")
+    renamed = store.update(older.thread_id, user_id="u", title="Older, renamed", tags=["kept"])
+    assert renamed.updated_at == older.updated_at and renamed.tags == ["kept"]
+    assert [c.thread_id for c in store.list(user_id="u").items] == [newer.thread_id, older.thread_id]
+
+
+def test_the_list_counts_questions_not_internal_messages(store):  # noqa: F811
+    state = AgentState(messages=[Message(role="user", content="q1"), Message(role="assistant", content="a"),
+                                 Message(role="tool", content="{}", tool_call_id="c", name="run_sql"),
+                                 Message(role="user", content="q2"), Message(role="assistant", content="b")])
+    created = store.create(user_id="u", state=state, title="Two questions")
+    listed = store.list(user_id="u").items[0]
+    assert (listed.question_count, listed.message_count) == (2, 5)
+    # The first question archived (moved out of the hot state) still counts.
+    kept = AgentState(messages=state.messages[3:])
+    store.archive(Message).archive(created.thread_id, user_id="u", state=kept, expected_version=created.version,
+                                   messages=state.messages[:3])
+    assert store.get(created.thread_id, user_id="u").question_count == 2
