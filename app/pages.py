@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Annotated
+from typing import Annotated, Literal
 from urllib.parse import quote
 
 from fastapi import APIRouter, File, Form, Query, Request, UploadFile
@@ -20,7 +20,7 @@ from app.i18n import LANG_COOKIE, LANGUAGES, install, language_of
 from app.schema_panel import schema_panel
 from app.settings import ROOT
 from agent.examples import database_key
-from app.views import ResultView, conversation_view, file_stem, format_sql
+from app.views import ResultOptions, ResultView, conversation_view, file_stem, format_sql
 from storage.errors import InvalidExport, ResultNotFound
 
 templates = Jinja2Templates(directory=ROOT / "templates")
@@ -85,17 +85,20 @@ def ask(request: Request, askdb: AskDBDep, user: UserDep, question: Annotated[st
 
 
 @router.get("/c/{thread_id}")
-def conversation(request: Request, thread_id: str, askdb: AskDBDep, user: UserDep,
-                 result: int | None = None, page: int = Query(1, ge=1)):
-    """A conversation: each question, its steps, its answer with SQL, table, chart and CSV."""
-    return _conversation_page(request, thread_id, askdb, user, result_page={result: page} if result else {})
+def conversation(request: Request, thread_id: str, askdb: AskDBDep, user: UserDep, result: int | None = None,
+                 page: int = Query(1, ge=1), sort: str | None = Query(None, max_length=200),
+                 order: Literal["asc", "desc"] = "asc"):
+    """A conversation: each question, its steps, its answer with SQL, table, chart and CSV; `result`
+    with `page`, `sort` and `order` pages or sorts that stored result as a whole."""
+    options = {result: ResultOptions(page=page, sort=sort, descending=order == "desc")} if result else {}
+    return _conversation_page(request, thread_id, askdb, user, result_options=options)
 
 
-def _conversation_page(request: Request, thread_id: str, askdb, user: str, *, result_page: dict[int, int] | None = None,
-                       sql_error: dict | None = None) -> Response:
+def _conversation_page(request: Request, thread_id: str, askdb, user: str, *,
+                       result_options: dict[int, ResultOptions] | None = None, sql_error: dict | None = None) -> Response:
     loaded = askdb.store.load(thread_id, user_id=user)
     view = conversation_view(askdb.store, loaded.conversation, loaded.state, user_id=user,
-                             running=askdb.leases.is_held(thread_id), result_page=result_page or {},
+                             running=askdb.leases.is_held(thread_id), result_options=result_options or {},
                              dialect=askdb.database().dialect)
     votes = askdb.examples_store.feedback_for_thread(thread_id, user_id=user)
     return _page(request, "conversation.html", view=view, user=user, votes=votes, panel=_panel(request, askdb),
@@ -206,14 +209,16 @@ def state(request: Request, thread_id: str, askdb: AskDBDep, user: UserDep, down
 
 
 @router.get("/sql")
-def sql_page(request: Request, askdb: AskDBDep, user: UserDep, sql: str = "", page: int = Query(1, ge=1)):
+def sql_page(request: Request, askdb: AskDBDep, user: UserDep, sql: str = "", page: int = Query(1, ge=1),
+             sort: str | None = Query(None, max_length=200), order: Literal["asc", "desc"] = "asc"):
     """A SQL box over the analytics database, through the agent's guard and limits. A refused or
     failing query comes back in the box with the reason (status 400), never as a bare error page."""
     result = error = None
     if sql.strip():
         try:
             with askdb.slots.hold(user):
-                result = ResultView.of(askdb.database().execute(sql), page=page)
+                result = ResultView.of(askdb.database().execute(sql), options=ResultOptions(
+                    page=page, sort=sort, descending=order == "desc"))
         except QueryBusy:
             raise  # 503 with Retry-After, not an error about the query
         except (SQLRejected, DatabaseError) as exc:
@@ -226,10 +231,10 @@ def sql_page(request: Request, askdb: AskDBDep, user: UserDep, sql: str = "", pa
 
 @router.get("/sql.csv")
 def sql_csv(askdb: AskDBDep, user: UserDep, sql: str):
-    """The SQL page's result as CSV."""
+    """The SQL page's result as CSV (with a BOM, so Excel reads UTF-8)."""
     with askdb.slots.hold(user):
         result = askdb.database().execute(sql)
-    return Response(to_csv(result.columns, result.rows), media_type="text/csv; charset=utf-8",
+    return Response("\ufeff" + to_csv(result.columns, result.rows), media_type="text/csv; charset=utf-8",
                     headers={"Content-Disposition": 'attachment; filename="askdb-query.csv"'})
 
 

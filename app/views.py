@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from urllib.parse import quote
 
 import sqlglot
 from pydantic import BaseModel
@@ -36,6 +37,28 @@ def file_stem(title: str | None, turn_index: int) -> str:
     return f"{stem}-turn-{turn_index + 1}"
 
 
+class ResultOptions(BaseModel):
+    """How a stored result is shown: its page, and the column the whole result is sorted by."""
+
+    page: int = 1
+    sort: str | None = None
+    descending: bool = False
+
+    def query(self) -> str:
+        """These options as URL parameters for the pager (the page left out), "" when unsorted."""
+        if not self.sort:
+            return ""
+        return f"sort={quote(self.sort)}&order={'desc' if self.descending else 'asc'}&"
+
+
+def sort_rows(rows: list[list[Any]], index: int, *, descending: bool) -> list[list[Any]]:
+    """The rows by one column: numbers by value, text by text, NULLs last either way."""
+    present = [r for r in rows if r[index] is not None]
+    present.sort(key=lambda r: (isinstance(r[index], str), r[index]) if isinstance(r[index], (int, float, str))
+                 else (True, str(r[index])), reverse=descending)
+    return present + [r for r in rows if r[index] is None]
+
+
 class ResultView(BaseModel):
     result_id: int | None
     sql: str
@@ -52,16 +75,23 @@ class ResultView(BaseModel):
     json_url: str | None = None
     chart_key: str | None = None  # the chosen chart type is remembered under this key
     file_stem: str = "askdb-result"
+    options: ResultOptions = ResultOptions()
 
     @classmethod
-    def of(cls, result: Any, *, page: int = 1, csv_url: str | None = None, json_url: str | None = None,
-           chart_key: str | None = None, file_stem: str = "askdb-result") -> ResultView:
-        pages = max(1, -(-len(result.rows) // PAGE_ROWS))
-        page = min(max(1, page), pages)
+    def of(cls, result: Any, *, options: ResultOptions | None = None, csv_url: str | None = None,
+           json_url: str | None = None, chart_key: str | None = None, file_stem: str = "askdb-result") -> ResultView:
+        options = options or ResultOptions()
+        rows = result.rows
+        if options.sort in result.columns:  # the whole stored result, not just the page shown
+            rows = sort_rows(rows, result.columns.index(options.sort), descending=options.descending)
+        else:
+            options = ResultOptions(page=options.page)
+        pages = max(1, -(-len(rows) // PAGE_ROWS))
+        page = min(max(1, options.page), pages)
         start = (page - 1) * PAGE_ROWS
         return cls(result_id=getattr(result, "result_id", None), sql=result.sql, columns=result.columns,
-                   headers=[human_header(c) for c in result.columns],
-                   rows=result.rows[start: start + PAGE_ROWS], row_count=result.row_count,
+                   headers=[human_header(c) for c in result.columns], options=options,
+                   rows=rows[start: start + PAGE_ROWS], row_count=result.row_count,
                    truncated=result.truncated, page=page, pages=pages, first_row=start + 1,
                    chart=suggest_chart(result.columns, result.rows), csv_url=csv_url, json_url=json_url,
                    chart_key=chart_key, file_stem=file_stem)
@@ -113,7 +143,7 @@ class ConversationView(BaseModel):
 
 
 def conversation_view(store: ConversationStore[AgentState], conversation: Conversation, state: AgentState, *,
-                      user_id: str, running: bool, result_page: dict[int, int],
+                      user_id: str, running: bool, result_options: dict[int, ResultOptions],
                       dialect: str = "sqlite") -> ConversationView:
     """Group the conversation into turns: each question, its steps, and the answer that ended it."""
     stored = store.steps(conversation.thread_id, user_id=user_id)
@@ -128,7 +158,7 @@ def conversation_view(store: ConversationStore[AgentState], conversation: Conver
         turns.append(TurnView(
             index=index, question=question.content or "", asked_at=question.timestamp, steps=turn_steps,
             answer=_answer_view(store, conversation, final, user_id=user_id, dialect=dialect,
-                                page=result_page.get(final.result_id, 1) if final and final.result_id else 1),
+                                options=result_options.get(final.result_id) if final and final.result_id else None),
             tokens=sum((s.tokens or {}).get("total_tokens", 0) for s in turn_steps),
             running=running and index == len(questions) - 1, context=_context_view(turn_steps),
         ))
@@ -149,7 +179,7 @@ def _context_view(steps: list[Step]) -> ContextView | None:
 
 
 def _answer_view(store: ConversationStore[AgentState], conversation: Conversation, final: Step | None, *,
-                 user_id: str, page: int, dialect: str = "sqlite") -> AnswerView | None:
+                 user_id: str, options: ResultOptions | None, dialect: str = "sqlite") -> AnswerView | None:
     if final is None:
         return None
     thread_id = conversation.thread_id
@@ -164,7 +194,7 @@ def _answer_view(store: ConversationStore[AgentState], conversation: Conversatio
         text=final.content or final.observation or "", ok=bool(final.ok) and final.step_type == "answer",
         note=final.action == NOTE_ACTION,
         sql=format_sql(final.sql or (result.sql if result else None), dialect), model=final.model,
-        result=ResultView.of(result, page=page, csv_url=base + ".csv", json_url=base + ".json",
+        result=ResultView.of(result, options=options, csv_url=base + ".csv", json_url=base + ".json",
                              chart_key=f"{thread_id}-{final.result_id}",
                              file_stem=file_stem(conversation.title, final.turn_index)) if result else None,
         stopped=final.action == "stopped",

@@ -91,12 +91,12 @@
     document.querySelectorAll(".result").forEach((result) => {
       const table = result.querySelector("table.rows");
       if (!table) return;
-      table.querySelectorAll("th[data-column]").forEach((th) => {
-        th.tabIndex = 0;
-        th.classList.add("sortable");
-        th.addEventListener("click", () => sortTable(table, th));
-        th.addEventListener("keydown", (e) => { if (e.key === "Enter") sortTable(table, th); });
-      });
+      // Several pages: the header's link sorts the whole result on the server. One page: here.
+      if (!result.querySelector(".pager")) {
+        table.querySelectorAll("th[data-column] a.sort").forEach((link) => {
+          link.addEventListener("click", (event) => { event.preventDefault(); sortTable(table, link.parentNode); });
+        });
+      }
       const filter = result.querySelector(".row-filter");
       if (!filter) return;
       filter.hidden = false;

@@ -3,6 +3,8 @@ questions, re-running edited SQL, downloads, headers, charts, both languages, sm
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from fastapi.testclient import TestClient
 
@@ -11,6 +13,7 @@ from app.headers import human_header
 from app.settings import Settings
 from app.web import create_app
 from tests.app.test_pages import ask_form, client  # noqa: F401 (the fixture)
+from tests.fixtures.scripted_llm import tool_call
 
 
 @pytest.fixture
@@ -103,3 +106,23 @@ def test_the_decline_message_names_every_table(sample_client):
     for table in ["aircraft", "aircraft_hardware", "countries", "launch_sites", "launch_vehicles", "launches",
                   "manufacturers", "payloads", "vehicle_families"]:
         assert table in text.split("Tables:")[1], table
+
+
+def test_a_paged_result_sorts_as_a_whole_on_the_server(client, scripted_llm):
+    sql = ("WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 120) "
+           "SELECT x, CASE WHEN x % 7 = 0 THEN NULL ELSE x * 2 END AS doubled FROM n")
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": sql}), tool_call("answer", {"text": "120 rows.", "sql": sql}))
+    thread = client.post("/ask", data={"question": "numbers"}, follow_redirects=False).headers["location"]
+    thread = thread.split("/c/")[1].split("#")[0]
+    first = client.get(f"/c/{thread}").text
+    assert f'href="/c/{thread}?result=1&amp;sort=doubled&amp;order=asc#result-1"' in first
+    page = client.get(f"/c/{thread}", params={"result": 1, "sort": "doubled", "order": "desc"}).text
+    cells = re.findall(r'<td class="num">(\d+)</td><td class="num">([\d,]+)</td>', page)
+    assert cells[0] == ("120", "240") and 'aria-sort="descending"' in page
+    assert "sort=doubled&amp;order=desc&amp;page=2" in page  # the pager keeps the order
+    last = client.get(f"/c/{thread}", params={"result": 1, "sort": "doubled", "order": "desc", "page": 3}).text
+    assert last.count('class="null"') == 17  # NULLs last (every 7th of 120)
+    unknown = client.get(f"/c/{thread}", params={"result": 1, "sort": "nope"})
+    assert unknown.status_code == 200 and "page 1 of 3" in unknown.text
+    sql_page = client.get("/sql", params={"sql": "SELECT name FROM countries", "sort": "name", "order": "desc"}).text
+    assert sql_page.index("United States") < sql_page.index("China")

@@ -98,7 +98,7 @@ def test_sql_page_runs_through_the_guard(client):
     failed = client.get("/sql", params={"sql": "SELECT nope FROM countries"})
     assert failed.status_code == 400 and "no such column" in failed.text and ">SELECT nope FROM countries<" in failed.text
     assert client.get("/sql.csv", params={"sql": "SELECT name FROM countries ORDER BY name"}).text.splitlines() == [
-        "name", "China", "United States"]
+        "\ufeffname", "China", "United States"]
 
 
 def test_result_tables_are_paged(client, scripted_llm):
