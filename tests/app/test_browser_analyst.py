@@ -118,3 +118,19 @@ def test_examples_page_labels_sit_above_their_fields_and_remove_asks_first(page,
     example.locator("button.danger").click()
     page.wait_for_selector("li.example", state="detached")
     assert ("confirm", "Remove this verified example?") in page.dialogs
+
+
+def test_a_chart_has_axis_titles_remembers_its_type_and_downloads_as_png(page, offline_server):
+    page.goto(offline_server.url + "/new")
+    ask(page, "What is the average payload mass by orbit?")
+    page.wait_for_function("document.querySelector('figure.chart') && document.querySelector('figure.chart').dataset.kind === 'bar'")
+    titles = page.evaluate("(() => { const s = Chart.getChart(document.querySelector('figure.chart canvas')).options.scales;"
+                           " return [s.x.title.text, s.y.title.text]; })()")
+    assert titles == ["Orbit", "Average mass (kg)"]
+    page.click("figure.chart button[data-kind=line]")
+    page.reload()
+    page.wait_for_function("document.querySelector('figure.chart').dataset.kind === 'line'")  # remembered
+    with page.expect_download() as download:
+        page.click("figure.chart a.chart-png")
+    assert download.value.suggested_filename == "what-is-the-average-payload-mass-by-orbit-turn-1.png"
+    assert download.value.path().read_bytes().startswith(b"\x89PNG")
