@@ -12,8 +12,7 @@ from app.charts import suggest_chart
 from app.headers import human_header
 from app.settings import Settings
 from app.web import create_app
-from tests.app.test_pages import ask_form, client  # noqa: F401 (the fixture)
-from tests.fixtures.scripted_llm import tool_call
+from tests.app.test_pages import ask_form, ask_numbers, client  # noqa: F401 (the fixture)
 
 
 @pytest.fixture
@@ -109,11 +108,7 @@ def test_the_decline_message_names_every_table(sample_client):
 
 
 def test_a_paged_result_sorts_as_a_whole_on_the_server(client, scripted_llm):
-    sql = ("WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 120) "
-           "SELECT x, CASE WHEN x % 7 = 0 THEN NULL ELSE x * 2 END AS doubled FROM n")
-    scripted_llm.enqueue(tool_call("run_sql", {"sql": sql}), tool_call("answer", {"text": "120 rows.", "sql": sql}))
-    thread = client.post("/ask", data={"question": "numbers"}, follow_redirects=False).headers["location"]
-    thread = thread.split("/c/")[1].split("#")[0]
+    thread = ask_numbers(client, scripted_llm, doubled="CASE WHEN x % 7 = 0 THEN NULL ELSE x * 2 END")
     first = client.get(f"/c/{thread}").text
     assert f'href="/c/{thread}?result=1&amp;sort=doubled&amp;order=asc#result-1"' in first
     page = client.get(f"/c/{thread}", params={"result": 1, "sort": "doubled", "order": "desc"}).text

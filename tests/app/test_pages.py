@@ -101,12 +101,17 @@ def test_sql_page_runs_through_the_guard(client):
         "\ufeffname", "China", "United States"]
 
 
-def test_result_tables_are_paged(client, scripted_llm):
+def ask_numbers(client, scripted_llm, doubled: str = "x * 2") -> str:
+    """A conversation whose answer rests on 120 rows (x, doubled): three pages."""
     sql = ("WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n WHERE x < 120) "
-           "SELECT x, x * 2 AS doubled FROM n")
+           f"SELECT x, {doubled} AS doubled FROM n")
     scripted_llm.enqueue(tool_call("run_sql", {"sql": sql}), tool_call("answer", {"text": "120 rows.", "sql": sql}))
     thread = client.post("/ask", data={"question": "numbers"}, follow_redirects=False).headers["location"]
-    thread = thread.split("/c/")[1].split("#")[0]
+    return thread.split("/c/")[1].split("#")[0]
+
+
+def test_result_tables_are_paged(client, scripted_llm):
+    thread = ask_numbers(client, scripted_llm)
     first = client.get(f"/c/{thread}").text
     assert "120 rows" in first and "page 1 of 3" in first
     third = client.get(f"/c/{thread}", params={"result": 1, "page": 3}).text
