@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 from typing import Annotated, Literal
 from urllib.parse import quote
 
@@ -12,6 +11,7 @@ from fastapi.responses import RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from agent.database import DatabaseError, QueryBusy, SQLRejected
+from agent.examples import database_key
 from app.auth import TOKEN_COOKIE, NotAuthenticated, resolve_user
 from app.deps import AskDBDep, UserDep
 from app.errors import error_body
@@ -19,15 +19,22 @@ from app.formatting import to_csv
 from app.i18n import LANG_COOKIE, LANGUAGES, install, language_of
 from app.schema_panel import schema_panel
 from app.settings import ROOT
-from agent.examples import database_key
 from app.views import ResultOptions, ResultView, conversation_view, file_stem, format_sql
 from storage.errors import InvalidExport, ResultNotFound
 
 templates = Jinja2Templates(directory=ROOT / "templates")
 templates.env.filters["pretty_json"] = lambda value: json.dumps(value, indent=2, ensure_ascii=False, default=str)
-# Step arguments as written (Jinja's tojson escapes quotes and brackets to \u0027 for scripts;
-# autoescape already makes this text safe in HTML).
-templates.env.filters["readable_json"] = lambda value: json.dumps(value, ensure_ascii=False, default=str)
+
+
+def step_arguments(args: dict) -> str:
+    """A step's arguments as a person reads them: `sql: SELECT …` with text as written (no JSON
+    escapes such as \\u0027 or \\n; autoescape makes it safe), empty ones left out."""
+    shown = {k: v for k, v in args.items() if v is not None and v != ""}
+    return " · ".join(f"{k}: {' '.join(v.split()) if isinstance(v, str) else json.dumps(v, ensure_ascii=False, default=str)}"
+                      for k, v in shown.items())
+
+
+templates.env.filters["step_arguments"] = step_arguments
 
 
 def display_cell(value) -> str:

@@ -64,6 +64,7 @@ class ResultView(BaseModel):
     sql: str
     columns: list[str]
     headers: list[str]  # the columns as an analyst reads them (sum_mass_kg: "Sum mass (kg)")
+    numeric: list[bool]  # columns holding only numbers (and NULLs): aligned right
     rows: list[list[Any]]
     row_count: int
     truncated: bool
@@ -91,6 +92,8 @@ class ResultView(BaseModel):
         start = (page - 1) * PAGE_ROWS
         return cls(result_id=getattr(result, "result_id", None), sql=result.sql, columns=result.columns,
                    headers=[human_header(c) for c in result.columns], options=options,
+                   numeric=[all(isinstance(r[i], (int, float)) for r in rows if r[i] is not None) and
+                            any(r[i] is not None for r in rows) for i in range(len(result.columns))],
                    rows=rows[start: start + PAGE_ROWS], row_count=result.row_count,
                    truncated=result.truncated, page=page, pages=pages, first_row=start + 1,
                    chart=suggest_chart(result.columns, result.rows), csv_url=csv_url, json_url=json_url,

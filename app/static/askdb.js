@@ -183,10 +183,12 @@
     kind.className = "step-kind";
     kind.textContent = step.action || step.step_type;
     summary.appendChild(kind);
-    if (step.args && Object.keys(step.args).length) {
+    const shown = Object.entries(step.args || {}).filter(([, v]) => v !== null && v !== "");
+    if (shown.length) {  // as the server writes them (pages.step_arguments)
       const args = document.createElement("code");
       args.className = "step-args";
-      args.textContent = JSON.stringify(step.args);
+      args.textContent = shown.map(([k, v]) =>
+        k + ": " + (typeof v === "string" ? v.split(/\s+/).join(" ").trim() : JSON.stringify(v))).join(" · ");
       summary.append(" ", args);
     }
     const meta = document.createElement("span");

@@ -136,4 +136,4 @@ def test_folded_step_arguments_read_as_written(client, scripted_llm):
     thread = client.post("/ask", data={"question": "sites"}, follow_redirects=False).headers["location"]
     page = client.get(thread.split("#")[0]).text
     assert "\\u0027" not in page and "\\u003e" not in page
-    assert "WHERE name &gt; &#39;A&#39;" in page
+    assert "sql: SELECT name FROM sites WHERE name &gt; &#39;A&#39;" in page
