@@ -121,3 +121,12 @@ def test_a_paged_result_sorts_as_a_whole_on_the_server(client, scripted_llm):
     assert unknown.status_code == 200 and "page 1 of 3" in unknown.text
     sql_page = client.get("/sql", params={"sql": "SELECT name FROM countries", "sort": "name", "order": "desc"}).text
     assert sql_page.index("United States") < sql_page.index("China")
+
+
+def test_stop_without_a_running_turn_changes_nothing_and_others_get_404(client, scripted_llm):
+    thread = ask_form(client, scripted_llm)
+    before = client.get(f"/api/conversations/{thread}/state").json()
+    response = client.post(f"/c/{thread}/stop", follow_redirects=False)
+    assert response.status_code == 303 and response.headers["location"] == f"/c/{thread}#turn-last"
+    assert client.get(f"/api/conversations/{thread}/state").json() == before
+    assert client.post("/c/0123456789abcdef0123456789abcdef/stop").status_code == 404
