@@ -112,7 +112,8 @@ _SELECT_CONVERSATION = """
              -- lower case, as load() splices state_data in before the first upper-case keyword
              + coalesce((select max(position) + 1 from archived_messages a
                          where a.thread_id = conversations.thread_id), 0) AS message_count,
-           (select count(*) from json_each(state_data, '$.messages') where json_extract(value, '$.role') = 'user')
+           (select count(*) from json_each(state_data, '$.messages')
+            where case when type = 'object' then json_extract(value, '$.role') end = 'user')
              + (select count(*) from archived_messages a
                 where a.thread_id = conversations.thread_id and a.role = 'user') AS question_count
     FROM conversations

@@ -91,12 +91,20 @@
     document.querySelectorAll(".result").forEach((result) => {
       const table = result.querySelector("table.rows");
       if (!table) return;
-      // Several pages: the header's link sorts the whole result on the server. One page: here.
-      if (!result.querySelector(".pager")) {
-        table.querySelectorAll("th[data-column] a.sort").forEach((link) => {
-          link.addEventListener("click", (event) => { event.preventDefault(); sortTable(table, link.parentNode); });
+      // A click anywhere on a header sorts. Several pages: its link sorts the whole result on
+      // the server. One page: here, in place.
+      const paged = result.querySelector(".pager") !== null;
+      table.querySelectorAll("th[data-column]").forEach((th) => {
+        const link = th.querySelector("a.sort");
+        th.addEventListener("click", (event) => {
+          if (paged) {
+            if (event.target !== link) link.click();
+            return;
+          }
+          event.preventDefault();
+          sortTable(table, th);
         });
-      }
+      });
       const filter = result.querySelector(".row-filter");
       if (!filter) return;
       filter.hidden = false;
