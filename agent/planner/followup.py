@@ -29,14 +29,14 @@ from agent.planner.roles import RoleResolver
 from agent.planner.schema_index import ColumnInfo, SchemaIndex
 
 _MARKER_EN = re.compile(r"^\s*(and|what about|how about|only|just|which of|of (those|these|them)|among|same|the same|"
-                        r"now|also|but|instead|then)\b|\b(their|they|them|those|these)\b", re.IGNORECASE)
+                        r"now|also|but|instead|then)\b|\b(their|they|them|those|these|its|this(?! year| month))\b", re.IGNORECASE)
 _MARKER_ZH = re.compile(r"^\s*(其中|那|只看|只|仅|同样|换成|改成|改为|按)|呢\s*[？?]?\s*$")
 _RESTRICT = re.compile(r"\b(which|who|what) of (those|these|them)\b|\bof (those|these)\b|\bamong (those|them|these)\b"
                        r"|\blist them\b|其中|这些|那些", re.IGNORECASE)
 _YEAR_WORDS = frozenset({"year", "years", "年", "每年", "年份"})
 
 
-_PRONOUN = re.compile(r"\b(their|they|them|those|these)\b|其中|这些|那些", re.IGNORECASE)
+_PRONOUN = re.compile(r"\b(their|they|them|those|these|its|this(?! year| month))\b|其中|这些|那些", re.IGNORECASE)
 
 
 def unresolved_reference(question: str) -> str | None:

@@ -152,3 +152,10 @@ def test_a_reference_with_nothing_to_point_at_is_named_in_the_caveat(planner):
     talk = Conversation(planner, planner.database)
     _, answer = talk.ask("What are their latitudes?")
     assert answer["caveat"].startswith("I could not use 'their'")
+
+
+def test_its_and_this_point_back_at_the_previous_answer(talk, sample_db_path):
+    talk.ask("List the launch vehicles with the name Falcon 9")
+    talk.ask("What is its height?")
+    assert result(talk) == sample(sample_db_path, "SELECT height_m FROM launch_vehicles WHERE name = 'Falcon 9'")
+    assert OfflinePlanner(talk.database).plan("How many launches were there this year?").caveat is None
