@@ -67,13 +67,14 @@ def _suggest(docs: list[TableDoc], language: str) -> list[str]:
         categories = [c for c in doc.columns if doc.values.get(c) and not _NOT_CATEGORIES.search(c)]
         measures = [c for c in doc.columns if "REAL" in types[c].upper() and not _NOT_MEASURES.search(c)]
         dates = [c for c in doc.columns if "date" in c.lower() or "DATE" in types[c].upper()]
+        table = doc.name.replace("_", " ")  # "aircraft hardware": a question, not an identifier
         if categories:
-            out.append(_QUESTIONS["count_by"][zh].format(table=doc.name, category=categories[0]))
+            out.append(_QUESTIONS["count_by"][zh].format(table=table, category=categories[0]))
         if categories and measures:
             measure = _UNIT.sub("", measures[0]).replace("_", " ")
             out.append(_QUESTIONS["average_by"][zh].format(measure=measure, category=categories[min(1, len(categories) - 1)]))
         if dates:
-            out.append(_QUESTIONS["per_year"][zh].format(table=doc.name))
+            out.append(_QUESTIONS["per_year"][zh].format(table=table))
         if len(out) >= MAX_SUGGESTIONS:
             break
     return out

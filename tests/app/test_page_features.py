@@ -130,3 +130,15 @@ def test_stop_without_a_running_turn_changes_nothing_and_others_get_404(client, 
     assert response.status_code == 303 and response.headers["location"] == f"/c/{thread}#turn-last"
     assert client.get(f"/api/conversations/{thread}/state").json() == before
     assert client.post("/c/0123456789abcdef0123456789abcdef/stop").status_code == 404
+
+
+def test_every_suggested_question_is_answered_and_checked_by_the_offline_planner(sample_client):
+    from app.schema_panel import schema_panel
+
+    askdb = sample_client.app.state.askdb
+    for language in ("en", "zh"):
+        suggestions = schema_panel(askdb.database(), language=language).suggestions
+        assert len(suggestions) == 5 and not any("_" in q.split(" by ")[0] for q in suggestions)
+        for question in suggestions:
+            answer = [e for e in askdb.ask(question, user_id="u") if e.type == "answer"][-1].answer
+            assert answer.ok, (question, answer.data.text)
