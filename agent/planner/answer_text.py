@@ -113,7 +113,7 @@ def _conditions(conditions: list[Condition], zh: bool) -> str:
     parts = []
     for c in conditions:
         if c.op == "year_period":
-            parts.append(f"（{c.text}）" if zh else f"in {c.text}")
+            parts.append(c.text if zh else f"for '{c.text}'")
         elif c.op.startswith("year_"):
             parts.append((_YEAR_ZH if zh else _YEAR_EN)[c.op[5:]].format(*c.values))
         elif c.op in ("=", "in") and c.looked_up:

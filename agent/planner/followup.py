@@ -231,11 +231,11 @@ def _carried(previous: Frame, frame: Frame, changed: list[str]) -> list[str]:
              f"{c.column.table}.{c.column.name} = {', '.join(map(str, c.values))}"
              for c in previous.conditions if any(c is not n and _same(c, n) for n in frame.conditions)]
     if "grouping" not in changed and (frame.entity or frame.group_columns or frame.group_time):
-        kept.append("the grouping")
+        kept.append("分组" if frame.zh else "the grouping")
     if "measure" not in changed and "rows" not in changed and frame.measures:
-        kept.append("the measure")
+        kept.append("度量" if frame.zh else "the measure")
     if "ranking" not in changed and frame.order is not None and frame.limit is not None:
-        kept.append(f"the top {frame.limit}")
+        kept.append(f"前 {frame.limit} 个" if frame.zh else f"the top {frame.limit}")
     return kept
 
 

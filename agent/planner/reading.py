@@ -128,7 +128,7 @@ def _group_en(frame: Frame) -> str:
 
 def _condition_en(c: Condition) -> str:
     if c.op == "year_period":
-        return f"{_name(c.column)} in {c.text}"
+        return f"{_name(c.column)} in '{c.text}'"
     if c.op.startswith("year_"):
         return f"{_name(c.column)} " + _YEAR_EN[c.op[5:]].format(*c.values)
     values = " and ".join(map(str, c.values)) if c.op == "between" else ", ".join(map(str, c.values))
