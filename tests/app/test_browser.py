@@ -111,7 +111,7 @@ def test_steps_appear_live_in_the_turn_card_while_the_turn_runs(page, scripted_s
 
 
 def test_thinking_shows_before_the_first_step(page, scripted_server, scripted_llm):
-    scripted_llm.enqueue(delay(2.5, tool_call("answer", {"text": "Late."})))
+    scripted_llm.enqueue(delay(5.0, tool_call("answer", {"text": "Late."})))
     page.goto(scripted_server.url + "/new")
     ask(page, "Slow first step")
     page.wait_for_url(re.compile(r"/c/[0-9a-f]+"))
@@ -123,7 +123,7 @@ def test_thinking_shows_before_the_first_step(page, scripted_server, scripted_ll
 def test_a_reload_mid_turn_places_later_steps_in_the_right_card(page, scripted_server, scripted_llm):
     scripted_llm.enqueue(
         tool_call("list_tables", {}),
-        delay(2.5, tool_call("describe_table", {"table": "sites"})),
+        delay(5.0, tool_call("describe_table", {"table": "sites"})),
         delay(1.5, tool_call("answer", {"text": "Done after the reload."})),
     )
     page.goto(scripted_server.url + "/new")
@@ -143,8 +143,9 @@ def test_a_reload_mid_turn_places_later_steps_in_the_right_card(page, scripted_s
 def test_stop_ends_a_running_turn_cleanly(page, scripted_server, scripted_llm):
     scripted_llm.enqueue(
         tool_call("list_tables", {}),
-        # Stop is pressed while the model is "thinking" about this reply: it is dropped, never run.
-        delay(3.0, tool_call("answer", {"text": "Never shown."})),
+        # Stop is pressed while the model is "thinking" about this reply (8 s: room for a slow page to
+        # load and the click to land first); the reply is then dropped, never run.
+        delay(8.0, tool_call("answer", {"text": "Never shown."})),
     )
     page.goto(scripted_server.url + "/new")
     ask(page, "A question to stop")
