@@ -146,7 +146,7 @@ def remember_statements(memory: Memory, *, question: str, thread_id: str, user_i
     if has_cjk(question):
         return "好的，我记住了：" + "；".join(f"“{t}”" for t in kept) + "。可以在“记忆”页面查看或删除。"
     return ("Noted. I will remember: " + "; ".join(f"“{t}”" for t in kept)
-            + ". You can see and erase what I remember on the Memories page.")
+            + " You can see and erase what I remember on the Memories page.")
 
 
 def after_turn(memory: Memory, *, state: AgentState, thread_id: str, user_id: str, turn_index: int,
