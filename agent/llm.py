@@ -24,6 +24,9 @@ class TokenUsage(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     total_tokens: int = 0
+    #: Of prompt_tokens, those the server read from its prompt cache (OpenAI's
+    #: `prompt_tokens_details.cached_tokens`, llama.cpp's `timings.cache_n`); None: not reported.
+    cached_tokens: int | None = None
 
 
 class ModelReply(BaseModel):
@@ -34,15 +37,21 @@ class ModelReply(BaseModel):
     reasoning: str | None = None
     usage: TokenUsage | None = None
     model: str = ""
+    #: Why the model stopped: "stop", "tool_calls", "length" (cut off at max_tokens)...
+    finish_reason: str | None = None
+    #: How the tool calls came: "native" `tool_calls`, or "text" (written in the content and parsed).
+    tool_style: str | None = None
 
 
 class ModelError(Exception):
     """The model endpoint failed after retries (unreachable, timeout, 5xx, bad reply)."""
 
-    def __init__(self, message: str, *, kind: str = "error", status: int | None = None):
+    def __init__(self, message: str, *, kind: str = "error", status: int | None = None, window: int | None = None):
         super().__init__(message)
         self.kind = kind
         self.status = status
+        #: kind "context_length": the window the server named, when it did.
+        self.window = window
 
 
 class ChatModel(Protocol):

@@ -8,8 +8,15 @@ a Retry-After over 120 s is not retried at all. The one thing the client cannot
 retry, a stream cut after the headers, is retried here. Whatever is left becomes
 a `ModelError` whose `kind` says who to blame.
 
-Endpoints without native tool calling get text ReAct (`agent.react_text`):
-`tool_mode="text"`, or `"auto"` once the endpoint has rejected `tools`.
+Tool calls a model writes in its content (fenced JSON, `<tool_call>` tags, tags named after
+a tool, `Action:` lines) are read as tool calls in every mode (`agent.tool_text`): prose that
+holds a call is never an answer. Endpoints without native tool calling get text ReAct
+(`agent.react_text`): `tool_mode="text"`, or `"auto"` once the endpoint has rejected `tools`
+or the model has written a call as text instead of sending it; `auto` remembers that per
+endpoint and model for the life of the process.
+
+Every request carries `max_tokens`; a reply cut off there (`finish_reason: length`) is asked
+again once with twice the room.
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ import openai
 from openai import Stream
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
-from agent import react_text
+from agent import model_window, react_text, tool_text
 from agent.llm import ModelError, ModelReply, TokenUsage, ToolCall
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
@@ -46,6 +53,13 @@ _REJECTION = re.compile(
 )
 
 
+#: (base URL, model) pairs seen writing tool calls as text or refusing `tools`: `auto` goes
+#: straight to text ReAct for them, in every OpenAIChatModel of this process.
+_TEXT_TOOL_MODELS: set[tuple[str, str]] = set()
+#: (base URL, model) -> the window the server reported (None: it said nothing), asked once a process.
+_SERVER_WINDOWS: dict[tuple[str, str], int | None] = {}
+
+
 class _StreamCut(Exception):
     """The stream ended before the model finished (connection dropped or no finish_reason)."""
 
@@ -64,12 +78,14 @@ class OpenAIChatModel:
         tool_mode: Literal["native", "text", "auto"] = "auto",
         stream: bool = False,
         temperature: float | None = 0.0,
+        max_output_tokens: int = 1024,
     ) -> None:
         """Args:
         base_url: the endpoint's `/v1` URL; None means OpenAI's (passed explicitly, so the
             client does not fall back to `OPENAI_BASE_URL`).
         api_key: None for local servers that want none ("not-needed" is sent).
         max_retries: retries after the first attempt, for HTTP errors and for stream cuts.
+        max_output_tokens: sent with every request as the reply's limit (doubled once for a reply cut off).
         """
         if tool_mode not in ("native", "text", "auto"):
             raise ValueError(f"tool_mode must be native, text or auto, not {tool_mode!r}")
@@ -78,8 +94,11 @@ class OpenAIChatModel:
         self.stream = stream
         self.temperature = temperature
         self.max_retries = max_retries
+        self.max_output_tokens = max_output_tokens
         self.label = _label(model, base_url)
-        self._text_tools = tool_mode == "text"
+        self.base_url = base_url or OPENAI_BASE_URL
+        self._key = (self.base_url.rstrip("/"), model)
+        self._api_key = api_key
         self._client = openai.OpenAI(
             base_url=base_url or OPENAI_BASE_URL,
             api_key=api_key or "not-needed",
@@ -90,27 +109,54 @@ class OpenAIChatModel:
     @property
     def uses_text_tools(self) -> bool:
         """True when tools go through text ReAct (configured, or learnt in auto mode)."""
-        return self._text_tools
+        return self.tool_mode == "text" or (self.tool_mode == "auto" and self._key in _TEXT_TOOL_MODELS)
+
+    @property
+    def hosted_by_openai(self) -> bool:
+        return urlsplit(self.base_url).netloc == "api.openai.com"
+
+    def context_window(self) -> int | None:
+        """The window the server reports for this model (asked once a process); None when it does not say."""
+        if self.hosted_by_openai:
+            return None
+        if self._key not in _SERVER_WINDOWS:
+            _SERVER_WINDOWS[self._key] = model_window.server_window(self.base_url, self.model, api_key=self._api_key)
+        return _SERVER_WINDOWS[self._key]
 
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelReply:
-        """Return the model's next reply.
+        """Return the model's next reply; one cut off at `max_tokens` is asked again once with twice the room.
 
         Raises:
             ModelError: after the retries, with `kind` one of timeout, rate_limited,
-                server_error, unreachable, bad_request, auth, stream_cut, bad_reply.
+                server_error, unreachable, bad_request, auth, stream_cut, bad_reply,
+                context_length (the request is longer than the model's window).
         """
         try:
-            if not self._text_tools:
-                try:
-                    return self._request(_native_messages(messages), tools=tools)
-                except (openai.BadRequestError, openai.UnprocessableEntityError) as err:
-                    if not (tools and self.tool_mode == "auto" and _rejects_tools(err)):
-                        raise
-                    self._text_tools = True  # remembered: later calls skip the failing attempt
-            reply = self._request(react_text.render_messages(messages, tools), stop=react_text.STOP_SEQUENCES)
-            return _parse_text_reply(reply, messages)
+            reply = self._complete(messages, tools, self.max_output_tokens)
+            if reply.finish_reason == "length":
+                reply = self._complete(messages, tools, self.max_output_tokens * 2)
+            return reply
         except openai.OpenAIError as err:
             raise self._model_error(err) from err
+
+    def _complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], max_tokens: int) -> ModelReply:
+        if not self.uses_text_tools:
+            try:
+                reply = self._request(_native_messages(messages), tools=tools, max_tokens=max_tokens)
+            except (openai.BadRequestError, openai.UnprocessableEntityError) as err:
+                if not (tools and self.tool_mode == "auto" and _rejects_tools(err)):
+                    raise
+                _TEXT_TOOL_MODELS.add(self._key)  # remembered: later calls skip the failing attempt
+            else:
+                if reply.tool_calls or not tools:
+                    return reply.model_copy(update={"tool_style": "native"}) if reply.tool_calls else reply
+                found = tool_text.find_calls(reply.content, tools)
+                if found is not None and self.tool_mode == "auto":
+                    _TEXT_TOOL_MODELS.add(self._key)  # native calls do not come: text ReAct from the next call
+                return _with_text_calls(reply, found, messages)
+        reply = self._request(react_text.render_messages(messages, tools), stop=react_text.STOP_SEQUENCES,
+                              max_tokens=max_tokens)
+        return _with_text_calls(reply, tool_text.find_calls(reply.content, tools), messages)
 
     # The client's `chat.completions.create` first walks every message through its
     # TypedDict transform (about 38 ms of CPU per call on a 40-message history, measured
@@ -122,8 +168,11 @@ class OpenAIChatModel:
         *,
         tools: list[dict[str, Any]] | None = None,
         stop: list[str] | None = None,
+        max_tokens: int,
     ) -> ModelReply:
         params: dict[str, Any] = {"model": self.model, "messages": messages}
+        # OpenAI's reasoning models refuse `max_tokens`; the servers people run locally read only it.
+        params["max_completion_tokens" if self.hosted_by_openai else "max_tokens"] = max_tokens
         if self.temperature is not None:
             params["temperature"] = self.temperature
         if tools:
@@ -164,8 +213,9 @@ class OpenAIChatModel:
             content=message.content,
             tool_calls=calls,
             reasoning=_reasoning(message),
-            usage=_usage(completion.usage),
+            usage=_usage(completion.usage, (completion.model_extra or {}).get("timings")),
             model=getattr(completion, "model", None) or self.model,
+            finish_reason=choices[0].finish_reason,
         )
 
     def _stream_once(self, params: dict[str, Any], history: list[dict[str, Any]]) -> ModelReply:
@@ -175,9 +225,9 @@ class OpenAIChatModel:
         content: list[str] = []
         reasoning: list[str] = []
         calls: dict[int, dict[str, str]] = {}
-        usage = None
+        usage = timings = None
         model = ""
-        finished = False
+        finished: str | None = None
         events = 0
         try:
             with stream:
@@ -185,8 +235,9 @@ class OpenAIChatModel:
                     events += 1
                     model = getattr(chunk, "model", None) or model
                     usage = getattr(chunk, "usage", None) or usage
+                    timings = (chunk.model_extra or {}).get("timings") or timings
                     for choice in getattr(chunk, "choices", None) or []:
-                        finished = finished or choice.finish_reason is not None
+                        finished = finished or choice.finish_reason
                         delta = choice.delta
                         if delta is None:
                             continue
@@ -210,8 +261,9 @@ class OpenAIChatModel:
             content="".join(content) or None,
             tool_calls=tool_calls,
             reasoning="".join(reasoning) or None,
-            usage=_usage(usage),
+            usage=_usage(usage, timings),
             model=model or self.model,
+            finish_reason=finished,
         )
 
     def _model_error(self, err: openai.OpenAIError) -> ModelError:
@@ -224,6 +276,12 @@ class OpenAIChatModel:
         if isinstance(err, openai.APIConnectionError):
             cause = err.__cause__ or err
             return ModelError(f"{label}: cannot reach the model endpoint{retried} ({cause})", kind="unreachable")
+        if isinstance(err, openai.APIStatusError) and err.status_code in (400, 413, 422) and \
+                model_window.is_context_error(f"{err.message} {json.dumps(err.body, default=str)}"):
+            window = model_window.window_in_error(err.body)
+            said = f" ({window} tokens, the server says)" if window else ""
+            return ModelError(f"{label}: the request is longer than the model's context window{said}: "
+                              f"{_error_message(err)}", kind="context_length", status=err.status_code, window=window)
         if isinstance(err, openai.APIStatusError):
             kind, what = _status_kind(err.status_code)
             detail = f"HTTP {err.status_code}: {_error_message(err)}"
@@ -273,15 +331,14 @@ def _openai_tool_call(call: Any) -> dict[str, Any]:
     return {"id": call.get("id", ""), "type": "function", "function": {"name": name, "arguments": arguments}}
 
 
-def _parse_text_reply(reply: ModelReply, history: list[dict[str, Any]]) -> ModelReply:
-    """Turn a text ReAct reply into one tool call; without a parsable Action it stays plain content."""
-    step = react_text.parse_step(reply.content)
-    if step is None or reply.tool_calls:
+def _with_text_calls(reply: ModelReply, found: tool_text.FoundCalls | None, history: list[dict[str, Any]]) -> ModelReply:
+    """The reply with the calls written in its content as tool calls (their prose as the thought)."""
+    if found is None or reply.tool_calls:
         return reply
-    n = _count_tool_calls(history) + 1
-    call = ToolCall(id=f"call_text_{n}", name=step.action, arguments=step.action_input)
-    reasoning = step.thought or reply.reasoning
-    return reply.model_copy(update={"content": None, "tool_calls": [call], "reasoning": reasoning})
+    n = _count_tool_calls(history)
+    calls = [ToolCall(id=f"call_text_{n + i + 1}", name=c.name, arguments=c.arguments) for i, c in enumerate(found.calls)]
+    reasoning = found.prose or reply.reasoning
+    return reply.model_copy(update={"content": None, "tool_calls": calls, "reasoning": reasoning, "tool_style": "text"})
 
 
 def _count_tool_calls(history: list[dict[str, Any]]) -> int:
@@ -322,13 +379,17 @@ def _reasoning(message: Any) -> str | None:
     return None
 
 
-def _usage(usage: Any) -> TokenUsage | None:
+def _usage(usage: Any, timings: Any = None) -> TokenUsage | None:
     if usage is None:
         return None
     prompt = getattr(usage, "prompt_tokens", 0) or 0
     completion = getattr(usage, "completion_tokens", 0) or 0
     total = getattr(usage, "total_tokens", 0) or prompt + completion
-    return TokenUsage(prompt_tokens=prompt, completion_tokens=completion, total_tokens=total)
+    details = getattr(usage, "prompt_tokens_details", None)
+    cached = getattr(details, "cached_tokens", None) if details is not None else None
+    if cached is None and isinstance(timings, dict) and isinstance(timings.get("cache_n"), int):
+        cached = timings["cache_n"]  # llama.cpp: prompt tokens reused from the slot's cache
+    return TokenUsage(prompt_tokens=prompt, completion_tokens=completion, total_tokens=total, cached_tokens=cached)
 
 
 def _error_message(err: openai.APIStatusError) -> str:
