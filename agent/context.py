@@ -3,6 +3,13 @@
 One function with one seam: `build_context` (state and memory settings in, messages
 and a report out). It never changes the state. How the messages are chosen within
 the token budget is `agent.memory.tiers`; see docs/memory.md.
+
+The system prompt is a stable prefix (issue 16): instructions and, for a small database,
+the whole schema, the same bytes for every call on that database, so servers keep it in
+their prompt cache (llama.cpp's slot cache, OpenAI's prompt caching). What a turn adds (the
+verified examples closest to its question, what askdb remembers about the user, what the
+conversation learnt of a large schema) is its `note`, written once when the turn starts,
+kept on the question's message and sent just before the question, every later turn too.
 """
 
 from __future__ import annotations
@@ -23,25 +30,51 @@ _templates = Environment(loader=FileSystemLoader(PROMPTS), undefined=StrictUndef
                          trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
 
 
-def system_prompt(state: AgentState, *, database_name: str, engine: str = "SQLite", examples: str = "",
-                  user_memory: str = "") -> str:
-    """The system prompt, with what the conversation already knows of the schema, the verified
-    examples closest to the question (`agent.examples.few_shot_text`; "" for none), and what
-    askdb remembers about the user (`agent.memory.user_memory.memory_text`; "" for none)."""
-    schemas = {
-        name: ", ".join(f"{c['name']} {c['type']}".strip() for c in schema.get("columns", []))
-        for name, schema in state.known_schemas.items()
-    }
-    return _templates.get_template("system.md").render(
-        database_name=database_name, engine=engine, known_tables=state.known_tables, known_schemas=schemas,
-        examples=examples, user_memory=user_memory,
-    )
+def system_prompt(*, database_name: str, engine: str = "SQLite", schema: str = "") -> str:
+    """The system prompt: instructions, and the whole schema (`agent.schema_block`; "" for a large one)."""
+    return _templates.get_template("system.md").render(database_name=database_name, engine=engine, schema=schema)
+
+
+def turn_note(state: AgentState, *, examples: str = "", user_memory: str = "", schema_shown: bool = False) -> str:
+    """What this turn adds before its question: the verified examples closest to it
+    (`agent.examples.few_shot_text`), what askdb remembers about the user
+    (`agent.memory.user_memory.memory_text`), and, when the schema is not in the system
+    prompt, the tables and columns the conversation already explored. "" when none."""
+    parts = [text.strip() for text in (user_memory, examples) if text and text.strip()]
+    if not schema_shown and state.known_tables:
+        parts.append("Tables already known in this conversation (no need to list them again): "
+                     + ", ".join(state.known_tables) + ".")
+    if not schema_shown and state.known_schemas:
+        lines = [f"- {name}({_columns(schema)})" for name, schema in state.known_schemas.items()]
+        parts.append("Schemas already described in this conversation:\n" + "\n".join(lines))
+    return "\n\n".join(parts)
+
+
+def _columns(schema: dict[str, Any]) -> str:
+    return ", ".join(f"{c['name']} {c['type']}".strip() for c in schema.get("columns", []))
+
+
+#: Between a turn's note and its question in the message sent (`question_of` reads the question back).
+QUESTION_MARK = "\n\nQuestion: "
+
+
+def _with_note(message: dict[str, Any]) -> dict[str, Any]:
+    """A question's message as sent: its turn note (if any) first, then the question."""
+    note = message.pop("note", None)
+    if message.get("role") == "user" and note:
+        message["content"] = f"{note}{QUESTION_MARK}{message.get('content') or ''}"
+    return message
+
+
+def question_of(content: str) -> str:
+    """The question of a user message as sent, without its turn note."""
+    return content.rsplit(QUESTION_MARK, 1)[-1]
 
 
 def build_context(state: AgentState, config: MemoryConfig | None = None, *, database_name: str,
                   tools: list[dict[str, Any]] | None = None, recalled: str | None = None,
                   archived_messages: int = 0, archived_tokens: int = 0, engine: str = "SQLite",
-                  examples: str = "", user_memory: str = "") -> Context:
+                  schema: str = "") -> Context:
     """The messages for the next model call, within the token budget, and how they were chosen.
 
     Args:
@@ -51,16 +84,14 @@ def build_context(state: AgentState, config: MemoryConfig | None = None, *, data
         archived_messages, archived_tokens: what this conversation already moved to the
             archive (the summary stands in for it; the report counts it in the history).
         engine: the analytics database's SQL dialect as the prompt names it (SQLite, PostgreSQL).
-        examples: the few-shot block of verified examples for this question ("" for none).
-        user_memory: what askdb remembers about the user, for the system prompt ("" for none).
+        schema: the whole schema for the system prompt (`agent.schema_block`; "" for a large one).
     """
     config = config or MemoryConfig()
     counter = counter_for(config.model)
-    system = system_prompt(state, database_name=database_name, engine=engine, examples=examples,
-                           user_memory=user_memory)
+    system = system_prompt(database_name=database_name, engine=engine, schema=schema)
     tool_tokens = counter.tools(tools)
     budget = make_budget(config, fixed=counter.text(system) + counter.PER_MESSAGE + counter.PER_REPLY + tool_tokens)
-    history = [message.to_api() for message in state.messages]
+    history = [_with_note(message.to_api()) for message in state.messages if not message.model_extra.get("failed")]
     messages, chosen = assemble(
         group_messages(history), system=system, counter=counter, budget=budget, config=config,
         summary=state.compressed_summary if config.enable_summary else None, recalled=recalled,

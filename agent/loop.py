@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from agent.context import build_context
+from agent.context import build_context, turn_note
 from agent.database import AnalyticsDatabase, DatabaseUnavailable
 from agent.examples import ExampleRetriever
 from agent.llm import ChatModel, ModelError, ModelReply, ToolCall
@@ -25,15 +25,21 @@ from agent.memory.archival import ArchiveHook, archive_if_due, no_archive_hook
 from agent.memory.config import MemoryConfig
 from agent.memory.hooks import NOTE_ACTION, Memory, before_turn, remember_statements
 from agent.memory.summary import refresh_summary, summariser_for
+from agent.memory.tokens import context_window_for, counter_for
+from agent.model_budget import budget_config, calibrate, learn_window
 from agent.planner.words import has_cjk
+from agent.schema_block import schema_block
 from agent.schema_search import SchemaOptions
 from agent.state import (
     AgentState, Answer, AnswerData, ErrorRecord, FunctionCall, Message, MessageToolCall, SQLRecord, Step, utc_now,
 )
 from agent.tools import ToolContext, ToolOutcome, bound_text, parse_arguments, run_tool, tool_schemas
+from agent.turn_checks import REPEAT_NOTE, STOP_AFTER, RepeatGuard, strip_label, wrong_language
 from storage.conversations import ConversationStore
 
 ANSWER_ROWS = 50  # rows kept inside the state's answer; the full result is in query_results
+#: The schema goes into the system prompt only while it takes at most this share of the window.
+SCHEMA_SHARE = 0.25
 
 
 class TurnEvent(BaseModel):
@@ -88,7 +94,8 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
     archived = archive.stats(thread_id)
 
     state.question, state.done, state.answer, state.max_steps = question, False, None, setup.max_steps
-    state.messages.append(Message(role="user", content=question))
+    asked_message = Message(role="user", content=question)
+    state.messages.append(asked_message)
     turn_index = archived.user_messages + state.turn_count - 1  # absolute: archived questions count
     # Saved at once, so a reload (or a crash) mid-turn still shows the question.
     version = store.save(thread_id, user_id=user_id, state=state, expected_version=version, title=question)
@@ -113,23 +120,19 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
         if setup.recall is not None else None
     if note is not None:  # nothing was asked: acknowledge what was remembered, run nothing
         yield turn.acknowledge(note)
+    schema = _schema_for(setup)
+    context_note = turn_note(state, examples=few_shot, user_memory=user_memory, schema_shown=bool(schema))
+    if context_note:  # kept on the question, so later turns send the same bytes (agent.context)
+        asked_message.note = context_note
     for _ in range(0 if state.done else setup.max_steps):
         if setup.stop_requested():
             yield from turn.fail(_NOTES["stopped"][has_cjk(question)], kind="stopped")
             break
         started = time.perf_counter()
         try:
-            context = build_context(state, setup.memory, database_name=setup.database.label, tools=tools,
-                                    archived_messages=archived.messages, archived_tokens=archived.tokens,
-                                    engine=setup.database.engine, examples=few_shot, recalled=recalled,
-                                    user_memory=user_memory)
-            turn.context = context.report.as_step_data()
-            asked = time.perf_counter()
-            reply = setup.model.complete(context.messages, tools)
-            turn.model_ms = round((time.perf_counter() - asked) * 1000, 2)
+            reply = turn.ask(tools=tools, schema=schema, recalled=recalled, archived=archived)
         except ModelError as exc:
-            yield from turn.fail(f"The model endpoint failed ({exc.kind}): {exc}. "
-                                 "Check the endpoint and try again; your question is saved.", kind=exc.kind)
+            yield from turn.fail(_model_failure(exc), kind=exc.kind)
             break
         if setup.stop_requested():  # the reply is dropped: the history never holds a call without its result
             yield from turn.fail(_NOTES["stopped"][has_cjk(question)], kind="stopped")
@@ -168,14 +171,46 @@ class _Turn:
         self.results: list[SQLRecord] = []  # the queries that ran in this turn, in order
         self.context: dict[str, Any] | None = None  # the report of the context of the current model call
         self.model_ms: float | None = None  # how long the current model call took
+        self.repeats = RepeatGuard()
+
+    def ask(self, *, tools: list[dict[str, Any]], schema: str, recalled: str | None, archived: Any) -> ModelReply:
+        """Build the context and ask the model. A "too long" error shrinks the window and asks once more.
+
+        Raises:
+            ModelError: the endpoint failed (kind "context_length" when it was too long twice).
+        """
+        setup = self.setup
+        for attempt in (1, 2):
+            config = budget_config(setup.model, setup.memory)
+            context = build_context(self.state, config, database_name=setup.database.label, tools=tools,
+                                    archived_messages=archived.messages, archived_tokens=archived.tokens,
+                                    engine=setup.database.engine, recalled=recalled, schema=schema)
+            self.context = context.report.as_step_data()
+            asked = time.perf_counter()
+            try:
+                reply = setup.model.complete(context.messages, tools)
+            except ModelError as exc:
+                if exc.kind != "context_length" or attempt == 2:
+                    raise
+                window = context.report.window
+                learn_window(setup.model, int(min(exc.window or window, window) * 0.75))
+                continue
+            self.model_ms = round((time.perf_counter() - asked) * 1000, 2)
+            if reply.usage is not None:
+                calibrate(setup.model, counted=context.report.tokens_sent, reported=reply.usage.prompt_tokens)
+            return reply
+        raise AssertionError("unreachable: the second attempt returns or raises")
 
     def handle(self, reply: ModelReply, started: float) -> Iterator[TurnEvent]:
         state = self.state
         if not reply.tool_calls:
-            # A plain reply ends the turn: the model answered in prose.
-            text = (reply.content or "").strip() or "The model returned an empty reply."
-            state.messages.append(Message(role="assistant", content=text))
-            self.finish(text, sql=None, confident=bool(reply.content and reply.content.strip()))
+            # A plain reply ends the turn: the model answered in prose (never a reply cut off at max_tokens).
+            text = strip_label((reply.content or "").strip())
+            cut = reply.finish_reason == "length"
+            caveat = _NOTES["cut_off"][has_cjk(state.question or "")] if cut else None
+            shown = text or ("" if cut else "The model returned an empty reply.")
+            state.messages.append(Message(role="assistant", content=shown or caveat))
+            self.finish(shown, sql=None, caveat=caveat, confident=bool(text) and not cut)
             yield self.record(self.answer_step(thought=reply.reasoning), started, reply)
             return
         # The Thought is kept (text-mode endpoints see it again); native sends strip it.
@@ -185,17 +220,24 @@ class _Turn:
         ]))
         for n, call in enumerate(reply.tool_calls):
             outcome, args = self.call_tool(call)
+            repeats = 0 if outcome.final else self.repeats.count(call.name, args, outcome.observation)
+            if repeats == STOP_AFTER - 1:
+                outcome.observation["repeated"] = REPEAT_NOTE
             state.messages.append(Message(role="tool", tool_call_id=call.id, name=call.name,
                                           content=outcome.observation_text()))
             step = Step(step_index=0, action=call.name, args=args, thought=reply.reasoning if n == 0 else None,
                         observation=outcome.observation_text(), result_id=self.last_result_id(outcome))
             if outcome.final:
-                state.messages.append(Message(role="assistant", content=args.get("text", "")))
-                self.finish(args.get("text", ""), sql=args.get("sql"), caveat=args.get("caveat"))
+                text = strip_label(args.get("text", ""))
+                state.messages.append(Message(role="assistant", content=text))
+                self.finish(text, sql=args.get("sql"), caveat=args.get("caveat"))
                 step = self.answer_step(thought=step.thought, action=call.name, args=args,
                                         observation=step.observation)
             yield self.record(step, started if n == 0 else time.perf_counter(), reply if n == 0 else None)
             if outcome.final:
+                return
+            if repeats >= STOP_AFTER:
+                yield from self.stop_repeating()
                 return
 
     def call_tool(self, call: ToolCall) -> tuple[ToolOutcome, dict[str, Any]]:
@@ -245,7 +287,7 @@ class _Turn:
         step.model = self.setup.model.label
         step.timestamp = utc_now()
         if reply is not None and reply.usage is not None:
-            step.tokens = reply.usage.model_dump()
+            step.tokens = reply.usage.model_dump(exclude_none=True)
         if reply is not None:
             step.context, step.model_ms = self.context, self.model_ms
         self.state.steps.append(step)
@@ -266,6 +308,8 @@ class _Turn:
                 caveat = _NOTES["other_sql" if record else "no_query"][zh]
         elif record is None and confident and caveat is None:
             caveat = _NOTES["no_query"][zh]
+        if caveat is None and confident and wrong_language(self.state.question or "", text):
+            caveat = _NOTES["language"][zh]
         ok = confident and not caveat and record is not None
         if caveat and not text.startswith(caveat):
             text = f"{caveat} {text}" if text else caveat
@@ -283,7 +327,8 @@ class _Turn:
         """End the turn on an infrastructure failure, saying what happened and what to do."""
         self.state.last_error = message
         self.state.error_history.append(ErrorRecord(step_index=self.next_step_index(), kind=kind, message=message))
-        self.state.messages.append(Message(role="assistant", content=message))
+        # Kept for the page and the record, never sent to the model: it did not say it (agent.context).
+        self.state.messages.append(Message(role="assistant", content=message, failed=True))
         self.state.answer = Answer(ok=False, data=AnswerData(text=message, model=self.setup.model.label))
         self.state.done = True
         yield self.record(Step(step_index=0, step_type="error", action=kind, observation=message, content=message),
@@ -297,6 +342,15 @@ class _Turn:
         self.state.done = True
         return self.record(Step(step_index=0, step_type="answer", action=NOTE_ACTION, content=text, ok=False),
                            time.perf_counter(), None)
+
+    def stop_repeating(self) -> Iterator[TurnEvent]:
+        """The model made the same call with the same result a third time: end with the best result so far."""
+        zh = has_cjk(self.state.question or "")
+        caveat = _NOTES["repeated"][zh]
+        text = _NOTES["best_so_far" if self.last_result else "nothing_ran"][zh]
+        self.state.messages.append(Message(role="assistant", content=f"{caveat} {text}"))
+        self.finish(text, sql=None, caveat=caveat, confident=False)
+        yield self.record(self.answer_step(), time.perf_counter(), None)
 
     def give_up(self) -> Iterator[TurnEvent]:
         """The step limit was reached: answer with what was found so far."""
@@ -317,9 +371,38 @@ _NOTES = {
                  "本轮没有运行任何查询，这个回答未经数据核对。"),
     "stopped": ("Stopped at your request before an answer; the steps so far are kept. Ask again to continue.",
                 "已按你的要求在作答前停止；已完成的步骤都保留着。再问一次即可继续。"),
+    "cut_off": ("The model's reply was cut off at its length limit (ASKDB_MAX_OUTPUT_TOKENS), even with twice "
+                "the room; it is not a complete answer.",
+                "模型的回复在长度上限处被截断（ASKDB_MAX_OUTPUT_TOKENS），加倍后仍未写完；这不是完整的回答。"),
+    "repeated": ("The model repeated the same step with the same result three times, so this turn was stopped.",
+                 "模型三次重复同一步骤并得到相同结果，本轮已停止。"),
+    "best_so_far": ("The result shown is the last query that worked in this turn, not a checked answer.",
+                    "下方是本轮最后一次成功查询的结果，并非核对过的回答。"),
+    "nothing_ran": ("No query worked in this turn; try a more specific question.", "本轮没有成功的查询；请把问题问得更具体一些。"),
+    "language": ("This answer is not in the language of the question.", "这个回答没有使用提问的语言。"),
     "other_sql": ("The query this answer names did not run in this turn; the result shown is from the last "
                   "query that did.", "回答所引用的查询本轮没有成功运行；下方显示的是最后一次成功查询的结果。"),
 }
+
+
+def _schema_for(setup: TurnSetup) -> str:
+    """The schema for the system prompt: when the database is small and it takes a modest share of the window."""
+    block = schema_block(setup.database, setup.schema)
+    if not block:
+        return ""
+    config = budget_config(setup.model, setup.memory)
+    counter = counter_for(config.model)
+    window = min(context_window_for(config.model, config.context_window), config.context_budget)
+    return block if counter.text(block) <= window * SCHEMA_SHARE else ""
+
+
+def _model_failure(exc: ModelError) -> str:
+    """What the analyst reads when the model endpoint failed, and what to do about it."""
+    if exc.kind == "context_length":
+        return (f"The conversation does not fit the model's context window, even shortened: {exc}. Set "
+                "MEMORY_CONTEXT_WINDOW to the window the server runs with (llama.cpp -c, Ollama num_ctx), or "
+                "start a new conversation; your question is saved.")
+    return f"The model endpoint failed ({exc.kind}): {exc}. Check the endpoint and try again; your question is saved."
 
 
 def _same_sql(a: str, b: str) -> bool:

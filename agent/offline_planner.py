@@ -20,6 +20,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from agent.context import question_of
 from agent.database import AnalyticsDatabase, DatabaseError, DatabaseUnavailable
 from agent.examples import parse_few_shot, verified_match
 from agent.llm import ModelReply, ToolCall
@@ -293,11 +294,11 @@ def _file_key(database: AnalyticsDatabase) -> tuple[str, int, int] | None:
 def _read_turn(messages: list[dict[str, Any]]) -> _Turn:
     """Split the conversation at the last user message: earlier exploration, this turn's calls."""
     last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
-    question = _text(messages[last_user].get("content")) if last_user >= 0 else ""
+    question = question_of(_text(messages[last_user].get("content"))) if last_user >= 0 else ""
     listed, described, calls, call_count, examples = False, set(), [], 0, []
     results = {m.get("tool_call_id"): _text(m.get("content")) for m in messages if m.get("role") == "tool"}
     for i, message in enumerate(messages):
-        if message.get("role") == "system":  # the context builder lists what earlier turns learned
+        if message.get("role") == "system" or i == last_user:  # what was learned: in the question's turn note
             text = _text(message.get("content"))
             listed = listed or bool(_SYSTEM_TABLES.search(text))
             described.update(name.lower() for name in _SYSTEM_SCHEMA.findall(text))

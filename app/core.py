@@ -82,7 +82,7 @@ class AskDB:
 
                 self._openai_model = OpenAIChatModel(
                     base_url=s.openai_base_url, api_key=s.openai_api_key, model=s.model, timeout_s=s.llm_timeout,
-                    max_retries=s.llm_max_retries, tool_mode=s.tool_mode)
+                    max_retries=s.llm_max_retries, tool_mode=s.tool_mode, max_output_tokens=s.max_output_tokens)
             return self._openai_model
 
     def ask(self, question: str, *, user_id: str, thread_id: str | None = None) -> Iterator[TurnEvent]:

@@ -71,7 +71,11 @@ class Settings(BaseSettings):
                                 description="Retries on timeouts, 429 and 5xx (with backoff, honouring Retry-After).")
     tool_mode: Literal["auto", "native", "text"] = _env(
         "ASKDB_TOOL_MODE", default="auto",
-        description="`native` tool calls, `text` ReAct (Thought/Action/Action Input), or `auto` (native, text if refused).")
+        description="`native` tool calls, `text` ReAct (Thought/Action/Action Input), or `auto` (native; text ReAct "
+                    "when the endpoint refuses tools or the model writes its calls as text, remembered per model).")
+    max_output_tokens: int = _env("ASKDB_MAX_OUTPUT_TOKENS", default=1024, ge=16,
+                                  description="Longest model reply, in tokens, sent as max_tokens with every call "
+                                              "(a reply cut off there is asked again once with twice the room).")
     max_steps: int = _env("ASKDB_MAX_STEPS", default=12, ge=1, le=100, description="Steps the agent may take per question.")
     sql_timeout: float = _env("ASKDB_SQL_TIMEOUT", default=10.0, gt=0, description="Wall-clock limit per SQL query, in seconds.")
     sql_max_rows: int = _env("ASKDB_SQL_MAX_ROWS", default=1000, ge=1, description="Rows kept per query result (more is reported as truncated).")
@@ -115,7 +119,8 @@ class Settings(BaseSettings):
     max_question_chars: int = _env("ASKDB_MAX_QUESTION_CHARS", default=4000, ge=1, description="Longest question accepted.")
     memory_context_window: int = _env(
         "MEMORY_CONTEXT_WINDOW", default=0, ge=0,
-        description="The model's context window in tokens; 0 infers it from ASKDB_MODEL (unknown models: 8192).")
+        description="The model's context window in tokens when the server does not report it; 0: OpenAI's "
+                    "models from a table, self-hosted ones 4096.")
     memory_context_budget: int = _env(
         "MEMORY_CONTEXT_BUDGET", default=16_000, ge=1000,
         description="Cost cap: at most this many tokens per model call, whatever the window (the budget is the smaller).")

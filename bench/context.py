@@ -153,7 +153,7 @@ class Conversation:
     def measure_call(self) -> dict[str, int]:
         context = self.context()
         counter = counter_for(self.config.model)
-        system = {"role": "system", "content": system_prompt(self.state, database_name=DATABASE)}
+        system = {"role": "system", "content": system_prompt(database_name=DATABASE)}
         window = [system] + [m.to_api() for m in self.state.messages[-6:]]
         return {"sent": context.report.tokens_sent, "full": context.report.history_tokens,
                 "last6": counter.messages(window) + counter.tools(self.tools)}

@@ -10,6 +10,7 @@ import pytest
 from agent.database import AnalyticsDatabase
 from agent.loop import TurnSetup, run_turn
 from agent.openai_model import OpenAIChatModel
+from agent.schema_search import SchemaOptions
 from tests.fixtures.scripted_llm import error, hang, text, tool_call
 
 
@@ -51,7 +52,7 @@ def test_a_full_turn_with_tool_calls(store, tiny_db, scripted_llm):
     assert len(store.steps(thread_id, user_id="u")) == 4
     assert loaded.conversation.title == "How many sites does China have?"
     # The model received the tool results in the OpenAI shape, without our timestamps.
-    last_request = scripted_llm.requests[-1]
+    last_request = scripted_llm.chat_requests[-1]
     assert last_request["messages"][-1]["role"] == "tool" and "timestamp" not in last_request["messages"][-1]
 
 
@@ -75,7 +76,7 @@ def test_text_react_fallback(store, tiny_db, scripted_llm):
     assert [s.action for s in steps] == ["run_sql", "answer"]
     assert steps[0].thought == "I should count the sites."
     assert events[-1].answer.data.rows == [[3]]
-    assert "tools" not in scripted_llm.requests[0]
+    assert "tools" not in scripted_llm.chat_requests[0]
 
 
 def test_failing_sql_then_a_corrected_one(store, tiny_db, scripted_llm):
@@ -90,7 +91,7 @@ def test_failing_sql_then_a_corrected_one(store, tiny_db, scripted_llm):
     assert state.error_history[0].kind == "sql_error" and "no such table" in state.error_history[0].message
     assert "no such table" in state.last_error
     # The model saw the error as an observation, and the answer rests on the good query.
-    second_request_tool_message = scripted_llm.requests[1]["messages"][-1]
+    second_request_tool_message = scripted_llm.chat_requests[1]["messages"][-1]
     assert json.loads(second_request_tool_message["content"])["ok"] is False
     assert events[-1].answer.data.rows == [[3]]
 
@@ -99,7 +100,7 @@ def test_a_rejected_write_is_an_observation_not_a_write(store, tiny_db, scripted
     before = tiny_db.read_bytes()
     scripted_llm.enqueue(tool_call("run_sql", {"sql": "DROP TABLE sites"}), tool_call("answer", {"text": "No."}))
     _run(_setup(store, tiny_db, scripted_llm), "Drop the sites table")
-    assert "rejected" in json.loads(scripted_llm.requests[1]["messages"][-1]["content"])["error"]
+    assert "rejected" in json.loads(scripted_llm.chat_requests[1]["messages"][-1]["content"])["error"]
     assert tiny_db.read_bytes() == before
 
 
@@ -120,19 +121,19 @@ def test_malformed_tool_arguments_get_an_error_observation_and_a_retry(store, ti
 
 
 def test_the_step_limit_ends_with_a_graceful_answer(store, tiny_db, scripted_llm):
-    scripted_llm.responder(lambda request: tool_call("list_tables", {}))
+    scripted_llm.responder(lambda request: tool_call("run_sql", {"sql": f"SELECT {len(request['messages'])}"}))
     events, thread_id = _run(_setup(store, tiny_db, scripted_llm, max_steps=3), "Loop forever")
     assert events[-1].type == "answer" and not events[-1].answer.ok
     assert "limit of 3 steps" in events[-1].answer.data.text
     state = store.load(thread_id, user_id="u").state
     assert state.done and len(state.steps) == 4  # three tool steps and the closing answer
-    assert len(scripted_llm.requests) == 3
+    assert len(scripted_llm.chat_requests) == 3
 
 
 def test_an_endpoint_that_fails_is_retried_then_reported_with_the_state_saved(store, tiny_db, scripted_llm):
     scripted_llm.enqueue(error(500), error(500))
     events, thread_id = _run(_setup(store, tiny_db, scripted_llm, max_retries=1), "How many sites?")
-    assert len(scripted_llm.requests) == 2
+    assert len(scripted_llm.chat_requests) == 2
     assert [e.type for e in events] == ["start", "step", "error", "answer"]
     assert "server_error" in events[2].message and "try again" in events[2].message
     state = store.load(thread_id, user_id="u").state
@@ -147,20 +148,34 @@ def test_an_endpoint_that_hangs_times_out(store, tiny_db, scripted_llm):
     assert store.load(thread_id, user_id="u").state.error_history[-1].kind == "timeout"
 
 
-def test_a_follow_up_reuses_what_the_conversation_knows(store, tiny_db, scripted_llm):
+def test_a_small_schema_is_in_the_system_prompt_from_the_first_call(store, tiny_db, scripted_llm):
+    scripted_llm.enqueue(tool_call("answer", {"text": "3"}))
+    _run(_setup(store, tiny_db, scripted_llm), "How many sites?")
+    system = scripted_llm.chat_requests[0]["messages"][0]["content"]
+    assert "- sites (3 rows): id INTEGER primary key, name TEXT" in system
+    assert "country_id INTEGER -> countries.id" in system and "'China'" in system
+
+
+def test_a_follow_up_on_a_large_schema_reuses_what_the_conversation_knows(store, tiny_db, scripted_llm):
     setup = _setup(store, tiny_db, scripted_llm)
+    setup.schema = SchemaOptions(max_tables=1)  # "large": explored with tools, not in the prompt
     scripted_llm.enqueue(tool_call("list_tables", {}), tool_call("describe_table", {"table": "sites"}),
                          tool_call("answer", {"text": "Sites has name and country_id."}))
     _, thread_id = _run(setup, "What is in the sites table?")
     scripted_llm.enqueue(tool_call("run_sql", {"sql": "SELECT name FROM sites"}), tool_call("answer", {"text": "3"}))
     events, _ = _run(setup, "List the sites", thread_id=thread_id)
-    system = scripted_llm.requests[-2]["messages"][0]["content"]
-    assert "Tables already known" in system and "countries, sites" in system
-    assert "sites(id INTEGER, name TEXT, country_id INTEGER)" in system
+    sent = scripted_llm.chat_requests[-2]["messages"]
+    assert "Tables:" not in sent[0]["content"]
+    question = sent[-1]["content"]
+    assert "Tables already known" in question and "sites, countries" in question
+    assert "sites(id INTEGER, name TEXT, country_id INTEGER)" in question
+    assert question.endswith("Question: List the sites")
     state = store.load(thread_id, user_id="u").state
     assert state.turn_count == 2 and {s.turn_index for s in state.steps} == {0, 1}
+    asked = [m for m in state.messages if m.role == "user"][-1]
+    assert asked.content == "List the sites" and "sites, countries" in asked.note  # the note is sent, the question shown
     # The earlier turn's messages went along with the follow-up.
-    assert scripted_llm.requests[-2]["messages"][1]["content"] == "What is in the sites table?"
+    assert sent[1]["content"] == "What is in the sites table?"
 
 
 def test_another_users_thread_is_not_found(store, tiny_db, scripted_llm):

@@ -29,7 +29,7 @@ def _first_step_then_kill(server, scripted_llm, question):
                 data = json.loads(line[6:])
                 thread_id = data.get("thread_id", thread_id)
                 if data.get("step"):
-                    while len(scripted_llm.requests) < 2:
+                    while len(scripted_llm.chat_requests) < 2:
                         time.sleep(0.05)
                     server.kill()
                     return thread_id

@@ -76,9 +76,10 @@ def test_the_closest_examples_go_into_the_prompt(client, scripted_llm):
     scripted_llm.enqueue(text("Done."))
     ask(client, "Which sites are in China?")
     # The turn's request carries the tools; memory extraction may have asked the model since.
-    system = [r for r in scripted_llm.chat_requests if r.get("tools")][-1]["messages"][0]["content"]
-    assert "Verified examples for this database" in system
-    assert f'- Q: "List the sites"\n  SQL: {SQL}' in system
+    # They come with the question, after the stable system prompt (agent.context).
+    question = [r for r in scripted_llm.chat_requests if r.get("tools")][-1]["messages"][-1]["content"]
+    assert "Verified examples for this database" in question
+    assert f'- Q: "List the sites"\n  SQL: {SQL}' in question
 
 
 def test_examples_carry_vectors_when_an_embedder_is_configured(tmp_path, tiny_db, scripted_llm):
@@ -96,7 +97,7 @@ def test_examples_carry_vectors_when_an_embedder_is_configured(tmp_path, tiny_db
         scripted_llm.enqueue(text("Done."))
         ask(client, "Show every site")  # no shared word: found by its vector
         assert len([r for r in scripted_llm.requests if r.path.endswith("/embeddings")]) == embedded + 1
-        assert '- Q: "List the sites"' in scripted_llm.chat_requests[-1]["messages"][0]["content"]
+        assert '- Q: "List the sites"' in scripted_llm.chat_requests[-1]["messages"][-1]["content"]
 
 
 def test_a_turn_asks_the_endpoint_for_its_question_vector_once(tmp_path, tiny_db, scripted_llm):
@@ -111,7 +112,7 @@ def test_a_turn_asks_the_endpoint_for_its_question_vector_once(tmp_path, tiny_db
         ask(client, "Which sites opened first?")
     asked = [r["input"] for r in scripted_llm.requests if r.path.endswith("/embeddings")]
     assert asked.count(["Which sites opened first?"]) == 1, asked
-    assert '- Q: "List the sites"' in scripted_llm.chat_requests[-1]["messages"][0]["content"]
+    assert '- Q: "List the sites"' in scripted_llm.chat_requests[-1]["messages"][-1]["content"]
 
 
 def test_feedback_by_turn_or_result_and_its_errors(client, scripted_llm):

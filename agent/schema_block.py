@@ -1,0 +1,72 @@
+"""The whole schema, written into the system prompt, when it is small enough.
+
+A 1.5B model given only `list_tables` and `describe_table` wrote SQL at once against tables
+it invented (`vehicles`, `rocket_launches`; issue 16). For a schema that fits the budget
+(ASKDB_SCHEMA_MAX_TABLES, ASKDB_SCHEMA_TOKEN_BUDGET), every table goes into the system
+prompt from the first call: its columns with types and keys, what each foreign key points
+at, and the most frequent values of its text columns. Large schemas keep the exploration
+tools (agent.tools.list_tables ranks them).
+
+Tables are in name order, not ranked by the question: the block is the same for every turn
+on the same database file, so it stays in the cached prompt prefix (issue 16).
+"""
+
+from __future__ import annotations
+
+import threading
+
+from agent.database import AnalyticsDatabase, DatabaseError
+from agent.schema_search import SchemaOptions, TableIndex, file_key
+
+VALUES_SHOWN = 3
+VALUE_CHARS = 30
+CHARS_PER_TOKEN = 4  # the budget is in tokens; the block's words and names run about 4 characters a token
+
+_cache: dict[tuple, str] = {}
+_lock = threading.Lock()
+
+
+def schema_block(database: AnalyticsDatabase, options: SchemaOptions) -> str:
+    """The schema as prompt text, or "" when it is too large for the prompt or cannot be read
+    (a database that is gone fails the turn at its first tool, with the tools' own message)."""
+    try:
+        key = (file_key(database), options.max_tables, options.token_budget)
+        with _lock:
+            if key in _cache:
+                return _cache[key]
+        block = _build(database, options)
+    except DatabaseError:
+        return ""
+    with _lock:
+        _cache[key] = block
+    return block
+
+
+def _build(database: AnalyticsDatabase, options: SchemaOptions) -> str:
+    docs = TableIndex.for_database(database).docs
+    if not docs or len(docs) > options.max_tables:
+        return ""
+    budget = options.token_budget * CHARS_PER_TOKEN
+    for values in (VALUES_SHOWN, 0):  # without sample values when they would not fit
+        lines = [_table_line(database, doc, values) for doc in sorted(docs, key=lambda d: d.name.lower())]
+        text = "\n".join(lines)
+        if len(text) <= budget:
+            return text
+    return ""
+
+
+def _table_line(database: AnalyticsDatabase, doc, values: int) -> str:
+    schema = database.describe_table(doc.name)
+    refs = {fk.column: f"{fk.ref_table}.{fk.ref_column or 'id'}" for fk in schema.foreign_keys}
+    columns = []
+    for column in schema.columns:
+        part = f"{column.name} {column.type}".strip()
+        if column.primary_key:
+            part += " primary key"
+        if column.name in refs:
+            part += f" -> {refs[column.name]}"
+        shown = [v if len(v) <= VALUE_CHARS else v[: VALUE_CHARS - 1] + "…" for v in doc.values.get(column.name, [])]
+        if values and shown:
+            part += " (e.g. " + ", ".join(repr(v) for v in shown[:values]) + ")"
+        columns.append(part)
+    return f"- {schema.name} ({schema.row_count} rows): " + ", ".join(columns)

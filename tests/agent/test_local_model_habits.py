@@ -1,0 +1,195 @@
+"""Issue 16's failures with a real local model, each replayed through the scripted server.
+
+Qwen2.5-Coder-1.5B behind llama.cpp wrote its tool calls as text, repeated one call until the
+step limit, ran out of `max_tokens`, answered without a query, in the wrong language. The
+replies below are hand-written from the habits the issue and shared/LOCAL_MODEL.md record
+(its transcripts were not yet recorded as fixtures): the shapes and finish reasons are the
+model's, the SQL fits the sample database.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agent.database import AnalyticsDatabase
+from agent.loop import TurnSetup, run_turn
+from agent.memory.config import MemoryConfig
+from agent.openai_model import OpenAIChatModel
+from tests.fixtures.scripted_llm import error, raw, text, tool_call
+
+CHINA_SITES = ("SELECT count(*) AS n FROM launch_sites JOIN countries ON countries.id = launch_sites.country_id "
+               "WHERE countries.name = 'China'")
+# Hand-written from the issue: the call as fenced JSON in the content, finish_reason "stop".
+FENCED_CALL = f'```json\n{{"name": "run_sql", "arguments": {{"sql": "{CHINA_SITES}"}}}}\n```'
+TAGGED_CALL = f"<tools><run_sql>{CHINA_SITES}</run_sql></tools>"
+
+
+def _setup(store, db, llm, *, tool_mode="auto", memory=None, max_steps=12):
+    model = OpenAIChatModel(base_url=llm.base_url, api_key=None, model="qwen2.5-coder-1.5b-instruct",
+                            timeout_s=5.0, max_retries=0, tool_mode=tool_mode)
+    return TurnSetup(store=store, database=AnalyticsDatabase(db), model=model, max_steps=max_steps,
+                     memory=memory or MemoryConfig(model="qwen2.5-coder-1.5b-instruct"))
+
+
+def _run(setup, question, thread_id=None):
+    events = list(run_turn(setup, user_id="u", question=question, thread_id=thread_id))
+    return events, events[0].thread_id
+
+
+def _answer(events):
+    return next(e.answer for e in events if e.type == "answer")
+
+
+@pytest.mark.parametrize("written", [FENCED_CALL, TAGGED_CALL], ids=["fenced-json", "tools-tag"])
+def test_a_call_written_as_text_runs_and_the_answer_rests_on_it(store, sample_db_path, scripted_llm, written):
+    scripted_llm.enqueue(text(written), text(
+        'Thought: I have the count.\nAction: answer\nAction Input: {"text": "China has 6 launch sites.", '
+        f'"sql": "{CHINA_SITES}"}}'))
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm), "How many launch sites are in China?")
+    answer = _answer(events)
+    assert [e.step.action for e in events if e.type == "step"] == ["run_sql", "answer"]
+    assert answer.ok and answer.data.rows == [[6]] and answer.data.sql == CHINA_SITES
+    # auto mode saw the call come as text: the second request is text ReAct, without `tools`.
+    first, second = scripted_llm.chat_requests
+    assert "tools" in first and "tools" not in second
+
+
+def test_an_answer_with_no_query_is_not_ok(store, sample_db_path, scripted_llm):
+    scripted_llm.enqueue(text("None of them failed."))
+    answer = _answer(_run(_setup(store, sample_db_path, scripted_llm), "How many of them failed?")[0])
+    assert not answer.ok and answer.data.caveat and answer.data.text.endswith("None of them failed.")
+
+
+def test_the_same_call_with_the_same_result_is_flagged_then_ends_the_turn(store, sample_db_path, scripted_llm):
+    scripted_llm.responder(lambda request: text(FENCED_CALL))  # at temperature 0: the same reply every time
+    events, thread_id = _run(_setup(store, sample_db_path, scripted_llm), "How many launch sites are in China?")
+    assert len(scripted_llm.chat_requests) == 3
+    second_observation = scripted_llm.chat_requests[2]["messages"][-1]["content"]
+    assert "already made this exact call" in second_observation
+    answer = _answer(events)
+    assert not answer.ok and "repeated the same step" in answer.data.caveat
+    assert answer.data.rows == [[6]] and answer.data.sql == CHINA_SITES  # the best result so far, said so
+    assert "last query that worked" in answer.data.text
+
+
+def test_a_reply_cut_off_twice_is_never_an_answer(store, sample_db_path, scripted_llm):
+    cut = text("The launch sites in China are Jiuquan Satellite Launch Center, Taiyuan, Xichang and",
+               finish_reason="length")
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": CHINA_SITES}), cut, cut)
+    answer = _answer(_run(_setup(store, sample_db_path, scripted_llm), "Which launch sites are in China?")[0])
+    assert not answer.ok and "cut off" in answer.data.caveat
+    assert [r["max_tokens"] for r in scripted_llm.chat_requests] == [1024, 1024, 2048]
+
+
+def test_a_chinese_question_answered_in_english_is_flagged(store, sample_db_path, scripted_llm):
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": CHINA_SITES}),
+                         tool_call("answer", {"text": "China has 6 launch sites.", "sql": CHINA_SITES}))
+    answer = _answer(_run(_setup(store, sample_db_path, scripted_llm), "中国有多少个发射场？")[0])
+    assert not answer.ok and answer.data.caveat == "这个回答没有使用提问的语言。"
+    system = scripted_llm.chat_requests[0]["messages"][0]["content"]
+    assert "a question in Chinese gets an answer in Chinese" in system
+
+
+def test_answer_labels_are_stripped(store, sample_db_path, scripted_llm):
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": CHINA_SITES}), text("Final Answer: China has 6 launch sites."))
+    answer = _answer(_run(_setup(store, sample_db_path, scripted_llm), "How many launch sites are in China?")[0])
+    assert answer.ok and answer.data.text == "China has 6 launch sites."
+
+
+def test_the_sql_shown_is_the_one_whose_result_is_shown(store, sample_db_path, scripted_llm):
+    failing = "SELECT count(*) FROM rocket_launches WHERE launch_status = 'failure'"
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": failing}), tool_call("run_sql", {"sql": CHINA_SITES}),
+                         tool_call("answer", {"text": "6.", "sql": failing}))
+    answer = _answer(_run(_setup(store, sample_db_path, scripted_llm), "How many launch sites are in China?")[0])
+    assert answer.data.sql == CHINA_SITES and answer.data.rows == [[6]] and not answer.ok
+
+
+def test_endpoint_errors_are_never_sent_back_as_what_the_assistant_said(store, sample_db_path, scripted_llm):
+    setup = _setup(store, sample_db_path, scripted_llm)
+    scripted_llm.enqueue(error(500, message="llama.cpp slot crashed"))
+    events, thread_id = _run(setup, "How many launch sites are in China?")
+    assert not _answer(events).ok and "slot crashed" in _answer(events).data.text
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": CHINA_SITES}), tool_call("answer", {"text": "6", "sql": CHINA_SITES}))
+    events, _ = _run(setup, "How many launch sites are in China?", thread_id=thread_id)
+    sent = json.dumps(scripted_llm.chat_requests[1]["messages"])
+    assert "slot crashed" not in sent and "model endpoint failed" not in sent
+    assert _answer(events).ok
+    # The page still has the failure: it is in the state, only kept out of what the model reads.
+    state = store.load(thread_id, user_id="u").state
+    assert any("slot crashed" in (m.content or "") for m in state.messages)
+
+
+def test_the_prompt_prefix_is_byte_identical_across_calls_and_turns(store, sample_db_path, scripted_llm):
+    scripted_llm.n_ctx = 8192  # the issue's llama.cpp server
+    setup = _setup(store, sample_db_path, scripted_llm, tool_mode="native")
+    scripted_llm.enqueue(tool_call("find_values", {"table": "countries", "column": "name", "term": "China"}),
+                         tool_call("run_sql", {"sql": CHINA_SITES}),
+                         tool_call("answer", {"text": "China has 6 launch sites.", "sql": CHINA_SITES}))
+    _, thread_id = _run(setup, "How many launch sites are in China?")
+    scripted_llm.enqueue(tool_call("describe_table", {"table": "launches"}),
+                         tool_call("answer", {"text": "It has 8 columns."}))
+    _run(setup, "What columns does the launches table have?", thread_id=thread_id)
+    requests = scripted_llm.chat_requests
+    assert len(requests) == 5
+    assert len({json.dumps(r["tools"]) for r in requests}) == 1
+    assert len({json.dumps(r["messages"][0]) for r in requests}) == 1
+    assert "- launch_sites (22 rows)" in requests[0]["messages"][0]["content"]
+    # Every call sends the previous call's messages unchanged, and only appends (within and across turns).
+    for before, after in zip(requests, requests[1:]):
+        assert after["messages"][: len(before["messages"])] == before["messages"]
+
+
+def test_cached_prompt_tokens_are_kept_on_the_step(store, sample_db_path, scripted_llm):
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": CHINA_SITES}, usage=(1500, 30)),
+                         text("China has 6 launch sites.", usage=(1600, 10), cached=1480))
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm), "How many launch sites are in China?")
+    steps = [e.step for e in events if e.type == "step"]
+    assert "cached_tokens" not in steps[0].tokens
+    assert steps[1].tokens == {"prompt_tokens": 1600, "completion_tokens": 10, "total_tokens": 1610,
+                               "cached_tokens": 1480}
+
+
+def test_the_window_is_the_servers(store, sample_db_path, scripted_llm):
+    scripted_llm.n_ctx = 2048
+    scripted_llm.enqueue(text("hello"))
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm), "hi")
+    context = next(e.step for e in events if e.type == "step").context
+    assert context["window"] == 2048
+    assert "Tables:" not in scripted_llm.chat_requests[0]["messages"][0]["content"]  # too big for 2,048 tokens
+
+
+def test_an_unknown_window_is_the_setting_else_a_conservative_default(store, sample_db_path, scripted_llm):
+    scripted_llm.enqueue(text("hello"), text("hello"))
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm), "hi")
+    assert next(e.step for e in events if e.type == "step").context["window"] == 4096  # not 32,768 from "qwen2.5"
+    memory = MemoryConfig(model="qwen2.5-coder-1.5b-instruct", context_window=6000)
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm, memory=memory), "hi")
+    assert next(e.step for e in events if e.type == "step").context["window"] == 6000
+
+
+def test_a_context_length_error_shrinks_the_request_and_retries_once(store, sample_db_path, scripted_llm):
+    too_long = {"error": {"code": 400, "message": "the request exceeds the available context size, try increasing it",
+                          "type": "exceed_context_size_error", "n_prompt_tokens": 2301, "n_ctx": 2048}}
+    scripted_llm.enqueue(error(400, body=too_long), text("hello"))
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm), "hi")
+    assert _answer(events).data.text.endswith("hello")
+    assert next(e.step for e in events if e.type == "step").context["window"] == 1536
+
+
+def test_a_context_length_error_twice_names_the_setting(store, sample_db_path, scripted_llm):
+    scripted_llm.enqueue(*[error(400, message="This model's maximum context length is 2048 tokens.")] * 2)
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm), "hi")
+    message = next(e.message for e in events if e.type == "error")
+    assert "MEMORY_CONTEXT_WINDOW" in message and "Check the endpoint" not in message
+    assert len(scripted_llm.chat_requests) == 2
+
+
+def test_token_counts_are_calibrated_from_the_servers_usage(store, sample_db_path, scripted_llm):
+    # The model's tokenizer counts far more than o200k does for the same request.
+    scripted_llm.responder(lambda request: tool_call("list_tables", {}, usage=(6000, 5)))
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm, max_steps=2), "hi")
+    first, second = [e.step.context for e in events if e.type == "step" and e.step.context]
+    ratio = 6000 / first["tokens_sent"]
+    assert first["window"] == 4096 and second["window"] == int(4096 / ratio)
