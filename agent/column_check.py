@@ -7,6 +7,10 @@ column whose sources it cannot see (a table outside the schema, `SELECT *` in a
 subquery, a table-valued function) passes, and so does an unresolved double-quoted name,
 which SQLite reads as a string literal (Spider's gold SQL does this: `name = "France"`).
 Over the 972 Spider dev gold queries it reports nothing (tests/agent/test_column_check.py).
+
+Suggestions put first the columns that store the value the unknown one is compared with
+(`launch_status = 'failure'`: `outcome` holds 'failure'), then the closest spellings: by
+spelling alone a 1.5B model was sent from `launch_status` to `launch_date` (issue 16).
 """
 
 from __future__ import annotations
@@ -41,12 +45,14 @@ class UnknownName(BaseModel):
         return f"{self.column}{where}{hint}"
 
 
-def unknown_columns(sql: str, schema: dict[str, list[str]], *, dialect: str = "sqlite") -> list[UnknownName]:
+def unknown_columns(sql: str, schema: dict[str, list[str]], *, dialect: str = "sqlite",
+                    values: dict[str, dict[str, list[str]]] | None = None) -> list[UnknownName]:
     """The columns of `sql` that no table in reach has, with suggestions.
 
     Args:
         schema: table -> column names, as the database has them (compared without case).
         dialect: sqlglot's name of the database's SQL dialect.
+        values: table -> column -> stored text values (`TableDoc.values`), for suggestions by value.
     """
     try:
         tree = sqlglot.parse_one(sql, read=dialect)
@@ -54,6 +60,7 @@ def unknown_columns(sql: str, schema: dict[str, list[str]], *, dialect: str = "s
     except (SqlglotError, RecursionError, ValueError):
         return []  # the guard and SQLite judge what sqlglot cannot read
     tables = {t.lower(): (t, {c.lower(): c for c in cols}) for t, cols in schema.items()}
+    stored = {t.lower(): columns for t, columns in (values or {}).items()}
     found: dict[str, UnknownName] = {}
     for scope in scopes:
         # Every column this query level owns: scope.columns leaves out some (inside HAVING's aggregates)
@@ -61,7 +68,7 @@ def unknown_columns(sql: str, schema: dict[str, list[str]], *, dialect: str = "s
         for column in scope.expression.find_all(exp.Column):
             if column.find_ancestor(exp.Select, exp.SetOperation) is not scope.expression:
                 continue
-            problem = _check(column, scope, tables)
+            problem = _check(column, scope, tables, stored)
             if problem is not None:
                 found.setdefault(problem.column.lower(), problem)
     return list(found.values())
@@ -84,7 +91,7 @@ def schema_problems(sql: str, schema: dict[str, list[str]], *, dialect: str = "s
     return problems + [u.describe() for u in unknown_columns(sql, schema, dialect=dialect)]
 
 
-def _check(column: exp.Column, scope: Scope, tables: dict) -> UnknownName | None:
+def _check(column: exp.Column, scope: Scope, tables: dict, stored: dict) -> UnknownName | None:
     name = column.name
     if not name or name.lower() in IMPLICIT or isinstance(column.this, exp.Star):
         return None
@@ -95,12 +102,13 @@ def _check(column: exp.Column, scope: Scope, tables: dict) -> UnknownName | None
         columns = _columns_of(source, tables)
         if columns is None or name.lower() in columns:
             return None
+        holding = _holding(column, [source.name] if isinstance(source, exp.Table) else [], stored)
         return UnknownName(column=f"{column.table}.{name}", tables=[_label(source, column.table)],
-                           suggestions=_closest(name, columns.values()))
+                           suggestions=_ranked(holding, _closest(name, columns.values())))
     if name.lower() in _aliases(scope):
         return None  # an output alias, in ORDER BY, GROUP BY or HAVING
     reach: dict[str, str] = {}
-    labels = []
+    labels, names = [], []
     current: Scope | None = scope
     while current is not None:  # this scope's sources, then the outer ones (correlated subqueries)
         for alias, source in current.sources.items():
@@ -110,13 +118,14 @@ def _check(column: exp.Column, scope: Scope, tables: dict) -> UnknownName | None
             if name.lower() in columns:
                 return None
             labels.append(_label(source, alias))
+            names += [source.name] if isinstance(source, exp.Table) else []
             reach.update(columns)
         current = current.parent
     if column.this.quoted:
         return None  # SQLite reads an unknown "name" as the string 'name'
     if not labels:
         return None
-    suggestions = _closest(name, reach.values())
+    suggestions = _ranked(_holding(column, names, stored), _closest(name, reach.values()))
     if not suggestions:  # maybe a column of a table the query does not join
         suggestions = [f"{s} (not joined here)" for s in _qualified_matches(name, tables)]
     return UnknownName(column=name, tables=labels, suggestions=suggestions)
@@ -166,6 +175,24 @@ def _label(source, alias: str) -> str:
     if isinstance(source, exp.Table):
         return source.name if source.name.lower() == alias.lower() else f"{source.name} AS {alias}"
     return f"subquery {alias}"
+
+
+def _holding(column: exp.Column, tables: list[str], stored: dict) -> list[str]:
+    """Columns of `tables` that store the text value `column` is compared with (=, !=, LIKE, IN)."""
+    parent = column.parent
+    if isinstance(parent, exp.In):
+        others = parent.expressions
+    elif isinstance(parent, (exp.EQ, exp.NEQ, exp.Like, exp.ILike)):
+        others = [parent.expression if parent.this is column else parent.this]
+    else:
+        return []
+    wanted = {o.this.lower().strip("%") for o in others if isinstance(o, exp.Literal) and o.is_string}
+    return [c for t in tables for c, kept in stored.get(t.lower(), {}).items()
+            if wanted and any(v.lower() in wanted for v in kept)]
+
+
+def _ranked(by_value: list[str], by_spelling: list[str]) -> list[str]:
+    return list(dict.fromkeys(by_value + by_spelling))[:3]
 
 
 def _closest(name: str, candidates) -> list[str]:

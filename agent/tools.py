@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from agent.database import (
     AnalyticsDatabase,
+    DatabaseError,
     DatabaseUnavailable,
     QueryFailed,
     QueryResult,
@@ -176,8 +177,10 @@ def run_sql(ctx: ToolContext, args: SQLArgs) -> ToolOutcome:
     if ctx.schema.check_columns:
         dialect = getattr(ctx.database, "dialect", "sqlite")
         check_sql(args.sql, dialect=dialect)  # the guard's reason comes first
-        unknown = unknown_columns(args.sql, _columns_or_empty(ctx.database), dialect=dialect)
-        if unknown:
+        columns = _columns_or_empty(ctx.database)
+        unknown = unknown_columns(args.sql, columns, dialect=dialect)
+        if unknown:  # again, with the stored values, so the hints put the column holding a compared value first
+            unknown = unknown_columns(args.sql, columns, dialect=dialect, values=_stored_values(ctx))
             return error("unknown_column", "unknown column, caught before running the query: "
                          + "; ".join(u.describe() for u in unknown) + ". Check the names with describe_table.")
     result = ctx.database.execute(args.sql)
@@ -191,6 +194,16 @@ def _columns_or_empty(database: AnalyticsDatabase) -> dict[str, list[str]]:
     except DatabaseUnavailable:
         raise
     except (QueryFailed, QueryTimeout, UnknownTable, UnknownColumn):
+        return {}
+
+
+def _stored_values(ctx: ToolContext) -> dict[str, dict[str, list[str]]]:
+    """table -> column -> its most frequent text values (the schema index's, cached per file); {} if unreadable."""
+    try:
+        return {d.name: d.values for d in TableIndex.for_database(ctx.database, embedder=ctx.schema.embedder).docs}
+    except DatabaseUnavailable:
+        raise
+    except DatabaseError:
         return {}
 
 

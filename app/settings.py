@@ -201,7 +201,7 @@ class Settings(BaseSettings):
             context_budget=self.memory_context_budget, full_recent_count=self.memory_full_recent_count,
             enable_summary=self.memory_enable_summary, summary_threshold=self.memory_summary_threshold,
             max_summary_tokens=self.memory_max_summary_tokens, condensed_tool_max=self.memory_condensed_tool_max,
-            max_messages_per_thread=self.memory_max_messages_per_thread)
+            max_messages_per_thread=self.memory_max_messages_per_thread, output_reserve=self.max_output_tokens)
 
     @classmethod
     def documented_env(cls) -> dict[str, str]:

@@ -193,3 +193,12 @@ def test_token_counts_are_calibrated_from_the_servers_usage(store, sample_db_pat
     first, second = [e.step.context for e in events if e.type == "step" and e.step.context]
     ratio = 6000 / first["tokens_sent"]
     assert first["window"] == 4096 and second["window"] == int(4096 / ratio)
+
+
+def test_a_did_you_mean_hint_names_the_column_holding_the_compared_value(store, sample_db_path, scripted_llm):
+    guessed = "SELECT count(*) FROM launches WHERE launch_status = 'failure'"
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": guessed}), text("I could not count them."))
+    _run(_setup(store, sample_db_path, scripted_llm), "How many launches failed?")
+    hint = json.loads(scripted_llm.chat_requests[1]["messages"][-1]["content"])["error"]
+    # By spelling alone the hint was launch_date (issue 16); `outcome` stores 'failure'.
+    assert "launch_status (launches has no such column); did you mean outcome or launch_date?" in hint
