@@ -336,7 +336,8 @@ def _with_text_calls(reply: ModelReply, found: tool_text.FoundCalls | None, hist
     if found is None or reply.tool_calls:
         return reply
     n = _count_tool_calls(history)
-    calls = [ToolCall(id=f"call_text_{n + i + 1}", name=c.name, arguments=c.arguments) for i, c in enumerate(found.calls)]
+    calls = [ToolCall(id=f"call_text_{n + i + 1}", name=name, arguments=arguments)
+             for i, (name, arguments) in enumerate(found.calls)]
     reasoning = found.prose or reply.reasoning
     return reply.model_copy(update={"content": None, "tool_calls": calls, "reasoning": reasoning, "tool_style": "text"})
 

@@ -21,11 +21,9 @@ from typing import Any
 from agent import react_text
 
 
-@dataclass(frozen=True)
-class TextCall:
-    name: str
-    #: JSON object text; left raw when the model's JSON cannot be read, for the loop to reject readably.
-    arguments: str
+#: (tool name, arguments as JSON object text; left raw when the model's JSON cannot be read,
+#: for the loop to reject readably).
+TextCall = tuple[str, str]
 
 
 @dataclass(frozen=True)
@@ -80,7 +78,7 @@ def _named_tags(text: str, schemas: dict[str, dict[str, Any]]) -> FoundCalls | N
     for name, schema in schemas.items():
         pattern = re.compile(rf"<{name}\s*(?:/>|>(.*?)(?:</{name}\s*>|$))", re.S)
         for match in pattern.finditer(text):
-            calls.append((match.start(), TextCall(name, _tag_arguments(match.group(1) or "", schema))))
+            calls.append((match.start(), (name, _tag_arguments(match.group(1) or "", schema))))
             first = match.start() if first is None else min(first, match.start())
     if not calls:
         return None
@@ -114,7 +112,7 @@ def _react(text: str, schemas: dict[str, dict[str, Any]]) -> FoundCalls | None:
     step = react_text.parse_step(text)
     if step is None:
         return None
-    return FoundCalls([TextCall(step.action, step.action_input)], step.thought)
+    return FoundCalls([(step.action, step.action_input)], step.thought)
 
 
 def _json_objects(text: str, schemas: dict[str, dict[str, Any]]) -> FoundCalls | None:
@@ -170,7 +168,7 @@ def _pythonic(text: str, schemas: dict[str, dict[str, Any]]) -> FoundCalls | Non
                 args.setdefault(main, ast.literal_eval(node.args[0]))
         except ValueError:
             return None
-        calls.append(TextCall(node.func.id, json.dumps(args, ensure_ascii=False)))
+        calls.append((node.func.id, json.dumps(args, ensure_ascii=False)))
     return FoundCalls(calls, None) if calls else None
 
 
@@ -197,7 +195,7 @@ def _calls_in(value: Any, schemas: dict[str, dict[str, Any]], *, strict: bool) -
         arguments = value[arg_key]
     else:  # {"tool": "run_sql", "sql": "…"}: the other keys are the arguments
         arguments = {k: v for k, v in value.items() if k not in (name_key, "type", "id")}
-    return [TextCall(name, _arguments_text(arguments, schemas.get(name, {})))]
+    return [(name, _arguments_text(arguments, schemas.get(name, {})))]
 
 
 def _arguments_text(arguments: Any, schema: dict[str, Any]) -> str:
