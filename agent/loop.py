@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from agent.context import build_context, turn_note
+from agent.context import build_context, system_prompt, turn_note
 from agent.database import AnalyticsDatabase, DatabaseUnavailable
 from agent.examples import ExampleRetriever
 from agent.llm import ChatModel, ModelError, ModelReply, ToolCall
@@ -38,8 +38,6 @@ from agent.turn_checks import REPEAT_NOTE, STOP_AFTER, RepeatGuard, strip_label,
 from storage.conversations import ConversationStore
 
 ANSWER_ROWS = 50  # rows kept inside the state's answer; the full result is in query_results
-#: The schema goes into the system prompt only while it takes at most this share of the window.
-SCHEMA_SHARE = 0.25
 
 
 class TurnEvent(BaseModel):
@@ -120,7 +118,7 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
         if setup.recall is not None else None
     if note is not None:  # nothing was asked: acknowledge what was remembered, run nothing
         yield turn.acknowledge(note)
-    schema = _schema_for(setup)
+    schema = _schema_for(setup, tools)
     context_note = turn_note(state, examples=few_shot, user_memory=user_memory, schema_shown=bool(schema))
     if context_note:  # kept on the question, so later turns send the same bytes (agent.context)
         asked_message.note = context_note
@@ -194,6 +192,7 @@ class _Turn:
                     raise
                 window = context.report.window
                 learn_window(setup.model, int(min(exc.window or window, window) * 0.75))
+                schema = _schema_for(setup, tools)  # the schema may no longer fit the smaller window
                 continue
             self.model_ms = round((time.perf_counter() - asked) * 1000, 2)
             if reply.usage is not None:
@@ -385,19 +384,24 @@ _NOTES = {
 }
 
 
-def _schema_for(setup: TurnSetup) -> str:
-    """The schema for the system prompt: when the database is small and it takes a modest share of the window."""
+def _schema_for(setup: TurnSetup, tools: list[dict[str, Any]]) -> str:
+    """The schema for the system prompt: when the database is small, and the schema leaves the conversation
+    at least as much of the window as it takes (after the margin, the reply, the tools and the instructions)."""
     block = schema_block(setup.database, setup.schema)
     if not block:
         return ""
     config = budget_config(setup.model, setup.memory)
     counter = counter_for(config.model)
-    window = min(context_window_for(config.model, config.context_window), config.context_budget)
-    return block if counter.text(block) <= window * SCHEMA_SHARE else ""
+    usable = min(context_window_for(config.model, config.context_window), config.context_budget)
+    instructions = system_prompt(database_name=setup.database.label, engine=setup.database.engine)
+    room = usable * (1 - config.margin) - config.output_reserve - counter.tools(tools) - counter.text(instructions)
+    return block if counter.text(block) <= room / 2 else ""
 
 
 def _model_failure(exc: ModelError) -> str:
     """What the analyst reads when the model endpoint failed, and what to do about it."""
+    if exc.kind == "context_window":  # the budget's own check (agent.memory.tiers): it names the setting
+        return f"{exc} Your question is saved."
     if exc.kind == "context_length":
         return (f"The conversation does not fit the model's context window, even shortened: {exc}. Set "
                 "MEMORY_CONTEXT_WINDOW to the window the server runs with (llama.cpp -c, Ollama num_ctx), or "

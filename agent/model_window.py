@@ -3,7 +3,8 @@
 Guessing the window from the model's name went wrong (issue 16: "qwen2.5" read as 32,768
 tokens against a llama.cpp server started with 2,048, a 400 every turn). Servers say:
 llama.cpp `GET /props` (`default_generation_settings.n_ctx`), vLLM `GET /v1/models`
-(`max_model_len`), Ollama `POST /api/show` (`num_ctx` in its parameters when set). And when a
+(`max_model_len`; OpenRouter's `context_length`), Ollama `POST /api/show` (`num_ctx` in its
+parameters when set). And when a
 request is too long, the error usually names the real window; `window_in_error` reads it.
 """
 
@@ -85,7 +86,8 @@ def _vllm(client: httpx.Client, base: str, root: str, model: str) -> int | None:
         return None
     entries = response.json().get("data") or []
     named = [e for e in entries if e.get("id") == model] or entries[:1]
-    return _positive(named[0].get("max_model_len")) if named else None
+    # vLLM's `max_model_len`; OpenRouter and Together list `context_length`.
+    return _positive(named[0].get("max_model_len") or named[0].get("context_length")) if named else None
 
 
 def _ollama(client: httpx.Client, base: str, root: str, model: str) -> int | None:

@@ -1,6 +1,6 @@
 """Text ReAct: tool use for endpoints that reject `tools` and the `tool` role.
 
-The tools are described in a system message, the model answers
+The tools are described in the system message, the model answers
 `Thought: ...\\nAction: <tool>\\nAction Input: <JSON object>`, and earlier tool calls
 and results are replayed as plain assistant text and "Observation: ..." user
 messages. Pure functions, no I/O; `agent.openai_model` decides when to use them.
@@ -68,8 +68,9 @@ def render_messages(messages: list[dict[str, Any]], tools: list[dict[str, Any]])
 
     Assistant tool calls become their Thought/Action/Action Input text (the Thought
     taken from the message's `reasoning`, else its `content`); consecutive tool results
-    become one user message of "Observation: ..." paragraphs. The tools message goes
-    right after the leading system messages.
+    become one user message of "Observation: ..." paragraphs. The tools' description opens
+    the first system message: many chat templates (Gemma's, Mistral's) refuse a second one,
+    and ahead of what a turn may append there (agent.memory.tiers) it stays a stable prefix.
     """
     out: list[dict[str, Any]] = []
     for message in messages:
@@ -92,8 +93,10 @@ def render_messages(messages: list[dict[str, Any]], tools: list[dict[str, Any]])
     for message in out:
         message.pop("_observation", None)
     if tools:
-        at = next((i for i, m in enumerate(out) if m["role"] != "system"), len(out))
-        out.insert(at, {"role": "system", "content": describe_tools(tools)})
+        if out and out[0]["role"] == "system":
+            out[0]["content"] = f"{describe_tools(tools)}\n\n{_text(out[0]['content'])}"
+        else:
+            out.insert(0, {"role": "system", "content": describe_tools(tools)})
     return out
 
 

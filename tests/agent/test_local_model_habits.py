@@ -152,12 +152,12 @@ def test_cached_prompt_tokens_are_kept_on_the_step(store, sample_db_path, script
 
 
 def test_the_window_is_the_servers(store, sample_db_path, scripted_llm):
-    scripted_llm.n_ctx = 2048
+    scripted_llm.n_ctx = 3000
     scripted_llm.enqueue(text("hello"))
     events, _ = _run(_setup(store, sample_db_path, scripted_llm), "hi")
     context = next(e.step for e in events if e.type == "step").context
-    assert context["window"] == 2048
-    assert "Tables:" not in scripted_llm.chat_requests[0]["messages"][0]["content"]  # too big for 2,048 tokens
+    assert context["window"] == 3000
+    assert "Tables:" not in scripted_llm.chat_requests[0]["messages"][0]["content"]  # too big for 3,000 tokens
 
 
 def test_an_unknown_window_is_the_setting_else_a_conservative_default(store, sample_db_path, scripted_llm):
@@ -171,15 +171,18 @@ def test_an_unknown_window_is_the_setting_else_a_conservative_default(store, sam
 
 def test_a_context_length_error_shrinks_the_request_and_retries_once(store, sample_db_path, scripted_llm):
     too_long = {"error": {"code": 400, "message": "the request exceeds the available context size, try increasing it",
-                          "type": "exceed_context_size_error", "n_prompt_tokens": 2301, "n_ctx": 2048}}
+                          "type": "exceed_context_size_error", "n_prompt_tokens": 4301, "n_ctx": 4000}}
+    scripted_llm.n_ctx = 8192  # what /props said; the error says otherwise
     scripted_llm.enqueue(error(400, body=too_long), text("hello"))
     events, _ = _run(_setup(store, sample_db_path, scripted_llm), "hi")
     assert _answer(events).data.text.endswith("hello")
-    assert next(e.step for e in events if e.type == "step").context["window"] == 1536
+    assert next(e.step for e in events if e.type == "step").context["window"] == 3000  # 4,000 less a quarter
+    first, second = scripted_llm.chat_requests
+    assert "Tables:" in first["messages"][0]["content"] and "Tables:" not in second["messages"][0]["content"]
 
 
 def test_a_context_length_error_twice_names_the_setting(store, sample_db_path, scripted_llm):
-    scripted_llm.enqueue(*[error(400, message="This model's maximum context length is 2048 tokens.")] * 2)
+    scripted_llm.enqueue(*[error(400, message="This model's maximum context length is 4096 tokens.")] * 2)
     events, _ = _run(_setup(store, sample_db_path, scripted_llm), "hi")
     message = next(e.message for e in events if e.type == "error")
     assert "MEMORY_CONTEXT_WINDOW" in message and "Check the endpoint" not in message
@@ -188,11 +191,12 @@ def test_a_context_length_error_twice_names_the_setting(store, sample_db_path, s
 
 def test_token_counts_are_calibrated_from_the_servers_usage(store, sample_db_path, scripted_llm):
     # The model's tokenizer counts far more than o200k does for the same request.
-    scripted_llm.responder(lambda request: tool_call("list_tables", {}, usage=(6000, 5)))
+    scripted_llm.n_ctx = 8192
+    scripted_llm.responder(lambda request: tool_call("list_tables", {}, usage=(3000, 5)))
     events, _ = _run(_setup(store, sample_db_path, scripted_llm, max_steps=2), "hi")
     first, second = [e.step.context for e in events if e.type == "step" and e.step.context]
-    ratio = 6000 / first["tokens_sent"]
-    assert first["window"] == 4096 and second["window"] == int(4096 / ratio)
+    ratio = 3000 / first["tokens_sent"]
+    assert ratio > 1 and first["window"] == 8192 and second["window"] == int(8192 / ratio)
 
 
 def test_a_did_you_mean_hint_names_the_column_holding_the_compared_value(store, sample_db_path, scripted_llm):
@@ -202,3 +206,17 @@ def test_a_did_you_mean_hint_names_the_column_holding_the_compared_value(store, 
     hint = json.loads(scripted_llm.chat_requests[1]["messages"][-1]["content"])["error"]
     # By spelling alone the hint was launch_date (issue 16); `outcome` stores 'failure'.
     assert "launch_status (launches has no such column); did you mean outcome or launch_date?" in hint
+
+
+def test_the_prompt_prefix_is_stable_in_text_mode_too(store, sample_db_path, scripted_llm):
+    scripted_llm.n_ctx = 8192
+    scripted_llm.enqueue(text("Thought: which values?\nAction: find_values\nAction Input: "
+                              '{"table": "countries", "column": "name", "term": "China"}'),
+                         text(f'Action: run_sql\nAction Input: {{"sql": "{CHINA_SITES}"}}'),
+                         text("Final Answer: China has 6 launch sites."))
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm, tool_mode="text"), "How many launch sites in China?")
+    assert _answer(events).ok
+    requests = scripted_llm.chat_requests
+    assert [m["role"] for m in requests[0]["messages"]] == ["system", "user"]
+    for before, after in zip(requests, requests[1:]):
+        assert after["messages"][: len(before["messages"])] == before["messages"]

@@ -72,7 +72,7 @@ def test_auto_mode_switches_to_text_react_when_calls_come_as_text_and_remembers_
     assert make_model(scripted_llm, tool_mode="auto").complete(QUESTION, TOOLS).tool_style == "text"
     first, second, third = scripted_llm.chat_requests
     assert "tools" in first and "tools" not in second and "tools" not in third
-    assert "Action Input:" in second["messages"][1]["content"]
+    assert "Action Input:" in second["messages"][0]["content"]
     assert not make_model(scripted_llm, tool_mode="auto", model="another-model").uses_text_tools
 
 
@@ -130,6 +130,11 @@ def test_no_cached_count_when_the_server_gives_none(scripted_llm):
 def test_the_window_comes_from_llama_cpp_props(scripted_llm):
     scripted_llm.n_ctx = 2048
     assert make_model(scripted_llm).context_window() == 2048
+
+
+def test_the_window_comes_from_vllm_models(scripted_llm):
+    scripted_llm.max_model_len = 16384
+    assert make_model(scripted_llm, model="scripted-model").context_window() == 16384
 
 
 def test_no_window_when_the_server_does_not_say(scripted_llm):
