@@ -62,12 +62,12 @@ def test_a_statement_turn_is_acknowledged_without_asking_the_model(store, tiny_d
     state = store.load(thread, user_id="alice").state
     done = after_turn(memory, state=state, thread_id=thread, user_id="alice", turn_index=0, model=model)
     assert done.changes == [] and not scripted_llm.chat_requests
-    # The next turn's prompt carries what was remembered.
+    # The next turn's prompt carries what was remembered (with its question, after the stable system prompt).
     scripted_llm.enqueue(tool_call("run_sql", {"sql": "SELECT count(*) FROM sites"}),
                          tool_call("answer", {"text": "3 sites.", "sql": "SELECT count(*) FROM sites"}))
     list(run_turn(_setup(store, tiny_db, model, memory), user_id="alice", question="How many sites are there?",
                   thread_id=thread))
-    assert "Call me Ada." in scripted_llm.chat_requests[0]["messages"][0]["content"]
+    assert "Call me Ada." in scripted_llm.chat_requests[0]["messages"][-1]["content"]
 
 
 def test_a_chinese_statement_turn_is_acknowledged_in_chinese(store, tiny_db, memory):
