@@ -41,7 +41,7 @@ def test_a_stopped_chinese_question_is_told_in_chinese(store, tiny_db, scripted_
     events = list(run_turn(setup, user_id="u", question="有哪些表？"))
     assert [e.type for e in events] == ["start", "step", "error", "answer"]
     assert events[2].message.startswith("已按你的要求") and not events[-1].answer.ok
-    assert scripted_llm.requests == []  # stopped before the model was asked
+    assert scripted_llm.chat_requests == []  # stopped before the model was asked (its window was read)
 
 
 def test_the_analysts_sql_becomes_a_turn_the_model_reads_next(store, tiny_db, scripted_llm):
