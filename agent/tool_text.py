@@ -51,7 +51,7 @@ def find_calls(text: str | None, tools: list[dict[str, Any]]) -> FoundCalls | No
     if not text or not text.strip():
         return None
     schemas = {_function(t)["name"]: _function(t) for t in tools}
-    for finder in (_hermes, _named_tags, _react, _json_objects, _pythonic):
+    for finder in (_hermes, _function_tags, _named_tags, _react, _json_objects, _pythonic):
         found = finder(text, schemas)
         if found is not None:
             return found
@@ -70,6 +70,25 @@ def _hermes(text: str, schemas: dict[str, dict[str, Any]]) -> FoundCalls | None:
         for obj in _json_values(_unfence(body)):
             calls.extend(_calls_in(obj, schemas, strict=False))
     return FoundCalls(calls, _prose(text[: text.find("<tool_call>")])) if calls else None
+
+
+_FUNCTION_ATTRS = re.compile(r"""<function\s+name=["'](\w+)["'](?:\s+arguments=(["'])(.*?)\2)?\s*/?>""", re.S)
+_FUNCTION_CHILDREN = re.compile(r"<function>\s*<name>\s*(\w+)\s*</name>\s*(?:<arguments>(.*?)</arguments>)?", re.S)
+_LEAF_TAG = re.compile(r"<(\w+)>([^<>]*)</\1>")
+
+
+def _function_tags(text: str, schemas: dict[str, dict[str, Any]]) -> FoundCalls | None:
+    """`<function name="run_sql" arguments='{...}'/>` and `<function><name>…</name><arguments>…</arguments>`,
+    as Qwen2.5-Coder-1.5B wrote them inside `<tools>` (recorded in tests/data/local_model)."""
+    found = [(m.start(), m.group(1), m.group(3) or "{}") for m in _FUNCTION_ATTRS.finditer(text)]
+    for m in _FUNCTION_CHILDREN.finditer(text):
+        body = (m.group(2) or "").strip()
+        leaves = {k: v.strip() for k, v in _LEAF_TAG.findall(body)}
+        found.append((m.start(), m.group(1), json.dumps(leaves, ensure_ascii=False) if leaves else body or "{}"))
+    calls = [(name, arguments.strip()) for _, name, arguments in sorted(found) if name in schemas]
+    if not calls:
+        return None
+    return FoundCalls(calls, _prose(_WRAPPERS.sub("", text[: min(f[0] for f in found)])))
 
 
 def _named_tags(text: str, schemas: dict[str, dict[str, Any]]) -> FoundCalls | None:

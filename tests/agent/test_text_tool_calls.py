@@ -35,6 +35,10 @@ WRITTEN_CALLS = {
     "tag-with-parameter-tags": f"<run_sql><sql>{SQL}</sql></run_sql>",
     "react": f'Thought: count them\nAction: run_sql\nAction Input: {{"sql": "{SQL}"}}',
     "pythonic": f'run_sql(sql="{SQL}")',
+    # Both recorded from Qwen2.5-Coder-1.5B behind llama.cpp (tests/data/local_model, auto-sample-04 and -30).
+    "function-tag-attributes": f"<tools>\n  <function name=\"run_sql\" arguments='{{\"sql\": \"{SQL}\"}}'/>\n</tools>",
+    "function-tag-children": f"<tools><function><name>run_sql</name><arguments><properties><sql>{SQL}</sql>"
+                             "</properties></arguments></function></tools>",
 }
 
 
