@@ -22,8 +22,9 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from agent.memory.config import MemoryConfig
 from agent.memory.groups import group_messages
 from agent.memory.tiers import RECALL_TOOL, Context, ContextReport, assemble, make_budget, memory_block
-from agent.memory.tokens import counter_for
+from agent.memory.tokens import context_window_for, counter_for
 from agent.state import AgentState
+from agent.tools import compact_schema
 
 PROMPTS = Path(__file__).parent / "prompts"
 _templates = Environment(loader=FileSystemLoader(PROMPTS), undefined=StrictUndefined, autoescape=False,
@@ -110,3 +111,19 @@ def build_context(state: AgentState, config: MemoryConfig | None = None, *, data
         messages_condensed=chosen["condensed"], messages_omitted=chosen["omitted"] + archived_messages,
         encoding=counter.encoding_name, approximate=counter.approximate)
     return Context(messages=messages, report=report)
+
+
+#: Tool schemas taking more of the usable window than this are sent compact (`agent.tools.compact_schema`).
+COMPACT_TOOLS_SHARE = 0.15
+
+
+def tools_for_window(tools: list[dict[str, Any]], config: MemoryConfig) -> list[dict[str, Any]]:
+    """The tool schemas as sent within `config`'s window: whole, or compact when they would take more than
+    COMPACT_TOOLS_SHARE of it (a 4k window), so the tools shrink before the conversation's memory does.
+    The choice depends on the window only, so every call of a turn sends the same bytes."""
+    counter = counter_for(config.model)
+    usable = min(context_window_for(config.model, config.context_window), config.context_budget)
+    if counter.tools(tools) <= usable * COMPACT_TOOLS_SHARE:
+        return tools
+    return [compact_schema(t) for t in tools]
+

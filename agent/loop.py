@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from agent.context import build_context, system_prompt, turn_note
+from agent.context import build_context, system_prompt, tools_for_window, turn_note
 from agent.database import AnalyticsDatabase, DatabaseUnavailable
 from agent.examples import ExampleRetriever
 from agent.llm import ChatModel, ModelError, ModelReply, ToolCall
@@ -25,6 +25,7 @@ from agent.memory.archival import ArchiveHook, archive_if_due, no_archive_hook
 from agent.memory.config import MemoryConfig
 from agent.memory.hooks import NOTE_ACTION, Memory, before_turn, remember_statements
 from agent.memory.summary import refresh_summary, summariser_for
+from agent.memory.tiers import ContextWindowTooSmall
 from agent.memory.tokens import context_window_for, counter_for
 from agent.model_budget import budget_config, calibrate, learn_window
 from agent.planner.words import has_cjk
@@ -112,7 +113,7 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
         recalled, user_memory = before.recalled or None, before.user_memory
         if before.step is not None:  # the page shows what was remembered
             yield turn.record(before.step, time.perf_counter(), None)
-    tools = tool_schemas()
+    tools = tools_for_window(tool_schemas(), budget_config(setup.model, setup.memory))
     few_shot = setup.examples.few_shot(question) if setup.examples is not None else ""
     note = remember_statements(setup.recall, question=question, thread_id=thread_id, user_id=user_id) \
         if setup.recall is not None else None
@@ -180,9 +181,19 @@ class _Turn:
         setup = self.setup
         for attempt in (1, 2):
             config = budget_config(setup.model, setup.memory)
-            context = build_context(self.state, config, database_name=setup.database.label, tools=tools,
-                                    archived_messages=archived.messages, archived_tokens=archived.tokens,
-                                    engine=setup.database.engine, recalled=recalled, schema=schema)
+            try:
+                context = build_context(self.state, config, database_name=setup.database.label, tools=tools,
+                                        archived_messages=archived.messages, archived_tokens=archived.tokens,
+                                        engine=setup.database.engine, recalled=recalled, schema=schema)
+            except ContextWindowTooSmall:
+                if not schema:
+                    raise
+                # The window turned out smaller (the model's own token count): the schema block gives way
+                # before anything else; the exploration tools remain.
+                schema = ""
+                context = build_context(self.state, config, database_name=setup.database.label, tools=tools,
+                                        archived_messages=archived.messages, archived_tokens=archived.tokens,
+                                        engine=setup.database.engine, recalled=recalled, schema=schema)
             self.context = context.report.as_step_data()
             asked = time.perf_counter()
             try:

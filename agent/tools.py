@@ -258,6 +258,18 @@ def tool_schemas() -> list[dict[str, Any]]:
     return [tool.schema() for tool in TOOLS.values()]
 
 
+def compact_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """A tool's schema for a small window (issue 22): the description's first sentence, and the
+    parameters' names, types and limits without their descriptions."""
+    function = schema["function"]
+    description = function.get("description", "")
+    first = description.split(". ")[0].rstrip(".") + "."
+    parameters = dict(function.get("parameters", {}))
+    parameters["properties"] = {name: {k: v for k, v in spec.items() if k != "description"}
+                                for name, spec in parameters.get("properties", {}).items()}
+    return {**schema, "function": {**function, "description": first, "parameters": parameters}}
+
+
 def parse_arguments(name: str, arguments: str) -> tuple[Tool | None, BaseModel | None, ToolOutcome | None]:
     """Find the tool and validate its arguments; on failure, the error observation to send back."""
     tool = TOOLS.get(name)

@@ -141,7 +141,7 @@ def test_the_context_report_is_recorded_on_the_steps(store, tiny_db, scripted_ll
     model = OpenAIChatModel(base_url=scripted_llm.base_url, api_key=None, model="gpt-4o-mini", max_retries=0,
                             timeout_s=5)
     setup = TurnSetup(store=store, database=AnalyticsDatabase(tiny_db), model=model,
-                      memory=MemoryConfig(model="gpt-4o-mini", context_budget=2_000, output_reserve=200))
+                      memory=MemoryConfig(model="gpt-4o-mini", context_budget=1_500, output_reserve=200))
     thread = None
     for n in range(6):
         events = list(run_turn(setup, user_id="u", question=f"How many sites, take {n}?", thread_id=thread))

@@ -114,3 +114,22 @@ def test_a_summary_is_compressed_to_fit_keeping_its_newest_sentences():
                   "Earlier questions:\n" + "\n".join(f"- Question {n}?" for n in range(60)))
     fitted = fit_summary(structured, 80, counter)
     assert counter.text(fitted) <= 80 and "We count crewed launches." in fitted
+
+
+@pytest.mark.parametrize("window, compact", [(4_096, True), (131_072, False)])
+def test_tool_schemas_shrink_at_a_small_window_before_memory_does(store, tiny_db, scripted_llm, window, compact):
+    model = OpenAIChatModel(base_url=scripted_llm.base_url, api_key=None, model="gpt-4o-mini", max_retries=0,
+                            timeout_s=5)
+    setup = TurnSetup(store=store, database=AnalyticsDatabase(tiny_db), model=model,
+                      memory=MemoryConfig(model="gpt-4o-mini", context_window=window))
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": "SELECT count(*) FROM sites"}),
+                         tool_call("answer", {"text": "3 sites.", "sql": "SELECT count(*) FROM sites"}))
+    events = list(run_turn(setup, user_id="u", question="How many sites?"))
+    assert events[-1].answer.ok
+    sent = [r["tools"] for r in scripted_llm.chat_requests]
+    assert sent[0] == sent[1]  # the same bytes on every call of the turn
+    run_sql = next(t["function"] for t in sent[0] if t["function"]["name"] == "run_sql")
+    described = [p for p in run_sql["parameters"]["properties"].values() if "description" in p]
+    assert (described == []) is compact and run_sql["description"].count(". ") == 0 if compact else described
+    counter = counter_for("gpt-4o-mini")
+    assert (counter.tools(sent[0]) < counter.tools(tool_schemas())) is compact
