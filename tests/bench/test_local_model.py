@@ -1,0 +1,112 @@
+"""The local-model benchmark's parts that need no model: the recording proxy, the conversations,
+the figures, and the recorded fixtures' shape (the model itself runs only under `make bench`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import openai
+import pytest
+
+from app.eval import QuestionResult
+from app.settings import ROOT
+from bench.local_model import bench_settings, run_conversation, sample_conversations
+from bench.local_model_figures import part_figures
+from bench.llama_server import free_port
+from bench.recording_proxy import RecordingProxy
+from tests.fixtures.scripted_llm import default_responder, text
+
+FIXTURES = ROOT / "tests" / "data" / "local_model"
+
+
+def _upstream(scripted_llm) -> str:
+    return scripted_llm.base_url.removesuffix("/v1")
+
+
+def test_the_proxy_forwards_and_keeps_each_chat_completion_raw(scripted_llm):
+    scripted_llm.enqueue(text("There are 6.", usage=(120, 4)))
+    with RecordingProxy(_upstream(scripted_llm)) as proxy:
+        client = openai.OpenAI(base_url=proxy.base_url + "/v1", api_key="x", max_retries=0)
+        reply = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "How many?"}])
+        models = client.models.list()
+    assert reply.choices[0].message.content == "There are 6."
+    assert models.data  # a GET is forwarded too, and not recorded
+    (exchange,) = proxy.exchanges
+    assert exchange["status"] == 200
+    assert exchange["request"]["messages"] == [{"role": "user", "content": "How many?"}]
+    assert exchange["response"]["choices"][0]["finish_reason"] == "stop"
+    assert exchange["response"]["usage"]["prompt_tokens"] == 120
+
+
+def test_the_proxy_answers_502_naming_itself_when_the_server_is_down():
+    with RecordingProxy(f"http://127.0.0.1:{free_port()}") as proxy:
+        client = openai.OpenAI(base_url=proxy.base_url + "/v1", api_key="x", max_retries=0)
+        with pytest.raises(openai.APIStatusError) as caught:
+            client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
+    assert caught.value.status_code == 502 and "proxy" in str(caught.value)
+    assert proxy.exchanges[0]["status"] == 502
+
+
+def test_sample_conversations_by_name_and_by_id():
+    default = sample_conversations("default")
+    assert [len(c) for c in default[-3:]] == [2, 2, 2]  # the follow-ups, two turns each
+    assert any("？" in c[0].question for c in default)  # Chinese questions are in it
+    assert len(sample_conversations("all")) > len(default)
+    assert [c[0].id for c in sample_conversations("sample-03, follow-2")] == ["sample-03", "follow-2.1"]
+    with pytest.raises(ValueError, match="no question sample-99"):
+        sample_conversations("sample-99")
+
+
+def test_a_conversation_is_scored_turn_by_turn_with_its_own_calls(scripted_llm, tmp_path):
+    scripted_llm.responder(default_responder)
+    with RecordingProxy(_upstream(scripted_llm)) as proxy:
+        settings = bench_settings(proxy.base_url, "native", tmp_path / "unused.db")
+        scored = run_conversation(sample_conversations("follow-1")[0], settings, proxy)
+    assert [r.id for r, _ in scored] == ["follow-1.1", "follow-1.2"]
+    assert sum(len(calls) for _, calls in scored) == len(proxy.exchanges) >= 2
+    for result, calls in scored:
+        assert calls and result.model_calls == len(calls)
+
+
+def _call(cache_n: int, prompt_n: int, finish: str = "stop") -> dict:
+    return {"status": 200, "seconds": 2.0, "response": {
+        "choices": [{"finish_reason": finish, "message": {"role": "assistant", "content": "x"}}],
+        "usage": {"prompt_tokens": cache_n + prompt_n, "completion_tokens": 5},
+        "timings": {"cache_n": cache_n, "prompt_n": prompt_n}}}
+
+
+def _result(outcome: str, *, ok: bool) -> QuestionResult:
+    return QuestionResult(id="q", db_id="d", difficulty="n/a", question="?", gold_sql="SELECT 1",
+                          outcome=outcome, correct=outcome == "correct", answer_ok=ok, steps=2)
+
+
+def test_figures_count_confidently_wrong_answers_and_the_cache_after_a_turns_first_call():
+    turns = [(_result("correct", ok=True), [_call(0, 1000), _call(900, 100)]),
+             (_result("wrong_result", ok=True), [_call(800, 200), _call(950, 50, "length")]),
+             (_result("no_sql", ok=False), [_call(600, 400)])]
+    f = part_figures(turns, seconds=10)
+    assert (f["turns"], f["correct"], f["confidently_wrong"], f["confidently_wrong_share"]) == (3, 1, 1, 33.3)
+    assert f["cached_share_later_calls"] == 92.5  # (900 + 950) / 2000
+    assert f["cached_share_first_call"] == 46.7  # (0 + 800 + 600) / 3000
+    assert f["finish_reasons"] == {"stop": 4, "length": 1}
+    assert f["model_calls_per_turn"] == 1.67
+
+
+def test_recorded_fixtures_hold_requests_and_raw_replies_with_their_source():
+    files = sorted(FIXTURES.glob("*.json"))
+    assert files, "tests/data/local_model/ holds the recorded conversations"
+    for path in files:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        assert "Apache-2.0" in document["attribution"] and document["tool_mode"] in ("auto", "native", "text")
+        for turn in document["turns"]:
+            assert turn["question"] and turn["calls"]
+            for call in turn["calls"]:
+                assert call["request"]["messages"][-1]["role"] in ("user", "tool", "assistant")
+                if call["status"] == 200:
+                    assert call["response"]["choices"][0]["finish_reason"] in ("stop", "length", "tool_calls")
+
+
+def test_fixture_directory_is_documented():
+    readme = (FIXTURES / "README.md").read_text(encoding="utf-8")
+    assert "Apache-2.0" in readme and Path("bench/local_model.py").name in readme
