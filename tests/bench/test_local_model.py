@@ -78,7 +78,7 @@ def _call(cache_n: int, prompt_n: int, finish: str = "stop") -> dict:
 
 def _result(outcome: str, *, ok: bool) -> QuestionResult:
     return QuestionResult(id="q", db_id="d", difficulty="n/a", question="?", gold_sql="SELECT 1",
-                          outcome=outcome, correct=outcome == "correct", answer_ok=ok, steps=2)
+                          outcome=outcome, correct=outcome == "correct", ok=ok, steps=2, sql="SELECT 1")
 
 
 def test_figures_count_confidently_wrong_answers_and_the_cache_after_a_turns_first_call():
@@ -86,7 +86,8 @@ def test_figures_count_confidently_wrong_answers_and_the_cache_after_a_turns_fir
              (_result("wrong_result", ok=True), [_call(800, 200), _call(950, 50, "length")]),
              (_result("no_sql", ok=False), [_call(600, 400)])]
     f = part_figures(turns, seconds=10)
-    assert (f["turns"], f["correct"], f["confidently_wrong"], f["confidently_wrong_share"]) == (3, 1, 1, 33.3)
+    assert (f["turns"], f["correct"], f["confidently_wrong"]["ok_but_wrong"]) == (3, 1, 1)
+    assert f["confidently_wrong"]["share_of_answers"] == 33.3
     assert f["cached_share_later_calls"] == 92.5  # (900 + 950) / 2000
     assert f["cached_share_first_call"] == 46.7  # (0 + 800 + 600) / 3000
     assert f["finish_reasons"] == {"stop": 4, "length": 1}
