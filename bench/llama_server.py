@@ -2,14 +2,18 @@
 
 One thread each for prompt and generation: on this shared 2-core machine two threads made
 generation collapse (docs/shared LOCAL_MODEL.md measured 0.3 tokens/s against 16-20).
-The server is stopped on leaving the block, whatever happened inside it.
+The server is stopped on leaving the block, whatever happened inside it, and dies with the
+process that started it.
 """
 
 from __future__ import annotations
 
+import ctypes
 import json
+import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 import urllib.error
@@ -19,6 +23,13 @@ from typing import Any
 
 CONTEXT = 8192
 MODEL_ALIAS = "qwen2.5-coder-1.5b-instruct"
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: on Linux, the server gets SIGTERM when the bench process dies,
+    even killed, so no server is left behind (`with` covers every other way out)."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 def free_port() -> int:
@@ -52,7 +63,8 @@ class LlamaServer:
 
     def __enter__(self) -> LlamaServer:
         log = self.log_path.open("wb")
-        self._process = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT)
+        self._process = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT,
+                                         preexec_fn=_die_with_parent)
         log.close()
         deadline = time.monotonic() + self.load_timeout_s
         try:
