@@ -67,7 +67,10 @@ def sample_conversations(which: str) -> list[list[EvalQuestion]]:
     Raises:
         ValueError: an id that names no question.
     """
-    documented = [q for q in json.loads(PLANNER_QUESTIONS.read_text(encoding="utf-8")) if q["db"] == "sample"]
+    # Questions the planner should decline have no gold SQL, and documented follow-ups ("after")
+    # score only their last turn: both are left to the planner's tests.
+    documented = [q for q in json.loads(PLANNER_QUESTIONS.read_text(encoding="utf-8"))
+                  if q["db"] == "sample" and "gold_sql" in q and "after" not in q]
     single = [[EvalQuestion(id=q["id"], db_id="sample", question=q["question"], gold_sql=q["gold_sql"])]
               for q in documented]
     follow = [[EvalQuestion(id=f"follow-{n}.{t}", db_id="sample", question=question, gold_sql=gold)
