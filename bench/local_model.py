@@ -30,8 +30,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from app.eval import (DATASETS, SUITES, EvalQuestion, QuestionResult, database_path, gold_rows, load_suite,
-                      run_suite, score_turn)
+from app.eval import (DATASETS, SUITES, EvalQuestion, QuestionResult, ask_turn, database_path, load_suite,
+                      run_suite, scorable_gold, score_turn)
 from app.settings import DEFAULT_DATABASE, ROOT, Settings
 from bench.llama_server import MODEL_ALIAS, LlamaServer
 from bench.local_model_figures import part_figures
@@ -121,13 +121,13 @@ def run_conversation(turns: list[EvalQuestion], settings: Settings, proxy: Recor
             for q in turns:
                 result = QuestionResult(id=q.id, db_id=q.db_id, difficulty=q.difficulty, question=q.question,
                                         gold_sql=q.gold_sql, outcome="no_sql")
-                gold = gold_rows(location, q.gold_sql, time_limit_s=30.0)
+                gold = scorable_gold(result, location, settings)
+                if gold is None:  # gold_error: not asked, as the harness does
+                    scored.append((result, []))
+                    continue
                 first_call = len(proxy.exchanges)
-                started = time.perf_counter()
-                events = list(askdb.ask(q.question, user_id="bench", thread_id=thread_id))
-                result.latency_ms = round((time.perf_counter() - started) * 1000, 1)
+                events, state = ask_turn(askdb, q.question, result, thread_id=thread_id)
                 thread_id = thread_id or (events[0].thread_id if events else None)
-                state = askdb.store.load(thread_id, user_id="bench").state if thread_id else None
                 scored.append((score_turn(result, events, state, gold, location, settings),
                                proxy.exchanges[first_call:]))
                 _progress(result, scored[-1][1])
