@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from agent.tools import tool_schemas
 from app.eval import (DATASETS, SUITES, EvalQuestion, QuestionResult, ask_turn, database_path, load_suite,
                       run_suite, scorable_gold, score_turn)
 from app.settings import DEFAULT_DATABASE, ROOT, Settings
@@ -145,7 +146,9 @@ def _progress(result: QuestionResult, calls: list[dict[str, Any]]) -> None:
 def record_fixture(directory: Path, name: str, mode: str, scored: list[tuple[QuestionResult, list[dict]]]) -> None:
     """One conversation as a replayable fixture: per turn, the question, how askdb scored it, and
     each call's request messages with the raw reply (the tools are kept once, in `tools`)."""
-    tools = next((c["request"].get("tools") for _, calls in scored for c in calls if c["request"].get("tools")), None)
+    # Text mode sends no `tools` (they are described in the prompt): the definitions are kept all the same.
+    tools = next((c["request"].get("tools") for _, calls in scored for c in calls if c["request"].get("tools")),
+                 None) or tool_schemas()
     document = {
         "attribution": ATTRIBUTION, "model": MODEL_ALIAS, "tool_mode": mode, "tools": tools,
         "turns": [{"question": r.question, "outcome": r.outcome, "ok": r.ok, "sql": r.sql,
