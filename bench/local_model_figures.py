@@ -85,7 +85,8 @@ def _pct(value: float | None) -> str:
 
 
 def markdown(figures: dict) -> str:
-    lines = [f"{figures['model']}, served by {figures['server']} (window {figures['context']}). askdb's "
+    lines = [f"Code measured: askdb `{figures['_meta'].get('code', 'unknown')}`. "
+             f"{figures['model']}, served by {figures['server']} (window {figures['context']}). askdb's "
              "OpenAI provider asks through a recording proxy; each turn is scored as `python -m app eval` scores "
              "it. Confidently wrong: answers with SQL marked `ok` whose result is wrong, as a share of the answers "
              "with SQL (the eval harness's `confidently_wrong`). Cached share: prompt tokens the server took from its cache "
