@@ -239,8 +239,11 @@ class _Turn:
                         observation=outcome.observation_text(), result_id=self.last_result_id(outcome))
             if outcome.final:
                 text = strip_label(args.get("text", ""))
+                # An answer cut off at max_tokens, or left empty once its label is stripped, is never confident.
+                cut = reply.finish_reason == "length"
+                caveat = args.get("caveat") or (_NOTES["cut_off"][has_cjk(state.question or "")] if cut else None)
                 state.messages.append(Message(role="assistant", content=text))
-                self.finish(text, sql=args.get("sql"), caveat=args.get("caveat"))
+                self.finish(text, sql=args.get("sql"), caveat=caveat, confident=bool(text) and not cut)
                 step = self.answer_step(thought=step.thought, action=call.name, args=args,
                                         observation=step.observation)
             yield self.record(step, started if n == 0 else time.perf_counter(), reply if n == 0 else None)

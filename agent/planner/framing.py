@@ -32,6 +32,10 @@ def build_frame(parsed: ParsedQuestion, schema: SchemaIndex, today: date | None 
     return Assembler(RoleResolver(parsed, schema, today).resolve()).frame()
 
 
+#: Words the follow-up reader consumes (agent.planner.followup), meaningful in a question on its own.
+FOLLOWUP_MARKERS = frozenset({"only", "same", "instead", "among", "else"})
+
+
 class Assembler:
     def __init__(self, roles: RoleResolver):
         self.r, self.schema, self.q = roles, roles.schema, roles.q
@@ -51,6 +55,10 @@ class Assembler:
             raise PlanningFailed(f"I could not tell what {', '.join(stray)} refers to",
                                  zh=f"看不出 {', '.join(stray)} 指的是什么")
         frame.unused = unaccounted(self.r, frame, self.schema)
+        # Follow-up markers are stopwords for the follow-up reader; in a question read on its own they
+        # can carry meaning ("countries with only one official language"), so they are never dropped silently.
+        frame.unused += [t.text for t in self.r.q.tokens if t.text.lower() in FOLLOWUP_MARKERS
+                         and t.text not in frame.unused]
         if frame.unused:
             self.notes.append("words not used: " + ", ".join(frame.unused))
         frame.notes = self.notes

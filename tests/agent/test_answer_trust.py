@@ -3,6 +3,8 @@ question. Anything less is said first in the answer's text (the caveat) and stor
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from agent.database import AnalyticsDatabase
 from agent.loop import TurnSetup, run_turn
 from agent.openai_model import OpenAIChatModel
@@ -77,3 +79,16 @@ def test_a_caveat_leads_the_text_and_makes_the_answer_not_ok(store, tiny_db, scr
 def test_the_caveat_is_in_the_questions_language(store, tiny_db, scripted_llm):
     answer, _ = _answer(store, tiny_db, scripted_llm, "有多少个发射场？", tool_call("answer", {"text": "三个。"}))
     assert not answer.ok and answer.data.text.startswith("本轮没有运行任何查询")
+
+
+def test_an_answer_cut_off_at_the_length_limit_is_not_ok(store, tiny_db, scripted_llm):
+    cut = replace(tool_call("answer", {"text": "The sites are Jiuquan, Xich", "sql": GOOD_SQL}), finish_reason="length")
+    answer, _ = _answer(store, tiny_db, scripted_llm, "List the sites", tool_call("run_sql", {"sql": GOOD_SQL}), cut, cut)
+    assert not answer.ok and answer.data.caveat and answer.data.text.startswith(answer.data.caveat)
+
+
+def test_an_answer_left_empty_by_its_label_is_not_ok(store, tiny_db, scripted_llm):
+    answer, _ = _answer(store, tiny_db, scripted_llm, "List the sites",
+                        tool_call("run_sql", {"sql": GOOD_SQL}),
+                        tool_call("answer", {"text": "Final Answer:", "sql": GOOD_SQL}))
+    assert not answer.ok
