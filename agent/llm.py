@@ -60,6 +60,8 @@ class ChatModel(Protocol):
     #: Shown on the page and stored with each answer ("offline planner", "gpt-4o-mini").
     label: str
 
-    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelReply:
-        """Return the next reply for `messages` (OpenAI chat shape) given `tools` (OpenAI tool schemas)."""
+    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *,
+                 max_tokens: int | None = None) -> ModelReply:
+        """Return the next reply for `messages` (OpenAI chat shape) given `tools` (OpenAI tool schemas);
+        `max_tokens` is the room the context budget left for the reply (None: the model's own setting)."""
         ...

@@ -197,7 +197,7 @@ class _Turn:
             self.context = context.report.as_step_data()
             asked = time.perf_counter()
             try:
-                reply = setup.model.complete(context.messages, tools)
+                reply = setup.model.complete(context.messages, tools, max_tokens=config.output_reserve)
             except ModelError as exc:
                 if exc.kind != "context_length" or attempt == 2:
                     raise

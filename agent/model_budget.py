@@ -17,9 +17,12 @@ from __future__ import annotations
 import threading
 
 from agent.memory.config import MemoryConfig
+from agent.memory.tokens import context_window_for
 from agent.model_window import CONSERVATIVE_WINDOW
 
 MAX_RATIO = 4.0  # beyond this the reported usage is not about the same prompt
+REPLY_SHARE = 4  # a reply may take at most a quarter of a small window (2,048 tokens: 512 for the reply)
+MIN_REPLY = 256  # tokens: room for one tool call with its SQL, however small the window
 
 _lock = threading.Lock()
 _ratios: dict[str, float] = {}  # model label -> server tokens / our tokens
@@ -48,7 +51,17 @@ def budget_config(model: object, config: MemoryConfig) -> MemoryConfig:
         update["context_window"] = max(1, int(window / ratio))
     if ratio > 1.0:
         update["context_budget"] = max(1, int(config.context_budget / ratio))
+    reply = reply_room(config.output_reserve, update.get("context_window") or context_window_for(config.model, config.context_window))
+    if reply != config.output_reserve:
+        update["output_reserve"] = reply
     return config.model_copy(update=update) if update else config
+
+
+def reply_room(configured: int, window: int) -> int:
+    """The tokens kept for the model's reply: ASKDB_MAX_OUTPUT_TOKENS, but at most a quarter of the window,
+    so that a 2,048-token server still leaves room for the conversation (issue 22); the same number is
+    sent as the call's `max_tokens`."""
+    return min(configured, max(MIN_REPLY, window // REPLY_SHARE))
 
 
 def calibrate(model: object, *, counted: int, reported: int) -> None:

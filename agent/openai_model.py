@@ -123,8 +123,10 @@ class OpenAIChatModel:
             _SERVER_WINDOWS[self._key] = model_window.server_window(self.base_url, self.model, api_key=self._api_key)
         return _SERVER_WINDOWS[self._key]
 
-    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelReply:
-        """Return the model's next reply; one cut off at `max_tokens` is asked again once with twice the room.
+    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *,
+                 max_tokens: int | None = None) -> ModelReply:
+        """Return the model's next reply within `max_tokens` (default: ASKDB_MAX_OUTPUT_TOKENS); one cut off
+        there is asked again once with twice the room.
 
         Raises:
             ModelError: after the retries, with `kind` one of timeout, rate_limited,
@@ -132,9 +134,10 @@ class OpenAIChatModel:
                 context_length (the request is longer than the model's window).
         """
         try:
-            reply = self._complete(messages, tools, self.max_output_tokens)
+            limit = max_tokens or self.max_output_tokens
+            reply = self._complete(messages, tools, limit)
             if reply.finish_reason == "length":
-                reply = self._complete(messages, tools, self.max_output_tokens * 2)
+                reply = self._complete(messages, tools, limit * 2)
             return reply
         except openai.OpenAIError as err:
             raise self._model_error(err) from err

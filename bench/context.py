@@ -66,7 +66,8 @@ class JunkSummariser:
 
     label = "junk summariser"
 
-    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]]) -> ModelReply:
+    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *,
+                 max_tokens: int | None = None) -> ModelReply:
         return ModelReply(content=JUNK)
 
 

@@ -161,6 +161,16 @@ def test_the_window_is_the_servers(store, sample_db_path, scripted_llm):
     assert "Tables:" not in scripted_llm.chat_requests[0]["messages"][0]["content"]  # too big for 3,000 tokens
 
 
+def test_a_2048_token_server_keeps_a_quarter_of_its_window_for_the_reply(store, sample_db_path, scripted_llm):
+    # llama.cpp's small default windows: ASKDB_MAX_OUTPUT_TOKENS (1,024) reserved whole left the conversation
+    # nothing, and every turn failed with "the context window is too small".
+    scripted_llm.n_ctx = 2048
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": "SELECT count(*) AS n FROM launches"}), text("There were many."))
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm), "How many launches are there?")
+    assert _answer(events).ok
+    assert [r["max_tokens"] for r in scripted_llm.chat_requests] == [512, 512]
+
+
 def test_an_unknown_window_is_the_setting_else_a_conservative_default(store, sample_db_path, scripted_llm):
     scripted_llm.enqueue(text("hello"), text("hello"))
     events, _ = _run(_setup(store, sample_db_path, scripted_llm), "hi")
