@@ -9,13 +9,17 @@ PORT   ?= 8000
 BENCH  ?=
 SAMPLE := sample_db/aerospace.db
 
-.PHONY: run test bench setup setup-dev sample-db chromium postgresql local-model vendor clean
+.PHONY: run test screenshots bench setup setup-dev sample-db chromium postgresql local-model vendor clean
 
 run: setup sample-db
 	$(PY) -m app serve --host $(HOST) --port $(PORT)
 
 test: setup-dev sample-db chromium postgresql
 	$(PY) -m pytest
+
+# The README's screenshots, re-taken by the browser tests.
+screenshots: setup-dev sample-db chromium
+	ASKDB_SCREENSHOTS=docs/screenshots $(PY) -m pytest -m browser -q
 
 bench: setup-dev sample-db $(if $(BENCH),$(if $(filter local_model,$(BENCH)),local-model),local-model)
 	$(PY) -m bench $(BENCH)

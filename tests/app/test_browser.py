@@ -1,17 +1,20 @@
 """The pages in a real headless Chromium: ask, watch the steps arrive, see the table and chart,
-download the CSV, reload, rename, delete. Screenshots go to docs/screenshots/."""
+download the CSV, reload, rename, delete. Screenshots go to $ASKDB_SCREENSHOTS (`make screenshots`
+sets docs/screenshots/), else to a temp directory, so a test run leaves the work tree clean."""
 
 from __future__ import annotations
 
+import os
 import re
+import tempfile
+from pathlib import Path
 
 import pytest
 
-from app.settings import ROOT
 from tests.fixtures.scripted_llm import delay, tool_call
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-SCREENSHOTS = ROOT / "docs" / "screenshots"
+SCREENSHOTS = Path(os.environ.get("ASKDB_SCREENSHOTS") or Path(tempfile.gettempdir()) / "askdb-screenshots")
 QUESTION = "What is the average payload mass by orbit?"
 
 

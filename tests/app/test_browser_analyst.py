@@ -1,5 +1,5 @@
 """The analyst's page in headless Chromium (issue 20): start from the schema, work with a
-result, both languages, a phone-sized screen. Screenshots go to docs/screenshots/."""
+result, both languages, a phone-sized screen. Screenshots go where test_browser puts them."""
 
 from __future__ import annotations
 
