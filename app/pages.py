@@ -125,7 +125,8 @@ def rerun_sql(request: Request, thread_id: str, askdb: AskDBDep, user: UserDep,
     """Run an edited query through the guard; it becomes a turn of the conversation. A refused
     query comes back in its box with the reason (400), and nothing is written."""
     try:
-        askdb.run_analyst_sql(thread_id, user_id=user, sql=sql)
+        with askdb.slots.hold(user):  # one of the user's running slots, as a question or the SQL page takes
+            askdb.run_analyst_sql(thread_id, user_id=user, sql=sql)
     except (SQLRejected, DatabaseError) as exc:
         response = _conversation_page(request, thread_id, askdb, user, sql_error={
             "turn": turn, "sql": sql, "message": error_body(exc, 400)["detail"]})

@@ -101,7 +101,7 @@ class Settings(BaseSettings):
         description="Bytes of result rows stored per conversation; past it new results keep no rows (truncated).")
     max_running_per_user: int = _env(
         "ASKDB_MAX_RUNNING_PER_USER", default=4, ge=1,
-        description="Questions being answered and SQL page queries one user may have running at once; more get 429 "
+        description="Questions being answered, SQL page queries and re-run edited queries one user may have running at once; more get 429 "
                     "(with ASKDB_AUTH=none, the one local user is bounded by ASKDB_SQL_WORKERS only).")
     auth: Literal["none", "token", "proxy"] = _env(
         "ASKDB_AUTH", default="none",

@@ -26,8 +26,11 @@ def test_a_user_over_the_running_limit_gets_429(tmp_path, tiny_db, scripted_llm)
     settings = Settings(database=tiny_db, store=tmp_path / "store.db", llm="openai", llm_max_retries=0,
                         openai_base_url=scripted_llm.base_url, llm_timeout=20, max_running_per_user=1, auth="proxy")
     alice, bob = {"X-Forwarded-User": "alice"}, {"X-Forwarded-User": "bob"}
-    scripted_llm.enqueue(delay(3, tool_call("answer", {"text": "first"})), tool_call("answer", {"text": "again"}))
+    scripted_llm.enqueue(tool_call("answer", {"text": "earlier"}), delay(3, tool_call("answer", {"text": "first"})),
+                         tool_call("answer", {"text": "again"}))
     with TestClient(create_app(settings)) as client:
+        earlier = client.post("/api/chat", json={"question": "earlier"}, headers={"Accept": "application/json", **alice})
+        earlier_id = earlier.json()["thread_id"]
         with client.stream("POST", "/api/chat", json={"question": "slow one"}, headers=alice) as first:
             assert first.status_code == 200
             while not scripted_llm.requests:  # its turn waits on the model
@@ -39,6 +42,8 @@ def test_a_user_over_the_running_limit_gets_429(tmp_path, tiny_db, scripted_llm)
             assert "ASKDB_MAX_RUNNING_PER_USER" in second.json()["detail"]
             page = client.get("/sql", params={"sql": "SELECT 1"}, headers=alice)
             assert page.status_code == 429 and "wait for one to finish" in page.text
+            rerun = client.post(f"/c/{earlier_id}/sql", data={"sql": "SELECT 1"}, headers=alice)
+            assert rerun.status_code == 429  # an edited query in another conversation takes a slot too
             assert client.get("/sql", params={"sql": "SELECT 1"}, headers=bob).status_code == 200  # others go on
             first.read()
         # The slot is free once the turn ends.
