@@ -14,10 +14,12 @@
 
 from __future__ import annotations
 
-import json
 from urllib.parse import urlsplit
 
+from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from app.errors import render_error
 
 UNSAFE_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 
@@ -44,16 +46,16 @@ class OriginMiddleware:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers") or []}
         host = headers.get("host", "")
         if not self.any_host and host_name(host) not in self.allowed:
-            return await _refuse(send, 400, "HostNotAllowed",
+            return await _refuse(scope, receive, send, 400, "HostNotAllowed",
                                  "this host name is not served; add it to ASKDB_ALLOWED_HOSTS")
         if scope["method"] in UNSAFE_METHODS:
             problem = _cross_origin(headers, host)
             if problem:
-                return await _refuse(send, 403, "CrossOriginRequest", problem)
+                return await _refuse(scope, receive, send, 403, "CrossOriginRequest", problem)
             content_type = headers.get("content-type", "").split(";")[0].strip().lower()
             has_body = headers.get("content-length", "0") != "0" or "transfer-encoding" in headers
             if scope["path"].startswith("/api/") and has_body and content_type != "application/json":
-                return await _refuse(send, 415, "UnsupportedMediaType",
+                return await _refuse(scope, receive, send, 415, "UnsupportedMediaType",
                                      "the API takes JSON: send Content-Type: application/json")
         await self.app(scope, receive, send)
 
@@ -69,8 +71,7 @@ def _cross_origin(headers: dict[str, str], host: str) -> str | None:
     return None
 
 
-async def _refuse(send: Send, status: int, error: str, detail: str) -> None:
-    body = json.dumps({"detail": detail, "error": error}).encode()
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
-    await send({"type": "http.response.body", "body": body})
+async def _refuse(scope: Scope, receive: Receive, send: Send, status: int, error: str, detail: str) -> None:
+    """The refusal in the shape of every other error: JSON for the API, the error page for a browser."""
+    response = render_error(Request(scope, receive), status, {"detail": detail, "error": error, "status": status})
+    await response(scope, receive, send)

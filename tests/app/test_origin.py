@@ -34,7 +34,11 @@ def test_a_form_post_from_another_origin_is_refused(client, origin):
     for method, path, kwargs in _forms(client):
         response = client.request(method, path, headers={"Origin": origin}, **kwargs)
         assert response.status_code == 403, (path, origin)
-        assert response.json()["error"] == "CrossOriginRequest"
+        if path.startswith("/api/"):
+            assert response.json()["error"] == "CrossOriginRequest"
+        else:  # a browser's form post gets the error page, in the shape of every other error
+            assert response.headers["content-type"].startswith("text/html")
+            assert "use askdb&#39;s own pages" in response.text
     assert client.get("/api/conversations").json()["count"] == 1  # nothing was created, renamed or deleted
 
 
@@ -57,6 +61,8 @@ def test_unknown_hosts_are_not_served(client):
         response = client.get("/api/conversations", headers={"Host": host})
         assert response.status_code == 400 and response.json()["error"] == "HostNotAllowed"
     assert client.get("/api/conversations", headers={"Host": "localhost:8000"}).status_code == 200
+    page = client.get("/", headers={"Host": "attacker.example", "Accept": "text/html"})
+    assert page.status_code == 400 and "ASKDB_ALLOWED_HOSTS" in page.text and "<html" in page.text
 
 
 def test_the_api_takes_only_json(client):
