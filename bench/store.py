@@ -1,7 +1,7 @@
 """Store benchmark: one conversation of 25 to 1,000 turns saved turn by turn.
 
 Reports state_data bytes, database bytes, and the median time to save one turn and
-to load the state at that length.
+to load the state at that length; `turn_io` counts the store I/O of one offline turn (bench/turn_io.py).
 """
 
 from __future__ import annotations
@@ -13,6 +13,8 @@ from pathlib import Path
 
 from agent.state import AgentState
 from bench.generator import add_turn
+from bench.turn_io import markdown as turn_io_markdown
+from bench.turn_io import run as measure_turn_io
 from storage.conversations import ConversationStore
 
 SIZES = [25, 100, 500, 1000]
@@ -75,7 +77,7 @@ def measure_listing(conversations: int = 10_000) -> dict:
 
 def run() -> dict:
     return {"shape": "6 messages a turn (question, tool call, ~1.5 KB result, tool call, ~800 B result, ~400 B answer)",
-            "repeats": REPEATS, "results": [measure(n) for n in SIZES], "listing": measure_listing()}
+            "repeats": REPEATS, "results": [measure(n) for n in SIZES], "listing": measure_listing(), "turn_io": measure_turn_io()}
 
 
 def markdown(figures: dict) -> str:
@@ -91,4 +93,6 @@ def markdown(figures: dict) -> str:
                       f"conversations in a store of {listing['conversations_in_store']:,}: first page "
                       f"{listing['first_page_ms_median']} ms, page 100 {listing['page_100_ms_median']} ms, "
                       f"title search {listing['search_ms_median']} ms (medians)."]
+    if figures.get("turn_io"):
+        lines += ["", "`turn_io`: " + turn_io_markdown(figures["turn_io"])]
     return "\n".join(lines)
