@@ -100,9 +100,21 @@ class StoredResult(BaseModel):
     created_at: str
 
 
+class NewResult(BaseModel):
+    """A query result to keep, numbered by the caller (a turn knows its conversation's last number
+    from `Loaded.last_result_id` and holds the turn lease)."""
+
+    result_id: int
+    sql: str
+    columns: list[str]
+    rows: list[list[Any]]
+    truncated: bool
+
+
 class Loaded(BaseModel, Generic[StateT]):
     conversation: Conversation
     state: StateT
+    last_result_id: int = 0  # the number of the conversation's newest query result (0: none)
 
 
 _SELECT_CONVERSATION = """
@@ -277,7 +289,9 @@ class ConversationStore(Transactions, ExportImport, ResultCaps, Generic[StateT])
         """The conversation and its state (migrated to the current version on the way in)."""
         check_thread_id(thread_id)
         rows = self._read(
-            _SELECT_CONVERSATION.replace("FROM", ", state_data FROM", 1) + " WHERE thread_id = ? AND user_id = ?",
+            _SELECT_CONVERSATION.replace("FROM", ", state_data, (select coalesce(max(result_id), 0) from query_results q"
+                                         " where q.thread_id = conversations.thread_id) AS last_result_id FROM", 1)
+            + " WHERE thread_id = ? AND user_id = ?",
             (thread_id, user_id),
         )
         if not rows:
@@ -286,7 +300,8 @@ class ConversationStore(Transactions, ExportImport, ResultCaps, Generic[StateT])
             state = self.state_model.model_validate_json(rows[0]["state_data"])
         except ValidationError as exc:
             raise CorruptState(thread_id, f"{exc.error_count()} validation errors; first: {exc.errors()[0]['msg']}") from exc
-        return Loaded[self.state_model](conversation=_conversation(rows[0]), state=state)
+        return Loaded[self.state_model](conversation=_conversation(rows[0]), state=state,
+                                        last_result_id=rows[0]["last_result_id"])
 
     def save(self, thread_id: str, *, user_id: str, state: StateT, expected_version: int, title: str | None = None) -> int:
         """Replace the state if nobody saved since `expected_version`; return the new version.
@@ -393,6 +408,19 @@ class ConversationStore(Transactions, ExportImport, ResultCaps, Generic[StateT])
                 raise ConversationNotFound(thread_id) from exc
             return cursor.lastrowid
 
+    def record_step(self, thread_id: str, *, step_index: int, step: BaseModel,
+                    result: NewResult | None = None) -> StoredResult | None:
+        """Append a step and the query result it shows in one transaction; return the result as kept
+        (within the caps), so the caller never reads back what it wrote.
+
+        Raises:
+            ConversationNotFound: the conversation was deleted; nothing was written.
+        """
+        with self._write() as conn:
+            kept = None if result is None else self._insert_result(conn, thread_id, result)
+            self.append_step(thread_id, step_index=step_index, step=step)
+        return kept
+
     def steps(self, thread_id: str, *, user_id: str, after_id: int = 0) -> list[StoredStep]:
         """The steps of a conversation in the order they happened (optionally only newer ones)."""
         self.get(thread_id, user_id=user_id)
@@ -413,20 +441,28 @@ class ConversationStore(Transactions, ExportImport, ResultCaps, Generic[StateT])
         """Keep a query result beside the state, within the result caps (`ResultCaps`); return its
         number in the conversation (1, 2, ...)."""
         with self._write() as conn:
-            result_id, stored = conn.execute(
-                "SELECT coalesce(max(result_id), 0) + 1, coalesce(sum(length(CAST(rows AS BLOB))), 0)"
-                " FROM query_results WHERE thread_id = ?", (thread_id,)).fetchone()
-            rows_json, kept, cut = self._rows_within_caps(rows, stored_bytes=stored)
-            try:
-                conn.execute(
-                    "INSERT INTO query_results (thread_id, result_id, sql, columns, rows, row_count, truncated,"
-                    " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (check_thread_id(thread_id), result_id, sql, json.dumps(columns), rows_json,
-                     kept, int(truncated or cut), _now()),
-                )
-            except sqlite3.IntegrityError as exc:
-                raise ConversationNotFound(thread_id) from exc
-        return result_id
+            result_id = conn.execute("SELECT coalesce(max(result_id), 0) + 1 FROM query_results WHERE thread_id = ?",
+                                     (thread_id,)).fetchone()[0]
+            new = NewResult(result_id=result_id, sql=sql, columns=columns, rows=rows, truncated=truncated)
+            return self._insert_result(conn, thread_id, new).result_id
+
+    def _insert_result(self, conn: sqlite3.Connection, thread_id: str, result: NewResult) -> StoredResult:
+        stored = conn.execute("SELECT coalesce(sum(length(CAST(rows AS BLOB))), 0) FROM query_results"
+                              " WHERE thread_id = ?", (thread_id,)).fetchone()[0]
+        rows_json, kept, cut = self._rows_within_caps(result.rows, stored_bytes=stored)
+        kept_result = StoredResult(thread_id=check_thread_id(thread_id), result_id=result.result_id, sql=result.sql,
+                                   columns=result.columns, rows=json.loads(rows_json), row_count=kept,
+                                   truncated=result.truncated or cut, created_at=_now())
+        try:
+            conn.execute(
+                "INSERT INTO query_results (thread_id, result_id, sql, columns, rows, row_count, truncated,"
+                " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (thread_id, result.result_id, result.sql, json.dumps(result.columns), rows_json,
+                 kept, int(kept_result.truncated), kept_result.created_at),
+            )
+        except sqlite3.IntegrityError as exc:
+            raise ConversationNotFound(thread_id) from exc
+        return kept_result
 
     def load_result(self, thread_id: str, result_id: int, *, user_id: str) -> StoredResult:
         self.get(thread_id, user_id=user_id)

@@ -27,13 +27,19 @@ class Transactions:
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        """A short write transaction; IMMEDIATE so two processes never deadlock upgrading.
+        """A short write transaction; IMMEDIATE so two processes never deadlock upgrading. Inside
+        `transaction()` it joins that one, so what belongs together commits together.
 
         Raises:
             StoreUnavailable: the disk is full or the file cannot be written; the transaction
                 was rolled back, so what was saved before is intact.
         """
         with self.lock, _disk_faults():
+            if self.conn.in_transaction:
+                # Only a holder of the lock opens a transaction on this connection, and the lock is
+                # ours now: the open one is this thread's own (an enclosing `transaction()`).
+                yield self.conn
+                return
             self.conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self.conn
@@ -42,6 +48,15 @@ class Transactions:
                     self.conn.execute("ROLLBACK")
                 raise
             self.conn.execute("COMMIT")
+
+    def transaction(self):
+        """One write transaction around several store calls (the conversation store and the stores
+        sharing its connection: leases, archive, sidecars); all or nothing.
+
+        Raises:
+            StoreUnavailable: as `_write`.
+        """
+        return self._write()
 
     def _read(self, sql: str, params: tuple | list | dict = ()) -> list[sqlite3.Row]:
         with self.lock:

@@ -26,7 +26,7 @@ from psycopg_pool import ConnectionPool
 from pydantic import BaseModel, ValidationError
 
 from storage.conversations import (
-    Conversation, ConversationPage, Loaded, StoredResult, StoredStep, check_thread_id, short_title,
+    Conversation, ConversationPage, Loaded, NewResult, StoredResult, StoredStep, check_thread_id, short_title,
 )
 from storage.errors import (
     BackupFailed, ConversationNotFound, CorruptState, InvalidThreadId, ResultNotFound, VersionConflict,
@@ -183,7 +183,9 @@ class PostgresConversationStore(PostgresTransactions, ExportImport, ResultCaps, 
     def load(self, thread_id: str, *, user_id: str) -> Loaded[StateT]:
         """The conversation and its state."""
         check_thread_id(thread_id)
-        rows = self._read(_SELECT_CONVERSATION.format(extra=", state_data::text AS state_data")
+        rows = self._read(_SELECT_CONVERSATION.format(
+            extra=", state_data::text AS state_data, (SELECT coalesce(max(result_id), 0) FROM query_results q"
+                  " WHERE q.thread_id = conversations.thread_id) AS last_result_id")
                           + " WHERE thread_id = %s AND user_id = %s", (thread_id, user_id))
         if not rows:
             raise ConversationNotFound(thread_id)
@@ -191,7 +193,8 @@ class PostgresConversationStore(PostgresTransactions, ExportImport, ResultCaps, 
             state = self.state_model.model_validate_json(rows[0]["state_data"])
         except ValidationError as exc:
             raise CorruptState(thread_id, f"{exc.error_count()} validation errors; first: {exc.errors()[0]['msg']}") from exc
-        return Loaded[self.state_model](conversation=_conversation(rows[0]), state=state)
+        return Loaded[self.state_model](conversation=_conversation(rows[0]), state=state,
+                                        last_result_id=rows[0]["last_result_id"])
 
     def save(self, thread_id: str, *, user_id: str, state: StateT, expected_version: int, title: str | None = None) -> int:
         """Replace the state if nobody saved since `expected_version`; return the new version.
@@ -280,6 +283,18 @@ class PostgresConversationStore(PostgresTransactions, ExportImport, ResultCaps, 
         except psycopg.errors.ForeignKeyViolation as exc:
             raise ConversationNotFound(thread_id) from exc
 
+    def record_step(self, thread_id: str, *, step_index: int, step: BaseModel,
+                    result: NewResult | None = None) -> StoredResult | None:
+        """Append a step and the query result it shows in one transaction; return the result as kept.
+
+        Raises:
+            ConversationNotFound: the conversation was deleted; nothing was written.
+        """
+        with self._write() as conn:
+            kept = None if result is None else self._insert_result(conn, check_thread_id(thread_id), result)
+            self.append_step(thread_id, step_index=step_index, step=step)
+        return kept
+
     def steps(self, thread_id: str, *, user_id: str, after_id: int = 0) -> list[StoredStep]:
         """The steps of a conversation in the order they happened (optionally only newer ones)."""
         self.get(thread_id, user_id=user_id)
@@ -298,15 +313,26 @@ class PostgresConversationStore(PostgresTransactions, ExportImport, ResultCaps, 
             # The conversation's row lock numbers results one at a time, whichever server saves them.
             if conn.execute("SELECT 1 FROM conversations WHERE thread_id = %s FOR UPDATE", (thread_id,)).fetchone() is None:
                 raise ConversationNotFound(thread_id)
-            result_id, stored = conn.execute(
-                "SELECT coalesce(max(result_id), 0) + 1, coalesce(sum(octet_length(rows::text)), 0)"
-                " FROM query_results WHERE thread_id = %s", (thread_id,)).fetchone()
-            rows_json, kept, cut = self._rows_within_caps(rows, stored_bytes=stored)
-            conn.execute(
+            result_id = conn.execute("SELECT coalesce(max(result_id), 0) + 1 FROM query_results WHERE thread_id = %s",
+                                     (thread_id,)).fetchone()[0]
+            new = NewResult(result_id=result_id, sql=sql, columns=columns, rows=rows, truncated=truncated)
+            return self._insert_result(conn, thread_id, new).result_id
+
+    def _insert_result(self, conn: psycopg.Connection, thread_id: str, result: NewResult) -> StoredResult:
+        stored = conn.execute("SELECT coalesce(sum(octet_length(rows::text)), 0) FROM query_results"
+                              " WHERE thread_id = %s", (thread_id,)).fetchone()[0]
+        rows_json, kept, cut = self._rows_within_caps(result.rows, stored_bytes=stored)
+        try:
+            created_at = conn.execute(
                 "INSERT INTO query_results (thread_id, result_id, sql, columns, rows, row_count, truncated)"
-                " VALUES (%s, %s, %s, %s::jsonb, %s::jsonb, %s, %s)",
-                (thread_id, result_id, sql, json.dumps(columns), jsonb_text(rows_json), kept, truncated or cut))
-        return result_id
+                f" VALUES (%s, %s, %s, %s::jsonb, %s::jsonb, %s, %s) RETURNING {iso('created_at')}",
+                (thread_id, result.result_id, result.sql, json.dumps(result.columns), jsonb_text(rows_json), kept,
+                 result.truncated or cut)).fetchone()[0]
+        except psycopg.errors.ForeignKeyViolation as exc:
+            raise ConversationNotFound(thread_id) from exc
+        return StoredResult(thread_id=thread_id, result_id=result.result_id, sql=result.sql, columns=result.columns,
+                            rows=json.loads(jsonb_text(rows_json)), row_count=kept, truncated=result.truncated or cut,
+                            created_at=created_at)
 
     def load_result(self, thread_id: str, result_id: int, *, user_id: str) -> StoredResult:
         self.get(thread_id, user_id=user_id)

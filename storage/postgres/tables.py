@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -99,8 +100,16 @@ class PostgresTransactions:
 
     pool: ConnectionPool
 
+    def _open_transaction(self) -> threading.local:
+        # Per store and thread: the connection of this thread's enclosing `transaction()`, if any.
+        return self.__dict__.setdefault("_transaction_local", threading.local())
+
     @contextmanager
     def _connection(self) -> Iterator[psycopg.Connection]:
+        current = getattr(self._open_transaction(), "conn", None)
+        if current is not None:  # inside `transaction()`: read and write on its connection
+            yield current
+            return
         try:
             with self.pool.connection() as conn:
                 yield conn
@@ -109,9 +118,23 @@ class PostgresTransactions:
 
     @contextmanager
     def _write(self) -> Iterator[psycopg.Connection]:
-        """One short transaction; committed at the end, rolled back on any error."""
+        """One short transaction; committed at the end, rolled back on any error. Inside
+        `transaction()` it joins that one, so what belongs together commits together."""
+        local = self._open_transaction()
+        if getattr(local, "conn", None) is not None:
+            yield local.conn
+            return
         with self._connection() as conn, conn.transaction():
-            yield conn
+            local.conn = conn
+            try:
+                yield conn
+            finally:
+                local.conn = None
+
+    def transaction(self):
+        """One write transaction around several calls of this store (and of the leases and archive
+        built on it); all or nothing."""
+        return self._write()
 
     def _read(self, sql: str, params: tuple | list | dict = ()) -> list[dict[str, Any]]:
         with self._connection() as conn, conn.cursor(row_factory=dict_row) as cursor:

@@ -12,7 +12,7 @@ import pytest
 
 from agent.state import AgentState, Message, SQLRecord, Step
 from storage.base import Store, open_store, opened_store
-from storage.conversations import ConversationStore
+from storage.conversations import ConversationStore, NewResult
 from storage.episodes import EpisodeIn, EpisodeNotFound, StoredVector, episode_id, search_terms
 from storage.errors import (
     ConversationNotFound, CorruptState, InvalidThreadId, ResultNotFound, VersionConflict,
@@ -227,6 +227,44 @@ def test_stored_results_are_capped_per_result_and_per_conversation(store):
     assert third.truncated and third.row_count < first.row_count  # what the conversation had left
     small = store.save_result(thread, sql="SELECT 4", columns=["n"], rows=[[1]] * 2000, truncated=False)
     assert store.load_result(thread, small, user_id="u").row_count < 2000
+
+
+def test_a_step_and_its_result_are_kept_together_and_returned_as_stored(store):
+    """A turn writes a step with the result it shows in one transaction, numbering the result from
+    `load`'s last_result_id, and never reads back what it wrote (issue 19)."""
+    store.max_result_bytes = 200
+    thread = store.create(user_id="u", state=AgentState()).thread_id
+    assert store.load(thread, user_id="u").last_result_id == 0
+    store.save_result(thread, sql="SELECT 0", columns=["x"], rows=[[0]], truncated=False)
+    assert store.load(thread, user_id="u").last_result_id == 1
+    rows = [[n, "x" * 20] for n in range(50)]
+    kept = store.record_step(thread, step_index=0, step=Step(step_index=0, action="run_sql", result_id=2),
+                             result=NewResult(result_id=2, sql="SELECT 2", columns=["n", "t"], rows=rows, truncated=False))
+    stored = store.load_result(thread, 2, user_id="u")
+    assert kept.model_dump(exclude={"created_at"}) == stored.model_dump(exclude={"created_at"})
+    assert kept.truncated and 0 < kept.row_count < 50 and store.load(thread, user_id="u").last_result_id == 2
+    assert store.record_step(thread, step_index=1, step=Step(step_index=1)) is None
+    assert [s.step_index for s in store.steps(thread, user_id="u")] == [0, 1]
+    with pytest.raises(ConversationNotFound):  # deleted: neither the step nor the result is written
+        store.record_step("missing", step_index=0, step=Step(step_index=0),
+                          result=NewResult(result_id=1, sql="SELECT 1", columns=["x"], rows=[[1]], truncated=False))
+
+
+def test_a_transaction_commits_several_calls_together_or_none_of_them(store):
+    thread = store.create(user_id="u", state=AgentState()).thread_id
+    leases = store.leases(seconds=30)
+    with store.transaction():
+        assert leases.acquire(thread, "remote:1:a") is None
+        loaded = store.load(thread, user_id="u")  # reads see the transaction's own writes
+        version = store.save(thread, user_id="u", state=state_with("q"), expected_version=loaded.conversation.version)
+        store.append_step(thread, step_index=0, step=Step(step_index=0))
+    assert leases.is_held(thread) and store.load(thread, user_id="u").conversation.version == version
+    with pytest.raises(VersionConflict), store.transaction():
+        leases.release(thread, "remote:1:a")
+        store.append_step(thread, step_index=1, step=Step(step_index=1))
+        store.save(thread, user_id="u", state=state_with("q", "a"), expected_version=version - 1)
+    assert leases.is_held(thread) and [s.step_index for s in store.steps(thread, user_id="u")] == [0]
+    assert store.load(thread, user_id="u").state.messages[-1].content == "q"
 
 
 def test_export_then_import_makes_an_equal_copy(store):
