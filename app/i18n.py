@@ -47,6 +47,41 @@ ZH: dict[str, str] = {
         "在 {db} 上运行一条只读查询，与智能体使用相同的检查和限制（{s} 秒，{rows} 行）。",
     "Formatted": "格式化", "Back to your conversations": "返回对话列表", "Cancel": "取消",
     "Remove this verified example?": "删除这个已验证示例？",
+    # Examples, memories, the state, delete, error and sign-in pages.
+    "Verified examples": "已验证示例", "Verified examples of {db}": "{db} 的已验证示例", "Export (JSON)": "导出（JSON）",
+    "A thumbs up on an answer keeps its question and SQL here. Before each question the {k} closest go to the "
+    "model as worked examples, and the offline planner reuses a verified query when the same question comes "
+    "again. Examples are shared by everyone who asks about this database; anyone may correct or remove them.":
+        "对回答点赞后，它的问题和 SQL 会保存在这里。每次提问前，最接近的 {k} 个会作为示例交给模型；同样的问题"
+        "再次出现时，离线规划器会直接复用已验证的查询。示例由所有询问这个数据库的人共享，任何人都可以修改或删除。",
+    "Search questions and SQL": "搜索问题和 SQL", "1 example": "1 个示例", "{n} examples": "{n} 个示例",
+    "matching “{q}”": "匹配“{q}”", "Note": "备注", "Remove": "删除", "by {who}": "由 {who} 提交",
+    "No verified examples yet. Give a thumbs up to a right answer on a conversation page.":
+        "还没有已验证示例。在对话页面为正确的回答点赞即可。",
+    "page {p} of {n}": "第 {p} 页，共 {n} 页", "Import": "导入", "An exported file": "导出的文件",
+    "Each query is checked against this database first; one that names unknown columns or is not read-only is "
+    "skipped.": "每条查询都会先在这个数据库上检查；引用未知列或不是只读的查询会被跳过。",
+    "Your verdicts": "你的评价", "When": "时间", "None yet. Only you see your verdicts and notes.":
+        "还没有。你的评价和备注只有你自己能看到。",
+    "What askdb remembers about you": "askdb 记住的关于你的事",
+    "askdb keeps what you state about yourself (how to call you, preferences, facts about your data) and reads "
+    "the most relevant before each question. It also keeps {n} earlier turns to recall by meaning. Edit or "
+    "delete anything here.": "askdb 会记住你说过的关于自己的事（怎么称呼你、偏好、关于你的数据的事实），每次提问前"
+                             "读取最相关的几条。它还保存了 {n} 轮早先的问答，可按意思回忆。这里的任何内容都可以修改或删除。",
+    "Remembered ({n})": "已记住（{n}）", "Memory": "记忆", "Kind": "类型", "Importance": "重要性", "Since": "起始",
+    "Nothing yet. Say things like “call me Ada” or “our fiscal year starts in April”.":
+        "还没有。可以说“叫我 Ada”或“我们的财年从四月开始”。",
+    "Replaced ({n})": "已被取代（{n}）", "Valid": "有效期",
+    "Memories that a later statement contradicted. They are no longer used.": "被后来的陈述推翻的记忆，已不再使用。",
+    "Erase everything": "全部清除", "Erase": "清除",
+    "Type ERASE to delete all your memories and the {n} remembered turns":
+        "输入 ERASE 以删除你的全部记忆和已记住的 {n} 轮问答",
+    "Your conversations stay; delete them from their own pages.": "你的对话会保留；请在各自的页面删除。",
+    "(untitled)": "（无标题）", "Back to the conversation": "返回对话", "Version {v}": "版本 {v}",
+    "the document kept in": "保存于", "Delete “{title}”?": "删除“{title}”？",
+    "This deletes the conversation, its steps and its stored results. It cannot be undone.":
+        "这会删除对话、它的步骤和保存的结果，且无法撤销。",
+    "not found": "未找到", "sign in": "请登录", "Sign in with a token": "用令牌登录", "Sign in": "登录", "Token": "令牌",
 }
 
 

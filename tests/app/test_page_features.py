@@ -10,7 +10,8 @@ from fastapi.testclient import TestClient
 
 from app.charts import suggest_chart
 from app.headers import human_header
-from app.settings import Settings
+from app.i18n import ZH
+from app.settings import ROOT, Settings
 from app.web import create_app
 from tests.app.test_pages import ask_form, ask_numbers, client  # noqa: F401 (the fixture)
 
@@ -91,6 +92,22 @@ def test_the_language_switch_and_favicon(client):
     assert "Conversations" in client.get("/").text
     icon = client.get("/favicon.ico")
     assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg")
+
+
+def test_every_phrase_a_template_translates_has_its_chinese():
+    """A phrase missing from app.i18n.ZH would silently stay English on a Chinese page."""
+    phrases = {m.group(2) for path in (ROOT / "templates").glob("*.html")
+               for m in re.finditer(r"""\bt\(\s*(["'])(.*?)\1""", path.read_text(), re.S)}
+    assert len(phrases) > 100 and sorted(phrases - set(ZH)) == []
+
+
+def test_the_examples_memories_and_error_pages_speak_chinese(client):
+    client.get("/lang/zh")
+    assert "已验证示例" in client.get("/examples").text
+    memories = client.get("/memories").text
+    assert "askdb 记住的关于你的事" in memories and "全部清除" in memories and "Erase everything" not in memories
+    missing = client.get("/c/no-such-thread")
+    assert missing.status_code == 404 and "未找到" in missing.text
 
 
 def test_the_context_line_is_developer_detail_without_a_percentage(client, scripted_llm):
