@@ -26,6 +26,7 @@ from agent.examples import parse_few_shot, verified_match
 from agent.llm import ModelReply, ToolCall
 from agent.memory.embeddings import Embedder
 from agent.state import AgentState
+from agent.planner.focus import Focus, names_own_time, remembered_focus
 from agent.planner.answer_text import error_answer, result_answer, unmappable_answer, verified_answer
 from agent.planner.frame import Condition, Frame, PlanningFailed
 from agent.planner.followup import follow_up, frame_from_dict, frame_to_dict, is_follow_up, unresolved_reference
@@ -57,6 +58,8 @@ class Plan:
     lookups: list[Condition] = field(default_factory=list)  # values to show with find_values
     failure: PlanningFailed | None = None
     carried: list[str] = field(default_factory=list)  # a follow-up: what it kept from the previous question
+    focus_note: str | None = None  # the user's remembered time focus, applied
+    focus_caveat: str | None = None  # ... or why it could not be
 
     @property
     def notes(self) -> list[str]:
@@ -65,7 +68,8 @@ class Plan:
     @property
     def caveat(self) -> str | None:
         """What of the question the plan does not use, as the answer's first sentence; None: nothing."""
-        return caveat(self.frame) if self.frame is not None else None
+        parts = [self.focus_caveat, caveat(self.frame) if self.frame is not None else None]
+        return " ".join(p for p in parts if p) or None
 
 
 @dataclass
@@ -79,6 +83,7 @@ class _Turn:
     call_count: int  # tool calls in the whole conversation, for unique ids
     offered: set[str] | None = None  # tool names this call may use; None: any
     examples: list[tuple[str, str]] = field(default_factory=list)  # verified (question, SQL) in the system prompt
+    focus: Focus | None = None  # a time focus among the user memories of the turn note
 
 
 class OfflinePlanner:
@@ -181,7 +186,7 @@ class OfflinePlanner:
         if verified is not None and (reply := self._reuse(turn, *verified)) is not None:
             return reply
         try:
-            plan = self.plan(turn.question, self._state.planner_frame if self._state is not None else None)
+            plan = self._plan_turn(turn)
         except DatabaseUnavailable:
             # Let a tool meet the failure, so the loop reports it as it does for any model.
             return self._call(turn, "list_tables", {}, "I need to read the database first.")
@@ -216,6 +221,25 @@ class OfflinePlanner:
             return self._call(turn, "run_sql", {"sql": plan.sql},
                               "Plan: " + "; ".join(plan.notes) + ". I run the query.")
         return self._answer_result(turn, plan, sql_results[-1])
+
+    def _plan_turn(self, turn: _Turn) -> Plan:
+        """Plan the turn's question, within the user's remembered time focus when it names no time itself."""
+        previous = self._state.planner_frame if self._state is not None else None
+        focus = turn.focus
+        if focus is None or names_own_time(turn.question):
+            return self.plan(turn.question, previous)
+        zh = has_cjk(turn.question)
+        question = turn.question.rstrip(" ?？。.!！")
+        plain = self.plan(turn.question, previous)
+        focused = self.plan(f"{question}{'' if zh else ' '}{focus.phrase(zh)}{turn.question[len(question):]}", previous)
+        # The focus applies to the question's own tables: one joined in only for its date would change
+        # what is counted ("countries" becoming "countries with a launch site opened after 2020").
+        if (focused.failure is None and plain.failure is None and set(focused.tables) <= set(plain.tables)
+                and not _unused_focus(focused.frame, focus)):
+            focused.question, focused.focus_note = turn.question, focus.applied(zh)
+            return focused
+        plain.focus_caveat = focus.not_applied(zh)
+        return plain
 
     def _reuse(self, turn: _Turn, question: str, sql: str) -> ModelReply | None:
         """Run a verified example's SQL for the same question, then state its result; None to plan as
@@ -271,7 +295,7 @@ class OfflinePlanner:
                                row_count=observation.get("row_count", 0),
                                truncated=observation.get("truncated", False))
         sep = "" if plan.zh else " "
-        text = sep.join(p for p in (plan.caveat, interpretation(plan.frame, plan.carried), result) if p)
+        text = sep.join(p for p in (plan.caveat, plan.focus_note, interpretation(plan.frame, plan.carried), result) if p)
         if self._state is not None:
             self._state.planner_frame = frame_to_dict(plan.frame)
         count = observation.get("row_count", 0)
@@ -295,7 +319,8 @@ def _file_key(database: AnalyticsDatabase) -> tuple[str, int, int] | None:
 def _read_turn(messages: list[dict[str, Any]]) -> _Turn:
     """Split the conversation at the last user message: earlier exploration, this turn's calls."""
     last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
-    question = question_of(_text(messages[last_user].get("content"))) if last_user >= 0 else ""
+    asked = _text(messages[last_user].get("content")) if last_user >= 0 else ""
+    question = question_of(asked)
     listed, described, calls, call_count, examples = False, set(), [], 0, []
     results = {m.get("tool_call_id"): _text(m.get("content")) for m in messages if m.get("role") == "tool"}
     for i, message in enumerate(messages):
@@ -313,7 +338,13 @@ def _read_turn(messages: list[dict[str, Any]]) -> _Turn:
                 described.add(args["table"].lower())
             if i > last_user:
                 calls.append((name, args, results.get(call.get("id"))))
-    return _Turn(question, listed, described, calls, call_count, examples=examples)
+    return _Turn(question, listed, described, calls, call_count, examples=examples, focus=remembered_focus(asked))
+
+
+def _unused_focus(frame: Frame | None, focus: Focus) -> bool:
+    """True when the query left the focus's words out (the tables hold no date to filter on)."""
+    words = {focus.relation, "以后", "之后", "以来", "以前", "之前", "年"}
+    return frame is None or any(str(focus.year) in w or w.lower() in words for w in frame.unused)
 
 
 def first_sentence(text: str) -> str:
