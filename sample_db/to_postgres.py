@@ -22,10 +22,13 @@ from pathlib import Path
 import psycopg
 from psycopg import sql
 
+from sample_db.sqlite_tables import SourceTable, affinity, copy_command, open_sqlite, read_tables, rows
+
 logger = logging.getLogger(__name__)
 # Between a lower-case letter or digit and a capital, and before the last capital of a run that
 # starts a word: PetType -> Pet_Type, StuID -> Stu_ID, GNPOld -> GNP_Old.
 _WORD_BOUNDARY = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+_PG_TYPES = {"integer": "bigint", "real": "double precision", "text": "text", "blob": "bytea", "numeric": "numeric"}
 
 
 def pg_name(name: str) -> str:
@@ -37,29 +40,9 @@ def pg_name(name: str) -> str:
 
 
 def pg_type(declared: str, stored: set[str] | frozenset[str] = frozenset()) -> str:
-    """The PostgreSQL type for a SQLite declared type (https://www.sqlite.org/datatype3.html, 3.1).
-
-    Args:
-        stored: the storage classes the column's values have (`typeof`): SQLite keeps what its
-            affinity cannot convert ('F' in a BOOLEAN column, '2005-11-12 07:09:48' in a DATETIME
-            one, 2.5 in an INTEGER one), so the type widens to hold them.
-    """
-    t = declared.upper()
-    if "INT" in t:
-        affinity = "bigint"
-    elif any(k in t for k in ("CHAR", "CLOB", "TEXT")) or not t:
-        affinity = "text"
-    elif "BLOB" in t:
-        affinity = "bytea"
-    elif any(k in t for k in ("REAL", "FLOA", "DOUB")):
-        affinity = "double precision"
-    else:
-        affinity = "numeric"
-    if "text" in stored and affinity != "text":
-        return "text"
-    if "real" in stored and affinity == "bigint":
-        return "double precision"
-    return affinity
+    """The PostgreSQL type for a SQLite declared type, widened to the storage classes its values
+    have (`sample_db.sqlite_tables.affinity`)."""
+    return _PG_TYPES[affinity(declared, stored)]
 
 
 def copy_database(source: str | Path, url: str, *, replace: bool = False) -> list[str]:
@@ -76,76 +59,58 @@ def copy_database(source: str | Path, url: str, *, replace: bool = False) -> lis
     Args:
         replace: drop tables of the same names first.
     """
-    lite = sqlite3.connect(f"file:{Path(source).resolve()}?mode=ro", uri=True)
-    lite.text_factory = lambda b: b.decode("utf-8", "replace")
+    lite = open_sqlite(source)
     try:
-        tables = [r[0] for r in lite.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
-            " ORDER BY rowid")]
+        tables = read_tables(lite)
         with psycopg.connect(url) as pg:
             if replace:
                 for table in reversed(tables):
-                    pg.execute(sql.SQL("DROP TABLE IF EXISTS {} CASCADE").format(_name(table)))
+                    pg.execute(sql.SQL("DROP TABLE IF EXISTS {} CASCADE").format(_name(table.name)))
             for table in tables:
                 _copy_table(lite, pg, table)
             # Keys after the rows (faster, and tables can be copied in any order); a foreign key
             # needs the primary key it references, so those come first.
             for table in tables:
-                _add_primary_key(lite, pg, table)
+                _add_primary_key(pg, table)
             for table in tables:
-                _add_foreign_keys(lite, pg, table)
+                _add_foreign_keys(pg, table)
             pg.execute("ANALYZE")
     finally:
         lite.close()
-    return [pg_name(t) for t in tables]
+    return [pg_name(t.name) for t in tables]
 
 
-def _copy_table(lite: sqlite3.Connection, pg: psycopg.Connection, table: str) -> None:
-    info = lite.execute('SELECT name, type, "notnull" FROM pragma_table_info(?) ORDER BY cid', (table,)).fetchall()
-    columns = [c[0] for c in info]
-    # One scan for the storage classes of every column.
-    stored = lite.execute("SELECT " + ", ".join(f"group_concat(DISTINCT typeof({_quote(c)}))" for c in columns)
-                          + f" FROM {_quote(table)}").fetchone()
-    parts = [sql.SQL("{} {}{}").format(_name(name), sql.SQL(pg_type(declared or "", set((kinds or "").split(",")))),
-                                       sql.SQL(" NOT NULL" if not_null else ""))
-             for (name, declared, not_null), kinds in zip(info, stored)]
-    pg.execute(sql.SQL("CREATE TABLE {} ({})").format(_name(table), sql.SQL(", ").join(parts)))
-    copy = sql.SQL("COPY {} ({}) FROM STDIN").format(_name(table), sql.SQL(", ").join(map(_name, columns)))
+def _copy_table(lite: sqlite3.Connection, pg: psycopg.Connection, table: SourceTable) -> None:
+    parts = [sql.SQL("{} {}{}").format(_name(c.name), sql.SQL(_PG_TYPES[c.affinity]),
+                                       sql.SQL(" NOT NULL" if c.not_null else "")) for c in table.columns]
+    pg.execute(sql.SQL("CREATE TABLE {} ({})").format(_name(table.name), sql.SQL(", ").join(parts)))
+    copy = sql.SQL("COPY {} ({}) FROM STDIN").format(
+        _name(table.name), sql.SQL(", ").join(_name(c.name) for c in table.columns))
     with pg.cursor().copy(copy) as writer:
-        for row in lite.execute(f"SELECT {', '.join(map(_quote, columns))} FROM {_quote(table)}"):
+        for row in rows(lite, table):
             writer.write_row(row)
 
 
-def _primary_key(lite: sqlite3.Connection, table: str) -> list[str]:
-    return [r[0] for r in lite.execute("SELECT name FROM pragma_table_info(?) WHERE pk > 0 ORDER BY pk", (table,))]
-
-
-def _add_primary_key(lite: sqlite3.Connection, pg: psycopg.Connection, table: str) -> None:
-    if keys := _primary_key(lite, table):
+def _add_primary_key(pg: psycopg.Connection, table: SourceTable) -> None:
+    if table.primary_key:
         _try(pg, sql.SQL("ALTER TABLE {} ADD PRIMARY KEY ({})").format(
-            _name(table), sql.SQL(", ").join(map(_name, keys))), f"primary key of {table}")
+            _name(table.name), sql.SQL(", ").join(map(_name, table.primary_key))), f"primary key of {table.name}")
 
 
-def _add_foreign_keys(lite: sqlite3.Connection, pg: psycopg.Connection, table: str) -> None:
-    references: dict[int, list[tuple[str, str, str | None]]] = {}
-    for key_id, ref_table, column, ref_column in lite.execute(
-            'SELECT id, "table", "from", "to" FROM pragma_foreign_key_list(?) ORDER BY id, seq', (table,)):
-        references.setdefault(key_id, []).append((ref_table, column, ref_column))
-    for parts in references.values():
-        ref_table = parts[0][0]
-        # No target column means the parent's primary key, as in SQLite.
-        targets = [p[2] for p in parts] if all(p[2] for p in parts) else _primary_key(lite, ref_table)
-        for (_, column, _), target in zip(parts, targets):
-            mine, theirs = _column_type(pg, table, column), _column_type(pg, ref_table, target)
+def _add_foreign_keys(pg: psycopg.Connection, table: SourceTable) -> None:
+    for key in table.foreign_keys:
+        for column, target in zip(key.columns, key.ref_columns):
+            mine, theirs = _column_type(pg, table.name, column), _column_type(pg, key.ref_table, target)
             if mine == "text" and theirs not in (None, "text"):
                 # SQLite compares a text column with a numeric one as numbers (affinity); converted,
                 # the same values join in PostgreSQL too, and the key can be declared.
                 _try(pg, sql.SQL("ALTER TABLE {} ALTER COLUMN {c} TYPE {t} USING {c}::{t}").format(
-                    _name(table), c=_name(column), t=sql.SQL(theirs)), f"conversion of {table}.{column} to {theirs}")
+                    _name(table.name), c=_name(column), t=sql.SQL(theirs)),
+                    f"conversion of {table.name}.{column} to {theirs}")
         _try(pg, sql.SQL("ALTER TABLE {} ADD FOREIGN KEY ({}) REFERENCES {} ({}) NOT VALID").format(
-            _name(table), sql.SQL(", ").join(_name(p[1]) for p in parts), _name(ref_table),
-            sql.SQL(", ").join(map(_name, targets))),
-            f"foreign key {table}({', '.join(p[1] for p in parts)}) -> {ref_table}")
+            _name(table.name), sql.SQL(", ").join(map(_name, key.columns)), _name(key.ref_table),
+            sql.SQL(", ").join(map(_name, key.ref_columns))),
+            f"foreign key {table.name}({', '.join(key.columns)}) -> {key.ref_table}")
 
 
 def _column_type(pg: psycopg.Connection, table: str, column: str) -> str | None:
@@ -168,18 +133,5 @@ def _name(name: str) -> sql.Identifier:
     return sql.Identifier(pg_name(name))
 
 
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def main(argv: list[str]) -> int:
-    if len(argv) != 2:
-        print("usage: python -m sample_db.to_postgres SQLITE_FILE POSTGRESQL_URL", file=sys.stderr)
-        return 2
-    tables = copy_database(argv[0], argv[1], replace=True)
-    print(f"copied {len(tables)} tables: {', '.join(tables)}")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(copy_command(sys.argv[1:], copy_database, "python -m sample_db.to_postgres SQLITE_FILE POSTGRESQL_URL"))

@@ -9,6 +9,7 @@ pytest_plugins = [
     "tests.fixtures.analytics",
     "tests.fixtures.browser",
     "tests.fixtures.live_server",
+    "tests.fixtures.mariadb",
     "tests.fixtures.postgres",
     "tests.fixtures.sample_db",
     "tests.fixtures.scripted_llm",

@@ -3,7 +3,6 @@ Spider's: values its declared types cannot hold, mixed-case names, keys PostgreS
 
 from __future__ import annotations
 
-import sqlite3
 import uuid
 
 import psycopg
@@ -22,24 +21,6 @@ def schema_url(postgres_url):
     yield with_search_path(postgres_url, schema)
     with psycopg.connect(postgres_url, autocommit=True) as conn:
         conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
-
-
-@pytest.fixture
-def loose_db(tmp_path):
-    path = tmp_path / "loose.sqlite"
-    conn = sqlite3.connect(path)
-    conn.executescript("""
-        CREATE TABLE Stadium (Stadium_ID INT PRIMARY KEY, Name TEXT, Opened DATETIME, Capacity INT);
-        CREATE TABLE concert (concert_ID INT, Stadium_ID TEXT REFERENCES Stadium (Stadium_ID), IsMain BOOLEAN,
-                              Code TEXT PRIMARY KEY, Owner TEXT REFERENCES people (Name));
-        CREATE TABLE people (Name TEXT);
-        INSERT INTO Stadium VALUES (1, 'Glebe Park', '2005-11-12 07:09:48', 4000), (2, 'Hampden', 1903, 2.5);
-        INSERT INTO concert VALUES (1, '1', 'T', NULL, 'x'), (2, '2', 0, 'b', 'y');
-        INSERT INTO people VALUES ('x'), ('x');
-    """)
-    conn.commit()
-    conn.close()
-    return path
 
 
 @pytest.mark.parametrize("declared, stored, expected", [
