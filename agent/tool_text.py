@@ -95,14 +95,23 @@ def _named_tags(text: str, schemas: dict[str, dict[str, Any]]) -> FoundCalls | N
     """`<run_sql>SELECT …</run_sql>`, `<run_sql><sql>…</sql></run_sql>`, `<tools><list_tables></list_tables></tools>`."""
     calls, first = [], None
     for name, schema in schemas.items():
-        pattern = re.compile(rf"<{name}\s*(?:/>|>(.*?)(?:</{name}\s*>|$))", re.S)
+        # An unclosed tag ends where the same tag opens again, or at the end (a reply cut at a stop).
+        pattern = re.compile(rf"<{name}\s*(?:/>|>(.*?)(?:</{name}\s*>|(?=<{name}[\s/>])|$))", re.S)
         for match in pattern.finditer(text):
+            if not _starts_a_line(text, match.start()):
+                continue  # prose naming the tool ("I will use the <run_sql> tool to ...") is no call
             calls.append((match.start(), (name, _tag_arguments(match.group(1) or "", schema))))
             first = match.start() if first is None else min(first, match.start())
     if not calls:
         return None
     calls.sort(key=lambda c: c[0])
     return FoundCalls([c for _, c in calls], _prose(_WRAPPERS.sub("", text[:first])))
+
+
+def _starts_a_line(text: str, at: int) -> bool:
+    """True when only blanks and wrapper tags (`<tools>`) stand between the line's start and `at`."""
+    line = text[text.rfind("\n", 0, at) + 1:at]
+    return not _WRAPPERS.sub("", line).strip()
 
 
 def _tag_arguments(body: str, schema: dict[str, Any]) -> str:

@@ -57,8 +57,17 @@ def test_prose_around_a_call_becomes_its_thought(scripted_llm):
     assert reply.reasoning == "I need the count first."
 
 
+def test_a_tag_call_on_its_own_line_after_prose_is_a_call(scripted_llm):
+    scripted_llm.enqueue(text("I will use the <run_sql> tool.\n<run_sql>SELECT count(*) FROM launch_sites"))
+    reply = make_model(scripted_llm, tool_mode="native").complete(QUESTION, TOOLS)
+    assert [(c.name, json.loads(c.arguments)) for c in reply.tool_calls] == [
+        ("run_sql", {"sql": "SELECT count(*) FROM launch_sites"})]
+
+
 @pytest.mark.parametrize("answer", ["China has 6 launch sites.", 'The result was {"n": 3}: three sites.',
-                                    "Use run_sql to count them."])
+                                    "Use run_sql to count them.",
+                                    "I ran <run_sql> and China has 6 launch sites.",
+                                    "China has 6 launch sites; the <list_tables/> tool lists the rest."])
 def test_prose_without_a_call_stays_an_answer(scripted_llm, answer):
     scripted_llm.enqueue(text(answer))
     reply = make_model(scripted_llm, tool_mode="native").complete(QUESTION, TOOLS)
