@@ -12,7 +12,7 @@ from starlette.concurrency import run_in_threadpool
 from agent.loop import TurnEvent
 from agent.state import AgentState, Message
 from app.deps import AskDBDep, UserDep
-from app.formatting import to_csv
+from app.downloads import stored_result
 from app.schemas import (
     ChatReply, ChatRequest, ConversationCreate, ConversationList, ConversationPublic, ConversationUpdate,
     HistoryPage, StepList,
@@ -84,12 +84,10 @@ def get_steps(thread_id: str, askdb: AskDBDep, user: UserDep, after_id: int = Qu
     return StepList(data=[{"id": s.id, **s.data} for s in steps], count=len(steps))
 
 
-@router.get("/conversations/{thread_id}/results/{result_id}.csv")
-def download_result(thread_id: str, result_id: int, askdb: AskDBDep, user: UserDep):
-    """A stored query result as CSV."""
-    result = askdb.store.load_result(thread_id, result_id, user_id=user)
-    return Response(to_csv(result.columns, result.rows), media_type="text/csv; charset=utf-8", headers={
-        "Content-Disposition": f'attachment; filename="askdb-{thread_id[:12]}-{result_id}.csv"'})
+@router.get("/conversations/{thread_id}/results/{result_id}.{fmt}")
+def download_result(thread_id: str, result_id: int, fmt: str, askdb: AskDBDep, user: UserDep):
+    """A stored query result as CSV (with a BOM, so Excel reads UTF-8) or JSON, named after the conversation."""
+    return stored_result(askdb.store, thread_id, result_id, user_id=user, fmt=fmt)
 
 
 @router.get("/conversations/{thread_id}/events")

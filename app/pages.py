@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from typing import Annotated, Literal
-from urllib.parse import quote
 
 from fastapi import APIRouter, File, Form, Query, Request, UploadFile
 from fastapi.responses import RedirectResponse, Response
@@ -15,11 +14,11 @@ from agent.examples import database_key
 from app.auth import TOKEN_COOKIE, NotAuthenticated, resolve_user
 from app.deps import AskDBDep, UserDep
 from app.errors import error_body
-from app.formatting import to_csv
+from app.downloads import csv_response, stored_result
 from app.i18n import LANG_COOKIE, LANGUAGES, install, language_of
 from app.schema_panel import schema_panel
 from app.settings import ROOT
-from app.views import ResultOptions, ResultView, conversation_view, file_stem, format_sql
+from app.views import ResultOptions, ResultView, conversation_view, format_sql
 from storage.errors import InvalidExport, ResultNotFound
 
 templates = Jinja2Templates(directory=ROOT / "templates")
@@ -137,24 +136,8 @@ def rerun_sql(request: Request, thread_id: str, askdb: AskDBDep, user: UserDep,
 
 @router.get("/c/{thread_id}/results/{result_id}.{fmt}")
 def download_result(thread_id: str, result_id: int, fmt: str, askdb: AskDBDep, user: UserDep):
-    """A stored result as CSV (with a BOM, so Excel reads UTF-8) or JSON, named after the
-    conversation and the turn ("payload-mass-by-orbit-turn-2.csv")."""
-    if fmt not in ("csv", "json"):
-        raise ResultNotFound(f"no result {result_id}.{fmt} in conversation {thread_id}")
-    conversation = askdb.store.get(thread_id, user_id=user)
-    result = askdb.store.load_result(thread_id, result_id, user_id=user)
-    turn = next((s.data.get("turn_index", 0) for s in askdb.store.steps(thread_id, user_id=user)
-                 if s.data.get("result_id") == result_id), result_id - 1)
-    name = f"{file_stem(conversation.title, turn)}.{fmt}"
-    disposition = f"attachment; filename=\"{name.encode('ascii', 'replace').decode().replace('?', '_')}\"; " \
-                  f"filename*=UTF-8''{quote(name)}"
-    if fmt == "json":
-        body = json.dumps({"sql": result.sql, "columns": result.columns, "rows": result.rows,
-                           "row_count": result.row_count, "truncated": result.truncated},
-                          ensure_ascii=False, default=str)
-        return Response(body, media_type="application/json", headers={"Content-Disposition": disposition})
-    return Response("\ufeff" + to_csv(result.columns, result.rows), media_type="text/csv; charset=utf-8",
-                    headers={"Content-Disposition": disposition})
+    """A stored result as CSV or JSON, named after the conversation and the turn."""
+    return stored_result(askdb.store, thread_id, result_id, user_id=user, fmt=fmt)
 
 
 @router.get("/lang/{code}")
@@ -242,8 +225,7 @@ def sql_csv(askdb: AskDBDep, user: UserDep, sql: str):
     """The SQL page's result as CSV (with a BOM, so Excel reads UTF-8)."""
     with askdb.slots.hold(user):
         result = askdb.database().execute(sql)
-    return Response("\ufeff" + to_csv(result.columns, result.rows), media_type="text/csv; charset=utf-8",
-                    headers={"Content-Disposition": 'attachment; filename="askdb-query.csv"'})
+    return csv_response(result.columns, result.rows, "askdb-query.csv")
 
 
 @router.get("/login")

@@ -63,7 +63,9 @@ def test_chat_as_json_then_history_state_and_csv(client, scripted_llm):
     assert state["done"] and state["sql_history"][0]["sql"] == SQL
     csv = client.get(f"/api/conversations/{thread}/results/1.csv")
     assert csv.headers["content-type"].startswith("text/csv")
-    assert csv.text.splitlines() == ["name,country_id", "Jiuquan,1", "Xichang,1", "Cape Canaveral,2"]
+    assert csv.text.splitlines() == ["\ufeffname,country_id", "Jiuquan,1", "Xichang,1", "Cape Canaveral,2"]
+    assert "turn-1.csv" in csv.headers["content-disposition"]  # named as on the page, not by a hex id
+    assert client.get(f"/api/conversations/{thread}/results/1.json").json()["rows"][0] == ["Jiuquan", 1]
     steps = client.get(f"/api/conversations/{thread}/steps").json()
     assert steps["count"] == 2
 
@@ -134,7 +136,7 @@ def test_model_failure_is_reported_and_saved(client, scripted_llm):
 def test_openapi_lists_the_endpoints(client):
     paths = client.get("/openapi.json").json()["paths"]
     for path in ["/api/conversations", "/api/conversations/{thread_id}", "/api/conversations/{thread_id}/state",
-                 "/api/chat/history", "/api/chat", "/api/conversations/{thread_id}/results/{result_id}.csv"]:
+                 "/api/chat/history", "/api/chat", "/api/conversations/{thread_id}/results/{result_id}.{fmt}"]:
         assert path in paths
 
 
