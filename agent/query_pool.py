@@ -15,6 +15,13 @@ pool of worker processes (``python -m agent.sqlite_worker``), each with:
 Workers are started on first use and reused; a pool is shared by every database with the same
 limits, so tests and the app start a few processes, not one per query. Requests and replies are
 JSON lines over the worker's pipes: nothing the worker sends is unpickled.
+
+Short queries are not starved by long ones. A query still running after ``SLOW_AFTER_S`` moves
+to a second lane of as many slots: its worker drops to the lowest CPU priority and its first-lane
+slot is freed, so the next query starts at once in a fresh worker and wins the CPU (issue 18:
+five users sending bombs without pause held every worker, and the others' answers waited for
+them). A worker that ran a slow query is retired afterwards (a process cannot raise its priority
+back), so the pool holds at most twice ``workers`` processes, half of them slow.
 """
 
 from __future__ import annotations
@@ -22,7 +29,6 @@ from __future__ import annotations
 import atexit
 import json
 import os
-import queue
 import select
 import shutil
 import subprocess
@@ -32,11 +38,14 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 # A worker that has not answered this long after its query's own deadline (which the progress
 # handler normally enforces) is stuck in one VM step: it is killed.
 GRACE_S = 1.0
+# A query running longer than this is a slow one: it gives its slot to the next query (above).
+SLOW_AFTER_S = 0.5
+SLOW_NICENESS = 19
 # Importing the worker (sqlite3, pydantic, the guard) takes about 0.7 s on an idle machine;
 # a busy one can take many times that.
 START_TIMEOUT_S = 60.0
@@ -72,8 +81,10 @@ class _Worker:
         self._buffer = b""
         self.ready = False
 
-    def call(self, request: dict[str, Any], timeout_s: float) -> dict[str, Any]:
-        """Send one request and wait for its reply; kill the worker at the timeout."""
+    def call(self, request: dict[str, Any], timeout_s: float,
+             on_slow: Callable[[], None] | None = None) -> dict[str, Any]:
+        """Send one request and wait for its reply; `on_slow` runs once it has taken SLOW_AFTER_S;
+        the worker is killed at the timeout."""
         if not self.ready:
             self._read_line(time.monotonic() + START_TIMEOUT_S)  # the worker says it is ready
             self.ready = True
@@ -82,13 +93,20 @@ class _Worker:
             self.process.stdin.flush()
         except OSError:
             raise WorkerDied() from None
-        return json.loads(self._read_line(time.monotonic() + timeout_s))
+        sent = time.monotonic()
+        return json.loads(self._read_line(sent + timeout_s, (sent + SLOW_AFTER_S, on_slow) if on_slow else None))
 
-    def _read_line(self, deadline: float) -> bytes:
+    def _read_line(self, deadline: float, slow: tuple[float, Callable[[], None]] | None = None) -> bytes:
         stdout = self.process.stdout
         while b"\n" not in self._buffer:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not select.select([stdout], [], [], remaining)[0]:
+            now = time.monotonic()
+            remaining = deadline - now
+            wait = min(remaining, slow[0] - now) if slow else remaining
+            if remaining <= 0 or not select.select([stdout], [], [], max(0.0, wait))[0]:
+                if slow and time.monotonic() < deadline:
+                    slow[1]()
+                    slow = None
+                    continue
                 self.kill()
                 raise WorkerDied()
             chunk = os.read(stdout.fileno(), 1 << 20)
@@ -101,6 +119,12 @@ class _Worker:
 
     def alive(self) -> bool:
         return self.process.poll() is None
+
+    def deprioritise(self) -> None:
+        try:
+            os.setpriority(os.PRIO_PROCESS, self.process.pid, SLOW_NICENESS)
+        except OSError:  # it has just ended: nothing to slow down
+            pass
 
     def kill(self) -> None:
         if self.process.poll() is None:
@@ -115,13 +139,14 @@ class _Worker:
 
 
 class QueryPool:
-    """At most ``limits.workers`` worker processes; a caller waits at most ``queue_wait_s`` for one."""
+    """At most ``limits.workers`` queries starting at once, and as many slow ones beside them; a caller
+    waits at most ``queue_wait_s`` for a slot."""
 
     def __init__(self, limits: PoolLimits) -> None:
         self.limits = limits
-        self._idle: queue.LifoQueue[_Worker | None] = queue.LifoQueue()
-        for _ in range(limits.workers):
-            self._idle.put(None)  # a slot whose worker is started on first use
+        self._fast = threading.BoundedSemaphore(limits.workers)
+        self._slow = threading.BoundedSemaphore(limits.workers)
+        self._idle: list[_Worker] = []
         self._all: set[_Worker] = set()
         self._lock = threading.Lock()
 
@@ -129,18 +154,25 @@ class QueryPool:
         """Run one request in a worker; the reply is the worker's JSON object.
 
         Raises:
-            PoolBusy: no worker became free within ``queue_wait_s``.
+            PoolBusy: no slot became free within ``queue_wait_s``.
             WorkerDied: the worker was killed at ``timeout_s`` or crashed; it is replaced.
         """
+        if not self._fast.acquire(timeout=self.limits.queue_wait_s):
+            raise PoolBusy()
+        worker: _Worker | None = None
+        slow = False
+
+        def to_slow_lane() -> None:
+            nonlocal slow
+            if self._slow.acquire(blocking=False):  # else it keeps its slot: both lanes are full
+                worker.deprioritise()
+                slow = True
+                self._fast.release()
+
         try:
-            worker = self._idle.get(timeout=self.limits.queue_wait_s)
-        except queue.Empty:
-            raise PoolBusy() from None
-        try:
-            if worker is None or not worker.alive():
-                worker = self._start()
-            reply = worker.call(request, timeout_s)
-            if reply.get("exit"):  # the worker chose to end (after running out of memory)
+            worker = self._take_idle() or self._start()
+            reply = worker.call(request, timeout_s, on_slow=to_slow_lane)
+            if reply.get("exit") or slow:  # it chose to end (out of memory), or runs at the lowest priority
                 self._retire(worker)
                 worker = None
             return reply
@@ -149,7 +181,19 @@ class QueryPool:
             worker = None
             raise
         finally:
-            self._idle.put(worker)
+            if worker is not None:
+                with self._lock:
+                    self._idle.append(worker)
+            (self._slow if slow else self._fast).release()
+
+    def _take_idle(self) -> _Worker | None:
+        with self._lock:
+            while self._idle:
+                worker = self._idle.pop()
+                if worker.alive():
+                    return worker
+                self._all.discard(worker)
+        return None
 
     def _start(self) -> _Worker:
         worker = _Worker(self.limits)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from agent.database import AnalyticsDatabase, PoolLimits, QueryBusy, QueryFailed, QueryTimeout
-from agent.query_pool import pool_for
+from agent.query_pool import SLOW_NICENESS, pool_for
 
 # Small limits so each bomb fails in well under a second of its own work.
 LIMITS = PoolLimits(workers=2, max_memory_mb=256, max_temp_mb=8, queue_wait_s=0.2)
@@ -67,17 +67,39 @@ def test_sqlite_limits_fail_bombs_when_prepared(db: AnalyticsDatabase, sql: str,
         db._run_unchecked(sql)
 
 
-def test_a_full_pool_refuses_at_once_instead_of_queueing_forever(db: AnalyticsDatabase) -> None:
-    one = AnalyticsDatabase(db.path, time_limit_s=2.0, limits=PoolLimits(workers=1, queue_wait_s=0.2))
+def _slow_query_in_background(database: AnalyticsDatabase) -> threading.Thread:
+    thread = threading.Thread(target=lambda: pytest.raises(QueryTimeout, database.execute, SLOW_STEP))
+    thread.start()
+    return thread
+
+
+def test_a_quick_query_is_not_kept_waiting_by_a_slow_one(db: AnalyticsDatabase) -> None:
+    """Past SLOW_AFTER_S a query moves to the slow lane at the lowest CPU priority and frees its slot."""
+    one = AnalyticsDatabase(db.path, time_limit_s=3.0, limits=PoolLimits(workers=1, queue_wait_s=0.2))
     one.execute("SELECT 1")  # the worker is started
     pool = pool_for(one.limits)
-    slow = threading.Thread(target=lambda: pytest.raises(QueryTimeout, one.execute, SLOW_STEP))
-    slow.start()
-    while pool._idle.qsize():  # the slow query holds the only worker
+    slow = _slow_query_in_background(one)
+    while not any(os.getpriority(os.PRIO_PROCESS, w.process.pid) == SLOW_NICENESS for w in list(pool._all)):
         time.sleep(0.01)
-    with pytest.raises(QueryBusy, match="all 1 query workers are busy"):
-        one.execute("SELECT 1")
+    assert one.execute("SELECT count(*) FROM t").rows == [[10]]  # in a fresh worker, while the slow one runs
+    assert slow.is_alive()
     slow.join()
+    assert all(os.getpriority(os.PRIO_PROCESS, w.process.pid) < SLOW_NICENESS for w in list(pool._all))
+
+
+def test_a_full_pool_refuses_at_once_instead_of_queueing_forever(db: AnalyticsDatabase) -> None:
+    one = AnalyticsDatabase(db.path, time_limit_s=3.0, limits=PoolLimits(workers=1, queue_wait_s=0.2))
+    one.execute("SELECT 1")
+    busy = None
+    slow = [_slow_query_in_background(one), _slow_query_in_background(one)]  # one per lane
+    while busy is None and any(t.is_alive() for t in slow):
+        try:
+            one.execute("SELECT 1")
+        except QueryBusy as exc:
+            busy = exc
+    assert busy is not None and "all 1 query workers are busy" in str(busy)
+    for thread in slow:
+        thread.join()
     assert one.execute("SELECT count(*) FROM t").rows == [[10]]
 
 

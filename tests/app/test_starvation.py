@@ -56,14 +56,18 @@ def test_a_full_worker_pool_gets_503_with_retry_after(tmp_path, tiny_db):
                         sql_queue_wait=0.2, sql_timeout=2)
     with TestClient(create_app(settings)) as client:
         assert client.get("/sql", params={"sql": "SELECT 1"}).status_code == 200  # the worker is up
-        slow = threading.Thread(target=client.get, args=("/sql",), kwargs={"params": {"sql": SLOW_STEP}})
-        slow.start()
+        # Two slow queries: one in each lane (a slow query gives its slot to the next; agent/query_pool.py).
+        slow = [threading.Thread(target=client.get, args=("/sql",), kwargs={"params": {"sql": SLOW_STEP}})
+                for _ in range(2)]
+        for thread in slow:
+            thread.start()
         busy = None
-        while slow.is_alive():  # until the slow query holds the only worker and a query is refused
+        while any(t.is_alive() for t in slow):  # until both hold a worker and a query is refused
             busy = client.get("/sql.csv", params={"sql": "SELECT 1"})
             if busy.status_code == 503:
                 break
-        slow.join()
+        for thread in slow:
+            thread.join()
         assert busy is not None and busy.status_code == 503 and busy.headers["Retry-After"]
         assert "query workers are busy" in busy.text
 
