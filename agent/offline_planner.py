@@ -27,6 +27,7 @@ from agent.llm import ModelReply, ToolCall
 from agent.memory.embeddings import Embedder
 from agent.state import AgentState
 from agent.planner.focus import Focus, names_own_time, remembered_focus
+from agent.planner.units import UnitPreference, convert, names_own_unit, remembered_units
 from agent.planner.answer_text import error_answer, result_answer, unmappable_answer, verified_answer
 from agent.planner.frame import Condition, Frame, PlanningFailed
 from agent.planner.followup import follow_up, frame_from_dict, frame_to_dict, is_follow_up, unresolved_reference
@@ -58,7 +59,7 @@ class Plan:
     lookups: list[Condition] = field(default_factory=list)  # values to show with find_values
     failure: PlanningFailed | None = None
     carried: list[str] = field(default_factory=list)  # a follow-up: what it kept from the previous question
-    focus_note: str | None = None  # the user's remembered time focus, applied
+    focus_note: str | None = None  # the user's remembered time focus or units, applied
     focus_caveat: str | None = None  # ... or why it could not be
 
     @property
@@ -84,6 +85,7 @@ class _Turn:
     offered: set[str] | None = None  # tool names this call may use; None: any
     examples: list[tuple[str, str]] = field(default_factory=list)  # verified (question, SQL) in the system prompt
     focus: Focus | None = None  # a time focus among the user memories of the turn note
+    units: list[UnitPreference] = field(default_factory=list)  # ... and the units they prefer
 
 
 class OfflinePlanner:
@@ -223,7 +225,16 @@ class OfflinePlanner:
         return self._answer_result(turn, plan, sql_results[-1])
 
     def _plan_turn(self, turn: _Turn) -> Plan:
-        """Plan the turn's question, within the user's remembered time focus when it names no time itself."""
+        """Plan the turn's question, within the user's remembered time focus and in their units when it
+        names none of its own."""
+        plan = self._plan_in_focus(turn)
+        if plan.sql and turn.units and not names_own_unit(turn.question):
+            plan.sql, applied = convert(plan.sql, turn.units, self.database.dialect)
+            said = [p.applied(plan.zh) for p in applied]
+            plan.focus_note = ("" if plan.zh else " ").join(filter(None, [plan.focus_note, *said])) or None
+        return plan
+
+    def _plan_in_focus(self, turn: _Turn) -> Plan:
         previous = self._state.planner_frame if self._state is not None else None
         focus = turn.focus
         if focus is None or names_own_time(turn.question):
@@ -338,7 +349,8 @@ def _read_turn(messages: list[dict[str, Any]]) -> _Turn:
                 described.add(args["table"].lower())
             if i > last_user:
                 calls.append((name, args, results.get(call.get("id"))))
-    return _Turn(question, listed, described, calls, call_count, examples=examples, focus=remembered_focus(asked))
+    return _Turn(question, listed, described, calls, call_count, examples=examples, focus=remembered_focus(asked),
+                 units=remembered_units(asked))
 
 
 def _unused_focus(frame: Frame | None, focus: Focus) -> bool:

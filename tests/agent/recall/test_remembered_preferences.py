@@ -1,6 +1,6 @@
-"""A time focus the user asked askdb to remember is applied by the offline planner to questions that
-name no time of their own, and said so; where it cannot apply, the answer says that and is not ok
-(issue 22: "我们只看2020年以后的数据" was remembered, then ignored)."""
+"""A time focus and units the user asked askdb to remember are applied by the offline planner to
+questions that name none of their own, and said so; where a focus cannot apply, the answer says
+that and is not ok (issue 22: "我们只看2020年以后的数据" was remembered, then ignored)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from agent.loop import TurnSetup, run_turn
 from agent.memory.user_memory import BLOCK_HEADING
 from agent.offline_planner import OfflinePlanner
 from agent.planner.focus import Focus, names_own_time, remembered_focus
+from agent.planner.units import convert, names_own_unit, remembered_units
 
 
 def _note(*memories: str) -> str:
@@ -62,3 +63,32 @@ def test_a_focus_that_cannot_apply_is_said_and_the_answer_is_not_ok(store, sampl
     answer = _ask(store, sample_db_path, memory, "alice", "How many countries are there?")
     assert not answer.ok and answer.data.caveat.startswith("Your remembered focus ('We only look at data after 2020.')")
     assert "launch_sites" not in answer.data.sql  # no table joined in only for a date
+
+
+def test_remembered_units_are_read_in_either_language():
+    (tonnes,) = remembered_units(_note("Call me Ada.", "I prefer masses in tonnes."))
+    assert (tonnes.unit.name, tonnes.said) == ("tonnes", "I prefer masses in tonnes.")
+    assert [p.unit.name for p in remembered_units(_note("质量用吨", "距离用英里"))] == ["tonnes", "miles"]
+    assert remembered_units(_note("Our rocket weighs 500 tonnes")) == []  # a fact, not a preference
+    assert names_own_unit("average mass in kg?") and names_own_unit("平均质量是多少公斤？")
+    assert not names_own_unit("average mass by orbit?")
+
+
+def test_units_convert_result_columns_and_what_orders_by_them():
+    prefs = remembered_units(_note("I prefer masses in tonnes."))
+    sql, applied = convert("SELECT m.name, COUNT(*) AS count, SUM(p.mass_kg) AS sum_mass_kg FROM p JOIN m ON p.m = m.id "
+                           "GROUP BY m.name ORDER BY sum_mass_kg DESC", prefs, "sqlite")
+    assert applied == prefs and "ROUND(SUM(p.mass_kg) * 0.001, 3) AS sum_mass_t" in sql
+    assert "COUNT(*) AS count" in sql and "sum_mass_t DESC" in sql and "sum_mass_kg" not in sql
+    unchanged = "SELECT name, COUNT(mass_kg) AS n FROM p GROUP BY name"
+    assert convert(unchanged, prefs, "sqlite") == (unchanged, [])  # counts stay counts
+
+
+def test_the_offline_planner_answers_in_the_remembered_unit(store, sample_db_path, memory):
+    _ask(store, sample_db_path, memory, "alice", "I prefer masses in tonnes.")
+    answer = _ask(store, sample_db_path, memory, "alice", "Top 5 manufacturers by payload mass")
+    assert answer.ok and "As you asked me to remember ('I prefer masses in tonnes.'), in tonnes." in answer.data.text
+    assert answer.data.columns == ["name", "count", "sum_mass_t"] and answer.data.rows[0] == ["SpaceX", 491, 6498.601]
+    # A question naming its own unit keeps it.
+    answer = _ask(store, sample_db_path, memory, "alice", "What is the average payload mass by orbit in kg?")
+    assert "avg_mass_kg" in answer.data.columns and "tonnes" not in answer.data.text
