@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from agent.database import AnalyticsDatabase
+from agent.sources.base import DataSource
 from agent.loop import ANSWER_ROWS
 from agent.state import AgentState, Answer, AnswerData, Message, SQLRecord, Step, utc_now
 from agent.tools import bound_text, result_observation
@@ -19,13 +19,13 @@ ANALYST = "analyst"
 QUESTION_PREFIX = "Run this SQL:\n"
 
 
-def run_analyst_sql(store: ConversationStore[AgentState], database: AnalyticsDatabase, *, thread_id: str,
+def run_analyst_sql(store: ConversationStore[AgentState], database: DataSource, *, thread_id: str,
                     user_id: str, sql: str) -> int:
     """Run `sql` through the guard and add it to the conversation as a turn; return its turn index.
     The caller holds the conversation's turn lease.
 
     Raises:
-        SQLRejected, QueryFailed, QueryTimeout, DatabaseUnavailable: nothing was written.
+        SQLRejected, QueryFailed, QueryTimeout, SourceUnavailable: nothing was written.
         ConversationNotFound, VersionConflict.
     """
     loaded = store.load(thread_id, user_id=user_id)

@@ -19,10 +19,11 @@ import unicodedata
 import numpy as np
 from pydantic import BaseModel
 
-from agent.column_check import schema_columns, schema_problems
-from agent.database import AnalyticsDatabase, SQLRejected
 from agent.planner.words import singular
-from agent.sql_guard import check_sql
+from agent.sources.base import DataSource
+from agent.sources.column_check import schema_columns, schema_problems
+from agent.sources.errors import SQLRejected
+from agent.sources.sql_guard import check_sql
 from agent.state import Message, Step
 from storage.base import DRIVER_ERRORS
 from storage.errors import StoreError
@@ -65,7 +66,7 @@ _TOKEN = re.compile(rf"[{_CJK}]+|\d+|[^\W\d_{_CJK}]+")
 _EXAMPLE = re.compile(r"^- Q: (.*)\n  SQL: (.*(?:\n    .*)*)", re.M)
 
 
-def database_key(database: AnalyticsDatabase) -> str:
+def database_key(database: DataSource) -> str:
     """`label:hash` of the database's schema (tables and columns): what its examples are kept under."""
     schema = sorted((t.lower(), sorted(c.lower() for c in cols)) for t, cols in schema_columns(database).items())
     digest = hashlib.sha256(repr(schema).encode()).hexdigest()[:12]
@@ -253,7 +254,7 @@ def find_answer(store, thread_id: str, *, user_id: str, turn_index: int | None =
                         sql=final.sql, result_id=final.result_id)
 
 
-def record_feedback(store, retriever: ExampleRetriever, database: AnalyticsDatabase, *, thread_id: str,
+def record_feedback(store, retriever: ExampleRetriever, database: DataSource, *, thread_id: str,
                     user_id: str, rating: Rating, note: str = "", turn_index: int | None = None,
                     result_id: int | None = None) -> Feedback:
     """Keep a user's verdict on an answer; "up" also promotes its (question, SQL) to the verified
@@ -269,7 +270,7 @@ def record_feedback(store, retriever: ExampleRetriever, database: AnalyticsDatab
         if not answered.sql:
             raise NothingToVerify("this answer rests on no SQL, so there is nothing to keep as an example; "
                                   "give a thumbs down with a note instead")
-        problems = schema_problems(answered.sql, schema_columns(database), dialect=getattr(database, "dialect", "sqlite"))
+        problems = schema_problems(answered.sql, schema_columns(database), dialect=database.dialect)
         if problems:
             raise SQLDoesNotFit("the answer's SQL does not fit the current database (" + "; ".join(problems) + ")")
         # The note stays with the verdict (the user's own); the example shares only question and SQL.
@@ -304,7 +305,7 @@ def export_examples(retriever: ExampleRetriever, *, label: str) -> dict:
                           "created_at": e.created_at} for e in reversed(items)]}
 
 
-def example_problem(database: AnalyticsDatabase, question: object, sql: object) -> str | None:
+def example_problem(database: DataSource, question: object, sql: object) -> str | None:
     """Why (question, sql) cannot be a verified example of `database`, or None: both text within
     bounds, the SQL through the guard, and only real columns. Import and edit both ask this."""
     if not isinstance(question, str) or not question.strip() or not isinstance(sql, str) or not sql.strip() \
@@ -312,7 +313,7 @@ def example_problem(database: AnalyticsDatabase, question: object, sql: object) 
         return "needs a question (up to 4,000 characters) and a sql (up to 20,000), as text"
     if any("\ud800" <= c <= "\udfff" or (c < " " and c not in "\t\n\r") for c in question + sql):
         return "the text holds control characters or a lone surrogate"
-    dialect = getattr(database, "dialect", "sqlite")
+    dialect = database.dialect
     try:
         check_sql(sql, dialect=dialect)
     except SQLRejected as exc:
@@ -321,7 +322,7 @@ def example_problem(database: AnalyticsDatabase, question: object, sql: object) 
     return "; ".join(problems) or None
 
 
-def edit_example(retriever: ExampleRetriever, database: AnalyticsDatabase, example_id: int, *,
+def edit_example(retriever: ExampleRetriever, database: DataSource, example_id: int, *,
                    question: str | None = None, sql: str | None = None, note: str | None = None) -> Example:
     """Edit an example; the edited pair must pass the checks an import does (`example_problem`).
 
@@ -336,7 +337,7 @@ def edit_example(retriever: ExampleRetriever, database: AnalyticsDatabase, examp
     return retriever.store.update(example_id, database_key=retriever.key, question=question, sql=sql, note=note)
 
 
-def import_examples(retriever: ExampleRetriever, database: AnalyticsDatabase, document: object, *,
+def import_examples(retriever: ExampleRetriever, database: DataSource, document: object, *,
                     user_id: str) -> ImportReport:
     """Add examples from an export (or a plain list of {"question", "sql"}) to this database's; each
     SQL must pass the guard and name only real columns, or it is skipped with the reason."""

@@ -18,7 +18,6 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from agent.context import build_context, system_prompt, tools_for_window, turn_note
-from agent.database import AnalyticsDatabase, DatabaseUnavailable
 from agent.examples import ExampleRetriever
 from agent.llm import ChatModel, ModelError, ModelReply, ToolCall
 from agent.memory.archival import ArchiveHook, archive_if_due, no_archive_hook
@@ -30,7 +29,9 @@ from agent.memory.tokens import context_window_for, counter_for
 from agent.model_budget import budget_config, calibrate, learn_window
 from agent.planner.words import has_cjk
 from agent.schema_block import schema_block
-from agent.schema_search import SchemaOptions
+from agent.sources.base import DataSource
+from agent.sources.errors import SourceUnavailable
+from agent.sources.schema_search import SchemaOptions
 from agent.state import (
     AgentState, Answer, AnswerData, ErrorRecord, FunctionCall, Message, MessageToolCall, SQLRecord, Step, utc_now,
 )
@@ -59,7 +60,7 @@ class TurnSetup:
     """What a turn needs besides the question."""
 
     store: ConversationStore[AgentState]
-    database: AnalyticsDatabase
+    database: DataSource
     model: ChatModel
     max_steps: int = 12
     memory: MemoryConfig = field(default_factory=MemoryConfig)
@@ -138,7 +139,7 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
             break
         try:
             yield from turn.handle(reply, started)
-        except DatabaseUnavailable as exc:
+        except SourceUnavailable as exc:
             yield from turn.fail(f"The analytics database is unavailable: {exc}", kind="database_unavailable")
             break
         if state.done:

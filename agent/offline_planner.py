@@ -17,14 +17,14 @@ import json
 import re
 from dataclasses import dataclass, field
 from datetime import date
-from pathlib import Path
 from typing import Any
 
 from agent.context import question_of
-from agent.database import AnalyticsDatabase, DatabaseError, DatabaseUnavailable
 from agent.examples import parse_few_shot, verified_match
 from agent.llm import ModelReply, ToolCall
 from agent.memory.embeddings import Embedder
+from agent.sources.base import DataSource
+from agent.sources.errors import SourceError, SourceUnavailable
 from agent.state import AgentState
 from agent.planner.focus import Focus, names_own_time, remembered_focus
 from agent.planner.units import UnitPreference, convert, names_own_unit, remembered_units
@@ -105,7 +105,7 @@ class OfflinePlanner:
     _indexes: dict[tuple[str, int, int], SchemaIndex] = {}
     MAX_CACHED_INDEXES = 8
 
-    def __init__(self, database: AnalyticsDatabase, *, today: date | None = None, embedder: Embedder | None = None):
+    def __init__(self, database: DataSource, *, today: date | None = None, embedder: Embedder | None = None):
         self.database, self.today = database, today
         self.linker = MeaningLinker(embedder) if embedder is not None else None
         self._schema: SchemaIndex | None = None
@@ -120,7 +120,7 @@ class OfflinePlanner:
     def schema(self) -> SchemaIndex:
         """The schema and values index of the database, built on first use."""
         if self._schema is None:
-            key = _file_key(self.database)
+            key = self.database.cache_key()
             cached = OfflinePlanner._indexes.get(key) if key else None
             self._schema = cached or SchemaIndex.build(self.database)
             if key and cached is None:
@@ -135,7 +135,7 @@ class OfflinePlanner:
         plan = Plan(question=question, zh=has_cjk(question))
         try:
             frame, plan.carried = self._frame(question, previous)
-            plan.sql = to_dialect(build_sql(frame, self.schema), getattr(self.database, "dialect", "sqlite"))
+            plan.sql = to_dialect(build_sql(frame, self.schema), self.database.dialect)
         except PlanningFailed as exc:
             plan.failure = exc
             return plan
@@ -189,7 +189,7 @@ class OfflinePlanner:
             return reply
         try:
             plan = self._plan_turn(turn)
-        except DatabaseUnavailable:
+        except SourceUnavailable:
             # Let a tool meet the failure, so the loop reports it as it does for any model.
             return self._call(turn, "list_tables", {}, "I need to read the database first.")
         done = {(name, json.dumps(args, sort_keys=True)) for name, args, _ in turn.calls}
@@ -267,7 +267,7 @@ class OfflinePlanner:
                 result = self.database.execute(sql)
                 observation = {"ok": True, "columns": result.columns, "rows": result.rows,
                                "row_count": result.row_count, "truncated": result.truncated}
-            except DatabaseError:
+            except SourceError:
                 return None
         if not observation.get("ok"):
             return None
@@ -295,7 +295,7 @@ class OfflinePlanner:
                 result = self.database.execute(plan.sql)
                 observation = {"ok": True, "columns": result.columns, "rows": result.rows,
                                "row_count": result.row_count, "truncated": result.truncated}
-            except DatabaseError as exc:
+            except SourceError as exc:
                 observation = {"ok": False, "error": str(exc)}
         if not observation or not observation.get("ok"):
             error = (observation or {}).get("error") or "no result came back"
@@ -313,18 +313,6 @@ class OfflinePlanner:
         return self._answer(turn, text, plan.sql,
                             f"The query returned {count} row{'' if count == 1 else 's'}; I state the result.",
                             caveat=plan.caveat)
-
-
-def _file_key(database: AnalyticsDatabase) -> tuple[str, int, int] | None:
-    """Path, modification time and size of the database file; None when it cannot be read."""
-    if hasattr(database, "cache_key"):  # a server database says itself when its index is stale
-        return database.cache_key()
-    path = getattr(database, "path", None)
-    try:
-        stat = Path(path).stat() if path is not None else None
-    except OSError:
-        return None
-    return (str(Path(path).resolve()), stat.st_mtime_ns, stat.st_size) if stat else None
 
 
 def _read_turn(messages: list[dict[str, Any]]) -> _Turn:

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import threading
 
-from agent.database import AnalyticsDatabase, DatabaseError
-from agent.schema_search import SchemaOptions, TableIndex, file_key
+from agent.sources.base import DataSource
+from agent.sources.errors import SourceError
+from agent.sources.schema_search import SchemaOptions, TableIndex
 
 VALUES_SHOWN = 3
 VALUE_CHARS = 30
@@ -26,23 +27,23 @@ _cache: dict[tuple, str] = {}
 _lock = threading.Lock()
 
 
-def schema_block(database: AnalyticsDatabase, options: SchemaOptions) -> str:
+def schema_block(database: DataSource, options: SchemaOptions) -> str:
     """The schema as prompt text, or "" when it is too large for the prompt or cannot be read
     (a database that is gone fails the turn at its first tool, with the tools' own message)."""
     try:
-        key = (file_key(database), options.max_tables, options.token_budget)
+        key = (database.cache_key(), options.max_tables, options.token_budget)
         with _lock:
             if key in _cache:
                 return _cache[key]
         block = _build(database, options)
-    except DatabaseError:
+    except SourceError:
         return ""
     with _lock:
         _cache[key] = block
     return block
 
 
-def _build(database: AnalyticsDatabase, options: SchemaOptions) -> str:
+def _build(database: DataSource, options: SchemaOptions) -> str:
     docs = TableIndex.for_database(database).docs
     if not docs or len(docs) > options.max_tables:
         return ""
@@ -55,7 +56,7 @@ def _build(database: AnalyticsDatabase, options: SchemaOptions) -> str:
     return ""
 
 
-def _table_line(database: AnalyticsDatabase, doc, values: int) -> str:
+def _table_line(database: DataSource, doc, values: int) -> str:
     schema = database.describe_table(doc.name)
     refs = {fk.column: f"{fk.ref_table}.{fk.ref_column or 'id'}" for fk in schema.foreign_keys}
     columns = []

@@ -16,21 +16,14 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from agent.database import (
-    AnalyticsDatabase,
-    DatabaseError,
-    DatabaseUnavailable,
-    QueryFailed,
-    QueryResult,
-    QueryTimeout,
-    SQLRejected,
-    UnknownColumn,
-    UnknownTable,
-)
-from agent.column_check import schema_columns, unknown_columns
 from agent.memory.recall_tool import RecallArgs, recall_memory
-from agent.schema_search import SchemaOptions, TableIndex
-from agent.sql_guard import check_sql
+from agent.sources.base import DataSource, QueryResult
+from agent.sources.column_check import schema_columns, unknown_columns
+from agent.sources.errors import (
+    QueryFailed, QueryTimeout, SourceError, SourceUnavailable, SQLRejected, UnknownColumn, UnknownTable,
+)
+from agent.sources.schema_search import SchemaOptions, TableIndex
+from agent.sources.sql_guard import check_sql
 from agent.state import AgentState
 
 # Bounds on what goes back to the model; the full result is kept for the page.
@@ -62,7 +55,7 @@ def error(kind: str, message: str) -> ToolOutcome:
 
 @dataclass
 class ToolContext:
-    database: AnalyticsDatabase
+    database: DataSource
     state: AgentState
     schema: SchemaOptions = field(default_factory=SchemaOptions)
     #: What `recall_memory` may search this turn (agent.memory.recall_tool.RecallAccess); None: memory off.
@@ -139,7 +132,7 @@ def list_tables(ctx: ToolContext, args: ListTablesArgs) -> ToolOutcome:
     return ToolOutcome(observation)
 
 
-def _schema_tokens(database: AnalyticsDatabase) -> int:
+def _schema_tokens(database: DataSource) -> int:
     """About how many tokens the whole schema takes to describe (names and columns; ~4 characters a token)."""
     return sum(len(table) + 2 + sum(len(c) + 2 for c in columns)
                for table, columns in schema_columns(database).items()) // 4
@@ -175,7 +168,7 @@ def find_values(ctx: ToolContext, args: FindValuesArgs) -> ToolOutcome:
 def run_sql(ctx: ToolContext, args: SQLArgs) -> ToolOutcome:
     """Run one read-only SQL query and see its first rows."""
     if ctx.schema.check_columns:
-        dialect = getattr(ctx.database, "dialect", "sqlite")
+        dialect = ctx.database.dialect
         check_sql(args.sql, dialect=dialect)  # the guard's reason comes first
         columns = _columns_or_empty(ctx.database)
         unknown = unknown_columns(args.sql, columns, dialect=dialect)
@@ -187,11 +180,11 @@ def run_sql(ctx: ToolContext, args: SQLArgs) -> ToolOutcome:
     return ToolOutcome(result_observation(result), result=result)
 
 
-def _columns_or_empty(database: AnalyticsDatabase) -> dict[str, list[str]]:
+def _columns_or_empty(database: DataSource) -> dict[str, list[str]]:
     """The schema for the column check; empty (no check) when reading it fails short of the database being gone."""
     try:
         return schema_columns(database)
-    except DatabaseUnavailable:
+    except SourceUnavailable:
         raise
     except (QueryFailed, QueryTimeout, UnknownTable, UnknownColumn):
         return {}
@@ -201,9 +194,9 @@ def _stored_values(ctx: ToolContext) -> dict[str, dict[str, list[str]]]:
     """table -> column -> its most frequent text values (the schema index's, cached per file); {} if unreadable."""
     try:
         return {d.name: d.values for d in TableIndex.for_database(ctx.database, embedder=ctx.schema.embedder).docs}
-    except DatabaseUnavailable:
+    except SourceUnavailable:
         raise
-    except DatabaseError:
+    except SourceError:
         return {}
 
 
@@ -294,11 +287,11 @@ def run_tool(ctx: ToolContext, tool: Tool, args: BaseModel) -> ToolOutcome:
     """Run a validated tool call; the model's mistakes become error observations.
 
     Raises:
-        DatabaseUnavailable: the analytics database cannot be read at all.
+        SourceUnavailable: the analytics database cannot be read at all.
     """
     try:
         return tool.function(ctx, args)
-    except DatabaseUnavailable:
+    except SourceUnavailable:
         raise
     except SQLRejected as exc:
         return error("sql_rejected", f"query rejected: {exc.reason}")

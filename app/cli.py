@@ -73,7 +73,7 @@ def _print_step(step) -> None:
 
 def cmd_ask(args: argparse.Namespace) -> int:
     """Ask one question; print each step as it happens, then the answer and its table."""
-    from agent.database import DatabaseError
+    from agent.sources.errors import SourceError
     from app.core import AskDB, BadQuestion
     from app.formatting import render_table
     from storage.errors import StoreError
@@ -103,7 +103,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
             if answer.data.sql:
                 print(f"\nSQL: {answer.data.sql}")
         return 0 if answer is not None and answer.ok else 1
-    except (BadQuestion, StoreError, DatabaseError) as exc:
+    except (BadQuestion, StoreError, SourceError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2 if isinstance(exc, BadQuestion) else 1
     finally:
@@ -123,29 +123,23 @@ def cmd_store_query(args: argparse.Namespace) -> int:
 
 
 def _run_query(location, args: argparse.Namespace, *, trusted: bool) -> int:
-    from agent.database import AnalyticsDatabase, DatabaseError, SQLRejected, is_postgres_url
-    from agent.pg_database import PostgresAnalyticsDatabase
+    from agent.sources.errors import SourceError, SQLRejected
+    from agent.sources.factory import open_source
     from app.formatting import format_result
 
     settings = _settings(args)
-    limits = {"time_limit_s": settings.sql_timeout, "max_rows": args.limit or settings.sql_max_rows,
-              "max_cell_bytes": settings.sql_max_cell_bytes, "limits": settings.query_limits()}
-    database = None
+    database = open_source(location, time_limit_s=settings.sql_timeout, max_rows=args.limit or settings.sql_max_rows,
+                           max_cell_bytes=settings.sql_max_cell_bytes, limits=settings.query_limits(), trusted=trusted)
     try:
-        if is_postgres_url(location):
-            database = PostgresAnalyticsDatabase(location, trusted_role=trusted, **limits)
-        else:
-            database = AnalyticsDatabase(location, trusted_schema=trusted, **limits)
         result = database.execute(args.query)
     except SQLRejected as exc:
         print(f"error: query rejected: {exc.reason}", file=sys.stderr)
         return 2
-    except DatabaseError as exc:
+    except SourceError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     finally:
-        if database is not None and hasattr(database, "close"):
-            database.close()
+        database.close()
     sys.stdout.write(format_result(result, args.format))
     return 0
 
@@ -263,7 +257,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     import time
     from datetime import datetime
 
-    from agent.database import DatabaseError
+    from agent.sources.errors import SourceError
     from app.eval import DATASETS, SuiteError, load_suite, run_suite, suite_databases, summarise, write_report
 
     updates: dict = {"max_steps": args.max_steps} if args.max_steps else {}
@@ -293,7 +287,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         with suite_databases(questions, db_dir, settings, one=settings.database if args.db is not None else None,
                              load_into=args.load_into) as (questions, databases, where):
             results, skipped = run_suite(questions, databases, settings, on_result=progress)
-    except DatabaseError as exc:
+    except SourceError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     report = summarise(results, suite=args.suite, model=label, skipped=skipped, settings=settings,

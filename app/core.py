@@ -8,14 +8,16 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 from agent.analyst_sql import run_analyst_sql
-from agent.database import AnalyticsDatabase, DatabaseError, open_analytics_database
 from agent.examples import ExampleRetriever, database_key
 from agent.llm import ChatModel
 from agent.loop import TurnEvent, TurnSetup, run_turn
 from agent.memory.hooks import Memory, after_turn, archive_hook, index_conversation
 from agent.memory.recall_config import RecallConfig
 from agent.recovery import close_interrupted_turn
-from agent.schema_search import SchemaOptions
+from agent.sources.base import DataSource
+from agent.sources.errors import SourceError
+from agent.sources.factory import open_source
+from agent.sources.schema_search import SchemaOptions
 from agent.state import AgentState, Message, Step
 from app.quotas import UserSlots
 from app.settings import Settings
@@ -41,7 +43,7 @@ class AskDB:
         self.slots = UserSlots(settings.max_running_per_user if settings.auth != "none" else None)
         self._openai_model: ChatModel | None = None
         self._model_lock = threading.Lock()
-        self._database: AnalyticsDatabase | None = None
+        self._database: DataSource | None = None
         self.examples_store = self.store.examples()
         self._embedder_built, self._embedder = False, None
         self._memory: Memory | None = None
@@ -60,15 +62,15 @@ class AskDB:
                 closed += close_interrupted_turn(self.store, thread_id, user_id=user_id)
         return closed
 
-    def database(self) -> AnalyticsDatabase:
+    def database(self) -> DataSource:
         """The analytics database, built once: a PostgreSQL one keeps its connection pool."""
         if self._database is None:
             s = self.settings
-            self._database = open_analytics_database(s.database, time_limit_s=s.sql_timeout, max_rows=s.sql_max_rows,
+            self._database = open_source(s.database, time_limit_s=s.sql_timeout, max_rows=s.sql_max_rows,
                                                      max_cell_bytes=s.sql_max_cell_bytes, limits=s.query_limits())
         return self._database
 
-    def model(self, database: AnalyticsDatabase) -> ChatModel:
+    def model(self, database: DataSource) -> ChatModel:
         """The chat model. The OpenAI-compatible one is built once: its client keeps connections,
         and in `auto` tool mode it remembers an endpoint that refuses tools."""
         s = self.settings
@@ -138,7 +140,7 @@ class AskDB:
         """Run the analyst's edited SQL in the conversation, as a turn of its own; return its index.
 
         Raises:
-            TurnInProgress, SQLRejected, DatabaseError (nothing written), ConversationNotFound.
+            TurnInProgress, SQLRejected, SourceError (nothing written), ConversationNotFound.
         """
         self.store.get(thread_id, user_id=user_id)
         owner = new_owner()
@@ -283,12 +285,12 @@ class AskDB:
         return SchemaOptions(max_tables=s.schema_max_tables, token_budget=s.schema_token_budget, top_k=s.schema_top_k,
                              embedder=self.embedder() if s.schema_embeddings else None, check_columns=s.column_check)
 
-    def examples(self, database: AnalyticsDatabase) -> ExampleRetriever | None:
+    def examples(self, database: DataSource) -> ExampleRetriever | None:
         """The verified examples of `database`; None when its schema cannot be read (the turn then
         meets the failure in its tools, as usual)."""
         try:
             key = database_key(database)
-        except DatabaseError:
+        except SourceError:
             return None
         embedder = self.embedder() if self.settings.examples_top_k else None
         return ExampleRetriever(self.examples_store, key, embedder=embedder, top_k=self.settings.examples_top_k)
@@ -311,5 +313,5 @@ class AskDB:
             for worker in workers:
                 worker.join(timeout=10)
         self.store.close()
-        if self._database is not None and hasattr(self._database, "close"):
+        if self._database is not None:
             self._database.close()

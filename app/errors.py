@@ -18,8 +18,8 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from agent.database import (
-    DatabaseUnavailable, QueryBusy, QueryFailed, QueryTimeout, SQLRejected, UnknownColumn, UnknownTable,
+from agent.sources.errors import (
+    QueryBusy, QueryFailed, QueryTimeout, SourceUnavailable, SQLRejected, UnknownColumn, UnknownTable,
 )
 from agent.examples import AnswerNotFound, FeedbackError, NothingToVerify, SQLDoesNotFit
 from agent.llm import ModelError
@@ -61,7 +61,7 @@ STATUS: dict[type[Exception], int] = {
     TooManyRequests: 429,
     ModelError: 502,
     QueryBusy: 503,  # a QueryTimeout that never ran: status_of finds the class before its base
-    DatabaseUnavailable: 503,
+    SourceUnavailable: 503,
     StoreUnavailable: 503,
     StoreCorrupt: 503,
     CorruptState: 500,

@@ -26,7 +26,8 @@ import psycopg
 import sqlglot
 from pydantic import BaseModel, Field
 
-from agent.database import DatabaseError, is_postgres_url, open_analytics_database
+from agent.sources.errors import SourceError
+from agent.sources.factory import is_postgres_url, open_source
 from agent.state import Step
 from app.settings import ROOT, Settings
 
@@ -127,7 +128,7 @@ def suite_databases(questions: list[EvalQuestion], db_dir: Path, settings: Setti
     when copied), their databases for `run_suite`, and how the report names them.
 
     Raises:
-        DatabaseError: `one` or `load_into` cannot be used (unreachable, missing, a superuser role),
+        SourceError: `one` or `load_into` cannot be used (unreachable, missing, a superuser role),
             found before the first question rather than at every one.
     """
     if one is not None:
@@ -144,13 +145,12 @@ def suite_databases(questions: list[EvalQuestion], db_dir: Path, settings: Setti
 
 def check_database(location: Location, settings: Settings) -> str:
     """List the tables of `location` once, as the agent would; return its engine and name (no password)."""
-    database = open_analytics_database(location, time_limit_s=settings.sql_timeout)
+    database = open_source(location, time_limit_s=settings.sql_timeout)
     try:
         database.list_tables()
-        return f"{database.engine} {database.where() if is_postgres_url(location) else location}"
+        return f"{database.engine} {database.where()}"
     finally:
-        if hasattr(database, "close"):
-            database.close()
+        database.close()
 
 
 def spider_hardness(sql: dict) -> str:
@@ -313,15 +313,14 @@ def score_turn(result: QuestionResult, events: list, state, gold: list[tuple], l
 def compare(result: QuestionResult, gold: list[tuple], location: Location, *, time_limit_s: float) -> QuestionResult:
     """Run the answer's SQL again (through the guard, as the agent did), compare its rows with the gold's
     and set the outcome."""
-    database = open_analytics_database(location, time_limit_s=time_limit_s, max_rows=MAX_ROWS)
+    database = open_source(location, time_limit_s=time_limit_s, max_rows=MAX_ROWS)
     try:
         got = [tuple(r) for r in database.execute(result.sql).rows]
-    except DatabaseError as exc:
+    except SourceError as exc:
         result.outcome, result.detail = "sql_error", str(exc)[:300]
         return result
     finally:
-        if hasattr(database, "close"):
-            database.close()
+        database.close()
     result.correct = same_result(got, gold, ordered=is_ordered(result.gold_sql, dialect=database.dialect))
     result.outcome = "correct" if result.correct else "wrong_result"
     if not result.correct:

@@ -23,8 +23,8 @@ import sqlglot
 from psycopg import sql
 from sqlglot import exp
 
-from agent.database import DatabaseUnavailable
-from agent.pg_database import plain_value
+from agent.sources.errors import SourceUnavailable
+from agent.sources.postgres import plain_value
 from app.eval import MAX_ROWS, EvalQuestion, database_path
 from sample_db.to_postgres import copy_database, pg_name
 
@@ -125,7 +125,7 @@ def _copy(path: Path, url: str, schema: str) -> str:
     """`path` copied into a new `schema` of the database at `url`; the URL that reads it there.
 
     Raises:
-        DatabaseUnavailable: the role may not create the schema, or the copy failed.
+        SourceUnavailable: the role may not create the schema, or the copy failed.
     """
     try:
         with psycopg.connect(url, autocommit=True) as conn:
@@ -135,7 +135,7 @@ def _copy(path: Path, url: str, schema: str) -> str:
         return location
     except psycopg.Error as e:
         reason = (e.diag.message_primary or str(e)).strip()
-        raise DatabaseUnavailable(f"could not copy {path} into PostgreSQL: {reason} (the role of --load-into "
+        raise SourceUnavailable(f"could not copy {path} into PostgreSQL: {reason} (the role of --load-into "
                                   "needs CREATE on its database)") from None
 
 

@@ -16,10 +16,10 @@ from fastapi import APIRouter, Body, File, Form, Query, Request, Response, Uploa
 from fastapi.responses import JSONResponse, RedirectResponse
 from pydantic import BaseModel, Field, model_validator
 
-from agent.database import AnalyticsDatabase
 from agent.examples import (
     ExampleRetriever, ImportReport, database_key, edit_example, export_examples, import_examples, record_feedback,
 )
+from agent.sources.base import DataSource
 from app.core import AskDB
 from app.deps import AskDBDep, UserDep
 from app.pages import templates
@@ -29,7 +29,7 @@ router = APIRouter()
 PER_PAGE = 50
 
 
-def _examples(askdb: AskDB) -> tuple[ExampleRetriever, AnalyticsDatabase]:
+def _examples(askdb: AskDB) -> tuple[ExampleRetriever, DataSource]:
     database = askdb.database()
     retriever = ExampleRetriever(askdb.examples_store, database_key(database), embedder=askdb.embedder(),
                                  top_k=askdb.settings.examples_top_k)

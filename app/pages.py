@@ -9,8 +9,8 @@ from fastapi import APIRouter, File, Form, Query, Request, UploadFile
 from fastapi.responses import RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
-from agent.database import DatabaseError, QueryBusy, SQLRejected
 from agent.examples import database_key
+from agent.sources.errors import QueryBusy, SourceError
 from app.auth import TOKEN_COOKIE, NotAuthenticated, resolve_user
 from app.deps import AskDBDep, UserDep
 from app.errors import error_body
@@ -76,7 +76,7 @@ def _panel(request: Request, askdb):
     database = askdb.database()
     try:
         examples = [e.question for e in askdb.examples_store.list(database_key=database_key(database), limit=2).items]
-    except DatabaseError:
+    except SourceError:
         examples = []
     return schema_panel(database, language=language_of(request), examples=examples)
 
@@ -126,7 +126,7 @@ def rerun_sql(request: Request, thread_id: str, askdb: AskDBDep, user: UserDep,
     try:
         with askdb.slots.hold(user):  # one of the user's running slots, as a question or the SQL page takes
             askdb.run_analyst_sql(thread_id, user_id=user, sql=sql)
-    except (SQLRejected, DatabaseError) as exc:
+    except SourceError as exc:
         response = _conversation_page(request, thread_id, askdb, user, sql_error={
             "turn": turn, "sql": sql, "message": error_body(exc, 400)["detail"]})
         response.status_code = 400
@@ -212,7 +212,7 @@ def sql_page(request: Request, askdb: AskDBDep, user: UserDep, sql: str = "", pa
                     page=page, sort=sort, descending=order == "desc"))
         except QueryBusy:
             raise  # 503 with Retry-After, not an error about the query
-        except (SQLRejected, DatabaseError) as exc:
+        except SourceError as exc:
             error = error_body(exc, 400)["detail"]
     response = _page(request, "sql.html", sql=sql, result=result, error=error, user=user,
                      formatted=format_sql(sql, askdb.database().dialect) if result else "")

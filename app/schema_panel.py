@@ -1,6 +1,6 @@
 """The schema side panel: tables with row counts, columns with types and sample values, and a few
 questions to start from (issue 20). Read from the catalogue the agent's list_tables ranks
-(agent.schema_search.TableIndex), so the page and the agent see the same tables."""
+(agent.sources.schema_search.TableIndex), so the page and the agent see the same tables."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ import re
 
 from pydantic import BaseModel
 
-from agent.database import AnalyticsDatabase, DatabaseError
-from agent.schema_search import TableDoc, TableIndex
+from agent.sources.base import DataSource
+from agent.sources.errors import SourceError
+from agent.sources.schema_search import TableDoc, TableIndex
 from app.headers import human_header
 
 MAX_SUGGESTIONS = 5
@@ -43,12 +44,12 @@ class SchemaPanel(BaseModel):
     suggestions: list[str]
 
 
-def schema_panel(database: AnalyticsDatabase, *, language: str, examples: list[str] = ()) -> SchemaPanel | None:
+def schema_panel(database: DataSource, *, language: str, examples: list[str] = ()) -> SchemaPanel | None:
     """The panel for `database`, suggestions in `language` ("en" or "zh"), verified examples first;
     None when the schema cannot be read (the page then shows just the ask box)."""
     try:
         docs = TableIndex.for_database(database).docs
-    except DatabaseError:
+    except SourceError:
         return None
     tables = [TableInfo(name=d.name, rows=d.row_count, columns=[
         ColumnInfo(name=c, label=human_header(c), type=t or "", samples=d.values.get(c, [])[:SAMPLES_PER_COLUMN])

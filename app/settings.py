@@ -13,7 +13,7 @@ from pydantic import AliasChoices, BeforeValidator, Field, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from agent.memory.config import MemoryConfig
-from agent.query_pool import PoolLimits
+from agent.sources.query_pool import PoolLimits
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATABASE = ROOT / "sample_db" / "aerospace.db"
@@ -190,7 +190,7 @@ class Settings(BaseSettings):
         return self
 
     def query_limits(self) -> PoolLimits:
-        """The analytics queries' hard limits as agent.database takes them."""
+        """The analytics queries' hard limits as the data sources take them."""
         return PoolLimits(workers=self.sql_workers, max_memory_mb=self.sql_max_memory_mb,
                           max_temp_mb=self.sql_max_temp_mb, queue_wait_s=self.sql_queue_wait)
 

@@ -22,8 +22,9 @@ from pathlib import Path
 import sqlglot
 from sqlglot import exp
 
-from agent.database import AnalyticsDatabase, quote_identifier
-from agent.schema_search import TableIndex, read_catalog
+from agent.sources.base import quote_identifier
+from agent.sources.schema_search import TableIndex, read_catalog
+from agent.sources.sqlite import SQLiteSource
 
 ROOT = Path(__file__).resolve().parent.parent
 SPIDER = ROOT.parent / "shared" / "datasets" / "spider"
@@ -123,7 +124,7 @@ def measure(size: int, *, opaque: bool, suites: dict[str, list[tuple[str, str, s
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "catalogue.db"
         names = build_catalogue(path, size=size, opaque=opaque)
-        database = AnalyticsDatabase(path, max_rows=100_000)
+        database = SQLiteSource(path, max_rows=100_000)
         started = time.perf_counter()
         index = TableIndex(read_catalog(database))
         build_s = time.perf_counter() - started

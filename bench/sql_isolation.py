@@ -11,7 +11,8 @@ import os
 import statistics
 import time
 
-from agent.database import AnalyticsDatabase, PoolLimits
+from agent.sources.query_pool import PoolLimits
+from agent.sources.sqlite import SQLiteSource
 from app.settings import DEFAULT_DATABASE
 
 QUERIES = [
@@ -28,8 +29,8 @@ def _percentile(values: list[float], share: float) -> float:
 
 
 def run() -> dict:
-    local = AnalyticsDatabase(DEFAULT_DATABASE, limits=PoolLimits(workers=0))
-    pooled = AnalyticsDatabase(DEFAULT_DATABASE)
+    local = SQLiteSource(DEFAULT_DATABASE, limits=PoolLimits(workers=0))
+    pooled = SQLiteSource(DEFAULT_DATABASE)
     for sql in QUERIES:  # start the workers and warm the page cache
         assert local.execute(sql).rows == pooled.execute(sql).rows
     times: dict[str, list[float]] = {"in_process": [], "worker_pool": []}

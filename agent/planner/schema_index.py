@@ -56,7 +56,7 @@ def quote_literal(value: Any) -> str:
 
 
 class SchemaSource(Protocol):
-    """The part of `AnalyticsDatabase` the index reads."""
+    """The part of `DataSource` the index reads."""
 
     def list_tables(self) -> list[str]: ...
     def describe_table(self, table: str) -> Any: ...

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from agent.database import AnalyticsDatabase
 from agent.loop import TurnSetup, run_turn
 from agent.openai_model import OpenAIChatModel
+from agent.sources.sqlite import SQLiteSource
 from tests.fixtures.scripted_llm import tool_call
 
 GOOD_SQL = "SELECT name FROM sites ORDER BY id"
@@ -17,7 +17,7 @@ BAD_SQL = "SELECT nope FROM sites"
 def _answer(store, tiny_db, scripted_llm, question, *replies, thread_id=None):
     model = OpenAIChatModel(base_url=scripted_llm.base_url, api_key=None, model="scripted", timeout_s=5,
                             max_retries=0, tool_mode="native")
-    setup = TurnSetup(store=store, database=AnalyticsDatabase(tiny_db), model=model)
+    setup = TurnSetup(store=store, database=SQLiteSource(tiny_db), model=model)
     scripted_llm.enqueue(*replies)
     events = list(run_turn(setup, user_id="u", question=question, thread_id=thread_id))
     return events[-1].answer, events[0].thread_id

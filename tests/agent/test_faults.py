@@ -7,15 +7,15 @@ import sqlite3
 
 import pytest
 
-from agent.database import AnalyticsDatabase
 from agent.loop import TurnSetup, run_turn
 from agent.openai_model import OpenAIChatModel
+from agent.sources.sqlite import SQLiteSource
 from tests.fixtures.scripted_llm import cut_stream, error, raw, text, tool_call
 
 
 def _turn(store, db_path, scripted_llm):
     model = OpenAIChatModel(base_url=scripted_llm.base_url, api_key=None, model="m", max_retries=0, timeout_s=10)
-    setup = TurnSetup(store=store, database=AnalyticsDatabase(db_path, time_limit_s=2), model=model)
+    setup = TurnSetup(store=store, database=SQLiteSource(db_path, time_limit_s=2), model=model)
     events = list(run_turn(setup, user_id="u", question="How many sites?"))
     return events, store.load(events[0].thread_id, user_id="u").state
 
@@ -58,7 +58,7 @@ def test_model_faults_end_the_turn_saved_with_a_message(store, tiny_db, scripted
     scripted_llm.enqueue(*replies)
     model = OpenAIChatModel(base_url=scripted_llm.base_url, api_key=None, model="m", max_retries=1, timeout_s=5,
                             stream=stream)
-    setup = TurnSetup(store=store, database=AnalyticsDatabase(tiny_db), model=model)
+    setup = TurnSetup(store=store, database=SQLiteSource(tiny_db), model=model)
     events = list(run_turn(setup, user_id="u", question="How many sites?"))
     error_event = next(e for e in events if e.type == "error")
     assert kind in error_event.message and "try again" in error_event.message

@@ -13,10 +13,10 @@ import json
 
 import pytest
 
-from agent.database import AnalyticsDatabase
 from agent.loop import TurnSetup, run_turn
 from agent.memory.config import MemoryConfig
 from agent.openai_model import OpenAIChatModel
+from agent.sources.sqlite import SQLiteSource
 from tests.fixtures.scripted_llm import error, raw, text, tool_call
 
 CHINA_SITES = ("SELECT count(*) AS n FROM launch_sites JOIN countries ON countries.id = launch_sites.country_id "
@@ -29,7 +29,7 @@ TAGGED_CALL = f"<tools><run_sql>{CHINA_SITES}</run_sql></tools>"
 def _setup(store, db, llm, *, tool_mode="auto", memory=None, max_steps=12):
     model = OpenAIChatModel(base_url=llm.base_url, api_key=None, model="qwen2.5-coder-1.5b-instruct",
                             timeout_s=5.0, max_retries=0, tool_mode=tool_mode)
-    return TurnSetup(store=store, database=AnalyticsDatabase(db), model=model, max_steps=max_steps,
+    return TurnSetup(store=store, database=SQLiteSource(db), model=model, max_steps=max_steps,
                      memory=memory or MemoryConfig(model="qwen2.5-coder-1.5b-instruct"))
 
 

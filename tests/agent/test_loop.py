@@ -7,17 +7,17 @@ import json
 
 import pytest
 
-from agent.database import AnalyticsDatabase
 from agent.loop import TurnSetup, run_turn
 from agent.openai_model import OpenAIChatModel
-from agent.schema_search import SchemaOptions
+from agent.sources.schema_search import SchemaOptions
+from agent.sources.sqlite import SQLiteSource
 from tests.fixtures.scripted_llm import error, hang, text, tool_call
 
 
 def _setup(store, tiny_db, scripted_llm, *, max_steps=12, tool_mode="native", timeout_s=5.0, max_retries=0):
     model = OpenAIChatModel(base_url=scripted_llm.base_url, api_key=None, model="scripted", timeout_s=timeout_s,
                             max_retries=max_retries, tool_mode=tool_mode)
-    return TurnSetup(store=store, database=AnalyticsDatabase(tiny_db), model=model, max_steps=max_steps)
+    return TurnSetup(store=store, database=SQLiteSource(tiny_db), model=model, max_steps=max_steps)
 
 
 def _run(setup, question, thread_id=None, user="u"):

@@ -1,7 +1,7 @@
 """The offline planner, driven the way the loop drives it, against real SQLite files.
 
 Each documented question (tests/data/planner_questions.json) goes through the whole
-conversation: complete -> tool run on AnalyticsDatabase -> observation appended ->
+conversation: complete -> tool run on SQLiteSource -> observation appended ->
 complete, until `answer`. The SQL the planner ran is compared with the gold SQL,
 written independently, as multisets of rows (in order when the gold has ORDER BY;
 columns may come in another order, as in Spider's execution match).
@@ -23,9 +23,9 @@ from typing import Any
 import pytest
 import sqlglot
 
-from agent.database import AnalyticsDatabase
 from agent.llm import ModelReply
 from agent.offline_planner import OfflinePlanner
+from agent.sources.sqlite import SQLiteSource
 from agent.state import AgentState
 from agent.tools import ToolContext, parse_arguments, run_tool, tool_schemas
 
@@ -42,7 +42,7 @@ MAX_STEPS = 12  # the loop's default
 class Conversation:
     """A message history and the tools, as `agent.loop` keeps them (minus the store)."""
 
-    def __init__(self, planner: OfflinePlanner, database: AnalyticsDatabase):
+    def __init__(self, planner: OfflinePlanner, database: SQLiteSource):
         self.planner, self.database = planner, database
         self.messages: list[dict[str, Any]] = []
         self.context = ToolContext(database=database, state=AgentState())
@@ -144,12 +144,12 @@ def result_of(answer: dict[str, Any]) -> str:
 # -- fixtures ---------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
-def planners(sample_db_path: Path) -> dict[str, tuple[OfflinePlanner, AnalyticsDatabase, Path]]:
+def planners(sample_db_path: Path) -> dict[str, tuple[OfflinePlanner, SQLiteSource, Path]]:
     """One planner per database for the module: the schema index is built once each."""
     found = {}
     for db in dict.fromkeys(q["db"] for q in QUESTIONS):
         path = database_path(db, sample_db_path)
-        database = AnalyticsDatabase(path)
+        database = SQLiteSource(path)
         found[db] = (OfflinePlanner(database), database, path)
     return found
 
@@ -265,13 +265,13 @@ def test_without_the_answer_tool_the_answer_is_plain_content(planners):
 
 def test_the_index_is_shared_by_planners_of_one_file(planners):
     planner, database, path = planners["sample"]
-    assert OfflinePlanner(AnalyticsDatabase(path)).schema is planner.schema
+    assert OfflinePlanner(SQLiteSource(path)).schema is planner.schema
 
 
 def test_a_missing_database_is_left_for_the_tools_to_report(tmp_path):
-    planner = OfflinePlanner(AnalyticsDatabase(tmp_path / "gone.db"))
+    planner = OfflinePlanner(SQLiteSource(tmp_path / "gone.db"))
     reply = planner.complete([{"role": "user", "content": "How many launches?"}], tool_schemas())
-    assert reply.tool_calls[0].name == "list_tables"  # the tool raises DatabaseUnavailable in the loop
+    assert reply.tool_calls[0].name == "list_tables"  # the tool raises SourceUnavailable in the loop
 
 
 def test_planning_is_deterministic_and_stateless(planners):
@@ -324,11 +324,11 @@ def test_spider_question_outside_the_documented_set_does_not_crash(planners):
 def questions_table(sample_db_path: Path) -> str:
     """The markdown table of documented questions, each run now through the loop."""
     lines = ["| id | database | question | passes |", "|---|---|---|---|"]
-    planners: dict[str, tuple[OfflinePlanner, AnalyticsDatabase]] = {}
+    planners: dict[str, tuple[OfflinePlanner, SQLiteSource]] = {}
     for entry in QUESTIONS:
         path = database_path(entry["db"], sample_db_path)
         if entry["db"] not in planners:
-            database = AnalyticsDatabase(path)
+            database = SQLiteSource(path)
             planners[entry["db"]] = (OfflinePlanner(database), database)
         ok, _ = check_question(entry, Conversation(*planners[entry["db"]]), path)
         question = " → ".join([*entry.get("after", []), entry["question"]]).replace("|", "\\|")

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.database import AnalyticsDatabase
 from agent.offline_planner import OfflinePlanner
+from agent.sources.sqlite import SQLiteSource
 from agent.state import AgentState
 from app.core import AskDB
 from app.settings import Settings
@@ -21,7 +21,7 @@ from tests.agent.test_offline_planner import Conversation
 
 @pytest.fixture(scope="module")
 def planner(sample_db_path) -> OfflinePlanner:
-    return OfflinePlanner(AnalyticsDatabase(sample_db_path), today=date(2026, 11, 24))
+    return OfflinePlanner(SQLiteSource(sample_db_path), today=date(2026, 11, 24))
 
 
 @pytest.fixture

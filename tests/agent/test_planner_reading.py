@@ -13,9 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agent.database import AnalyticsDatabase
 from agent.offline_planner import OfflinePlanner
 from agent.planner.reading import interpretation
+from agent.sources.sqlite import SQLiteSource
 from tests.agent.test_offline_planner import Conversation
 
 TODAY = date(2026, 11, 24)
@@ -23,7 +23,7 @@ TODAY = date(2026, 11, 24)
 
 @pytest.fixture(scope="module")
 def planner(sample_db_path) -> OfflinePlanner:
-    return OfflinePlanner(AnalyticsDatabase(sample_db_path), today=TODAY)
+    return OfflinePlanner(SQLiteSource(sample_db_path), today=TODAY)
 
 
 def rows(planner: OfflinePlanner, question: str) -> list[tuple]:
@@ -165,8 +165,8 @@ def test_a_word_linked_by_meaning_is_used_but_named_as_a_guess(sample_db_path):
     from agent.memory.embeddings import LocalEmbedder
 
     question = "What is the average elevation of launch vehicles?"
-    linked = OfflinePlanner(AnalyticsDatabase(sample_db_path), embedder=LocalEmbedder()).plan(question)
+    linked = OfflinePlanner(SQLiteSource(sample_db_path), embedder=LocalEmbedder()).plan(question)
     assert "AVG(height_m)" in linked.sql
     assert linked.caveat == "I read 'elevation' as height by meaning, not by name: check that this is what you meant."
-    alone = OfflinePlanner(AnalyticsDatabase(sample_db_path)).plan(question)
+    alone = OfflinePlanner(SQLiteSource(sample_db_path)).plan(question)
     assert alone.caveat.startswith("I could not use") and "elevation" in alone.caveat

@@ -6,16 +6,17 @@ from __future__ import annotations
 import pytest
 
 from agent.analyst_sql import run_analyst_sql
-from agent.database import AnalyticsDatabase, SQLRejected
 from agent.loop import TurnSetup, run_turn
 from agent.openai_model import OpenAIChatModel
+from agent.sources.errors import SQLRejected
+from agent.sources.sqlite import SQLiteSource
 from tests.fixtures.scripted_llm import tool_call
 
 
 def _setup(store, tiny_db, scripted_llm, **kw):
     model = OpenAIChatModel(base_url=scripted_llm.base_url, api_key=None, model="scripted", timeout_s=5.0,
                             max_retries=0, tool_mode="native")
-    return TurnSetup(store=store, database=AnalyticsDatabase(tiny_db), model=model, **kw)
+    return TurnSetup(store=store, database=SQLiteSource(tiny_db), model=model, **kw)
 
 
 def test_a_stop_ends_the_turn_after_the_current_step_with_everything_saved(store, tiny_db, scripted_llm):

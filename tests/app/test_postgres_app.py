@@ -8,8 +8,8 @@ import sqlite3
 import pytest
 from fastapi.testclient import TestClient
 
-from agent.database import AnalyticsDatabase
-from agent.pg_database import PostgresAnalyticsDatabase
+from agent.sources.postgres import PostgresSource
+from agent.sources.sqlite import SQLiteSource
 from agent.state import AgentState
 from app.core import AskDB
 from app.settings import Settings
@@ -42,7 +42,7 @@ def test_settings_keep_urls_and_the_core_builds_postgres_backends(settings):
     try:
         assert isinstance(askdb.store, PostgresConversationStore)
         assert isinstance(askdb.leases, PostgresTurnLeases)
-        assert isinstance(askdb.database(), PostgresAnalyticsDatabase) and askdb.database() is askdb.database()
+        assert isinstance(askdb.database(), PostgresSource) and askdb.database() is askdb.database()
     finally:
         askdb.close()
 
@@ -99,9 +99,9 @@ def test_two_servers_on_one_store_never_run_two_turns_on_a_thread(settings, samp
 
 
 def test_the_analytics_answers_match_the_sqlite_file(postgres_analytics_url, sample_db_path):
-    pg = PostgresAnalyticsDatabase(postgres_analytics_url)
+    pg = PostgresSource(postgres_analytics_url)
     try:
-        lite = AnalyticsDatabase(sample_db_path)
+        lite = SQLiteSource(sample_db_path)
         sql = "SELECT outcome, count(*) FROM launches GROUP BY outcome ORDER BY outcome"
         assert pg.execute(sql).rows == lite.execute(sql).rows
     finally:

@@ -8,11 +8,11 @@ import json
 import pytest
 from fastapi.testclient import TestClient
 
-from agent.database import AnalyticsDatabase
 from agent.loop import TurnSetup, run_turn
 from agent.memory.archival import archive_cut, split_state
 from agent.memory.config import MemoryConfig
 from agent.openai_model import OpenAIChatModel
+from agent.sources.sqlite import SQLiteSource
 from agent.state import Message, Step
 from app.settings import Settings
 from app.web import create_app
@@ -116,7 +116,7 @@ def test_the_hook_gets_each_archived_batch_once_and_a_failing_hook_postpones(sto
     scripted_llm.responder(analyst)
     batches = []
     model = OpenAIChatModel(base_url=scripted_llm.base_url, api_key=None, model="m", max_retries=0, timeout_s=5)
-    setup = TurnSetup(store=store, database=AnalyticsDatabase(tiny_db), model=model, on_archive=batches.append,
+    setup = TurnSetup(store=store, database=SQLiteSource(tiny_db), model=model, on_archive=batches.append,
                       memory=MemoryConfig(max_messages_per_thread=24, summary_threshold=6, full_recent_count=4))
     thread = None
     for n in range(12):
@@ -140,7 +140,7 @@ def test_the_context_report_is_recorded_on_the_steps(store, tiny_db, scripted_ll
     scripted_llm.responder(analyst)
     model = OpenAIChatModel(base_url=scripted_llm.base_url, api_key=None, model="gpt-4o-mini", max_retries=0,
                             timeout_s=5)
-    setup = TurnSetup(store=store, database=AnalyticsDatabase(tiny_db), model=model,
+    setup = TurnSetup(store=store, database=SQLiteSource(tiny_db), model=model,
                       memory=MemoryConfig(model="gpt-4o-mini", context_budget=1_500, output_reserve=200))
     thread = None
     for n in range(6):

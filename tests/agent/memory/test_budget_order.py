@@ -9,12 +9,12 @@ import json
 import pytest
 
 from agent.context import build_context
-from agent.database import AnalyticsDatabase
 from agent.loop import TurnSetup, run_turn
 from agent.memory.config import MemoryConfig
 from agent.memory.tiers import ContextWindowTooSmall, fit_summary, fit_text
 from agent.memory.tokens import counter_for
 from agent.openai_model import OpenAIChatModel
+from agent.sources.sqlite import SQLiteSource
 from agent.state import AgentState, Message
 from agent.tools import tool_schemas
 from tests.fixtures.scripted_llm import tool_call
@@ -89,7 +89,7 @@ def test_a_window_too_small_to_work_is_a_clear_error_naming_the_setting():
 def test_a_turn_with_a_window_too_small_ends_with_the_setting_named(store, tiny_db, scripted_llm):
     model = OpenAIChatModel(base_url=scripted_llm.base_url, api_key=None, model="gpt-4o-mini", max_retries=0,
                             timeout_s=5)
-    setup = TurnSetup(store=store, database=AnalyticsDatabase(tiny_db), model=model,
+    setup = TurnSetup(store=store, database=SQLiteSource(tiny_db), model=model,
                       memory=MemoryConfig(model="gpt-4o-mini", context_window=1_500))
     scripted_llm.enqueue(tool_call("answer", {"text": "never sent"}))
     events = list(run_turn(setup, user_id="u", question="How many sites?"))
@@ -120,7 +120,7 @@ def test_a_summary_is_compressed_to_fit_keeping_its_newest_sentences():
 def test_tool_schemas_shrink_at_a_small_window_before_memory_does(store, tiny_db, scripted_llm, window, compact):
     model = OpenAIChatModel(base_url=scripted_llm.base_url, api_key=None, model="gpt-4o-mini", max_retries=0,
                             timeout_s=5)
-    setup = TurnSetup(store=store, database=AnalyticsDatabase(tiny_db), model=model,
+    setup = TurnSetup(store=store, database=SQLiteSource(tiny_db), model=model,
                       memory=MemoryConfig(model="gpt-4o-mini", context_window=window))
     scripted_llm.enqueue(tool_call("run_sql", {"sql": "SELECT count(*) FROM sites"}),
                          tool_call("answer", {"text": "3 sites.", "sql": "SELECT count(*) FROM sites"}))

@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 import logging
 
-from agent.database import AnalyticsDatabase
 from agent.loop import TurnSetup, run_turn
 from agent.memory import extractive
 from agent.memory.config import MemoryConfig
 from agent.memory.summary import config_hash, refresh_summary, summary_boundary
 from agent.memory.tokens import counter_for
 from agent.openai_model import OpenAIChatModel
+from agent.sources.sqlite import SQLiteSource
 from agent.state import FunctionCall, Message, MessageToolCall
 from bench.generator import add_turn, conversation
 from tests.fixtures.scripted_llm import error, text, tool_call
@@ -113,7 +113,7 @@ def test_recursive_compression_offline_keeps_preferences_and_scalar_results():
 
 
 def test_a_failing_summariser_keeps_the_old_summary_and_the_turn_goes_on(store, tiny_db, scripted_llm, caplog):
-    setup = TurnSetup(store=store, database=AnalyticsDatabase(tiny_db), model=_model(scripted_llm),
+    setup = TurnSetup(store=store, database=SQLiteSource(tiny_db), model=_model(scripted_llm),
                       memory=MemoryConfig(summary_threshold=4, full_recent_count=1))
     # A first turn long enough for a summary on the next one.
     scripted_llm.enqueue(tool_call("list_tables", {}), tool_call("run_sql", {"sql": "SELECT count(*) AS n FROM sites"}),

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import json
 
-from agent.database import AnalyticsDatabase
 from agent.loop import TurnSetup, run_turn
 from agent.memory.hooks import (
     after_turn, archive_hook, before_turn, episode_from_state, episodes_from_messages, index_archived, recent_turns, topics_of,
 )
 from agent.openai_model import OpenAIChatModel
+from agent.sources.sqlite import SQLiteSource
 from agent.state import AgentState, Message
 from storage.episodes import episode_id
 from tests.fixtures.scripted_llm import text, tool_call
@@ -24,7 +24,7 @@ SITES_SQL = ("SELECT countries.name, count(*) AS n FROM sites JOIN countries ON 
 def ask(store, tiny_db, scripted_llm, question, *, thread=None, user="alice", answer="China has 2 sites."):
     scripted_llm.enqueue(tool_call("run_sql", {"sql": SITES_SQL}), tool_call("answer", {"text": answer, "sql": SITES_SQL}))
     model = OpenAIChatModel(base_url=scripted_llm.base_url, api_key=None, model="scripted", max_retries=0)
-    setup = TurnSetup(store=store, database=AnalyticsDatabase(tiny_db), model=model)
+    setup = TurnSetup(store=store, database=SQLiteSource(tiny_db), model=model)
     events = list(run_turn(setup, user_id=user, question=question, thread_id=thread))
     thread = events[0].thread_id
     return thread, events[0].turn_index, store.load(thread, user_id=user).state, model

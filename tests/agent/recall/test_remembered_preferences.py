@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from agent.database import AnalyticsDatabase
 from agent.loop import TurnSetup, run_turn
 from agent.memory.user_memory import BLOCK_HEADING
 from agent.offline_planner import OfflinePlanner
 from agent.planner.focus import Focus, names_own_time, remembered_focus
 from agent.planner.units import convert, names_own_unit, remembered_units
+from agent.sources.sqlite import SQLiteSource
 
 
 def _note(*memories: str) -> str:
@@ -40,7 +40,7 @@ def test_a_question_with_its_own_time_keeps_it():
 
 
 def _ask(store, db, memory, user, question):
-    setup = TurnSetup(store=store, database=AnalyticsDatabase(db), model=OfflinePlanner(AnalyticsDatabase(db)),
+    setup = TurnSetup(store=store, database=SQLiteSource(db), model=OfflinePlanner(SQLiteSource(db)),
                       recall=memory)
     return list(run_turn(setup, user_id=user, question=question))[-1].answer
 

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from agent.database import AnalyticsDatabase
 from agent.loop import TurnSetup, run_turn
 from agent.memory.extraction import extract_offline, only_statements
 from agent.memory.hooks import after_turn
 from agent.memory.user_memory import normalize_text
 from agent.offline_planner import OfflinePlanner
 from agent.openai_model import OpenAIChatModel
+from agent.sources.sqlite import SQLiteSource
 from tests.fixtures.scripted_llm import tool_call
 
 CASES = json.loads((Path(__file__).parents[2] / "data" / "memory_statements.json").read_text())
@@ -44,7 +44,7 @@ def test_a_statement_followed_by_a_question_is_remembered_and_asked():
 
 
 def _setup(store, tiny_db, model, memory):
-    return TurnSetup(store=store, database=AnalyticsDatabase(tiny_db), model=model, recall=memory)
+    return TurnSetup(store=store, database=SQLiteSource(tiny_db), model=model, recall=memory)
 
 
 def test_a_statement_turn_is_acknowledged_without_asking_the_model(store, tiny_db, scripted_llm, memory):
@@ -71,7 +71,7 @@ def test_a_statement_turn_is_acknowledged_without_asking_the_model(store, tiny_d
 
 
 def test_a_chinese_statement_turn_is_acknowledged_in_chinese(store, tiny_db, memory):
-    planner = OfflinePlanner(AnalyticsDatabase(tiny_db))
+    planner = OfflinePlanner(SQLiteSource(tiny_db))
     events = list(run_turn(_setup(store, tiny_db, planner, memory), user_id="alice",
                            question="记住我们只看2020年以后的数据。"))
     assert events[-1].answer.data.text.startswith("好的，我记住了：“记住我们只看2020年以后的数据。”")
@@ -79,7 +79,7 @@ def test_a_chinese_statement_turn_is_acknowledged_in_chinese(store, tiny_db, mem
 
 
 def test_a_question_is_not_taken_for_a_statement(store, tiny_db, memory):
-    planner = OfflinePlanner(AnalyticsDatabase(tiny_db))
+    planner = OfflinePlanner(SQLiteSource(tiny_db))
     events = list(run_turn(_setup(store, tiny_db, planner, memory), user_id="alice",
                            question="How many launch sites do we have?"))
     assert "remember" not in [s.step.action for s in events if s.type == "step"]

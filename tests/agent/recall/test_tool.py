@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from agent.database import AnalyticsDatabase
 from agent.memory.recall_tool import RecallAccess
+from agent.sources.sqlite import SQLiteSource
 from agent.state import AgentState
 from agent.tools import TOOLS, ToolContext, parse_arguments, run_tool, tool_schemas
 from tests.agent.recall.conftest import LAUNCH_TURNS, add_thread
@@ -15,7 +15,7 @@ from tests.agent.recall.conftest import LAUNCH_TURNS, add_thread
 
 @pytest.fixture
 def ctx(tiny_db):
-    return ToolContext(database=AnalyticsDatabase(tiny_db), state=AgentState())
+    return ToolContext(database=SQLiteSource(tiny_db), state=AgentState())
 
 
 def call(ctx, **arguments):

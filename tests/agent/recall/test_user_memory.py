@@ -155,7 +155,7 @@ def test_a_failing_model_falls_back_to_the_offline_rules(scripted_llm, caplog):
 
 
 def test_the_offline_planner_is_never_asked(tiny_db, scripted_llm):
-    from agent.database import AnalyticsDatabase
+    from agent.sources.sqlite import SQLiteSource
 
-    assert extract("Our fiscal year starts in May", model=OfflinePlanner(AnalyticsDatabase(tiny_db)))[0].value == "May"
+    assert extract("Our fiscal year starts in May", model=OfflinePlanner(SQLiteSource(tiny_db)))[0].value == "May"
     assert scripted_llm.chat_requests == []

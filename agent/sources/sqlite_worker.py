@@ -1,6 +1,6 @@
-"""One worker process of agent.query_pool: runs analytics queries under hard limits.
+"""One worker process of agent.sources.query_pool: runs analytics queries under hard limits.
 
-Usage (by the pool only): ``python -m agent.sqlite_worker MAX_MEMORY_MB MAX_TEMP_MB``, with
+Usage (by the pool only): ``python -m agent.sources.sqlite_worker MAX_MEMORY_MB MAX_TEMP_MB``, with
 SQLITE_TMPDIR set to a private directory. Reads one JSON request per line on stdin, writes one
 JSON reply per line on stdout: ``{"result": {...}}`` or ``{"error": "<ErrorName>", "message": ...}``.
 """
@@ -50,7 +50,8 @@ def exit_with_parent() -> None:
 
 
 def serve(max_memory_mb: int, max_temp_mb: int) -> None:
-    from agent.database import AnalyticsDatabase, DatabaseError, QueryFailed, SQLRejected
+    from agent.sources.errors import QueryFailed, SourceError
+    from agent.sources.sqlite import SQLiteSource
 
     out = sys.stdout.buffer
     out.write(b'{"ready": true}\n')
@@ -59,9 +60,9 @@ def serve(max_memory_mb: int, max_temp_mb: int) -> None:
         request = json.loads(line)
         reply: dict = {}
         try:
-            database = AnalyticsDatabase(request["path"], time_limit_s=request["time_limit_s"],
-                                         max_rows=request["max_rows"], max_cell_bytes=request["max_cell_bytes"],
-                                         trusted_schema=request["trusted_schema"])
+            database = SQLiteSource(request["path"], time_limit_s=request["time_limit_s"],
+                                    max_rows=request["max_rows"], max_cell_bytes=request["max_cell_bytes"],
+                                    trusted=request["trusted"])
             result = database.run_here(request["sql"], max_rows=request["limit"])
             reply = {"result": result.model_dump(mode="json")}
         except MemoryError:
@@ -69,8 +70,8 @@ def serve(max_memory_mb: int, max_temp_mb: int) -> None:
             failed = QueryFailed(f"the query needed more than {max_memory_mb} MB of memory "
                                  "(ASKDB_SQL_MAX_MEMORY_MB); select fewer or smaller values, or add LIMIT")
             reply = {"error": "QueryFailed", "message": str(failed), "exit": True}
-        except (DatabaseError, SQLRejected) as exc:
-            reply = {"error": type(exc).__name__, "message": getattr(exc, "reason", None) or str(exc)}
+        except SourceError as exc:
+            reply = {"error": type(exc).__name__, "message": str(exc)}
         except Exception as exc:  # report, never die silently: the parent would wait for nothing
             reply = {"error": "QueryFailed", "message": f"the query failed: {type(exc).__name__}"}
         out.write(json.dumps(reply).encode() + b"\n")

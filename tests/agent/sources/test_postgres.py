@@ -1,4 +1,4 @@
-"""The analytics database on PostgreSQL (agent/pg_database.py): the sample database copied into
+"""The analytics database on PostgreSQL (agent/sources/postgres.py): the sample database copied into
 a real server, read through the README's read-only role, compared with the SQLite file."""
 
 from __future__ import annotations
@@ -9,13 +9,14 @@ import logging
 import psycopg
 import pytest
 
-from agent.database import (
-    AnalyticsDatabase, DatabaseUnavailable, QueryFailed, QueryTimeout, SQLRejected, UnknownColumn,
-    UnknownTable, open_analytics_database,
-)
 from agent.offline_planner import OfflinePlanner
-from agent.pg_database import PostgresAnalyticsDatabase
-from tests.agent.test_sql_guard import load_payloads
+from agent.sources.errors import (
+    QueryFailed, QueryTimeout, SQLRejected, SourceUnavailable, UnknownColumn, UnknownTable,
+)
+from agent.sources.factory import open_source
+from agent.sources.postgres import PostgresSource
+from agent.sources.sqlite import SQLiteSource
+from tests.agent.sources.test_sql_guard import load_payloads
 
 
 @pytest.fixture(autouse=True)
@@ -25,14 +26,14 @@ def _quiet_sqlglot():
 
 @pytest.fixture
 def pg(postgres_analytics_url):
-    database = PostgresAnalyticsDatabase(postgres_analytics_url, time_limit_s=2.0, max_rows=100, max_cell_bytes=64)
+    database = PostgresSource(postgres_analytics_url, time_limit_s=2.0, max_rows=100, max_cell_bytes=64)
     yield database
     database.close()
 
 
 @pytest.fixture
 def lite(sample_db_path):
-    return AnalyticsDatabase(sample_db_path, time_limit_s=2.0, max_rows=100, max_cell_bytes=64)
+    return SQLiteSource(sample_db_path, time_limit_s=2.0, max_rows=100, max_cell_bytes=64)
 
 
 def fingerprint(owner_url: str) -> dict[str, int]:
@@ -159,7 +160,7 @@ def test_the_read_only_transaction_alone_refuses_writes(postgres_server, postgre
         conn.execute("CREATE SEQUENCE IF NOT EXISTS askdb_seq")
         conn.execute("GRANT ALL ON SEQUENCE askdb_seq TO askdb_writer")
     before = fingerprint(postgres_sample_owner_url)
-    writer = PostgresAnalyticsDatabase(postgres_server.url("askdb_sample", user="askdb_writer"), time_limit_s=2)
+    writer = PostgresSource(postgres_server.url("askdb_sample", user="askdb_writer"), time_limit_s=2)
     try:
         for sql in ("SELECT 1 FROM countries FOR UPDATE", "SELECT nextval('askdb_seq')"):
             with pytest.raises(SQLRejected, match="read-only"):
@@ -179,9 +180,9 @@ def test_the_read_only_transaction_alone_refuses_writes(postgres_server, postgre
 
 
 def test_a_superuser_is_refused(postgres_sample_owner_url):
-    owner = PostgresAnalyticsDatabase(postgres_sample_owner_url)
+    owner = PostgresSource(postgres_sample_owner_url)
     try:
-        with pytest.raises(DatabaseUnavailable, match="superuser.*read-only role"):
+        with pytest.raises(SourceUnavailable, match="superuser.*read-only role"):
             owner.list_tables()
     finally:
         owner.close()
@@ -231,15 +232,15 @@ def test_postgres_types_come_back_json_safe(pg):
 
 
 def test_unreachable_server_and_bad_urls_are_unavailable(postgres_server):
-    gone = open_analytics_database("postgresql://askdb_reader@127.0.0.1:1/askdb_sample", time_limit_s=1)
+    gone = open_source("postgresql://askdb_reader@127.0.0.1:1/askdb_sample", time_limit_s=1)
     try:
-        with pytest.raises(DatabaseUnavailable, match="could not connect.*127.0.0.1"):
+        with pytest.raises(SourceUnavailable, match="could not connect.*127.0.0.1"):
             gone.list_tables()
     finally:
         gone.close()
-    missing = PostgresAnalyticsDatabase(postgres_server.url("no_such_db", user="askdb_reader"), time_limit_s=1)
+    missing = PostgresSource(postgres_server.url("no_such_db", user="askdb_reader"), time_limit_s=1)
     try:
-        with pytest.raises(DatabaseUnavailable, match="no_such_db"):
+        with pytest.raises(SourceUnavailable, match="no_such_db"):
             missing.execute("SELECT 1")
     finally:
         missing.close()
@@ -255,7 +256,7 @@ def test_the_offline_planner_answers_the_same_on_postgres(pg, sample_db_path):
     (transpiled from its SQLite plan) whose rows are the SQLite plan's rows."""
     from tests.agent.test_offline_planner import QUESTIONS
 
-    lite = AnalyticsDatabase(sample_db_path, max_cell_bytes=pg.max_cell_bytes)
+    lite = SQLiteSource(sample_db_path, max_cell_bytes=pg.max_cell_bytes)
     questions = {q["id"]: q["question"] for q in QUESTIONS}
     for qid in PLANNER_QUESTIONS:
         on_pg, on_lite = OfflinePlanner(pg).plan(questions[qid]), OfflinePlanner(lite).plan(questions[qid])

@@ -10,16 +10,16 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
-from agent.column_check import schema_columns, unknown_columns
-from agent.database import AnalyticsDatabase
 from agent.loop import TurnSetup, run_turn
 from agent.openai_model import OpenAIChatModel
-from agent.schema_search import SchemaOptions
+from agent.sources.column_check import schema_columns, unknown_columns
+from agent.sources.schema_search import SchemaOptions
+from agent.sources.sqlite import SQLiteSource
 from agent.state import AgentState
 from agent.tools import ToolContext, parse_arguments, run_tool
 from tests.fixtures.scripted_llm import tool_call
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SPIDER = ROOT / "tests" / "data" / "spider"
 SHARED = ROOT.parent / "shared" / "datasets" / "spider"
 SCHEMA = {"singer": ["Singer_ID", "Name", "Country", "Age"], "concert": ["concert_ID", "Singer_ID", "Year"],
@@ -82,7 +82,7 @@ def test_gold_queries_raise_nothing_and_mutated_names_are_caught():
     assert len(pairs) >= 20
     rng, caught, mutated = random.Random(8), 0, 0
     for sql, path in pairs:
-        schema = schema_columns(AnalyticsDatabase(path))
+        schema = schema_columns(SQLiteSource(path))
         assert unknown_columns(sql, schema) == [], sql
         tree = sqlglot.parse_one(sql, read="sqlite")
         columns = [c for c in tree.find_all(exp.Column) if not c.this.quoted and not isinstance(c.this, exp.Star)]
@@ -97,14 +97,14 @@ def test_gold_queries_raise_nothing_and_mutated_names_are_caught():
     assert caught == mutated  # each one caught, the real name suggested
 
 
-def _run_sql(database: AnalyticsDatabase, sql: str, **options):
+def _run_sql(database: SQLiteSource, sql: str, **options):
     ctx = ToolContext(database=database, state=AgentState(), schema=SchemaOptions(**options))
     tool, args, _ = parse_arguments("run_sql", json.dumps({"sql": sql}))
     return run_tool(ctx, tool, args)
 
 
 def test_run_sql_catches_before_running_and_the_setting_turns_it_off(tiny_db):
-    database = AnalyticsDatabase(tiny_db)
+    database = SQLiteSource(tiny_db)
     outcome = _run_sql(database, "SELECT nmae FROM sites")
     assert not outcome.ok and outcome.error_kind == "unknown_column" and outcome.result is None
     assert "nmae (sites has no such column); did you mean name?" in outcome.observation["error"]
@@ -118,7 +118,7 @@ def test_the_model_reads_the_suggestion_and_recovers(store, tiny_db, scripted_ll
     scripted_llm.enqueue(tool_call("run_sql", {"sql": "SELECT nmae FROM sites"}),
                          tool_call("run_sql", {"sql": "SELECT name FROM sites ORDER BY id"}),
                          tool_call("answer", {"text": "Three sites.", "sql": "SELECT name FROM sites ORDER BY id"}))
-    setup = TurnSetup(store=store, database=AnalyticsDatabase(tiny_db),
+    setup = TurnSetup(store=store, database=SQLiteSource(tiny_db),
                       model=OpenAIChatModel(base_url=scripted_llm.base_url, api_key=None, model="m", max_retries=0))
     events = list(run_turn(setup, user_id="u", question="List the sites"))
     answer = [e for e in events if e.type == "answer"][-1].answer

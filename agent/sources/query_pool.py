@@ -1,9 +1,9 @@
 """SQLite analytics queries in worker processes that can be stopped whatever SQLite is doing.
 
-The progress handler (agent/database.py) stops a query between VM steps, but one step can
+The progress handler (agent/sources/sqlite.py) stops a query between VM steps, but one step can
 run for minutes (``instr`` or ``replace`` over multi-megabyte strings, issue 18), and memory
 and temporary disk were bounded only by the machine. So model-written SQL runs in a small
-pool of worker processes (``python -m agent.sqlite_worker``), each with:
+pool of worker processes (``python -m agent.sources.sqlite_worker``), each with:
 
 - an address-space limit (RLIMIT_AS) and SQLite's ``hard_heap_limit`` below it, so a memory
   bomb fails inside SQLite with a clear error instead of growing the server;
@@ -12,7 +12,7 @@ pool of worker processes (``python -m agent.sqlite_worker``), each with:
 - a wall-clock kill: a worker that has not answered ``GRACE_S`` after the query's time limit
   is killed (SIGKILL) and replaced.
 
-Workers are started on first use and reused; a pool is shared by every database with the same
+Workers are started on first use and reused; a pool is shared by every source with the same
 limits, so tests and the app start a few processes, not one per query. Requests and replies are
 JSON lines over the worker's pipes: nothing the worker sends is unpickled.
 
@@ -49,7 +49,7 @@ SLOW_NICENESS = 19
 # Importing the worker (sqlite3, pydantic, the guard) takes about 0.7 s on an idle machine;
 # a busy one can take many times that.
 START_TIMEOUT_S = 60.0
-_PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+_PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 
 
 class PoolBusy(Exception):
@@ -76,7 +76,7 @@ class _Worker:
         env = {**os.environ, "SQLITE_TMPDIR": self.tmpdir, "TMPDIR": self.tmpdir,
                "PYTHONPATH": os.pathsep.join(filter(None, [str(_PACKAGE_ROOT), os.environ.get("PYTHONPATH")]))}
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "agent.sqlite_worker", str(limits.max_memory_mb), str(limits.max_temp_mb)],
+            [sys.executable, "-m", "agent.sources.sqlite_worker", str(limits.max_memory_mb), str(limits.max_temp_mb)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=self.tmpdir)
         self._buffer = b""
         self.ready = False

@@ -1,4 +1,4 @@
-"""Layer 1 of the SQL guard (agent/sql_guard.py): what it accepts, rejects and returns."""
+"""Layer 1 of the SQL guard (agent/sources/sql_guard.py): what it accepts, rejects and returns."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlglot import exp
 
-from agent.sql_guard import WRITE_NODE_NAMES, SQLGuardError, SQLRejected, check_sql
+from agent.sources.errors import SQLRejected, SourceError
+from agent.sources.sql_guard import WRITE_NODE_NAMES, check_sql
 
-DATA = Path(__file__).resolve().parents[1] / "data"
-SHARED = Path(__file__).resolve().parents[3] / "shared" / "datasets"
+DATA = Path(__file__).resolve().parents[2] / "data"
+SHARED = Path(__file__).resolve().parents[4] / "shared" / "datasets"
 SPIDER_GOLD = SHARED / "spider" / "dev_gold.sql"
 INTRUDER = SHARED / "sql_injection_payloads" / "payloadsallthethings" / "Intruder"
 
@@ -162,8 +163,8 @@ def test_rejection_reasons_tell_the_model_what_to_fix(sql: str, reason: str) -> 
     assert reason in rejection(sql)
 
 
-def test_rejections_are_guard_errors() -> None:
-    assert issubclass(SQLRejected, SQLGuardError)
+def test_rejections_are_source_errors() -> None:
+    assert issubclass(SQLRejected, SourceError)
 
 
 def test_every_write_node_class_exists_in_installed_sqlglot() -> None:

@@ -6,7 +6,7 @@ column is unknown when none of them has it. The check only speaks when it is sur
 column whose sources it cannot see (a table outside the schema, `SELECT *` in a
 subquery, a table-valued function) passes, and so does an unresolved double-quoted name,
 which SQLite reads as a string literal (Spider's gold SQL does this: `name = "France"`).
-Over the 972 Spider dev gold queries it reports nothing (tests/agent/test_column_check.py).
+Over the 972 Spider dev gold queries it reports nothing (tests/agent/sources/test_column_check.py).
 
 Suggestions put first the columns that store the value the unknown one is compared with
 (`launch_status = 'failure'`: `outcome` holds 'failure'), then the closest spellings: by
@@ -24,7 +24,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
-from agent.database import AnalyticsDatabase
+from agent.sources.base import DataSource
 
 #: Names SQLite accepts on any table without declaring them.
 IMPLICIT = frozenset({"rowid", "oid", "_rowid_"})
@@ -215,11 +215,11 @@ _cache: dict[tuple, dict[str, list[str]]] = {}
 _lock = threading.Lock()
 
 
-def schema_columns(database: AnalyticsDatabase) -> dict[str, list[str]]:
-    """table -> columns of every table and view, read once per version of the file."""
-    from agent.schema_search import file_key, read_catalog
+def schema_columns(database: DataSource) -> dict[str, list[str]]:
+    """table -> columns of every table and view, read once per version of the database."""
+    from agent.sources.schema_search import read_catalog
 
-    key = file_key(database)
+    key = database.cache_key()
     with _lock:
         cached = _cache.get(key)
     if cached is None:

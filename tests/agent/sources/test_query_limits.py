@@ -1,5 +1,5 @@
 """Issue 18, items 1-3: a query is stopped whatever SQLite is doing, and its memory and temporary
-disk are bounded. Each bomb runs in a worker process (agent/query_pool.py) under hard limits;
+disk are bounded. Each bomb runs in a worker process (agent/sources/query_pool.py) under hard limits;
 the test process's own memory stays where it was."""
 
 from __future__ import annotations
@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from agent.database import AnalyticsDatabase, PoolLimits, QueryBusy, QueryFailed, QueryTimeout
-from agent.query_pool import SLOW_NICENESS, pool_for
+from agent.sources.errors import QueryBusy, QueryFailed, QueryTimeout
+from agent.sources.query_pool import PoolLimits, SLOW_NICENESS, pool_for
+from agent.sources.sqlite import SQLiteSource
 
 # Small limits so each bomb fails in well under a second of its own work.
 LIMITS = PoolLimits(workers=2, max_memory_mb=256, max_temp_mb=8, queue_wait_s=0.2)
@@ -23,27 +24,27 @@ COUNTER = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> AnalyticsDatabase:
+def db(tmp_path: Path) -> SQLiteSource:
     path = tmp_path / "a.db"
     with sqlite3.connect(path) as conn:
         conn.execute("CREATE TABLE t (x INTEGER)")
         conn.executemany("INSERT INTO t VALUES (?)", [(i,) for i in range(10)])
     conn.close()
-    return AnalyticsDatabase(path, time_limit_s=1.0, limits=LIMITS)
+    return SQLiteSource(path, time_limit_s=1.0, limits=LIMITS)
 
 
 def max_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def test_one_slow_step_is_killed_at_the_deadline(db: AnalyticsDatabase) -> None:
+def test_one_slow_step_is_killed_at_the_deadline(db: SQLiteSource) -> None:
     """instr() over 20 MB of text is one VM step of minutes: the progress handler never runs."""
     with pytest.raises(QueryTimeout, match=r"stopped after 1\.0 s"):
         db.execute(SLOW_STEP)
     assert db.execute("SELECT count(*) FROM t").rows == [[10]]  # a fresh worker took its place
 
 
-def test_a_memory_bomb_fails_in_its_worker(db: AnalyticsDatabase) -> None:
+def test_a_memory_bomb_fails_in_its_worker(db: SQLiteSource) -> None:
     before = max_rss_mb()
     with pytest.raises(QueryFailed, match="more than 256 MB of memory"):
         db.execute("SELECT " + ", ".join(["zeroblob(19000000)"] * 60))
@@ -51,7 +52,7 @@ def test_a_memory_bomb_fails_in_its_worker(db: AnalyticsDatabase) -> None:
     assert db.execute("SELECT count(*) FROM t").rows == [[10]]
 
 
-def test_a_temp_disk_bomb_fails_at_the_file_size_limit(db: AnalyticsDatabase) -> None:
+def test_a_temp_disk_bomb_fails_at_the_file_size_limit(db: SQLiteSource) -> None:
     with pytest.raises(QueryFailed, match="ran out of temporary disk space"):
         db.execute(COUNTER.format(n=300_000) + "SELECT count(*) FROM (SELECT DISTINCT randomblob(1000) FROM c)")
     assert db.execute("SELECT count(*) FROM t").rows == [[10]]
@@ -62,20 +63,20 @@ def test_a_temp_disk_bomb_fails_at_the_file_size_limit(db: AnalyticsDatabase) ->
     ("SELECT 1 WHERE 'a' LIKE '" + "%a" * 600 + "'", "pattern too complex"),
     (" UNION ALL ".join(["SELECT 1"] * 150), "too many terms in compound SELECT"),
 ])
-def test_sqlite_limits_fail_bombs_when_prepared(db: AnalyticsDatabase, sql: str, message: str) -> None:
+def test_sqlite_limits_fail_bombs_when_prepared(db: SQLiteSource, sql: str, message: str) -> None:
     with pytest.raises(QueryFailed, match=message):
         db._run_unchecked(sql)
 
 
-def _slow_query_in_background(database: AnalyticsDatabase) -> threading.Thread:
+def _slow_query_in_background(database: SQLiteSource) -> threading.Thread:
     thread = threading.Thread(target=lambda: pytest.raises(QueryTimeout, database.execute, SLOW_STEP))
     thread.start()
     return thread
 
 
-def test_a_quick_query_is_not_kept_waiting_by_a_slow_one(db: AnalyticsDatabase) -> None:
+def test_a_quick_query_is_not_kept_waiting_by_a_slow_one(db: SQLiteSource) -> None:
     """Past SLOW_AFTER_S a query moves to the slow lane at the lowest CPU priority and frees its slot."""
-    one = AnalyticsDatabase(db.path, time_limit_s=3.0, limits=PoolLimits(workers=1, queue_wait_s=0.2))
+    one = SQLiteSource(db.path, time_limit_s=3.0, limits=PoolLimits(workers=1, queue_wait_s=0.2))
     one.execute("SELECT 1")  # the worker is started
     pool = pool_for(one.limits)
     slow = _slow_query_in_background(one)
@@ -87,8 +88,8 @@ def test_a_quick_query_is_not_kept_waiting_by_a_slow_one(db: AnalyticsDatabase) 
     assert all(os.getpriority(os.PRIO_PROCESS, w.process.pid) < SLOW_NICENESS for w in list(pool._all))
 
 
-def test_a_full_pool_refuses_at_once_instead_of_queueing_forever(db: AnalyticsDatabase) -> None:
-    one = AnalyticsDatabase(db.path, time_limit_s=3.0, limits=PoolLimits(workers=1, queue_wait_s=0.2))
+def test_a_full_pool_refuses_at_once_instead_of_queueing_forever(db: SQLiteSource) -> None:
+    one = SQLiteSource(db.path, time_limit_s=3.0, limits=PoolLimits(workers=1, queue_wait_s=0.2))
     one.execute("SELECT 1")
     busy = None
     slow = [_slow_query_in_background(one), _slow_query_in_background(one)]  # one per lane
@@ -103,12 +104,12 @@ def test_a_full_pool_refuses_at_once_instead_of_queueing_forever(db: AnalyticsDa
     assert one.execute("SELECT count(*) FROM t").rows == [[10]]
 
 
-def test_workers_zero_runs_in_process(db: AnalyticsDatabase) -> None:
-    local = AnalyticsDatabase(db.path, limits=PoolLimits(workers=0))
+def test_workers_zero_runs_in_process(db: SQLiteSource) -> None:
+    local = SQLiteSource(db.path, limits=PoolLimits(workers=0))
     assert local.execute("SELECT count(*) FROM t").rows == [[10]]
 
 
-def test_workers_run_below_the_apps_cpu_priority(db: AnalyticsDatabase) -> None:
+def test_workers_run_below_the_apps_cpu_priority(db: SQLiteSource) -> None:
     """A query burning a core until it is killed must not slow the server answering the others."""
     db.execute("SELECT 1")
     workers = list(pool_for(LIMITS)._all)

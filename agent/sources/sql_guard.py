@@ -15,14 +15,14 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, SqlglotError
 from sqlglot.tokens import TokenType
 
+from agent.sources.errors import SQLRejected
+
 __all__ = [
     "DENIED_NAMES",
     "MAX_SQL_CHARS",
     "POSTGRES_DENIED_NAMES",
     "POSTGRES_DENIED_PREFIXES",
     "POSTGRES_DENIED_TABLES",
-    "SQLGuardError",
-    "SQLRejected",
     "check_sql",
     "denial_reason",
 ]
@@ -94,22 +94,10 @@ POSTGRES_DENIED_TABLES: dict[str, str] = {
 }
 
 
-class SQLGuardError(Exception):
-    """Base class of errors raised by the SQL guard."""
-
-
-class SQLRejected(SQLGuardError):
-    """The SQL is not one read-only query; ``reason`` tells the model what to change."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
 def denial_reason(name: str, dialect: str = "sqlite", *, table: bool = False) -> str | None:
     """Why a function (or, with ``table``, a table) name is denied, or None if it is allowed.
 
-    Shared with the authorizer in agent/database.py so both layers deny the same
+    Shared with the authorizer in agent/sources/sqlite.py so both layers deny the same
     names. SQLite folds identifier case in ASCII only; ``lower()`` may fold more,
     which can only over-reject.
     """
@@ -128,7 +116,7 @@ def denial_reason(name: str, dialect: str = "sqlite", *, table: bool = False) ->
 
 
 # Statement classes that must not appear anywhere in the tree. Names are resolved
-# against the installed sqlglot; tests/agent/test_sql_guard.py fails if one is
+# against the installed sqlglot; tests/agent/sources/test_sql_guard.py fails if one is
 # missing, so an upgrade that renames a class cannot silently drop it.
 WRITE_NODE_NAMES = (
     "DML", "DDL", "Insert", "Update", "Delete", "Merge", "Create", "Drop", "Alter",

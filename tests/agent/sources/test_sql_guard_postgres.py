@@ -6,8 +6,9 @@ import logging
 
 import pytest
 
-from agent.sql_guard import DENIED_NAMES, SQLRejected, check_sql, denial_reason
-from tests.agent.test_sql_guard import load_payloads, load_spider_subset
+from agent.sources.errors import SQLRejected
+from agent.sources.sql_guard import DENIED_NAMES, check_sql, denial_reason
+from tests.agent.sources.test_sql_guard import load_payloads, load_spider_subset
 
 
 @pytest.fixture(autouse=True)

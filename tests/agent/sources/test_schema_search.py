@@ -8,9 +8,9 @@ import sqlite3
 
 import pytest
 
-from agent.database import AnalyticsDatabase
 from agent.memory.embeddings import OpenAIEmbedder
-from agent.schema_search import SchemaOptions, TableIndex, declared_comments, query_terms, read_catalog, words
+from agent.sources.schema_search import SchemaOptions, TableIndex, declared_comments, query_terms, read_catalog, words
+from agent.sources.sqlite import SQLiteSource
 from agent.state import AgentState
 from agent.tools import ToolContext, parse_arguments, run_tool
 
@@ -53,7 +53,7 @@ def many_tables(tmp_path):
 
 
 def list_tables(path, question: str, **arguments):
-    ctx = ToolContext(database=AnalyticsDatabase(path), state=AgentState(question=question))
+    ctx = ToolContext(database=SQLiteSource(path), state=AgentState(question=question))
     tool, args, failure = parse_arguments("list_tables", json.dumps(arguments))
     assert failure is None
     outcome = run_tool(ctx, tool, args)
@@ -107,7 +107,7 @@ def test_query_ranks_other_words_and_page_walks_everything(many_tables):
     first, _ = list_tables(many_tables, "How many orders?", page=1)
     second, _ = list_tables(many_tables, "How many orders?", page=2)
     assert first["pages"] == 2 and len(first["tables"]) == 50 and len(second["tables"]) == 17
-    assert sorted(names(first) + names(second), key=str.lower) == AnalyticsDatabase(many_tables).list_tables()
+    assert sorted(names(first) + names(second), key=str.lower) == SQLiteSource(many_tables).list_tables()
     beyond, _ = list_tables(many_tables, "How many orders?", page=99)
     assert beyond["page"] == 2 and names(beyond) == names(second)
 
@@ -125,7 +125,7 @@ def test_a_few_wide_tables_over_the_token_budget_are_ranked(tmp_path):
         conn.execute(f"CREATE TABLE {t} ({', '.join(f'{t}_measure_{i} REAL' for i in range(300))})")
     conn.commit()
     conn.close()
-    ctx = ToolContext(database=AnalyticsDatabase(path), state=AgentState(question="gamma measures"),
+    ctx = ToolContext(database=SQLiteSource(path), state=AgentState(question="gamma measures"),
                       schema=SchemaOptions(token_budget=2000))
     tool, args, _ = parse_arguments("list_tables", "{}")
     observation = run_tool(ctx, tool, args).observation
@@ -137,13 +137,13 @@ def test_the_analytics_file_is_never_written_and_the_index_is_cached(many_tables
     list_tables(many_tables, "How many orders?")
     list_tables(many_tables, "Which hub is in Kabul?", page=1)
     assert hashlib.sha256(many_tables.read_bytes()).hexdigest() == before
-    database = AnalyticsDatabase(many_tables)
-    assert TableIndex.for_database(database) is TableIndex.for_database(AnalyticsDatabase(many_tables))
+    database = SQLiteSource(many_tables)
+    assert TableIndex.for_database(database) is TableIndex.for_database(SQLiteSource(many_tables))
 
 
 def test_embeddings_join_the_ranking_when_an_embedder_is_given(many_tables, scripted_llm):
     embedder = OpenAIEmbedder(model="scripted-embedding", base_url=scripted_llm.base_url, api_key=None)
-    index = TableIndex(read_catalog(AnalyticsDatabase(many_tables)), embedder=embedder)
+    index = TableIndex(read_catalog(SQLiteSource(many_tables)), embedder=embedder)
     ranked = index.rank("customers orders", k=5)
     assert {"customers", "orders"} <= {r.table for r in ranked}
     assert any("meaning" in r.why for r in ranked)

@@ -1,4 +1,4 @@
-"""Layers 2 and 3 (agent/database.py) on real SQLite files in tmp_path."""
+"""Layers 2 and 3 (agent/sources/sqlite.py) on real SQLite files in tmp_path."""
 
 from __future__ import annotations
 
@@ -11,18 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from agent import sql_guard
-from agent.database import (
-    AnalyticsDatabase,
-    DatabaseError,
-    DatabaseUnavailable,
-    QueryFailed,
-    QueryTimeout,
-    SQLRejected,
-    UnknownColumn,
-    UnknownTable,
+from agent.sources import sql_guard
+from agent.sources.errors import (
+    QueryFailed, QueryTimeout, SQLRejected, SourceError, SourceUnavailable, UnknownColumn, UnknownTable,
 )
-from tests.agent.test_sql_guard import SHARED, load_payloads, load_spider_subset
+from agent.sources.sqlite import SQLiteSource
+from tests.agent.sources.test_sql_guard import SHARED, load_payloads, load_spider_subset
 
 SPIDER_DATABASES = SHARED / "spider" / "database"
 
@@ -89,8 +83,8 @@ def db_path(template_db: Path, tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def db(db_path: Path) -> AnalyticsDatabase:
-    return AnalyticsDatabase(db_path, time_limit_s=0.5, max_rows=50, max_cell_bytes=10_000)
+def db(db_path: Path) -> SQLiteSource:
+    return SQLiteSource(db_path, time_limit_s=0.5, max_rows=50, max_cell_bytes=10_000)
 
 
 def fingerprint(directory: Path) -> dict[str, str]:
@@ -99,12 +93,12 @@ def fingerprint(directory: Path) -> dict[str, str]:
 
 # -- introspection ----------------------------------------------------------------------
 
-def test_list_tables_is_sorted_and_hides_sqlite_internals(db: AnalyticsDatabase) -> None:
+def test_list_tables_is_sorted_and_hides_sqlite_internals(db: SQLiteSource) -> None:
     assert db.list_tables() == ["cells", "concert", "launch_vehicles", "notes", "numbers",
                                 "singer", "singer_in_concert", "singer_view"]
 
 
-def test_describe_table_reports_columns_keys_and_row_count(db: AnalyticsDatabase) -> None:
+def test_describe_table_reports_columns_keys_and_row_count(db: SQLiteSource) -> None:
     schema = db.describe_table("SINGER_IN_CONCERT")  # SQLite names are case-insensitive
     assert schema.name == "singer_in_concert"
     assert [(c.name, c.type, c.primary_key) for c in schema.columns] == [
@@ -118,26 +112,26 @@ def test_describe_table_reports_columns_keys_and_row_count(db: AnalyticsDatabase
     assert (country.not_null, country.default) == (False, "'unknown'")
 
 
-def test_describe_view(db: AnalyticsDatabase) -> None:
+def test_describe_view(db: SQLiteSource) -> None:
     schema = db.describe_table("singer_view")
     assert [c.name for c in schema.columns] == ["name", "country"]
     assert (schema.foreign_keys, schema.row_count) == ([], 3)
 
 
-def test_unknown_table_suggests_close_names(db: AnalyticsDatabase) -> None:
+def test_unknown_table_suggests_close_names(db: SQLiteSource) -> None:
     with pytest.raises(UnknownTable, match=r"no table or view named 'singers'; did you mean singer"):
         db.describe_table("singers")
     with pytest.raises(UnknownTable, match="available: cells, concert"):
         db.sample_rows("zzz")
 
 
-def test_sample_rows_clamps_the_limit(db: AnalyticsDatabase) -> None:
+def test_sample_rows_clamps_the_limit(db: SQLiteSource) -> None:
     assert db.sample_rows("numbers", 50).row_count == 5
     result = db.sample_rows("Numbers", 0)
     assert (result.rows, result.sql) == ([[1]], 'SELECT * FROM "numbers" LIMIT 1')
 
 
-def test_find_values_matches_any_text_column_of_the_row(db: AnalyticsDatabase) -> None:
+def test_find_values_matches_any_text_column_of_the_row(db: SQLiteSource) -> None:
     assert db.find_values("launch_vehicles", "name_zh", "Long March 2D") == ["长征二号丁"]
     # Case-insensitive, most frequent first; the Kuaizhou row matches through `family`.
     assert db.find_values("launch_vehicles", "name_zh", "long march 2") == [
@@ -151,12 +145,12 @@ def test_find_values_matches_any_text_column_of_the_row(db: AnalyticsDatabase) -
     ("100%", ["100% done"]), ("_case", ["snake_case"]), ("%", ["100% done"]),
     ("\\", ["back\\slash"]), ("'; DROP TABLE notes; --", []),
 ])
-def test_find_values_treats_like_wildcards_literally(db: AnalyticsDatabase, term: str,
+def test_find_values_treats_like_wildcards_literally(db: SQLiteSource, term: str,
                                                      expected: list[str]) -> None:
     assert db.find_values("notes", "body", term) == expected
 
 
-def test_find_values_unknown_column_suggests_close_names(db: AnalyticsDatabase) -> None:
+def test_find_values_unknown_column_suggests_close_names(db: SQLiteSource) -> None:
     expected = "launch_vehicles has no column named 'name_cn'; did you mean name, name_zh"
     with pytest.raises(UnknownColumn, match=expected):
         db.find_values("launch_vehicles", "name_cn", "x")
@@ -164,7 +158,7 @@ def test_find_values_unknown_column_suggests_close_names(db: AnalyticsDatabase) 
 
 # -- execute: results, caps, rendering --------------------------------------------------
 
-def test_execute_returns_typed_result(db: AnalyticsDatabase) -> None:
+def test_execute_returns_typed_result(db: SQLiteSource) -> None:
     result = db.execute("SELECT name, age FROM singer WHERE age > 30 ORDER BY age;  -- note")
     assert result.sql == "SELECT name, age FROM singer WHERE age > 30 ORDER BY age"
     assert (result.columns, result.rows) == (["name", "age"], [["Timbaland", 32], ["Joe Sharp", 52]])
@@ -172,7 +166,7 @@ def test_execute_returns_typed_result(db: AnalyticsDatabase) -> None:
     assert result.duration_ms >= 0
 
 
-def test_row_cap_sets_truncated(db: AnalyticsDatabase) -> None:
+def test_row_cap_sets_truncated(db: SQLiteSource) -> None:
     capped = db.execute("SELECT n FROM numbers ORDER BY n")
     assert (capped.row_count, capped.truncated, capped.rows[-1]) == (50, True, [50])
     exact = db.execute("SELECT n FROM numbers WHERE n <= 50")
@@ -181,7 +175,7 @@ def test_row_cap_sets_truncated(db: AnalyticsDatabase) -> None:
     assert (override.rows, override.truncated) == ([[1], [2], [3]], True)
 
 
-def test_cell_cap_cuts_visibly_and_counts(db: AnalyticsDatabase) -> None:
+def test_cell_cap_cuts_visibly_and_counts(db: SQLiteSource) -> None:
     rows = {r[0]: r[1:] for r in db.execute("SELECT id, text_value, blob_value FROM cells").rows}
     assert rows[1] == ["short", "x'00ff'"]
     long_text, big_blob = rows[2]
@@ -193,32 +187,32 @@ def test_cell_cap_cuts_visibly_and_counts(db: AnalyticsDatabase) -> None:
     assert db.execute("SELECT text_value, blob_value FROM cells").truncated_cells == 3
 
 
-def test_json_table_functions_work_under_the_authorizer(db: AnalyticsDatabase) -> None:
+def test_json_table_functions_work_under_the_authorizer(db: SQLiteSource) -> None:
     # Eponymous virtual tables report an UPDATE of sqlite_master while preparing.
     result = db.execute("SELECT key, value FROM json_each('[10, 20]')")
     assert result.rows == [[0, 10], [1, 20]]
 
 
-def test_sqlite_errors_become_query_failed_with_sqlite_message(db: AnalyticsDatabase) -> None:
+def test_sqlite_errors_become_query_failed_with_sqlite_message(db: SQLiteSource) -> None:
     with pytest.raises(QueryFailed, match="no such column: locked"):
         db.execute("SELECT locked FROM singer")
     with pytest.raises(QueryFailed, match="malformed JSON"):
         db.execute("SELECT json('{')")
 
 
-def test_lone_surrogates_are_a_typed_error(db: AnalyticsDatabase) -> None:
+def test_lone_surrogates_are_a_typed_error(db: SQLiteSource) -> None:
     # JSON tool arguments can carry "\ud800", which SQLite cannot be sent.
     with pytest.raises(QueryFailed, match="lone surrogate"):
         db.find_values("notes", "body", "\ud800")
 
 
-def test_execute_applies_the_guard(db: AnalyticsDatabase) -> None:
+def test_execute_applies_the_guard(db: SQLiteSource) -> None:
     with pytest.raises(SQLRejected, match="found DROP"):
         db.execute("DROP TABLE singer")
     assert SQLRejected is sql_guard.SQLRejected
 
 
-def test_concurrent_calls_from_threads(db: AnalyticsDatabase) -> None:
+def test_concurrent_calls_from_threads(db: SQLiteSource) -> None:
     results: list[int] = []
     errors: list[BaseException] = []
 
@@ -243,7 +237,7 @@ def test_concurrent_calls_from_threads(db: AnalyticsDatabase) -> None:
     "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c",
     "SELECT count(*) FROM numbers a, numbers b, numbers c, numbers d, numbers e",
 ])
-def test_runaway_queries_stop_at_the_time_limit(db: AnalyticsDatabase, sql: str) -> None:
+def test_runaway_queries_stop_at_the_time_limit(db: SQLiteSource, sql: str) -> None:
     with pytest.raises(QueryTimeout, match=r"query stopped after 0\.5 s; add filters or LIMIT"):
         db.execute(sql)
 
@@ -255,7 +249,7 @@ def test_runaway_queries_stop_at_the_time_limit(db: AnalyticsDatabase, sql: str)
     "SELECT 1 WHERE 1337 = LIKE('ABCDEFG', UPPER(HEX(RANDOMBLOB(1000000000 / 2))))",
     "SELECT zeroblob(10000000), printf('%.*c', 10000000, 'x')",
 ])
-def test_huge_values_fail_cleanly(db: AnalyticsDatabase, sql: str) -> None:
+def test_huge_values_fail_cleanly(db: SQLiteSource, sql: str) -> None:
     try:
         result = db.execute(sql)
     except QueryTimeout as e:  # printf('%.*c', 1e9) spends 8 s in one VM step: its worker is killed
@@ -269,31 +263,31 @@ def test_huge_values_fail_cleanly(db: AnalyticsDatabase, sql: str) -> None:
 # -- unavailable databases --------------------------------------------------------------
 
 def test_missing_file(tmp_path: Path) -> None:
-    with pytest.raises(DatabaseUnavailable, match="not found at .*; set ASKDB_DATABASE or --db"):
-        AnalyticsDatabase(tmp_path / "nope.db").list_tables()
+    with pytest.raises(SourceUnavailable, match="not found at .*; set ASKDB_DATABASE or --db"):
+        SQLiteSource(tmp_path / "nope.db").list_tables()
 
 
 def test_not_a_database(tmp_path: Path) -> None:
     path = tmp_path / "notes.txt"
     path.write_text("hello, I am not a database\n" * 100)
-    with pytest.raises(DatabaseUnavailable, match="not a database or is corrupt"):
-        AnalyticsDatabase(path).execute("SELECT 1")
+    with pytest.raises(SourceUnavailable, match="not a database or is corrupt"):
+        SQLiteSource(path).execute("SELECT 1")
 
 
 def test_corrupt_database(db_path: Path) -> None:
     data = bytearray(db_path.read_bytes())
     data[4096:] = b"\xff" * (len(data) - 4096)  # everything after the first page
     db_path.write_bytes(bytes(data))
-    with pytest.raises(DatabaseUnavailable, match="corrupt"):
-        AnalyticsDatabase(db_path).execute("SELECT * FROM singer")
+    with pytest.raises(SourceUnavailable, match="corrupt"):
+        SQLiteSource(db_path).execute("SELECT * FROM singer")
 
 
 def test_locked_database(db_path: Path) -> None:
     writer = sqlite3.connect(db_path, isolation_level=None)
     writer.execute("BEGIN EXCLUSIVE")
     try:
-        with pytest.raises(DatabaseUnavailable, match="locked by another process.*retry"):
-            AnalyticsDatabase(db_path, time_limit_s=0.2).list_tables()
+        with pytest.raises(SourceUnavailable, match="locked by another process.*retry"):
+            SQLiteSource(db_path, time_limit_s=0.2).list_tables()
     finally:
         writer.execute("ROLLBACK")
         writer.close()
@@ -303,7 +297,7 @@ def test_path_needing_uri_quoting(template_db: Path, tmp_path: Path) -> None:
     directory = tmp_path / "a dir?with#odd%chars"
     directory.mkdir()
     path = Path(shutil.copy(template_db, directory / "x y.db"))
-    assert AnalyticsDatabase(path).execute("SELECT count(*) FROM singer").rows == [[3]]
+    assert SQLiteSource(path).execute("SELECT count(*) FROM singer").rows == [[3]]
 
 
 # -- defence in depth: layers 2 and 3 without the guard ---------------------------------
@@ -318,12 +312,12 @@ def redirect_paths(sql: str, scratch: Path) -> str:
 
 
 @pytest.mark.parametrize("payload", load_payloads())
-def test_payload_is_refused_without_the_guard(db: AnalyticsDatabase, db_path: Path,
+def test_payload_is_refused_without_the_guard(db: SQLiteSource, db_path: Path,
                                               tmp_path: Path, payload: str) -> None:
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     before = fingerprint(db_path.parent)
-    with pytest.raises((SQLRejected, DatabaseError)):
+    with pytest.raises((SQLRejected, SourceError)):
         db._run_unchecked(redirect_paths(payload, scratch))
     assert fingerprint(db_path.parent) == before  # same files, same bytes
     assert list(scratch.iterdir()) == []
@@ -344,12 +338,12 @@ def test_payload_is_refused_without_the_guard(db: AnalyticsDatabase, db_path: Pa
     ("SELECT 1; DROP TABLE singer", "only one statement is allowed"),
     ("-- nothing", "not a query"),
 ])
-def test_authorizer_refusals_explain_themselves(db: AnalyticsDatabase, sql: str, reason: str) -> None:
+def test_authorizer_refusals_explain_themselves(db: SQLiteSource, sql: str, reason: str) -> None:
     with pytest.raises(SQLRejected, match=re.escape(reason)):
         db._run_unchecked(sql)
 
 
-def test_read_only_connection_refuses_writes_without_the_authorizer(db: AnalyticsDatabase) -> None:
+def test_read_only_connection_refuses_writes_without_the_authorizer(db: SQLiteSource) -> None:
     with db._connect() as conn, pytest.raises(sqlite3.OperationalError, match="readonly"):
         conn.execute("DELETE FROM singer")
 
@@ -365,7 +359,7 @@ SPIDER_SAMPLE = [(sql, db_id) for sql, db_id in load_spider_subset()
 @pytest.mark.parametrize(("sql", "db_id"), SPIDER_SAMPLE)
 def test_execute_matches_plain_sqlite_on_spider(sql: str, db_id: str) -> None:
     path = SPIDER_DATABASES / db_id / f"{db_id}.sqlite"
-    result = AnalyticsDatabase(path, max_rows=10_000).execute(sql)
+    result = SQLiteSource(path, max_rows=10_000).execute(sql)
     plain = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     try:
         expected = [list(row) for row in plain.execute(sql).fetchall()]

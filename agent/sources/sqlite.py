@@ -1,33 +1,31 @@
-"""Layers 2 and 3 of the SQL guard: the read-only analytics database.
+"""SQLite as a data source: layers 2 and 3 of the SQL guard on a read-only file.
 
-Every call opens its own connection (see ``AnalyticsDatabase._connect``): the file
+Every call opens its own connection (see ``SQLiteSource._connect``): the file
 by URI in ``mode=ro``, ``PRAGMA query_only``, extension loading never enabled,
 ATTACH and huge values refused by SQLite limits, a wall-clock deadline through the
 progress handler, and, for model-written SQL, an authorizer that allows reads
-only. docs/security.md describes the layers and the tests that pin them.
+only; model-written SQL runs in a worker process under hard limits (query_pool.py).
+docs/security.md describes the layers and the tests that pin them.
 """
 
 from __future__ import annotations
 
-import difflib
 import sqlite3
 import time
 import urllib.parse
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel
-
-from agent.query_pool import GRACE_S, PoolBusy, PoolLimits, WorkerDied, pool_for
-from agent.sql_guard import MAX_SQL_CHARS, SQLRejected, check_sql, denial_reason
-
-__all__ = [
-    "AnalyticsDatabase", "Column", "DatabaseError", "DatabaseUnavailable", "ForeignKey", "PoolLimits",
-    "QueryBusy", "QueryFailed", "QueryResult", "QueryTimeout", "SQLRejected", "TableSchema",
-    "UnknownColumn", "UnknownTable", "cap_cell", "is_postgres_url", "open_analytics_database",
-]
+from agent.sources.base import (
+    Column, ForeignKey, QueryResult, TableSchema, cap_cell, capped_result, quote_identifier, resolve_name,
+)
+from agent.sources.errors import (
+    QueryBusy, QueryFailed, QueryTimeout, SQLRejected, SourceUnavailable, UnknownColumn, UnknownTable,
+)
+from agent.sources.query_pool import GRACE_S, PoolBusy, PoolLimits, WorkerDied, pool_for
+from agent.sources.sql_guard import MAX_SQL_CHARS, check_sql, denial_reason
 
 # Large enough for any real analytics cell, small enough that randomblob(1e9),
 # zeroblob(1e9) or printf('%.*c', 1e9, 'x') fail at once instead of allocating.
@@ -59,86 +57,8 @@ _ACTION_LABELS = {
 }
 
 
-class Column(BaseModel):
-    name: str
-    type: str
-    not_null: bool
-    default: str | None
-    primary_key: bool
-
-
-class ForeignKey(BaseModel):
-    column: str
-    ref_table: str
-    ref_column: str | None
-
-
-class TableSchema(BaseModel):
-    name: str
-    columns: list[Column]
-    foreign_keys: list[ForeignKey]
-    row_count: int
-
-
-class QueryResult(BaseModel):
-    sql: str
-    columns: list[str]
-    rows: list[list[Any]]
-    row_count: int
-    truncated: bool
-    truncated_cells: int
-    duration_ms: float
-
-
-class DatabaseError(Exception):
-    """Base class of analytics database errors."""
-
-
-class DatabaseUnavailable(DatabaseError):
-    """The file is missing, not a database, corrupt or locked."""
-
-
-class QueryTimeout(DatabaseError):
-    """The query ran past the wall-clock limit and was stopped."""
-
-
-class QueryFailed(DatabaseError):
-    """SQLite raised an error for the query; the message is SQLite's."""
-
-
-class QueryBusy(QueryTimeout):
-    """Every query worker stayed busy for the whole wait; nothing ran. Retry in a moment."""
-
-
-class UnknownTable(DatabaseError):
-    """No table or view of that name; the message lists close names."""
-
-
-class UnknownColumn(DatabaseError):
-    """The table has no column of that name; the message lists close names."""
-
-
-def read_capped(cursor: Iterable, limit: int,
-                render: Callable[[Any], tuple[list[Any], int]]) -> tuple[list[list[Any]], bool, int]:
-    """At most `limit` rendered rows, whether more existed, and how many cells were cut.
-
-    Iterates instead of fetchmany(limit + 1) so at most one row of uncapped cells is held
-    in memory at a time.
-    """
-    rows: list[list[Any]] = []
-    truncated, cut = False, 0
-    for raw in cursor:
-        if len(rows) >= limit:
-            truncated = True
-            break
-        row, row_cut = render(raw)
-        rows.append(row)
-        cut += row_cut
-    return rows, truncated, cut
-
-
-class AnalyticsDatabase:
-    """A read-only SQLite analytics file that runs guarded, bounded queries.
+class SQLiteSource:
+    """A read-only SQLite analytics file that runs guarded, bounded queries (a `DataSource`).
 
     Args:
         path: The SQLite file. It is only checked when first used, so an app can
@@ -148,13 +68,15 @@ class AnalyticsDatabase:
         max_cell_bytes: Longest text (UTF-8 bytes) or blob kept in a cell.
         limits: The worker processes model-written SQL runs in (agent/query_pool.py);
             ``workers=0`` runs it in this process, with the progress-handler deadline only.
+        trusted: only for files whose views we wrote ourselves (the conversation store's JSON1 views):
+            they may call functions the untrusted schema may not (``PRAGMA trusted_schema``).
     """
 
     dialect = "sqlite"  # sqlglot's name, for the guard and for SQL written elsewhere (the planner)
     engine = "SQLite"  # what the model and the error messages call it
 
     def __init__(self, path: str | Path, *, time_limit_s: float = 10.0, max_rows: int = 1000,
-                 max_cell_bytes: int = 10_000, trusted_schema: bool = False,
+                 max_cell_bytes: int = 10_000, trusted: bool = False,
                  limits: PoolLimits | None = None) -> None:
         if time_limit_s <= 0 or max_rows < 1 or max_cell_bytes < 1:
             raise ValueError("time_limit_s, max_rows and max_cell_bytes must be positive")
@@ -163,12 +85,26 @@ class AnalyticsDatabase:
         self.time_limit_s = float(time_limit_s)
         self.max_rows = max_rows
         self.max_cell_bytes = max_cell_bytes
-        # Only for files whose views we wrote ourselves (the conversation store's JSON1 views).
-        self.trusted_schema = trusted_schema
+        self.trusted = trusted
         self.limits = limits or PoolLimits()
 
     def __repr__(self) -> str:
-        return f"AnalyticsDatabase({str(self.path)!r})"
+        return f"SQLiteSource({str(self.path)!r})"
+
+    def where(self) -> str:
+        return str(self.path)
+
+    def cache_key(self) -> tuple[str, int, int]:
+        """Path, modification time and size: a rebuilt file gets a new key."""
+        try:
+            stat = self.path.stat()
+        except OSError:
+            return (str(self.path), 0, 0)
+        return (str(self.path.resolve()), stat.st_mtime_ns, stat.st_size)
+
+    def close(self) -> None:
+        """Nothing to release: every call opens and closes its own connection, and the worker pool
+        is shared by every source with the same limits (closed at exit)."""
 
     # -- model-written SQL ------------------------------------------------------
 
@@ -177,7 +113,7 @@ class AnalyticsDatabase:
 
         Raises:
             SQLRejected: the guard or the authorizer refused the statement.
-            QueryTimeout, QueryFailed, DatabaseUnavailable.
+            QueryTimeout, QueryFailed, SourceUnavailable.
         """
         return self._run_unchecked(check_sql(sql), max_rows=max_rows)
 
@@ -192,7 +128,7 @@ class AnalyticsDatabase:
         if self.limits.workers == 0:
             return self.run_here(sql, max_rows=limit)
         request = {"path": str(self.path.absolute()), "time_limit_s": self.time_limit_s, "max_rows": self.max_rows,
-                   "max_cell_bytes": self.max_cell_bytes, "trusted_schema": self.trusted_schema,
+                   "max_cell_bytes": self.max_cell_bytes, "trusted": self.trusted,
                    "sql": sql, "limit": limit}
         try:
             reply = pool_for(self.limits).run(request, timeout_s=self.time_limit_s + GRACE_S)
@@ -215,11 +151,8 @@ class AnalyticsDatabase:
                 if cursor.description is None:
                     raise SQLRejected("the statement is not a query (it has no result columns); "
                                       "send one SELECT statement")
-                columns = [d[0] for d in cursor.description]
-                rows, truncated, cut = read_capped(cursor, limit, self._render_row)
-            duration_ms = (time.perf_counter() - started) * 1000
-        return QueryResult(sql=sql, columns=columns, rows=rows, row_count=len(rows),
-                           truncated=truncated, truncated_cells=cut, duration_ms=duration_ms)
+                return capped_result(sql, [d[0] for d in cursor.description], cursor, limit=limit, started=started,
+                                     render_cell=self._render_cell)
 
     # -- introspection (trusted SQL; names come from the schema) -----------------
 
@@ -278,7 +211,7 @@ class AnalyticsDatabase:
             name = self._resolve_table(conn, table)
             names = [r[0] for r in conn.execute(
                 "SELECT name FROM pragma_table_info(?) ORDER BY cid", (name,))]
-            target = quote_identifier(_resolve(
+            target = quote_identifier(resolve_name(
                 column, names, UnknownColumn, f"{name} has no column named {column!r}"))
             # typeof() rather than declared types: SQLite columns hold any type.
             matches = " OR ".join(
@@ -307,14 +240,14 @@ class AnalyticsDatabase:
                 model-written SQL and append a description of each denial here.
         """
         if not self.path.is_file():
-            raise DatabaseUnavailable(
+            raise SourceUnavailable(
                 f"analytics database not found at {self.path.name}; set ASKDB_DATABASE or --db")
         uri = f"file:{urllib.parse.quote(str(self.path.resolve()))}?mode=ro"
         try:
             conn = sqlite3.connect(uri, uri=True, isolation_level=None,
                                    timeout=min(MAX_BUSY_WAIT_S, self.time_limit_s))
         except sqlite3.Error as e:
-            raise DatabaseUnavailable(
+            raise SourceUnavailable(
                 f"could not open the analytics database {self.path.name}; check the file") from None
         try:
             # Invalid UTF-8 in a text cell becomes U+FFFD instead of failing the query.
@@ -328,7 +261,7 @@ class AnalyticsDatabase:
                 conn.execute("PRAGMA query_only = 1")
                 # The file may come from elsewhere: its views and triggers must
                 # not call functions with side effects.
-                conn.execute(f"PRAGMA trusted_schema = {int(self.trusted_schema)}")
+                conn.execute(f"PRAGMA trusted_schema = {int(self.trusted)}")
                 # Cheap read of page 1: a non-database or corrupt file fails here.
                 conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
             if authorizer is not None:
@@ -341,7 +274,7 @@ class AnalyticsDatabase:
 
     @contextmanager
     def _errors(self, denied: list[str] | None = None) -> Iterator[None]:
-        """Translate sqlite3 errors into this module's typed errors."""
+        """Translate sqlite3 errors into the sources' typed errors (agent/sources/errors.py)."""
         try:
             yield
         except sqlite3.Error as e:
@@ -360,11 +293,11 @@ class AnalyticsDatabase:
         if primary == "INTERRUPT":
             return QueryTimeout(f"query stopped after {self.time_limit_s} s; add filters or LIMIT")
         if primary in ("BUSY", "LOCKED"):
-            return DatabaseUnavailable(
+            return SourceUnavailable(
                 f"the analytics database {self.path.name} is locked by another process "
                 "(probably being rebuilt); retry in a moment")
         if primary in ("NOTADB", "CORRUPT"):
-            return DatabaseUnavailable(
+            return SourceUnavailable(
                 f"{self.path.name} is not a database or is corrupt (not a valid SQLite file); "
                 "rebuild it or point ASKDB_DATABASE / --db at another file")
         # The analytics file is never written: a failed write is a temporary file past RLIMIT_FSIZE
@@ -373,7 +306,7 @@ class AnalyticsDatabase:
             return QueryFailed("the query ran out of temporary disk space (ASKDB_SQL_MAX_TEMP_MB); "
                                "add filters or LIMIT, or group less")
         if primary in ("CANTOPEN", "IOERR"):
-            return DatabaseUnavailable(f"could not read the analytics database {self.path.name}; "
+            return SourceUnavailable(f"could not read the analytics database {self.path.name}; "
                                        "check the file and directory permissions")
         if denied or primary == "AUTH":
             return SQLRejected(denied[0] if denied else "the statement is not allowed on the "
@@ -392,86 +325,15 @@ class AnalyticsDatabase:
         return sorted((r[0] for r in rows), key=lambda n: (n.lower(), n))
 
     def _resolve_table(self, conn: sqlite3.Connection, table: str) -> str:
-        return _resolve(table, self._table_names(conn), UnknownTable,
-                        f"no table or view named {table!r}")
-
-    def _render_row(self, raw: tuple[Any, ...]) -> tuple[list[Any], int]:
-        row, cut = [], 0
-        for value in raw:
-            rendered, was_cut = self._render_cell(value)
-            row.append(rendered)
-            cut += was_cut
-        return row, cut
+        return resolve_name(table, self._table_names(conn), UnknownTable, f"no table or view named {table!r}")
 
     def _render_cell(self, value: Any) -> tuple[Any, bool]:
         return cap_cell(value, self.max_cell_bytes)
 
 
 _WORKER_ERRORS: dict[str, Callable[[str], Exception]] = {
-    cls.__name__: cls for cls in (SQLRejected, QueryTimeout, QueryFailed, DatabaseUnavailable, UnknownTable,
+    cls.__name__: cls for cls in (SQLRejected, QueryTimeout, QueryFailed, SourceUnavailable, UnknownTable,
                                   UnknownColumn)}
-
-
-def cap_cell(value: Any, max_bytes: int) -> tuple[Any, bool]:
-    """Cap one cell at ``max_bytes``; the marker makes any cut visible.
-
-    Text longer than the cap keeps its first ``max_bytes`` UTF-8 bytes and gains
-    "…[N bytes]". Blobs (never JSON-safe as bytes) become the SQL hex literal x'…'
-    when that fits, else "<blob N bytes>". Returns the cell and whether it was cut.
-    """
-    if isinstance(value, str):
-        data = value.encode("utf-8", "surrogatepass")
-        if len(data) <= max_bytes:
-            return value, False
-        kept = data[:max_bytes].decode("utf-8", "ignore")
-        return f"{kept}…[{len(data)} bytes]", True
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        data = bytes(value)
-        if 2 * len(data) + 3 <= max_bytes:
-            return f"x'{data.hex()}'", False
-        return f"<blob {len(data)} bytes>", True
-    return value, False
-
-
-def is_postgres_url(location: object) -> bool:
-    """Whether a database setting names a PostgreSQL server rather than a SQLite file."""
-    return isinstance(location, str) and location.startswith(("postgresql://", "postgres://"))
-
-
-def open_analytics_database(location: str | Path, *, time_limit_s: float = 10.0, max_rows: int = 1000,
-                            max_cell_bytes: int = 10_000, limits: PoolLimits | None = None) -> AnalyticsDatabase:
-    """The analytics database at a SQLite path or a ``postgresql://`` URL (``agent.pg_database``).
-
-    ``limits`` bound a SQLite query's worker process; on PostgreSQL, ``max_memory_mb`` becomes the
-    query's ``work_mem`` budget and ``max_temp_mb`` its ``temp_file_limit`` where the role may set it.
-    """
-    if is_postgres_url(location):
-        from agent.pg_database import PostgresAnalyticsDatabase
-
-        return PostgresAnalyticsDatabase(location, time_limit_s=time_limit_s, max_rows=max_rows,
-                                         max_cell_bytes=max_cell_bytes, limits=limits)
-    return AnalyticsDatabase(location, time_limit_s=time_limit_s, max_rows=max_rows, max_cell_bytes=max_cell_bytes,
-                             limits=limits)
-
-
-def quote_identifier(name: str) -> str:
-    """Quote an SQLite identifier, doubling any embedded double quote."""
-    return '"' + name.replace('"', '""') + '"'
-
-
-def _resolve(name: str, real: list[str], error: type[DatabaseError], missing: str) -> str:
-    """Map ``name`` to a real schema name (SQLite names are case-insensitive)."""
-    if name in real:
-        return name
-    folded = {n.lower(): n for n in real}
-    if name.lower() in folded:
-        return folded[name.lower()]
-    close = difflib.get_close_matches(name.lower(), list(folded), n=3, cutoff=0.5)
-    if close:
-        hint = "did you mean " + ", ".join(folded[c] for c in close) + "?"
-    else:
-        hint = "available: " + (", ".join(real[:30]) or "none") + ("…" if len(real) > 30 else "")
-    raise error(f"{missing}; {hint}")
 
 
 def _read_only_authorizer(denied: list[str]):

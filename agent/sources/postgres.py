@@ -1,4 +1,4 @@
-"""The analytics database on PostgreSQL: the interface, results and errors of agent.database.
+"""PostgreSQL as a data source (agent/sources/base.py's `DataSource`).
 
 Layers, as for SQLite (docs/security.md): (1) the guard parses in the postgres dialect and
 accepts one read query; (2) every call runs in a READ ONLY transaction that is always
@@ -24,11 +24,14 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from agent.database import (
-    Column, DatabaseUnavailable, PoolLimits, ForeignKey, QueryFailed, QueryResult, QueryTimeout, SQLRejected,
-    TableSchema, UnknownColumn, UnknownTable, _resolve, cap_cell, read_capped,
+from agent.sources.base import (
+    Column, ForeignKey, QueryResult, TableSchema, cap_cell, capped_result, resolve_name,
 )
-from agent.sql_guard import check_sql
+from agent.sources.errors import (
+    QueryFailed, QueryTimeout, SQLRejected, SourceUnavailable, UnknownColumn, UnknownTable,
+)
+from agent.sources.query_pool import PoolLimits
+from agent.sources.sql_guard import check_sql
 
 # Row counts are exact up to here; past it `describe_table` reports the planner's estimate
 # (never less than this), so listing a warehouse's tables costs a bounded scan each.
@@ -66,15 +69,15 @@ _POWERFUL_ROLE = """
 _CAN_SET_TEMP_LIMIT = "SELECT has_parameter_privilege('temp_file_limit', 'SET')"
 
 
-class PostgresAnalyticsDatabase:
-    """A PostgreSQL database that runs guarded, bounded, read-only queries.
+class PostgresSource:
+    """A PostgreSQL database that runs guarded, bounded, read-only queries (a `DataSource`).
 
     Args:
         url: a libpq URL (``postgresql://user:pass@host:port/db``); only connected on first use.
         time_limit_s: ``statement_timeout`` of each query, introspection included.
         max_rows: rows returned by ``execute`` before ``truncated`` is set.
         max_cell_bytes: longest text (UTF-8 bytes) or bytea kept in a cell.
-        trusted_role: run as any role, superusers included; only for SQL that whoever holds the URL
+        trusted: run as any role, superusers included; only for SQL that whoever holds the URL
             typed (`python -m app store query`), never for model-written SQL (see `_check_role`).
         limits: ``max_memory_mb`` is each query's ``work_mem`` (per sort or hash), ``max_temp_mb`` its
             ``temp_file_limit`` when the role may set it; the worker count and wait are SQLite's.
@@ -84,14 +87,14 @@ class PostgresAnalyticsDatabase:
     engine = "PostgreSQL"
 
     def __init__(self, url: str, *, time_limit_s: float = 10.0, max_rows: int = 1000,
-                 max_cell_bytes: int = 10_000, pool_size: int = POOL_SIZE, trusted_role: bool = False,
+                 max_cell_bytes: int = 10_000, pool_size: int = POOL_SIZE, trusted: bool = False,
                  limits: PoolLimits | None = None) -> None:
         if time_limit_s <= 0 or max_rows < 1 or max_cell_bytes < 1:
             raise ValueError("time_limit_s, max_rows and max_cell_bytes must be positive")
         try:
             params = conninfo_to_dict(url)
         except psycopg.ProgrammingError as e:
-            raise DatabaseUnavailable(f"ASKDB_DATABASE is not a valid PostgreSQL URL: {e}") from None
+            raise SourceUnavailable(f"ASKDB_DATABASE is not a valid PostgreSQL URL: {e}") from None
         self.url = url
         self.label = str(params.get("dbname") or params.get("user") or "postgres")
         self.time_limit_s = float(time_limit_s)
@@ -100,7 +103,7 @@ class PostgresAnalyticsDatabase:
         self.pool_size = pool_size
         self._pool: ConnectionPool | None = None
         self._pool_lock = threading.Lock()
-        self.trusted_role = trusted_role
+        self.trusted = trusted
         self._role_checked = False
         self.limits = limits or PoolLimits()
         self._can_set_temp_limit: bool | None = None
@@ -108,7 +111,7 @@ class PostgresAnalyticsDatabase:
         self.work_mem_mb = max(4, self.limits.max_memory_mb // 16)
 
     def __repr__(self) -> str:
-        return f"PostgresAnalyticsDatabase({self.where()!r})"
+        return f"PostgresSource({self.where()!r})"
 
     def where(self) -> str:
         """The URL without its password, for messages."""
@@ -122,6 +125,7 @@ class PostgresAnalyticsDatabase:
         return (self.where(), int(time.time() // INDEX_TTL_S), 0)
 
     def close(self) -> None:
+        """Close the connection pool (opened again on next use)."""
         with self._pool_lock:
             if self._pool is not None:
                 self._pool.close()
@@ -133,7 +137,7 @@ class PostgresAnalyticsDatabase:
         """Check ``sql_text`` with the guard (postgres dialect), then run it read-only with all limits.
 
         Raises:
-            SQLRejected, QueryTimeout, QueryFailed, DatabaseUnavailable.
+            SQLRejected, QueryTimeout, QueryFailed, SourceUnavailable.
         """
         return self._run_unchecked(check_sql(sql_text, dialect="postgres"), max_rows=max_rows)
 
@@ -147,11 +151,8 @@ class PostgresAnalyticsDatabase:
             with conn.cursor(name="askdb_query") as cursor:
                 cursor.itersize = min(limit + 1, 200)
                 cursor.execute(sql_text)
-                columns = [d.name for d in cursor.description or []]
-                rows, truncated, cut = read_capped(cursor, limit, self._render_row)
-            duration_ms = (time.perf_counter() - started) * 1000
-        return QueryResult(sql=sql_text, columns=columns, rows=rows, row_count=len(rows),
-                           truncated=truncated, truncated_cells=cut, duration_ms=duration_ms)
+                return capped_result(sql_text, [d.name for d in cursor.description or []], cursor, limit=limit,
+                                     started=started, render_cell=self._render_cell)
 
     # -- introspection (trusted SQL; names come from the catalog, values are bound) ----
 
@@ -189,7 +190,7 @@ class PostgresAnalyticsDatabase:
     def find_values(self, table: str, column: str, term: str, limit: int = 20) -> list[Any]:
         """Distinct values of ``column`` in rows where any text column contains ``term``.
 
-        As ``AnalyticsDatabase.find_values``, with ILIKE (case-insensitive in every script)
+        As ``SQLiteSource.find_values``, with ILIKE (case-insensitive in every script)
         over the columns of PostgreSQL's string category; ``%``, ``_`` and ``\\`` match literally.
 
         Raises:
@@ -199,8 +200,8 @@ class PostgresAnalyticsDatabase:
         with self._transaction() as conn, self._errors():
             name, oid = self._resolve_table(conn, table)
             described = conn.execute(_COLUMNS, (oid,)).fetchall()
-            target = sql.Identifier(_resolve(column, [r[0] for r in described], UnknownColumn,
-                                             f"{name} has no column named {column!r}"))
+            target = sql.Identifier(resolve_name(column, [r[0] for r in described], UnknownColumn,
+                                                  f"{name} has no column named {column!r}"))
             texts = [sql.Identifier(r[0]) for r in described if r[5] == "S"]
             if not texts:
                 return []
@@ -240,7 +241,7 @@ class PostgresAnalyticsDatabase:
                         if self._can_set_temp_limit:
                             conn.execute("SELECT set_config('temp_file_limit', %s, true)",
                                          (f"{self.limits.max_temp_mb}MB",))
-                        if not (self._role_checked or self.trusted_role):
+                        if not (self._role_checked or self.trusted):
                             self._check_role(conn)
                     yield conn
                 finally:
@@ -257,25 +258,25 @@ class PostgresAnalyticsDatabase:
         work for them even in a READ ONLY transaction, so the guard would be the only layer."""
         row = conn.execute(_POWERFUL_ROLE).fetchone()
         if row and row[0]:
-            raise DatabaseUnavailable(
+            raise SourceUnavailable(
                 f"ASKDB_DATABASE connects as {conn.info.user!r}, a superuser or a member of the server-file "
                 "roles, for whom model-written SQL could read server files; connect as a read-only role "
                 "(README: \"The analytics database on PostgreSQL\")")
         self._role_checked = True
 
-    def _unreachable(self) -> DatabaseUnavailable:
+    def _unreachable(self) -> SourceUnavailable:
         """Why the pool has no connection: one direct attempt gives the server's own reason."""
         try:
             psycopg.connect(self.url, connect_timeout=max(1, round(self.time_limit_s))).close()
             reason = "every connection is busy; retry in a moment"
         except psycopg.Error as e:
             reason = str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__
-        return DatabaseUnavailable(f"could not connect to the analytics database at {self.where()}: {reason}; "
+        return SourceUnavailable(f"could not connect to the analytics database at {self.where()}: {reason}; "
                                    "check ASKDB_DATABASE and that the server is running")
 
     @contextmanager
     def _errors(self) -> Iterator[None]:
-        """Translate psycopg errors into agent.database's typed errors, by SQLSTATE."""
+        """Translate psycopg errors into the sources' typed errors (agent/sources/errors.py), by SQLSTATE."""
         try:
             yield
         except psycopg.Error as e:
@@ -294,7 +295,7 @@ class PostgresAnalyticsDatabase:
             return SQLRejected(f"{message}: the analytics role may only read; send a SELECT query")
         if state.startswith("08") or state in ("57P01", "57P02", "57P03", "3D000", "28000", "28P01") or (
                 isinstance(e, psycopg.OperationalError) and not state):
-            return DatabaseUnavailable(f"the analytics database at {self.where()} is unavailable: {message}")
+            return SourceUnavailable(f"the analytics database at {self.where()} is unavailable: {message}")
         return QueryFailed(message)
 
     # -- helpers ----------------------------------------------------------------
@@ -308,17 +309,9 @@ class PostgresAnalyticsDatabase:
 
     def _resolve_table(self, conn: psycopg.Connection, table: str) -> tuple[str, int]:
         relations = self._relations(conn)
-        name = _resolve(table, sorted(relations, key=lambda n: (n.lower(), n)), UnknownTable,
-                        f"no table or view named {table!r}")
+        name = resolve_name(table, sorted(relations, key=lambda n: (n.lower(), n)), UnknownTable,
+                            f"no table or view named {table!r}")
         return name, relations[name]
-
-    def _render_row(self, raw: tuple[Any, ...]) -> tuple[list[Any], int]:
-        row, cut = [], 0
-        for value in raw:
-            rendered, was_cut = self._render_cell(value)
-            row.append(rendered)
-            cut += was_cut
-        return row, cut
 
     def _render_cell(self, value: Any) -> tuple[Any, bool]:
         return cap_cell(plain_value(value), self.max_cell_bytes)

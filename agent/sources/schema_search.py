@@ -20,15 +20,15 @@ import threading
 import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, Field
 
-from agent.database import AnalyticsDatabase, DatabaseError, DatabaseUnavailable, TableSchema, quote_identifier
 from agent.planner.lexicon import SYNONYMS, ZH_WORDS
 from agent.planner.words import singular
+from agent.sources.base import DataSource, TableSchema, quote_identifier
+from agent.sources.errors import SourceError, SourceUnavailable
 
 #: Distinct text values read per column, most frequent first (the value matcher's sample).
 VALUES_PER_COLUMN = 2000
@@ -144,10 +144,10 @@ def _value_key(value: str) -> str:
     return " ".join(singular(w) for w in re.findall(rf"[{_CJK}]+|\w+", unicodedata.normalize("NFKC", value).casefold()))
 
 
-def read_catalog(database: AnalyticsDatabase, *, with_values: bool = True) -> list[TableDoc]:
+def read_catalog(database: DataSource, *, with_values: bool = True) -> list[TableDoc]:
     """Every table and view of the database as a `TableDoc` (read-only queries only)."""
     ddl: dict[str, str] = {}
-    if getattr(database, "dialect", "sqlite") == "sqlite":  # SQLite keeps each CREATE, comments included
+    if database.dialect == "sqlite":  # SQLite keeps each CREATE, comments included
         ddl = {r[0]: r[1] or "" for r in database.execute(
             "SELECT name, sql FROM sqlite_master WHERE type IN ('table', 'view')", max_rows=1_000_000).rows}
     docs = []
@@ -167,7 +167,7 @@ def declared_comments(create_sql: str) -> str:
     return "; ".join(f for f in found if f)[:300]
 
 
-def _sample_values(database: AnalyticsDatabase, schema: TableSchema) -> dict[str, list[str]]:
+def _sample_values(database: DataSource, schema: TableSchema) -> dict[str, list[str]]:
     """The most frequent short text values of each text column, in one bounded query."""
     keys = {fk.column for fk in schema.foreign_keys}
     text = [c.name for c in schema.columns
@@ -175,7 +175,7 @@ def _sample_values(database: AnalyticsDatabase, schema: TableSchema) -> dict[str
     if not text:
         return {}
     table = quote_identifier(schema.name)
-    sqlite = getattr(database, "dialect", "sqlite") == "sqlite"
+    sqlite = database.dialect == "sqlite"
     parts = []
     for i, column in enumerate(text):
         col = quote_identifier(column)
@@ -187,9 +187,9 @@ def _sample_values(database: AnalyticsDatabase, schema: TableSchema) -> dict[str
                      f" GROUP BY v ORDER BY count(*) DESC, v LIMIT {VALUES_PER_COLUMN}) AS t{i}")
     try:
         rows = database.execute(" UNION ALL ".join(parts), max_rows=VALUES_PER_COLUMN * len(text)).rows
-    except DatabaseUnavailable:
+    except SourceUnavailable:
         raise
-    except DatabaseError:
+    except SourceError:
         return {}  # a table too slow or odd to sample is still found by its names
     values: dict[str, list[str]] = defaultdict(list)
     for i, value in rows:
@@ -349,9 +349,9 @@ class TableIndex:
     _cache_lock = threading.Lock()
 
     @classmethod
-    def for_database(cls, database: AnalyticsDatabase, *, embedder=None) -> TableIndex:
+    def for_database(cls, database: DataSource, *, embedder=None) -> TableIndex:
         """The index of `database`, built on first use and kept while the file is unchanged."""
-        key = (*file_key(database), getattr(embedder, "model", None))
+        key = (*database.cache_key(), getattr(embedder, "model", None))
         with cls._cache_lock:
             cached = cls._cache.get(key)
         if cached is not None:
@@ -362,15 +362,3 @@ class TableIndex:
                 cls._cache.pop(next(iter(cls._cache)))
             cls._cache[key] = index
         return index
-
-
-def file_key(database: AnalyticsDatabase) -> tuple:
-    """Path, modification time and size: a rebuilt file gets a new index (a server database says its own)."""
-    if hasattr(database, "cache_key"):
-        return database.cache_key()
-    path = Path(database.path)
-    try:
-        stat = path.stat()
-    except OSError:
-        return (str(path), 0, 0)
-    return (str(path.resolve()), stat.st_mtime_ns, stat.st_size)

@@ -1,0 +1,209 @@
+"""The data-source contract: what askdb needs from an analytics database, whatever its engine.
+
+`DataSource` is the one interface the agent, the web pages, the CLI and the eval harness use;
+`agent.sources.factory.open_source` picks the engine from the location. The models here
+(`QueryResult`, `TableSchema`, ...) are what crosses the boundary: no driver rows, no driver
+errors (agent/sources/errors.py). The helpers below are shared by the engines, so every engine
+caps rows and cells and suggests close names the same way.
+"""
+
+from __future__ import annotations
+
+import difflib
+import time
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol
+
+from pydantic import BaseModel
+
+from agent.sources.errors import SourceError
+
+
+class Column(BaseModel):
+    name: str
+    type: str
+    not_null: bool
+    default: str | None
+    primary_key: bool
+
+
+class ForeignKey(BaseModel):
+    column: str
+    ref_table: str
+    ref_column: str | None
+
+
+class TableSchema(BaseModel):
+    name: str
+    columns: list[Column]
+    foreign_keys: list[ForeignKey]
+    row_count: int
+
+
+class QueryResult(BaseModel):
+    sql: str
+    columns: list[str]
+    rows: list[list[Any]]
+    row_count: int
+    truncated: bool
+    truncated_cells: int
+    duration_ms: float
+
+
+class DataSource(Protocol):
+    """An analytics database that runs guarded, bounded, read-only queries.
+
+    To add an engine, write one module in agent/sources/ with a class that has every member
+    below (no need to subclass this Protocol), teach `open_source` its location form, and add it
+    to the conformance suite's engines (tests/agent/sources/conftest.py). The suite checks each
+    point marked *checked*.
+
+    Attributes:
+        dialect: sqlglot's name of the engine's SQL ("sqlite", "postgres", "mysql", "duckdb"): the
+            guard parses in it, and SQL askdb writes (the offline planner's) is transpiled to it.
+        engine: what the model and the messages call the engine ("SQLite", "PostgreSQL").
+        label: a short name of this database for people ("aerospace"); it also keys the verified
+            examples (agent/examples.py), so it must not change between runs. No password in it.
+
+    Limits (constructor arguments of every engine, passed by `open_source`): ``time_limit_s``,
+    a wall-clock limit of every call, introspection included, enforced by the engine itself (a
+    deadline, ``statement_timeout``, ``max_execution_time``...); ``max_rows``, the rows `execute`
+    returns before it sets ``truncated``; ``max_cell_bytes``, the longest text or blob kept in a
+    cell (`cap_cell`); ``limits`` (`PoolLimits`), memory and temporary disk of one query, honoured
+    as far as the engine can; ``trusted``, for SQL whoever holds the location typed (the CLI's
+    `store query`), never for model-written SQL. Opening is lazy: constructing a source never
+    connects, so the app starts before its database does and reports it per request.
+
+    Security, *checked*: `execute` runs `check_sql(sql, dialect=self.dialect)` first, then the
+    statement in a read-only session (a read-only file or transaction, and a role or authorizer
+    that cannot write), so writes, ATTACH/COPY/file reads, extension loading and several
+    statements are refused with `SQLRejected` even when the parser misreads one. Every driver
+    error becomes a `SourceError` subclass; nothing else escapes a public method.
+    """
+
+    dialect: str
+    engine: str
+    label: str
+
+    def where(self) -> str:
+        """Where the data lives, for messages and logs: a path, or a URL without its password."""
+        ...
+
+    def cache_key(self) -> tuple:
+        """A key that changes when the schema or data may have changed (*checked*: hashable, stable
+        between two calls on an unchanged database). Indexes built from the source (schema search,
+        the planner's values) are cached under it: a file gives its path, modification time and
+        size; a server, its location and a time bucket."""
+        ...
+
+    def list_tables(self) -> list[str]:
+        """Names of the tables and views a query may read, sorted case-insensitively (*checked*)."""
+        ...
+
+    def describe_table(self, table: str) -> TableSchema:
+        """Columns (in order), foreign keys and row count of a table or view (*checked*). The name
+        matches case-insensitively.
+
+        Raises:
+            UnknownTable: with the closest real names (`resolve_name`).
+        """
+        ...
+
+    def sample_rows(self, table: str, limit: int = 5) -> QueryResult:
+        """The first rows of a table or view; ``limit`` is clamped to 1..5."""
+        ...
+
+    def find_values(self, table: str, column: str, term: str, limit: int = 20) -> list[Any]:
+        """Distinct values of ``column`` in rows where any text cell contains ``term`` (a literal
+        substring: ``%``, ``_`` and ``\\`` match themselves), most frequent first, NULLs skipped, at
+        most ``limit`` (clamped to 1..max_rows).
+
+        Raises:
+            UnknownTable, UnknownColumn: with the closest real names.
+        """
+        ...
+
+    def execute(self, sql: str, *, max_rows: int | None = None) -> QueryResult:
+        """Check ``sql`` with the guard, then run it read-only within every limit (*checked*).
+
+        Cells are JSON-safe (numbers, text, None; see `cap_cell`); at most ``max_rows`` rows
+        (default: the source's), with ``truncated`` set when more existed.
+
+        Raises:
+            SQLRejected: the guard or the database refused the statement.
+            QueryTimeout: stopped at ``time_limit_s`` (*checked*); QueryBusy when it never started.
+            QueryFailed: the engine's own error for the query (a bad column, a type error).
+            SourceUnavailable: the database cannot be reached or read.
+        """
+        ...
+
+    def close(self) -> None:
+        """Release connections and pools; safe to call twice, and before first use (*checked*)."""
+        ...
+
+
+def capped_result(sql: str, columns: list[str], cursor: Iterable, *, limit: int, started: float,
+                  render_cell: Callable[[Any], tuple[Any, bool]]) -> QueryResult:
+    """At most ``limit`` rows of ``cursor``, each cell through ``render_cell`` (the cell and whether
+    it was cut, as `cap_cell` returns), timed from ``started`` (a `time.perf_counter()` reading).
+
+    Iterates instead of fetchmany(limit + 1) so at most one row of uncapped cells is held
+    in memory at a time; a row past ``limit`` only sets ``truncated``.
+    """
+    rows: list[list[Any]] = []
+    truncated, cut = False, 0
+    for raw in cursor:
+        if len(rows) >= limit:
+            truncated = True
+            break
+        row = []
+        for value in raw:
+            rendered, was_cut = render_cell(value)
+            row.append(rendered)
+            cut += was_cut
+        rows.append(row)
+    return QueryResult(sql=sql, columns=columns, rows=rows, row_count=len(rows), truncated=truncated,
+                       truncated_cells=cut, duration_ms=(time.perf_counter() - started) * 1000)
+
+
+def cap_cell(value: Any, max_bytes: int) -> tuple[Any, bool]:
+    """Cap one cell at ``max_bytes``; the marker makes any cut visible.
+
+    Text longer than the cap keeps its first ``max_bytes`` UTF-8 bytes and gains
+    "…[N bytes]". Blobs (never JSON-safe as bytes) become the SQL hex literal x'…'
+    when that fits, else "<blob N bytes>". Returns the cell and whether it was cut.
+    """
+    if isinstance(value, str):
+        data = value.encode("utf-8", "surrogatepass")
+        if len(data) <= max_bytes:
+            return value, False
+        kept = data[:max_bytes].decode("utf-8", "ignore")
+        return f"{kept}…[{len(data)} bytes]", True
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        data = bytes(value)
+        if 2 * len(data) + 3 <= max_bytes:
+            return f"x'{data.hex()}'", False
+        return f"<blob {len(data)} bytes>", True
+    return value, False
+
+
+def resolve_name(name: str, real: list[str], error: type[SourceError], missing: str) -> str:
+    """Map ``name`` to a real schema name, case-insensitively; else raise ``error`` naming the
+    closest real names (or the first 30)."""
+    if name in real:
+        return name
+    folded = {n.lower(): n for n in real}
+    if name.lower() in folded:
+        return folded[name.lower()]
+    close = difflib.get_close_matches(name.lower(), list(folded), n=3, cutoff=0.5)
+    if close:
+        hint = "did you mean " + ", ".join(folded[c] for c in close) + "?"
+    else:
+        hint = "available: " + (", ".join(real[:30]) or "none") + ("…" if len(real) > 30 else "")
+    raise error(f"{missing}; {hint}")
+
+
+def quote_identifier(name: str) -> str:
+    """Quote an identifier the SQL-standard way (double quotes, an embedded one doubled), as SQLite
+    and PostgreSQL read it."""
+    return '"' + name.replace('"', '""') + '"'

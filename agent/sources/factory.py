@@ -1,0 +1,41 @@
+"""Open the data source a setting names: a SQLite path or a ``postgresql://`` URL.
+
+The one place that maps a location to an engine; an engine's module is imported only when a
+location names it, so SQLite users need no PostgreSQL driver.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent.sources.base import DataSource
+from agent.sources.query_pool import PoolLimits
+from agent.sources.sqlite import SQLiteSource
+
+
+def is_postgres_url(location: object) -> bool:
+    """Whether a database setting names a PostgreSQL server rather than a SQLite file."""
+    return isinstance(location, str) and location.startswith(("postgresql://", "postgres://"))
+
+
+def open_source(location: str | Path, *, time_limit_s: float = 10.0, max_rows: int = 1000,
+                max_cell_bytes: int = 10_000, limits: PoolLimits | None = None,
+                trusted: bool = False) -> DataSource:
+    """The data source at ``location``; nothing is connected until first use.
+
+    Args:
+        location: a SQLite file path, or a ``postgresql://`` URL.
+        time_limit_s, max_rows, max_cell_bytes: every query's limits (`DataSource`).
+        limits: a SQLite query's worker process bounds; on PostgreSQL, ``max_memory_mb`` becomes
+            the query's ``work_mem`` budget and ``max_temp_mb`` its ``temp_file_limit`` where the
+            role may set it.
+        trusted: the SQL comes from whoever holds the location (`store query`), not from the model:
+            SQLite trusts the file's views, PostgreSQL accepts any role.
+    """
+    if is_postgres_url(location):
+        from agent.sources.postgres import PostgresSource
+
+        return PostgresSource(str(location), time_limit_s=time_limit_s, max_rows=max_rows,
+                              max_cell_bytes=max_cell_bytes, limits=limits, trusted=trusted)
+    return SQLiteSource(location, time_limit_s=time_limit_s, max_rows=max_rows, max_cell_bytes=max_cell_bytes,
+                        limits=limits, trusted=trusted)
