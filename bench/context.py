@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from agent.context import build_context, system_prompt
+from agent.context import build_context, system_prompt, turn_note
 from agent.llm import ChatModel, ModelReply
 from agent.memory.archival import archive_if_due
 from agent.memory.config import MemoryConfig
@@ -274,17 +274,18 @@ def measure_windows(summariser: ChatModel | None) -> dict[str, Any]:
             for n in range(max(probes) + 1):
                 for i, gap in probes.get(n, []):
                     key, probe = facts[i]
-                    asked = conv.state.model_copy(update={"question": probe, "messages": conv.state.messages + [
-                        Message(role="user", content=probe)]})
+                    question = Message(role="user", content=probe)
+                    asked = conv.state.model_copy(update={"question": probe, "messages": conv.state.messages + [question]})
                     refresh_summary(asked, conv.config, summariser=summariser)  # as the loop does before the call
                     before = before_turn(memory, state=asked, thread_id=conv.thread, user_id="bench", question=probe,
                                          turn_index=n)
+                    question.note = turn_note(asked, user_memory=before.user_memory) or None  # as the loop does
                     stats = conv.archive.stats(conv.thread)
                     for window in WINDOWS:
                         config = conv.config.model_copy(update={"context_window": window})
                         context = build_context(asked, config, database_name=DATABASE, tools=conv.tools,
                                                 archived_messages=stats.messages, archived_tokens=stats.tokens,
-                                                recalled=before.recalled or None, user_memory=before.user_memory)
+                                                recalled=before.recalled or None)
                         found[window, gap].append(_tier_of(context.messages, key, recalled=before.recalled,
                                                            user_memory=before.user_memory))
                         sent_at[window].append(context.report.tokens_sent)
@@ -307,13 +308,13 @@ def measure_windows(summariser: ChatModel | None) -> dict[str, Any]:
 
 
 def _tier_of(messages: list[dict[str, Any]], key: str, *, recalled: str, user_memory: str) -> str | None:
-    """Through which tier `key` reached the request: what recall found, the user's memories (both in
-    the system message), the summary, a result card, or a full message."""
-    system = messages[0]["content"]
+    """Through which tier `key` reached the request: what recall found (in the system message), the
+    user's memories (in the question's turn note), the summary, a result card, or a full message."""
+    system, asked = messages[0]["content"], str(messages[-1].get("content") or "")
     lines = [line for line in recalled.splitlines() if key in line]
     if any(line in system for line in lines):
         return "recall"
-    if key in user_memory and user_memory in system:
+    if key in user_memory and user_memory.strip() in asked:  # the question's turn note
         return "user memory"
     return _where(messages, key)
 
