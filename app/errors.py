@@ -26,6 +26,7 @@ from agent.llm import ModelError
 from app.auth import NotAuthenticated
 from app.core import BadQuestion
 from app.quotas import TooManyRequests
+from app.templating import templates
 from app.turns import TurnInProgress
 from storage.errors import (
     ConversationNotFound, CorruptState, InvalidExport, InvalidThreadId, ResultNotFound, StoreCorrupt,
@@ -91,8 +92,6 @@ def request_id(request: Request) -> str:
 
 
 def render_error(request: Request, status: int, body: dict):
-    from app.pages import templates  # pages import this module; import late to avoid a cycle
-
     if status < 500:
         log.info("request %s: %s %s -> %d %s: %s", request_id(request), request.method, request.url.path, status,
                  body["error"], body["detail"])

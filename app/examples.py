@@ -22,7 +22,7 @@ from agent.examples import (
 from agent.sources.base import DataSource
 from app.core import AskDB
 from app.deps import AskDBDep, UserDep
-from app.pages import templates
+from app.templating import templates
 from storage.examples import Example, Feedback
 
 router = APIRouter()

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from agent.memory.user_memory import dedupe_hash
 from app.deps import UserDep
-from app.pages import templates
+from app.templating import templates
 from storage.base import Episodes, MemoryItems
 from storage.memory_items import DuplicateMemory, MemoryItem
 

@@ -7,7 +7,6 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, File, Form, Query, Request, UploadFile
 from fastapi.responses import RedirectResponse, Response
-from fastapi.templating import Jinja2Templates
 
 from agent.examples import database_key
 from agent.sources.errors import QueryBusy, SourceError
@@ -15,38 +14,12 @@ from app.auth import TOKEN_COOKIE, NotAuthenticated, resolve_user
 from app.deps import AskDBDep, UserDep
 from app.errors import error_body
 from app.downloads import csv_response, stored_result
-from app.i18n import LANG_COOKIE, LANGUAGES, install, language_of
+from app.i18n import LANG_COOKIE, LANGUAGES, language_of
 from app.schema_panel import schema_panel
-from app.settings import ROOT
+from app.templating import templates
 from app.views import ResultOptions, ResultView, conversation_view, format_sql
 from storage.errors import InvalidExport, ResultNotFound
 
-templates = Jinja2Templates(directory=ROOT / "templates")
-templates.env.filters["pretty_json"] = lambda value: json.dumps(value, indent=2, ensure_ascii=False, default=str)
-
-
-def step_arguments(args: dict) -> str:
-    """A step's arguments as a person reads them: `sql: SELECT …` with text as written (no JSON
-    escapes such as \\u0027 or \\n; autoescape makes it safe), empty ones left out."""
-    shown = {k: v for k, v in args.items() if v is not None and v != ""}
-    return " · ".join(f"{k}: {' '.join(v.split()) if isinstance(v, str) else json.dumps(v, ensure_ascii=False, default=str)}"
-                      for k, v in shown.items())
-
-
-templates.env.filters["step_arguments"] = step_arguments
-
-
-def display_cell(value) -> str:
-    """A cell for reading: NULL said, floats to at most 4 decimals (the CSV keeps full precision)."""
-    if value is None:
-        return "NULL"
-    if isinstance(value, float):
-        return f"{value:,.4f}".rstrip("0").rstrip(".") if abs(value) < 1e15 else repr(value)
-    return str(value)
-
-
-templates.env.filters["cell"] = display_cell
-install(templates.env)
 router = APIRouter()
 PER_PAGE = 50
 
