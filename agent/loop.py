@@ -4,14 +4,15 @@
 model calls `answer` or `max_steps` runs out: build the context, ask the model, run
 the tool it chose, record the step (in the state, in `conversation_steps` at once,
 and as an event). Then save with the version we loaded, archiving the oldest
-messages when the thread is over its limit (agent.memory, docs/memory.md).
+messages when the thread is over its limit (agent.memory, docs/memory.md). What is
+written, and in how many transactions, is the turn recorder's (agent/turn_recorder.py).
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -20,7 +21,7 @@ from pydantic import BaseModel
 from agent.context import build_context, system_prompt, tools_for_window, turn_note
 from agent.examples import ExampleRetriever
 from agent.llm import ChatModel, ModelError, ModelReply, ToolCall
-from agent.memory.archival import ArchiveHook, archive_if_due, no_archive_hook
+from agent.memory.archival import ArchiveHook, archive_cut, archive_if_due, no_archive_hook
 from agent.memory.config import MemoryConfig
 from agent.memory.hooks import NOTE_ACTION, Memory, before_turn, remember_statements
 from agent.memory.summary import refresh_summary, summariser_for
@@ -37,6 +38,7 @@ from agent.state import (
 )
 from agent.tools import ToolContext, ToolOutcome, bound_text, parse_arguments, run_tool, tool_schemas
 from agent.turn_checks import REPEAT_NOTE, STOP_AFTER, RepeatGuard, strip_label, wrong_language
+from agent.turn_recorder import TurnRecorder
 from storage.conversations import ConversationStore
 
 ANSWER_ROWS = 50  # rows kept inside the state's answer; the full result is in query_results
@@ -77,35 +79,39 @@ class TurnSetup:
     stop_requested: Callable[[], bool] = lambda: False
 
 
-def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | None = None) -> Iterator[TurnEvent]:
+def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | None = None,
+             recorder: TurnRecorder | None = None) -> Iterator[TurnEvent]:
     """Answer one question in a conversation (a new one when `thread_id` is None), yielding events.
 
+    Args:
+        recorder: the turn already begun (`TurnRecorder.begin`: the question saved, the service's
+            lease taken); None: begun here.
     Raises:
         ConversationNotFound: `thread_id` is not this user's conversation.
         VersionConflict: the conversation changed under this turn; its steps are kept.
     """
-    store = setup.store
-    if thread_id is None:
-        created = store.create(user_id=user_id, state=AgentState(max_steps=setup.max_steps), title=question)
-        thread_id = created.thread_id
-    loaded = store.load(thread_id, user_id=user_id)
-    state, version = loaded.state, loaded.conversation.version
-    archive = store.archive(Message)
-    archived = archive.stats(thread_id)
-
-    state.question, state.done, state.answer, state.max_steps = question, False, None, setup.max_steps
-    asked_message = Message(role="user", content=question)
-    state.messages.append(asked_message)
-    turn_index = archived.user_messages + state.turn_count - 1  # absolute: archived questions count
-    # Saved at once, so a reload (or a crash) mid-turn still shows the question.
-    version = store.save(thread_id, user_id=user_id, state=state, expected_version=version, title=question)
+    if recorder is None:  # saved at once, so a reload (or a crash) mid-turn still shows the question
+        recorder = TurnRecorder.begin(setup.store, user_id=user_id, question=question, max_steps=setup.max_steps,
+                                      thread_id=thread_id)
+    state, thread_id, turn_index, archived = recorder.state, recorder.thread_id, recorder.turn_index, recorder.archived
+    asked_message = state.messages[-1]
     yield TurnEvent(type="start", thread_id=thread_id, turn_index=turn_index, model=setup.model.label)
+    held: list[TurnEvent] = []
+
+    def emit(events: Iterable[TurnEvent]) -> Iterator[TurnEvent]:
+        """The events as they happen, but from the step that ends the turn on, only once it is written
+        (with the final state): the page never shows a step a killed process did not keep."""
+        for event in events:
+            if recorder.holding:
+                held.append(event)
+            else:
+                yield event
 
     if hasattr(setup.model, "follow"):  # the offline planner keeps its last reading in the state
         setup.model.follow(state)
     summariser = summariser_for(setup.model)
     refresh_summary(state, setup.memory, summariser=summariser, database_name=setup.database.label)
-    turn = _Turn(setup, state, thread_id=thread_id, user_id=user_id, turn_index=turn_index)
+    turn = _Turn(setup, recorder)
     recalled, user_memory = None, ""
     if setup.recall is not None:
         before = before_turn(setup.recall, state=state, thread_id=thread_id, user_id=user_id, question=question,
@@ -113,48 +119,49 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
         turn.ctx.memory = before.access
         recalled, user_memory = before.recalled or None, before.user_memory
         if before.step is not None:  # the page shows what was remembered
-            yield turn.record(before.step, time.perf_counter(), None)
+            yield from emit([turn.record(before.step, time.perf_counter(), None)])
     tools = tools_for_window(tool_schemas(), budget_config(setup.model, setup.memory))
     few_shot = setup.examples.few_shot(question) if setup.examples is not None else ""
     note = remember_statements(setup.recall, question=question, thread_id=thread_id, user_id=user_id) \
         if setup.recall is not None else None
     if note is not None:  # nothing was asked: acknowledge what was remembered, run nothing
-        yield turn.acknowledge(note)
+        yield from emit([turn.acknowledge(note)])
     schema = _schema_for(setup, tools)
     context_note = turn_note(state, examples=few_shot, user_memory=user_memory, schema_shown=bool(schema))
     if context_note:  # kept on the question, so later turns send the same bytes (agent.context)
         asked_message.note = context_note
     for _ in range(0 if state.done else setup.max_steps):
         if setup.stop_requested():
-            yield from turn.fail(_NOTES["stopped"][has_cjk(question)], kind="stopped")
+            yield from emit(turn.fail(_NOTES["stopped"][has_cjk(question)], kind="stopped"))
             break
         started = time.perf_counter()
         try:
             reply = turn.ask(tools=tools, schema=schema, recalled=recalled, archived=archived)
         except ModelError as exc:
-            yield from turn.fail(_model_failure(exc), kind=exc.kind)
+            yield from emit(turn.fail(_model_failure(exc), kind=exc.kind))
             break
         if setup.stop_requested():  # the reply is dropped: the history never holds a call without its result
-            yield from turn.fail(_NOTES["stopped"][has_cjk(question)], kind="stopped")
+            yield from emit(turn.fail(_NOTES["stopped"][has_cjk(question)], kind="stopped"))
             break
         try:
-            yield from turn.handle(reply, started)
+            yield from emit(turn.handle(reply, started))
         except SourceUnavailable as exc:
-            yield from turn.fail(f"The analytics database is unavailable: {exc}", kind="database_unavailable")
+            yield from emit(turn.fail(f"The analytics database is unavailable: {exc}", kind="database_unavailable"))
             break
         if state.done:
             break
     else:
         if not state.done:
-            yield from turn.give_up()
+            yield from emit(turn.give_up())
 
-    moved = archive_if_due(state, setup.memory, archive=archive, thread_id=thread_id, user_id=user_id,
-                           expected_version=version, stats=archived, summariser=summariser,
-                           on_archive=setup.on_archive, database_name=setup.database.label)
-    if moved is not None:
-        state, version = moved
-    else:
-        version = store.save(thread_id, user_id=user_id, state=state, expected_version=version)
+    archive = None
+    if archive_cut(state, setup.memory) is not None:
+        archive = lambda version: archive_if_due(  # noqa: E731
+            state, setup.memory, archive=setup.store.archive(Message), thread_id=thread_id, user_id=user_id,
+            expected_version=version, stats=archived, summariser=summariser, on_archive=setup.on_archive,
+            database_name=setup.database.label)
+    state, version = recorder.finish(state, archive=archive)
+    yield from held
     if state.answer is not None:
         yield TurnEvent(type="answer", thread_id=thread_id, turn_index=turn_index, answer=state.answer,
                         model=setup.model.label, version=version)
@@ -163,10 +170,10 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
 class _Turn:
     """The bookkeeping of one turn: steps, histories and the final answer."""
 
-    def __init__(self, setup: TurnSetup, state: AgentState, *, thread_id: str, user_id: str, turn_index: int):
-        self.setup, self.state, self.turn_index = setup, state, turn_index
-        self.thread_id, self.user_id = thread_id, user_id
-        self.ctx = ToolContext(database=setup.database, state=state, schema=setup.schema)
+    def __init__(self, setup: TurnSetup, recorder: TurnRecorder):
+        self.setup, self.recorder, self.state, self.turn_index = setup, recorder, recorder.state, recorder.turn_index
+        self.thread_id = recorder.thread_id
+        self.ctx = ToolContext(database=setup.database, state=self.state, schema=setup.schema)
         self.last_result: SQLRecord | None = None
         self.results: list[SQLRecord] = []  # the queries that ran in this turn, in order
         self.context: dict[str, Any] | None = None  # the report of the context of the current model call
@@ -272,8 +279,8 @@ class _Turn:
         if result is None:
             record = SQLRecord(sql=sql, ok=False, error=outcome.observation.get("error"))
         else:
-            result_id = self.setup.store.save_result(self.thread_id, sql=result.sql, columns=result.columns,
-                                                     rows=result.rows, truncated=result.truncated)
+            result_id = self.recorder.number_result(sql=result.sql, columns=result.columns, rows=result.rows,
+                                                    truncated=result.truncated)
             record = SQLRecord(sql=result.sql, ok=True, row_count=result.row_count, columns=result.columns,
                                duration_ms=result.duration_ms, truncated=result.truncated, result_id=result_id)
             self.last_result = record
@@ -295,7 +302,8 @@ class _Turn:
                     sql=data.sql, ok=self.state.answer.ok, **fields)
 
     def record(self, step: Step, started: float, reply: ModelReply | None) -> TurnEvent:
-        """Number the step, keep it in the state and the store at once, and make its event."""
+        """Number the step, keep it in the state and the store at once (the step that ends the turn:
+        with the final state), and make its event."""
         step.step_index, step.turn_index = self.next_step_index(), self.turn_index
         step.duration_ms = round((time.perf_counter() - started) * 1000, 2)
         step.model = self.setup.model.label
@@ -305,7 +313,7 @@ class _Turn:
         if reply is not None:
             step.context, step.model_ms = self.context, self.model_ms
         self.state.steps.append(step)
-        self.setup.store.append_step(self.thread_id, step_index=step.step_index, step=step)
+        self.recorder.step(step, final=self.state.done)
         return TurnEvent(type="step", thread_id=self.thread_id, turn_index=self.turn_index, step=step)
 
     def finish(self, text: str, *, sql: str | None, caveat: str | None = None, confident: bool = True) -> None:
@@ -331,7 +339,7 @@ class _Turn:
         data = AnswerData(text=text, sql=record.sql if record else None, model=self.setup.model.label,
                           caveat=caveat or None)
         if record is not None and record.result_id is not None:
-            stored = self.setup.store.load_result(self.thread_id, record.result_id, user_id=self.user_id)
+            stored = self.recorder.result(record.result_id)
             data.columns, data.rows = stored.columns, stored.rows[:ANSWER_ROWS]
             data.row_count, data.truncated, data.result_id = stored.row_count, stored.truncated, record.result_id
         self.state.answer = Answer(ok=ok, data=data)

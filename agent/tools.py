@@ -8,6 +8,8 @@ database gone) propagate.
 
 from __future__ import annotations
 
+import copy
+import functools
 import inspect
 import json
 from collections.abc import Callable
@@ -225,12 +227,17 @@ class Tool:
         self.description = " ".join(inspect.getdoc(self.function).split())
 
     def schema(self) -> dict[str, Any]:
-        parameters = self.args_model.model_json_schema()
-        parameters.pop("title", None)
-        for prop in parameters.get("properties", {}).values():
-            prop.pop("title", None)
-        return {"type": "function", "function": {"name": self.name, "description": self.description,
-                                                 "parameters": parameters}}
+        # A copy of the one built first: pydantic's JSON schema took 25 ms a turn for the seven tools.
+        return copy.deepcopy(_schema(self.name, self.description, self.args_model))
+
+
+@functools.cache
+def _schema(name: str, description: str, args_model: type[BaseModel]) -> dict[str, Any]:
+    parameters = args_model.model_json_schema()
+    parameters.pop("title", None)
+    for prop in parameters.get("properties", {}).values():
+        prop.pop("title", None)
+    return {"type": "function", "function": {"name": name, "description": description, "parameters": parameters}}
 
 
 TOOLS: dict[str, Tool] = {

@@ -21,7 +21,7 @@ from app.core import AskDB
 from app.settings import Settings
 
 QUESTION = "How many launches per year?"  # the offline planner's 4 steps: list, describe, run_sql, answer
-TURNS = 20
+TURNS = 40
 _MEMORY_TABLES = re.compile(r"\b(episode\w*|memory_items\w*|examples\w*)\b", re.I)
 
 
@@ -70,21 +70,17 @@ def count_turn(askdb: AskDB, question: str, *, user_id: str, thread_id: str | No
     return counter.figures(), events
 
 
-def overhead_ms(askdb: AskDB, events: list, started: float) -> list[float]:
-    """askdb's own time for each step: the wait for it, less the model's reply and the query's run
-    (read from the saved state afterwards, outside the counts)."""
+def overhead_ms(askdb: AskDB, events: list, started: float) -> float:
+    """askdb's own time per step of a turn: from the question to the answer, less the model's replies
+    and the queries' runs (read from the saved state afterwards, outside the counts), per step."""
     first = events[0][0]
     state = askdb.store.load(first.thread_id, user_id="bench").state
-    sql_ms = {r.result_id: r.duration_ms or 0.0 for r in state.sql_history if r.result_id is not None}
-    spent, last = [], started
-    for event, at in events:
-        if event.type == "step":
-            step = event.step
-            ran = sql_ms.get(step.result_id, 0.0) if step.action == "run_sql" else 0.0
-            spent.append((at - last) * 1000 - (step.model_ms or 0) - ran)
-        if event.type in ("start", "step"):
-            last = at
-    return spent
+    steps = [e.step for e, _ in events if e.type == "step"]
+    ran = {s.result_id for s in steps if s.action == "run_sql" and s.result_id is not None}
+    sql_ms = sum(r.duration_ms or 0.0 for r in state.sql_history if r.result_id in ran)
+    model_ms = sum(s.model_ms or 0.0 for s in steps)
+    answered = max(at for e, at in events if e.type in ("step", "answer", "error"))
+    return ((answered - started) * 1000 - model_ms - sql_ms) / len(steps)
 
 
 def run() -> dict:
@@ -97,7 +93,7 @@ def run() -> dict:
             for n in range(TURNS):
                 started = time.perf_counter()
                 counts, events = count_turn(askdb, QUESTION, user_id="bench")
-                overheads += overhead_ms(askdb, events, started)
+                overheads.append(overhead_ms(askdb, events, started))
                 steps.add(sum(e.type == "step" for e, _ in events))
                 if first is None:
                     first = counts
@@ -119,6 +115,7 @@ def markdown(figures: dict) -> str:
             f"remembering), {first['lease_renewals']} lease renewals, {first['statements']} statements. "
             f"A follow-up turn in it ({follow['steps']} steps): {follow['write_transactions']} write transactions, "
             f"{follow['reads']} reads (+{follow['memory_reads']}), {follow['lease_renewals']} renewals. askdb's own "
-            f"time per step (wait for the step less the model's reply and the query's run), p50 of "
+            f"time per step (from the question to the answer, less the model's replies and the queries' runs, "
+            f"per step), p50 of "
             f"{figures['turns_timed']} turns: {figures['overhead_ms_per_step_p50']} ms (load average "
             f"{figures.get('load_average_1m')}).")

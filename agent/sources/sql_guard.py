@@ -9,6 +9,8 @@ direction: when in doubt, reject. Rejection reasons are written for the model.
 
 from __future__ import annotations
 
+import functools
+
 import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.dialect import Dialect
@@ -185,7 +187,10 @@ def check_sql(sql: str, *, dialect: str = "sqlite") -> str:
         raise SQLRejected(f"could not analyse the SQL ({type(e).__name__}); rewrite it") from None
 
 
+@functools.lru_cache(maxsize=256)
 def _check(sql: str, dialect: str) -> str:
+    # Cached: a turn checks a query before its column check and again as the database runs it;
+    # only the text it returns is kept (a refusal is an exception, found again each time).
     parsed = sqlglot.parse(sql, read=dialect)
     # sqlglot yields None for an empty statement (";;") and Semicolon for a
     # comment after the last semicolon ("SELECT 1; -- note"): neither runs.

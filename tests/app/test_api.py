@@ -159,9 +159,7 @@ def test_a_turn_is_remembered_and_recalled_in_a_later_turn(tmp_path, tiny_db, sc
             reply = ask_json(client, question, thread_id=thread_id)
             # Remembering runs after the answer; with the queue empty, the model's memory
             # extraction fails and the offline rules take over, deterministically.
-            for workers in askdb._background.values():
-                for worker in workers:
-                    worker.join()
+            askdb.remembering.wait()
             return reply
 
         first = ask_then_remember([tool_call("run_sql", {"sql": "SELECT name FROM sites WHERE country_id = 1"}),

@@ -29,9 +29,7 @@ def ask(client: TestClient, question: str, thread_id: str | None = None) -> dict
                         headers={"Accept": "application/json"})
     assert reply.status_code == 200, reply.text
     # Remembering runs after the answer, in the background: wait for it.
-    for workers in client.app.state.askdb._background.values():
-        for worker in workers:
-            worker.join()
+    client.app.state.askdb.remembering.wait()
     return reply.json()
 
 

@@ -1,0 +1,77 @@
+"""Turn leases as a turn holds them: taken when the turn begins, renewed on a timer, released
+with the final state (agent.turn_recorder calls `take` and `release` inside its transactions)."""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from app.turns import TurnInProgress
+from storage.leases import new_owner
+
+log = logging.getLogger(__name__)
+
+
+class LeaseKeeper:
+    """Renews the leases this process holds, from one thread, every third of their length: a turn
+    that finishes sooner renews none (it used to renew after every step)."""
+
+    def __init__(self, leases, *, seconds: float):
+        self.leases, self.seconds = leases, seconds
+        self._held: dict[str, str] = {}  # thread_id -> owner
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def hold(self) -> TurnLease:
+        """A lease to take for one turn."""
+        return TurnLease(self)
+
+    def _add(self, thread_id: str, owner: str) -> None:
+        with self._lock:
+            self._held[thread_id] = owner
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._renew_until_closed, name="lease-keeper", daemon=True)
+                self._thread.start()
+
+    def _drop(self, thread_id: str, owner: str) -> None:
+        with self._lock:
+            if self._held.get(thread_id) == owner:
+                del self._held[thread_id]
+
+    def _renew_until_closed(self) -> None:
+        while not self._wake.wait(self.seconds / 3):
+            with self._lock:
+                held = list(self._held.items())
+            for thread_id, owner in held:
+                try:
+                    self.leases.renew(thread_id, owner)
+                except Exception:  # noqa: BLE001 - a store hiccup: the next round tries again, before expiry
+                    log.warning("lease of %s not renewed", thread_id, exc_info=True)
+
+    def close(self) -> None:
+        self._wake.set()
+
+
+class TurnLease:
+    """One turn's lease on its conversation (`agent.turn_recorder.Hold`)."""
+
+    def __init__(self, keeper: LeaseKeeper):
+        self.keeper, self.owner = keeper, new_owner()
+        self.thread_id: str | None = None
+
+    def take(self, thread_id: str) -> None:
+        """Raises:
+            TurnInProgress: a live turn (in any process) holds the conversation.
+        """
+        if self.keeper.leases.acquire(thread_id, self.owner) is not None:
+            raise TurnInProgress(thread_id)
+        self.thread_id = thread_id
+        self.keeper._add(thread_id, self.owner)
+
+    def release(self) -> None:
+        """Let the conversation take questions again (nothing when not taken; releasing twice is harmless)."""
+        if self.thread_id is None:
+            return
+        self.keeper.leases.release(self.thread_id, self.owner)
+        self.keeper._drop(self.thread_id, self.owner)
