@@ -69,6 +69,8 @@ _PRAGMA_REASON = "PRAGMA functions are disabled; ask for the table schema instea
 _SERVER = "it changes the server, its settings or other sessions"
 _HIDDEN_SQL = "it runs SQL text the guard cannot check; write the query itself"
 POSTGRES_DENIED_NAMES: dict[str, str] = {
+    # Not a PostgreSQL function; denied so that every engine refuses the same extension-load corpus.
+    "load_extension": DENIED_NAMES["load_extension"],
     "pg_stat_file": _OUTSIDE, "loread": _OUTSIDE, "lowrite": _OUTSIDE, "ts_stat": _HIDDEN_SQL,
     "set_config": _SERVER, "pg_terminate_backend": _SERVER, "pg_cancel_backend": _SERVER,
     "pg_reload_conf": _SERVER, "pg_rotate_logfile": _SERVER, "pg_promote": _SERVER, "pg_switch_wal": _SERVER,

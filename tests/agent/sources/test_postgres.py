@@ -4,7 +4,6 @@ a real server, read through the README's read-only role, compared with the SQLit
 from __future__ import annotations
 
 import json
-import logging
 
 import psycopg
 import pytest
@@ -17,11 +16,6 @@ from agent.sources.factory import open_source
 from agent.sources.postgres import PostgresSource
 from agent.sources.sqlite import SQLiteSource
 from tests.agent.sources.test_sql_guard import load_payloads
-
-
-@pytest.fixture(autouse=True)
-def _quiet_sqlglot():
-    logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
 
 @pytest.fixture

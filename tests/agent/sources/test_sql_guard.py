@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 
 import pytest
@@ -27,12 +26,6 @@ def load_payloads() -> list[str]:
 def load_spider_subset() -> list[tuple[str, str]]:
     lines = (DATA / "spider_gold_subset.tsv").read_text(encoding="utf-8").splitlines()
     return [tuple(line.split("\t")) for line in lines]
-
-
-@pytest.fixture(autouse=True)
-def _quiet_sqlglot():
-    # sqlglot logs a warning each time it falls back to exp.Command (PRAGMA-like text).
-    logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
 
 def rejection(sql: str) -> str:

@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-import logging
 
 import pytest
 
 from agent.sources.errors import SQLRejected
 from agent.sources.sql_guard import DENIED_NAMES, check_sql, denial_reason
 from tests.agent.sources.test_sql_guard import load_payloads, load_spider_subset
-
-
-@pytest.fixture(autouse=True)
-def _quiet_sqlglot():
-    logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
 
 def rejection(sql: str) -> str:
