@@ -11,6 +11,8 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, Field
 
+from storage.errors import AskdbError
+
 
 class ToolCall(BaseModel):
     """One tool the model asked for; `arguments` is the raw JSON text the model wrote."""
@@ -43,7 +45,7 @@ class ModelReply(BaseModel):
     tool_style: str | None = None
 
 
-class ModelError(Exception):
+class ModelError(AskdbError):
     """The model endpoint failed after retries (unreachable, timeout, 5xx, bad reply)."""
 
     def __init__(self, message: str, *, kind: str = "error", status: int | None = None, window: int | None = None):

@@ -7,17 +7,13 @@ SQLite's JSON1 functions (see the README), so fields are renamed only through a
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from storage.clock import utc_now
+
 STATE_VERSION = 2
-
-
-def utc_now() -> str:
-    """An ISO 8601 UTC timestamp with milliseconds, the one format the store uses."""
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class _Model(BaseModel):

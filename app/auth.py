@@ -14,13 +14,14 @@ import secrets
 from pathlib import Path
 
 from app.settings import Settings
+from storage.errors import AskdbError
 
 DEFAULT_USER = "default"
 USER_ID_PATTERN = re.compile(r"^[A-Za-z0-9_.@-]{1,128}$")
 TOKEN_COOKIE = "askdb_token"
 
 
-class NotAuthenticated(Exception):
+class NotAuthenticated(AskdbError):
     """The request did not say who is asking, or said it with an unknown token."""
 
 

@@ -33,9 +33,10 @@ from app.settings import Settings
 from app.turns import RunningTurn, TurnInProgress, TurnRegistry
 from storage.base import Store, open_store
 from storage.conversations import Conversation
+from storage.errors import AskdbError
 
 
-class BadQuestion(ValueError):
+class BadQuestion(AskdbError, ValueError):
     """A question that is empty or longer than the configured limit."""
 
 

@@ -29,7 +29,7 @@ from app.quotas import TooManyRequests
 from app.templating import templates
 from app.turns import TurnInProgress
 from storage.errors import (
-    ConversationNotFound, CorruptState, InvalidExport, InvalidThreadId, ResultNotFound, StoreCorrupt,
+    AskdbError, ConversationNotFound, CorruptState, InvalidExport, InvalidThreadId, ResultNotFound, StoreCorrupt,
     StoreUnavailable, VersionConflict,
 )
 from storage.examples import DuplicateQuestion, ExampleNotFound
@@ -37,7 +37,8 @@ from storage.memory_items import DuplicateMemory, MemoryItemNotFound
 
 log = logging.getLogger("askdb")
 RETRY_AFTER_S = 5
-STATUS: dict[type[Exception], int] = {
+#: From `AskdbError`s to statuses; one not listed, nor any of its bases, is our bug: a plain 500.
+STATUS: dict[type[AskdbError], int] = {
     NotAuthenticated: 401,
     ConversationNotFound: 404,
     InvalidThreadId: 404,
@@ -69,11 +70,9 @@ STATUS: dict[type[Exception], int] = {
 }
 
 
-def status_of(exc: Exception) -> int:
-    for cls in type(exc).__mro__:
-        if cls in STATUS:
-            return STATUS[cls]
-    return 500
+def status_of(exc: Exception) -> int | None:
+    """The status of the nearest class in `exc`'s ancestry that the table lists; None when none is."""
+    return next((STATUS[cls] for cls in type(exc).__mro__ if cls in STATUS), None)
 
 
 def error_body(exc: Exception, status: int) -> dict:
@@ -115,8 +114,10 @@ def _with_retry_after(response, status: int):
 def install(app: FastAPI) -> None:
     """Register the handlers for domain errors, HTTP errors and validation errors."""
 
-    async def domain_error(request: Request, exc: Exception):
+    async def domain_error(request: Request, exc: AskdbError):
         status = status_of(exc)
+        if status is None:  # no row for it: our bug, logged with its traceback, never shown
+            return await unexpected_error(request, exc)
         return render_error(request, status, error_body(exc, status))
 
     async def http_error(request: Request, exc: StarletteHTTPException):
@@ -147,8 +148,7 @@ def install(app: FastAPI) -> None:
         response.headers["x-request-id"] = rid  # this handler runs outside RequestIdMiddleware
         return response
 
-    for cls in STATUS:
-        app.add_exception_handler(cls, domain_error)
+    app.add_exception_handler(AskdbError, domain_error)
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_exception_handler(RequestValidationError, validation_error)
     app.add_exception_handler(OverflowError, out_of_range)

@@ -30,6 +30,7 @@ from agent.sources.errors import SourceError
 from agent.sources.factory import is_postgres_url, open_source
 from agent.state import Step
 from app.settings import ROOT, Settings
+from storage.errors import AskdbError
 
 DATASETS = ROOT.parent / "shared" / "datasets"
 #: suite name -> (questions file, databases directory), under the datasets directory.
@@ -42,7 +43,7 @@ LEVELS = ["easy", "medium", "hard", "extra", "simple", "moderate", "challenging"
 Location = Path | str  # a question's database: a SQLite file or a postgresql:// URL
 
 
-class SuiteError(ValueError):
+class SuiteError(AskdbError, ValueError):
     """The suite cannot be read: an unknown name, a missing file or a file of another shape."""
 
 

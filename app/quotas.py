@@ -12,8 +12,10 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from storage.errors import AskdbError
 
-class TooManyRequests(Exception):
+
+class TooManyRequests(AskdbError):
     """The user already has as many questions and queries running as allowed; retry in a moment."""
 
 

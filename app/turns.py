@@ -12,13 +12,14 @@ import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 
 from agent.loop import TurnEvent
+from storage.errors import AskdbError
 
 # How often a follower looks for new events: following polls instead of waiting on the
 # condition, so a follower holds no worker thread (100 followers stalled the server, issue 18).
 POLL_S = 0.05
 
 
-class TurnInProgress(Exception):
+class TurnInProgress(AskdbError):
     """A turn is already running in this conversation; wait for it to finish."""
 
     def __init__(self, thread_id: str):

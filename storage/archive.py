@@ -9,11 +9,11 @@ absolute: the archive holds 0..n-1, the hot messages continue at n (`v_messages`
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
 from typing import Generic, TypeVar
 
 from pydantic import BaseModel
 
+from storage.clock import utc_now
 from storage.conversations import ConversationStore, check_thread_id
 from storage.errors import ConversationNotFound, VersionConflict
 
@@ -66,7 +66,7 @@ class ArchiveStore(Generic[MessageT]):
         """
         check_thread_id(thread_id)
         tokens = tokens or [0] * len(messages)
-        now = datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        now = utc_now()
         with self.store._write() as conn:
             cursor = conn.execute(
                 "UPDATE conversations SET state_data = ?, version = version + 1, updated_at = ?"

@@ -15,12 +15,12 @@ import threading
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, Field, ValidationError
 
+from storage.clock import utc_now
 from storage.episodes import EpisodeStore
 from storage.errors import (
     ConversationNotFound,
@@ -54,11 +54,6 @@ def short_title(text: str) -> str:
     if space >= TITLE_LENGTH // 2:
         cut = cut[:space]
     return cut.rstrip(" ,;:.-") + "…"
-
-
-def _now() -> str:
-    # Microseconds, so that "newest first" orders saves made in the same millisecond.
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 class Conversation(BaseModel):
@@ -256,7 +251,7 @@ class ConversationStore(Transactions, ExportImport, ResultCaps, Generic[StateT])
     ) -> Conversation:
         """Create a conversation; a new random thread id unless one is given."""
         thread_id = check_thread_id(thread_id or uuid.uuid4().hex)
-        now = _now()
+        now = utc_now()
         with self._write() as conn:
             try:
                 conn.execute(
@@ -317,7 +312,7 @@ class ConversationStore(Transactions, ExportImport, ResultCaps, Generic[StateT])
                 " WHERE thread_id = ? AND user_id = ? AND version = ?",
                 (
                     state.model_dump_json(),
-                    _now(),
+                    utc_now(),
                     title,
                     short_title(title or ""),
                     thread_id,
@@ -402,7 +397,7 @@ class ConversationStore(Transactions, ExportImport, ResultCaps, Generic[StateT])
             try:
                 cursor = conn.execute(
                     "INSERT INTO conversation_steps (thread_id, step_index, step_data, created_at) VALUES (?, ?, ?, ?)",
-                    (check_thread_id(thread_id), step_index, step.model_dump_json(), _now()),
+                    (check_thread_id(thread_id), step_index, step.model_dump_json(), utc_now()),
                 )
             except sqlite3.IntegrityError as exc:
                 raise ConversationNotFound(thread_id) from exc
@@ -452,7 +447,7 @@ class ConversationStore(Transactions, ExportImport, ResultCaps, Generic[StateT])
         rows_json, kept, cut = self._rows_within_caps(result.rows, stored_bytes=stored)
         kept_result = StoredResult(thread_id=check_thread_id(thread_id), result_id=result.result_id, sql=result.sql,
                                    columns=result.columns, rows=json.loads(rows_json), row_count=kept,
-                                   truncated=result.truncated or cut, created_at=_now())
+                                   truncated=result.truncated or cut, created_at=utc_now())
         try:
             conn.execute(
                 "INSERT INTO query_results (thread_id, result_id, sql, columns, rows, row_count, truncated,"

@@ -1,7 +1,13 @@
-"""The store's errors: each names a condition; none knows about HTTP."""
+"""askdb's error root and the store's errors: each names a condition; none knows about HTTP."""
 
 
-class StoreError(Exception):
+class AskdbError(Exception):
+    """Root of every error askdb raises on purpose: the store's, the data sources' and the SQL
+    guard's, the model's, memory's, feedback's and the web's own. `app/errors.py` maps them to
+    statuses. It lives here, in the lowest layer, so that every layer can subclass it."""
+
+
+class StoreError(AskdbError):
     """Base of every error the store raises."""
 
 

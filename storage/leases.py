@@ -12,8 +12,8 @@ import socket
 import sqlite3
 import time
 import uuid
-from datetime import datetime, timezone
 
+from storage.clock import utc_now
 from storage.conversations import ConversationStore, check_thread_id
 from storage.errors import ConversationNotFound
 
@@ -59,7 +59,7 @@ class TurnLeases:
                     "INSERT INTO turn_leases (thread_id, owner, acquired_at, expires_at) VALUES (?, ?, ?, ?)"
                     " ON CONFLICT (thread_id) DO UPDATE SET owner = excluded.owner, acquired_at = excluded.acquired_at,"
                     " expires_at = excluded.expires_at",
-                    (thread_id, owner, datetime.now(timezone.utc).isoformat(), now + self.seconds),
+                    (thread_id, owner, utc_now(), now + self.seconds),
                 )
             except sqlite3.IntegrityError as exc:
                 raise ConversationNotFound(thread_id) from exc

@@ -13,11 +13,11 @@ import sqlite3
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
 from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, Field
 
+from storage.clock import utc_now
 from storage.errors import StoreError
 from storage.sqlite_tables import SQLiteTables
 
@@ -50,10 +50,6 @@ def unique_text(refusal: type[Exception]) -> Iterator[None]:
         if "dedupe_hash" not in str(exc):
             raise
         raise DuplicateMemory() from exc
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 class MemoryItemIn(BaseModel):
@@ -101,7 +97,7 @@ class MemoryItemStore(SQLiteTables):
             DuplicateMemory: an active memory of the user has the same `dedupe_hash`.
             MemoryItemNotFound: `supersedes` is not an active memory of the user.
         """
-        item_id, now = uuid.uuid4().hex, _now()
+        item_id, now = uuid.uuid4().hex, utc_now()
         with self._write() as conn, unique_text(sqlite3.IntegrityError):
             if supersedes is not None:
                 self._archive(conn, supersedes, user_id=item.user_id, now=now, by=item_id)
@@ -128,7 +124,7 @@ class MemoryItemStore(SQLiteTables):
                 " tags = coalesce(?, tags), data = coalesce(?, data), dedupe_hash = coalesce(?, dedupe_hash),"
                 " updated_at = ? WHERE id = ? AND user_id = ?",
                 (text, importance, None if tags is None else json.dumps(tags, ensure_ascii=False),
-                 None if data is None else json.dumps(data, ensure_ascii=False), dedupe_hash, _now(), item_id,
+                 None if data is None else json.dumps(data, ensure_ascii=False), dedupe_hash, utc_now(), item_id,
                  user_id))
             if cursor.rowcount == 0:
                 raise MemoryItemNotFound(item_id)
@@ -141,7 +137,7 @@ class MemoryItemStore(SQLiteTables):
     def archive(self, item_id: str, *, user_id: str) -> MemoryItem:
         """Mark a memory no longer valid (kept, but never read before a turn)."""
         with self._write() as conn:
-            self._archive(conn, item_id, user_id=user_id, now=_now(), by=None)
+            self._archive(conn, item_id, user_id=user_id, now=utc_now(), by=None)
         return self.get(item_id, user_id=user_id)
 
     @staticmethod

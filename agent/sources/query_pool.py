@@ -40,6 +40,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from storage.errors import AskdbError
+
 # A worker that has not answered this long after its query's own deadline (which the progress
 # handler normally enforces) is stuck in one VM step: it is killed.
 GRACE_S = 1.0
@@ -52,11 +54,11 @@ START_TIMEOUT_S = 60.0
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 
 
-class PoolBusy(Exception):
+class PoolBusy(AskdbError):
     """Every worker stayed busy for the whole wait; the query was not run."""
 
 
-class WorkerDied(Exception):
+class WorkerDied(AskdbError):
     """The worker process ended without answering (killed at the deadline, or crashed)."""
 
 
