@@ -28,7 +28,6 @@ from agent.memory.summary import refresh_summary, summariser_for
 from agent.memory.tiers import ContextWindowTooSmall
 from agent.memory.tokens import context_window_for, counter_for
 from agent.model_budget import budget_config, calibrate, learn_window
-from agent.planner.words import has_cjk
 from agent.schema_block import schema_block
 from agent.sources.base import DataSource
 from agent.sources.errors import SourceUnavailable
@@ -40,6 +39,7 @@ from agent.tools import ToolContext, ToolOutcome, bound_text, parse_arguments, r
 from agent.turn_checks import REPEAT_NOTE, STOP_AFTER, RepeatGuard, strip_label, wrong_language
 from agent.turn_recorder import TurnRecorder
 from storage.conversations import ConversationStore
+from storage.text import has_cjk
 
 ANSWER_ROWS = 50  # rows kept inside the state's answer; the full result is in query_results
 

@@ -37,7 +37,7 @@ from agent.planner.question import ParsedQuestion, parse_question
 from agent.planner.reading import caveat, interpretation
 from agent.planner.schema_index import SchemaIndex
 from agent.planner.sql_builder import build_sql, to_dialect
-from agent.planner.words import has_cjk
+from storage.text import has_cjk
 
 LABEL = "offline planner"
 #: Tool calls in one turn before the planner stops exploring and runs its query

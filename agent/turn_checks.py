@@ -11,7 +11,7 @@ import json
 import re
 from typing import Any
 
-from agent.planner.words import has_cjk
+from storage.text import has_cjk
 
 #: The second identical call gets its result with this note; the third ends the turn.
 REPEAT_NOTE = ("You already made this exact call in this turn and got this same result. Do not repeat it: "

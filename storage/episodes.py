@@ -6,7 +6,7 @@ a hash of (thread, turn), so indexing a turn again updates it. Rows cascade from
 as float32 bytes with the name of the model that made them and knows nothing else
 of models: `agent.memory.recall` embeds and ranks.
 
-Keyword terms are made here, for the index and for queries alike (`search_terms`):
+Keyword terms are made by `storage.text.search_terms`, for the index and for queries alike:
 words lower-cased with stopwords dropped, CJK runs cut into overlapping character
 bigrams (FTS5's unicode61 would keep a whole Chinese phrase as one token).
 """
@@ -15,31 +15,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import sqlite3
-import unicodedata
 from collections.abc import Callable, Iterable, Iterator
-from datetime import datetime, timezone
 from typing import NamedTuple, TypeVar
 
 from pydantic import BaseModel, Field
 
+from storage.clock import utc_now
 from storage.errors import ConversationNotFound, StoreError
 from storage.sqlite_tables import SQLiteTables
+from storage.text import STOPWORDS, is_cjk_char, search_terms
 
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-_TOKEN = re.compile(rf"[{_CJK}]+|[^\W_{_CJK}]+")
-_HAS_CJK = re.compile(rf"[{_CJK}]")
-STOPWORDS = frozenset("""
-a about above after again all also am an and any are as at be because been before being below between both
-but by can could did do does doing done down during each either else ever every few for from further get
-gets got had has have having he her here hers herself him himself his how i if in into is it its itself
-just let like ll me might more most much must my myself no nor not now of off oh ok okay on once only or
-other our ours ourselves out over own re really s same shall she should so some such t than that the their
-theirs them themselves then there these they this those through to too under until up us ve very was we
-were what whatever when where whether which while who whom whose why will with would yeah yes yet you your
-yours yourself yourselves d m wow hey hi hmm um uh
-""".split())
 SQL_WORDS = frozenset("""
 select from where group by order having limit offset join left right inner outer cross on as and or not
 null is in like between case when then else end distinct asc desc union all with count sum avg min max
@@ -65,31 +51,16 @@ class EpisodeNotFound(EpisodeStoreError):
     """No episode with this id belongs to this user."""
 
 
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
-
-
 def episode_id(thread_id: str, turn_index: int) -> str:
     """The deterministic id of a turn's episode (thread ids never contain ':')."""
     return hashlib.sha256(f"{thread_id}:{int(turn_index)}".encode()).hexdigest()[:32]
-
-
-def search_terms(text: str, *, drop: frozenset[str] = STOPWORDS) -> list[str]:
-    """The keyword terms of `text`: lower-cased words minus `drop`, CJK runs as bigrams."""
-    terms: list[str] = []
-    for token in _TOKEN.findall(unicodedata.normalize("NFKC", text or "").casefold()):
-        if _HAS_CJK.match(token):
-            terms.extend([token] if len(token) == 1 else [token[i:i + 2] for i in range(len(token) - 1)])
-        elif token not in drop and (len(token) > 1 or token.isdigit()):
-            terms.append(token)
-    return terms
 
 
 def query_terms(terms: Iterable[str], *, prefix_min: int = 0) -> list[tuple[str, bool]]:
     """The distinct non-empty `terms`, each with whether it also matches as a prefix: those of at
     least `prefix_min` characters (0: none), never a CJK bigram. Both backends' queries use it."""
     seen: dict[str, None] = dict.fromkeys(t for t in terms if t)
-    return [(t, bool(prefix_min) and len(t) >= prefix_min and not _HAS_CJK.match(t)) for t in seen]
+    return [(t, bool(prefix_min) and len(t) >= prefix_min and not is_cjk_char(t[0])) for t in seen]
 
 
 def match_expression(terms: Iterable[str], *, prefix_min: int = 0) -> str:
@@ -223,7 +194,7 @@ class EpisodeStore(SQLiteTables):
 
     def _upsert_one(self, conn: sqlite3.Connection, e: EpisodeIn, embedding: bytes | None, model: str | None,
                     version: int | None) -> None:
-        eid, now = episode_id(e.thread_id, e.turn_index), _now()
+        eid, now = episode_id(e.thread_id, e.turn_index), utc_now()
         topics = json.dumps(e.topics, ensure_ascii=False)
         old = conn.execute("SELECT seq, question, sql, answer, topics, context FROM episodes WHERE id = ?",
                            (eid,)).fetchone()

@@ -14,14 +14,15 @@ import re
 import sqlite3
 import unicodedata
 from collections.abc import Iterable
-from datetime import datetime, timezone
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from storage.episodes import SQL_WORDS, match_expression, search_terms
+from storage.clock import utc_now
+from storage.episodes import SQL_WORDS, match_expression
 from storage.errors import StoreError
 from storage.sqlite_tables import SQLiteTables
+from storage.text import search_terms
 
 Source = Literal["feedback", "import", "edit"]
 Rating = Literal["up", "down"]
@@ -47,10 +48,6 @@ class DuplicateQuestion(StoreError):
     def __init__(self, question: str):
         super().__init__(f"another example already has the question {question[:80]!r}; edit that one instead")
         self.question = question
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 def question_key(question: str) -> str:
@@ -109,7 +106,7 @@ class ExampleStore(SQLiteTables):
     def upsert(self, *, database_key: str, question: str, sql: str, source: Source, created_by: str,
                note: str = "", embedding: bytes | None = None, embedding_model: str | None = None) -> Example:
         """Keep a verified pair; the same question (folded) for the same database replaces its SQL."""
-        now = _now()
+        now = utc_now()
         with self._write() as conn:
             row = conn.execute(
                 "INSERT INTO examples (database_key, question, question_key, sql, note, source, created_by,"
@@ -142,7 +139,7 @@ class ExampleStore(SQLiteTables):
                     " embedding_model = CASE WHEN ? THEN embedding_model ELSE ? END, updated_at = ?"
                     " WHERE id = ? AND database_key = ?",
                     (question, question_key(question), sql, current.note if note is None else note, keep_vector,
-                     embedding, keep_vector, embedding_model, _now(), example_id, database_key))
+                     embedding, keep_vector, embedding_model, utc_now(), example_id, database_key))
             except sqlite3.IntegrityError:
                 raise DuplicateQuestion(question) from None
             self._index(conn, example_id, question, sql)
@@ -229,7 +226,7 @@ class ExampleStore(SQLiteTables):
 
     def record_feedback(self, feedback: FeedbackIn) -> Feedback:
         """Keep one user's verdict on one answer; a second verdict on the same answer replaces the first."""
-        now = _now()
+        now = utc_now()
         with self._write() as conn:
             row = conn.execute(
                 f"INSERT INTO feedback ({_FEEDBACK_COLUMNS.removeprefix('id, ')}) VALUES "

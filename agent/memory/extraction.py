@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from agent.llm import ChatModel, ModelError
 from agent.memory.user_memory import MemoryCandidate
+from storage.text import has_cjk, is_cjk_char
 
 log = logging.getLogger(__name__)
 
@@ -93,7 +94,7 @@ def is_question(clause: str) -> bool:
 
 def _statement(clause: str) -> MemoryCandidate | None:
     """A statement about the user, their organisation or data, or how to answer; None for anything else."""
-    zh = bool(re.search(r"[\u4e00-\u9fff]", clause))
+    zh = has_cjk(clause)
     directive = bool((_DIRECTIVE_ZH if zh else _DIRECTIVE_EN).search(clause))
     if not directive and not (_SELF_ZH if zh else _SELF_EN).search(clause):
         return None
@@ -203,6 +204,6 @@ def _json_object(text: str) -> dict:
 
 def _sentence(clause: str) -> str:
     clause = clause.strip()[:300]
-    if clause and clause[-1] not in ".!。！" and not re.search(r"[\u4e00-\u9fff]$", clause):
+    if clause and clause[-1] not in ".!。！" and not is_cjk_char(clause[-1]):
         clause += "."
     return clause[0].upper() + clause[1:] if clause[:1].islower() else clause

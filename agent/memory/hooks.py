@@ -29,11 +29,11 @@ from agent.memory.recall import EpisodeIndex, RecallHit, recall_for_turn
 from agent.memory.recall_config import RecallConfig
 from agent.memory.recall_tool import RecallAccess
 from agent.memory.user_memory import MemoryChange, ScoredMemory, UserMemory, memory_text
-from agent.planner.words import has_cjk
 from agent.state import AgentState, Message, Step
 from storage.base import DRIVER_ERRORS, Store
 from storage.episodes import Episode, EpisodeIn, episode_id
 from storage.errors import StoreError
+from storage.text import has_cjk
 
 log = logging.getLogger(__name__)
 _FAILURES = (StoreError, *DRIVER_ERRORS, EmbeddingError)

@@ -23,7 +23,8 @@ from agent.memory.embeddings import Embedder, EmbeddingError, to_bytes
 from agent.memory.vector_cache import VectorCache
 from agent.state import Step
 from storage.base import Episodes
-from storage.episodes import Episode, EpisodeIn, search_terms
+from storage.episodes import Episode, EpisodeIn
+from storage.text import fuse, search_terms
 
 log = logging.getLogger(__name__)
 
@@ -64,15 +65,6 @@ def passage_text(episode: EpisodeIn) -> str:
         # but embedding cost grows with length (docs/recall.md).
         parts.append(episode.context[:CONTEXT_CHARS])
     return "\n".join(p for p in parts if p)
-
-
-def fuse(rankings: Iterable[tuple[list[int], float]], *, k: int = RRF_K) -> dict[int, float]:
-    """Reciprocal rank fusion: each (ranked seqs, weight) adds weight / (k + rank)."""
-    scores: dict[int, float] = {}
-    for ranked, weight in rankings:
-        for rank, seq in enumerate(ranked, start=1):
-            scores[seq] = scores.get(seq, 0.0) + weight / (k + rank)
-    return scores
 
 
 class EpisodeIndex:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from functools import lru_cache
 from typing import Any
 
 from agent.memory.encodings import EncodingUnavailable, get_encoding
+from storage.text import count_cjk
 
 log = logging.getLogger(__name__)
 
@@ -67,9 +67,6 @@ def context_window_for(model: str, override: int = 0) -> int:
     return _lookup(_WINDOWS, model) or DEFAULT_WINDOW
 
 
-_CJK = re.compile(r"[\u3000-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-
-
 class TokenCounter:
     """Counts tokens of text and of chat messages (OpenAI's per-message overhead included)."""
 
@@ -94,7 +91,7 @@ class TokenCounter:
             return 0
         if self._encoding is not None:
             return len(self._encoding.encode(text, disallowed_special=()))
-        cjk = len(_CJK.findall(text))  # a CJK character is about one token, not a quarter
+        cjk = count_cjk(text)  # a CJK character is about one token, not a quarter
         return cjk + -(-(len(text) - cjk) // 4)
 
     def message(self, message: dict[str, Any]) -> int:

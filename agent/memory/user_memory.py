@@ -19,9 +19,9 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from agent.memory.embeddings import Embedder, EmbeddingError, from_bytes, to_bytes
-from storage.episodes import search_terms
 from storage.base import MemoryItems
 from storage.memory_items import MemoryItem, MemoryItemIn, MemoryType
+from storage.text import search_terms
 
 log = logging.getLogger(__name__)
 

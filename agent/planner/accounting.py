@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from agent.planner.frame import Frame
 from agent.planner.schema_index import SchemaIndex
-from agent.planner.words import is_cjk_char
+from storage.text import STOPWORDS_ZH, is_cjk_char
 
 if TYPE_CHECKING:
     from agent.planner.roles import RoleResolver
@@ -22,11 +22,6 @@ _STRUCTURAL = frozenset({"which", "list", "filler", "in", "from", "to", "distinc
 _AGGREGATES = frozenset({"avg", "sum", "max", "min"})
 _RANKING = frozenset({"most", "least", "superlative", "top", "most_common", "order", "order_desc", "order_asc",
                       "desc", "asc"})
-#: Chinese grammatical characters that carry no content of their own (particles, pronouns,
-#: measure words, question marks of speech); any other character the lexicon does not know
-#: is a word the planner did not understand.
-_ZH_FUNCTION = frozenset("的了吗呢吧啊呀是有在和与及或并且把被给都也就还又个条次项些这那其之所为于以请问我们你他它她"
-                         "哪里上中对从到按每各会能可要想让将已经曾过着地得很更共计总几")
 
 
 def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]:
@@ -84,14 +79,15 @@ def _columns(frame: Frame) -> list:
 
 
 def _unknown_chinese(r: RoleResolver) -> list[str]:
-    """Runs of Chinese characters no token covers and that are not grammatical particles."""
+    """Runs of Chinese characters no token covers and that are not grammatical particles
+    (`STOPWORDS_ZH`): any other character the lexicon does not know is a word not understood."""
     text, covered = r.q.text, [False] * len(r.q.text)
     for t in r.q.tokens:
         if t.zh or t.kind == "value":
             covered[t.start:t.end] = [True] * (t.end - t.start)
     runs, current = [], ""
     for i, char in enumerate(text):
-        if is_cjk_char(char) and not covered[i] and char not in _ZH_FUNCTION:
+        if is_cjk_char(char) and not covered[i] and char not in STOPWORDS_ZH:
             current += char
         elif current:
             runs.append(current)

@@ -16,7 +16,7 @@ from agent.planner.periods import DATE_ONLY
 from agent.planner.question import Mention, ParsedQuestion
 from agent.planner.roles import DIRECT_WORDS, RoleResolver, span_text
 from agent.planner.schema_index import ColumnInfo, SchemaIndex, ValueRef
-from agent.planner.words import normalize
+from storage.text import normalize
 
 
 _YEAR_WORDS = frozenset({"year", "years", "年", "每年", "年份"})  # the bare time unit, not a column

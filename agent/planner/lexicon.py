@@ -177,13 +177,9 @@ made built flown run held written driven sold taken given done seen known shown 
 bought brought kept paid sent spent taught thought found begun chosen
 """.split())
 
-#: English words never taken for a data value or a schema name on their own.
-STOPWORDS: frozenset[str] = frozenset("""
-a an the of is are was were be been being do does did have has had there here we you i it its
-their they them this that these those and or for with all any on at as me my our please give
-tell can could would should will shall much what when where how whose whom than then into onto
-also some such via out up so if yes get got many find return one ones
-took take takes taken place happen happened happens occur occurred exist exists existed
-located show display give know see want need like same instead just only ones those these
-but about them among else now
+#: Words of questions that name nothing beyond the stopwords (`storage.text`): verbs of happening
+#: and being, "one" as a pronoun, a few prepositions. Never taken for a data value or a schema name.
+NAMELESS_WORDS: frozenset[str] = frozenset("""
+took take takes taken place happen happened happens occur occurred exist exists existed located
+know see want need instead among via onto many one ones
 """.split())

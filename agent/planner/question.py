@@ -16,16 +16,19 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.planner.lexicon import (COMPARATIVES, EN_NUMBERS, KEYWORDS, STOPWORDS, SUPERLATIVES, SYNONYMS,
+from agent.planner.lexicon import (COMPARATIVES, EN_NUMBERS, NAMELESS_WORDS, KEYWORDS, SUPERLATIVES, SYNONYMS,
                                    ZH_DIGITS, ZH_UNITS, ZH_WORDS)
 from agent.planner.schema_index import ColumnInfo, SchemaIndex, ValueRef
-from agent.planner.words import has_cjk, is_cjk_char, normalize, singular, stem, zh_number
+from agent.planner.words import zh_number
+from storage.text import CJK, REQUEST_WORDS, STOPWORDS, has_cjk, is_cjk_char, normalize, singular, stem
 
 MAX_SPAN = 6
 # "one" is a number after these ("more than one", "at least two"), elsewhere a pronoun ("each one").
 _BEFORE_NUMBER_WORDS = frozenset("than least most top between and or to exactly over under above below".split())
 _QUOTED = re.compile(r"(?:^|(?<=[\s(,:]))[\"“'‘]([^\"“”'‘’]{1,60})[\"”'’](?=$|[\s?.,!)])")
-_PIECE = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?(?![A-Za-z])|[A-Za-z0-9]+|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+_PIECE = re.compile(rf"\d+(?:,\d{{3}})*(?:\.\d+)?(?![A-Za-z])|[A-Za-z0-9]+|[{CJK}]+")
+#: English words never taken for a data value or a schema name on their own.
+_NOT_NAMES = STOPWORDS | REQUEST_WORDS | NAMELESS_WORDS
 _ZH_LONGEST = max(len(k) for k in ZH_WORDS)
 # Words too generic to name a column on their own unless they are its last word.
 _GENERIC = frozenset("name first last number no code is date year total official".split())
@@ -81,7 +84,7 @@ class ParsedQuestion:
         """English content words that no mention explains ("capital" in "the capital of France")."""
         covered = {i for m in self.mentions for i in range(m.start, m.end)}
         return [t.text for i, t in enumerate(self.tokens) if i not in covered and t.kind == "word" and not t.zh
-                and t.norm.isalpha() and len(t.norm) > 2 and t.norm not in STOPWORDS and t.norm not in KEYWORDS]
+                and t.norm.isalpha() and len(t.norm) > 2 and t.norm not in _NOT_NAMES and t.norm not in KEYWORDS]
 
 
 def parse_question(question: str, schema: SchemaIndex,
@@ -246,7 +249,7 @@ def _surface(span: list[Token]) -> str:
 
 def _schema_readings(span: list[Token], i: int, n: int, schema: SchemaIndex, text: str) -> list[Mention]:
     words = [t.words for t in span]
-    if n == 1 and span[0].norm in STOPWORDS:
+    if n == 1 and span[0].norm in _NOT_NAMES:
         return []
     if n == 1 and span[0].norm in ("id", "ids"):
         pks = tuple(t.columns[t.pk[0]] for t in schema.tables.values() if len(t.pk) == 1)
@@ -289,7 +292,7 @@ def _value_readings(span: list[Token], i: int, n: int, schema: SchemaIndex) -> l
         keys = [text.casefold()]
         if n == 1:
             keys.append(singular(span[0].norm))
-    if n == 1 and (span[0].norm in STOPWORDS or span[0].norm in KEYWORDS or span[0].kind == "number"):
+    if n == 1 and (span[0].norm in _NOT_NAMES or span[0].norm in KEYWORDS or span[0].kind == "number"):
         return []
     for key in dict.fromkeys(keys):
         refs = schema.values.get(key)

@@ -14,7 +14,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from agent.planner.words import core_words, has_cjk, normalize, split_identifier, stem
+from agent.planner.words import core_words, split_identifier
+from storage.text import has_cjk, normalize, stem
 
 #: Distinct values read per text column; a column with more is free text, not a vocabulary.
 MAX_VALUES_PER_COLUMN = 10_000

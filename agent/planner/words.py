@@ -1,72 +1,22 @@
-"""Word handling shared by the schema index and the question parser.
+"""Schema names as words, and Chinese numerals: the planner's own word handling.
 
 Schema names and questions meet as lists of singular lower-case English words:
 `order_items` and "order items" both become ("order", "item"),
 `ShipDate` becomes ("ship", "date"). Chinese text is handled by the question parser.
+Singulars, stems and CJK tests are shared with every search (`storage.text`).
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
 
 from agent.planner.lexicon import ZH_DIGITS, ZH_UNITS
+from storage.text import singular
 
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-
-# Irregular plurals worth knowing; the rules below handle the rest.
-_IRREGULAR = {"people": "person", "children": "child", "men": "man", "women": "woman",
-              "data": "data", "series": "series", "species": "species", "aircraft": "aircraft"}
-_KEEP_S = ("ss", "us", "is", "ous", "ics")
 
 #: Trailing words of a column name that say its unit or language, not what it is.
 UNIT_WORDS = frozenset("kg g t lb m km cm mm kmh mph usd eur cny pct percent zh cn en s ms".split())
-
-
-def has_cjk(text: str) -> bool:
-    """True when the text holds any Chinese character."""
-    return bool(_CJK.search(text))
-
-
-def is_cjk_char(char: str) -> bool:
-    return bool(_CJK.fullmatch(char))
-
-
-def normalize(text: str) -> str:
-    """NFKC (full-width digits and punctuation to ASCII), trimmed, whitespace collapsed."""
-    return " ".join(unicodedata.normalize("NFKC", text).split())
-
-
-def singular(word: str) -> str:
-    """A cheap English singular: good enough to make "launches" meet "launch"."""
-    word = word.lower()
-    if word in _IRREGULAR:
-        return _IRREGULAR[word]
-    if len(word) <= 3 or not word.isalpha() or word.endswith(_KEEP_S):
-        return word
-    if word.endswith("ies"):
-        return word[:-3] + "y"
-    if word.endswith(("ches", "shes", "sses", "xes", "zes")):
-        return word[:-2]
-    if word.endswith("s"):
-        return word[:-1]
-    return word
-
-
-_STEM_SUFFIXES = ("fully", "ures", "ure", "ings", "ing", "ful", "ed", "es", "ly", "s")
-
-
-def stem(word: str) -> str:
-    """A crude English stem, so "failed", "failure" and "failures" meet ("fail"); words whose
-    stem would be under four letters stay whole."""
-    word = word.lower()
-    if word.endswith("ss"):
-        return word
-    for suffix in _STEM_SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[:-len(suffix)]
-    return word
 
 
 def split_identifier(name: str) -> list[str]:

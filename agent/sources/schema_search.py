@@ -25,10 +25,9 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 
-from agent.planner.lexicon import SYNONYMS, ZH_WORDS
-from agent.planner.words import singular
 from agent.sources.base import DataSource, TableSchema, quote_identifier
 from agent.sources.errors import SourceError, SourceUnavailable
+from storage.text import CJK, REQUEST_WORDS, STOPWORDS, bigrams, has_cjk, singular
 
 #: Distinct text values read per column, most frequent first (the value matcher's sample).
 VALUES_PER_COLUMN = 2000
@@ -57,17 +56,13 @@ EXPAND_FROM = 2
 EXPAND_SHARE = 0.7
 MAX_CACHED = 8
 
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_WORD = re.compile(rf"[{_CJK}]+|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
-_HAS_CJK = re.compile(rf"[{_CJK}]")
+_WORD = re.compile(rf"[{CJK}]+|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _TEXT_TYPES = ("CHAR", "CLOB", "TEXT", "STRING", "")
 _COMMENT = re.compile(r"--[ \t]*([^\n]*)|/\*(.*?)\*/", re.S)
-STOPWORDS = frozenset("""
-a about all also am an and any are as at be been by can could did do does each find for from give had has
-have how i in is it its list many me much my of on or our show tell than that the their them there these
-they this those to us was we were what when where which who whom whose why will with would you your
-number count total average name names per every different distinct please return display
-""".split())
+#: What every question about data says ("the number of", "names") and most schemas have (`name`).
+_DATA_WORDS = frozenset("number count total average name names per different distinct many".split())
+#: Words no table is found by.
+NOT_SEARCHED = STOPWORDS | REQUEST_WORDS | _DATA_WORDS
 
 
 @dataclass(frozen=True)
@@ -120,28 +115,22 @@ class RankedTable(BaseModel):
 
 def words(text: str) -> list[str]:
     """Lower-case singular words of names and questions: `PetType` and "pet types" both give pet, type;
-    Chinese runs become character bigrams plus the English of any lexicon word inside them."""
+    CJK runs become character bigrams. No vocabulary of the offline planner is added: what a question
+    means beyond its words is the embedder's, or the model's `query` words (issue 19)."""
     out: list[str] = []
     for token in _WORD.findall(unicodedata.normalize("NFKC", text or "")):
-        if _HAS_CJK.match(token):
-            out.extend([token] if len(token) == 1 else [token[i:i + 2] for i in range(len(token) - 1)])
-            out.extend(w for zh, en in ZH_WORDS.items() if en and zh in token for w in en.split())
-        else:
-            out.append(singular(token.lower()))
+        out.extend(bigrams(token) if has_cjk(token[0]) else [singular(token.lower())])
     return out
 
 
 def query_terms(question: str) -> list[str]:
-    """The question's search terms: its words minus stop words, plus generic synonyms."""
-    terms = [w for w in words(question) if w not in STOPWORDS and (len(w) > 1 or w.isdigit())]
-    for word in list(terms):
-        terms.extend(SYNONYMS.get(word, ()))
-    return list(dict.fromkeys(terms))
+    """The question's search terms: its words minus those no table is found by."""
+    return list(dict.fromkeys(w for w in words(question) if w not in NOT_SEARCHED and (len(w) > 1 or w.isdigit())))
 
 
 def _value_key(value: str) -> str:
     """A value or question as plain singular words, so "volvos" meets the value 'volvo'."""
-    return " ".join(singular(w) for w in re.findall(rf"[{_CJK}]+|\w+", unicodedata.normalize("NFKC", value).casefold()))
+    return " ".join(singular(w) for w in re.findall(rf"[{CJK}]+|\w+", unicodedata.normalize("NFKC", value).casefold()))
 
 
 def read_catalog(database: DataSource, *, with_values: bool = True) -> list[TableDoc]:
@@ -222,9 +211,9 @@ class TableIndex:
             for values in d.values.values():
                 for value in values:
                     key = _value_key(value)
-                    if len(key) >= 3 and not all(w in STOPWORDS or w.isdigit() for w in key.split()):
+                    if len(key) >= 3 and not all(w in NOT_SEARCHED or w.isdigit() for w in key.split()):
                         self._phrases[key].add(i)
-        self._cjk_phrases = [k for k in self._phrases if _HAS_CJK.search(k)]
+        self._cjk_phrases = [k for k in self._phrases if has_cjk(k)]
         positions = {d.name.lower(): i for i, d in enumerate(docs)}
         self._neighbours: dict[int, set[int]] = defaultdict(set)
         for i, d in enumerate(docs):
@@ -284,7 +273,7 @@ class TableIndex:
                 if key in self._phrases:
                     found[key] = self._phrases[key]
         folded = unicodedata.normalize("NFKC", question).casefold()
-        if _HAS_CJK.search(folded):
+        if has_cjk(folded):
             found.update({k: self._phrases[k] for k in self._cjk_phrases if k.replace(" ", "") in folded})
         weight: dict[int, float] = defaultdict(float)
         total = len(self.docs)

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 import psycopg
 
-from storage.episodes import query_terms, search_terms
+from storage.episodes import query_terms
 from storage.examples import (
     COLUMN_WEIGHTS, DuplicateQuestion, Example, ExampleNotFound, ExamplePage, Feedback, FeedbackIn, Source,
     index_terms, question_key,
@@ -20,6 +20,7 @@ from storage.postgres.tables import PostgresTables, iso, to_real_array
 from storage.postgres.text_search import (
     QUERY_SQL, SCORE_SQL, document_params, document_sql, query_text, score_params, weights,
 )
+from storage.text import search_terms
 
 _WEIGHTS = weights(COLUMN_WEIGHTS)
 _DOCUMENT = document_sql(len(COLUMN_WEIGHTS))

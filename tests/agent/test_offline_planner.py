@@ -12,11 +12,9 @@ docs/offline-planner.md after adding questions.
 
 from __future__ import annotations
 
-import itertools
 import json
 import sqlite3
 import sys
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +26,8 @@ from agent.offline_planner import OfflinePlanner
 from agent.sources.sqlite import SQLiteSource
 from agent.state import AgentState
 from agent.tools import ToolContext, parse_arguments, run_tool, tool_schemas
+from app.eval import is_ordered, same_result
+from storage.text import has_cjk
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
@@ -96,23 +96,6 @@ def gold_rows(path: Path, sql: str) -> list[tuple]:
         conn.close()
 
 
-def same_result(got: list[tuple], gold: list[tuple], *, ordered: bool) -> bool:
-    """Rows equal as multisets (or lists), under some order of the columns; floats to 6 places."""
-    def clean(rows: list[tuple]) -> list[tuple]:
-        return [tuple(round(v, 6) if isinstance(v, float) else v for v in row) for row in rows]
-
-    got, gold = clean(got), clean(gold)
-    if not got or not gold:
-        return got == gold
-    if len(got[0]) != len(gold[0]):
-        return False
-    for order in itertools.permutations(range(len(got[0]))):
-        moved = [tuple(row[i] for i in order) for row in got]
-        if (moved == gold) if ordered else Counter(moved) == Counter(gold):
-            return True
-    return False
-
-
 def check_question(entry: dict[str, Any], conversation: Conversation, path: Path) -> tuple[bool, str]:
     """Ask one documented question (after its earlier turns, for a follow-up); True when the SQL it
     ran gives the gold result, or, for a question documented as declined, when it declines."""
@@ -126,8 +109,7 @@ def check_question(entry: dict[str, Any], conversation: Conversation, path: Path
         return False, f"answered without SQL: {answer['text']}"
     got = [tuple(r) for r in conversation.database.execute(conversation.last_sql, max_rows=100_000).rows]
     gold = gold_rows(path, entry["gold_sql"])
-    ordered = sqlglot.parse_one(entry["gold_sql"], read="sqlite").args.get("order") is not None
-    ok = same_result(got, gold, ordered=ordered)
+    ok = same_result(got, gold, ordered=is_ordered(entry["gold_sql"]))
     return ok, f"planner: {conversation.last_sql}\n got {got[:5]} ({len(got)} rows)\n gold {gold[:5]} ({len(gold)})"
 
 
@@ -164,7 +146,7 @@ def sample(planners) -> Conversation:
 
 def test_question_file_meets_its_brief():
     sample = [q for q in QUESTIONS if q["db"] == "sample"]
-    chinese = [q for q in sample if any("\u4e00" <= c <= "\u9fff" for c in q["question"])]
+    chinese = [q for q in sample if has_cjk(q["question"])]
     assert len(sample) >= 24 and len(chinese) >= 8
     assert len([q for q in QUESTIONS if q["db"] != "sample"]) >= 6
     assert len({q["id"] for q in QUESTIONS}) == len(QUESTIONS)

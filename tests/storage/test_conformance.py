@@ -13,13 +13,14 @@ import pytest
 from agent.state import AgentState, Message, SQLRecord, Step
 from storage.base import Store, open_store, opened_store
 from storage.conversations import ConversationStore, NewResult
-from storage.episodes import EpisodeIn, EpisodeNotFound, StoredVector, episode_id, search_terms
+from storage.episodes import EpisodeIn, EpisodeNotFound, StoredVector, episode_id
 from storage.errors import (
     ConversationNotFound, CorruptState, InvalidThreadId, ResultNotFound, VersionConflict,
 )
 from storage.examples import DuplicateQuestion, Example, ExampleNotFound, Feedback, FeedbackIn
 from storage.memory_items import DuplicateMemory, ItemVector, MemoryItemIn, MemoryItemNotFound
 from storage.postgres.schema import migrations as pg_migrations
+from storage.text import search_terms
 
 PAYLOADS = (Path(__file__).resolve().parents[1] / "data" / "sql_payloads.txt").read_text(errors="replace").splitlines()
 

@@ -9,9 +9,10 @@ import pytest
 from agent.state import AgentState
 from storage.conversations import connect
 from storage.episodes import (
-    EpisodeIn, EpisodeNotFound, EpisodeStore, episode_id, match_expression, search_terms,
+    EpisodeIn, EpisodeNotFound, EpisodeStore, episode_id, match_expression,
 )
 from storage.errors import ConversationNotFound
+from storage.text import search_terms
 
 PAYLOADS = (Path(__file__).resolve().parents[1] / "data" / "sql_payloads.txt").read_text(errors="replace").splitlines()
 

@@ -7,7 +7,7 @@ import json
 import logging
 
 from agent.memory.embeddings import OpenAIEmbedder
-from agent.memory.recall import EpisodeIndex, fuse, recall_for_turn
+from agent.memory.recall import EpisodeIndex, recall_for_turn
 from storage.episodes import EpisodeIn
 from tests.agent.recall.conftest import LAUNCH_TURNS, add_thread, dead_url
 
@@ -23,12 +23,6 @@ def test_hybrid_search_finds_the_relevant_turn(store, memory):
     assert questions(result)[0] == "What is the heaviest payload ever launched?"
     top = result.hits[0]
     assert top.vector_rank == 1 and top.keyword_rank == 1 and top.cosine > 0
-
-
-def test_reciprocal_rank_fusion_rewards_agreement():
-    scores = fuse([([1, 2, 3], 1.0), ([3, 1], 1.0)], k=60)
-    assert sorted(scores, key=lambda s: -scores[s]) == [1, 3, 2]
-    assert fuse([([7], 0.0), ([8], 1.0)])[7] == 0
 
 
 def test_without_an_embedder_keywords_answer(store, keyword_memory):
