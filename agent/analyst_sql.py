@@ -12,7 +12,8 @@ import json
 from agent.sources.base import DataSource
 from agent.loop import ANSWER_ROWS
 from agent.state import AgentState, Answer, AnswerData, Message, SQLRecord, Step, utc_now
-from agent.tools import bound_text, result_observation
+from agent.tool_types import bound_text
+from agent.tools import result_observation
 from storage.conversations import ConversationStore
 
 ANALYST = "analyst"

@@ -35,7 +35,8 @@ from agent.sources.schema_search import SchemaOptions
 from agent.state import (
     AgentState, Answer, AnswerData, ErrorRecord, FunctionCall, Message, MessageToolCall, SQLRecord, Step, utc_now,
 )
-from agent.tools import ToolContext, ToolOutcome, bound_text, parse_arguments, run_tool, tool_schemas
+from agent.tool_types import ToolContext, ToolOutcome, bound_text
+from agent.tools import parse_arguments, run_tool, tool_schemas, tools_for_turn
 from agent.turn_checks import REPEAT_NOTE, STOP_AFTER, RepeatGuard, strip_label, wrong_language
 from agent.turn_recorder import TurnRecorder
 from storage.conversations import ConversationStore
@@ -120,7 +121,8 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
         recalled, user_memory = before.recalled or None, before.user_memory
         if before.step is not None:  # the page shows what was remembered
             yield from emit([turn.record(before.step, time.perf_counter(), None)])
-    tools = tools_for_window(tool_schemas(), budget_config(setup.model, setup.memory))
+    turn.tools = tools_for_turn(memory=turn.ctx.memory is not None)
+    tools = tools_for_window(tool_schemas(turn.tools), budget_config(setup.model, setup.memory))
     few_shot = setup.examples.few_shot(question) if setup.examples is not None else ""
     note = remember_statements(setup.recall, question=question, thread_id=thread_id, user_id=user_id) \
         if setup.recall is not None else None
@@ -179,6 +181,7 @@ class _Turn:
         self.context: dict[str, Any] | None = None  # the report of the context of the current model call
         self.model_ms: float | None = None  # how long the current model call took
         self.repeats = RepeatGuard()
+        self.tools = tools_for_turn(memory=False)  # run_turn offers recall_memory once memory gives access
 
     def ask(self, *, tools: list[dict[str, Any]], schema: str, recalled: str | None, archived: Any) -> ModelReply:
         """Build the context and ask the model. A "too long" error shrinks the window and asks once more.
@@ -262,7 +265,7 @@ class _Turn:
                 return
 
     def call_tool(self, call: ToolCall) -> tuple[ToolOutcome, dict[str, Any]]:
-        tool, args, failure = parse_arguments(call.name, call.arguments)
+        tool, args, failure = parse_arguments(call.name, call.arguments, self.tools)
         outcome = failure or run_tool(self.ctx, tool, args)
         raw_args = args.model_dump() if args is not None else _loose_json(call.arguments)
         if outcome.result is not None or call.name == "run_sql":

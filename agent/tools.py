@@ -3,17 +3,15 @@
 A tool's name, its docstring and its argument model make its OpenAI schema. A bad
 argument, an unknown table or a rejected query comes back as an error observation
 the model can read and correct; only infrastructure failures (the analytics
-database gone) propagate.
+database gone) propagate. `tools_for_turn` is the registry: the tools a turn offers,
+from what is on (no `recall_memory` without memory).
 """
 
 from __future__ import annotations
 
-import copy
-import functools
-import inspect
 import json
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
@@ -24,44 +22,12 @@ from agent.sources.column_check import schema_columns, unknown_columns
 from agent.sources.errors import (
     QueryFailed, QueryTimeout, SourceError, SourceUnavailable, SQLRejected, UnknownColumn, UnknownTable,
 )
-from agent.sources.schema_search import SchemaOptions, TableIndex
+from agent.sources.schema_search import TableIndex
 from agent.sources.sql_guard import check_sql
-from agent.state import AgentState
+from agent.tool_types import Tool, ToolContext, ToolOutcome, error
 
 # Bounds on what goes back to the model; the full result is kept for the page.
 OBSERVATION_ROWS = 20
-OBSERVATION_CHARS = 4000
-
-
-@dataclass
-class ToolOutcome:
-    """What a tool did: an observation for the model, and the full data for the page."""
-
-    observation: dict[str, Any]
-    ok: bool = True
-    error_kind: str | None = None
-    result: QueryResult | None = None
-    final: bool = False
-
-    def observation_text(self) -> str:
-        return bound_text(json.dumps(self.observation, ensure_ascii=False, default=str))
-
-
-def bound_text(text: str, limit: int = OBSERVATION_CHARS) -> str:
-    return text if len(text) <= limit else text[:limit] + " ... (truncated)"
-
-
-def error(kind: str, message: str) -> ToolOutcome:
-    return ToolOutcome({"ok": False, "error": message}, ok=False, error_kind=kind)
-
-
-@dataclass
-class ToolContext:
-    database: DataSource
-    state: AgentState
-    schema: SchemaOptions = field(default_factory=SchemaOptions)
-    #: What `recall_memory` may search this turn (agent.memory.recall_tool.RecallAccess); None: memory off.
-    memory: Any = None
 
 
 # -- argument models ----------------------------------------------------------------
@@ -216,46 +182,30 @@ def result_observation(result: QueryResult) -> dict[str, Any]:
     return observation
 
 
-@dataclass
-class Tool:
-    name: str
-    function: Callable[[ToolContext, Any], ToolOutcome]
-    args_model: type[BaseModel]
-    description: str = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.description = " ".join(inspect.getdoc(self.function).split())
-
-    def schema(self) -> dict[str, Any]:
-        # A copy of the one built first: pydantic's JSON schema took 25 ms a turn for the seven tools.
-        return copy.deepcopy(_schema(self.name, self.description, self.args_model))
+_DATABASE_TOOLS = (
+    Tool("list_tables", list_tables, ListTablesArgs),
+    Tool("describe_table", describe_table, TableArgs),
+    Tool("sample_rows", sample_rows, SampleArgs),
+    Tool("find_values", find_values, FindValuesArgs),
+    Tool("run_sql", run_sql, SQLArgs),
+)
+_RECALL_TOOL = Tool("recall_memory", recall_memory, RecallArgs)
+_ANSWER_TOOL = Tool("answer", answer, AnswerArgs)
 
 
-@functools.cache
-def _schema(name: str, description: str, args_model: type[BaseModel]) -> dict[str, Any]:
-    parameters = args_model.model_json_schema()
-    parameters.pop("title", None)
-    for prop in parameters.get("properties", {}).values():
-        prop.pop("title", None)
-    return {"type": "function", "function": {"name": name, "description": description, "parameters": parameters}}
+def tools_for_turn(*, memory: bool) -> Mapping[str, Tool]:
+    """The tools a turn offers, by name, in the order the model sees them: the database's,
+    `recall_memory` when memory is on (the loop gave the turn a `ToolContext.memory`), `answer` last."""
+    tools = (*_DATABASE_TOOLS, *((_RECALL_TOOL,) if memory else ()), _ANSWER_TOOL)
+    return MappingProxyType({tool.name: tool for tool in tools})
 
 
-TOOLS: dict[str, Tool] = {
-    tool.name: tool
-    for tool in (
-        Tool("list_tables", list_tables, ListTablesArgs),
-        Tool("describe_table", describe_table, TableArgs),
-        Tool("sample_rows", sample_rows, SampleArgs),
-        Tool("find_values", find_values, FindValuesArgs),
-        Tool("run_sql", run_sql, SQLArgs),
-        Tool("recall_memory", recall_memory, RecallArgs),
-        Tool("answer", answer, AnswerArgs),
-    )
-}
+#: The tools of a turn without memory: what callers that name no tools get.
+NO_MEMORY_TOOLS = tools_for_turn(memory=False)
 
 
-def tool_schemas() -> list[dict[str, Any]]:
-    return [tool.schema() for tool in TOOLS.values()]
+def tool_schemas(tools: Mapping[str, Tool] = NO_MEMORY_TOOLS) -> list[dict[str, Any]]:
+    return [tool.schema() for tool in tools.values()]
 
 
 def compact_schema(schema: dict[str, Any]) -> dict[str, Any]:
@@ -270,11 +220,13 @@ def compact_schema(schema: dict[str, Any]) -> dict[str, Any]:
     return {**schema, "function": {**function, "description": first, "parameters": parameters}}
 
 
-def parse_arguments(name: str, arguments: str) -> tuple[Tool | None, BaseModel | None, ToolOutcome | None]:
-    """Find the tool and validate its arguments; on failure, the error observation to send back."""
-    tool = TOOLS.get(name)
+def parse_arguments(name: str, arguments: str, tools: Mapping[str, Tool] = NO_MEMORY_TOOLS,
+                    ) -> tuple[Tool | None, BaseModel | None, ToolOutcome | None]:
+    """Find the tool among those offered and validate its arguments; on failure, the error
+    observation to send back."""
+    tool = tools.get(name)
     if tool is None:
-        return None, None, error("unknown_tool", f"there is no tool {name!r}; use one of: {', '.join(TOOLS)}")
+        return None, None, error("unknown_tool", f"there is no tool {name!r}; use one of: {', '.join(tools)}")
     try:
         # A lone surrogate ("\ud800") cannot be stored or sent back: it becomes "?" (issue 18).
         raw = json.loads(json.dumps(json.loads(arguments or "{}"), ensure_ascii=False).encode("utf-8", "replace"))

@@ -32,7 +32,7 @@ from agent.memory.recall_config import RecallConfig
 from agent.memory.summary import refresh_summary
 from agent.memory.tokens import counter_for
 from agent.state import AgentState, Answer, AnswerData, FunctionCall, Message, MessageToolCall, SQLRecord, Step
-from agent.tools import tool_schemas
+from agent.tools import tool_schemas, tools_for_turn
 from bench.generator import turn_messages
 from storage.base import open_store
 
@@ -108,7 +108,7 @@ class Conversation:
         self.state = AgentState()
         self.thread = self.store.create(user_id="bench", state=self.state).thread_id
         self.version = 1
-        self.tools = tool_schemas()
+        self.tools = tool_schemas(tools_for_turn(memory=True))  # as a turn with memory on offers them
         self.save_ms: list[float] = []
 
     def close(self) -> None:

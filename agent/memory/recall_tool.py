@@ -1,21 +1,19 @@
 """The `recall_memory` tool: the model asks for earlier turns by meaning.
 
-Registered in `agent.tools.TOOLS`. It reads what it needs from `ctx.memory`, a
-`RecallAccess` the loop attaches to its `ToolContext`; without one (memory off) it
-answers with an error observation the model can read.
+Offered by `agent.tools.tools_for_turn` only when memory is on. It reads what it needs from
+`ctx.memory`, the `RecallAccess` the loop attaches to its `ToolContext`; without one it answers
+with an error observation the model can read.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
 from agent.memory.recall import EpisodeIndex, recall_observation
-
-if TYPE_CHECKING:  # agent.tools imports this module for TOOLS
-    from agent.tools import ToolContext, ToolOutcome
+from agent.tool_types import ToolContext, ToolOutcome, error
 
 
 @dataclass
@@ -39,9 +37,7 @@ class RecallArgs(BaseModel):
 def recall_memory(ctx: ToolContext, args: RecallArgs) -> ToolOutcome:
     """Search earlier turns (questions, SQL and answers) by meaning and keywords: this
     conversation's by default, or all of the user's conversations with scope "user"."""
-    from agent.tools import ToolOutcome, error
-
-    access: RecallAccess | None = getattr(ctx, "memory", None)
+    access: RecallAccess | None = ctx.memory
     if access is None:
         return error("memory_off", "memory is not enabled here; answer from the conversation and the database")
     exclude = {(access.thread_id, t) for t in access.exclude_turns} | {(access.thread_id, access.turn_index)}

@@ -90,7 +90,7 @@ def test_a_turn_with_a_window_too_small_ends_with_the_setting_named(store, tiny_
     model = OpenAIChatModel(base_url=scripted_llm.base_url, api_key=None, model="gpt-4o-mini", max_retries=0,
                             timeout_s=5)
     setup = TurnSetup(store=store, database=SQLiteSource(tiny_db), model=model,
-                      memory=MemoryConfig(model="gpt-4o-mini", context_window=1_500))
+                      memory=MemoryConfig(model="gpt-4o-mini", context_window=1_200))  # under the prompt and tools
     scripted_llm.enqueue(tool_call("answer", {"text": "never sent"}))
     events = list(run_turn(setup, user_id="u", question="How many sites?"))
     assert events[-1].type in ("error", "answer")

@@ -47,8 +47,7 @@ def test_a_long_history_is_tiered_within_the_budget_and_the_state_is_untouched()
     state.compressed_summary, state.compressed_message_count = "Summary: the analyst asked about launches.", 300
     before = state.model_dump_json()
     config = MemoryConfig(model="gpt-4o-mini")
-    tools = [t for t in tool_schemas() if t["function"]["name"] != "recall_memory"]
-    context = build_context(state, config, database_name="t.db", tools=tools)
+    context = build_context(state, config, database_name="t.db", tools=tool_schemas())  # memory off
     report = context.report
     assert state.model_dump_json() == before
     assert report.mode == "tiered" and report.tiers == ["summary", "condensed", "recent"]
@@ -75,7 +74,7 @@ def test_a_long_history_is_tiered_within_the_budget_and_the_state_is_untouched()
 def test_recall_hint_only_when_the_tool_is_offered_and_recalled_text_in_tier_1():
     state = conversation(60)
     recall_tool = {"type": "function", "function": {"name": "recall_memory", "description": "", "parameters": {}}}
-    tools = [t for t in tool_schemas() if t["function"]["name"] != "recall_memory"] + [recall_tool]
+    tools = tool_schemas() + [recall_tool]
     context = build_context(state, database_name="t.db", tools=tools,
                             recalled="Turn 3 found 42 launches in 2019.")
     system = context.messages[0]["content"]
