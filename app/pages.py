@@ -9,7 +9,7 @@ from fastapi import APIRouter, File, Form, Query, Request, UploadFile
 from fastapi.responses import RedirectResponse, Response
 
 from agent.examples import database_key
-from agent.sources.errors import QueryBusy, SourceError
+from agent.sources.errors import QueryBusy, SourceError, SourceUnavailable
 from app.auth import TOKEN_COOKIE, NotAuthenticated, resolve_user
 from app.deps import AskDBDep, UserDep
 from app.errors import error_body
@@ -187,18 +187,30 @@ def sql_page(request: Request, askdb: AskDBDep, user: UserDep, sql: str = "", pa
             raise  # 503 with Retry-After, not an error about the query
         except SourceError as exc:
             error = error_body(exc, 400)["detail"]
+    return _sql_box(request, askdb, user, sql, result=result, error=error)
+
+
+@router.get("/sql.csv")
+def sql_csv(request: Request, askdb: AskDBDep, user: UserDep, sql: str):
+    """The SQL page's result as CSV (with a BOM, so Excel reads UTF-8). A query the guard or the
+    database refuses comes back in the SQL page's box with the reason (400), as on /sql."""
+    try:
+        with askdb.slots.hold(user):
+            result = askdb.database().execute(sql)
+    except (QueryBusy, SourceUnavailable):
+        raise  # 503: the server's state, not the query's fault
+    except SourceError as exc:
+        return _sql_box(request, askdb, user, sql, error=error_body(exc, 400)["detail"])
+    return csv_response(result.columns, result.rows, "askdb-query.csv")
+
+
+def _sql_box(request: Request, askdb, user: str, sql: str, *, result: ResultView | None = None,
+             error: str | None = None) -> Response:
+    """The SQL page with ``sql`` in its box, then its result or why there is none (status 400)."""
     response = _page(request, "sql.html", sql=sql, result=result, error=error, user=user,
                      formatted=format_sql(sql, askdb.database().dialect) if result else "")
     response.status_code = 400 if error else 200
     return response
-
-
-@router.get("/sql.csv")
-def sql_csv(askdb: AskDBDep, user: UserDep, sql: str):
-    """The SQL page's result as CSV (with a BOM, so Excel reads UTF-8)."""
-    with askdb.slots.hold(user):
-        result = askdb.database().execute(sql)
-    return csv_response(result.columns, result.rows, "askdb-query.csv")
 
 
 @router.get("/login")

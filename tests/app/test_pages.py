@@ -7,6 +7,7 @@ import re
 
 import pytest
 from fastapi.testclient import TestClient
+from markupsafe import escape
 
 from app.settings import Settings
 from app.web import create_app
@@ -99,6 +100,23 @@ def test_sql_page_runs_through_the_guard(client):
     assert failed.status_code == 400 and "no such column" in failed.text and ">SELECT nope FROM countries<" in failed.text
     assert client.get("/sql.csv", params={"sql": "SELECT name FROM countries ORDER BY name"}).text.splitlines() == [
         "\ufeffname", "China", "United States"]
+
+
+@pytest.mark.parametrize("path", ["/sql", "/sql.csv"])
+@pytest.mark.parametrize(("sql", "reason"), [
+    ("DELETE FROM countries", "query rejected: only read queries"),
+    ("ATTACH DATABASE '/tmp/askdb-x.db' AS x", "query rejected: only read queries (SELECT/WITH/VALUES) are"),
+    ("SELECT 1; SELECT 2", "query rejected: only one statement"),
+    ("SELECT nope FROM countries", "no such column"),
+])
+def test_a_refused_query_comes_back_in_the_sql_box(client, path, sql, reason):
+    """A query the guard or the database refuses, on the SQL page or its CSV download, shows the SQL
+    page with the query kept in its box and the reason under it (400): never a bare error page."""
+    page = client.get(path, params={"sql": sql})
+    assert page.status_code == 400 and page.headers["content-type"].startswith("text/html")
+    assert '<textarea name="sql"' in page.text and f">{escape(sql)}</textarea>" in page.text  # as Jinja2 escapes
+    assert reason in page.text and '<p class="error">' in page.text
+    assert "Download CSV" not in page.text  # no result, so no link to download it
 
 
 def ask_numbers(client, scripted_llm, doubled: str = "x * 2") -> str:
