@@ -94,11 +94,12 @@ class AskDB:
         Raises:
             BadQuestion, ConversationNotFound, TurnInProgress, TooManyRequests.
         """
-        if thread_id is not None and self.turns.get(thread_id) is not None:
-            raise TurnInProgress(thread_id)  # before the question is saved: it would be left unanswered
         self.slots.acquire(user_id)  # released when the turn ends
         try:
-            recorder, lease = self._claim(question, user_id=user_id, thread_id=thread_id)
+            # A turn still registered here refuses the claim before the question is saved (it would be
+            # left unanswered), and after the conversation is found to be this user's (else a 404).
+            recorder, lease = self._claim(question, user_id=user_id, thread_id=thread_id,
+                                          busy=lambda t: self.turns.get(t) is not None)
         except Exception:
             self.slots.release(user_id)
             raise
@@ -117,11 +118,12 @@ class AskDB:
         finally:
             self.slots.release(user_id)
 
-    def _claim(self, question: str, *, user_id: str, thread_id: str | None) -> tuple[TurnRecorder, TurnLease]:
+    def _claim(self, question: str, *, user_id: str, thread_id: str | None,
+               busy: Callable[[str], bool] = lambda thread_id: False) -> tuple[TurnRecorder, TurnLease]:
         """Check the question, then in one transaction: find or create the conversation, take its turn
         lease, close a turn a killed process left, and save the question."""
         self.check_question(question)
-        lease = self.lease_keeper.hold()
+        lease = self.lease_keeper.hold(busy=busy)
         recorder = TurnRecorder.begin(self.store, user_id=user_id, question=question, thread_id=thread_id,
                                       max_steps=self.settings.max_steps, hold=lease)
         return recorder, lease

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 
 from app.turns import TurnInProgress
 from storage.leases import new_owner
@@ -23,9 +24,10 @@ class LeaseKeeper:
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
 
-    def hold(self) -> TurnLease:
-        """A lease to take for one turn."""
-        return TurnLease(self)
+    def hold(self, *, busy: Callable[[str], bool] = lambda thread_id: False) -> TurnLease:
+        """A lease to take for one turn; `busy(thread_id)` true also refuses it (a turn of this process
+        still finishing after its lease was released)."""
+        return TurnLease(self, busy)
 
     def _add(self, thread_id: str, owner: str) -> None:
         with self._lock:
@@ -56,15 +58,15 @@ class LeaseKeeper:
 class TurnLease:
     """One turn's lease on its conversation (`agent.turn_recorder.Hold`)."""
 
-    def __init__(self, keeper: LeaseKeeper):
-        self.keeper, self.owner = keeper, new_owner()
+    def __init__(self, keeper: LeaseKeeper, busy: Callable[[str], bool]):
+        self.keeper, self.busy, self.owner = keeper, busy, new_owner()
         self.thread_id: str | None = None
 
     def take(self, thread_id: str) -> None:
         """Raises:
             TurnInProgress: a live turn (in any process) holds the conversation.
         """
-        if self.keeper.leases.acquire(thread_id, self.owner) is not None:
+        if self.busy(thread_id) or self.keeper.leases.acquire(thread_id, self.owner) is not None:
             raise TurnInProgress(thread_id)
         self.thread_id = thread_id
         self.keeper._add(thread_id, self.owner)

@@ -89,3 +89,30 @@ def test_a_held_lease_is_renewed_on_a_timer_until_released(tmp_path):
         lease.release()
         keeper.close()
         assert not store.leases(seconds=0.9).is_held(thread)
+
+
+def test_a_turn_still_running_here_refuses_a_claim_only_to_its_owner_and_saves_nothing(tmp_path, sample_db_path):
+    """The claim is one transaction: another user learns nothing (not found, not busy), and the owner's
+    refused question is not left in the conversation unanswered."""
+    import threading
+
+    import pytest
+
+    from app.turns import TurnInProgress
+    from storage.errors import ConversationNotFound
+
+    askdb = _askdb(tmp_path, sample_db_path)
+    release = threading.Event()
+    try:
+        thread_id = list(askdb.ask(QUESTION, user_id="alice"))[0].thread_id
+        running = askdb.turns.start(thread_id, lambda turn: iter(lambda: release.wait(), True))  # finishing here
+        with pytest.raises(ConversationNotFound):
+            askdb.start_turn("Mine now?", user_id="eve", thread_id=thread_id)
+        with pytest.raises(TurnInProgress):
+            askdb.start_turn("And per country?", user_id="alice", thread_id=thread_id)
+        messages = askdb.store.load(thread_id, user_id="alice").state.messages
+        assert messages[-1].role == "assistant" and not askdb.leases.is_held(thread_id)
+    finally:
+        release.set()
+        running.wait()
+        askdb.close()
