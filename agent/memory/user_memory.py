@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 import unicodedata
 from datetime import datetime, timezone
 from typing import Literal
@@ -199,6 +200,14 @@ class UserMemory:
                 log.warning("user memories ranked by keywords: %s", exc)
         terms = set(search_terms(query))
         return [len(terms & set(search_terms(i.text))) / len(terms) if terms else 0.0 for i in items]
+
+
+def remembered_in(note: str) -> list[str]:
+    """The memories a turn note carries, as `memory_text` wrote them, without their kind."""
+    if BLOCK_HEADING not in note:
+        return []
+    lines = note.split(BLOCK_HEADING, 1)[1].splitlines()
+    return [re.sub(r"\s*\([a-z_]+\)$", "", line[2:]).strip() for line in lines if line.startswith("- ")]
 
 
 def memory_text(memories: list[ScoredMemory]) -> str:

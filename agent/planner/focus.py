@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from agent.memory.user_memory import BLOCK_HEADING
+from agent.memory.user_memory import remembered_in
 
 Relation = Literal["after", "since", "before"]
 
@@ -46,9 +46,7 @@ class Focus:
 
     def applied(self, zh: bool) -> str:
         """The answer's sentence saying the focus was applied."""
-        if zh:
-            return f"按你让我记住的（“{self.said}”），只看{self.phrase(True)}的数据。"
-        return f"As you asked me to remember ('{self.said}'), only data {self.phrase(False)}."
+        return as_remembered(self.said, zh, f"only data {self.phrase(False)}", f"只看{self.phrase(True)}的数据")
 
     def not_applied(self, zh: bool) -> str:
         """The caveat when the focus cannot apply to the question's tables."""
@@ -60,12 +58,7 @@ class Focus:
 
 def remembered_focus(note: str) -> Focus | None:
     """The first time focus among the user memories of a turn note, or None."""
-    if BLOCK_HEADING not in note:
-        return None
-    for line in note.split(BLOCK_HEADING, 1)[1].splitlines():
-        if not line.startswith("- "):
-            continue
-        said = re.sub(r"\s*\([a-z_]+\)$", "", line[2:]).strip()  # "(preference)": the memory's kind
+    for said in remembered_in(note):
         if not _FOCUS_WORDS.search(said):
             continue
         if match := _EN.search(said):
@@ -73,6 +66,11 @@ def remembered_focus(note: str) -> Focus | None:
         if match := _ZH.search(said):
             return Focus(_RELATIONS[match.group(2)], int(match.group(1)), said)
     return None
+
+
+def as_remembered(said: str, zh: bool, what: str, what_zh: str) -> str:
+    """The answer's sentence for a preference it applied, quoting the user's own words."""
+    return f"按你让我记住的（“{said}”），{what_zh}。" if zh else f"As you asked me to remember ('{said}'), {what}."
 
 
 def names_own_time(question: str) -> bool:

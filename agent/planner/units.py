@@ -17,7 +17,8 @@ from dataclasses import dataclass
 import sqlglot
 from sqlglot import exp
 
-from agent.memory.user_memory import BLOCK_HEADING
+from agent.memory.user_memory import remembered_in
+from agent.planner.focus import as_remembered
 
 
 @dataclass(frozen=True)
@@ -51,25 +52,17 @@ class UnitPreference:
     said: str  # the memory as it was remembered
 
     def applied(self, zh: bool) -> str:
-        if zh:
-            return f"按你让我记住的（“{self.said}”），以{self.unit.zh}为单位。"
-        return f"As you asked me to remember ('{self.said}'), in {self.unit.name}."
+        return as_remembered(self.said, zh, f"in {self.unit.name}", f"以{self.unit.zh}为单位")
 
 
 def remembered_units(note: str) -> list[UnitPreference]:
     """The unit preferences among the user memories of a turn note, one per source suffix."""
-    if BLOCK_HEADING not in note:
-        return []
     found: dict[str, UnitPreference] = {}
-    for line in note.split(BLOCK_HEADING, 1)[1].splitlines():
-        if not line.startswith("- "):
-            continue
-        said = re.sub(r"\s*\([a-z_]+\)$", "", line[2:]).strip()
-        lowered = said.lower()
+    for said in remembered_in(note):
         if not _PREFERENCE.search(said):
             continue
         for unit in UNITS:
-            if unit.source not in found and any(_names(lowered, word) for word in unit.words):
+            if unit.source not in found and any(_names(said.lower(), word) for word in unit.words):
                 found[unit.source] = UnitPreference(unit, said)
     return list(found.values())
 
