@@ -31,6 +31,7 @@ from openai import Stream
 from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from agent import model_window, react_text, tool_text
+from agent.answer_draft import AnswerDraft, DraftCallback
 from agent.llm import ModelError, ModelReply, TokenUsage, ToolCall
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
@@ -124,7 +125,7 @@ class OpenAIChatModel:
         return _SERVER_WINDOWS[self._key]
 
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *,
-                 max_tokens: int | None = None) -> ModelReply:
+                 max_tokens: int | None = None, on_text: DraftCallback | None = None) -> ModelReply:
         """Return the model's next reply within `max_tokens` (default: ASKDB_MAX_OUTPUT_TOKENS); one cut off
         there is asked again once with twice the room.
 
@@ -135,17 +136,18 @@ class OpenAIChatModel:
         """
         try:
             limit = max_tokens or self.max_output_tokens
-            reply = self._complete(messages, tools, limit)
+            reply = self._complete(messages, tools, limit, on_text)
             if reply.finish_reason == "length":
-                reply = self._complete(messages, tools, limit * 2)
+                reply = self._complete(messages, tools, limit * 2, on_text)
             return reply
         except openai.OpenAIError as err:
             raise self._model_error(err) from err
 
-    def _complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], max_tokens: int) -> ModelReply:
+    def _complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], max_tokens: int,
+                  on_text: DraftCallback | None) -> ModelReply:
         if not self.uses_text_tools:
             try:
-                reply = self._request(_native_messages(messages), tools=tools, max_tokens=max_tokens)
+                reply = self._request(_native_messages(messages), tools=tools, max_tokens=max_tokens, on_text=on_text)
             except (openai.BadRequestError, openai.UnprocessableEntityError) as err:
                 if not (tools and self.tool_mode == "auto" and _rejects_tools(err)):
                     raise
@@ -158,7 +160,7 @@ class OpenAIChatModel:
                     _TEXT_TOOL_MODELS.add(self._key)  # native calls do not come: text ReAct from the next call
                 return _with_text_calls(reply, found, messages)
         reply = self._request(react_text.render_messages(messages, tools), stop=react_text.STOP_SEQUENCES,
-                              max_tokens=max_tokens)
+                              max_tokens=max_tokens, on_text=on_text)
         return _with_text_calls(reply, tool_text.find_calls(reply.content, tools), messages)
 
     # The client's `chat.completions.create` first walks every message through its
@@ -172,6 +174,7 @@ class OpenAIChatModel:
         tools: list[dict[str, Any]] | None = None,
         stop: list[str] | None = None,
         max_tokens: int,
+        on_text: DraftCallback | None = None,
     ) -> ModelReply:
         params: dict[str, Any] = {"model": self.model, "messages": messages}
         # OpenAI's reasoning models refuse `max_tokens`; the servers people run locally read only it.
@@ -191,7 +194,8 @@ class OpenAIChatModel:
         cuts: list[str] = []
         for _ in range(self.max_retries + 1):
             try:
-                return self._stream_once(params, messages)
+                draft = AnswerDraft(on_text, text_tools=stop is not None) if on_text else None
+                return self._stream_once(params, messages, draft)
             except _StreamCut as cut:
                 cuts.append(str(cut))
         raise ModelError(
@@ -221,7 +225,8 @@ class OpenAIChatModel:
             finish_reason=choices[0].finish_reason,
         )
 
-    def _stream_once(self, params: dict[str, Any], history: list[dict[str, Any]]) -> ModelReply:
+    def _stream_once(self, params: dict[str, Any], history: list[dict[str, Any]],
+                     draft: AnswerDraft | None) -> ModelReply:
         stream = self._client.post(
             "/chat/completions", body={**params, "stream": True, "stream_options": {"include_usage": True}},
             cast_to=ChatCompletion, stream=True, stream_cls=Stream[ChatCompletionChunk])
@@ -246,8 +251,12 @@ class OpenAIChatModel:
                             continue
                         content.append(delta.content or "")
                         reasoning.append(_reasoning(delta) or "")
+                        if draft is not None and delta.content:
+                            draft.add_content(delta.content)
                         for part in delta.tool_calls or []:
-                            _merge_tool_delta(calls, part)
+                            call = _merge_tool_delta(calls, part)
+                            if draft is not None and call["name"] == "answer" and part.function is not None:
+                                draft.add_answer_arguments(part.function.arguments or "")
         except openai.APIConnectionError as err:  # includes read timeouts mid-stream
             raise _StreamCut(f"{type(err).__name__}: {err}") from err
         except ValueError as err:  # an event that is not JSON
@@ -362,8 +371,8 @@ def _tool_call(
     )
 
 
-def _merge_tool_delta(calls: dict[int, dict[str, str]], part: Any) -> None:
-    """Fold one streamed tool-call delta into `calls`, keyed by its index."""
+def _merge_tool_delta(calls: dict[int, dict[str, str]], part: Any) -> dict[str, str]:
+    """Fold one streamed tool-call delta into `calls`, keyed by its index; return the call."""
     index = part.index if part.index is not None else max(calls, default=-1) + (1 if part.id else 0)
     call = calls.setdefault(max(index, 0), {"id": "", "name": "", "arguments": ""})
     call["id"] = part.id or call["id"]
@@ -372,6 +381,7 @@ def _merge_tool_delta(calls: dict[int, dict[str, str]], part: Any) -> None:
         if fn.name and fn.name != call["name"]:  # some servers repeat the whole name in every delta
             call["name"] += fn.name
         call["arguments"] += fn.arguments or ""
+    return call
 
 
 def _reasoning(message: Any) -> str | None:
