@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
+from agent.answer_draft import DraftCallback
 from agent.context import build_context, system_prompt, tools_for_window, turn_note
 from agent.examples import ExampleRetriever
 from agent.llm import ChatModel, ModelError, ModelReply, ToolCall
@@ -48,7 +49,7 @@ ANSWER_ROWS = 50  # rows kept inside the state's answer; the full result is in q
 class TurnEvent(BaseModel):
     """One thing that happened during a turn, as the CLI and the page receive it."""
 
-    type: Literal["start", "step", "answer", "error"]
+    type: Literal["start", "step", "draft", "answer", "error"]
     thread_id: str
     turn_index: int = 0
     model: str | None = None
@@ -56,6 +57,8 @@ class TurnEvent(BaseModel):
     answer: Answer | None = None
     message: str | None = None
     version: int | None = None
+    text: str | None = None  # "draft": more of the answer's text as the model writes it (not stored)
+    restart: bool | None = None  # "draft": the reply began again; drop the draft so far
 
 
 @dataclass
@@ -78,6 +81,9 @@ class TurnSetup:
     #: Asked before each model call and after it returns: True ends the turn as stopped, its steps
     #: and state kept (the page's Stop button, issue 20). A model call under way is not interrupted.
     stop_requested: Callable[[], bool] = lambda: False
+    #: Called with the answer's text while a streamed reply arrives (`agent.answer_draft`), for the
+    #: page to show before the step is written; None: no draft.
+    on_draft: DraftCallback | None = None
 
 
 def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | None = None,
@@ -208,7 +214,8 @@ class _Turn:
             self.context = context.report.as_step_data()
             asked = time.perf_counter()
             try:
-                reply = setup.model.complete(context.messages, tools, max_tokens=config.output_reserve)
+                reply = setup.model.complete(context.messages, tools, max_tokens=config.output_reserve,
+                                             on_text=setup.on_draft)
             except ModelError as exc:
                 if exc.kind != "context_length" or attempt == 2:
                     raise

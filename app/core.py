@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 from agent.analyst_sql import run_analyst_sql
+from agent.answer_draft import DraftCallback
 from agent.examples import ExampleRetriever, database_key
 from agent.llm import ChatModel
 from agent.loop import TurnEvent, TurnSetup, run_turn
@@ -106,7 +107,7 @@ class AskDB:
         try:
             return self.turns.start(recorder.thread_id, lambda turn: self._holding_slot(user_id, self._run(
                 recorder, lease, question=question, user_id=user_id, background=True,
-                stop_requested=turn.stop.is_set)))
+                stop_requested=turn.stop.is_set, on_draft=turn.publish_draft)))
         except TurnInProgress:  # the next turn closes this one's question as interrupted
             lease.release()
             self.slots.release(user_id)
@@ -156,7 +157,8 @@ class AskDB:
         return True
 
     def _run(self, recorder: TurnRecorder, lease: TurnLease, *, question: str, user_id: str,
-             background: bool = False, stop_requested: Callable[[], bool] = lambda: False) -> Iterator[TurnEvent]:
+             background: bool = False, stop_requested: Callable[[], bool] = lambda: False,
+             on_draft: DraftCallback | None = None) -> Iterator[TurnEvent]:
         self.remembering.wait(user_id, timeout=30)
         try:
             database = self.database()
@@ -164,7 +166,7 @@ class AskDB:
             setup = TurnSetup(store=self.store, database=database, model=model,
                               max_steps=self.settings.max_steps, memory=self.settings.memory_config(),
                               schema=self.schema_options(), examples=self.examples(database), recall=memory,
-                              stop_requested=stop_requested)
+                              stop_requested=stop_requested, on_draft=on_draft)
             if memory is not None:
                 setup.on_archive = archive_hook(memory, archived_questions=lambda t: self.store.archive(Message)
                                                 .stats(t).user_messages)

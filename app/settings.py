@@ -73,6 +73,9 @@ class Settings(BaseSettings):
         "ASKDB_TOOL_MODE", default="auto",
         description="`native` tool calls, `text` ReAct (Thought/Action/Action Input), or `auto` (native; text ReAct "
                     "when the endpoint refuses tools or the model writes its calls as text, remembered per model).")
+    llm_stream: bool = _env("ASKDB_LLM_STREAM", default=True,
+                            description="Ask the endpoint to stream its replies, so the page shows the answer's "
+                                        "text as it is written (`false` for endpoints that cannot stream).")
     max_output_tokens: int = _env("ASKDB_MAX_OUTPUT_TOKENS", default=1024, ge=16,
                                   description="Longest model reply, in tokens, sent as max_tokens with every call "
                                               "(a reply cut off there is asked again once with twice the room).")

@@ -43,6 +43,10 @@ class RunningTurn:
             self.events.append(event)
             self._changed.notify_all()
 
+    def publish_draft(self, text: str, *, restart: bool = False) -> None:
+        """More of the answer's text as the model writes it (`agent.answer_draft`); never stored."""
+        self.publish(TurnEvent(type="draft", thread_id=self.thread_id, text=text, restart=restart or None))
+
     def close(self) -> None:
         with self._changed:
             self.finished = True

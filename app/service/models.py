@@ -34,7 +34,8 @@ class Models:
 
                 self._chat = OpenAIChatModel(
                     base_url=s.openai_base_url, api_key=s.openai_api_key, model=s.model, timeout_s=s.llm_timeout,
-                    max_retries=s.llm_max_retries, tool_mode=s.tool_mode, max_output_tokens=s.max_output_tokens)
+                    max_retries=s.llm_max_retries, tool_mode=s.tool_mode, max_output_tokens=s.max_output_tokens,
+                    stream=s.llm_stream)
             return self._chat
 
     def embedder(self) -> Embedder | None:

@@ -296,9 +296,25 @@
     }
   }
 
+  // The answer's text as the model writes it (when the endpoint streams): a preview, replaced
+  // by the stored answer when the turn ends; a step written or a reply begun again clears it.
+  function showDraft(card, event) {
+    const draft = card.querySelector(".answer-draft");
+    if (!draft) return;
+    if (event.restart) draft.textContent = "";
+    draft.textContent += event.text || "";
+    draft.hidden = !draft.textContent;
+    const thinking = card.querySelector(".thinking");
+    if (thinking && draft.textContent) thinking.hidden = true;
+  }
+
   function follow(card, url) {
     const source = new EventSource(url);
-    source.addEventListener("step", (e) => showStep(card, JSON.parse(e.data).step));
+    source.addEventListener("step", (e) => {
+      showStep(card, JSON.parse(e.data).step);
+      showDraft(card, { restart: true });
+    });
+    source.addEventListener("draft", (e) => showDraft(card, JSON.parse(e.data)));
     source.addEventListener("done", () => { source.close(); window.location.reload(); });
   }
 

@@ -75,9 +75,14 @@ def test_chat_streams_server_sent_events(client, scripted_llm):
     response = client.post("/api/chat", json={"question": "List the sites"}, headers={"Accept": "text/event-stream"})
     assert response.headers["content-type"].startswith("text/event-stream")
     events = sse_events(response)
+    drafts = [data for name, data in events if name == "draft"]
+    events = [(name, data) for name, data in events if name != "draft"]
     assert [name for name, _ in events] == ["start", "step", "step", "answer", "done"]
     assert events[1][1]["step"]["action"] == "run_sql"
     assert events[3][1]["answer"]["data"]["text"] == "Three sites."
+    # The answer's text came word by word before its step (ASKDB_LLM_STREAM), each model call starting afresh.
+    last = max(i for i, d in enumerate(drafts) if d.get("restart"))
+    assert "".join(d["text"] for d in drafts[last:]) == "Three sites." and len(drafts) - last > 2
 
 
 def test_conversation_crud(client, scripted_llm):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fixtures.scripted_llm import delay, tool_call
+from tests.fixtures.scripted_llm import delay, slow_stream, tool_call
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 SCREENSHOTS = Path(os.environ.get("ASKDB_SCREENSHOTS") or Path(tempfile.gettempdir()) / "askdb-screenshots")
@@ -121,6 +121,19 @@ def test_thinking_shows_before_the_first_step(page, scripted_server, scripted_ll
     assert page.locator(".turn[data-running] .thinking").is_visible()
     page.wait_for_selector(".answer .answer-text")
     assert page.locator(".thinking").count() == 0
+
+
+def test_the_answer_text_streams_into_the_turn_card_as_the_model_writes_it(page, scripted_server, scripted_llm):
+    written = "Three sites: Jiuquan, Xichang and Cape Canaveral, all of them still in use today."
+    scripted_llm.enqueue(slow_stream(tool_call("answer", {"text": written}), 0.4))  # 8 characters a chunk
+    page.goto(scripted_server.url + "/new")
+    ask(page, "List the sites")
+    page.wait_for_selector(".turn[data-running] .answer-draft:not([hidden])")
+    shown = page.inner_text(".turn[data-running] .answer-draft")
+    assert written.startswith(shown) and len(shown) < len(written)  # a part, while the rest is being written
+    assert not page.locator(".turn[data-running] .thinking").is_visible()
+    page.wait_for_selector(".answer .answer-text")
+    assert page.inner_text(".answer .answer-text").endswith(written) and page.locator(".answer-draft").count() == 0
 
 
 def test_a_reload_mid_turn_places_later_steps_in_the_right_card(page, scripted_server, scripted_llm):
