@@ -103,9 +103,10 @@ def spider_questions(count: int) -> tuple[list[EvalQuestion], Path] | None:
 
 def bench_settings(base_url: str, tool_mode: str, store: Path) -> Settings:
     # Memory off (as the eval harness runs): no extraction calls beside the turns being measured.
-    # The window is the server's -c; a call may take minutes when the prompt cache is lost.
+    # The window is the server's -c; a call may take minutes when the prompt cache is lost. Replies are
+    # not streamed: the proxy records each as one JSON body, as the replay test serves them.
     return Settings(llm="openai", openai_base_url=f"{base_url}/v1", model=MODEL_ALIAS, tool_mode=tool_mode,
-                    llm_timeout=900, llm_max_retries=0, memory_context_window=8192, memory_embedder="none",
+                    llm_timeout=900, llm_max_retries=0, llm_stream=False, memory_context_window=8192, memory_embedder="none",
                     memory_recall_top_k=0, memory_user_memory=False, database=DEFAULT_DATABASE, store=store)
 
 
