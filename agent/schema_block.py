@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 
-from agent.sources.base import DataSource
+from agent.sources.base import DataSource, TableSchema
 from agent.sources.errors import SourceError
 from agent.sources.schema_search import SchemaOptions, TableIndex
 
@@ -48,16 +48,17 @@ def _build(database: DataSource, options: SchemaOptions) -> str:
     if not docs or len(docs) > options.max_tables:
         return ""
     budget = options.token_budget * CHARS_PER_TOKEN
+    schemas = {schema.name: schema for schema in database.catalogue()}
     for values in (VALUES_SHOWN, 0):  # without sample values when they would not fit
-        lines = [_table_line(database, doc, values) for doc in sorted(docs, key=lambda d: d.name.lower())]
+        lines = [_table_line(schemas[doc.name], doc, values) for doc in sorted(docs, key=lambda d: d.name.lower())
+                 if doc.name in schemas]  # a table dropped since the index was built is left out
         text = "\n".join(lines)
         if len(text) <= budget:
             return text
     return ""
 
 
-def _table_line(database: DataSource, doc, values: int) -> str:
-    schema = database.describe_table(doc.name)
+def _table_line(schema: TableSchema, doc, values: int) -> str:
     refs = {fk.column: f"{fk.ref_table}.{fk.ref_column or 'id'}" for fk in schema.foreign_keys}
     columns = []
     for column in schema.columns:

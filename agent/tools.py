@@ -78,7 +78,7 @@ def list_tables(ctx: ToolContext, args: ListTablesArgs) -> ToolOutcome:
     options = ctx.schema
     if args.query is None and args.page is None and len(names) <= options.max_tables and \
             _schema_tokens(ctx.database) <= options.token_budget:
-        tables = [{"table": name, "rows": ctx.database.describe_table(name).row_count} for name in names]
+        tables = [{"table": schema.name, "rows": schema.row_count} for schema in ctx.database.catalogue()]
         ctx.state.known_tables = names
         return ToolOutcome({"ok": True, "tables": tables})
     index = TableIndex.for_database(ctx.database, embedder=options.embedder)

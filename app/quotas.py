@@ -1,7 +1,7 @@
 """A bound on the analytics work one user may have running at once (issue 18, item 10).
 
 Questions being answered and SQL page queries each hold one of the user's slots; the worker
-pool (agent/query_pool.py) bounds the total. A user over the bound gets 429 with Retry-After,
+pool (agent/sources/query_pool.py) bounds the total. A user over the bound gets 429 with Retry-After,
 so one user's bombs cannot take every worker from the others. With ASKDB_AUTH=none every
 request is the one local user, `default`, so there is no per-user bound, only the pool's.
 """

@@ -109,6 +109,11 @@ class DataSource(Protocol):
         """
         ...
 
+    def catalogue(self) -> list[TableSchema]:
+        """Every table and view as `describe_table` gives it, in `list_tables` order (*checked*), read
+        in one connection or transaction: the list_tables tool and schema search read them all."""
+        ...
+
     def sample_rows(self, table: str, limit: int = 5) -> QueryResult:
         """The first rows of a table or view; ``limit`` is clamped to 1..5."""
         ...

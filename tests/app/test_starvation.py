@@ -56,7 +56,7 @@ def test_a_full_worker_pool_gets_503_with_retry_after(tmp_path, tiny_db):
                         sql_queue_wait=0.2, sql_timeout=2)
     with TestClient(create_app(settings)) as client:
         assert client.get("/sql", params={"sql": "SELECT 1"}).status_code == 200  # the worker is up
-        # Two slow queries: one in each lane (a slow query gives its slot to the next; agent/query_pool.py).
+        # Two slow queries: one in each lane (a slow query gives its slot to the next; agent/sources/query_pool.py).
         slow = [threading.Thread(target=client.get, args=("/sql",), kwargs={"params": {"sql": SLOW_STEP}})
                 for _ in range(2)]
         for thread in slow:

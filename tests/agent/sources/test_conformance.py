@@ -88,6 +88,7 @@ def test_catalogue_lists_the_sample_tables_with_their_columns(source, expected):
         schema = source.describe_table(name)
         assert (schema.name, [c.name for c in schema.columns], schema.row_count) == (name, columns, row_count)
     assert [c.name for c in source.describe_table("LAUNCHES").columns] == expected["launches"][0]
+    assert source.catalogue() == [source.describe_table(name) for name in tables]  # one read, the same schemas
     assert [(fk.column, fk.ref_table) for fk in source.describe_table("launches").foreign_keys if
             fk.column == "vehicle_id"] == [("vehicle_id", "launch_vehicles")]
 
