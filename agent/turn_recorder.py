@@ -24,7 +24,7 @@ from agent.recovery import close_unfinished, is_unfinished
 from agent.state import AgentState, Message, Step
 from storage.archive import ArchiveStats
 from storage.base import Store
-from storage.conversations import NewResult, StoredResult
+from storage.steps import NewResult, StoredResult
 
 
 class Hold(Protocol):

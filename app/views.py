@@ -13,7 +13,8 @@ from agent.memory.hooks import NOTE_ACTION
 from agent.state import AgentState, Message, Step
 from app.charts import ChartSpec, suggest_chart
 from app.headers import human_header
-from storage.conversations import Conversation, ConversationStore, StoredResult
+from storage.conversations import Conversation, ConversationStore
+from storage.steps import StoredResult
 from storage.errors import ResultNotFound
 
 PAGE_ROWS = 50

@@ -199,7 +199,7 @@ def measure_sizes() -> list[dict[str, Any]]:
 
 def _checkpoint(conv: Conversation, n: int, path: Path, calls: list[dict[str, int]]) -> dict[str, Any]:
     save_ms, load_ms = conv.save_load_ms()
-    conv.store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conv.store.db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     sent, full, last6 = (round(statistics.mean(c[k] for c in calls)) for k in ("sent", "full", "last6"))
     stats = conv.archive.stats(conv.thread)
     return {"turns": n, "messages": stats.messages + len(conv.state.messages), "hot_messages": len(conv.state.messages),

@@ -43,7 +43,7 @@ def measure(turns: int) -> dict:
                 started = time.perf_counter()
                 store.load(thread, user_id="bench")
                 loads.append(time.perf_counter() - started)
-            store.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            store.db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             return {
                 "turns": turns,
                 "messages": len(state.messages),

@@ -62,11 +62,11 @@ class StatementCounter:
 def count_turn(askdb: AskDB, question: str, *, user_id: str, thread_id: str | None = None) -> tuple[dict, list]:
     """The I/O counts of one turn and its events, each with the time it arrived (perf_counter)."""
     counter = StatementCounter()
-    askdb.store.conn.set_trace_callback(counter)
+    askdb.store.db.conn.set_trace_callback(counter)
     try:
         events = [(event, time.perf_counter()) for event in askdb.ask(question, user_id=user_id, thread_id=thread_id)]
     finally:
-        askdb.store.conn.set_trace_callback(None)
+        askdb.store.db.conn.set_trace_callback(None)
     return counter.figures(), events
 
 

@@ -1,9 +1,10 @@
-"""The store interface both backends satisfy, and the factory that picks one.
+"""The store interface, and the factory that opens a store on either backend.
 
-`ConversationStore` (one SQLite file) and `PostgresConversationStore` (a PostgreSQL server,
-for several app servers) take and return the same models and raise the same errors;
-tests/storage/test_conformance.py runs one suite against both. Each hands out its sidecar
-stores (episodes, memory items, examples), which share its connection or pool.
+`ConversationStore` is written once over the store core (storage/sql.py) and runs on one
+SQLite file or a PostgreSQL server (for several app servers), taking and returning the same
+models and raising the same errors; tests/storage/test_conformance.py runs one suite against
+both. It hands out its sidecar stores (archive, leases, episodes, memory items, examples),
+which share its database handle.
 """
 
 from __future__ import annotations
@@ -12,35 +13,30 @@ import sqlite3
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, TypeVar, runtime_checkable
+from typing import Any, Protocol, TypeAlias, TypeVar, runtime_checkable
 
 import psycopg
 from pydantic import BaseModel
 
-from storage.conversations import Conversation, ConversationPage, Loaded, NewResult, StoredResult, StoredStep
+from storage.archive import ArchiveStore, MessageT
+from storage.backends import is_postgres_url  # noqa: F401  (importable here, where the app looks)
+from storage.conversations import Conversation, ConversationPage, ConversationStore, Loaded
 from storage.episodes import EpisodeStore
 from storage.examples import ExampleStore
+from storage.leases import TurnLeases
 from storage.memory_items import MemoryItemStore
-
-if TYPE_CHECKING:  # psycopg's pool and the PostgreSQL stores load only when a URL is opened
-    from storage.postgres.episodes import PostgresEpisodeStore
-    from storage.postgres.examples import PostgresExampleStore
-    from storage.postgres.memory_items import PostgresMemoryItemStore
+from storage.sql import Database, Transaction
+from storage.steps import NewResult, StoredResult, StoredStep
 
 StateT = TypeVar("StateT", bound=BaseModel)
 
-# The sidecar stores of either backend: the same methods, models and errors.
-Episodes: TypeAlias = "EpisodeStore | PostgresEpisodeStore"
-MemoryItems: TypeAlias = "MemoryItemStore | PostgresMemoryItemStore"
-Examples: TypeAlias = "ExampleStore | PostgresExampleStore"
+# The sidecar stores: one class each, whichever the backend.
+Episodes: TypeAlias = EpisodeStore
+MemoryItems: TypeAlias = MemoryItemStore
+Examples: TypeAlias = ExampleStore
 # What a store may raise besides `StoreError`: its driver's own errors (a constraint it does
 # not translate, a broken connection mid-statement).
 DRIVER_ERRORS: tuple[type[Exception], ...] = (sqlite3.Error, psycopg.Error)
-
-
-def is_postgres_url(location: object) -> bool:
-    """Whether a store setting names a PostgreSQL server rather than a SQLite file."""
-    return isinstance(location, str) and location.startswith(("postgresql://", "postgres://"))
 
 
 @runtime_checkable
@@ -48,6 +44,7 @@ class Store(Protocol[StateT]):
     """Conversations, their steps and query results, for many users; safe to share between threads."""
 
     backend: str  # "sqlite" or "postgresql"
+    db: Database
     state_model: type[StateT]
     max_result_bytes: int  # the result caps (storage/result_caps.py), set from the settings
     max_conversation_result_bytes: int
@@ -73,12 +70,12 @@ class Store(Protocol[StateT]):
     def export_conversation(self, thread_id: str, *, user_id: str) -> dict[str, Any]: ...
     def import_conversation(self, document: dict[str, Any], *, user_id: str,
                             thread_id: str | None = None) -> Conversation: ...
-    def archive(self, message_model: type[BaseModel]) -> Any: ...
-    def leases(self, *, seconds: float) -> Any: ...
-    def episodes(self) -> Episodes: ...
-    def memory_items(self) -> MemoryItems: ...
-    def examples(self) -> Examples: ...
-    def transaction(self) -> AbstractContextManager[Any]: ...
+    def archive(self, message_model: type[MessageT]) -> ArchiveStore[MessageT]: ...
+    def leases(self, *, seconds: float) -> TurnLeases: ...
+    def episodes(self) -> EpisodeStore: ...
+    def memory_items(self) -> MemoryItemStore: ...
+    def examples(self) -> ExampleStore: ...
+    def transaction(self) -> AbstractContextManager[Transaction]: ...
     def schema_version(self) -> int: ...
     def backup(self, destination: str | Path) -> None: ...
     def ping(self) -> None: ...
@@ -86,14 +83,8 @@ class Store(Protocol[StateT]):
 
 
 def open_store(location: str | Path, state_model: type[StateT]) -> Store[StateT]:
-    """The store at a SQLite path or a ``postgresql://`` URL; the caller closes it."""
-    if is_postgres_url(location):
-        from storage.postgres.conversations import PostgresConversationStore
-
-        return PostgresConversationStore.connect(str(location), state_model)
-    from storage.conversations import ConversationStore, connect_checked
-
-    return ConversationStore(connect_checked(location), state_model)
+    """The store at a SQLite path (refused when damaged) or a ``postgresql://`` URL; the caller closes it."""
+    return ConversationStore.connect(location, state_model, checked=True)
 
 
 @contextmanager

@@ -1,8 +1,8 @@
 """The one timestamp format askdb writes: ISO 8601 in UTC, microseconds, a trailing `Z`.
 
 Microseconds, so that "newest first" orders rows written in the same millisecond; the `Z`
-form is what PostgreSQL's columns are read back as (`storage.postgres.tables`), so both
-backends hand out the same strings and they sort as text.
+form is what PostgreSQL's columns are read back as (`PostgresDialect.timestamp` in
+storage/postgres/backend.py), so both backends hand out the same strings and they sort as text.
 """
 
 from __future__ import annotations

@@ -1,37 +1,46 @@
 """ExampleStore: verified (question, SQL) pairs per analytics database, and users' feedback.
 
-The schema is migration 4 (`storage/migrations/0004_examples.sql`). An example belongs to
+The schema is each backend's migration 4. An example belongs to
 a database (`database_key`), not to a user: promoting an answer shares its question and
 SQL with everyone who asks about that database. Feedback belongs to the user who gave it
 and to the conversation (deleting the conversation deletes it). The store keeps
 embeddings as float32 bytes with the name of the model that made them and knows nothing
-else of models: `agent.examples` embeds and ranks.
+else of models: `agent.examples` embeds and ranks. Keyword scores are bm25 on SQLite and
+minus ts_rank on PostgreSQL: lower is better on both.
 """
 
 from __future__ import annotations
 
 import re
-import sqlite3
 import unicodedata
 from collections.abc import Iterable
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from storage.clock import utc_now
-from storage.episodes import SQL_WORDS, match_expression
+from storage.episodes import SQL_WORDS, query_terms
 from storage.errors import StoreError
-from storage.sqlite_tables import SQLiteTables
+from storage.sql import Dialect, TextIndex, UniqueViolation
+from storage.tables import Tables
 from storage.text import search_terms
 
 Source = Literal["feedback", "import", "edit"]
 Rating = Literal["up", "down"]
-# bm25 weights for question, sql (the PostgreSQL store ranks with the same ones).
+# bm25 weights for question, sql (PostgreSQL's ts_rank weighs them alike).
 COLUMN_WEIGHTS = (1.0, 0.3)
-_EXAMPLE_COLUMNS = ("id, database_key, question, sql, note, source, created_by, embedding_model, created_at, "
-                    "updated_at")
-_FEEDBACK_COLUMNS = ("id, thread_id, user_id, turn_index, result_id, rating, note, question, sql, database_key, "
-                     "example_id, created_at, updated_at")
+INDEX = TextIndex("examples", "id", ("question", "sql"), COLUMN_WEIGHTS)
+_FEEDBACK_FIELDS = ("thread_id, user_id, turn_index, result_id, rating, note, question, sql, database_key, "
+                    "example_id")
+
+
+def _example_columns(d: Dialect) -> str:
+    return ("id, database_key, question, sql, note, source, created_by, embedding_model,"
+            f" {d.timestamp('created_at')} AS created_at, {d.timestamp('updated_at')} AS updated_at")
+
+
+def _feedback_columns(d: Dialect) -> str:
+    return (f"id, {_FEEDBACK_FIELDS}, {d.timestamp('created_at')} AS created_at,"
+            f" {d.timestamp('updated_at')} AS updated_at")
 
 
 class ExampleNotFound(StoreError):
@@ -98,27 +107,31 @@ class Feedback(FeedbackIn):
     updated_at: str
 
 
-class ExampleStore(SQLiteTables):
-    """Examples (per database) and feedback (per user) in the store file."""
+class ExampleStore(Tables):
+    """Examples (per database) and feedback (per user) in the store."""
 
     # -- examples -------------------------------------------------------------------
 
     def upsert(self, *, database_key: str, question: str, sql: str, source: Source, created_by: str,
                note: str = "", embedding: bytes | None = None, embedding_model: str | None = None) -> Example:
         """Keep a verified pair; the same question (folded) for the same database replaces its SQL."""
-        now = utc_now()
-        with self._write() as conn:
-            row = conn.execute(
+        d = self.db.dialect
+        texts = index_terms(question, sql)
+        document = d.terms_document(INDEX, texts)
+        with self.db.write() as tx:
+            example_id = tx.value(
                 "INSERT INTO examples (database_key, question, question_key, sql, note, source, created_by,"
-                " embedding, embedding_model, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                f" embedding, embedding_model, created_at, updated_at{document.columns})"
+                f" VALUES (?, ?, ?, ?, ?, ?, ?, {d.vector_in}, ?, {d.now}, {d.now}{document.values})"
                 " ON CONFLICT (database_key, question_key) DO UPDATE SET question = excluded.question,"
-                " sql = excluded.sql, note = CASE WHEN excluded.note != '' THEN excluded.note ELSE note END,"
+                " sql = excluded.sql, note = CASE WHEN excluded.note <> '' THEN excluded.note ELSE examples.note END,"
                 " source = excluded.source, embedding = excluded.embedding,"
-                " embedding_model = excluded.embedding_model, updated_at = excluded.updated_at RETURNING id",
-                (database_key, question, question_key(question), sql, note, source, created_by, embedding,
-                 embedding_model, now, now)).fetchone()
-            self._index(conn, row[0], question, sql)
-        return self.get(row[0], database_key=database_key)
+                f" embedding_model = excluded.embedding_model, updated_at = excluded.updated_at{document.from_excluded}"
+                " RETURNING id",
+                (database_key, question, question_key(question), sql, note, source, created_by,
+                 d.vector_param(embedding), embedding_model, *document.params))
+            d.write_text_index(tx, INDEX, example_id, texts, {})
+        return self.get(example_id, database_key=database_key)
 
     def update(self, example_id: int, *, database_key: str, question: str | None = None, sql: str | None = None,
                note: str | None = None, embedding: bytes | None = None, embedding_model: str | None = None) -> Example:
@@ -126,23 +139,28 @@ class ExampleStore(SQLiteTables):
 
         Raises:
             ExampleNotFound: no such example for this database.
+            DuplicateQuestion: another example of the database has the new question.
         """
         current = self.get(example_id, database_key=database_key)
         question = current.question if question is None else question
         sql = current.sql if sql is None else sql
         keep_vector = question == current.question and embedding is None
-        with self._write() as conn:
+        d = self.db.dialect
+        texts = index_terms(question, sql)
+        document = d.terms_document(INDEX, texts)
+        with self.db.write() as tx:
             try:
-                conn.execute(
+                tx.execute(
                     "UPDATE examples SET question = ?, question_key = ?, sql = ?, note = ?, source = 'edit',"
-                    " embedding = CASE WHEN ? THEN embedding ELSE ? END,"
-                    " embedding_model = CASE WHEN ? THEN embedding_model ELSE ? END, updated_at = ?"
-                    " WHERE id = ? AND database_key = ?",
+                    f" embedding = CASE WHEN ? THEN embedding ELSE {d.vector_in} END,"
+                    f" embedding_model = CASE WHEN ? THEN embedding_model ELSE ? END, updated_at = {d.now}"
+                    f"{document.assignment} WHERE id = ? AND database_key = ?",
                     (question, question_key(question), sql, current.note if note is None else note, keep_vector,
-                     embedding, keep_vector, embedding_model, utc_now(), example_id, database_key))
-            except sqlite3.IntegrityError:
+                     d.vector_param(embedding), keep_vector, embedding_model, *document.params, example_id,
+                     database_key))
+            except UniqueViolation:
                 raise DuplicateQuestion(question) from None
-            self._index(conn, example_id, question, sql)
+            d.write_text_index(tx, INDEX, example_id, texts, {})
         return self.get(example_id, database_key=database_key)
 
     def delete(self, example_id: int, *, database_key: str) -> None:
@@ -151,93 +169,87 @@ class ExampleStore(SQLiteTables):
         Raises:
             ExampleNotFound: no such example for this database.
         """
-        with self._write() as conn:
-            if conn.execute("DELETE FROM examples WHERE id = ? AND database_key = ?",
-                            (example_id, database_key)).rowcount == 0:
+        with self.db.write() as tx:
+            if tx.execute("DELETE FROM examples WHERE id = ? AND database_key = ?",
+                          (example_id, database_key)).rowcount == 0:
                 raise ExampleNotFound(example_id)
 
     def get(self, example_id: int, *, database_key: str) -> Example:
-        rows = self._read(f"SELECT {_EXAMPLE_COLUMNS} FROM examples WHERE id = ? AND database_key = ?",
+        row = self.db.row(f"SELECT {_example_columns(self.db.dialect)} FROM examples WHERE id = ? AND database_key = ?",
                           (example_id, database_key))
-        if not rows:
+        if row is None:
             raise ExampleNotFound(example_id)
-        return Example.model_validate(dict(rows[0]))
+        return Example.model_validate(dict(row))
 
     def list(self, *, database_key: str, search: str | None = None, limit: int = 50, offset: int = 0) -> ExamplePage:
-        """The database's examples, newest first; `search` matches question or SQL text."""
+        """The database's examples, newest first; `search` matches question or SQL text (in any case)."""
+        d = self.db.dialect
         where, params = "database_key = ?", [database_key]
         if search:
             escaped = search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            where += " AND (question LIKE ? ESCAPE '\\' OR sql LIKE ? ESCAPE '\\')"
+            where += f" AND (question {d.like} ? ESCAPE '\\' OR sql {d.like} ? ESCAPE '\\')"
             params += [f"%{escaped}%"] * 2
-        total = self._read(f"SELECT count(*) FROM examples WHERE {where}", params)[0][0]
-        rows = self._read(f"SELECT {_EXAMPLE_COLUMNS} FROM examples WHERE {where}"
-                          " ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?", [*params, limit, offset])
+        with self.db.read() as tx:
+            total = tx.value(f"SELECT count(*) AS n FROM examples WHERE {where}", params)
+            rows = tx.rows(f"SELECT {_example_columns(d)} FROM examples WHERE {where}"
+                           " ORDER BY examples.updated_at DESC, id DESC LIMIT ? OFFSET ?", [*params, limit, offset])
         return ExamplePage(items=[Example.model_validate(dict(r)) for r in rows], total=total)
 
     def by_ids(self, ids: Iterable[int], *, database_key: str) -> dict[int, Example]:
         ids = list(dict.fromkeys(int(i) for i in ids))
         if not ids:
             return {}
-        rows = self._read(f"SELECT {_EXAMPLE_COLUMNS} FROM examples WHERE database_key = ?"
-                          f" AND id IN ({','.join('?' * len(ids))})", (database_key, *ids))
+        d = self.db.dialect
+        among, params = d.in_list("id", ids)
+        rows = self.db.rows(f"SELECT {_example_columns(d)} FROM examples WHERE database_key = ? AND {among}",
+                            (database_key, *params))
         return {r["id"]: Example.model_validate(dict(r)) for r in rows}
 
     def count(self, *, database_key: str) -> int:
-        return self._read("SELECT count(*) FROM examples WHERE database_key = ?", (database_key,))[0][0]
+        return self.db.value("SELECT count(*) AS n FROM examples WHERE database_key = ?", (database_key,))
 
     def keyword_search(self, question: str, *, database_key: str, limit: int = 20) -> list[tuple[int, float]]:
-        """(id, bm25 score, lower is better) of the examples whose question or SQL shares words with `question`."""
-        expression = match_expression(search_terms(question))
-        if not expression:
+        """(id, score: lower is better) of the examples whose question or SQL shares words with `question`."""
+        terms = query_terms(search_terms(question))
+        if not terms:
             return []
-        weights = ", ".join(str(float(w)) for w in COLUMN_WEIGHTS)
-        rows = self._read(
-            f"SELECT f.rowid, bm25(examples_fts, {weights}) AS score FROM examples_fts f"
-            " JOIN examples e ON e.id = f.rowid WHERE examples_fts MATCH ? AND e.database_key = ?"
-            " ORDER BY score LIMIT ?", (expression, database_key, max(1, limit)))
-        return [(r[0], r[1]) for r in rows]
+        with self.db.read() as tx:
+            return self.db.dialect.text_search(tx, INDEX, terms, {"database_key": database_key}, limit)
 
     def vectors(self, *, database_key: str, model: str) -> list[tuple[int, bytes]]:
         """(id, embedding) of the database's examples embedded by `model`."""
-        rows = self._read("SELECT id, embedding FROM examples WHERE database_key = ? AND embedding_model = ?"
-                          " AND embedding IS NOT NULL", (database_key, model))
-        return [(r[0], r[1]) for r in rows]
+        rows = self.db.rows("SELECT id, embedding FROM examples WHERE database_key = ? AND embedding_model = ?"
+                            " AND embedding IS NOT NULL", (database_key, model), vectors=True)
+        return [(r["id"], r["embedding"]) for r in rows]
 
     def missing_vectors(self, *, database_key: str, model: str, limit: int = 64) -> list[Example]:
         """Examples without an embedding by `model` (none yet, edited, or another model's)."""
-        rows = self._read(f"SELECT {_EXAMPLE_COLUMNS} FROM examples WHERE database_key = ?"
-                          " AND (embedding_model IS NULL OR embedding_model != ?) ORDER BY id LIMIT ?",
-                          (database_key, model, limit))
+        rows = self.db.rows(f"SELECT {_example_columns(self.db.dialect)} FROM examples WHERE database_key = ?"
+                            " AND (embedding_model IS NULL OR embedding_model <> ?) ORDER BY id LIMIT ?",
+                            (database_key, model, limit))
         return [Example.model_validate(dict(r)) for r in rows]
 
     def set_embedding(self, example_id: int, embedding: bytes, *, model: str) -> None:
-        with self._write() as conn:
-            conn.execute("UPDATE examples SET embedding = ?, embedding_model = ? WHERE id = ?",
-                         (embedding, model, example_id))
-
-    @staticmethod
-    def _index(conn: sqlite3.Connection, example_id: int, question: str, sql: str) -> None:
-        conn.execute("DELETE FROM examples_fts WHERE rowid = ?", (example_id,))
-        conn.execute("INSERT INTO examples_fts (rowid, question, sql) VALUES (?, ?, ?)",
-                     (example_id, *index_terms(question, sql)))
+        d = self.db.dialect
+        with self.db.write() as tx:
+            tx.execute(f"UPDATE examples SET embedding = {d.vector_in}, embedding_model = ? WHERE id = ?",
+                       (d.vector_param(embedding), model, example_id))
 
     # -- feedback -------------------------------------------------------------------
 
     def record_feedback(self, feedback: FeedbackIn) -> Feedback:
         """Keep one user's verdict on one answer; a second verdict on the same answer replaces the first."""
-        now = utc_now()
-        with self._write() as conn:
-            row = conn.execute(
-                f"INSERT INTO feedback ({_FEEDBACK_COLUMNS.removeprefix('id, ')}) VALUES "
-                f"({', '.join('?' * 12)}) ON CONFLICT (thread_id, user_id, turn_index) DO UPDATE SET"
-                " result_id = excluded.result_id, rating = excluded.rating, note = excluded.note,"
+        d = self.db.dialect
+        with self.db.write() as tx:
+            feedback_id = tx.value(
+                f"INSERT INTO feedback ({_FEEDBACK_FIELDS}, created_at, updated_at) VALUES"
+                f" (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, {d.now}, {d.now}) ON CONFLICT (thread_id, user_id, turn_index)"
+                " DO UPDATE SET result_id = excluded.result_id, rating = excluded.rating, note = excluded.note,"
                 " question = excluded.question, sql = excluded.sql, database_key = excluded.database_key,"
                 " example_id = excluded.example_id, updated_at = excluded.updated_at RETURNING id",
                 (feedback.thread_id, feedback.user_id, feedback.turn_index, feedback.result_id, feedback.rating,
-                 feedback.note, feedback.question, feedback.sql, feedback.database_key, feedback.example_id,
-                 now, now)).fetchone()
-        return self._feedback("id = ?", (row[0],))[0]
+                 feedback.note, feedback.question, feedback.sql, feedback.database_key, feedback.example_id))
+        return self._feedback("id = ?", (feedback_id,))[0]
 
     def feedback_for_thread(self, thread_id: str, *, user_id: str) -> dict[int, Feedback]:
         """This user's verdicts on a conversation, by turn."""
@@ -247,8 +259,8 @@ class ExampleStore(SQLiteTables):
         """This user's verdicts, newest first (one database's when given)."""
         where, params = ("user_id = ? AND database_key = ?", (user_id, database_key)) if database_key \
             else ("user_id = ?", (user_id,))
-        return self._feedback(where + " ORDER BY updated_at DESC, id DESC LIMIT ?", (*params, limit))
+        return self._feedback(where + " ORDER BY feedback.updated_at DESC, id DESC LIMIT ?", (*params, limit))
 
-    def _feedback(self, where: str, params: tuple) -> list[Feedback]:
-        rows = self._read(f"SELECT {_FEEDBACK_COLUMNS} FROM feedback WHERE {where}", params)
+    def _feedback(self, where: str, params: tuple[Any, ...]) -> list[Feedback]:
+        rows = self.db.rows(f"SELECT {_feedback_columns(self.db.dialect)} FROM feedback WHERE {where}", params)
         return [Feedback.model_validate(dict(r)) for r in rows]

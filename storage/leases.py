@@ -1,21 +1,20 @@
-"""Turn leases: at most one running turn per conversation, across processes sharing the store.
+"""Turn leases: at most one running turn per conversation, across every process sharing the store.
 
-A lease is a row per thread with an owner (`host:pid:token`) and an expiry. The
-turn renews it as it goes; a lease left by a killed process is taken over when it
-expires, or at once when its owner is a process on this host that no longer exists.
+A lease is a row per thread with an owner (`host:pid:token`) and an expiry on the store's own
+clock (PostgreSQL's, which every app server shares). The turn renews it as it goes; a lease
+left by a killed process is taken over when it expires, or at once when its owner is a process
+on this host that no longer exists. Taking one locks the conversation's row (PostgreSQL; SQLite
+has one writer), so of two processes asking at once exactly one gets it.
 """
 
 from __future__ import annotations
 
 import os
 import socket
-import sqlite3
-import time
 import uuid
 
-from storage.clock import utc_now
-from storage.conversations import ConversationStore, check_thread_id
-from storage.errors import ConversationNotFound
+from storage.sql import Database
+from storage.threads import require_conversation
 
 LEASE_SECONDS = 30.0
 HOST = socket.gethostname()
@@ -41,40 +40,42 @@ def _owner_is_gone(owner: str) -> bool:
 
 
 class TurnLeases:
-    """Acquire, renew and release turn leases in the store's file."""
+    """Acquire, renew and release turn leases in the store `db`."""
 
-    def __init__(self, store: ConversationStore, *, seconds: float = LEASE_SECONDS):
-        self.store, self.seconds = store, seconds
+    def __init__(self, db: Database, *, seconds: float = LEASE_SECONDS):
+        self.db, self.seconds = db, seconds
 
     def acquire(self, thread_id: str, owner: str) -> str | None:
-        """Take the lease; return None on success, or the owner who holds it."""
-        check_thread_id(thread_id)
-        now = time.time()
-        with self.store._write() as conn:
-            row = conn.execute("SELECT owner, expires_at FROM turn_leases WHERE thread_id = ?", (thread_id,)).fetchone()
-            if row is not None and row[0] != owner and row[1] > now and not _owner_is_gone(row[0]):
-                return row[0]
-            try:
-                conn.execute(
-                    "INSERT INTO turn_leases (thread_id, owner, acquired_at, expires_at) VALUES (?, ?, ?, ?)"
-                    " ON CONFLICT (thread_id) DO UPDATE SET owner = excluded.owner, acquired_at = excluded.acquired_at,"
-                    " expires_at = excluded.expires_at",
-                    (thread_id, owner, utc_now(), now + self.seconds),
-                )
-            except sqlite3.IntegrityError as exc:
-                raise ConversationNotFound(thread_id) from exc
+        """Take the lease; return None on success, or the owner who holds it.
+
+        Raises:
+            ConversationNotFound: no such conversation.
+        """
+        d = self.db.dialect
+        with self.db.write() as tx:
+            require_conversation(tx, thread_id, lock=True)
+            held = tx.row(f"SELECT owner, CASE WHEN expires_at > {d.epoch_now} THEN 1 ELSE 0 END AS live"
+                          " FROM turn_leases WHERE thread_id = ?", (thread_id,))
+            if held is not None and held["owner"] != owner and held["live"] and not _owner_is_gone(held["owner"]):
+                return held["owner"]
+            tx.execute(
+                f"INSERT INTO turn_leases (thread_id, owner, acquired_at, expires_at) VALUES (?, ?, {d.now},"
+                f" {d.epoch_now} + ?) ON CONFLICT (thread_id) DO UPDATE SET owner = excluded.owner,"
+                " acquired_at = excluded.acquired_at, expires_at = excluded.expires_at",
+                (thread_id, owner, self.seconds))
         return None
 
     def renew(self, thread_id: str, owner: str) -> None:
-        with self.store._write() as conn:
-            conn.execute("UPDATE turn_leases SET expires_at = ? WHERE thread_id = ? AND owner = ?",
-                         (time.time() + self.seconds, thread_id, owner))
+        with self.db.write() as tx:
+            tx.execute(f"UPDATE turn_leases SET expires_at = {self.db.dialect.epoch_now} + ?"
+                       " WHERE thread_id = ? AND owner = ?", (self.seconds, thread_id, owner))
 
     def release(self, thread_id: str, owner: str) -> None:
-        with self.store._write() as conn:
-            conn.execute("DELETE FROM turn_leases WHERE thread_id = ? AND owner = ?", (thread_id, owner))
+        with self.db.write() as tx:
+            tx.execute("DELETE FROM turn_leases WHERE thread_id = ? AND owner = ?", (thread_id, owner))
 
     def is_held(self, thread_id: str) -> bool:
         """Whether a live turn (in any process) holds this conversation."""
-        rows = self.store._read("SELECT owner, expires_at FROM turn_leases WHERE thread_id = ?", (thread_id,))
-        return bool(rows) and rows[0][1] > time.time() and not _owner_is_gone(rows[0][0])
+        held = self.db.row(f"SELECT owner, CASE WHEN expires_at > {self.db.dialect.epoch_now} THEN 1 ELSE 0 END"
+                           " AS live FROM turn_leases WHERE thread_id = ?", (thread_id,))
+        return held is not None and bool(held["live"]) and not _owner_is_gone(held["owner"])

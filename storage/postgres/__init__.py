@@ -1,1 +1,1 @@
-"""The store on PostgreSQL: conversations and their sidecar stores, with the same interface and tables as on SQLite (storage/base.py)."""
+"""The store on PostgreSQL: its dialect and pool (backend.py), tsvector search (text_search.py) and migrations."""

@@ -19,7 +19,7 @@ from typing import NamedTuple
 
 # Latin letters (Basic Latin, Latin-1, Extended A/B and Additional): the ones unicode61 folds.
 _LATIN = re.compile(r"[A-Za-z\u00c0-\u024f\u1e00-\u1eff]")
-_VECTOR = "setweight(to_tsvector('askdb_terms', %s), %s::\"char\")"
+_VECTOR = "setweight(to_tsvector('askdb_terms', ?), CAST(? AS \"char\"))"
 # ts_rank without length normalization (0). Keyword-only recall on LoCoMo (bench/recall.py's
 # setup): 65.3 / 72.6 at k = 5 / 10, SQLite's bm25 65.9 / 74.2; dividing by 1 + log(length)
 # gave 64.5 / 73.1, other normalizations 37-65; weighting each term by its idf gained under
@@ -27,8 +27,8 @@ _VECTOR = "setweight(to_tsvector('askdb_terms', %s), %s::\"char\")"
 _NORMALIZATION = 0
 # The FROM item and score of a keyword search over a table's `terms`: a query `q` (one parameter,
 # `query_text`'s) and minus ts_rank, so lower is better as with SQLite's bm25 (`score_params`).
-QUERY_SQL = "to_tsquery('askdb_terms', %s) AS q"
-SCORE_SQL = "-ts_rank(%s::real[], terms, q, %s)"
+QUERY_SQL = "to_tsquery('askdb_terms', ?) AS q"
+SCORE_SQL = "-ts_rank(CAST(? AS real[]), terms, q, ?)"
 
 
 class Weights(NamedTuple):

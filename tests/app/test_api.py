@@ -184,7 +184,7 @@ def test_a_turn_is_remembered_and_recalled_in_a_later_turn(tmp_path, tiny_db, sc
         assert "Q: Which launch sites are in China?" in turns[-1]["messages"][0]["content"]
         question = turns[-1]["messages"][-1]["content"]
         assert "What askdb knows about you" in question and question.endswith("Remind me of the launch sites in China")
-        rows = askdb.store.conn.execute("SELECT turn_index FROM episodes WHERE thread_id = ? ORDER BY turn_index",
+        rows = askdb.store.db.conn.execute("SELECT turn_index FROM episodes WHERE thread_id = ? ORDER BY turn_index",
                                         (thread,)).fetchall()
         assert [r[0] for r in rows] == [0, 1, 2, 3]  # every finished turn is an episode
 
@@ -213,7 +213,7 @@ def test_export_then_import_keeps_the_archive_and_recall(tmp_path, tiny_db, scri
         def history(t):
             return client.get("/api/chat/history", params={"thread_id": t, "limit": 1000}).json()["data"]
         assert history(copy) == history(thread) and len(history(copy)) > 4
-        episodes = askdb.store.conn.execute("SELECT turn_index, question FROM episodes WHERE thread_id = ?"
+        episodes = askdb.store.db.conn.execute("SELECT turn_index, question FROM episodes WHERE thread_id = ?"
                                             " ORDER BY turn_index", (copy,)).fetchall()
         assert [tuple(r) for r in episodes] == [(0, "Which launch sites are in China?"),
                                                  (1, "How many sites are there?"), (2, "Name the oldest site")]

@@ -116,7 +116,7 @@ def test_store_backup_copies_a_live_store(env, scripted_llm, tmp_path, capsys):
     assert main(["store", "backup", str(target)]) == 0
     with ConversationStore.open(target, AgentState) as copy:
         assert copy.list(user_id="default").total == 1
-        assert copy.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert copy.db.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 
 
 def _archived_conversation(path) -> str:

@@ -106,4 +106,4 @@ with ConversationStore.open({str(store_path)!r}, AgentState) as store:
             state = loaded.state
             assert state.question == f"q{int(state.question[1:])}"
             assert all(m.content.startswith("x" * 5000) for m in state.messages)
-            assert store.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+            assert store.db.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

@@ -32,7 +32,7 @@ def test_json1_examples_run_on_a_real_store(store):
     store.append_step(created.thread_id, step_index=0, step=Step(step_index=0, action="run_sql", duration_ms=3))
     examples = re.findall(r"```sql\n(.*?)```", _section("json1-examples"), flags=re.S)
     assert len(examples) >= 3
-    results = [store.conn.execute(sql, {"thread_id": created.thread_id}).fetchall() for sql in examples]
+    results = [store.db.conn.execute(sql, {"thread_id": created.thread_id}).fetchall() for sql in examples]
     assert results[0][0][2] == 2  # two messages
     assert results[1][0] == ("Asked about launches.", 2)
     assert AgentState.from_json(results[2][0][0]) == state
@@ -43,7 +43,7 @@ def test_json1_examples_run_on_a_real_store(store):
 def test_views_are_read_only(store):
     store.create(user_id="u", state=AgentState())
     try:
-        store.conn.execute("DELETE FROM v_messages")
+        store.db.conn.execute("DELETE FROM v_messages")
     except sqlite3.OperationalError as exc:
         assert "view" in str(exc)
     else:

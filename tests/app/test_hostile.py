@@ -111,7 +111,7 @@ JSON_VALUES = st.recursive(st.none() | st.booleans() | st.integers() | st.text(m
 def test_arbitrary_json_in_the_store_never_breaks_the_list_page(client, blob):
     askdb = client.app.state.askdb
     created = askdb.store.create(user_id="default", state=AgentState())
-    askdb.store.conn.execute("UPDATE conversations SET state_data = ? WHERE thread_id = ?",
+    askdb.store.db.conn.execute("UPDATE conversations SET state_data = ? WHERE thread_id = ?",
                              (json.dumps(blob), created.thread_id))
     assert client.get("/").status_code == 200
     assert client.get("/api/conversations").status_code == 200

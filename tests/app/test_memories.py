@@ -10,7 +10,8 @@ from agent.state import AgentState
 from app.auth import add_token
 from app.settings import Settings
 from app.web import create_app
-from storage.conversations import ConversationStore, connect
+from storage.conversations import ConversationStore
+from storage.sqlite_backend import connect
 from storage.episodes import EpisodeIn, EpisodeStore
 from storage.memory_items import MemoryItemIn, MemoryItemStore
 

@@ -15,8 +15,7 @@ from app.core import AskDB
 from app.settings import Settings
 from app.turns import TurnInProgress
 from app.web import create_app
-from storage.postgres.conversations import PostgresConversationStore
-from storage.postgres.leases import PostgresTurnLeases
+from storage.leases import TurnLeases
 
 QUESTION = "How many launches were there in 2020?"
 
@@ -40,8 +39,8 @@ def expected_2020(sample_db_path) -> int:
 def test_settings_keep_urls_and_the_core_builds_postgres_backends(settings):
     askdb = AskDB(settings)
     try:
-        assert isinstance(askdb.store, PostgresConversationStore)
-        assert isinstance(askdb.leases, PostgresTurnLeases)
+        assert askdb.store.backend == "postgresql"
+        assert isinstance(askdb.leases, TurnLeases) and askdb.leases.db is askdb.store.db
         assert isinstance(askdb.database(), PostgresSource) and askdb.database() is askdb.database()
     finally:
         askdb.close()

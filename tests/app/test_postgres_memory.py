@@ -10,8 +10,8 @@ from agent.memory.user_memory import dedupe_hash
 from app.settings import Settings
 from app.web import create_app
 from storage.memory_items import MemoryItemIn
-from storage.postgres.episodes import PostgresEpisodeStore
-from storage.postgres.examples import PostgresExampleStore
+from storage.episodes import EpisodeStore
+from storage.examples import ExampleStore
 
 QUESTION = "How many launches were there in 2020?"
 
@@ -35,7 +35,7 @@ def ask(client: TestClient, question: str, thread_id: str | None = None) -> dict
 
 def test_a_turn_is_remembered_in_postgres_and_recalled_later(client):
     askdb = client.app.state.askdb
-    assert isinstance(askdb.memory.index.episodes, PostgresEpisodeStore)
+    assert isinstance(askdb.memory.index.episodes, EpisodeStore) and askdb.memory.index.episodes.db.dialect.name == "postgresql"
     first = ask(client, QUESTION)
     ask(client, "Please call me Ada.", first["thread_id"])
     later = ask(client, "How many launches were there in 2021?")  # another conversation: recall of the user's turns
@@ -60,7 +60,8 @@ def test_a_turn_is_remembered_in_postgres_and_recalled_later(client):
 
 
 def test_a_thumbs_up_makes_an_example_in_postgres_that_the_planner_reuses(client):
-    assert isinstance(client.app.state.askdb.examples_store, PostgresExampleStore)
+    assert isinstance(client.app.state.askdb.examples_store, ExampleStore)
+    assert client.app.state.askdb.examples_store.db.dialect.name == "postgresql"
     thread = ask(client, QUESTION)["thread_id"]
     voted = client.post(f"/api/conversations/{thread}/feedback", json={"rating": "up", "turn": 0})
     assert voted.status_code == 201 and voted.json()["example_id"]

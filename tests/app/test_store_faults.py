@@ -23,7 +23,7 @@ def test_a_full_disk_is_a_clear_503_and_loses_nothing(settings):
     with TestClient(create_app(settings)) as client:
         kept = client.post("/api/chat", json={"question": "How many sites are there?"},
                            headers={"Accept": "application/json"}).json()
-        conn = client.app.state.askdb.store.conn
+        conn = client.app.state.askdb.store.db.conn
         pages = conn.execute("PRAGMA page_count").fetchone()[0]
         conn.execute(f"PRAGMA max_page_count = {pages}")  # SQLite's own "disk full" from here on
         statuses = []
@@ -41,7 +41,7 @@ def test_a_full_disk_is_a_clear_503_and_loses_nothing(settings):
 
 def test_a_read_only_store_is_a_clear_503(settings):
     with TestClient(create_app(settings)) as client:
-        client.app.state.askdb.store.conn.execute("PRAGMA query_only = 1")
+        client.app.state.askdb.store.db.conn.execute("PRAGMA query_only = 1")
         response = client.post("/api/chat", json={"question": "How many sites are there?"},
                                headers={"Accept": "application/json"})
         assert response.status_code == 503 and "read-only" in response.json()["detail"]

@@ -81,7 +81,7 @@ def test_a_held_lease_is_renewed_on_a_timer_until_released(tmp_path):
         keeper = LeaseKeeper(store.leases(seconds=0.9), seconds=0.9)
         lease = keeper.hold()
         lease.take(thread)
-        expiry = lambda: store._read("SELECT expires_at FROM turn_leases WHERE thread_id = ?", (thread,))[0][0]  # noqa: E731
+        expiry = lambda: store.db.value("SELECT expires_at FROM turn_leases WHERE thread_id = ?", (thread,))  # noqa: E731
         first, deadline = expiry(), time.monotonic() + 30
         while expiry() == first and time.monotonic() < deadline:
             time.sleep(0.05)

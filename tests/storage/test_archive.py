@@ -7,7 +7,6 @@ import sqlite3
 import pytest
 
 from agent.state import AgentState, Message, SQLRecord
-from storage.archive import ArchiveStore
 from storage.errors import ConversationNotFound, InvalidThreadId, VersionConflict
 
 
@@ -26,7 +25,7 @@ def _archive_first(store, archive, thread, state, cut, version):
 
 
 def test_archiving_moves_messages_and_keeps_the_whole_history_in_order(store):
-    archive = ArchiveStore(store, Message)
+    archive = store.archive(Message)
     state = _state(10)
     thread = store.create(user_id="u", state=state).thread_id
     state, version = _archive_first(store, archive, thread, state, 4, 1)
@@ -37,10 +36,10 @@ def test_archiving_moves_messages_and_keeps_the_whole_history_in_order(store):
     assert loaded.conversation.message_count == 10
     stats = archive.stats(thread)
     assert (stats.messages, stats.user_messages, stats.tokens, stats.sql_records) == (6, 3, 30, 6)
-    rows = store.conn.execute("SELECT position, content, archived FROM v_messages WHERE thread_id = ? ORDER BY position",
+    rows = store.db.conn.execute("SELECT position, content, archived FROM v_messages WHERE thread_id = ? ORDER BY position",
                               (thread,)).fetchall()
     assert rows == [(i, f"m{i}", int(i < 6)) for i in range(10)]
-    sql = store.conn.execute("SELECT position, sql FROM v_sql_history WHERE thread_id = ? ORDER BY position",
+    sql = store.db.conn.execute("SELECT position, sql FROM v_sql_history WHERE thread_id = ? ORDER BY position",
                              (thread,)).fetchall()
     assert sql == [(i, f"SELECT {i}") for i in range(10)]
     page = archive.history(thread, user_id="u", offset=4, limit=4)
@@ -49,7 +48,7 @@ def test_archiving_moves_messages_and_keeps_the_whole_history_in_order(store):
 
 
 def test_a_stale_version_archives_nothing(store):
-    archive = ArchiveStore(store, Message)
+    archive = store.archive(Message)
     state = _state(6)
     thread = store.create(user_id="u", state=state).thread_id
     store.save(thread, user_id="u", state=state, expected_version=1)
@@ -60,7 +59,7 @@ def test_a_stale_version_archives_nothing(store):
 
 
 def test_another_users_archive_is_not_found(store):
-    archive = ArchiveStore(store, Message)
+    archive = store.archive(Message)
     thread = store.create(user_id="u", state=_state(2)).thread_id
     with pytest.raises(ConversationNotFound):
         archive.history(thread, user_id="mallory")
@@ -71,21 +70,21 @@ def test_another_users_archive_is_not_found(store):
 
 
 def test_deleting_a_thread_deletes_its_archive_and_every_row(store):
-    archive = ArchiveStore(store, Message)
+    archive = store.archive(Message)
     state = _state(8)
     thread = store.create(user_id="u", state=state).thread_id
     other = store.create(user_id="u", state=_state(4)).thread_id
     _archive_first(store, archive, thread, state, 4, 1)
     _archive_first(store, archive, other, _state(4), 2, 1)
     store.delete(thread, user_id="u")
-    assert _rows_of(store.conn, thread) == {}
-    assert _rows_of(store.conn, other)["archived_messages"] == 2
+    assert _rows_of(store.db.conn, thread) == {}
+    assert _rows_of(store.db.conn, other)["archived_messages"] == 2
 
 
 def test_archived_rows_are_valid_json(store):
     thread = store.create(user_id="u", state=_state(2)).thread_id
     with pytest.raises(sqlite3.IntegrityError):
-        store.conn.execute("INSERT INTO archived_messages (thread_id, position, role, message, archived_at)"
+        store.db.conn.execute("INSERT INTO archived_messages (thread_id, position, role, message, archived_at)"
                            " VALUES (?, 0, 'user', 'not json', 'now')", (thread,))
 
 

@@ -12,15 +12,16 @@ import pytest
 
 from agent.state import AgentState, Message, SQLRecord, Step
 from storage.base import Store, open_store, opened_store
-from storage.conversations import ConversationStore, NewResult
+from storage.conversations import ConversationStore
+from storage.steps import NewResult
+from storage.text import search_terms
 from storage.episodes import EpisodeIn, EpisodeNotFound, StoredVector, episode_id
 from storage.errors import (
     ConversationNotFound, CorruptState, InvalidThreadId, ResultNotFound, VersionConflict,
 )
 from storage.examples import DuplicateQuestion, Example, ExampleNotFound, Feedback, FeedbackIn
 from storage.memory_items import DuplicateMemory, ItemVector, MemoryItemIn, MemoryItemNotFound
-from storage.postgres.schema import migrations as pg_migrations
-from storage.text import search_terms
+from storage.schema import PG_MIGRATIONS_DIR, migrations
 
 PAYLOADS = (Path(__file__).resolve().parents[1] / "data" / "sql_payloads.txt").read_text(errors="replace").splitlines()
 
@@ -41,18 +42,10 @@ def store(location):
     opened.close()
 
 
-def placeholder(store: Store) -> str:
-    return "?" if store.backend == "sqlite" else "%s"
-
-
 def raw(store: Store, sql: str, *params) -> list:
-    """Trusted test SQL on the store's own connection (`?` becomes the backend's placeholder)."""
-    sql = sql.replace("?", placeholder(store))
-    if store.backend == "sqlite":
-        with store._write() as conn:
-            return conn.execute(sql, params).fetchall()
-    with store._write() as conn:
-        cursor = conn.execute(sql, params)
+    """Trusted test SQL in a transaction of the store's own (`?` placeholders on both backends)."""
+    with store.db.write() as tx:
+        cursor = tx.execute(sql, params)
         return cursor.fetchall() if cursor.description else []
 
 
@@ -68,7 +61,7 @@ def state_with(*texts: str) -> AgentState:
 def test_the_factory_picks_the_backend(store, location):
     assert isinstance(store, Store)
     assert store.backend == ("sqlite" if isinstance(location, Path) else "postgresql")
-    assert isinstance(store, ConversationStore) == (store.backend == "sqlite")
+    assert isinstance(store, ConversationStore) and store.db.dialect.name == store.backend
 
 
 def test_round_trip(store):
@@ -740,14 +733,13 @@ def test_feedback_is_per_user_and_outlives_its_example(store):
 
 def test_both_backends_reach_the_same_schema_version(tmp_path, pg_store_url):
     with opened_store(tmp_path / "store.db", AgentState) as lite, opened_store(pg_store_url, AgentState) as pg:
-        assert lite.schema_version() == pg.schema_version() == max(n for n, _ in pg_migrations())
+        assert lite.schema_version() == pg.schema_version() == max(n for n, _ in migrations(PG_MIGRATIONS_DIR))
         for table in ("episodes", "episode_invalidations", "memory_items", "memory_vectors", "examples", "feedback"):
             assert raw(lite, f"SELECT count(*) FROM {table}") == raw(pg, f"SELECT count(*) FROM {table}") == [(0,)]
 
 
 def test_migrations_are_applied_once_and_numbered_alike(store, location):
-    from storage.schema import MIGRATIONS_DIR
-    from storage.postgres.schema import MIGRATIONS_DIR as PG_DIR
+    from storage.schema import MIGRATIONS_DIR, PG_MIGRATIONS_DIR as PG_DIR
 
     version = store.schema_version()
     again = open_store(location, AgentState)  # a second server starting on the same store
@@ -760,4 +752,4 @@ def test_migrations_are_applied_once_and_numbered_alike(store, location):
     sqlite_names = {p.name for p in MIGRATIONS_DIR.glob("*.sql")}
     assert {p.name for p in PG_DIR.glob("*.sql")} == sqlite_names  # the same numbers and names
     if store.backend == "postgresql":
-        assert applied == [n for n, _ in pg_migrations()] and version == applied[-1]
+        assert applied == [n for n, _ in migrations(PG_DIR)] and version == applied[-1]

@@ -8,11 +8,12 @@ import sqlite3
 import pytest
 
 from agent.state import AgentState, Message, SQLRecord, Step
-from storage.conversations import ConversationStore, connect
+from storage.conversations import ConversationStore
+from storage.sqlite_backend import SQLiteDatabase, SQLiteDialect, connect
 from storage.errors import (
     ConversationNotFound, CorruptState, InvalidThreadId, ResultNotFound, StoreError, VersionConflict,
 )
-from storage.schema import migrations, schema_version
+from storage.schema import migrations
 
 
 def _state(question="How many launches in 2020?", turns=1) -> AgentState:
@@ -70,7 +71,7 @@ def test_invalid_thread_ids_are_refused(store, bad):
 def test_corrupt_state_is_a_typed_error_and_spares_the_rest(store):
     good = store.create(user_id="u", state=_state())
     bad = store.create(user_id="u", state=_state())
-    store.conn.execute("UPDATE conversations SET state_data = ? WHERE thread_id = ?",
+    store.db.conn.execute("UPDATE conversations SET state_data = ? WHERE thread_id = ?",
                        (json.dumps({"messages": "not a list"}), bad.thread_id))
     with pytest.raises(CorruptState):
         store.load(bad.thread_id, user_id="u")
@@ -81,7 +82,7 @@ def test_corrupt_state_is_a_typed_error_and_spares_the_rest(store):
 def test_state_data_must_be_json(store):
     created = store.create(user_id="u", state=_state())
     with pytest.raises(sqlite3.IntegrityError):
-        store.conn.execute("UPDATE conversations SET state_data = 'not json' WHERE thread_id = ?",
+        store.db.conn.execute("UPDATE conversations SET state_data = 'not json' WHERE thread_id = ?",
                            (created.thread_id,))
 
 
@@ -113,7 +114,7 @@ def test_delete_removes_every_row_of_the_thread(store):
         store.save_result(thread.thread_id, sql="SELECT 1", columns=["1"], rows=[[1]], truncated=False)
     store.delete(gone.thread_id, user_id="u")
     for table in ("conversations", "conversation_steps", "query_results"):
-        counts = dict(store.conn.execute(f"SELECT thread_id, count(*) FROM {table} GROUP BY thread_id").fetchall())
+        counts = dict(store.db.conn.execute(f"SELECT thread_id, count(*) FROM {table} GROUP BY thread_id").fetchall())
         assert gone.thread_id not in counts and counts[keep.thread_id] == 1
 
 
@@ -158,21 +159,21 @@ def test_an_import_that_fails_half_way_leaves_no_partial_copy(store):
     document = store.export_conversation(created.thread_id, user_id="u")
     # A real failure of the database half way (after the conversation row is written): a trigger
     # refuses the result, as a full disk or a lost server would refuse some write.
-    store.conn.execute("CREATE TEMP TRIGGER refuse BEFORE INSERT ON query_results"
+    store.db.conn.execute("CREATE TEMP TRIGGER refuse BEFORE INSERT ON query_results"
                        " BEGIN SELECT RAISE(ABORT, 'refused'); END")
     with pytest.raises(StoreError):  # the store reports the refused insert as its own error
         store.import_conversation(document, user_id="v")
     assert store.list(user_id="v").total == 0
-    assert store.conn.execute("SELECT count(*) FROM conversations").fetchone()[0] == 1
+    assert store.db.conn.execute("SELECT count(*) FROM conversations").fetchone()[0] == 1
 
 
 def test_schema_is_migrated_once_and_reopening_is_idempotent(store_path):
     with ConversationStore.open(store_path, AgentState) as store:
-        assert schema_version(store.conn) == migrations()[-1][0]
+        assert store.schema_version() == migrations()[-1][0]
     with ConversationStore.open(store_path, AgentState) as store:
-        assert schema_version(store.conn) == migrations()[-1][0]
-        assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert store.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        assert store.schema_version() == migrations()[-1][0]
+        assert store.db.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert store.db.conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
 
 
 def test_an_old_blob_is_migrated_on_load(store):
@@ -185,7 +186,7 @@ def test_an_old_blob_is_migrated_on_load(store):
         "answer": "There are 20 sites.",
         "done": True,
     }
-    store.conn.execute("UPDATE conversations SET state_data = ? WHERE thread_id = ?",
+    store.db.conn.execute("UPDATE conversations SET state_data = ? WHERE thread_id = ?",
                        (json.dumps(old_blob), created.thread_id))
     state = store.load(created.thread_id, user_id="u").state
     assert state.state_version == 2
@@ -210,11 +211,11 @@ def test_a_migration_added_later_with_a_lower_number_still_runs(store_path, tmp_
     folder.mkdir()
     shutil.copy(schema.MIGRATIONS_DIR / "0001_conversations.sql", folder)
     (folder / "0009_late.sql").write_text("CREATE TABLE late (x);")
-    monkeypatch.setattr(schema, "MIGRATIONS_DIR", folder)
+    monkeypatch.setattr(SQLiteDialect, "migrations_dir", folder)
     conn = connect(store_path)
-    assert schema.migrate(conn) == 9
+    assert schema.migrate(SQLiteDatabase(conn)) == 9
     (folder / "0004_parallel.sql").write_text("CREATE TABLE parallel (x);")
-    assert schema.migrate(conn) == 9
+    assert schema.migrate(SQLiteDatabase(conn)) == 9
     tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert {"late", "parallel"} <= tables
     assert [r[0] for r in conn.execute("SELECT number FROM schema_migrations ORDER BY number")] == [1, 4, 9]

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from agent.state import AgentState
-from storage.conversations import connect
+from storage.sqlite_backend import SQLiteDatabase, SQLiteDialect, connect, fts_query
 from storage.episodes import (
-    EpisodeIn, EpisodeNotFound, EpisodeStore, episode_id, match_expression,
+    EpisodeIn, EpisodeNotFound, EpisodeStore, episode_id, query_terms,
 )
 from storage.errors import ConversationNotFound
 from storage.text import search_terms
@@ -20,7 +20,7 @@ PAYLOADS = (Path(__file__).resolve().parents[1] / "data" / "sql_payloads.txt").r
 @pytest.fixture
 def episodes(store):
     # Same connection and lock as the conversation store, as the app shares them.
-    return EpisodeStore(store.conn, lock=store.lock)
+    return store.episodes()
 
 
 def new_thread(store, user="alice"):
@@ -33,7 +33,7 @@ def turn(thread, n, question, *, user="alice", sql="", answer="", topics=()):
 
 
 def fts_rows(episodes) -> int:
-    return episodes.conn.execute("SELECT count(*) FROM episodes_fts").fetchone()[0]
+    return episodes.db.conn.execute("SELECT count(*) FROM episodes_fts").fetchone()[0]
 
 
 def test_search_terms_drop_stopwords_and_cut_chinese_into_bigrams():
@@ -107,8 +107,8 @@ def test_any_text_is_a_safe_query(store, episodes, payload):
 
 
 def test_match_expression_quotes_every_term():
-    assert match_expression(['he said "hi"', "x"]) == '"he said ""hi""" OR "x"'
-    assert match_expression(["launch", "发射"], prefix_min=4) == '"launch"* OR "发射"'
+    assert fts_query(query_terms(['he said "hi"', "x"])) == '"he said ""hi""" OR "x"'
+    assert fts_query(query_terms(["launch", "发射"], prefix_min=4)) == '"launch"* OR "发射"'
 
 
 def test_an_episode_in_another_users_conversation_is_refused(store, episodes):
@@ -127,7 +127,7 @@ def test_deleting_a_conversation_leaves_no_episode_row(store, episodes):
     episodes.upsert(turn(keep, 0, "kept launches"))
     store.delete(gone, user_id="alice")
     assert episodes.count(user_id="alice") == 1 and fts_rows(episodes) == 1
-    assert episodes.conn.execute("SELECT count(*) FROM episodes WHERE thread_id = ?", (gone,)).fetchone()[0] == 0
+    assert episodes.db.conn.execute("SELECT count(*) FROM episodes WHERE thread_id = ?", (gone,)).fetchone()[0] == 0
     assert episodes.vector_state(user_id="alice")[1] == 3  # three vectors gone: caches reload
 
 
@@ -175,9 +175,9 @@ def test_migration_6_rebuilds_the_keyword_index_with_owner_and_thread(tmp_path, 
     folder.mkdir()
     for script in sorted(schema.MIGRATIONS_DIR.glob("*.sql"))[:5]:  # the schema before migration 6
         (folder / script.name).write_text(script.read_text())
-    monkeypatch.setattr(schema, "MIGRATIONS_DIR", folder)
+    monkeypatch.setattr(SQLiteDialect, "migrations_dir", folder)
     conn = connect(path)
-    assert schema.migrate(conn) == 5
+    assert schema.migrate(SQLiteDatabase(conn)) == 5
     conn.execute("INSERT INTO conversations (thread_id, user_id, state_data, created_at, updated_at)"
                  " VALUES ('t-1', 'alice', '{}', '2026-01-01', '2026-01-01')")
     conn.execute("INSERT INTO episodes (id, thread_id, user_id, turn_index, question, created_at, updated_at)"
@@ -190,5 +190,5 @@ def test_migration_6_rebuilds_the_keyword_index_with_owner_and_thread(tmp_path, 
         assert [s for s, _ in episodes.keyword_search(["launches"], user_id="alice")] == [seq]
         assert [s for s, _ in episodes.keyword_search(["launches"], user_id="alice", thread_id="t-1")] == [seq]
         assert episodes.keyword_search(["launches"], user_id="bob") == []
-        episodes.conn.execute("DELETE FROM conversations")  # the trigger was recreated
+        episodes.db.conn.execute("DELETE FROM conversations")  # the trigger was recreated
         assert fts_rows(episodes) == 0

@@ -14,7 +14,7 @@ PAYLOADS = ["'; DROP TABLE examples; --", '" OR 1=1 --', "NEAR(a b)", "* AND *",
 
 @pytest.fixture
 def examples(store) -> ExampleStore:
-    return ExampleStore(store.conn, lock=store.lock)
+    return store.examples()
 
 
 def _add(examples: ExampleStore, question: str, sql: str = "SELECT 1", key: str = KEY):
@@ -102,4 +102,4 @@ def test_user_text_is_only_ever_a_value(examples, payload):
     examples.list(database_key=payload)
     examples.update(example.id, database_key=KEY, note=payload)
     assert examples.count(database_key=KEY) == 1
-    assert examples.conn.execute("SELECT count(*) FROM examples_fts").fetchone()[0] == 1
+    assert examples.db.conn.execute("SELECT count(*) FROM examples_fts").fetchone()[0] == 1

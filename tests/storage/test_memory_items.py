@@ -13,7 +13,7 @@ PAYLOADS = (Path(__file__).resolve().parents[1] / "data" / "sql_payloads.txt").r
 
 @pytest.fixture
 def items(store):
-    return MemoryItemStore(store.conn, lock=store.lock)
+    return store.memory_items()
 
 
 def item(text, *, user="alice", key=None, **fields):
@@ -21,7 +21,7 @@ def item(text, *, user="alice", key=None, **fields):
 
 
 def rows(items, table):
-    return items.conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+    return items.db.conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
 
 
 def test_add_get_list_count(items):

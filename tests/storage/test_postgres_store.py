@@ -11,14 +11,15 @@ import pytest
 from agent.state import AgentState, Message, SQLRecord, Step
 from app.settings import ROOT
 from storage.errors import StoreUnavailable
-from storage.postgres.conversations import PostgresConversationStore, jsonb_text
+from storage.conversations import ConversationStore
+from storage.postgres.backend import jsonb_text
 
 README = (ROOT / "README.md").read_text()
 
 
 @pytest.fixture
 def store(pg_store_url):
-    with PostgresConversationStore.open(pg_store_url, AgentState) as store:
+    with ConversationStore.open(pg_store_url, AgentState) as store:
         yield store
 
 
@@ -34,7 +35,7 @@ def test_the_readme_jsonb_examples_run_on_a_real_store(store):
     section = README.split("<!-- jsonb-examples -->")[1].split("<!-- /jsonb-examples -->")[0]
     examples = [sql.replace(":'thread_id'", "%(thread_id)s") for sql in re.findall(r"```sql\n(.*?)```", section, flags=re.S)]
     assert len(examples) == 5
-    with store.pool.connection() as conn:
+    with store.db.pool.connection() as conn:
         results = [conn.execute(sql, {"thread_id": created.thread_id}).fetchall() for sql in examples]
     assert results[0][0][2] == 2
     assert results[1][0] == ("Asked about launches.", 2)
@@ -45,7 +46,7 @@ def test_the_readme_jsonb_examples_run_on_a_real_store(store):
 
 def test_state_is_jsonb_and_the_views_are_read_only(store):
     created = store.create(user_id="u", state=AgentState())
-    with store.pool.connection() as conn:
+    with store.db.pool.connection() as conn:
         assert conn.execute("SELECT pg_typeof(state_data)::text FROM conversations").fetchone() == ("jsonb",)
         for view in ("v_messages", "v_steps", "v_sql_history"):
             with pytest.raises(psycopg.errors.Error), conn.transaction():
@@ -71,4 +72,4 @@ def test_jsonb_text_replaces_only_escaped_nuls(text, expected):
 
 def test_an_unreachable_server_is_store_unavailable():
     with pytest.raises(StoreUnavailable, match="ASKDB_STORE"):
-        PostgresConversationStore.connect("postgresql://nobody@127.0.0.1:1/none", AgentState, timeout_s=1)
+        ConversationStore.connect("postgresql://nobody@127.0.0.1:1/none", AgentState, timeout_s=1)

@@ -89,10 +89,10 @@ def test_long_thread_stays_bounded_and_complete_then_deletes_cleanly(tmp_path, t
         assert questions == [f"Question {n}: how many sites?" for n in range(turns)]
         page2 = client.get("/api/chat/history", params={"thread_id": thread, "limit": 6, "offset": 6}).json()
         assert page2["data"][0]["content"] == "Question 1: how many sites?"
-        positions = [r[0] for r in store.conn.execute(
+        positions = [r[0] for r in store.db.conn.execute(
             "SELECT position FROM v_messages WHERE thread_id = ? ORDER BY position", (thread,))]
         assert positions == list(range(total))
-        assert store.conn.execute("SELECT count(*) FROM v_sql_history WHERE thread_id = ?",
+        assert store.db.conn.execute("SELECT count(*) FROM v_sql_history WHERE thread_id = ?",
                                   (thread,)).fetchone()[0] == turns
         assert client.get(f"/api/conversations/{thread}").json()["message_count"] == total
 
@@ -109,7 +109,7 @@ def test_long_thread_stays_bounded_and_complete_then_deletes_cleanly(tmp_path, t
 
         # Deleting leaves no row in any table.
         assert client.delete(f"/api/conversations/{thread}").status_code == 204
-        assert _rows_of(store.conn, thread) == {}
+        assert _rows_of(store.db.conn, thread) == {}
 
 
 def test_the_hook_gets_each_archived_batch_once_and_a_failing_hook_postpones(store, tiny_db, scripted_llm):

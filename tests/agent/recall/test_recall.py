@@ -31,7 +31,7 @@ def test_without_an_embedder_keywords_answer(store, keyword_memory):
     assert result.mode == "keyword"
     assert questions(result)[0] == "Which country has the most launch sites?"
     assert all(h.vector_rank is None for h in result.hits)
-    assert store.conn.execute("SELECT count(*) FROM episodes WHERE embedding IS NOT NULL").fetchone()[0] == 0
+    assert store.db.conn.execute("SELECT count(*) FROM episodes WHERE embedding IS NOT NULL").fetchone()[0] == 0
 
 
 def test_a_failing_embedder_falls_back_to_keywords(store, caplog):
@@ -51,7 +51,7 @@ def test_a_new_embedding_model_re_embeds_lazily(store, memory, scripted_llm):
     thread = add_thread(store, memory, LAUNCH_TURNS)
     other = OpenAIEmbedder(model="other", base_url=scripted_llm.base_url, api_key=None, max_retries=0)
     index = EpisodeIndex(memory.index.episodes, other, reembed_batch=3)
-    models = lambda: [r[0] for r in store.conn.execute("SELECT embedding_model FROM episodes ORDER BY seq")]  # noqa: E731
+    models = lambda: [r[0] for r in store.db.conn.execute("SELECT embedding_model FROM episodes ORDER BY seq")]  # noqa: E731
     assert set(models()) == {"openai:hashed"}
     first = index.search("rocket families", user_id="alice", thread_id=thread, k=4)
     assert models().count("openai:other") == 3  # one batch per search, so no turn waits on a whole re-index
@@ -106,9 +106,7 @@ def test_nothing_to_recall_gives_empty_text(store, memory):
 
 
 def memory_episodes(store):
-    from storage.episodes import EpisodeStore
-
-    return EpisodeStore(store.conn, lock=store.lock)
+    return store.episodes()
 
 
 def _state():
