@@ -16,11 +16,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.planner.lexicon import (COMPARATIVES, EN_NUMBERS, NAMELESS_WORDS, KEYWORDS, SUPERLATIVES, SYNONYMS,
-                                   ZH_DIGITS, ZH_UNITS, ZH_WORDS)
+from agent.planner.lexicon import (COMPARATIVES, EN_NUMBERS, KEYWORDS, NAMELESS_WORDS, REFERRING_WORDS,
+                                   SUPERLATIVES, SYNONYMS, ZH_DIGITS, ZH_UNITS, ZH_WORDS)
 from agent.planner.schema_index import ColumnInfo, SchemaIndex, ValueRef
 from agent.planner.words import zh_number
-from storage.text import CJK, REQUEST_WORDS, STOPWORDS, has_cjk, is_cjk_char, normalize, singular, stem
+from storage.text import CJK, QUERY_WORDS, REQUEST_WORDS, STOPWORDS, has_cjk, is_cjk_char, normalize, singular, stem
 
 MAX_SPAN = 6
 # "one" is a number after these ("more than one", "at least two"), elsewhere a pronoun ("each one").
@@ -28,7 +28,7 @@ _BEFORE_NUMBER_WORDS = frozenset("than least most top between and or to exactly 
 _QUOTED = re.compile(r"(?:^|(?<=[\s(,:]))[\"“'‘]([^\"“”'‘’]{1,60})[\"”'’](?=$|[\s?.,!)])")
 _PIECE = re.compile(rf"\d+(?:,\d{{3}})*(?:\.\d+)?(?![A-Za-z])|[A-Za-z0-9]+|[{CJK}]+")
 #: English words never taken for a data value or a schema name on their own.
-_NOT_NAMES = STOPWORDS | REQUEST_WORDS | NAMELESS_WORDS
+_NOT_NAMES = ((STOPWORDS - QUERY_WORDS) | REQUEST_WORDS | NAMELESS_WORDS) - REFERRING_WORDS
 _ZH_LONGEST = max(len(k) for k in ZH_WORDS)
 # Words too generic to name a column on their own unless they are its last word.
 _GENERIC = frozenset("name first last number no code is date year total official".split())
