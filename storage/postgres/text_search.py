@@ -1,6 +1,6 @@
 """Keyword search on PostgreSQL, tokenised as on SQLite: weighted tsvectors over the same terms.
 
-Both backends index the terms Python makes (`storage.episodes.search_terms`: lower case,
+Both backends index the terms Python makes (`storage.text.search_terms`: lower case,
 stopwords dropped, CJK runs as overlapping bigrams), joined by spaces. PostgreSQL reads
 them with the `askdb_terms` configuration (migration 3): its parser splits on the spaces,
 English words are stemmed by Snowball, the rest is kept as it is. That matches SQLite's FTS5
