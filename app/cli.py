@@ -28,8 +28,9 @@ def _settings(args: argparse.Namespace) -> Settings:
 
 def _add_paths(parser: argparse.ArgumentParser, *, db: bool = True, store: bool = True) -> None:
     if db:
-        parser.add_argument("--db", metavar="PATH", help="analytics database: a SQLite file or a postgresql:// URL "
-                                                         "(default: ASKDB_DATABASE or the sample)")
+        parser.add_argument("--db", metavar="PATH", help="analytics database: a SQLite or .duckdb file, or a "
+                                                         "postgresql:// or mysql:// URL (default: ASKDB_DATABASE "
+                                                         "or the sample)")
     if store:
         parser.add_argument("--store", metavar="PATH", help="conversation store: a SQLite file or a postgresql:// URL "
                                                             "(default: ASKDB_STORE or data/conversations.db)")

@@ -27,7 +27,7 @@ import sqlglot
 from pydantic import BaseModel, Field
 
 from agent.sources.errors import SourceError
-from agent.sources.factory import is_postgres_url, open_source
+from agent.sources.factory import is_duckdb_path, is_mysql_url, is_postgres_url, open_source
 from agent.state import Step
 from app.settings import ROOT, Settings
 from storage.errors import AskdbError
@@ -40,7 +40,7 @@ MAX_ROWS = 100_000  # rows compared per query; more is rare in these suites and 
 MAX_COLUMN_MAPPINGS = 5040  # column orders tried (7!): wide results compare in their own order
 WHERE_OPS_LIKE = 9  # Spider's WHERE_OPS.index("like")
 LEVELS = ["easy", "medium", "hard", "extra", "simple", "moderate", "challenging"]  # Spider's, then BIRD's
-Location = Path | str  # a question's database: a SQLite file or a postgresql:// URL
+Location = Path | str  # a question's database: a SQLite or DuckDB file, a postgresql:// or mysql:// URL
 
 
 class SuiteError(AskdbError, ValueError):
@@ -189,11 +189,18 @@ def spider_hardness(sql: dict) -> str:
 
 def gold_rows(location: Location, sql: str, *, time_limit_s: float) -> list[tuple]:
     """The gold query's rows, read-only but not through the guard: gold SQL may use what it refuses
-    (SQLite's quirks; PostgreSQL's functions). On SQLite, plain sqlite3."""
+    (SQLite's quirks; PostgreSQL's functions). On SQLite, plain sqlite3; on MySQL and DuckDB the
+    source itself, its guard included (gold written for them needs nothing it refuses)."""
     if is_postgres_url(location):
         from app.eval_postgres import postgres_gold_rows
 
         return postgres_gold_rows(location, sql, time_limit_s=time_limit_s)
+    if is_mysql_url(location) or is_duckdb_path(location):
+        source = open_source(location, time_limit_s=time_limit_s, max_rows=MAX_ROWS, trusted=True)
+        try:
+            return [tuple(row) for row in source.execute(sql).rows]
+        finally:
+            source.close()
     conn = sqlite3.connect(f"file:{location}?mode=ro", uri=True)
     conn.text_factory = lambda b: b.decode("utf-8", "replace")
     deadline = time.monotonic() + time_limit_s

@@ -24,7 +24,7 @@ from psycopg import sql
 from sqlglot import exp
 
 from agent.sources.errors import SourceUnavailable
-from agent.sources.postgres import plain_value
+from agent.sources.base import plain_value
 from app.eval import MAX_ROWS, EvalQuestion, database_path
 from sample_db.to_postgres import copy_database, pg_name
 

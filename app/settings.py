@@ -21,8 +21,8 @@ DEFAULT_STORE = ROOT / "data" / "conversations.db"
 
 
 def _location(value: object) -> object:
-    """A database setting: a ``postgresql://`` URL stays text; anything else is a file path."""
-    if isinstance(value, str) and not value.startswith(("postgresql://", "postgres://")):
+    """A database setting: a URL (``postgresql://``, ``mysql://``...) stays text; anything else is a file path."""
+    if isinstance(value, str) and "://" not in value:
         return Path(value)
     return value
 
@@ -32,7 +32,7 @@ def _names(value: object) -> object:
     return [v.strip() for v in value.split(",") if v.strip()] if isinstance(value, str) else value
 
 
-#: A SQLite file or a PostgreSQL URL (ASKDB_DATABASE, ASKDB_STORE).
+#: A file (SQLite, DuckDB) or a server URL (ASKDB_DATABASE; ASKDB_STORE: SQLite or PostgreSQL).
 Location = Annotated[Path | str, BeforeValidator(_location)]
 
 
@@ -53,8 +53,8 @@ class Settings(BaseSettings):
 
     database: Location = _env(
         "ASKDB_DATABASE", default=DEFAULT_DATABASE,
-        description="The analytics database the agent answers questions about: a SQLite file, or a "
-                    "postgresql:// URL (use a read-only role).")
+        description="The analytics database the agent answers questions about: a SQLite or DuckDB (.duckdb) "
+                    "file, or a postgresql://, mysql:// or mariadb:// URL (use a read-only role).")
     store: Location = _env(
         "ASKDB_STORE", default=DEFAULT_STORE,
         description="Where conversations, steps and results are kept: a SQLite file, or a postgresql:// URL "

@@ -117,12 +117,37 @@ def _with_ties(lines: list[str], frame: Frame, col) -> str:
 
 def to_dialect(sql: str, dialect: str) -> str:
     """The planner's SQLite query in another sqlglot dialect (PostgreSQL: ``strftime`` becomes
-    ``TO_CHAR``, and LIKE becomes ILIKE, as SQLite's LIKE ignores case)."""
+    ``TO_CHAR``, and LIKE becomes ILIKE, as SQLite's LIKE ignores case). Where ``/`` of two
+    integers gives a fraction (MySQL, DuckDB), the planner's bucket arithmetic divides as SQLite
+    does: (month + 2) / 3 is the quarter."""
     if dialect == "sqlite":
         return sql
-    tree = sqlglot.parse_one(sql, read="sqlite").transform(
-        lambda node: exp.ILike(this=node.this, expression=node.expression) if isinstance(node, exp.Like) else node)
-    return tree.sql(dialect=dialect, pretty=True)
+
+    def translate(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Like):
+            return exp.ILike(this=node.this, expression=node.expression)
+        if dialect in _FRACTION_DIVISION and isinstance(node, exp.Div) and _integer(node.this) \
+                and _integer(node.expression):
+            return exp.IntDiv(this=node.this, expression=node.expression)
+        return node
+
+    return sqlglot.parse_one(sql, read="sqlite").transform(translate).sql(dialect=dialect, pretty=True)
+
+
+_FRACTION_DIVISION = frozenset({"mysql", "duckdb"})
+
+
+def _integer(node: exp.Expression) -> bool:
+    """Whether an expression of the planner's SQL is an integer: a literal, a cast, or their sums."""
+    if isinstance(node, exp.Paren):
+        return _integer(node.this)
+    if isinstance(node, exp.Literal):
+        return not node.is_string and node.this.isdigit()
+    if isinstance(node, exp.Cast):
+        return node.to.is_type(*exp.DataType.INTEGER_TYPES)
+    if isinstance(node, (exp.Add, exp.Sub, exp.Mul)):
+        return _integer(node.this) and _integer(node.expression)
+    return False
 
 
 def _joins(fact: str, tables: list[str], schema: SchemaIndex) -> tuple[list[tuple[str, Edge]], bool]:

@@ -9,9 +9,14 @@ caps rows and cells and suggests close names the same way.
 
 from __future__ import annotations
 
+import datetime as dt
+import decimal
 import difflib
+import json
 import time
+import uuid
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any, Protocol
 
 from pydantic import BaseModel
@@ -169,6 +174,54 @@ def capped_result(sql: str, columns: list[str], cursor: Iterable, *, limit: int,
         rows.append(row)
     return QueryResult(sql=sql, columns=columns, rows=rows, row_count=len(rows), truncated=truncated,
                        truncated_cells=cut, duration_ms=(time.perf_counter() - started) * 1000)
+
+
+def plain_value(value: Any) -> Any:
+    """A driver's value as the JSON-safe value SQLite would give: numbers, text, or bytes for the cap."""
+    if value is None or isinstance(value, (bool, int, float, str, bytes, bytearray, memoryview)):
+        return value
+    if isinstance(value, decimal.Decimal):
+        # sum(bigint) is numeric in PostgreSQL (DECIMAL in MySQL) and an integer in SQLite; avg() a float.
+        if not value.is_finite():
+            return float(value)
+        return int(value) if value.as_tuple().exponent >= 0 else float(value)
+    if isinstance(value, dt.datetime):
+        return value.isoformat(sep=" ")
+    if isinstance(value, (dt.date, dt.time)):
+        return value.isoformat()
+    if isinstance(value, (uuid.UUID, dt.timedelta)):
+        return str(value)
+    if isinstance(value, (dict, list)):  # JSON, arrays, structs: their JSON text, capped as text
+        return json.dumps(value, ensure_ascii=False, default=str)
+    return str(value)
+
+
+class FileSource:
+    """What a source that is one file shares: its path and label, its limits checked, `where`,
+    `cache_key` and the repr."""
+
+    def __init__(self, path: str | Path, *, time_limit_s: float, max_rows: int, max_cell_bytes: int) -> None:
+        if time_limit_s <= 0 or max_rows < 1 or max_cell_bytes < 1:
+            raise ValueError("time_limit_s, max_rows and max_cell_bytes must be positive")
+        self.path = Path(path)
+        self.label = self.path.stem
+        self.time_limit_s = float(time_limit_s)
+        self.max_rows = max_rows
+        self.max_cell_bytes = max_cell_bytes
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({str(self.path)!r})"
+
+    def where(self) -> str:
+        return str(self.path)
+
+    def cache_key(self) -> tuple[str, int, int]:
+        """The file's path, modification time and size: a rebuilt file gets a new key."""
+        try:
+            stat = self.path.stat()
+        except OSError:
+            return (str(self.path), 0, 0)
+        return (str(self.path.resolve()), stat.st_mtime_ns, stat.st_size)
 
 
 def cap_cell(value: Any, max_bytes: int) -> tuple[Any, bool]:

@@ -9,12 +9,8 @@ SELECT grants only (README, "The analytics database on PostgreSQL").
 
 from __future__ import annotations
 
-import datetime as dt
-import decimal
-import json
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -25,7 +21,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from agent.sources.base import (
-    Column, ForeignKey, QueryResult, TableSchema, cap_cell, capped_result, resolve_name,
+    Column, ForeignKey, QueryResult, TableSchema, cap_cell, capped_result, plain_value, resolve_name,
 )
 from agent.sources.errors import (
     QueryFailed, QueryTimeout, SQLRejected, SourceUnavailable, UnknownColumn, UnknownTable,
@@ -324,26 +320,6 @@ class PostgresSource:
 
     def _render_cell(self, value: Any) -> tuple[Any, bool]:
         return cap_cell(plain_value(value), self.max_cell_bytes)
-
-
-def plain_value(value: Any) -> Any:
-    """A PostgreSQL value as the JSON-safe value SQLite would give: numbers, text, or bytes for the cap."""
-    if value is None or isinstance(value, (bool, int, float, str, bytes, bytearray, memoryview)):
-        return value
-    if isinstance(value, decimal.Decimal):
-        # sum(bigint) is numeric in PostgreSQL and an integer in SQLite; avg() a float in both.
-        if not value.is_finite():
-            return float(value)
-        return int(value) if value.as_tuple().exponent >= 0 else float(value)
-    if isinstance(value, dt.datetime):
-        return value.isoformat(sep=" ")
-    if isinstance(value, (dt.date, dt.time)):
-        return value.isoformat()
-    if isinstance(value, (uuid.UUID, dt.timedelta)):
-        return str(value)
-    if isinstance(value, (dict, list)):  # json, jsonb and arrays: their JSON text, capped as text
-        return json.dumps(value, ensure_ascii=False, default=str)
-    return str(value)
 
 
 def _configure(conn: psycopg.Connection) -> None:

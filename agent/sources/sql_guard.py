@@ -17,6 +17,7 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, SqlglotError
 from sqlglot.tokens import TokenType
 
+from agent.sources.engine_denials import DENIALS, node_denial
 from agent.sources.errors import SQLRejected
 
 __all__ = [
@@ -98,6 +99,9 @@ POSTGRES_DENIED_TABLES: dict[str, str] = {
 }
 
 
+_DENIALS = {"postgres": (POSTGRES_DENIED_NAMES, POSTGRES_DENIED_PREFIXES, POSTGRES_DENIED_TABLES), **DENIALS}
+
+
 def denial_reason(name: str, dialect: str = "sqlite", *, table: bool = False) -> str | None:
     """Why a function (or, with ``table``, a table) name is denied, or None if it is allowed.
 
@@ -106,12 +110,13 @@ def denial_reason(name: str, dialect: str = "sqlite", *, table: bool = False) ->
     which can only over-reject.
     """
     key = name.lower()
-    if dialect == "postgres":
+    if dialect in _DENIALS:
+        names, prefixes, tables = _DENIALS[dialect]
         if table:
-            return POSTGRES_DENIED_TABLES.get(key)
-        if key in POSTGRES_DENIED_NAMES:
-            return POSTGRES_DENIED_NAMES[key]
-        return next((why for prefix, why in POSTGRES_DENIED_PREFIXES.items() if key.startswith(prefix)), None)
+            return tables.get(key)
+        if key in names:
+            return names[key]
+        return next((why for prefix, why in prefixes.items() if key.startswith(prefix)), None)
     if key in DENIED_NAMES:
         return DENIED_NAMES[key]
     if key.startswith(_PRAGMA_PREFIX):
@@ -219,6 +224,8 @@ def _check_tree(root: exp.Expression, sql: str, dialect: str) -> None:
             )
         if isinstance(node, _WRITE_NODES):
             raise SQLRejected(f"{_READ_ONLY}; found {_label(node, sql, dialect)} inside the query")
+        if reason := node_denial(node, dialect):
+            raise SQLRejected(reason)
         if isinstance(node, exp.Func):
             for name in _function_names(node):
                 reason = denial_reason(name, dialect)

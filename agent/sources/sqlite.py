@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from agent.sources.base import (
-    Column, ForeignKey, QueryResult, TableSchema, cap_cell, capped_result, quote_identifier, resolve_name,
+    Column, FileSource, ForeignKey, QueryResult, TableSchema, cap_cell, capped_result, quote_identifier,
+    resolve_name,
 )
 from agent.sources.errors import (
     QueryBusy, QueryFailed, QueryTimeout, SQLRejected, SourceUnavailable, UnknownColumn, UnknownTable,
@@ -57,7 +58,7 @@ _ACTION_LABELS = {
 }
 
 
-class SQLiteSource:
+class SQLiteSource(FileSource):
     """A read-only SQLite analytics file that runs guarded, bounded queries (a `DataSource`).
 
     Args:
@@ -78,29 +79,9 @@ class SQLiteSource:
     def __init__(self, path: str | Path, *, time_limit_s: float = 10.0, max_rows: int = 1000,
                  max_cell_bytes: int = 10_000, trusted: bool = False,
                  limits: PoolLimits | None = None) -> None:
-        if time_limit_s <= 0 or max_rows < 1 or max_cell_bytes < 1:
-            raise ValueError("time_limit_s, max_rows and max_cell_bytes must be positive")
-        self.path = Path(path)
-        self.label = self.path.stem
-        self.time_limit_s = float(time_limit_s)
-        self.max_rows = max_rows
-        self.max_cell_bytes = max_cell_bytes
+        super().__init__(path, time_limit_s=time_limit_s, max_rows=max_rows, max_cell_bytes=max_cell_bytes)
         self.trusted = trusted
         self.limits = limits or PoolLimits()
-
-    def __repr__(self) -> str:
-        return f"SQLiteSource({str(self.path)!r})"
-
-    def where(self) -> str:
-        return str(self.path)
-
-    def cache_key(self) -> tuple[str, int, int]:
-        """Path, modification time and size: a rebuilt file gets a new key."""
-        try:
-            stat = self.path.stat()
-        except OSError:
-            return (str(self.path), 0, 0)
-        return (str(self.path.resolve()), stat.st_mtime_ns, stat.st_size)
 
     def close(self) -> None:
         """Nothing to release: every call opens and closes its own connection, and the worker pool

@@ -1,0 +1,156 @@
+"""DuckDB as a source (agent/sources/duckdb.py): the sample database copied into a .duckdb file,
+opened read-only and locked; what the guard refuses by name, the locked instance refuses again."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+
+import duckdb
+import pytest
+
+from agent.sources.duckdb import DuckDBSource
+from agent.sources.errors import QueryFailed, QueryTimeout, SQLRejected, SourceUnavailable
+from agent.sources.factory import open_source
+from agent.sources.query_pool import PoolLimits
+from tests.agent.sources.refusals import assert_payloads_change_nothing
+
+
+@pytest.fixture(autouse=True)
+def _quiet_sqlglot():
+    logging.getLogger("sqlglot").setLevel(logging.ERROR)
+
+
+@pytest.fixture
+def duck(duckdb_sample_path):
+    source = DuckDBSource(duckdb_sample_path, time_limit_s=2.0, max_rows=100, max_cell_bytes=64,
+                          limits=PoolLimits(max_memory_mb=256, max_temp_mb=64))
+    yield source
+    source.close()
+
+
+def file_digest(path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_the_factory_opens_a_duckdb_path(duckdb_sample_path):
+    source = open_source(duckdb_sample_path)
+    try:
+        assert isinstance(source, DuckDBSource) and source.dialect == "duckdb" and source.label == "aerospace"
+        assert source.execute("SELECT count(*) FROM launches").rows == [[2639]]
+    finally:
+        source.close()
+
+
+def test_every_setting_is_locked_as_configured(duck):
+    settings = dict(duck._run_unchecked(
+        "SELECT name, value FROM duckdb_settings() WHERE name IN ('access_mode', 'enable_external_access',"
+        " 'autoload_known_extensions', 'autoinstall_known_extensions', 'allow_community_extensions',"
+        " 'lock_configuration', 'memory_limit', 'threads', 'max_temp_directory_size')").rows)
+    assert settings == {
+        "access_mode": "read_only", "enable_external_access": "false", "autoload_known_extensions": "false",
+        "autoinstall_known_extensions": "false", "allow_community_extensions": "false",
+        "lock_configuration": "true", "memory_limit": "244.1 MiB", "threads": "2",
+        "max_temp_directory_size": "61.0 MiB"}
+
+
+# (sql, whether the locked instance refuses it too, with the guard bypassed)
+REFUSED = [
+    ("SELECT * FROM read_csv('/etc/passwd')", True),
+    ("SELECT * FROM read_text('/etc/passwd')", True),
+    ("SELECT * FROM '/etc/passwd'", False),  # without external access not even a file: an unknown table
+    ("SELECT * FROM glob('/etc/*')", True),
+    ("SELECT * FROM sniff_csv('/etc/passwd')", True),
+    ("SELECT * FROM query('SELECT 1')", False),
+    ("SELECT getenv('HOME')", False),
+    ("COPY launches TO '/tmp/askdb-evil.csv'", True),
+    ("ATTACH '/tmp/askdb-evil.duckdb' AS evil", True),
+    ("INSTALL httpfs", True),
+    ("LOAD httpfs", True),
+    ("SET memory_limit = '10GB'", True),
+    ("SET enable_external_access = true", True),
+    ("CREATE TABLE evil AS SELECT 1", True),
+    ("CREATE TEMP TABLE evil AS SELECT 1", False),  # the temp catalog is in memory: the guard's to refuse
+    ("DELETE FROM launches", True),
+    ("UPDATE countries SET name = 'x'", True),
+    ("SELECT 1; DELETE FROM launches", False),
+    ("PRAGMA version", False),
+    ("CHECKPOINT", False),
+]
+
+
+@pytest.mark.parametrize("sql, locked_out", REFUSED, ids=[sql for sql, _ in REFUSED])
+def test_file_reads_extensions_settings_and_writes_are_refused(duck, duckdb_sample_path, sql, locked_out):
+    before = file_digest(duckdb_sample_path)
+    with pytest.raises(SQLRejected):
+        duck.execute(sql)
+    if locked_out:
+        with pytest.raises(SQLRejected):
+            duck._run_unchecked(sql)
+    assert file_digest(duckdb_sample_path) == before
+
+
+def test_every_payload_is_refused_with_or_without_the_guard(duck, duckdb_sample_path):
+    assert_payloads_change_nothing(duck, lambda: file_digest(duckdb_sample_path))
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT count(*) FROM range(100000000) a, range(100000) b",
+    "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT count(*) FROM r",
+])
+def test_runaway_queries_stop_at_the_time_limit(duck, sql):
+    with pytest.raises(QueryTimeout, match="query stopped after 2.0 s"):
+        duck.execute(sql)
+    assert duck.execute("SELECT count(*) FROM countries").rows == [[25]]  # the source still answers
+
+
+def test_a_memory_bomb_stops_at_the_memory_limit_or_the_time_limit(duck):
+    with pytest.raises((QueryFailed, QueryTimeout), match="memory limit|query stopped"):
+        duck.execute("SELECT list(repeat('x', 1000000)) FROM range(10000)")
+
+
+def test_a_huge_result_is_streamed_and_capped(duck):
+    result = duck.execute("SELECT * FROM range(10000000000)")
+    assert (result.row_count, result.truncated) == (100, True)
+
+
+def test_a_missing_or_foreign_file_is_unavailable(tmp_path, sample_db_path):
+    with pytest.raises(SourceUnavailable, match="does not exist"):
+        DuckDBSource(tmp_path / "none.duckdb").list_tables()
+    foreign = tmp_path / "sqlite.duckdb"
+    foreign.write_bytes(sample_db_path.read_bytes())
+    with pytest.raises(SourceUnavailable, match="cannot open"):
+        DuckDBSource(foreign).list_tables()
+
+
+def test_a_file_another_process_writes_is_unavailable_not_corrupted(tmp_path, duckdb_sample_path):
+    path = tmp_path / "busy.duckdb"
+    path.write_bytes(duckdb_sample_path.read_bytes())
+    writer = duckdb.connect(str(path))
+    try:
+        source = DuckDBSource(path)
+        # DuckDB lets one process write or several read; inside one process both share the instance's lock.
+        try:
+            assert source.list_tables()
+        except SourceUnavailable as e:
+            assert "cannot open" in str(e)
+        finally:
+            source.close()
+    finally:
+        writer.close()
+
+
+def test_a_file_replaced_by_a_new_one_is_read_again(tmp_path, duckdb_sample_path):
+    path = tmp_path / "live.duckdb"
+    path.write_bytes(duckdb_sample_path.read_bytes())
+    source = DuckDBSource(path)
+    try:
+        assert "countries" in source.list_tables()
+        fresh = tmp_path / "fresh.duckdb"
+        with duckdb.connect(str(fresh)) as writer:
+            writer.execute("CREATE TABLE sales AS SELECT 1 AS amount")
+        fresh.replace(path)  # how a file is refreshed while askdb reads it
+        assert source.list_tables() == ["sales"]
+        assert source.execute("SELECT amount FROM sales").rows == [[1]]
+    finally:
+        source.close()

@@ -1,0 +1,35 @@
+"""The offline planner's documented questions on MySQL/MariaDB and DuckDB: each conversation played
+as the loop plays it (tests/agent/test_offline_planner.py), the planner writing the engine's SQL
+(transpiled from its SQLite plan), its rows compared with the gold SQL's on the SQLite file."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from agent.offline_planner import OfflinePlanner
+from agent.sources.factory import open_source
+from tests.agent.test_offline_planner import QUESTIONS, Conversation, check_question
+
+SAMPLE_QUESTIONS = [q for q in QUESTIONS if q["db"] == "sample"]
+ENGINE_LOCATIONS = {"mysql": "mariadb_analytics_url", "duckdb": "duckdb_sample_path"}
+
+
+@pytest.fixture(autouse=True)
+def _quiet_sqlglot():
+    logging.getLogger("sqlglot").setLevel(logging.ERROR)
+
+
+@pytest.fixture(scope="module", params=sorted(ENGINE_LOCATIONS))
+def planner(request):
+    """One source and planner per engine for the module: the schema index is built once each."""
+    source = open_source(request.getfixturevalue(ENGINE_LOCATIONS[request.param]))
+    yield OfflinePlanner(source), source
+    source.close()
+
+
+@pytest.mark.parametrize("entry", SAMPLE_QUESTIONS, ids=[q["id"] for q in SAMPLE_QUESTIONS])
+def test_documented_question_matches_gold(entry, planner, sample_db_path):
+    ok, detail = check_question(entry, Conversation(*planner), sample_db_path)
+    assert ok, f"{entry['question']} on {planner[1].engine}\n{detail}"
