@@ -1,4 +1,4 @@
-"""The command line: `python -m app serve|ask|sql|store|token|eval`, over the same core as the web app.
+"""The command line: `python -m app serve|ask|sql|store|data|token|eval`, over the same core as the web app.
 
 Domain errors become one line on stderr and a non-zero exit status.
 """
@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from app.auth import DEFAULT_USER
+from app.data_cli import add_data_commands
 from app.settings import Settings
 
 
@@ -376,6 +377,8 @@ def build_parser() -> argparse.ArgumentParser:
                                                               f"(default: {DEFAULT_USER})")
     _add_paths(import_, db=False)
     import_.set_defaults(func=cmd_store_import)
+
+    add_data_commands(commands)
 
     token = commands.add_parser("token", help="manage users' tokens for ASKDB_AUTH=token")
     token_commands = token.add_subparsers(dest="token_command", required=True, metavar="COMMAND")

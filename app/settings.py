@@ -110,6 +110,11 @@ class Settings(BaseSettings):
         "ASKDB_AUTH", default="none",
         description="`none` (one local user, `default`), `token` (bearer tokens from ASKDB_TOKENS_FILE), "
                     "or `proxy` (the user named by a trusted reverse proxy's header).")
+    uploads_dir: Path = _env("ASKDB_UPLOADS_DIR", default=ROOT / "data" / "uploads",
+                             description="Where each user's own tables (python -m app data add) are kept: one "
+                                         "DuckDB file per user.")
+    max_upload_bytes: int = _env("ASKDB_MAX_UPLOAD_BYTES", default=100_000_000, gt=0,
+                                 description="Largest file `data add` loads as a table, in bytes.")
     tokens_file: Path = _env("ASKDB_TOKENS_FILE", default=ROOT / "data" / "tokens.txt",
                              description="Users and hashed tokens for ASKDB_AUTH=token (`python -m app token add USER`).")
     proxy_header: str = _env("ASKDB_PROXY_HEADER", default="X-Forwarded-User",

@@ -29,6 +29,7 @@ BENCHMARKS = {
     "sql_isolation": ("bench.sql_isolation", "SQL isolation: latency a query worker process adds"),
     "postgres": ("bench.postgres", "PostgreSQL: store save and load beside SQLite; two app servers on one store"),
     "local_model": ("bench.local_model", "Local model: a real 1.5B model through llama.cpp on this machine"),
+    "sources": ("bench.sources", "Sources: the offline planner on four engines; a 100k-row file as a table"),
 }
 
 
