@@ -121,10 +121,12 @@ class OfflinePlanner:
         """The schema and values index of the database, built on first use."""
         if self._schema is None:
             key = self.database.cache_key()
-            cached = OfflinePlanner._indexes.get(key) if key else None
+            # Taken out and put back last, so the index dropped when the cache is full is the one
+            # least recently used (not the first built: that dropped a file still in use).
+            cached = OfflinePlanner._indexes.pop(key, None) if key else None
             self._schema = cached or SchemaIndex.build(self.database)
-            if key and cached is None:
-                if len(OfflinePlanner._indexes) >= self.MAX_CACHED_INDEXES:
+            if key:
+                if cached is None and len(OfflinePlanner._indexes) >= self.MAX_CACHED_INDEXES:
                     OfflinePlanner._indexes.pop(next(iter(OfflinePlanner._indexes)))
                 OfflinePlanner._indexes[key] = self._schema
         return self._schema
