@@ -23,6 +23,8 @@ class Engine:
 ENGINES = {
     "sqlite": Engine("sample_db_path", "sqlite", "SQLite"),
     "postgres": Engine("postgres_analytics_url", "postgres", "PostgreSQL"),
+    "mysql": Engine("mariadb_analytics_url", "mysql", "MySQL"),
+    "duckdb": Engine("duckdb_sample_path", "duckdb", "DuckDB"),
 }
 
 

@@ -4,8 +4,6 @@ opened read-only and locked; what the guard refuses by name, the locked instance
 from __future__ import annotations
 
 import hashlib
-import logging
-
 import duckdb
 import pytest
 
@@ -14,11 +12,6 @@ from agent.sources.errors import QueryFailed, QueryTimeout, SQLRejected, SourceU
 from agent.sources.factory import open_source
 from agent.sources.query_pool import PoolLimits
 from tests.agent.sources.refusals import assert_payloads_change_nothing
-
-
-@pytest.fixture(autouse=True)
-def _quiet_sqlglot():
-    logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
 
 @pytest.fixture

@@ -3,8 +3,6 @@ MariaDB server, read through the README's read-only user; every layer refuses wr
 
 from __future__ import annotations
 
-import logging
-
 import pymysql
 import pytest
 
@@ -12,11 +10,6 @@ from agent.sources.errors import QueryBusy, QueryFailed, QueryTimeout, SQLReject
 from agent.sources.factory import open_source
 from agent.sources.mysql import MySQLSource, connect_args, granted_privileges
 from tests.agent.sources.refusals import assert_payloads_change_nothing
-
-
-@pytest.fixture(autouse=True)
-def _quiet_sqlglot():
-    logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
 
 @pytest.fixture

@@ -4,8 +4,6 @@ as the loop plays it (tests/agent/test_offline_planner.py), the planner writing 
 
 from __future__ import annotations
 
-import logging
-
 import pytest
 
 from agent.offline_planner import OfflinePlanner
@@ -14,11 +12,6 @@ from tests.agent.test_offline_planner import QUESTIONS, Conversation, check_ques
 
 SAMPLE_QUESTIONS = [q for q in QUESTIONS if q["db"] == "sample"]
 ENGINE_LOCATIONS = {"mysql": "mariadb_analytics_url", "duckdb": "duckdb_sample_path"}
-
-
-@pytest.fixture(autouse=True)
-def _quiet_sqlglot():
-    logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
 
 @pytest.fixture(scope="module", params=sorted(ENGINE_LOCATIONS))
