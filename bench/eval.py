@@ -30,7 +30,7 @@ OUTPUT_TOKENS_PER_CALL = 60
 
 def gold_sql_responder(gold: dict[str, str]):
     """A scripted-server responder that answers each question with its gold SQL: run_sql, then answer."""
-    from tests.fixtures.scripted_llm import tool_call
+    from bench.scripted_llm import tool_call
 
     def respond(request: dict[str, Any]):
         messages = request.get("messages") or []
@@ -57,7 +57,7 @@ def _run(suite: str, settings: Settings) -> dict[str, Any]:
 
 
 def run() -> dict:
-    from tests.fixtures.scripted_llm import ScriptedLLMServer
+    from bench.scripted_llm import ScriptedLLMServer
 
     if not (DATASETS / SUITES["spider-dev"][0]).exists():
         return {"skipped": f"needs the Spider dev set under {DATASETS}"}

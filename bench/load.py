@@ -18,12 +18,13 @@ from pathlib import Path
 
 import httpx
 
+from bench import bombs
+from bench.live_server import LiveServer
+from bench.responders import three_tool_turn
+from bench.scripted_llm import ScriptedLLMServer
+from bench.traffic import STEPS_PER_TURN, TURNS, USERS, percentile, tiny_database
 from storage.base import is_postgres_url
-from tests.fixtures.live_server import LiveServer
-from tests.fixtures.responders import THREE_TOOL_TURN, three_tool_turn
-from tests.fixtures.scripted_llm import ScriptedLLMServer
 
-USERS, TURNS, STEPS_PER_TURN = 20, 10, len(THREE_TOOL_TURN) + 1
 # The count check's SQL per store backend: a field of step_data as text and as a number, and
 # whether the memory tables exist (a PostgreSQL store from before memory went there has no episodes).
 _DIALECTS = {
@@ -34,10 +35,6 @@ _DIALECTS = {
                                    " AND schemaname = ANY (current_schemas(false))"},
 }
 
-
-def _percentile(values: list[float], q: float) -> float:
-    values = sorted(values)
-    return round(values[min(len(values) - 1, int(q * len(values)))], 1) if values else 0.0
 
 
 def run_load(servers: list[LiveServer], *, users: int = USERS, turns: int = TURNS) -> dict:
@@ -75,7 +72,7 @@ def run_load(servers: list[LiveServer], *, users: int = USERS, turns: int = TURN
     return {"users": users, "turns_per_user": turns, "steps_per_turn": STEPS_PER_TURN,
             "turns_sent": users * turns, "seconds": round(elapsed, 2),
             "turns_per_second": round(users * turns / elapsed, 1),
-            "turn_ms_p50": _percentile(latencies, 0.5), "turn_ms_p95": _percentile(latencies, 0.95),
+            "turn_ms_p50": round(percentile(latencies, 0.5), 1), "turn_ms_p95": round(percentile(latencies, 0.95), 1),
             "errors": len(errors), "error_samples": errors[:3]}
 
 
@@ -110,8 +107,8 @@ def count_check(store: Path | str, turns_sent: int) -> dict:
     return {"turns_stored": questions, "steps_stored": steps, "steps_expected": turns_sent * STEPS_PER_TURN,
             "duplicate_steps": duplicates,
             "exact": questions == turns_sent and steps == turns_sent * STEPS_PER_TURN and duplicates == 0,
-            "overhead_ms_per_step_p50": _percentile(overhead, 0.5),
-            "overhead_ms_per_step_p95": _percentile(overhead, 0.95),
+            "overhead_ms_per_step_p50": round(percentile(overhead, 0.5), 1),
+            "overhead_ms_per_step_p95": round(percentile(overhead, 0.95), 1),
             # Read from what the servers wrote, not from their settings: memory that is configured
             # but does not run (as on PostgreSQL before memory went there) shows as off.
             "recall_steps": recall_steps, "episodes_indexed": episodes,
@@ -142,17 +139,8 @@ def measure(database: Path, *, servers: int = 1, store: str | None = None,
         return figures
 
 
-def tiny_database(directory: Path) -> Path:
-    path = directory / "sites.db"
-    with sqlite3.connect(path) as conn:
-        conn.executescript("CREATE TABLE sites (id INTEGER PRIMARY KEY, name TEXT);"
-                           "INSERT INTO sites (name) VALUES ('Jiuquan'), ('Xichang'), ('Cape Canaveral');")
-    return path
-
 
 def run() -> dict:
-    from bench import bombs
-
     with tempfile.TemporaryDirectory() as tmp:
         database = tiny_database(Path(tmp))
         figures = {"one_server": measure(database, servers=1), "two_servers": measure(database, servers=2)}
@@ -175,7 +163,5 @@ def markdown(figures: dict) -> str:
               "recall and user memory), so every turn also embeds its question, recalls, and indexes itself "
               "after the answer; steps are counted without the recall steps."]
     if "bombs" in figures:
-        from bench import bombs
-
-        lines += ["", "### With resource bombs", "", bombs.markdown(figures["bombs"])]
+            lines += ["", "### With resource bombs", "", bombs.markdown(figures["bombs"])]
     return "\n".join(lines)

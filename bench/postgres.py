@@ -12,7 +12,7 @@ defaults and off. Whether memory actually ran is read from what the servers stor
 steps, episodes): the app turned it off on PostgreSQL until episodes and memory items
 existed there.
 
-The PostgreSQL server is a throwaway one on loopback (tests/fixtures/pg_server.py) with
+The PostgreSQL server is a throwaway one on loopback (bench/pg_server.py) with
 fsync on, as a deployment would run it; without PostgreSQL binaries the benchmark records
 why it was skipped.
 """
@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.context import REPEATS, Conversation, play
-from bench.load import STEPS_PER_TURN, TURNS, USERS, measure, tiny_database
-from tests.fixtures.pg_server import PostgresServer, PostgresUnavailable
+from bench.load import measure
+from bench.pg_server import PostgresServer, PostgresUnavailable
+from bench.traffic import STEPS_PER_TURN, TURNS, USERS, tiny_database
 
 SIZES = [25, 100, 250, 500, 1000]
 SERVERS = 2

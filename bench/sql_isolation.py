@@ -14,6 +14,7 @@ import time
 from agent.sources.query_pool import PoolLimits
 from agent.sources.sqlite import SQLiteSource
 from app.settings import DEFAULT_DATABASE
+from bench.traffic import percentile
 
 QUERIES = [
     "SELECT count(*) FROM launches",
@@ -22,10 +23,6 @@ QUERIES = [
 ]
 ROUNDS = 300
 
-
-def _percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
 def run() -> dict:
@@ -40,7 +37,7 @@ def run() -> dict:
             started = time.perf_counter()
             database.execute(sql)
             times[name].append((time.perf_counter() - started) * 1000)
-    figures = {name: {"p50_ms": round(statistics.median(v), 3), "p95_ms": round(_percentile(v, 0.95), 3)}
+    figures = {name: {"p50_ms": round(statistics.median(v), 3), "p95_ms": round(percentile(v, 0.95), 3)}
                for name, v in times.items()}
     added = figures["worker_pool"]["p50_ms"] - figures["in_process"]["p50_ms"]
     return {"queries": len(QUERIES), "rounds": ROUNDS, **figures, "added_p50_ms": round(added, 3),

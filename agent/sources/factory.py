@@ -12,11 +12,7 @@ from pathlib import Path
 from agent.sources.base import DataSource
 from agent.sources.query_pool import PoolLimits
 from agent.sources.sqlite import SQLiteSource
-
-
-def is_postgres_url(location: object) -> bool:
-    """Whether a database setting names a PostgreSQL server rather than a SQLite file."""
-    return isinstance(location, str) and location.startswith(("postgresql://", "postgres://"))
+from storage.backends import is_postgres_url
 
 
 def is_mysql_url(location: object) -> bool:

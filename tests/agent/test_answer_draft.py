@@ -11,7 +11,7 @@ import pytest
 from agent.answer_draft import AnswerDraft, json_text_argument
 from agent.openai_model import OpenAIChatModel
 from agent.tools import tool_schemas
-from tests.fixtures.scripted_llm import cut_stream, text, tool_call
+from bench.scripted_llm import cut_stream, text, tool_call
 
 ANSWER = "Falcon 9 flew 572 times — “the most”, 最多; a \\ backslash and 😀."
 QUESTION = [{"role": "system", "content": "You are askdb."}, {"role": "user", "content": "Which flew most?"}]

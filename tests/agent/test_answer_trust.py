@@ -8,7 +8,7 @@ from dataclasses import replace
 from agent.loop import TurnSetup, run_turn
 from agent.openai_model import OpenAIChatModel
 from agent.sources.sqlite import SQLiteSource
-from tests.fixtures.scripted_llm import tool_call
+from bench.scripted_llm import tool_call
 
 GOOD_SQL = "SELECT name FROM sites ORDER BY id"
 BAD_SQL = "SELECT nope FROM sites"

@@ -10,7 +10,7 @@ import pytest
 from agent.loop import TurnSetup, run_turn
 from agent.openai_model import OpenAIChatModel
 from agent.sources.sqlite import SQLiteSource
-from tests.fixtures.scripted_llm import cut_stream, error, raw, text, tool_call
+from bench.scripted_llm import cut_stream, error, raw, text, tool_call
 
 
 def _turn(store, db_path, scripted_llm):

@@ -17,7 +17,7 @@ from agent.loop import TurnSetup, run_turn
 from agent.memory.config import MemoryConfig
 from agent.openai_model import OpenAIChatModel
 from agent.sources.sqlite import SQLiteSource
-from tests.fixtures.scripted_llm import error, raw, text, tool_call
+from bench.scripted_llm import error, raw, text, tool_call
 
 CHINA_SITES = ("SELECT count(*) AS n FROM launch_sites JOIN countries ON countries.id = launch_sites.country_id "
                "WHERE countries.name = 'China'")

@@ -16,7 +16,7 @@ import pytest
 
 from agent.openai_model import OpenAIChatModel
 from agent.tools import tool_schemas
-from tests.fixtures.scripted_llm import raw
+from bench.scripted_llm import raw
 
 RECORDINGS = Path(__file__).parents[1] / "data" / "local_model"
 

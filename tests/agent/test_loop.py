@@ -11,7 +11,7 @@ from agent.loop import TurnSetup, run_turn
 from agent.openai_model import OpenAIChatModel
 from agent.sources.schema_search import SchemaOptions
 from agent.sources.sqlite import SQLiteSource
-from tests.fixtures.scripted_llm import error, hang, text, tool_call
+from bench.scripted_llm import error, hang, text, tool_call
 
 
 def _setup(store, tiny_db, scripted_llm, *, max_steps=12, tool_mode="native", timeout_s=5.0, max_retries=0):

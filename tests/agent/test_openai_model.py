@@ -15,7 +15,7 @@ import pytest
 from agent import react_text
 from agent.llm import ModelError, ToolCall
 from agent.openai_model import OpenAIChatModel
-from tests.fixtures.scripted_llm import (
+from bench.scripted_llm import (
     ScriptedLLMServer,
     cut_stream,
     default_responder,

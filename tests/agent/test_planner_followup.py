@@ -16,7 +16,7 @@ from agent.sources.sqlite import SQLiteSource
 from agent.state import AgentState
 from app.core import AskDB
 from app.settings import Settings
-from tests.agent.test_offline_planner import Conversation
+from bench.planner_questions import Conversation
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from agent.offline_planner import OfflinePlanner
 from agent.planner.reading import interpretation
 from agent.sources.sqlite import SQLiteSource
-from tests.agent.test_offline_planner import Conversation
+from bench.planner_questions import Conversation
 
 TODAY = date(2026, 11, 24)
 

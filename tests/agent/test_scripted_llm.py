@@ -14,7 +14,7 @@ from typing import Iterator
 import httpx
 import pytest
 
-from tests.fixtures.scripted_llm import (
+from bench.scripted_llm import (
     ScriptedLLMServer,
     cut_stream,
     delay,
@@ -178,8 +178,8 @@ def test_reply_from_json_builds_each_kind():
 
 @contextlib.contextmanager
 def running_cli(*args: str) -> Iterator[str]:
-    """Run `python -m tests.fixtures.scripted_llm` on a free port; yield its base URL."""
-    command = [sys.executable, "-m", "tests.fixtures.scripted_llm", "--port", "0", *args]
+    """Run `python -m bench.scripted_llm` on a free port; yield its base URL."""
+    command = [sys.executable, "-m", "bench.scripted_llm", "--port", "0", *args]
     with subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True) as proc:
         try:
             assert proc.stdout is not None

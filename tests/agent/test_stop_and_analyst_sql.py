@@ -10,7 +10,7 @@ from agent.loop import TurnSetup, run_turn
 from agent.openai_model import OpenAIChatModel
 from agent.sources.errors import SQLRejected
 from agent.sources.sqlite import SQLiteSource
-from tests.fixtures.scripted_llm import tool_call
+from bench.scripted_llm import tool_call
 
 
 def _setup(store, tiny_db, scripted_llm, **kw):

@@ -11,7 +11,7 @@ import pytest
 from agent.llm import ModelError, ToolCall
 from agent.openai_model import OpenAIChatModel
 from agent.tools import tool_schemas
-from tests.fixtures.scripted_llm import ScriptedLLMServer, error, raw, text, tool_call
+from bench.scripted_llm import ScriptedLLMServer, error, raw, text, tool_call
 
 TOOLS = tool_schemas()
 QUESTION = [{"role": "system", "content": "You are askdb."}, {"role": "user", "content": "How many sites?"}]

@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from app.settings import Settings
 from app.web import create_app
-from tests.fixtures.scripted_llm import tool_call
+from bench.scripted_llm import tool_call
 
 SQL = "SELECT name, country_id FROM sites ORDER BY id"
 
@@ -129,7 +129,7 @@ def test_asking_in_an_unknown_thread_is_404(client):
 
 
 def test_model_failure_is_reported_and_saved(client, scripted_llm):
-    from tests.fixtures.scripted_llm import error
+    from bench.scripted_llm import error
 
     scripted_llm.enqueue(error(500))
     reply = ask_json(client)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fixtures.scripted_llm import delay, slow_stream, tool_call
+from bench.scripted_llm import delay, slow_stream, tool_call
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 SCREENSHOTS = Path(os.environ.get("ASKDB_SCREENSHOTS") or Path(tempfile.gettempdir()) / "askdb-screenshots")

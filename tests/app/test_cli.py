@@ -18,7 +18,7 @@ from app.auth import DEFAULT_USER
 from app.cli import build_parser, main
 from app.settings import ROOT
 from storage.conversations import ConversationStore
-from tests.fixtures.scripted_llm import error, tool_call
+from bench.scripted_llm import error, tool_call
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 

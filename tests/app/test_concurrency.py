@@ -11,8 +11,8 @@ from collections import Counter
 import httpx
 import pytest
 
-from tests.fixtures.responders import three_tool_turn
-from tests.fixtures.scripted_llm import delay, tool_call
+from bench.responders import three_tool_turn
+from bench.scripted_llm import delay, tool_call
 
 pytestmark = pytest.mark.slow
 

@@ -9,7 +9,7 @@ import time
 import httpx
 import pytest
 
-from tests.fixtures.scripted_llm import delay, tool_call
+from bench.scripted_llm import delay, tool_call
 
 pytestmark = pytest.mark.slow
 

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from app.settings import Settings
 from app.web import create_app
-from tests.fixtures.scripted_llm import tool_call
+from bench.scripted_llm import tool_call
 
 HUGE = str(2**63)
 LEAKS = ("Traceback", "/tmp/", "/work/", "sqlite3.", "OperationalError", "psycopg")

@@ -12,7 +12,7 @@ from markupsafe import escape
 from app.auth import add_token
 from app.settings import Settings
 from app.web import create_app
-from tests.fixtures.scripted_llm import text, tool_call
+from bench.scripted_llm import text, tool_call
 
 SQL = "SELECT name FROM sites ORDER BY id"
 XSS = '<script>alert("x")</script><img src=x onerror=alert(1)>'

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from agent.state import AgentState
 from app.settings import Settings
 from app.web import create_app
-from tests.fixtures.scripted_llm import tool_call
+from bench.scripted_llm import tool_call
 
 XSS_PAYLOADS = [
     '<script>alert(1)</script>',

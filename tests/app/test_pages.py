@@ -11,7 +11,7 @@ from markupsafe import escape
 
 from app.settings import Settings
 from app.web import create_app
-from tests.fixtures.scripted_llm import tool_call
+from bench.scripted_llm import tool_call
 
 XSS = '<script>alert("x")</script><img src=x onerror=alert(1)>'
 

@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 
 from app.settings import Settings
 from app.web import create_app
-from tests.fixtures.scripted_llm import delay, hang, tool_call
+from bench.scripted_llm import delay, hang, tool_call
 
 pytestmark = pytest.mark.slow
 

@@ -8,7 +8,7 @@ from fastapi.testclient import TestClient
 from app.auth import add_token, hash_token, read_tokens
 from app.settings import Settings
 from app.web import create_app
-from tests.fixtures.scripted_llm import tool_call
+from bench.scripted_llm import tool_call
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from bench.local_model import bench_settings, run_conversation, sample_conversat
 from bench.local_model_figures import part_figures
 from bench.llama_server import free_port
 from bench.recording_proxy import RecordingProxy
-from tests.fixtures.scripted_llm import default_responder, text
+from bench.scripted_llm import default_responder, text
 
 FIXTURES = ROOT / "tests" / "data" / "local_model"
 

@@ -9,7 +9,8 @@ import pytest
 
 from agent.state import AgentState, Step
 from bench.generator import conversation
-from bench.load import STEPS_PER_TURN, count_check
+from bench.load import count_check
+from bench.traffic import STEPS_PER_TURN
 from bench.postgres import per_turn
 from storage.base import opened_store
 

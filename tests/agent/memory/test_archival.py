@@ -17,7 +17,7 @@ from agent.state import Message, Step
 from app.settings import Settings
 from app.web import create_app
 from bench.generator import conversation
-from tests.fixtures.scripted_llm import text, tool_call
+from bench.scripted_llm import text, tool_call
 from tests.storage.test_archive import _rows_of
 
 SQL = "SELECT count(*) AS n FROM sites"

@@ -17,7 +17,7 @@ from agent.openai_model import OpenAIChatModel
 from agent.sources.sqlite import SQLiteSource
 from agent.state import AgentState, Message
 from agent.tools import tool_schemas
-from tests.fixtures.scripted_llm import tool_call
+from bench.scripted_llm import tool_call
 
 FACT = "Turn 2: the user said their organisation counts only crewed launches as missions (fact 7731)."
 # What a weak summariser writes: a full-size summary that says nothing useful.

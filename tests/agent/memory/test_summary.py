@@ -15,7 +15,7 @@ from agent.openai_model import OpenAIChatModel
 from agent.sources.sqlite import SQLiteSource
 from agent.state import FunctionCall, Message, MessageToolCall
 from bench.generator import add_turn, conversation
-from tests.fixtures.scripted_llm import error, text, tool_call
+from bench.scripted_llm import error, text, tool_call
 
 CONFIG = MemoryConfig(summary_threshold=30, full_recent_count=10, max_summary_tokens=1000)
 

@@ -10,7 +10,7 @@ from agent.memory.embeddings import (
     LOCAL_MODEL, EmbeddingError, LocalEmbedder, OpenAIEmbedder, from_bytes, make_embedder, to_bytes,
 )
 from tests.agent.recall.conftest import dead_url
-from tests.fixtures.scripted_llm import fake_embedding
+from bench.scripted_llm import fake_embedding
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from agent.openai_model import OpenAIChatModel
 from agent.sources.sqlite import SQLiteSource
 from agent.state import AgentState, Message
 from storage.episodes import episode_id
-from tests.fixtures.scripted_llm import text, tool_call
+from bench.scripted_llm import text, tool_call
 
 SITES_SQL = ("SELECT countries.name, count(*) AS n FROM sites JOIN countries ON countries.id = sites.country_id"
              " GROUP BY countries.name")

@@ -18,7 +18,7 @@ from agent.memory.user_memory import normalize_text
 from agent.offline_planner import OfflinePlanner
 from agent.openai_model import OpenAIChatModel
 from agent.sources.sqlite import SQLiteSource
-from tests.fixtures.scripted_llm import tool_call
+from bench.scripted_llm import tool_call
 
 CASES = json.loads((Path(__file__).parents[2] / "data" / "memory_statements.json").read_text())
 

@@ -13,7 +13,7 @@ from agent.sources.sqlite import SQLiteSource
 from agent.state import AgentState
 from agent.tools import NO_MEMORY_TOOLS, ToolContext, parse_arguments, run_tool, tool_schemas, tools_for_turn
 from tests.agent.recall.conftest import LAUNCH_TURNS, add_thread
-from tests.fixtures.scripted_llm import tool_call
+from bench.scripted_llm import tool_call
 
 WITH_MEMORY = tools_for_turn(memory=True)
 

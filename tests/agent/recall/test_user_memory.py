@@ -12,7 +12,7 @@ from agent.memory.extraction import extract, extract_offline
 from agent.memory.user_memory import MemoryCandidate, dedupe_hash, memory_text, normalize_text
 from agent.offline_planner import OfflinePlanner
 from agent.openai_model import OpenAIChatModel
-from tests.fixtures.scripted_llm import error, text
+from bench.scripted_llm import error, text
 
 
 @pytest.mark.parametrize("said, kind, key, value", [

@@ -17,7 +17,7 @@ from agent.sources.schema_search import SchemaOptions
 from agent.sources.sqlite import SQLiteSource
 from agent.state import AgentState
 from agent.tools import ToolContext, parse_arguments, run_tool
-from tests.fixtures.scripted_llm import tool_call
+from bench.scripted_llm import tool_call
 
 ROOT = Path(__file__).resolve().parents[3]
 SPIDER = ROOT / "tests" / "data" / "spider"

@@ -8,7 +8,7 @@ import pytest
 
 from agent.offline_planner import OfflinePlanner
 from agent.sources.factory import open_source
-from tests.agent.test_offline_planner import QUESTIONS, Conversation, check_question
+from bench.planner_questions import QUESTIONS, Conversation, check_question
 
 SAMPLE_QUESTIONS = [q for q in QUESTIONS if q["db"] == "sample"]
 ENGINE_LOCATIONS = {"mysql": "mariadb_analytics_url", "duckdb": "duckdb_sample_path"}

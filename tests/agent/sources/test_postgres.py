@@ -248,7 +248,7 @@ PLANNER_QUESTIONS = ["sample-01", "sample-02", "sample-03", "sample-04", "sample
 def test_the_offline_planner_answers_the_same_on_postgres(pg, sample_db_path):
     """A handful of the documented planner questions: the planner writes PostgreSQL SQL
     (transpiled from its SQLite plan) whose rows are the SQLite plan's rows."""
-    from tests.agent.test_offline_planner import QUESTIONS
+    from bench.planner_questions import QUESTIONS
 
     lite = SQLiteSource(sample_db_path, max_cell_bytes=pg.max_cell_bytes)
     questions = {q["id"]: q["question"] for q in QUESTIONS}
