@@ -186,7 +186,8 @@ class OfflinePlanner:
         turn = _read_turn(messages)
         turn.offered = {t.get("function", {}).get("name") for t in tools} if tools else None
         offered = turn.offered
-        verified = verified_match(turn.question, turn.examples)
+        # A verified query is reused as it is, so not when the user's remembered focus or units would change it.
+        verified = None if _preferences_apply(turn) else verified_match(turn.question, turn.examples)
         if verified is not None and (reply := self._reuse(turn, *verified)) is not None:
             return reply
         try:
@@ -341,6 +342,12 @@ def _read_turn(messages: list[dict[str, Any]]) -> _Turn:
                 calls.append((name, args, results.get(call.get("id"))))
     return _Turn(question, listed, described, calls, call_count, examples=examples, focus=remembered_focus(asked),
                  units=remembered_units(asked))
+
+
+def _preferences_apply(turn: _Turn) -> bool:
+    """Whether a remembered focus or unit bears on the turn's question (it names no time or unit itself)."""
+    return (turn.focus is not None and not names_own_time(turn.question)) or \
+        (bool(turn.units) and not names_own_unit(turn.question))
 
 
 def _unused_focus(frame: Frame | None, focus: Focus) -> bool:

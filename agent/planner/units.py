@@ -82,10 +82,12 @@ def convert(sql: str, preferences: list[UnitPreference], dialect: str) -> tuple[
     """The query with its result columns in the preferred units, and the preferences it applied."""
     by_suffix = {p.unit.source: p for p in preferences}
     tree = sqlglot.parse_one(sql, read=dialect)
-    select = tree if isinstance(tree, exp.Select) else tree.find(exp.Select)
+    if not isinstance(tree, exp.Select):  # a UNION's branches would have to agree: left as it is
+        return sql, []
+
     applied: dict[str, UnitPreference] = {}
     renamed: dict[str, str] = {}
-    for projection in list(select.expressions):
+    for projection in list(tree.expressions):
         inner = projection.this if isinstance(projection, exp.Alias) else projection
         column = inner if isinstance(inner, exp.Column) else (
             inner.this if isinstance(inner, _CONVERTIBLE) and isinstance(inner.this, exp.Column) else None)
@@ -102,7 +104,7 @@ def convert(sql: str, preferences: list[UnitPreference], dialect: str) -> tuple[
         applied[suffix] = preference
     if not applied:
         return sql, []
-    for node in select.find_all(exp.Column):  # ORDER BY sum_weight_kg names the renamed column
+    for node in tree.find_all(exp.Column):  # ORDER BY sum_weight_kg names the renamed column
         if not node.table and node.name in renamed and isinstance(node.parent, exp.Ordered):
             node.set("this", exp.to_identifier(renamed[node.name]))
     return tree.sql(dialect=dialect, pretty=True), list(applied.values())

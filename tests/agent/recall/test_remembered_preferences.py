@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import pytest
 
+from agent.context import QUESTION_MARK
+from agent.examples import HEADING
 from agent.loop import TurnSetup, run_turn
 from agent.memory.user_memory import BLOCK_HEADING
 from agent.offline_planner import OfflinePlanner
 from agent.planner.focus import Focus, names_own_time, remembered_focus
 from agent.planner.units import convert, names_own_unit, remembered_units
 from agent.sources.sqlite import SQLiteSource
+from agent.tools import tool_schemas
 
 
 def _note(*memories: str) -> str:
@@ -82,6 +85,8 @@ def test_units_convert_result_columns_and_what_orders_by_them():
     assert "COUNT(*) AS count" in sql and "sum_mass_t DESC" in sql and "sum_mass_kg" not in sql
     unchanged = "SELECT name, COUNT(mass_kg) AS n FROM p GROUP BY name"
     assert convert(unchanged, prefs, "sqlite") == (unchanged, [])  # counts stay counts
+    union = "SELECT mass_kg FROM p UNION SELECT mass_kg FROM q"
+    assert convert(union, prefs, "sqlite") == (union, [])  # both branches or none: none
 
 
 def test_the_offline_planner_answers_in_the_remembered_unit(store, sample_db_path, memory):
@@ -92,3 +97,19 @@ def test_the_offline_planner_answers_in_the_remembered_unit(store, sample_db_pat
     # A question naming its own unit keeps it.
     answer = _ask(store, sample_db_path, memory, "alice", "What is the average payload mass by orbit in kg?")
     assert "avg_mass_kg" in answer.data.columns and "tonnes" not in answer.data.text
+
+
+def test_a_verified_query_is_not_reused_over_a_remembered_focus(sample_db_path):
+    """A verified example's SQL runs as it is: with a focus to apply, the planner plans instead."""
+    verified = "SELECT COUNT(*) AS count FROM launches"
+    examples = f'{HEADING}\n- Q: "How many launches are there?"\n  SQL: {verified}'
+    planner = OfflinePlanner(SQLiteSource(sample_db_path))
+
+    def first_call(*memories: str) -> str:
+        note = "\n\n".join(filter(None, [_note(*memories) if memories else "", examples]))
+        messages = [{"role": "system", "content": "You are askdb."},
+                    {"role": "user", "content": f"{note}{QUESTION_MARK}How many launches are there?"}]
+        return planner.complete(messages, tool_schemas()).tool_calls[0].arguments
+
+    assert verified in first_call()  # reused as it is
+    assert verified not in first_call("We only look at data after 2020.")
