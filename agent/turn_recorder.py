@@ -71,9 +71,10 @@ class TurnRecorder:
                 if hold is not None:
                     hold.take(thread_id)
             else:
-                loaded = store.load(thread_id, user_id=user_id)
+                store.get(thread_id, user_id=user_id)  # another user's conversation is not found, never busy
                 if hold is not None:
-                    hold.take(thread_id)
+                    hold.take(thread_id)  # first: on PostgreSQL it locks the row a finishing turn may still save
+                loaded = store.load(thread_id, user_id=user_id)
                 state, version, last_result_id = loaded.state, loaded.conversation.version, loaded.last_result_id
                 archived = store.archive(Message).stats(thread_id)
                 if hold is not None and is_unfinished(state):

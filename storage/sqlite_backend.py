@@ -249,7 +249,14 @@ class SQLiteDatabase(Database):
                 raise
             finally:
                 self._now = None
-            self.conn.execute("COMMIT")
+            try:
+                self.conn.execute("COMMIT")
+            except BaseException:
+                # A failed COMMIT (a deferred constraint, a full disk) can leave the transaction open;
+                # the next write would then join it and never reach the disk.
+                if self.conn.in_transaction:
+                    self.conn.execute("ROLLBACK")
+                raise
 
     @contextmanager
     def read(self) -> Iterator[SQLiteTransaction]:

@@ -180,6 +180,11 @@ def check_sql(sql: str, *, dialect: str = "sqlite") -> str:
         raise SQLRejected(
             f"the query is too long ({len(sql)} characters; the limit is {MAX_SQL_CHARS})"
         )
+    if dialect == "mysql" and ("/*!" in sql or "/*+" in sql):
+        # MySQL runs what such a comment holds (and a hint can lift the time limit), while the
+        # parser reads a comment: they would disagree about the statement.
+        raise SQLRejected("MySQL executable comments (/*! ... */) and optimizer hints (/*+ ... */) are not "
+                          "allowed; write the query without them")
     try:
         return _check(sql, dialect)
     except SQLRejected:

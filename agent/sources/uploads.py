@@ -72,17 +72,14 @@ def add_table(target: Path, file: Path, *, table: str | None = None, max_bytes: 
         raise UploadRejected(f"{file.name} has {size} bytes; the limit is {max_bytes} (ASKDB_MAX_UPLOAD_BYTES)")
     name = table_name(table, file)
     with _changing(target) as (duck, scratch):
-        if name in _tables(duck) and not replace:
-            raise UploadRejected(f"a table named {name} exists; choose another name or replace it")
+        if (existing := _existing(duck, name)) is not None and not replace:
+            raise UploadRejected(f"a table named {existing} exists; choose another name or replace it")
         reader, parameters = _reader(file, kind, scratch)
         try:
             duck.execute(f"CREATE OR REPLACE TABLE {quote_identifier(name)} AS SELECT * FROM {reader}", parameters)
         except duckdb.Error as e:
             raise UploadRejected(f"{file.name}: {_reason(e)}") from None
-        columns = duck.execute("SELECT column_name, data_type FROM information_schema.columns"
-                               " WHERE table_name = ? ORDER BY ordinal_position", [name]).fetchall()
-        (rows,) = duck.execute(f"SELECT count(*) FROM {quote_identifier(name)}").fetchone()
-    return LoadedTable(name=name, columns=columns, rows=rows)
+        return _loaded(duck, name)
 
 
 def list_tables(target: Path) -> list[LoadedTable]:
@@ -90,13 +87,7 @@ def list_tables(target: Path) -> list[LoadedTable]:
     if not target.exists():
         return []
     with duckdb.connect(str(target), read_only=True) as duck:
-        found = []
-        for name in _tables(duck):
-            columns = duck.execute("SELECT column_name, data_type FROM information_schema.columns"
-                                   " WHERE table_name = ? ORDER BY ordinal_position", [name]).fetchall()
-            (rows,) = duck.execute(f"SELECT count(*) FROM {quote_identifier(name)}").fetchone()
-            found.append(LoadedTable(name=name, columns=columns, rows=rows))
-        return found
+        return [_loaded(duck, name) for name in _tables(duck)]
 
 
 def remove_table(target: Path, name: str) -> None:
@@ -106,9 +97,10 @@ def remove_table(target: Path, name: str) -> None:
         UploadRejected: no table of that name.
     """
     with _changing(target) as (duck, _):
-        if name not in _tables(duck):
+        existing = _existing(duck, name)
+        if existing is None:
             raise UploadRejected(f"no table named {name}")
-        duck.execute(f"DROP TABLE {quote_identifier(name)}")
+        duck.execute(f"DROP TABLE {quote_identifier(existing)}")
 
 
 @contextmanager
@@ -124,6 +116,18 @@ def _changing(target: Path) -> Iterator[tuple[duckdb.DuckDBPyConnection, Path]]:
             yield duck, Path(scratch)
             duck.execute("CHECKPOINT")
         copy.replace(target)
+
+
+def _existing(duck: duckdb.DuckDBPyConnection, name: str) -> str | None:
+    """The table `name` stands for: DuckDB's names ignore case, even quoted ("Sales" is "sales")."""
+    return next((t for t in _tables(duck) if t.lower() == name.lower()), None)
+
+
+def _loaded(duck: duckdb.DuckDBPyConnection, name: str) -> LoadedTable:
+    columns = duck.execute("SELECT column_name, data_type FROM information_schema.columns"
+                           " WHERE lower(table_name) = lower(?) ORDER BY ordinal_position", [name]).fetchall()
+    (rows,) = duck.execute(f"SELECT count(*) FROM {quote_identifier(name)}").fetchone()
+    return LoadedTable(name=name, columns=columns, rows=rows)
 
 
 def _tables(duck: duckdb.DuckDBPyConnection) -> list[str]:

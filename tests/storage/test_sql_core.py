@@ -42,3 +42,25 @@ def test_a_write_inside_a_write_commits_with_it_or_not_at_all(store):  # noqa: F
         assert store.get("inner", user_id="u").thread_id == "inner"  # seen inside the transaction
         raise RuntimeError("the outer write fails")
     assert store.list(user_id="u").total == 0
+
+
+def test_a_failed_commit_leaves_no_transaction_for_the_next_write_to_join(tmp_path):
+    """A deferred foreign key fails at COMMIT and SQLite keeps the transaction open: without a
+    rollback, every later write joined it and never reached the disk (found in review)."""
+    from storage.sqlite_backend import SQLiteDatabase
+
+    db = SQLiteDatabase.open(tmp_path / "x.db")
+    db.conn.execute("PRAGMA foreign_keys = ON")
+    db.conn.executescript("CREATE TABLE parent (id INTEGER PRIMARY KEY);"
+                          "CREATE TABLE child (parent_id INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED);")
+    with pytest.raises(Exception, match="FOREIGN KEY"):
+        with db.write() as tx:
+            tx.execute("INSERT INTO child VALUES (?)", (7,))
+    assert not db.conn.in_transaction
+    with db.write() as tx:
+        tx.execute("INSERT INTO parent VALUES (?)", (1,))
+    db.close()
+    reopened = SQLiteDatabase.open(tmp_path / "x.db")
+    assert reopened.conn.execute("SELECT count(*) FROM parent").fetchone()[0] == 1
+    assert reopened.conn.execute("SELECT count(*) FROM child").fetchone()[0] == 0
+    reopened.close()

@@ -132,6 +132,11 @@ def test_writes_and_server_files_are_refused_by_every_layer(my, mariadb_sample_o
     ("SELECT @a := 1", "variables"),
     ("SELECT * FROM mysql.user", "credentials"),
     ("SELECT * FROM information_schema.processlist", "other sessions"),
+    # MySQL runs what an executable comment holds; the parser reads a comment (found in review).
+    ("SELECT /*!@@datadir, */ 1", "executable comments"),
+    ("SELECT 1 /*!, (SELECT authentication_string FROM mysql.user) */ FROM dual", "executable comments"),
+    ("SELECT /*!50000 sleep(100), */ 1", "executable comments"),
+    ("SELECT /*+ MAX_EXECUTION_TIME(999999999) */ count(*) FROM launches", "optimizer hints"),
 ])
 def test_the_guard_names_what_mysql_must_not_run(my, sql, reason):
     with pytest.raises(SQLRejected, match=reason):

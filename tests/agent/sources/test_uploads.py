@@ -101,6 +101,11 @@ def test_size_limit_and_taken_names_are_refused(target, tmp_path):
     assert add_table(target, file, max_bytes=LIMIT, replace=True).rows == 2
     with pytest.raises(UploadRejected, match="no table named nope"):
         remove_table(target, "nope")
+    # DuckDB's names ignore case, even quoted: "Sales" would have replaced "sales" unasked (found in review).
+    with pytest.raises(UploadRejected, match="a table named sales exists"):
+        add_table(target, file, max_bytes=LIMIT, table="Sales")
+    remove_table(target, "SALES")
+    assert list_tables(target) == []
 
 
 def test_a_source_reading_the_file_sees_a_table_added_later(target, tmp_path):
