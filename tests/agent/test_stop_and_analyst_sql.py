@@ -11,6 +11,7 @@ from agent.openai_model import OpenAIChatModel
 from agent.sources.errors import SQLRejected
 from agent.sources.sqlite import SQLiteSource
 from bench.scripted_llm import tool_call
+from storage.errors import ResultNotFound, VersionConflict
 
 
 def _setup(store, tiny_db, scripted_llm, **kw):
@@ -72,3 +73,25 @@ def test_refused_analyst_sql_writes_nothing(store, tiny_db, scripted_llm):
         run_analyst_sql(store, setup.database, thread_id=thread_id, user_id="u", sql="DELETE FROM countries")
     after = store.load(thread_id, user_id="u")
     assert after.conversation.version == before.conversation.version and after.state == before.state
+
+
+def test_analyst_sql_meeting_a_newer_version_writes_nothing(store, tiny_db, scripted_llm):
+    """The result, its step and the state are one transaction: a VersionConflict leaves no result or step
+    behind (they were three commits, found in review)."""
+    scripted_llm.enqueue(tool_call("answer", {"text": "Hello."}))
+    setup = _setup(store, tiny_db, scripted_llm)
+    thread_id = list(run_turn(setup, user_id="u", question="Hi"))[0].thread_id
+
+    class ChangedWhileRunning(SQLiteSource):  # the conversation is saved elsewhere while the query runs
+        def execute(self, sql, **kwargs):
+            loaded = store.load(thread_id, user_id="u")
+            store.save(thread_id, user_id="u", state=loaded.state, expected_version=loaded.conversation.version)
+            return super().execute(sql, **kwargs)
+
+    steps = len(store.steps(thread_id, user_id="u"))
+    with pytest.raises(VersionConflict):
+        run_analyst_sql(store, ChangedWhileRunning(tiny_db), thread_id=thread_id, user_id="u",
+                        sql="SELECT name FROM countries")
+    assert len(store.steps(thread_id, user_id="u")) == steps
+    with pytest.raises(ResultNotFound):
+        store.load_result(thread_id, 1, user_id="u")
