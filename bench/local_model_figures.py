@@ -52,8 +52,9 @@ def _mean(values: list[float], digits: int = 1) -> float | None:
     return round(statistics.mean(values), digits or None) if values else None
 
 
-def part_figures(turns: list[Turn], *, seconds: float) -> dict[str, Any]:
-    """Accuracy and trust over the turns; time, tokens and cache over their model calls."""
+def part_figures(turns: list[Turn]) -> dict[str, Any]:
+    """Accuracy and trust over the turns; time, tokens and cache over their model calls. `seconds`
+    adds up the turns' own times, so a run resumed from its journal counts every turn once."""
     results = [r for r, _ in turns if r.outcome != "gold_error"]
     calls = [c for _, cs in turns for c in cs]
     later = [c for _, cs in turns for c in cs[1:]]
@@ -73,7 +74,7 @@ def part_figures(turns: list[Turn], *, seconds: float) -> dict[str, Any]:
         "cached_share_later_calls": _cached_share(later),
         "finish_reasons": dict(Counter(map(_finish_reason, calls)).most_common()),
         "native_tool_calls": sum(map(_native_tool_call, calls)),
-        "seconds": round(seconds, 1),
+        "seconds": round(sum(r.latency_ms for r, _ in turns) / 1000, 1),
         "results": [{"id": r.id, "question": r.question, "outcome": r.outcome, "ok": r.ok,
                      "steps": r.steps, "calls": len(cs), "seconds": round(sum(c["seconds"] for c in cs), 1),
                      "sql": r.sql, "detail": r.detail[:160]} for r, cs in turns],

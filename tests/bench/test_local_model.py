@@ -11,7 +11,7 @@ import pytest
 
 from app.eval import QuestionResult
 from app.settings import ROOT
-from bench.local_model import bench_settings, run_conversation, sample_conversations
+from bench.local_model import Journal, bench_settings, run_conversation, sample_conversations, spider_questions
 from bench.local_model_figures import part_figures
 from bench.llama_server import free_port
 from bench.recording_proxy import RecordingProxy
@@ -85,7 +85,7 @@ def test_figures_count_confidently_wrong_answers_and_the_cache_after_a_turns_fir
     turns = [(_result("correct", ok=True), [_call(0, 1000), _call(900, 100)]),
              (_result("wrong_result", ok=True), [_call(800, 200), _call(950, 50, "length")]),
              (_result("no_sql", ok=False), [_call(600, 400)])]
-    f = part_figures(turns, seconds=10)
+    f = part_figures(turns)
     assert (f["turns"], f["correct"], f["confidently_wrong"]["ok_but_wrong"]) == (3, 1, 1)
     assert f["confidently_wrong"]["share_of_answers"] == 33.3
     assert f["cached_share_later_calls"] == 92.5  # (900 + 950) / 2000
@@ -111,3 +111,22 @@ def test_recorded_fixtures_hold_requests_and_raw_replies_with_their_source():
 def test_fixture_directory_is_documented():
     readme = (FIXTURES / "README.md").read_text(encoding="utf-8")
     assert "Apache-2.0" in readme and Path("bench/local_model.py").name in readme
+
+
+def test_a_journal_keeps_each_turn_for_a_resumed_run_of_the_same_commit(tmp_path):
+    journal = Journal(tmp_path, "abc1234", "text")
+    turn = (_result("correct", ok=True), [_call(0, 1000)])
+    journal.add("spider/q", turn)
+    again = Journal(tmp_path, "abc1234", "text")
+    result, calls = again.done["spider/q"]
+    assert (result.outcome, result.ok, calls) == ("correct", True, turn[1])
+    assert Journal(tmp_path, "def5678", "text").done == {}  # other code: measured afresh
+    assert Journal(None, "abc1234", "text").done == {}  # LOCAL_MODEL_JOURNAL=none
+
+
+def test_spider_questions_are_asked_database_by_database():
+    chosen = spider_questions(40)
+    if chosen is None:
+        pytest.skip("the Spider dev set is not under ../shared/datasets")
+    db_ids = [q.db_id for q in chosen[0]]
+    assert db_ids == sorted(db_ids) and len(db_ids) == 40
