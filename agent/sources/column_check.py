@@ -9,13 +9,16 @@ which SQLite reads as a string literal (Spider's gold SQL does this: `name = "Fr
 Over the 972 Spider dev gold queries it reports nothing (tests/agent/sources/test_column_check.py).
 
 Suggestions put first the columns that store the value the unknown one is compared with
-(`launch_status = 'failure'`: `outcome` holds 'failure'), then the closest spellings: by
-spelling alone a 1.5B model was sent from `launch_status` to `launch_date` (issue 16).
+(`launch_status = 'Failed'`: `outcome` holds 'failure'), then a near-miss spelling (a typo),
+then the columns that name the same kind of fact (`launch_status`: `outcome`; `launch_year`:
+`launch_date`), then the other close spellings: by spelling alone a 1.5B model was sent from
+`launch_status` to `launch_date` (issue 16).
 """
 
 from __future__ import annotations
 
 import difflib
+import re
 import threading
 
 import sqlglot
@@ -25,10 +28,26 @@ from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from agent.sources.base import DataSource
+from storage.text import singular, stem
 
 #: Names SQLite accepts on any table without declaring them.
 IMPLICIT = frozenset({"rowid", "oid", "_rowid_"})
 MAX_CACHED = 16
+TYPO_CUTOFF = 0.85  # difflib's ratio above which a name is a misspelling of a real one
+#: Words that name the same kind of fact in column names: general database vocabulary, not one schema's.
+CONCEPTS = tuple(frozenset(group.split()) for group in (
+    "status state outcome result success fail",
+    "date time year month day timestamp datetime when period",
+    "name title label",
+    "count number num total quantity qty",
+    "price cost fee amount salary wage pay revenue budget income",
+    "country nation nationality city town location place region address site",
+    "type kind category class genre family",
+    "age birth born dob",
+    "size length height weight mass capacity area",
+    "description desc note comment detail",
+    "rank ranking position",
+))
 
 
 class UnknownName(BaseModel):
@@ -102,9 +121,9 @@ def _check(column: exp.Column, scope: Scope, tables: dict, stored: dict) -> Unkn
         columns = _columns_of(source, tables)
         if columns is None or name.lower() in columns:
             return None
-        holding = _holding(column, [source.name] if isinstance(source, exp.Table) else [], stored)
+        owners = [source.name] if isinstance(source, exp.Table) else []
         return UnknownName(column=f"{column.table}.{name}", tables=[_label(source, column.table)],
-                           suggestions=_ranked(holding, _closest(name, columns.values())))
+                           suggestions=_ranked(name, _holding(column, owners, stored), columns.values(), owners))
     if name.lower() in _aliases(scope):
         return None  # an output alias, in ORDER BY, GROUP BY or HAVING
     reach: dict[str, str] = {}
@@ -125,7 +144,7 @@ def _check(column: exp.Column, scope: Scope, tables: dict, stored: dict) -> Unkn
         return None  # SQLite reads an unknown "name" as the string 'name'
     if not labels:
         return None
-    suggestions = _ranked(_holding(column, names, stored), _closest(name, reach.values()))
+    suggestions = _ranked(name, _holding(column, names, stored), reach.values(), names)
     if not suggestions:  # maybe a column of a table the query does not join
         suggestions = [f"{s} (not joined here)" for s in _qualified_matches(name, tables)]
     return UnknownName(column=name, tables=labels, suggestions=suggestions)
@@ -186,13 +205,43 @@ def _holding(column: exp.Column, tables: list[str], stored: dict) -> list[str]:
         others = [parent.expression if parent.this is column else parent.this]
     else:
         return []
-    wanted = {o.this.lower().strip("%") for o in others if isinstance(o, exp.Literal) and o.is_string}
+    # Compared by stem: a model writes 'Failed' where the column stores 'failure'.
+    wanted = {stem(o.this.strip("%")) for o in others if isinstance(o, exp.Literal) and o.is_string}
     return [c for t in tables for c, kept in stored.get(t.lower(), {}).items()
-            if wanted and any(v.lower() in wanted for v in kept)]
+            if wanted and any(stem(v) in wanted for v in kept)]
 
 
-def _ranked(by_value: list[str], by_spelling: list[str]) -> list[str]:
-    return list(dict.fromkeys(by_value + by_spelling))[:3]
+def _ranked(name: str, by_value: list[str], candidates, tables: list[str]) -> list[str]:
+    candidates = list(candidates)
+    typos = difflib.get_close_matches(name.lower(), [c.lower() for c in candidates], n=3, cutoff=TYPO_CUTOFF)
+    by_typo = [c for c in candidates if c.lower() in typos]
+    return list(dict.fromkeys(by_value + by_typo + _by_meaning(name, candidates, tables)
+                              + _closest(name, candidates)))[:3]
+
+
+def _parts(name: str) -> set[str]:
+    """The words of a name: `launchStatus`, `launch_status` and `LaunchStatus` are {launch, status}."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
+    return {singular(w) for w in re.split(r"[^A-Za-z]+", spaced) if w}
+
+
+def _concepts(words: set[str]) -> set[int]:
+    stems = {stem(w) for w in words} | words
+    return {n for n, group in enumerate(CONCEPTS) if stems & group}
+
+
+def _by_meaning(name: str, candidates: list[str], tables: list[str]) -> list[str]:
+    """The candidates naming the same kind of fact as `name`, most shared first; the words of the
+    tables themselves do not count (in `launches`, the `launch` of `launch_status` says nothing)."""
+    own = set().union(*(_parts(t) for t in tables)) if tables else set()
+    wanted = _parts(name) - own or _parts(name)
+    scored = []
+    for candidate in candidates:
+        words = _parts(candidate) - own or _parts(candidate)
+        score = len(wanted & words) + len(_concepts(wanted) & _concepts(words))
+        if score:
+            scored.append((-score, candidates.index(candidate), candidate))
+    return [c for _, _, c in sorted(scored)]
 
 
 def _closest(name: str, candidates) -> list[str]:

@@ -38,6 +38,23 @@ def test_an_unknown_column_comes_back_with_the_closest_names():
         "agee (singer has no such column); did you mean Age?"]  # one report per name
 
 
+LAUNCHES = {"launches": ["id", "launch_date", "vehicle_id", "outcome"], "launch_vehicles": ["id", "name", "family"]}
+
+
+@pytest.mark.parametrize("sql, hint", [
+    # What a 1.5B model wrote (tests/data/local_model/auto-follow-1.1.json): the stored value by its stem,
+    # then the column naming the same kind of fact; by spelling alone both went to launch_date.
+    ("SELECT count(*) FROM launches WHERE launch_status = 'Failed'", "did you mean outcome or launch_date?"),
+    ("SELECT count(*) FROM launches WHERE launch_year = 2019", "did you mean launch_date?"),
+    ("SELECT vehicle_name FROM launch_vehicles", "did you mean name?"),
+    ("SELECT vehicle_type FROM launch_vehicles", "did you mean family?"),
+    ("SELECT launch_dat FROM launches", "did you mean launch_date?"),  # a typo still comes first
+])
+def test_hints_rank_by_stored_value_then_meaning_then_spelling(sql, hint):
+    found = unknown_columns(sql, LAUNCHES, values={"launches": {"outcome": ["success", "failure"]}})
+    assert found[0].describe().endswith(hint)
+
+
 def test_a_column_of_a_table_not_joined_is_pointed_to():
     assert problems("SELECT capacity FROM concert") == [
         "capacity (concert has no such column); did you mean stadium.Capacity (not joined here)?"]
