@@ -1,12 +1,13 @@
-"""`python -m app data add|list|remove`: a user's own files (CSV, TSV, Parquet, Excel) as tables of
-their DuckDB file under ASKDB_UPLOADS_DIR (agent/sources/uploads.py), to ask about with `--db`."""
+"""`python -m app data add|list|rename|remove`: a user's own files (CSV, TSV, Parquet, Excel) as
+tables of their DuckDB file under ASKDB_UPLOADS_DIR (agent/sources/uploads.py), to ask about with
+`--db`. The "Your data" page (app/data_pages.py) does the same in the browser."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from agent.sources.uploads import UploadRejected, add_table, list_tables, remove_table, uploads_path
+from agent.sources.uploads import UploadRejected, add_table, list_tables, remove_table, rename_table, uploads_path
 from app.auth import DEFAULT_USER
 from app.settings import Settings
 
@@ -31,6 +32,17 @@ def cmd_data_list(args: argparse.Namespace) -> int:
     """Print the user's tables, one a line: name, rows, columns."""
     for table in list_tables(uploads_path(Settings().uploads_dir, args.user)):
         print(f"{table.name}\t{table.rows} rows\t{', '.join(name for name, _ in table.columns)}")
+    return 0
+
+
+def cmd_data_rename(args: argparse.Namespace) -> int:
+    """Give one of the user's tables another name."""
+    try:
+        renamed = rename_table(uploads_path(Settings().uploads_dir, args.user), args.table, args.new_name)
+    except UploadRejected as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"renamed {args.table} to {renamed.name}")
     return 0
 
 
@@ -60,9 +72,14 @@ def add_data_commands(commands: argparse._SubParsersAction) -> None:
     listing = data_commands.add_parser("list", help="list your tables",
                                        description="List your tables. Example: python -m app data list")
     listing.set_defaults(func=cmd_data_list)
+    rename = data_commands.add_parser("rename", help="rename one of your tables",
+                                      description="Rename a table. Example: python -m app data rename sales sales_2024")
+    rename.add_argument("table")
+    rename.add_argument("new_name")
+    rename.set_defaults(func=cmd_data_rename)
     remove = data_commands.add_parser("remove", help="delete one of your tables",
                                       description="Delete a table. Example: python -m app data remove sales")
     remove.add_argument("table")
     remove.set_defaults(func=cmd_data_remove)
-    for command in (add, listing, remove):
+    for command in (add, listing, rename, remove):
         command.add_argument("--user", default=DEFAULT_USER, help=f"whose data (default: {DEFAULT_USER})")

@@ -82,6 +82,48 @@ ZH: dict[str, str] = {
     "This deletes the conversation, its steps and its stored results. It cannot be undone.":
         "这会删除对话、它的步骤和保存的结果，且无法撤销。",
     "not found": "未找到", "sign in": "请登录", "Sign in with a token": "用令牌登录", "Sign in": "登录", "Token": "令牌",
+    # Your data (app/data_pages.py), and why a file is refused (agent/sources/upload_files.py, uploads.py,
+    # pending_uploads.py: each message template once).
+    "Your data": "我的数据", "Add data": "添加数据", "File": "文件", "Upload and preview": "上传并预览",
+    "Files you add become tables that only you can see and ask about: CSV, TSV, Parquet or Excel (.xlsx, first "
+    "sheet), UTF-8 or GBK text, at most {mb} MB.":
+        "你添加的文件会成为只有你能看到和提问的数据表：CSV、TSV、Parquet 或 Excel（.xlsx，第一个工作表），"
+        "文本为 UTF-8 或 GBK 编码，最大 {mb} MB。",
+    "Waiting for your confirmation": "等待你确认", "Your tables": "我的数据表", "Table": "表", "Rows": "行数",
+    "Columns": "列", "Rename": "重命名", "New name": "新名称", "Replace": "替换",
+    "Delete the table {name}? It cannot be undone.": "删除数据表 {name}？此操作无法撤销。",
+    "No tables yet. Add a file above.": "还没有数据表。请在上方添加文件。",
+    "Table {name} is ready.": "数据表 {name} 已就绪。", "Table renamed to {name}.": "数据表已重命名为 {name}。",
+    "Table {name} deleted.": "数据表 {name} 已删除。", "Upload cancelled; nothing was loaded.": "已取消上传，未载入任何数据。",
+    "Ask about these tables": "就这些数据表提问",
+    "Check “{file}” before it becomes a table": "在“{file}”成为数据表之前检查一下", "Encoding": "编码",
+    "Header": "表头", "The first line holds the column names.": "第一行是列名。",
+    "The first line is data; the columns are numbered.": "第一行是数据；列按序号命名。",
+    "Read it as data instead": "改为当作数据读取", "Read it as column names instead": "改为当作列名读取",
+    "The first {n} of {total} rows.": "共 {total} 行中的前 {n} 行。", "Table name": "表名",
+    "Replace the table of this name if there is one": "如已有同名数据表则替换", "Create the table": "创建数据表",
+    "An upload not confirmed within {m} minutes is removed.": "上传后 {m} 分钟内未确认将被删除。",
+    "{file}: not a CSV, TSV, Parquet or Excel (.xlsx) file": "{file}：不是 CSV、TSV、Parquet 或 Excel（.xlsx）文件",
+    "{file} has {size} bytes; the limit is {limit} (ASKDB_MAX_UPLOAD_BYTES)":
+        "{file} 有 {size} 字节，上限为 {limit}（ASKDB_MAX_UPLOAD_BYTES）",
+    "{file} has more than {limit} bytes (ASKDB_MAX_UPLOAD_BYTES)": "{file} 超过 {limit} 字节（ASKDB_MAX_UPLOAD_BYTES）",
+    "the file is larger than the limit of {limit} bytes (ASKDB_MAX_UPLOAD_BYTES)":
+        "文件超过 {limit} 字节的上限（ASKDB_MAX_UPLOAD_BYTES）",
+    "{file}: {reason}": "{file}：{reason}", "{file}: the text is neither UTF-8 nor GBK": "{file}：文本既不是 UTF-8 也不是 GBK 编码",
+    "{file} is empty": "{file} 是空文件",
+    "{file}, line {line}: {found} fields where the first line has {expected}":
+        "{file} 第 {line} 行：有 {found} 个字段，而第一行有 {expected} 个",
+    "{file}: not a readable Excel workbook ({kind})": "{file}：不是可读取的 Excel 工作簿（{kind}）",
+    "{file}: the first sheet is empty": "{file}：第一个工作表是空的",
+    "the table needs a name with a letter or digit in it": "表名中需要至少有一个字母、汉字或数字",
+    "a table named {name} exists; choose another name or replace it": "已有名为 {name} 的数据表；请换一个名称或替换它",
+    "a table named {name} exists; choose another name": "已有名为 {name} 的数据表；请换一个名称",
+    "no table named {name}": "没有名为 {name} 的数据表",
+    "this upload is no longer waiting (it was confirmed, cancelled or expired); upload the file again":
+        "这次上传已不在等待中（已确认、已取消或已过期）；请重新上传文件",
+    "choose a file to upload": "请选择要上传的文件",
+    "send the file from the page's form (multipart/form-data)": "请通过页面上的表单上传文件（multipart/form-data）",
+    "the upload could not be read: {reason}": "无法读取上传的内容：{reason}",
 }
 
 

@@ -8,13 +8,18 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 
 class BodyLimitMiddleware:
-    """Refuse bodies over `max_bytes`: by Content-Length at once, or while streaming in."""
+    """Refuse bodies over `max_bytes`: by Content-Length at once, or while streaming in.
 
-    def __init__(self, app: ASGIApp, *, max_bytes: int):
-        self.app, self.max_bytes = app, max_bytes
+    Args:
+        own_limit_paths: paths whose route caps its body itself, higher (a file upload, at
+            ASKDB_MAX_UPLOAD_BYTES: app/data_pages.py).
+    """
+
+    def __init__(self, app: ASGIApp, *, max_bytes: int, own_limit_paths: frozenset[str] = frozenset()):
+        self.app, self.max_bytes, self.own_limit_paths = app, max_bytes, own_limit_paths
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or scope["path"] in self.own_limit_paths:
             return await self.app(scope, receive, send)
         headers = dict(scope.get("headers") or [])
         length = headers.get(b"content-length", b"0")

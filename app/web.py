@@ -8,7 +8,7 @@ from fastapi import FastAPI, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.staticfiles import StaticFiles
 
-from app import api, errors, examples, memories, pages
+from app import api, data_pages, errors, examples, memories, pages
 from app.auth import NotAuthenticated
 from app.core import AskDB
 from app.deps import UserDep, get_user
@@ -36,8 +36,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(pages.router)
     app.include_router(memories.router)
     app.include_router(examples.router)
+    app.include_router(data_pages.router)
     errors.install(app)
-    app.add_middleware(BodyLimitMiddleware, max_bytes=askdb.settings.max_body_bytes)
+    app.add_middleware(BodyLimitMiddleware, max_bytes=askdb.settings.max_body_bytes,
+                       own_limit_paths=frozenset({data_pages.UPLOAD_PATH}))
     app.add_middleware(OriginMiddleware, allowed_hosts=askdb.settings.allowed_hosts)
     app.add_middleware(errors.IntegerRangeMiddleware)
     app.add_middleware(errors.RequestIdMiddleware)  # outermost: every reply, refusals included, has an id

@@ -1,21 +1,22 @@
 """A user's own files as tables: CSV, TSV, Parquet and Excel loaded into that user's DuckDB file.
 
-Each user has one file, `<ASKDB_UPLOADS_DIR>/<hash of the user id>.duckdb`, which askdb reads as
-any DuckDB source (agent/sources/duckdb.py: read-only and locked). A change never writes that
-file in place: it is copied, the copy changed, and the copy moved over the original (DuckDB lets
-no one write a file while askdb reads it; the source opens the new file at its next query). A
-file that cannot be read whole changes nothing.
+Each user has one file, `<ASKDB_UPLOADS_DIR>/<user key>.duckdb`, which askdb reads as any
+DuckDB source (agent/sources/duckdb.py: read-only and locked). A change never writes that file
+in place: it is copied, the copy changed, and the copy moved over the original (DuckDB lets no
+one write a file while askdb reads it; the source opens the new file at its next query). A file
+that cannot be read whole changes nothing. Changes to one user's file take turns under a lock
+(`<user key>.lock` beside it): two adds at once would each copy the same original and the later
+move would drop the earlier table.
 """
 
 from __future__ import annotations
 
-import csv
-import datetime as dt
+import fcntl
 import hashlib
-import json
 import re
 import shutil
 import tempfile
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -23,16 +24,16 @@ from pathlib import Path
 
 import duckdb
 
-from agent.sources.base import quote_identifier
-from agent.sources.errors import SourceError
+from agent.sources.base import plain_value, quote_identifier
+from agent.sources.upload_files import (
+    UploadNotFound, UploadRejected, UploadTooLarge, check_size, file_kind, open_reader, read_failure,
+)
 
-KINDS = {".csv": "csv", ".tsv": "tsv", ".parquet": "parquet", ".xlsx": "excel"}
-ENCODINGS = ("utf-8-sig", "gb18030")  # UTF-8 (with a BOM or without), then GBK's superset
+__all__ = ["UploadRejected", "UploadTooLarge", "UploadNotFound", "LoadedTable", "FilePreview", "uploads_path",
+           "user_key", "table_name", "add_table", "preview_file", "list_tables", "rename_table", "remove_table"]
 
-
-class UploadRejected(SourceError):
-    """The file cannot become a table: too large, of another kind, malformed (the message says
-    where), or its name is taken."""
+MAX_NAME_CHARS = 64
+PREVIEW_ROWS = 10
 
 
 @dataclass
@@ -42,44 +43,87 @@ class LoadedTable:
     rows: int
 
 
+@dataclass
+class FilePreview:
+    """What a file would become, shown before it is loaded: the table it would make and how the
+    file was read."""
+
+    table: LoadedTable  # the name proposed, the columns with their inferred types, the row count
+    first_rows: list[list]  # up to PREVIEW_ROWS rows, JSON-safe values
+    kind: str  # csv, tsv, parquet or excel
+    encoding: str | None  # UTF-8 or GBK for text
+    header: bool | None  # the first line names the columns (None: Parquet, named by the file)
+
+
+def user_key(user_id: str) -> str:
+    """A file-name-safe key of the user id (a hash, so any id is safe and none is shown)."""
+    return hashlib.sha256(user_id.encode()).hexdigest()[:24]
+
+
 def uploads_path(uploads_dir: Path, user_id: str) -> Path:
-    """The DuckDB file of `user_id`'s tables (the id hashed, so any id is a safe file name)."""
-    return Path(uploads_dir) / f"{hashlib.sha256(user_id.encode()).hexdigest()[:24]}.duckdb"
+    """The DuckDB file of `user_id`'s tables."""
+    return Path(uploads_dir) / f"{user_key(user_id)}.duckdb"
 
 
-def table_name(requested: str | None, file: Path) -> str:
+def table_name(requested: str | None, file: Path | None = None) -> str:
     """The table's name: as requested, else the file's stem; runs of characters other than letters
-    (any script), digits and _ become one _."""
-    name = re.sub(r"\W+", "_", requested or file.stem).strip("_")
+    (any script), digits and _ become one _; at most MAX_NAME_CHARS characters."""
+    name = re.sub(r"\W+", "_", (requested or "").strip() or (file.stem if file else "")).strip("_")[:MAX_NAME_CHARS]
     if not name:
-        raise UploadRejected("the table needs a name with a letter or digit in it; pass --table NAME")
+        raise UploadRejected("the table needs a name with a letter or digit in it")
     return f"t_{name}" if name[0].isdigit() else name
 
 
-def add_table(target: Path, file: Path, *, table: str | None = None, max_bytes: int,
-              replace: bool = False) -> LoadedTable:
+def add_table(target: Path, file: Path, *, table: str | None = None, max_bytes: int, replace: bool = False,
+              header: bool | None = None) -> LoadedTable:
     """Load `file` as one table of the DuckDB file `target` (created when missing).
+
+    Args:
+        header: whether the file's first line names the columns; None: detected (open_reader).
 
     Raises:
         UploadRejected: too large, not CSV/TSV/Parquet/Excel, malformed, or the name taken
             (without `replace`).
     """
     file = Path(file)
-    kind = KINDS.get(file.suffix.lower())
-    if kind is None:
-        raise UploadRejected(f"{file.name}: not a CSV, TSV, Parquet or Excel (.xlsx) file")
-    if (size := file.stat().st_size) > max_bytes:
-        raise UploadRejected(f"{file.name} has {size} bytes; the limit is {max_bytes} (ASKDB_MAX_UPLOAD_BYTES)")
+    file_kind(file)
+    check_size(file, max_bytes)
     name = table_name(table, file)
     with _changing(target) as (duck, scratch):
         if (existing := _existing(duck, name)) is not None and not replace:
-            raise UploadRejected(f"a table named {existing} exists; choose another name or replace it")
-        reader, parameters = _reader(file, kind, scratch)
+            raise UploadRejected("a table named {name} exists; choose another name or replace it", name=existing)
+        reader = open_reader(duck, file, scratch, header=header)
         try:
-            duck.execute(f"CREATE OR REPLACE TABLE {quote_identifier(name)} AS SELECT * FROM {reader}", parameters)
+            duck.execute(f"CREATE OR REPLACE TABLE {quote_identifier(name)} AS SELECT * FROM {reader.sql}",
+                         reader.parameters)
         except duckdb.Error as e:
-            raise UploadRejected(f"{file.name}: {_reason(e)}") from None
+            raise read_failure(file, e) from None
         return _loaded(duck, name)
+
+
+def preview_file(file: Path, *, max_bytes: int, table: str | None = None, header: bool | None = None,
+                 rows: int = PREVIEW_ROWS) -> FilePreview:
+    """What `add_table` would make of `file`, without loading it anywhere.
+
+    Raises:
+        UploadRejected: as `add_table`, but for a taken name (checked when it is added).
+    """
+    file = Path(file)
+    kind = file_kind(file)
+    check_size(file, max_bytes)
+    name = table_name(table, file)
+    with tempfile.TemporaryDirectory(prefix="askdb-preview-") as scratch, duckdb.connect() as duck:
+        reader = open_reader(duck, file, Path(scratch), header=header)
+        try:
+            columns = [(c[0], c[1]) for c in duck.execute(f"DESCRIBE SELECT * FROM {reader.sql}",
+                                                          reader.parameters).fetchall()]
+            first = duck.execute(f"SELECT * FROM {reader.sql} LIMIT {int(rows)}", reader.parameters).fetchall()
+            (count,) = duck.execute(f"SELECT count(*) FROM {reader.sql}", reader.parameters).fetchone()
+        except duckdb.Error as e:
+            raise read_failure(file, e) from None
+    return FilePreview(table=LoadedTable(name=name, columns=columns, rows=count),
+                       first_rows=[[plain_value(v) for v in row] for row in first], kind=kind,
+                       encoding=reader.encoding, header=reader.header)
 
 
 def list_tables(target: Path) -> list[LoadedTable]:
@@ -88,6 +132,25 @@ def list_tables(target: Path) -> list[LoadedTable]:
         return []
     with duckdb.connect(str(target), read_only=True) as duck:
         return [_loaded(duck, name) for name in _tables(duck)]
+
+
+def rename_table(target: Path, name: str, new_name: str) -> LoadedTable:
+    """Give table `name` the name `new_name` (cleaned as `table_name` cleans it).
+
+    Raises:
+        UploadRejected: no table `name`, an empty new name, or another table has it.
+    """
+    new_name = table_name(new_name)
+    with _changing(target) as (duck, _):
+        existing = _existing(duck, name)
+        if existing is None:
+            raise UploadNotFound("no table named {name}", name=name)
+        clash = _existing(duck, new_name)
+        if clash is not None and clash != existing:
+            raise UploadRejected("a table named {name} exists; choose another name", name=clash)
+        if new_name != existing:
+            duck.execute(f"ALTER TABLE {quote_identifier(existing)} RENAME TO {quote_identifier(new_name)}")
+        return _loaded(duck, new_name)
 
 
 def remove_table(target: Path, name: str) -> None:
@@ -99,16 +162,34 @@ def remove_table(target: Path, name: str) -> None:
     with _changing(target) as (duck, _):
         existing = _existing(duck, name)
         if existing is None:
-            raise UploadRejected(f"no table named {name}")
+            raise UploadNotFound("no table named {name}", name=name)
         duck.execute(f"DROP TABLE {quote_identifier(existing)}")
+
+
+# One lock per file within this process too: fcntl's record locks belong to the process, so two
+# threads of one server would both hold it.
+_THREAD_LOCKS: dict[Path, threading.Lock] = {}
+_THREAD_LOCKS_GUARD = threading.Lock()
+
+
+@contextmanager
+def _locked(target: Path) -> Iterator[None]:
+    """Hold the user's lock: one change at a time, across threads, processes and servers sharing
+    the directory (lockf's locks work over NFS, where flock's may not)."""
+    lock_file = target.with_suffix(".lock")
+    with _THREAD_LOCKS_GUARD:
+        thread_lock = _THREAD_LOCKS.setdefault(lock_file.resolve(), threading.Lock())
+    with thread_lock, lock_file.open("a") as handle:
+        fcntl.lockf(handle, fcntl.LOCK_EX)  # released when the file closes
+        yield
 
 
 @contextmanager
 def _changing(target: Path) -> Iterator[tuple[duckdb.DuckDBPyConnection, Path]]:
-    """A writable copy of `target` and a scratch directory; the copy replaces `target` only when the
-    block ends without an error."""
+    """Under the user's lock, a writable copy of `target` and a scratch directory; the copy
+    replaces `target` only when the block ends without an error."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="askdb-upload-", dir=target.parent) as scratch:
+    with _locked(target), tempfile.TemporaryDirectory(prefix="askdb-upload-", dir=target.parent) as scratch:
         copy = Path(scratch) / "next.duckdb"
         if target.exists():
             shutil.copyfile(target, copy)
@@ -133,77 +214,3 @@ def _loaded(duck: duckdb.DuckDBPyConnection, name: str) -> LoadedTable:
 def _tables(duck: duckdb.DuckDBPyConnection) -> list[str]:
     return [r[0] for r in duck.execute("SELECT table_name FROM information_schema.tables"
                                        " WHERE table_schema = 'main' ORDER BY table_name").fetchall()]
-
-
-def _reader(file: Path, kind: str, scratch: Path) -> tuple[str, list]:
-    """The table function that reads the file, and its parameters."""
-    if kind == "parquet":
-        return "read_parquet(?)", [str(file)]
-    if kind == "excel":
-        return "read_json(?, format = 'newline_delimited')", [str(_excel_as_json(file, scratch))]
-    text = _utf8(file, scratch)
-    delimiter = "\t" if kind == "tsv" else ","
-    _check_rows(text, file.name, delimiter)
-    return "read_csv(?, delim = ?, sample_size = -1)", [str(text), delimiter]
-
-
-def _utf8(file: Path, scratch: Path) -> Path:
-    """The text file as UTF-8 without a BOM (what DuckDB reads): GBK is decoded and written again."""
-    data = file.read_bytes()
-    for encoding in ENCODINGS:
-        try:
-            text = data.decode(encoding)
-        except UnicodeDecodeError:
-            continue
-        if encoding == "utf-8-sig" and not data.startswith(b"\xef\xbb\xbf"):
-            return file
-        copy = scratch / "utf8.txt"
-        copy.write_text(text, encoding="utf-8")
-        return copy
-    raise UploadRejected(f"{file.name}: the text is neither UTF-8 nor GBK")
-
-
-def _check_rows(path: Path, label: str, delimiter: str) -> None:
-    """Every row has the header's number of fields; else say which line does not (DuckDB's own
-    error names no line when it cannot tell the file's dialect)."""
-    with path.open(encoding="utf-8", newline="") as text:
-        reader = csv.reader(text, delimiter=delimiter)
-        header = next(reader, None)
-        if not header:
-            raise UploadRejected(f"{label} is empty")
-        for row in reader:
-            if row and len(row) != len(header):
-                raise UploadRejected(f"{label}, line {reader.line_num}: {len(row)} fields where the first line "
-                                     f"has {len(header)}")
-
-
-def _excel_as_json(file: Path, scratch: Path) -> Path:
-    """The first sheet, its first row the column names, as JSON lines DuckDB reads with its types."""
-    import openpyxl
-
-    try:
-        book = openpyxl.load_workbook(file, read_only=True, data_only=True)
-    except Exception as e:  # noqa: BLE001 - openpyxl raises many kinds for a file that is not a workbook
-        raise UploadRejected(f"{file.name}: not a readable Excel workbook ({type(e).__name__})") from None
-    try:
-        rows = book.worksheets[0].iter_rows(values_only=True)
-        header = [str(v) if v is not None else f"column{i}" for i, v in enumerate(next(rows, ()))]
-        if not header:
-            raise UploadRejected(f"{file.name}: the first sheet is empty")
-        lines = scratch / "sheet.json"
-        with lines.open("w", encoding="utf-8") as out:
-            for row in rows:
-                if any(v is not None for v in row):
-                    out.write(json.dumps(dict(zip(header, row)), ensure_ascii=False, default=_json_value) + "\n")
-        return lines
-    finally:
-        book.close()
-
-
-def _json_value(value: object) -> str:
-    return value.isoformat() if isinstance(value, (dt.date, dt.time, dt.datetime)) else str(value)
-
-
-def _reason(e: duckdb.Error) -> str:
-    lines = [line.strip() for line in str(e).splitlines() if line.strip()]
-    return " ".join(lines[:2])[:300]

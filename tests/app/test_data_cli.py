@@ -29,3 +29,12 @@ def test_a_malformed_file_is_refused_with_its_line(tmp_path, monkeypatch, capsys
     assert "bad.csv, line 3: 1 fields where the first line has 2" in capsys.readouterr().err
     monkeypatch.setenv("ASKDB_MAX_UPLOAD_BYTES", "4")
     assert main(["data", "add", str(file)]) == 2 and "ASKDB_MAX_UPLOAD_BYTES" in capsys.readouterr().err
+
+
+def test_a_table_is_renamed(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("ASKDB_UPLOADS_DIR", str(tmp_path / "uploads"))
+    file = tmp_path / "sales.csv"
+    file.write_text("a\n1\n", encoding="utf-8")
+    assert main(["data", "add", str(file)]) == 0
+    assert main(["data", "rename", "sales", "sales 2024"]) == 0 and "renamed sales to sales_2024" in capsys.readouterr().out
+    assert main(["data", "rename", "sales", "x"]) == 2 and "no table named sales" in capsys.readouterr().err

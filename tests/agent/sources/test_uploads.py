@@ -6,15 +6,23 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import subprocess
+import sys
+import threading
+from pathlib import Path
 
 import duckdb
 import openpyxl
 import pytest
 
 from agent.sources.duckdb import DuckDBSource
-from agent.sources.uploads import UploadRejected, add_table, list_tables, remove_table, table_name, uploads_path
+from agent.sources.uploads import (
+    LoadedTable, UploadNotFound, UploadRejected, add_table, list_tables, preview_file, remove_table, rename_table,
+    table_name, uploads_path,
+)
 
 LIMIT = 10_000_000
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture
@@ -85,7 +93,8 @@ def test_a_bad_file_changes_nothing_and_says_why(target, tmp_path, name, content
     (tmp_path / name).write_bytes(content)
     with pytest.raises(UploadRejected, match=message):
         add_table(target, tmp_path / name, max_bytes=LIMIT)
-    assert digest(target) == before and [p.name for p in target.parent.iterdir()] == [target.name]
+    assert digest(target) == before
+    assert sorted(p.name for p in target.parent.iterdir()) == [target.name, target.with_suffix(".lock").name]
 
 
 def test_size_limit_and_taken_names_are_refused(target, tmp_path):
@@ -119,3 +128,69 @@ def test_a_source_reading_the_file_sees_a_table_added_later(target, tmp_path):
         assert source.list_tables() == ["a", "b"]
     finally:
         source.close()
+
+
+ADD_TABLES = """
+import sys
+from pathlib import Path
+from agent.sources.uploads import add_table
+target, folder, prefix = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+for i in range(6):
+    add_table(target, folder / "one.csv", table=f"{prefix}{i}", max_bytes=10_000)
+"""
+
+
+def test_concurrent_adds_from_two_processes_and_two_threads_all_survive(target, tmp_path):
+    """Each add copies the file, changes the copy and moves it back: without the user's lock, two
+    at once both copied the same original and the later move dropped the other's table."""
+    (tmp_path / "one.csv").write_text("x\n1\n", encoding="utf-8")
+    processes = [subprocess.Popen([sys.executable, "-c", ADD_TABLES, str(target), str(tmp_path), prefix],
+                                  cwd=ROOT) for prefix in ("p", "q")]
+    threads = [threading.Thread(target=lambda prefix=prefix: [
+        add_table(target, tmp_path / "one.csv", table=f"{prefix}{i}", max_bytes=LIMIT) for i in range(6)])
+        for prefix in ("s", "t")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert [p.wait() for p in processes] == [0, 0]
+    assert sorted(t.name for t in list_tables(target)) == sorted(f"{p}{i}" for p in "pqst" for i in range(6))
+
+
+def test_a_preview_reads_the_file_without_loading_it(target, tmp_path):
+    file = tmp_path / "火箭.csv"
+    file.write_bytes("名称,发射次数\n长征二号丁,75\n猎鹰9号,300\n".encode("gbk"))
+    preview = preview_file(file, max_bytes=LIMIT, rows=1)
+    assert (preview.kind, preview.encoding, preview.header) == ("csv", "GBK", True)
+    assert preview.table == LoadedTable(name="火箭", columns=[("名称", "VARCHAR"), ("发射次数", "BIGINT")], rows=2)
+    assert preview.first_rows == [["长征二号丁", 75]]
+    as_data = preview_file(file, max_bytes=LIMIT, header=False, table="t")
+    assert as_data.table.columns == [("column0", "VARCHAR"), ("column1", "VARCHAR")] and as_data.table.rows == 3
+    assert not target.exists()
+    with pytest.raises(UploadRejected, match="line 2: 1 fields"):
+        file.write_text("a,b\nc\n", encoding="utf-8")
+        preview_file(file, max_bytes=LIMIT)
+
+
+def test_an_excel_header_with_repeated_or_blank_names_keeps_every_column(target, tmp_path):
+    book = openpyxl.Workbook()
+    book.active.append(["x", "X", None])
+    book.active.append([1, 2, 3])
+    book.save(tmp_path / "r.xlsx")
+    assert [c for c, _ in add_table(target, tmp_path / "r.xlsx", max_bytes=LIMIT).columns] == ["x", "X_1", "column2"]
+    assert add_table(target, tmp_path / "r.xlsx", max_bytes=LIMIT, table="raw", header=False).rows == 2
+
+
+def test_rename_cleans_the_name_and_refuses_a_taken_one(target, tmp_path):
+    (tmp_path / "a.csv").write_text("x\n1\n", encoding="utf-8")
+    add_table(target, tmp_path / "a.csv", max_bytes=LIMIT)
+    add_table(target, tmp_path / "a.csv", max_bytes=LIMIT, table="b")
+    assert rename_table(target, "a", "Sales 2024").name == "Sales_2024"
+    assert rename_table(target, "sales_2024", "SALES_2024").name == "SALES_2024"  # a change of case only
+    with pytest.raises(UploadRejected, match="a table named b exists; choose another name"):
+        rename_table(target, "SALES_2024", "B")
+    with pytest.raises(UploadNotFound, match="no table named a"):
+        rename_table(target, "a", "c")
+    with pytest.raises(UploadRejected, match="needs a name"):
+        rename_table(target, "b", " ;; ")
+    assert [t.name for t in list_tables(target)] == ["SALES_2024", "b"]
