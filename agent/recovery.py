@@ -38,7 +38,9 @@ def close_unfinished(state: AgentState, *, turn_index: int, stored: list[Step]) 
 
 def close_interrupted_turn(store: ConversationStore[AgentState], thread_id: str, *, user_id: str) -> bool:
     """Mark the conversation's last turn interrupted if it never finished; return whether it did.
-    One transaction (a turn starting closes its own predecessor: agent.turn_recorder)."""
+    One transaction, which the caller opens around it after taking the conversation's turn lease in it:
+    without the lease a live turn elsewhere cannot be told apart (a turn starting closes its own
+    predecessor: agent.turn_recorder)."""
     with store.transaction():
         loaded = store.load(thread_id, user_id=user_id)
         state = loaded.state

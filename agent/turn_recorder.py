@@ -16,8 +16,8 @@ results are numbered from the `last_result_id` of the load (the hold keeps other
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from contextlib import suppress
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from typing import Protocol
 
 from agent.recovery import close_unfinished, is_unfinished
@@ -34,7 +34,8 @@ class Hold(Protocol):
     def take(self, thread_id: str) -> None:
         """Raises when another live turn holds the conversation."""
 
-    def release(self) -> None: ...
+    def release(self) -> None:
+        """Harmless when not taken, or taken in a transaction that was rolled back."""
 
 
 class TurnRecorder:
@@ -61,8 +62,9 @@ class TurnRecorder:
         Raises:
             ConversationNotFound: `thread_id` is not this user's; nothing was written.
             whatever `hold.take` raises (another turn runs); nothing was written.
+            CorruptState, StoreError: nothing was written, and `hold` was released.
         """
-        with store.transaction():
+        with _released_on_failure(hold), store.transaction():
             if thread_id is None:
                 state, archived, last_result_id = AgentState(max_steps=max_steps), ArchiveStats(), 0
                 _ask(state, question, max_steps)
@@ -159,6 +161,19 @@ class TurnRecorder:
         if self.hold is not None:
             self.hold.release()
         self.finished = True
+
+
+@contextmanager
+def _released_on_failure(hold: Hold | None) -> Iterator[None]:
+    """Release `hold` when the transaction it was taken in fails: no lease row was kept, but the service
+    would go on renewing it (app.service.leases)."""
+    try:
+        yield
+    except BaseException:
+        if hold is not None:
+            with suppress(Exception):  # the failure to begin is the one to report
+                hold.release()
+        raise
 
 
 def _ask(state: AgentState, question: str, max_steps: int) -> None:

@@ -34,7 +34,7 @@ from app.settings import Settings
 from app.turns import RunningTurn, TurnInProgress, TurnRegistry
 from storage.base import Store, open_store
 from storage.conversations import Conversation
-from storage.errors import AskdbError
+from storage.errors import AskdbError, ConversationNotFound
 
 
 class BadQuestion(AskdbError, ValueError):
@@ -64,8 +64,18 @@ class AskDB:
         """Close the turns that a stopped process left unanswered; return how many."""
         closed = 0
         for thread_id, user_id in self.store.threads_awaiting_answer():
-            if not self.leases.is_held(thread_id):
-                closed += close_interrupted_turn(self.store, thread_id, user_id=user_id)
+            lease = self.lease_keeper.hold(busy=lambda t: self.turns.get(t) is not None)
+            try:
+                # The lease is taken in the transaction that closes the turn: a turn another server begins
+                # meanwhile is either seen holding it, or waits for this to commit (PostgreSQL's row lock,
+                # SQLite's one writer) and then closes nothing of this.
+                with self.store.transaction():
+                    lease.take(thread_id)
+                    closed += close_interrupted_turn(self.store, thread_id, user_id=user_id)
+            except (TurnInProgress, ConversationNotFound):
+                continue  # a live turn holds it, or it was deleted since it was listed
+            finally:
+                lease.release()
         return closed
 
     def database(self) -> DataSource:
@@ -136,9 +146,12 @@ class AskDB:
             TurnInProgress, SQLRejected, SourceError (nothing written), ConversationNotFound.
         """
         self.store.get(thread_id, user_id=user_id)
-        lease = self.lease_keeper.hold()
-        lease.take(thread_id)
+        # As `start_turn`: a turn of this process still finishing after its lease was released refuses it.
+        lease = self.lease_keeper.hold(busy=lambda t: self.turns.get(t) is not None)
         try:
+            with self.store.transaction():  # a question a killed process left is closed first, as a turn does
+                lease.take(thread_id)
+                close_interrupted_turn(self.store, thread_id, user_id=user_id)
             return run_analyst_sql(self.store, self.database(), thread_id=thread_id, user_id=user_id, sql=sql)
         finally:
             lease.release()

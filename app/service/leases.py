@@ -36,6 +36,11 @@ class LeaseKeeper:
                 self._thread = threading.Thread(target=self._renew_until_closed, name="lease-keeper", daemon=True)
                 self._thread.start()
 
+    def held(self) -> set[str]:
+        """The conversations whose leases this process renews."""
+        with self._lock:
+            return set(self._held)
+
     def _drop(self, thread_id: str, owner: str) -> None:
         with self._lock:
             if self._held.get(thread_id) == owner:
@@ -72,8 +77,12 @@ class TurnLease:
         self.keeper._add(thread_id, self.owner)
 
     def release(self) -> None:
-        """Let the conversation take questions again (nothing when not taken; releasing twice is harmless)."""
+        """Let the conversation take questions again (nothing when not taken; releasing twice is harmless).
+        Renewal stops even when the store refuses the release: the lease then expires on its own, where
+        renewing it on would keep the conversation refusing questions until this process ends."""
         if self.thread_id is None:
             return
-        self.keeper.leases.release(self.thread_id, self.owner)
-        self.keeper._drop(self.thread_id, self.owner)
+        try:
+            self.keeper.leases.release(self.thread_id, self.owner)
+        finally:
+            self.keeper._drop(self.thread_id, self.owner)
