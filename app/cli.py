@@ -149,9 +149,7 @@ def _run_query(location, args: argparse.Namespace, *, trusted: bool) -> int:
 def _no_store(settings: Settings) -> bool:
     """Whether the store is a SQLite file that does not exist (said on stderr): opening it would
     create an empty one, and a command reading from it would then fail for a misleading reason."""
-    from storage.base import is_postgres_url
-
-    if is_postgres_url(settings.store) or settings.store.exists():
+    if isinstance(settings.store, str) or settings.store.exists():  # a URL: opening it says what is wrong
         return False
     print(f"error: no store at {settings.store}", file=sys.stderr)
     return True
@@ -176,7 +174,7 @@ def _on_existing_store(settings: Settings, call):
 
 def cmd_store_backup(args: argparse.Namespace) -> int:
     """Copy the store while the app keeps serving: SQLite's online backup, or pg_dump."""
-    from storage.base import is_postgres_url
+    from storage.backends import is_postgres_url
 
     settings = _settings(args)
     status, _ = _on_existing_store(settings, lambda store: store.backup(args.destination))

@@ -23,7 +23,7 @@ from bench.live_server import LiveServer
 from bench.responders import three_tool_turn
 from bench.scripted_llm import ScriptedLLMServer
 from bench.traffic import STEPS_PER_TURN, TURNS, USERS, percentile, tiny_database
-from storage.base import is_postgres_url
+from storage.backends import is_postgres_url
 
 # The count check's SQL per store backend: a field of step_data as text and as a number, and
 # whether the memory tables exist (a PostgreSQL store from before memory went there has no episodes).

@@ -2,17 +2,35 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 from typing import Any
 
+from storage.errors import UnsupportedStore
 from storage.sql import Database
 from storage.sqlite_backend import SQLiteDatabase
+
+_URL_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 
 
 def is_postgres_url(location: object) -> bool:
     """Whether a store setting names a PostgreSQL server rather than a SQLite file."""
     return isinstance(location, str) and location.startswith(("postgresql://", "postgres://"))
+
+
+def check_store_location(location: str | Path) -> str | Path:
+    """`location` if it names a store askdb can keep: a SQLite file path or a PostgreSQL URL.
+
+    Raises:
+        UnsupportedStore: a URL of any other scheme (it would have been taken as a file path).
+    """
+    scheme = _URL_SCHEME.match(location) if isinstance(location, str) else None
+    if scheme is not None and not is_postgres_url(location):
+        raise UnsupportedStore(f"ASKDB_STORE is a {scheme.group(1)}:// URL; the conversation store is a SQLite "
+                               "file path or a postgresql:// URL (MySQL, MariaDB and DuckDB can be the analytics "
+                               "database, ASKDB_DATABASE, not the store)")
+    return location
 
 
 def open_database(location: str | Path, *, checked: bool = False, timeout_s: float = 30.0) -> Database:
@@ -22,8 +40,9 @@ def open_database(location: str | Path, *, checked: bool = False, timeout_s: flo
     Raises:
         StoreCorrupt: `checked` and the SQLite file fails its quick_check.
         StoreUnavailable: no PostgreSQL connection within `timeout_s`.
+        UnsupportedStore: a URL of another scheme.
     """
-    if is_postgres_url(location):
+    if is_postgres_url(check_store_location(location)):
         # psycopg's pool loads only when a URL is opened.
         from storage.postgres.backend import PostgresDatabase
 

@@ -19,7 +19,6 @@ import psycopg
 from pydantic import BaseModel
 
 from storage.archive import ArchiveStore, MessageT
-from storage.backends import is_postgres_url  # noqa: F401  (importable here, where the app looks)
 from storage.conversations import Conversation, ConversationPage, ConversationStore, Loaded
 from storage.episodes import EpisodeStore
 from storage.examples import ExampleStore
@@ -83,7 +82,11 @@ class Store(Protocol[StateT]):
 
 
 def open_store(location: str | Path, state_model: type[StateT]) -> Store[StateT]:
-    """The store at a SQLite path (refused when damaged) or a ``postgresql://`` URL; the caller closes it."""
+    """The store at a SQLite path (refused when damaged) or a ``postgresql://`` URL; the caller closes it.
+
+    Raises:
+        UnsupportedStore: a URL of another scheme (mysql://...).
+    """
     return ConversationStore.connect(location, state_model, checked=True)
 
 

@@ -59,6 +59,10 @@ class StoreUnavailable(StoreError):
     was written by the failed call, and what was saved before is intact."""
 
 
+class UnsupportedStore(StoreError, ValueError):
+    """The store setting names something askdb cannot keep conversations in (a mysql:// URL)."""
+
+
 class StoreCorrupt(StoreError):
     """The store's file fails SQLite's integrity check; it is not served (restore a backup)."""
 
