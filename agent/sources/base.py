@@ -152,6 +152,11 @@ class DataSource(Protocol):
         ...
 
 
+def row_limit(max_rows: int | None, default: int) -> int:
+    """The rows one `execute` returns: ``max_rows`` when given (never negative), else the source's."""
+    return default if max_rows is None else max(0, max_rows)
+
+
 def capped_result(sql: str, columns: list[str], cursor: Iterable, *, limit: int, started: float,
                   render_cell: Callable[[Any], tuple[Any, bool]]) -> QueryResult:
     """At most ``limit`` rows of ``cursor``, each cell through ``render_cell`` (the cell and whether
@@ -214,6 +219,12 @@ class FileSource:
 
     def where(self) -> str:
         return str(self.path)
+
+    def worker_arguments(self) -> dict[str, Any]:
+        """The constructor arguments a query worker builds the same source from (query_pool.py's
+        `run_isolated`), its limits apart."""
+        return {"path": str(self.path.absolute()), "time_limit_s": self.time_limit_s, "max_rows": self.max_rows,
+                "max_cell_bytes": self.max_cell_bytes}
 
     def cache_key(self) -> tuple[str, int, int]:
         """The file's path, modification time and size: a rebuilt file gets a new key."""

@@ -7,11 +7,14 @@ configuration, set when it opens and then locked (``lock_configuration``): no ex
 (no file, URL or database other than this one: ``read_csv('/etc/passwd')`` is a permission
 error), no extension installed or loaded, community ones refused, memory, threads and the
 temporary directory capped. DuckDB has no statement timeout: a timer interrupts the
-connection at the deadline.
+connection at the deadline. (4) Model-written SQL runs in a worker process (query_pool.py), as
+SQLite's does: DuckDB's interrupt waits for the running function and its memory_limit does not
+bound one huge value, so the worker's address-space limit and a kill at the deadline do.
 """
 
 from __future__ import annotations
 
+import atexit
 import shutil
 import tempfile
 import threading
@@ -25,12 +28,12 @@ import duckdb
 
 from agent.sources.base import (
     Column, FileSource, ForeignKey, QueryResult, TableSchema, cap_cell, capped_result, plain_value,
-    quote_identifier, resolve_name,
+    quote_identifier, resolve_name, row_limit,
 )
 from agent.sources.errors import (
-    QueryFailed, QueryTimeout, SQLRejected, SourceUnavailable, UnknownColumn, UnknownTable,
+    QueryFailed, QueryTimeout, SQLRejected, SourceUnavailable, UnknownColumn, UnknownTable, out_of_memory,
 )
-from agent.sources.query_pool import PoolLimits
+from agent.sources.query_pool import PoolLimits, run_isolated
 from agent.sources.sql_guard import check_sql
 
 # Row counts are exact up to here, then reported as this: listing a large file's tables costs a
@@ -62,8 +65,10 @@ class DuckDBSource(FileSource):
         time_limit_s: every call's wall-clock limit; the connection is interrupted then.
         max_rows: rows returned by ``execute`` before ``truncated`` is set.
         max_cell_bytes: longest text (UTF-8 bytes) or blob kept in a cell.
-        limits: ``max_memory_mb`` is the instance's ``memory_limit``, ``max_temp_mb`` what it may
-            spill to its temporary directory (``max_temp_directory_size``).
+        limits: the worker processes model-written SQL runs in (query_pool.py; ``workers=0`` runs it
+            in this process, bounded by the timer and memory_limit only); the instance's
+            ``memory_limit`` is ``limits.engine_memory_mb``, ``max_temp_mb`` what it may spill to its
+            temporary directory (``max_temp_directory_size``).
     """
 
     dialect = "duckdb"
@@ -75,7 +80,6 @@ class DuckDBSource(FileSource):
         self.limits = limits or PoolLimits()
         self._db: duckdb.DuckDBPyConnection | None = None
         self._version: tuple[int, int, int] | None = None  # the file's inode, mtime and size when opened
-        self._temp_dir: str | None = None
         self._lock = threading.Lock()
 
     def close(self) -> None:
@@ -83,9 +87,6 @@ class DuckDBSource(FileSource):
             if self._db is not None:
                 self._db.close()
                 self._db = None
-            if self._temp_dir is not None:
-                shutil.rmtree(self._temp_dir, ignore_errors=True)
-                self._temp_dir = None
 
     # -- model-written SQL ------------------------------------------------------
 
@@ -98,8 +99,17 @@ class DuckDBSource(FileSource):
         return self._run_unchecked(check_sql(sql, dialect=self.dialect), max_rows=max_rows)
 
     def _run_unchecked(self, sql: str, *, max_rows: int | None = None) -> QueryResult:
-        """Run ``sql`` under layers 2 and 3 only; tests call it to bypass the guard."""
-        limit = self.max_rows if max_rows is None else max(0, max_rows)
+        """Run ``sql`` under layers 2 to 4 only, in a worker process; tests call it to bypass the guard.
+
+        Raises:
+            QueryBusy: no worker became free in time (nothing ran).
+            QueryTimeout: interrupted, or the worker killed, at the deadline.
+        """
+        return run_isolated(self, sql, limit=row_limit(max_rows, self.max_rows))
+
+    def run_here(self, sql: str, *, max_rows: int | None = None) -> QueryResult:
+        """Run ``sql`` under layers 2 and 3 in this process (what a worker does)."""
+        limit = row_limit(max_rows, self.max_rows)
         with self._cursor() as cursor:
             started = time.perf_counter()
             cursor.execute(sql)
@@ -178,13 +188,12 @@ class DuckDBSource(FileSource):
             if self._db is not None and self._version != version:
                 self._db = None  # closed once its last cursor is gone
             if self._db is None:
-                self._temp_dir = self._temp_dir or tempfile.mkdtemp(prefix="askdb-duckdb-")
                 config = {
                     "access_mode": "READ_ONLY", "enable_external_access": False,
                     "autoinstall_known_extensions": False, "autoload_known_extensions": False,
                     "allow_community_extensions": False, "allow_unsigned_extensions": False,
-                    "memory_limit": f"{self.limits.max_memory_mb}MB", "threads": THREADS,
-                    "temp_directory": self._temp_dir, "max_temp_directory_size": f"{self.limits.max_temp_mb}MB",
+                    "memory_limit": f"{self.limits.engine_memory_mb}MB", "threads": THREADS,
+                    "temp_directory": _spill_directory(), "max_temp_directory_size": f"{self.limits.max_temp_mb}MB",
                     "lock_configuration": True,
                 }
                 try:
@@ -206,7 +215,7 @@ class DuckDBSource(FileSource):
         except duckdb.InterruptException:
             raise QueryTimeout(f"query stopped after {self.time_limit_s} s; add filters or LIMIT") from None
         except duckdb.Error as e:
-            raise _translate(e) from None
+            raise _translate(e, self.limits) from None
         finally:
             timer.cancel()
             cursor.close()
@@ -239,7 +248,23 @@ def _batches(cursor: duckdb.DuckDBPyConnection) -> Iterator[tuple]:
         yield from batch
 
 
-def _translate(e: duckdb.Error) -> Exception:
+def _spill_directory() -> str:
+    """This process's directory for DuckDB's temporary files, made on first use and removed at exit
+    (in a worker, inside its private TMPDIR). One per process, not per source: DuckDB refuses to
+    open a file twice in a process with different settings."""
+    global _spill
+    with _spill_lock:
+        if _spill is None:
+            _spill = tempfile.mkdtemp(prefix="askdb-duckdb-")
+            atexit.register(shutil.rmtree, _spill, ignore_errors=True)
+        return _spill
+
+
+_spill: str | None = None
+_spill_lock = threading.Lock()
+
+
+def _translate(e: duckdb.Error, limits: PoolLimits) -> Exception:
     message = _first_line(e)
     if isinstance(e, duckdb.PermissionException):
         return SQLRejected(f"{message}: the analytics database reaches no files, URLs or extensions; "
@@ -250,7 +275,7 @@ def _translate(e: duckdb.Error) -> Exception:
         return SQLRejected(f"{message}: the analytics database is read-only and its settings fixed; "
                            "send a SELECT query")
     if isinstance(e, duckdb.OutOfMemoryException):
-        return QueryFailed("the query ran out of its memory limit; aggregate or filter more")
+        return out_of_memory(limits.max_memory_mb)
     if isinstance(e, duckdb.IOException):
         return SourceUnavailable(f"the DuckDB file cannot be read: {message}")
     return QueryFailed(message)

@@ -31,6 +31,16 @@ class QueryFailed(SourceError):
     """The engine raised an error for the query; the message is the engine's."""
 
 
+class QueryOutOfMemory(QueryFailed):
+    """The query needed more memory than its limit (`out_of_memory` words it)."""
+
+
+def out_of_memory(max_memory_mb: int) -> QueryOutOfMemory:
+    """The error of a query past ``max_memory_mb`` (ASKDB_SQL_MAX_MEMORY_MB), worded the same on every engine."""
+    return QueryOutOfMemory(f"the query needed more than {max_memory_mb} MB of memory (ASKDB_SQL_MAX_MEMORY_MB); "
+                            "select fewer or smaller values, or add LIMIT")
+
+
 class QueryTimeout(SourceError):
     """The query ran past the wall-clock limit and was stopped."""
 

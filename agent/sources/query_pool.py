@@ -1,16 +1,21 @@
-"""SQLite analytics queries in worker processes that can be stopped whatever SQLite is doing.
+"""Analytics queries of the file engines (SQLite, DuckDB) in worker processes that can be stopped
+whatever the engine is doing.
 
-The progress handler (agent/sources/sqlite.py) stops a query between VM steps, but one step can
-run for minutes (``instr`` or ``replace`` over multi-megabyte strings, issue 18), and memory
-and temporary disk were bounded only by the machine. So model-written SQL runs in a small
-pool of worker processes (``python -m agent.sources.sqlite_worker``), each with:
+SQLite's progress handler stops a query between VM steps, but one step can run for minutes
+(``instr`` or ``replace`` over multi-megabyte strings, issue 18); DuckDB's interrupt waits for the
+running function, and its ``memory_limit`` does not bound a single value (``repeat('a', 1.5e9)``
+reached 2.9 GB and ran 6.9 s against a 2 s limit, in the app's own process). So model-written SQL
+runs in a small pool of worker processes (``python -m agent.sources.query_worker``), each with:
 
-- an address-space limit (RLIMIT_AS) and SQLite's ``hard_heap_limit`` below it, so a memory
-  bomb fails inside SQLite with a clear error instead of growing the server;
-- a private temporary directory (SQLITE_TMPDIR) and a file-size limit (RLIMIT_FSIZE), so a
-  huge sort or DISTINCT fails with "temporary disk" instead of filling the store's disk;
+- an address-space limit (RLIMIT_AS) and the engine's own memory limit below it (SQLite's
+  ``hard_heap_limit``, DuckDB's ``memory_limit``), so a memory bomb fails inside the engine with a
+  clear error instead of growing the server;
+- a private temporary directory (TMPDIR, SQLITE_TMPDIR, DuckDB's spill directory) and a file-size
+  limit (RLIMIT_FSIZE), so a huge sort or DISTINCT fails with "temporary disk" instead of filling
+  the store's disk;
 - a wall-clock kill: a worker that has not answered ``GRACE_S`` after the query's time limit
-  is killed (SIGKILL) and replaced.
+  is killed (SIGKILL) and replaced. A worker that crashed, sent a reply that is not a JSON object,
+  or died while idle is discarded too: its pipes closed, its process reaped, its directory removed.
 
 Workers are started on first use and reused; a pool is shared by every source with the same
 limits, so tests and the app start a few processes, not one per query. Requests and replies are
@@ -38,28 +43,44 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
+from agent.sources.base import QueryResult
+from agent.sources.errors import (
+    QueryBusy, QueryFailed, QueryOutOfMemory, QueryTimeout, SQLRejected, SourceUnavailable, UnknownColumn,
+    UnknownTable,
+)
 from storage.errors import AskdbError
 
-# A worker that has not answered this long after its query's own deadline (which the progress
-# handler normally enforces) is stuck in one VM step: it is killed.
+# A worker that has not answered this long after its query's own deadline (which the engine
+# normally enforces) is stuck in one step: it is killed.
 GRACE_S = 1.0
 # A query running longer than this is a slow one: it gives its slot to the next query (above).
 SLOW_AFTER_S = 0.5
 SLOW_NICENESS = 19
-# Importing the worker (sqlite3, pydantic, the guard) takes about 0.7 s on an idle machine;
-# a busy one can take many times that.
-START_TIMEOUT_S = 60.0
+# Starting a worker (Python, the source modules, the engine) takes 0.3 s on an idle machine and
+# holds a query slot meanwhile; past this the machine is too loaded to answer anyway: the caller
+# is told to retry (QueryBusy) and the slot is freed.
+START_TIMEOUT_S = 15.0
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+_WORKER_MODULE = "agent.sources.query_worker"
 
 
 class PoolBusy(AskdbError):
     """Every worker stayed busy for the whole wait; the query was not run."""
 
 
+class WorkerNotStarted(PoolBusy):
+    """A new worker did not say it was ready within START_TIMEOUT_S; the query was not run."""
+
+
 class WorkerDied(AskdbError):
-    """The worker process ended without answering (killed at the deadline, or crashed)."""
+    """The worker gave no usable answer: killed at the deadline (``timed_out``), crashed, or sent a
+    reply that is not a JSON object. It has been discarded."""
+
+    def __init__(self, what: str, *, timed_out: bool = False) -> None:
+        super().__init__(what)
+        self.timed_out = timed_out
 
 
 @dataclass(frozen=True)
@@ -71,32 +92,63 @@ class PoolLimits:
     max_temp_mb: int = 512
     queue_wait_s: float = 5.0
 
+    @property
+    def engine_memory_mb(self) -> int:
+        """The engine's own memory limit (SQLite's heap, DuckDB's memory_limit): three quarters of the
+        worker's address space, so a bomb fails inside the engine with a clear error while Python
+        still has room to report it."""
+        return int(self.max_memory_mb * 0.75)
+
 
 class _Worker:
     def __init__(self, limits: PoolLimits) -> None:
         self.tmpdir = tempfile.mkdtemp(prefix="askdb-sql-")
         env = {**os.environ, "SQLITE_TMPDIR": self.tmpdir, "TMPDIR": self.tmpdir,
                "PYTHONPATH": os.pathsep.join(filter(None, [str(_PACKAGE_ROOT), os.environ.get("PYTHONPATH")]))}
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "agent.sources.sqlite_worker", str(limits.max_memory_mb), str(limits.max_temp_mb)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=self.tmpdir)
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", _WORKER_MODULE, str(limits.max_memory_mb), str(limits.max_temp_mb)],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, cwd=self.tmpdir)
+        except OSError:
+            shutil.rmtree(self.tmpdir, ignore_errors=True)
+            raise
         self._buffer = b""
         self.ready = False
 
     def call(self, request: dict[str, Any], timeout_s: float,
              on_slow: Callable[[], None] | None = None) -> dict[str, Any]:
         """Send one request and wait for its reply; `on_slow` runs once it has taken SLOW_AFTER_S;
-        the worker is killed at the timeout."""
+        the worker is killed at the timeout, or when its reply is not a JSON object."""
         if not self.ready:
-            self._read_line(time.monotonic() + START_TIMEOUT_S)  # the worker says it is ready
+            try:
+                ready = self._read_object(time.monotonic() + START_TIMEOUT_S)
+            except WorkerDied as died:
+                if died.timed_out:
+                    raise WorkerNotStarted() from None
+                raise
+            if ready != {"ready": True}:
+                self.kill()
+                raise WorkerDied("sent a start-up line that is not its ready signal")
             self.ready = True
         try:
             self.process.stdin.write(json.dumps(request).encode() + b"\n")
             self.process.stdin.flush()
         except OSError:
-            raise WorkerDied() from None
+            self.kill()
+            raise WorkerDied("ended before it read the query") from None
         sent = time.monotonic()
-        return json.loads(self._read_line(sent + timeout_s, (sent + SLOW_AFTER_S, on_slow) if on_slow else None))
+        return self._read_object(sent + timeout_s, (sent + SLOW_AFTER_S, on_slow) if on_slow else None)
+
+    def _read_object(self, deadline: float, slow: tuple[float, Callable[[], None]] | None = None) -> dict[str, Any]:
+        line = self._read_line(deadline, slow)
+        try:
+            reply = json.loads(line)
+        except ValueError:
+            reply = None
+        if not isinstance(reply, dict):
+            self.kill()  # whatever it sends next cannot be trusted to answer the next query
+            raise WorkerDied("sent a reply that is not a JSON object")
+        return reply
 
     def _read_line(self, deadline: float, slow: tuple[float, Callable[[], None]] | None = None) -> bytes:
         stdout = self.process.stdout
@@ -110,11 +162,11 @@ class _Worker:
                     slow = None
                     continue
                 self.kill()
-                raise WorkerDied()
+                raise WorkerDied("did not answer in time", timed_out=True)
             chunk = os.read(stdout.fileno(), 1 << 20)
             if not chunk:
                 self.kill()
-                raise WorkerDied()
+                raise WorkerDied("ended without answering")
             self._buffer += chunk
         line, _, self._buffer = self._buffer.partition(b"\n")
         return line
@@ -129,6 +181,7 @@ class _Worker:
             pass
 
     def kill(self) -> None:
+        """End the process (if it still runs), reap it, close its pipes and remove its directory."""
         if self.process.poll() is None:
             self.process.kill()
         self.process.wait()
@@ -156,8 +209,10 @@ class QueryPool:
         """Run one request in a worker; the reply is the worker's JSON object.
 
         Raises:
-            PoolBusy: no slot became free within ``queue_wait_s``.
-            WorkerDied: the worker was killed at ``timeout_s`` or crashed; it is replaced.
+            PoolBusy: no slot became free within ``queue_wait_s``; WorkerNotStarted, a new worker
+                did not start within START_TIMEOUT_S.
+            WorkerDied: the worker was killed at ``timeout_s``, crashed or sent a broken reply; it
+                is replaced.
         """
         if not self._fast.acquire(timeout=self.limits.queue_wait_s):
             raise PoolBusy()
@@ -174,28 +229,31 @@ class QueryPool:
         try:
             worker = self._take_idle() or self._start()
             reply = worker.call(request, timeout_s, on_slow=to_slow_lane)
+        except BaseException:  # killed, crashed, garbled or interrupted: its state is unknown
+            self._retire(worker)
+            raise
+        else:
             if reply.get("exit") or slow:  # it chose to end (out of memory), or runs at the lowest priority
                 self._retire(worker)
-                worker = None
-            return reply
-        except WorkerDied:
-            self._retire(worker)
-            worker = None
-            raise
-        finally:
-            if worker is not None:
+            else:
                 with self._lock:
                     self._idle.append(worker)
+            return reply
+        finally:
             (self._slow if slow else self._fast).release()
 
     def _take_idle(self) -> _Worker | None:
         with self._lock:
-            while self._idle:
+            idle, dead = None, []
+            while self._idle and idle is None:
                 worker = self._idle.pop()
                 if worker.alive():
-                    return worker
-                self._all.discard(worker)
-        return None
+                    idle = worker
+                else:
+                    dead.append(worker)
+        for worker in dead:  # died while idle (killed from outside, out of memory later): clean up after it
+            self._retire(worker)
+        return idle
 
     def _start(self) -> _Worker:
         worker = _Worker(self.limits)
@@ -211,9 +269,60 @@ class QueryPool:
 
     def close(self) -> None:
         with self._lock:
-            workers, self._all = list(self._all), set()
+            workers, self._all, self._idle = list(self._all), set(), []
         for worker in workers:
             worker.kill()
+
+
+class IsolatedSource(Protocol):
+    """What `run_isolated` needs of a file engine (SQLiteSource, DuckDBSource)."""
+
+    dialect: str
+    time_limit_s: float
+    limits: PoolLimits
+
+    def worker_arguments(self) -> dict[str, Any]: ...
+
+    def run_here(self, sql: str, *, max_rows: int) -> QueryResult: ...
+
+
+_WORKER_ERRORS: dict[str, Callable[[str], Exception]] = {
+    cls.__name__: cls for cls in (SQLRejected, QueryTimeout, QueryFailed, QueryOutOfMemory, SourceUnavailable,
+                                  UnknownTable, UnknownColumn)}
+
+
+def run_isolated(source: IsolatedSource, sql: str, *, limit: int) -> QueryResult:
+    """Run ``sql`` (already guarded) on ``source`` in a worker of its limits' pool, or in this
+    process when ``limits.workers`` is 0; the worker builds the same source from
+    ``source.worker_arguments()`` and calls its ``run_here``.
+
+    Raises:
+        QueryBusy: no worker became free or started in time (nothing ran).
+        QueryTimeout: the worker was killed at the deadline.
+        QueryFailed: the worker crashed or answered nonsense; or the engine's own error, as
+            `run_here` raises it (every `SourceError` crosses the pipe by name).
+    """
+    if source.limits.workers == 0:
+        return source.run_here(sql, max_rows=limit)
+    request = {"engine": source.dialect, "source": source.worker_arguments(), "sql": sql, "limit": limit}
+    try:
+        reply = pool_for(source.limits).run(request, timeout_s=source.time_limit_s + GRACE_S)
+    except WorkerNotStarted:
+        raise QueryBusy(f"no query worker started within {START_TIMEOUT_S:g} s (the server is overloaded); "
+                        "retry in a moment") from None
+    except PoolBusy:
+        raise QueryBusy(f"all {source.limits.workers} query workers are busy; retry in a moment") from None
+    except WorkerDied as died:
+        if died.timed_out:
+            raise QueryTimeout(f"query stopped after {source.time_limit_s} s; add filters or LIMIT") from None
+        raise QueryFailed(f"the query's worker process {died} (a crash, most likely out of memory: "
+                          "ASKDB_SQL_MAX_MEMORY_MB); select fewer or smaller values, or add LIMIT") from None
+    if "error" in reply:
+        raise _WORKER_ERRORS.get(reply["error"], QueryFailed)(str(reply.get("message")))
+    try:
+        return QueryResult.model_validate(reply["result"])
+    except (KeyError, ValueError):
+        raise QueryFailed("the query's worker process sent a reply without a result") from None
 
 
 _pools: dict[PoolLimits, QueryPool] = {}

@@ -13,19 +13,19 @@ from __future__ import annotations
 import sqlite3
 import time
 import urllib.parse
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from agent.sources.base import (
     Column, FileSource, ForeignKey, QueryResult, TableSchema, cap_cell, capped_result, quote_identifier,
-    resolve_name,
+    resolve_name, row_limit,
 )
 from agent.sources.errors import (
-    QueryBusy, QueryFailed, QueryTimeout, SQLRejected, SourceUnavailable, UnknownColumn, UnknownTable,
+    QueryFailed, QueryTimeout, SQLRejected, SourceUnavailable, UnknownColumn, UnknownTable,
 )
-from agent.sources.query_pool import GRACE_S, PoolBusy, PoolLimits, WorkerDied, pool_for
+from agent.sources.query_pool import PoolLimits, run_isolated
 from agent.sources.sql_guard import MAX_SQL_CHARS, check_sql, denial_reason
 
 # Large enough for any real analytics cell, small enough that randomblob(1e9),
@@ -99,31 +99,22 @@ class SQLiteSource(FileSource):
         return self._run_unchecked(check_sql(sql), max_rows=max_rows)
 
     def _run_unchecked(self, sql: str, *, max_rows: int | None = None) -> QueryResult:
-        """Run ``sql`` under layers 2 and 3 only, in a worker process; tests call it to bypass the guard.
+        """Run ``sql`` under layers 2 and 3 only, in a worker process (query_pool.py); tests call it to
+        bypass the guard.
 
         Raises:
             QueryBusy: no worker became free in time (nothing ran).
             QueryTimeout: the worker was killed at the deadline.
         """
-        limit = self.max_rows if max_rows is None else max(0, max_rows)
-        if self.limits.workers == 0:
-            return self.run_here(sql, max_rows=limit)
-        request = {"path": str(self.path.absolute()), "time_limit_s": self.time_limit_s, "max_rows": self.max_rows,
-                   "max_cell_bytes": self.max_cell_bytes, "trusted": self.trusted,
-                   "sql": sql, "limit": limit}
-        try:
-            reply = pool_for(self.limits).run(request, timeout_s=self.time_limit_s + GRACE_S)
-        except PoolBusy:
-            raise QueryBusy(f"all {self.limits.workers} query workers are busy; retry in a moment") from None
-        except WorkerDied:
-            raise QueryTimeout(f"query stopped after {self.time_limit_s} s; add filters or LIMIT") from None
-        if "error" in reply:
-            raise _WORKER_ERRORS.get(reply["error"], QueryFailed)(reply["message"])
-        return QueryResult.model_validate(reply["result"])
+        return run_isolated(self, sql, limit=row_limit(max_rows, self.max_rows))
+
+    def worker_arguments(self) -> dict[str, Any]:
+        """How a worker process builds this source (`run_isolated`)."""
+        return {**super().worker_arguments(), "trusted": self.trusted}
 
     def run_here(self, sql: str, *, max_rows: int | None = None) -> QueryResult:
         """Run ``sql`` under layers 2 and 3 in this process (what a worker does)."""
-        limit = self.max_rows if max_rows is None else max(0, max_rows)
+        limit = row_limit(max_rows, self.max_rows)
         denied: list[str] = []
         with self._connect(authorizer=denied) as conn:
             started = time.perf_counter()
@@ -315,11 +306,6 @@ class SQLiteSource(FileSource):
 
     def _render_cell(self, value: Any) -> tuple[Any, bool]:
         return cap_cell(value, self.max_cell_bytes)
-
-
-_WORKER_ERRORS: dict[str, Callable[[str], Exception]] = {
-    cls.__name__: cls for cls in (SQLRejected, QueryTimeout, QueryFailed, SourceUnavailable, UnknownTable,
-                                  UnknownColumn)}
 
 
 def _read_only_authorizer(denied: list[str]):

@@ -1,9 +1,12 @@
 """DuckDB as a source (agent/sources/duckdb.py): the sample database copied into a .duckdb file,
-opened read-only and locked; what the guard refuses by name, the locked instance refuses again."""
+opened read-only and locked; what the guard refuses by name, the locked instance refuses again;
+model-written SQL runs in a worker process under hard limits (query_pool.py)."""
 
 from __future__ import annotations
 
 import hashlib
+import resource
+
 import duckdb
 import pytest
 
@@ -43,7 +46,7 @@ def test_every_setting_is_locked_as_configured(duck):
     assert settings == {
         "access_mode": "read_only", "enable_external_access": "false", "autoload_known_extensions": "false",
         "autoinstall_known_extensions": "false", "allow_community_extensions": "false",
-        "lock_configuration": "true", "memory_limit": "244.1 MiB", "threads": "2",
+        "lock_configuration": "true", "memory_limit": "183.1 MiB", "threads": "2",  # 3/4 of 256 MB
         "max_temp_directory_size": "61.0 MiB"}
 
 
@@ -98,8 +101,43 @@ def test_runaway_queries_stop_at_the_time_limit(duck, sql):
 
 
 def test_a_memory_bomb_stops_at_the_memory_limit_or_the_time_limit(duck):
-    with pytest.raises((QueryFailed, QueryTimeout), match="memory limit|query stopped"):
+    with pytest.raises((QueryFailed, QueryTimeout), match="more than 256 MB of memory|query stopped"):
         duck.execute("SELECT list(repeat('x', 1000000)) FROM range(10000)")
+
+
+def max_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def test_one_huge_value_fails_in_its_worker_not_in_the_app(duckdb_sample_path):
+    """repeat('a', 1.5e9) is one value memory_limit does not bound: in the app's process it reached
+    2.9 GB and ran 6.9 s against a 2 s limit. In a worker it meets the address-space limit at once."""
+    source = DuckDBSource(duckdb_sample_path, time_limit_s=2.0)  # the default limits: 1024 MB
+    before = max_rss_mb()
+    try:
+        with pytest.raises(QueryFailed, match="more than 1024 MB of memory"):
+            source.execute("SELECT length(repeat('a', 1500000000))")
+        assert max_rss_mb() - before < 100
+        assert source.execute("SELECT count(*) FROM countries").rows == [[25]]  # a fresh worker answers
+    finally:
+        source.close()
+
+
+def test_one_slow_function_is_killed_at_the_deadline(duck):
+    """levenshtein over two 100k strings is one call DuckDB's interrupt waits for (35 s in process
+    against a 1 s interrupt): the worker is killed GRACE_S after the limit and replaced."""
+    with pytest.raises(QueryTimeout, match="query stopped after 2.0 s"):
+        duck.execute("SELECT levenshtein(repeat('a', 100000), repeat('b', 100000))")
+    assert duck.execute("SELECT count(*) FROM countries").rows == [[25]]
+
+
+def test_workers_zero_runs_in_process(duckdb_sample_path):
+    local = DuckDBSource(duckdb_sample_path, limits=PoolLimits(workers=0))
+    try:
+        assert local.execute("SELECT count(*) FROM countries").rows == [[25]]
+        assert local._db is not None  # the instance is this process's
+    finally:
+        local.close()
 
 
 def test_a_huge_result_is_streamed_and_capped(duck):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import resource
+import signal
 import sqlite3
 import threading
 import time
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from agent.sources import query_pool
 from agent.sources.errors import QueryBusy, QueryFailed, QueryTimeout
 from agent.sources.query_pool import PoolLimits, SLOW_NICENESS, pool_for
 from agent.sources.sqlite import SQLiteSource
@@ -115,3 +117,60 @@ def test_workers_run_below_the_apps_cpu_priority(db: SQLiteSource) -> None:
     workers = list(pool_for(LIMITS)._all)
     lowest = min(19, os.getpriority(os.PRIO_PROCESS, 0) + 10)
     assert workers and all(os.getpriority(os.PRIO_PROCESS, w.process.pid) >= lowest for w in workers)
+
+
+# -- a worker that fails outside a query: dead while idle, a broken reply, a slow start ----------------
+
+@pytest.fixture
+def lone(db: SQLiteSource):
+    """A source with a pool of one worker that no other test uses, and that pool."""
+    limits = PoolLimits(workers=1, max_memory_mb=300, max_temp_mb=8, queue_wait_s=0.5)
+    pool = pool_for(limits)
+    yield SQLiteSource(db.path, time_limit_s=2.0, limits=limits), pool
+    pool.close()
+
+
+def idle_worker(source: SQLiteSource, pool: query_pool.QueryPool) -> query_pool._Worker:
+    source.execute("SELECT 1")
+    (worker,) = pool._idle
+    return worker
+
+
+def assert_discarded(worker: query_pool._Worker, pool: query_pool.QueryPool) -> None:
+    """Gone from the pool, reaped, its pipes closed and its temporary directory removed."""
+    assert worker not in pool._all and worker not in pool._idle
+    assert worker.process.returncode is not None
+    assert worker.process.stdin.closed and worker.process.stdout.closed
+    assert not Path(worker.tmpdir).exists()
+
+
+def test_a_worker_that_died_while_idle_is_cleaned_up_and_replaced(lone) -> None:
+    source, pool = lone
+    worker = idle_worker(source, pool)
+    os.kill(worker.process.pid, signal.SIGKILL)
+    while worker.alive():
+        time.sleep(0.01)
+    assert source.execute("SELECT count(*) FROM t").rows == [[10]]
+    assert_discarded(worker, pool)
+
+
+@pytest.mark.parametrize("garbage", [b"this is not JSON\n", b"[1, 2]\n"])
+def test_a_reply_that_is_not_a_json_object_discards_the_worker(lone, garbage: bytes) -> None:
+    source, pool = lone
+    worker = idle_worker(source, pool)
+    with open(f"/proc/{worker.process.pid}/fd/1", "wb") as replies:  # the worker's own reply pipe
+        replies.write(garbage)
+    with pytest.raises(QueryFailed, match="not a JSON object"):
+        source.execute("SELECT count(*) FROM t")
+    assert_discarded(worker, pool)
+    assert source.execute("SELECT count(*) FROM t").rows == [[10]]  # not the stale reply: a fresh worker
+
+
+def test_a_worker_that_does_not_start_in_time_frees_its_slot(lone, monkeypatch) -> None:
+    source, pool = lone
+    monkeypatch.setattr(query_pool, "START_TIMEOUT_S", 0.0)
+    with pytest.raises(QueryBusy, match="no query worker started"):
+        source.execute("SELECT 1")
+    assert pool._all == set() and pool._idle == []  # the slow starter was killed and cleaned up
+    monkeypatch.undo()
+    assert source.execute("SELECT count(*) FROM t").rows == [[10]]  # its one slot is free again
