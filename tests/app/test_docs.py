@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 import sqlite3
 
-from agent.state import AgentState, Message, SQLRecord, Step
+from agent.state import AgentState
 from app.settings import ROOT, Settings
+from tests.fixtures.stores import check_documented_results, seed_documented_conversation
 
 README = (ROOT / "README.md").read_text()
 
@@ -22,22 +23,11 @@ def test_every_setting_is_in_the_readme_table():
 
 
 def test_json1_examples_run_on_a_real_store(store):
-    state = AgentState(question="How many launches in 2020?", compressed_summary="Asked about launches.",
-                       compressed_message_count=2)
-    state.messages += [Message(role="user", content="How many launches in 2020?"),
-                       Message(role="assistant", content="There were 97.")]
-    state.sql_history += [SQLRecord(sql="SELECT count(*) FROM launchez", ok=False, error="no such table"),
-                          SQLRecord(sql="SELECT count(*) FROM launches", ok=True, row_count=1)]
-    created = store.create(user_id="default", state=state, title=state.question)
-    store.append_step(created.thread_id, step_index=0, step=Step(step_index=0, action="run_sql", duration_ms=3))
+    thread_id, state = seed_documented_conversation(store)
     examples = re.findall(r"```sql\n(.*?)```", _section("json1-examples"), flags=re.S)
     assert len(examples) >= 3
-    results = [store.db.conn.execute(sql, {"thread_id": created.thread_id}).fetchall() for sql in examples]
-    assert results[0][0][2] == 2  # two messages
-    assert results[1][0] == ("Asked about launches.", 2)
-    assert AgentState.from_json(results[2][0][0]) == state
-    assert results[3] == [(created.thread_id, "SELECT count(*) FROM launchez", "no such table")]
-    assert results[4][0][:2] == ("run_sql", 1)
+    results = [store.db.conn.execute(sql, {"thread_id": thread_id}).fetchall() for sql in examples]
+    check_documented_results(results, thread_id=thread_id, state=state)
 
 
 def test_views_are_read_only(store):
