@@ -30,7 +30,7 @@ from app.templating import templates
 from app.turns import TurnInProgress
 from storage.errors import (
     AskdbError, ConversationNotFound, CorruptState, InvalidExport, InvalidThreadId, ResultNotFound, StoreCorrupt,
-    StoreUnavailable, VersionConflict,
+    StoreConflict, StoreUnavailable, VersionConflict,
 )
 from storage.examples import DuplicateQuestion, ExampleNotFound
 from storage.memory_items import DuplicateMemory, MemoryItemNotFound
@@ -47,6 +47,7 @@ STATUS: dict[type[AskdbError], int] = {
     ExampleNotFound: 404,
     AnswerNotFound: 404,
     VersionConflict: 409,
+    StoreConflict: 409,  # a write PostgreSQL rolled back for a concurrent one (a deadlock): try again
     TurnInProgress: 409,
     DuplicateMemory: 409,
     DuplicateQuestion: 409,

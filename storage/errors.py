@@ -63,6 +63,16 @@ class UnsupportedStore(StoreError, ValueError):
     """The store setting names something askdb cannot keep conversations in (a mysql:// URL)."""
 
 
+class StoreConflict(StoreError):
+    """The store rolled a write back because a concurrent one met it (PostgreSQL found a deadlock or
+    could not serialize the two); nothing was written, and trying again is safe."""
+
+
+class StoreTimeout(StoreUnavailable):
+    """The store stopped a statement before it finished (PostgreSQL's statement_timeout or lock_timeout);
+    nothing was written. The message keeps the server's reason."""
+
+
 class StoreCorrupt(StoreError):
     """The store's file fails SQLite's integrity check; it is not served (restore a backup)."""
 

@@ -30,7 +30,7 @@ from psycopg.pq import Format
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool, PoolTimeout
 
-from storage.errors import BackupFailed, StoreUnavailable
+from storage.errors import BackupFailed, StoreConflict, StoreError, StoreTimeout, StoreUnavailable
 from storage.postgres.text_search import (
     QUERY_SQL, SCORE_SQL, document_params, document_sql, query_text, score_params, weights,
 )
@@ -231,6 +231,22 @@ def _constraints() -> Iterator[None]:
         raise ConstraintViolation(str(exc)) from exc
 
 
+def store_error(exc: psycopg.OperationalError) -> StoreError:
+    """What an operational error of the server means to the store's callers, its reason kept: a deadlock or
+    a serialization failure is a conflict to try again, a statement stopped by a time limit a timeout, and
+    anything else (a connection lost, the server shutting down) the store being unavailable."""
+    state = exc.sqlstate or ""
+    reason = (str(exc).splitlines() or [type(exc).__name__])[0] + (f" (SQLSTATE {state})" if state else "")
+    if state.startswith("40"):  # transaction rollback: 40001 serialization_failure, 40P01 deadlock_detected
+        return StoreConflict(f"the store rolled the write back: it met a concurrent one ({reason}); nothing was "
+                             "written, try again")
+    if state in ("57014", "55P03"):  # query_canceled (statement_timeout), lock_not_available (lock_timeout)
+        return StoreTimeout(f"the store stopped a statement before it finished ({reason}); nothing was written. "
+                            "Check the statement_timeout and lock_timeout of the store's role, and whether a long "
+                            "transaction holds the store's rows")
+    return StoreUnavailable(f"the PostgreSQL store is unavailable: {reason}")
+
+
 def open_pool(url: str, *, size: int = POOL_SIZE, timeout_s: float = 30.0) -> ConnectionPool:
     """An open pool of autocommit connections to `url`; the caller closes it.
 
@@ -277,8 +293,10 @@ class PostgresDatabase(Database):
         try:
             with self.pool.connection() as conn:
                 yield conn
-        except (PoolTimeout, psycopg.OperationalError) as exc:
+        except PoolTimeout as exc:
             raise StoreUnavailable(f"the PostgreSQL store is unavailable: {exc}") from None
+        except psycopg.OperationalError as exc:  # from the connection, or from a statement of the block
+            raise store_error(exc) from exc
 
     @contextmanager
     def write(self) -> Iterator[PostgresTransaction]:
