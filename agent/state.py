@@ -14,6 +14,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from storage.clock import utc_now
 
 STATE_VERSION = 2
+#: The source a conversation asks when none was chosen: ASKDB_DATABASE. A state written before
+#: conversations named their source (it has no `source`) was answered from it.
+DEFAULT_SOURCE = "default"
 
 
 class _Model(BaseModel):
@@ -117,6 +120,9 @@ class AgentState(_Model):
     """Everything the agent knows about one conversation."""
 
     state_version: int = STATE_VERSION
+    #: The named data source the conversation is bound to, chosen when it starts (app/sources.py):
+    #: "default" is ASKDB_DATABASE, "uploads" the signed-in user's own tables.
+    source: str = DEFAULT_SOURCE
     question: str = ""
     messages: list[Message] = Field(default_factory=list)
     steps: list[Step] = Field(default_factory=list)

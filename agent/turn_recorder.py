@@ -21,7 +21,7 @@ from contextlib import contextmanager, suppress
 from typing import Protocol
 
 from agent.recovery import close_unfinished, is_unfinished
-from agent.state import AgentState, Message, Step
+from agent.state import DEFAULT_SOURCE, AgentState, Message, Step
 from storage.archive import ArchiveStats
 from storage.base import Store
 from storage.steps import NewResult, StoredResult
@@ -54,8 +54,9 @@ class TurnRecorder:
 
     @classmethod
     def begin(cls, store: Store[AgentState], *, user_id: str, question: str, max_steps: int,
-              thread_id: str | None = None, hold: Hold | None = None) -> TurnRecorder:
-        """Load (or create) the conversation, take `hold`, close a turn a killed process left unfinished
+              thread_id: str | None = None, hold: Hold | None = None,
+              source: str = DEFAULT_SOURCE) -> TurnRecorder:
+        """Load (or create, bound to `source`) the conversation, take `hold`, close a turn a killed process left unfinished
         (only with a hold: without one a live turn elsewhere cannot be told apart), and save the
         question; all in one transaction.
 
@@ -66,7 +67,7 @@ class TurnRecorder:
         """
         with _released_on_failure(hold), store.transaction():
             if thread_id is None:
-                state, archived, last_result_id = AgentState(max_steps=max_steps), ArchiveStats(), 0
+                state, archived, last_result_id = AgentState(max_steps=max_steps, source=source), ArchiveStats(), 0
                 _ask(state, question, max_steps)
                 created = store.create(user_id=user_id, state=state, title=question)
                 thread_id, version = created.thread_id, created.version

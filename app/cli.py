@@ -37,6 +37,12 @@ def _add_paths(parser: argparse.ArgumentParser, *, db: bool = True, store: bool 
                                                             "(default: ASKDB_STORE or data/conversations.db)")
 
 
+def _add_source(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument("--source", metavar="NAME", default=None,
+                        help=f"{what}: `default` (ASKDB_DATABASE), a name from the ASKDB_SOURCES file, or "
+                             "`uploads` (your own uploaded tables); default: the file's default")
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """Serve the web app with uvicorn."""
     import uvicorn
@@ -53,9 +59,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     else:
         from storage.errors import StoreError
 
+        from app.sources import SourcesFileError
+
         try:
             app = create_app(_settings(args))
-        except StoreError as exc:  # a damaged store is refused at start-up, with how to recover
+        except (StoreError, SourcesFileError) as exc:  # refused at start-up, with how to recover
             print(f"error: {exc}", file=sys.stderr)
             return 1
         uvicorn.run(app, host=args.host, port=args.port, log_level="info")
@@ -78,12 +86,17 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from agent.sources.errors import SourceError
     from app.core import AskDB, BadQuestion
     from app.formatting import render_table
+    from app.sources import SourceMismatch, SourcesFileError, UnknownSource
     from storage.errors import StoreError
 
-    askdb = AskDB(_settings(args))
+    try:
+        askdb = AskDB(_settings(args))
+    except SourcesFileError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     try:
         answer = thread_id = None
-        for event in askdb.ask(args.question, user_id=args.user, thread_id=args.thread):
+        for event in askdb.ask(args.question, user_id=args.user, thread_id=args.thread, source=args.source):
             thread_id = event.thread_id
             if event.type == "start":
                 print(f"thread {event.thread_id} · {event.model}", file=sys.stderr)
@@ -105,16 +118,28 @@ def cmd_ask(args: argparse.Namespace) -> int:
             if answer.data.sql:
                 print(f"\nSQL: {answer.data.sql}")
         return 0 if answer is not None and answer.ok else 1
-    except (BadQuestion, StoreError, SourceError) as exc:
+    except (BadQuestion, UnknownSource, SourceMismatch, StoreError, SourceError) as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2 if isinstance(exc, BadQuestion) else 1
+        return 2 if isinstance(exc, (BadQuestion, UnknownSource, SourceMismatch)) else 1
     finally:
         askdb.close()
 
 
 def cmd_sql(args: argparse.Namespace) -> int:
-    """Run one query on the analytics database through the agent's guard and limits."""
-    return _run_query(_settings(args).database, args, trusted=False)
+    """Run one query on a data source (`--source`, else the default) through the agent's guard and limits."""
+    from app.sources import Sources, SourcesFileError, UnknownSource
+
+    settings = _settings(args)
+    try:
+        sources = Sources(settings)
+        try:
+            location = sources.location(sources.choose(args.source, user_id=args.user), user_id=args.user)
+        finally:
+            sources.close()
+    except (SourcesFileError, UnknownSource) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return _run_query(location, args, trusted=False)
 
 
 def cmd_store_query(args: argparse.Namespace) -> int:
@@ -321,6 +346,7 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--thread", metavar="ID", help="continue this conversation (default: start a new one)")
     ask.add_argument("--user", default=DEFAULT_USER, help=f"user id (default: {DEFAULT_USER})")
     ask.add_argument("--json", action="store_true", help="print the final AgentState as JSON")
+    _add_source(ask, "start the new conversation on this named source")
     _add_paths(ask)
     ask.set_defaults(func=cmd_ask)
 
@@ -331,6 +357,9 @@ def build_parser() -> argparse.ArgumentParser:
     sql.add_argument("query")
     sql.add_argument("--format", choices=["table", "json", "csv"], default="table")
     sql.add_argument("--limit", type=int, default=None, help="rows to return at most (default ASKDB_SQL_MAX_ROWS)")
+    _add_source(sql, "run it on this named source")
+    sql.add_argument("--user", default=DEFAULT_USER, help=f"whose uploads `--source uploads` reads "
+                                                          f"(default: {DEFAULT_USER})")
     _add_paths(sql, store=False)
     sql.set_defaults(func=cmd_sql)
 

@@ -21,9 +21,8 @@ from agent.memory.hooks import Memory, archive_hook, index_conversation
 from agent.recovery import close_interrupted_turn
 from agent.sources.base import DataSource
 from agent.sources.errors import SourceError
-from agent.sources.factory import open_source
 from agent.sources.schema_search import SchemaOptions
-from agent.state import AgentState, Message, Step
+from agent.state import DEFAULT_SOURCE, AgentState, Message, Step
 from agent.turn_recorder import TurnRecorder
 from app.quotas import UserSlots
 from app.service.following import follow_turn
@@ -31,6 +30,7 @@ from app.service.leases import LeaseKeeper, TurnLease
 from app.service.models import Models
 from app.service.remembering import Remembering
 from app.settings import Settings
+from app.sources import Sources, SourceMismatch
 from app.turns import RunningTurn, TurnInProgress, TurnRegistry
 from storage.base import Store, open_store
 from storage.conversations import Conversation
@@ -42,7 +42,7 @@ class BadQuestion(AskdbError, ValueError):
 
 
 class AskDB:
-    """Holds the settings and the store; opens the analytics database and the model on demand."""
+    """Holds the settings and the store; opens the data sources and the model on demand."""
 
     def __init__(self, settings: Settings):
         self.settings = settings
@@ -52,7 +52,7 @@ class AskDB:
         self.turns = TurnRegistry()
         self.slots = UserSlots(settings.max_running_per_user if settings.auth != "none" else None)
         self.models = Models(settings)
-        self._database: DataSource | None = None
+        self.sources = Sources(settings)  # a bad ASKDB_SOURCES file is refused here, at start-up
         self.examples_store = self.store.examples()
         self.remembering = Remembering(self.store, settings, embedder=self.models.embedder)
         # A lease outlives the longest silent wait of a turn: every model retry timing out.
@@ -78,38 +78,66 @@ class AskDB:
                 lease.release()
         return closed
 
-    def database(self) -> DataSource:
-        """The analytics database, built once: a PostgreSQL one keeps its connection pool."""
-        if self._database is None:
-            s = self.settings
-            self._database = open_source(s.database, time_limit_s=s.sql_timeout, max_rows=s.sql_max_rows,
-                                                     max_cell_bytes=s.sql_max_cell_bytes, limits=s.query_limits())
-        return self._database
+    def database(self, source: str | None = None, *, user_id: str | None = None) -> DataSource:
+        """The data source named `source` (None: the default); `uploads` is `user_id`'s own tables
+        (`Sources.open`).
+
+        Raises:
+            UnknownSource: no source of that name.
+        """
+        return self.sources.open(source, user_id=user_id)
+
+    def conversation_source(self, thread_id: str, *, user_id: str) -> str:
+        """The name of the source conversation `thread_id` is bound to.
+
+        Raises:
+            ConversationNotFound: not this user's conversation.
+        """
+        return self.store.load(thread_id, user_id=user_id).state.source
+
+    def _bind(self, source: str | None, *, user_id: str, thread_id: str | None) -> str:
+        """The source of the turn: chosen for a new conversation; a follow-up keeps its conversation's,
+        and naming another is refused before anything is written."""
+        if thread_id is None:
+            return self.sources.choose(source, user_id=user_id)
+        if source is None:
+            return DEFAULT_SOURCE  # unused: the conversation's state already names its source
+        bound = self.conversation_source(thread_id, user_id=user_id)
+        if bound != source:
+            raise SourceMismatch(f"conversation {thread_id} is bound to the source {bound!r}; a follow-up cannot "
+                                 f"ask {source!r} (start a new conversation on it)")
+        return bound
 
     def model(self, database: DataSource) -> ChatModel:
         """The chat model (`Models.chat`)."""
         return self.models.chat(database)
 
-    def ask(self, question: str, *, user_id: str, thread_id: str | None = None) -> Iterator[TurnEvent]:
-        """Run one turn here and now, yielding its events as they happen (the CLI's path).
+    def ask(self, question: str, *, user_id: str, thread_id: str | None = None,
+            source: str | None = None) -> Iterator[TurnEvent]:
+        """Run one turn here and now, yielding its events as they happen (the CLI's path); a new
+        conversation is bound to `source` (None: the default).
 
         Raises:
-            BadQuestion, ConversationNotFound, TurnInProgress.
+            BadQuestion, ConversationNotFound, TurnInProgress, UnknownSource, SourceMismatch.
         """
-        recorder, lease = self._claim(question, user_id=user_id, thread_id=thread_id)
+        source = self._bind(source, user_id=user_id, thread_id=thread_id)
+        recorder, lease = self._claim(question, user_id=user_id, thread_id=thread_id, source=source)
         yield from self._run(recorder, lease, question=question, user_id=user_id)
 
-    def start_turn(self, question: str, *, user_id: str, thread_id: str | None = None) -> RunningTurn:
-        """Start a turn in the background and return it to follow (the web's path).
+    def start_turn(self, question: str, *, user_id: str, thread_id: str | None = None,
+                   source: str | None = None) -> RunningTurn:
+        """Start a turn in the background and return it to follow (the web's path); a new conversation
+        is bound to `source` (None: the default).
 
         Raises:
-            BadQuestion, ConversationNotFound, TurnInProgress, TooManyRequests.
+            BadQuestion, ConversationNotFound, TurnInProgress, TooManyRequests, UnknownSource, SourceMismatch.
         """
+        source = self._bind(source, user_id=user_id, thread_id=thread_id)
         self.slots.acquire(user_id)  # released when the turn ends
         try:
             # A turn still registered here refuses the claim before the question is saved (it would be
             # left unanswered), and after the conversation is found to be this user's (else a 404).
-            recorder, lease = self._claim(question, user_id=user_id, thread_id=thread_id,
+            recorder, lease = self._claim(question, user_id=user_id, thread_id=thread_id, source=source,
                                           busy=lambda t: self.turns.get(t) is not None)
         except Exception:
             self.slots.release(user_id)
@@ -129,14 +157,14 @@ class AskDB:
         finally:
             self.slots.release(user_id)
 
-    def _claim(self, question: str, *, user_id: str, thread_id: str | None,
+    def _claim(self, question: str, *, user_id: str, thread_id: str | None, source: str = DEFAULT_SOURCE,
                busy: Callable[[str], bool] = lambda thread_id: False) -> tuple[TurnRecorder, TurnLease]:
         """Check the question, then in one transaction: find or create the conversation, take its turn
         lease, close a turn a killed process left, and save the question."""
         self.check_question(question)
         lease = self.lease_keeper.hold(busy=busy)
         recorder = TurnRecorder.begin(self.store, user_id=user_id, question=question, thread_id=thread_id,
-                                      max_steps=self.settings.max_steps, hold=lease)
+                                      max_steps=self.settings.max_steps, hold=lease, source=source)
         return recorder, lease
 
     def run_analyst_sql(self, thread_id: str, *, user_id: str, sql: str) -> int:
@@ -145,14 +173,14 @@ class AskDB:
         Raises:
             TurnInProgress, SQLRejected, SourceError (nothing written), ConversationNotFound.
         """
-        self.store.get(thread_id, user_id=user_id)
+        database = self.database(self.conversation_source(thread_id, user_id=user_id), user_id=user_id)
         # As `start_turn`: a turn of this process still finishing after its lease was released refuses it.
         lease = self.lease_keeper.hold(busy=lambda t: self.turns.get(t) is not None)
         try:
             with self.store.transaction():  # a question a killed process left is closed first, as a turn does
                 lease.take(thread_id)
                 close_interrupted_turn(self.store, thread_id, user_id=user_id)
-            return run_analyst_sql(self.store, self.database(), thread_id=thread_id, user_id=user_id, sql=sql)
+            return run_analyst_sql(self.store, database, thread_id=thread_id, user_id=user_id, sql=sql)
         finally:
             lease.release()
 
@@ -174,7 +202,7 @@ class AskDB:
              on_draft: DraftCallback | None = None) -> Iterator[TurnEvent]:
         self.remembering.wait(user_id, timeout=30)
         try:
-            database = self.database()
+            database = self.database(recorder.state.source, user_id=user_id)
             model, memory = self.model(database), self.memory
             setup = TurnSetup(store=self.store, database=database, model=model,
                               max_steps=self.settings.max_steps, memory=self.settings.memory_config(),
@@ -260,5 +288,4 @@ class AskDB:
         self.remembering.wait(timeout=10)
         self.lease_keeper.close()
         self.store.close()
-        if self._database is not None:
-            self._database.close()
+        self.sources.close()

@@ -26,6 +26,7 @@ from agent.llm import ModelError
 from app.auth import NotAuthenticated
 from app.core import BadQuestion
 from app.quotas import TooManyRequests
+from app.sources import SourceMismatch, UnknownSource
 from app.templating import templates
 from app.turns import TurnInProgress
 from storage.errors import (
@@ -53,6 +54,8 @@ STATUS: dict[type[AskdbError], int] = {
     DuplicateQuestion: 409,
     SQLDoesNotFit: 409,  # the database changed under the answer's SQL
     BadQuestion: 422,
+    UnknownSource: 422,  # or `uploads` for a user with no uploaded table
+    SourceMismatch: 422,  # a follow-up naming another source than its conversation's
     NothingToVerify: 422,
     FeedbackError: 422,
     InvalidExport: 422,

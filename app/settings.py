@@ -55,6 +55,10 @@ class Settings(BaseSettings):
         "ASKDB_DATABASE", default=DEFAULT_DATABASE,
         description="The analytics database the agent answers questions about: a SQLite or DuckDB (.duckdb) "
                     "file, or a postgresql://, mysql:// or mariadb:// URL (use a read-only role).")
+    sources: Annotated[Path | None, BeforeValidator(lambda v: v or None)] = _env(
+        "ASKDB_SOURCES", default=None,
+        description="A TOML file naming more data sources to choose from when a conversation starts "
+                    "(ASKDB_DATABASE is the source `default`; see the README's \"Several sources\").")
     store: Location = _env(
         "ASKDB_STORE", default=DEFAULT_STORE,
         description="Where conversations, steps and results are kept: a SQLite file, or a postgresql:// URL "
