@@ -32,9 +32,9 @@ def list_conversations(askdb: AskDBDep, user: UserDep, q: str | None = None,
 
 @router.post("/conversations", response_model=ConversationPublic, status_code=201)
 def create_conversation(body: ConversationCreate, askdb: AskDBDep, user: UserDep):
-    """Start an empty conversation."""
-    created = askdb.store.create(user_id=user, state=AgentState(max_steps=askdb.settings.max_steps),
-                                 title=body.title, tags=body.tags)
+    """Start an empty conversation, bound to a data source (`source`; omit for the default)."""
+    state = AgentState(max_steps=askdb.settings.max_steps, source=askdb.sources.choose(body.source, user_id=user))
+    created = askdb.store.create(user_id=user, state=state, title=body.title, tags=body.tags)
     return ConversationPublic.of(created)
 
 
@@ -108,7 +108,8 @@ def chat_history(thread_id: str, askdb: AskDBDep, user: UserDep, limit: int = Qu
 async def chat(body: ChatRequest, request: Request, askdb: AskDBDep, user: UserDep):
     """Ask a question. Streams each step and the answer as Server-Sent Events, or returns one
     JSON reply when the client sends `Accept: application/json`."""
-    turn = await run_in_threadpool(askdb.start_turn, body.question, user_id=user, thread_id=body.thread_id)
+    turn = await run_in_threadpool(askdb.start_turn, body.question, user_id=user, thread_id=body.thread_id,
+                                   source=body.source)
     if "text/event-stream" not in request.headers.get("accept", "") and \
             "application/json" in request.headers.get("accept", ""):
         return await _json_reply(turn)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Query, Request
 
 from app.auth import resolve_user
 from app.core import AskDB
@@ -21,3 +21,13 @@ def get_user(request: Request) -> str:
 
 AskDBDep = Annotated[AskDB, Depends(get_askdb)]
 UserDep = Annotated[str, Depends(get_user)]
+
+
+def get_source(askdb: AskDBDep, user: UserDep,
+               source: Annotated[str, Query(max_length=64, description="The data source: `default`, a name "
+                                            "from ASKDB_SOURCES, or `uploads`; omit for the default.")] = "") -> str:
+    """The data source a page or call names (`?source=`), checked for this user (422 when unknown)."""
+    return askdb.sources.choose(source or None, user_id=user)
+
+
+SourceDep = Annotated[str, Depends(get_source)]

@@ -21,7 +21,7 @@ from agent.examples import (
 )
 from agent.sources.base import DataSource
 from app.core import AskDB
-from app.deps import AskDBDep, UserDep
+from app.deps import AskDBDep, SourceDep, UserDep
 from app.templating import templates
 from storage.examples import Example, Feedback
 
@@ -29,8 +29,9 @@ router = APIRouter()
 PER_PAGE = 50
 
 
-def _examples(askdb: AskDB) -> tuple[ExampleRetriever, DataSource]:
-    database = askdb.database()
+def _examples(askdb: AskDB, source: str, user: str) -> tuple[ExampleRetriever, DataSource]:
+    """The verified examples of the data source `source`, and the source."""
+    database = askdb.database(source, user_id=user)
     retriever = ExampleRetriever(askdb.examples_store, database_key(database), embedder=askdb.embedder(),
                                  top_k=askdb.settings.examples_top_k)
     return retriever, database
@@ -101,13 +102,13 @@ class ExampleUpdate(BaseModel):
 
 
 def _feedback(askdb: AskDB, thread_id: str, user: str, body: FeedbackCreate) -> Feedback:
-    retriever, database = _examples(askdb)
+    retriever, database = _examples(askdb, askdb.conversation_source(thread_id, user_id=user), user)
     return record_feedback(askdb.store, retriever, database, thread_id=thread_id, user_id=user, rating=body.rating,
                            note=body.note.strip(), turn_index=body.turn, result_id=body.result_id)
 
 
-def _update(askdb: AskDB, example_id: int, body: ExampleUpdate) -> Example:
-    retriever, database = _examples(askdb)
+def _update(askdb: AskDB, source: str, user: str, example_id: int, body: ExampleUpdate) -> Example:
+    retriever, database = _examples(askdb, source, user)
     return edit_example(retriever, database, example_id, question=body.question, sql=body.sql, note=body.note)
 
 
@@ -129,41 +130,41 @@ def list_feedback(thread_id: str, askdb: AskDBDep, user: UserDep):
 
 
 @router.get("/api/examples", response_model=ExampleList)
-def list_examples(askdb: AskDBDep, user: UserDep, q: str | None = Query(None, max_length=200),
+def list_examples(askdb: AskDBDep, user: UserDep, source: SourceDep, q: str | None = Query(None, max_length=200),
                   limit: int = Query(50, ge=1, le=500), offset: int = Query(0, ge=0)):
-    """The verified examples of the current database, newest first."""
-    retriever, _ = _examples(askdb)
+    """The verified examples of a data source (`source`; omit for the default), newest first."""
+    retriever, _ = _examples(askdb, source, user)
     page = retriever.store.list(database_key=retriever.key, search=q, limit=limit, offset=offset)
     return ExampleList(data=[ExamplePublic.of(e) for e in page.items], count=page.total, database=retriever.key)
 
 
 @router.patch("/api/examples/{example_id}", response_model=ExamplePublic)
-def update_example(example_id: int, body: ExampleUpdate, askdb: AskDBDep, user: UserDep):
+def update_example(example_id: int, body: ExampleUpdate, askdb: AskDBDep, user: UserDep, source: SourceDep):
     """Edit an example's question, SQL or note."""
-    return ExamplePublic.of(_update(askdb, example_id, body))
+    return ExamplePublic.of(_update(askdb, source, user, example_id, body))
 
 
 @router.delete("/api/examples/{example_id}", status_code=204)
-def delete_example(example_id: int, askdb: AskDBDep, user: UserDep):
+def delete_example(example_id: int, askdb: AskDBDep, user: UserDep, source: SourceDep):
     """Remove an example (the verdicts that made it stay, unlinked)."""
-    retriever, _ = _examples(askdb)
+    retriever, _ = _examples(askdb, source, user)
     retriever.store.delete(example_id, database_key=retriever.key)
     return Response(status_code=204)
 
 
 @router.get("/api/examples/export")
-def export(askdb: AskDBDep, user: UserDep):
-    """The current database's examples as a JSON file (`POST /api/examples/import` reads it)."""
-    retriever, database = _examples(askdb)
+def export(askdb: AskDBDep, user: UserDep, source: SourceDep):
+    """A data source's examples as a JSON file (`POST /api/examples/import` reads it)."""
+    retriever, database = _examples(askdb, source, user)
     return JSONResponse(export_examples(retriever, label=database.label), headers={
         "Content-Disposition": f'attachment; filename="askdb-examples-{database.label}.json"'})
 
 
 @router.post("/api/examples/import", response_model=ImportReport)
-def import_(document: Annotated[Any, Body()], askdb: AskDBDep, user: UserDep):
+def import_(document: Annotated[Any, Body()], askdb: AskDBDep, user: UserDep, source: SourceDep):
     """Add examples from an export (or a list of {"question", "sql"}); each is checked against the
-    current database and skipped, with the reason, when it does not fit."""
-    retriever, database = _examples(askdb)
+    data source (`source`) and skipped, with the reason, when it does not fit."""
+    retriever, database = _examples(askdb, source, user)
     return import_examples(retriever, database, document, user_id=user)
 
 
@@ -178,46 +179,53 @@ def feedback_form(thread_id: str, askdb: AskDBDep, user: UserDep, turn: Annotate
 
 
 @router.get("/examples")
-def examples_page(request: Request, askdb: AskDBDep, user: UserDep, q: str = Query("", max_length=200),
-                  page: int = Query(1, ge=1), notice: str = ""):
-    """The verified examples of the current database, to edit or remove, and the user's own verdicts."""
-    retriever, database = _examples(askdb)
+def examples_page(request: Request, askdb: AskDBDep, user: UserDep, source: SourceDep,
+                  q: str = Query("", max_length=200), page: int = Query(1, ge=1), notice: str = ""):
+    """The verified examples of a data source, to edit or remove, and the user's own verdicts."""
+    retriever, database = _examples(askdb, source, user)
     listing = retriever.store.list(database_key=retriever.key, search=q or None, limit=PER_PAGE,
                                    offset=(page - 1) * PER_PAGE)
     context = {"settings": askdb.settings, "user": user, "examples": listing.items, "total": listing.total, "q": q,
                "page": page, "pages": max(1, -(-listing.total // PER_PAGE)), "notice": notice[:300],
-               "database": database.label, "key": retriever.key,
+               "database": database.label, "key": retriever.key, "source": source,
+               "choices": askdb.sources.choices(user_id=user),
                "feedback": retriever.store.feedback_for_user(user, database_key=retriever.key, limit=50)}
     return templates.TemplateResponse(request, "examples.html", context)
 
 
 @router.post("/examples/{example_id}/edit")
-def edit_form(example_id: int, askdb: AskDBDep, user: UserDep,
+def edit_form(example_id: int, askdb: AskDBDep, user: UserDep, source: SourceDep,
               question: Annotated[str, Form(min_length=1, max_length=4000)],
               sql: Annotated[str, Form(min_length=1, max_length=20_000)],
               note: Annotated[str, Form(max_length=2000)] = ""):
     """Save an example's question, SQL and note."""
-    _update(askdb, example_id, ExampleUpdate(question=question.strip(), sql=sql.strip(), note=note.strip()))
-    return RedirectResponse(f"/examples#example-{example_id}", status_code=303)
+    _update(askdb, source, user, example_id, ExampleUpdate(question=question.strip(), sql=sql.strip(),
+                                                           note=note.strip()))
+    return RedirectResponse(_page_url(source, anchor=f"example-{example_id}"), status_code=303)
 
 
 @router.post("/examples/{example_id}/delete")
-def delete_form(example_id: int, askdb: AskDBDep, user: UserDep):
+def delete_form(example_id: int, askdb: AskDBDep, user: UserDep, source: SourceDep):
     """Remove an example."""
-    delete_example(example_id, askdb, user)
-    return RedirectResponse("/examples?notice=example+removed", status_code=303)
+    delete_example(example_id, askdb, user, source)
+    return RedirectResponse(_page_url(source, notice="example removed"), status_code=303)
 
 
 @router.post("/examples/import")
-def import_form(askdb: AskDBDep, user: UserDep, file: Annotated[UploadFile, File()]):
+def import_form(askdb: AskDBDep, user: UserDep, source: SourceDep, file: Annotated[UploadFile, File()]):
     """Import an exported file from the page."""
     try:
         document = json.loads(file.file.read())
     except (ValueError, UnicodeDecodeError):
-        return RedirectResponse("/examples?notice=that+file+is+not+JSON", status_code=303)
-    retriever, database = _examples(askdb)
+        return RedirectResponse(_page_url(source, notice="that file is not JSON"), status_code=303)
+    retriever, database = _examples(askdb, source, user)
     report = import_examples(retriever, database, document, user_id=user)
     notice = f"imported {report.imported}, skipped {len(report.skipped)}"
     if report.skipped:
         notice += f" (first: {report.skipped[0]['reason'][:120]})"
-    return RedirectResponse(f"/examples?{urlencode({'notice': notice})}", status_code=303)
+    return RedirectResponse(_page_url(source, notice=notice), status_code=303)
+
+
+def _page_url(source: str, *, anchor: str = "", **params: str) -> str:
+    """The examples page of `source`, with `params` and `anchor`."""
+    return f"/examples?{urlencode({'source': source, **params})}" + (f"#{anchor}" if anchor else "")

@@ -22,7 +22,7 @@ ZH: dict[str, str] = {
     "Questions": "问题", "Tags": "标签", "No conversations yet.": "还没有对话。",
     "conversation": "个对话", "conversations": "个对话",
     "Ask a question about {db}, in English or Chinese.": "用中文或英文提问关于 {db} 的问题。",
-    "Question": "问题", "Ask": "提问",
+    "Question": "问题", "Ask": "提问", "Data source": "数据源", "Your uploaded tables": "你上传的表",
     "e.g. Which launch vehicles flew more than 10 times since 2015?": "例如：2015 年以来哪些运载火箭发射超过 10 次？", "thinking…": "思考中…", "working…": "进行中…", "Stop": "停止",
     "step": "步", "steps": "步", "tokens": "个词元", "question": "个问题", "questions": "个问题",
     "answered by": "回答者", "Answered by {model}": "回答者：{model}", "unknown": "未知",

@@ -9,13 +9,15 @@ from fastapi import APIRouter, File, Form, Query, Request, UploadFile
 from fastapi.responses import RedirectResponse, Response
 
 from agent.examples import database_key
+from agent.sources.base import DataSource
 from agent.sources.errors import QueryBusy, SourceError, SourceUnavailable
 from app.auth import TOKEN_COOKIE, NotAuthenticated, resolve_user
-from app.deps import AskDBDep, UserDep
+from app.deps import AskDBDep, SourceDep, UserDep
 from app.errors import error_body
 from app.downloads import csv_response, stored_result
 from app.i18n import LANG_COOKIE, LANGUAGES, language_of
 from app.schema_panel import schema_panel
+from app.sources import UnknownSource
 from app.templating import templates
 from app.views import ResultOptions, ResultView, conversation_view, format_sql
 from storage.errors import InvalidExport, ResultNotFound
@@ -39,14 +41,19 @@ def index(request: Request, askdb: AskDBDep, user: UserDep, q: str = "", page: i
 
 
 @router.get("/new")
-def new_conversation(request: Request, askdb: AskDBDep, user: UserDep):
-    """An empty conversation: the ask box, the schema panel and questions to start from."""
-    return _page(request, "conversation.html", view=None, user=user, panel=_panel(request, askdb))
+def new_conversation(request: Request, askdb: AskDBDep, user: UserDep, source: SourceDep):
+    """An empty conversation: the ask box (with the data source to ask, when there is a choice), the
+    schema panel and questions to start from. `?source=` preselects a source (422 when unknown)."""
+    return _page(request, "conversation.html", view=None, user=user, source=source,
+                 choices=askdb.sources.choices(user_id=user), source_label=askdb.sources.label(source, user_id=user),
+                 panel=_panel(request, askdb, askdb.database(source, user_id=user)))
 
 
-def _panel(request: Request, askdb):
-    """The schema panel, its suggestions led by a few verified examples of this database."""
-    database = askdb.database()
+def _panel(request: Request, askdb, database: DataSource | None):
+    """The schema panel of `database`, its suggestions led by a few of its verified examples; None
+    without a database (its source is no longer configured)."""
+    if database is None:
+        return None
     try:
         examples = [e.question for e in askdb.examples_store.list(database_key=database_key(database), limit=2).items]
     except SourceError:
@@ -56,9 +63,10 @@ def _panel(request: Request, askdb):
 
 @router.post("/ask")
 def ask(request: Request, askdb: AskDBDep, user: UserDep, question: Annotated[str, Form()] = "",
-        thread_id: Annotated[str, Form()] = ""):
-    """Ask from a plain form (no JavaScript): run the turn, then show the conversation."""
-    turn = askdb.start_turn(question, user_id=user, thread_id=thread_id or None)
+        thread_id: Annotated[str, Form()] = "", source: Annotated[str, Form(max_length=64)] = ""):
+    """Ask from a plain form (no JavaScript): run the turn, then show the conversation. A new
+    conversation is bound to `source` (default: the default source)."""
+    turn = askdb.start_turn(question, user_id=user, thread_id=thread_id or None, source=source or None)
     turn.wait()
     return RedirectResponse(f"/c/{turn.thread_id}#turn-last", status_code=303)
 
@@ -76,11 +84,17 @@ def conversation(request: Request, thread_id: str, askdb: AskDBDep, user: UserDe
 def _conversation_page(request: Request, thread_id: str, askdb, user: str, *,
                        result_options: dict[int, ResultOptions] | None = None, sql_error: dict | None = None) -> Response:
     loaded = askdb.store.load(thread_id, user_id=user)
+    source = loaded.state.source
+    try:
+        database = askdb.database(source, user_id=user)
+    except UnknownSource:  # no longer configured: the conversation still reads, without a panel
+        database = None
     view = conversation_view(askdb.store, loaded.conversation, loaded.state, user_id=user,
                              running=askdb.leases.is_held(thread_id), result_options=result_options or {},
-                             dialect=askdb.database().dialect)
+                             dialect=database.dialect if database else "sqlite")
     votes = askdb.examples_store.feedback_for_thread(thread_id, user_id=user)
-    return _page(request, "conversation.html", view=view, user=user, votes=votes, panel=_panel(request, askdb),
+    return _page(request, "conversation.html", view=view, user=user, votes=votes, source=source,
+                 source_label=askdb.sources.label(source, user_id=user), panel=_panel(request, askdb, database),
                  sql_error=sql_error)
 
 
@@ -173,42 +187,46 @@ def state(request: Request, thread_id: str, askdb: AskDBDep, user: UserDep, down
 
 
 @router.get("/sql")
-def sql_page(request: Request, askdb: AskDBDep, user: UserDep, sql: str = "", page: int = Query(1, ge=1),
-             sort: str | None = Query(None, max_length=200), order: Literal["asc", "desc"] = "asc"):
-    """A SQL box over the analytics database, through the agent's guard and limits. A refused or
-    failing query comes back in the box with the reason (status 400), never as a bare error page."""
+def sql_page(request: Request, askdb: AskDBDep, user: UserDep, source: SourceDep, sql: str = "",
+             page: int = Query(1, ge=1), sort: str | None = Query(None, max_length=200),
+             order: Literal["asc", "desc"] = "asc"):
+    """A SQL box over a data source (`source`, else the default), through the agent's guard and limits.
+    A refused or failing query comes back in the box with the reason (status 400), never as a bare
+    error page; an unknown source is a 422."""
     result = error = None
     if sql.strip():
         try:
             with askdb.slots.hold(user):
-                result = ResultView.of(askdb.database().execute(sql), options=ResultOptions(
+                result = ResultView.of(askdb.database(source, user_id=user).execute(sql), options=ResultOptions(
                     page=page, sort=sort, descending=order == "desc"))
         except QueryBusy:
             raise  # 503 with Retry-After, not an error about the query
         except SourceError as exc:
             error = error_body(exc, 400)["detail"]
-    return _sql_box(request, askdb, user, sql, result=result, error=error)
+    return _sql_box(request, askdb, user, sql, source, result=result, error=error)
 
 
 @router.get("/sql.csv")
-def sql_csv(request: Request, askdb: AskDBDep, user: UserDep, sql: str):
+def sql_csv(request: Request, askdb: AskDBDep, user: UserDep, sql: str, source: SourceDep):
     """The SQL page's result as CSV (with a BOM, so Excel reads UTF-8). A query the guard or the
     database refuses comes back in the SQL page's box with the reason (400), as on /sql."""
     try:
         with askdb.slots.hold(user):
-            result = askdb.database().execute(sql)
+            result = askdb.database(source, user_id=user).execute(sql)
     except (QueryBusy, SourceUnavailable):
         raise  # 503: the server's state, not the query's fault
     except SourceError as exc:
-        return _sql_box(request, askdb, user, sql, error=error_body(exc, 400)["detail"])
+        return _sql_box(request, askdb, user, sql, source, error=error_body(exc, 400)["detail"])
     return csv_response(result.columns, result.rows, "askdb-query.csv")
 
 
-def _sql_box(request: Request, askdb, user: str, sql: str, *, result: ResultView | None = None,
+def _sql_box(request: Request, askdb, user: str, sql: str, source: str, *, result: ResultView | None = None,
              error: str | None = None) -> Response:
-    """The SQL page with ``sql`` in its box, then its result or why there is none (status 400)."""
-    response = _page(request, "sql.html", sql=sql, result=result, error=error, user=user,
-                     formatted=format_sql(sql, askdb.database().dialect) if result else "")
+    """The SQL page with ``sql`` in its box, on `source`, then its result or why there is none (status 400)."""
+    response = _page(request, "sql.html", sql=sql, result=result, error=error, user=user, source=source,
+                     choices=askdb.sources.choices(user_id=user),
+                     source_label=askdb.sources.label(source, user_id=user),
+                     formatted=format_sql(sql, askdb.database(source, user_id=user).dialect) if result else "")
     response.status_code = 400 if error else 200
     return response
 

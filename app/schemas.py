@@ -32,6 +32,9 @@ class ConversationList(BaseModel):
 class ConversationCreate(BaseModel):
     title: str = Field("", max_length=200)
     tags: list[str] = Field(default_factory=list, max_length=20)
+    source: str | None = Field(None, max_length=64, description="The data source to bind it to: `default`, a "
+                                                                 "name from ASKDB_SOURCES, or `uploads`; omit for "
+                                                                 "the default.")
 
 
 class ConversationUpdate(BaseModel):
@@ -42,6 +45,10 @@ class ConversationUpdate(BaseModel):
 class ChatRequest(BaseModel):
     question: str = Field(description="The question, in any language.")
     thread_id: str | None = Field(None, description="Continue this conversation; omit to start a new one.")
+    source: str | None = Field(None, max_length=64, description="A new conversation's data source (`default`, a "
+                                                                 "name from ASKDB_SOURCES, or `uploads`); omit for "
+                                                                 "the default. A follow-up keeps its "
+                                                                 "conversation's: naming another is a 422.")
 
 
 class ChatReply(BaseModel):

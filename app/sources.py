@@ -144,8 +144,8 @@ class Sources:
         with self._lock:
             if key not in self._opened:
                 s = self.settings
-                opened = open_source(self.location(name, user_id=user_id), time_limit_s=s.sql_timeout, max_rows=s.sql_max_rows,
-                                     max_cell_bytes=s.sql_max_cell_bytes, limits=s.query_limits())
+                opened = open_source(self.location(name, user_id=user_id), time_limit_s=s.sql_timeout,
+                                     max_rows=s.sql_max_rows, max_cell_bytes=s.sql_max_cell_bytes, limits=s.query_limits())
                 if name not in (DEFAULT_SOURCE, UPLOADS):
                     opened.label = name  # it keys the verified examples: two copies of one file stay apart
                 self._opened[key] = opened

@@ -261,6 +261,7 @@
   async function ask(form) {
     const button = form.querySelector("button[type=submit]");
     const body = { question: form.question.value, thread_id: form.thread_id.value || null };
+    if (form.source && form.source.value) body.source = form.source.value;  // a new conversation's source
     button.disabled = true;
     document.getElementById("ask-error").hidden = true;
     document.getElementById("ask-thinking").hidden = false;
@@ -329,6 +330,11 @@
     setUpSchema(form);
     if (!form) return;
     form.addEventListener("submit", (event) => { event.preventDefault(); ask(form); });
+    // Another source: its schema panel and suggestions (the page is rendered for one source).
+    const chooser = form.querySelector("[data-choose-source]");
+    if (chooser) chooser.addEventListener("change", () => {
+      window.location.assign("/new?source=" + encodeURIComponent(chooser.value));
+    });
     document.querySelectorAll("form.suggestion").forEach((suggestion) => {
       suggestion.addEventListener("submit", (event) => {
         event.preventDefault();

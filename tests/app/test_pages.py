@@ -89,7 +89,7 @@ def test_rename_tag_and_delete_with_confirmation(client, scripted_llm):
 
 def test_sql_page_runs_through_the_guard(client):
     page = client.get("/sql", params={"sql": "SELECT name FROM countries ORDER BY name"}).text
-    assert "<td>China</td>" in page and "2 rows" in page and "/sql.csv?sql=" in page
+    assert "<td>China</td>" in page and "2 rows" in page and "/sql.csv?source=default&amp;sql=" in page
     rejected = client.get("/sql", params={"sql": "DELETE FROM countries"})
     assert rejected.status_code == 400 and "query rejected: only read queries" in rejected.text
     assert '<textarea name="sql"' in rejected.text and ">DELETE FROM countries</textarea>" in rejected.text
