@@ -37,8 +37,8 @@ from agent.state import (
     AgentState, Answer, AnswerData, ErrorRecord, FunctionCall, Message, MessageToolCall, SQLRecord, Step, utc_now,
 )
 from agent.tool_types import ToolContext, ToolOutcome, bound_text
-from agent.tools import parse_arguments, run_tool, tool_schemas, tools_for_turn
-from agent.turn_checks import REPEAT_NOTE, STOP_AFTER, RepeatGuard, strip_label, wrong_language
+from agent.tools import offered_schemas, parse_arguments, run_tool, tool_schemas, tools_for_turn
+from agent.turn_checks import REPEAT_NOTE, STOP_AFTER, RepeatGuard, dropped_conditions, strip_label, wrong_language
 from agent.turn_recorder import TurnRecorder
 from storage.conversations import ConversationStore
 from storage.text import has_cjk
@@ -187,6 +187,9 @@ class _Turn:
         self.context: dict[str, Any] | None = None  # the report of the context of the current model call
         self.model_ms: float | None = None  # how long the current model call took
         self.repeats = RepeatGuard()
+        #: The SQL the previous turn's answer rested on, when it answered (a follow-up must keep its conditions).
+        self.previous_sql = next((s.sql for s in reversed(self.state.steps)
+                                  if s.step_type == "answer" and s.turn_index < self.turn_index and s.ok), None)
         self.tools = tools_for_turn(memory=False)  # run_turn offers recall_memory once memory gives access
 
     def ask(self, *, tools: list[dict[str, Any]], schema: str, recalled: str | None, archived: Any) -> ModelReply:
@@ -199,22 +202,23 @@ class _Turn:
         for attempt in (1, 2):
             config = budget_config(setup.model, setup.memory)
             try:
-                context = build_context(self.state, config, database_name=setup.database.label, tools=tools,
+                offered = offered_schemas(tools, schema_shown=bool(schema))
+                context = build_context(self.state, config, database_name=setup.database.label, tools=offered,
                                         archived_messages=archived.messages, archived_tokens=archived.tokens,
                                         engine=setup.database.engine, recalled=recalled, schema=schema)
             except ContextWindowTooSmall:
                 if not schema:
                     raise
                 # The window turned out smaller (the model's own token count): the schema block gives way
-                # before anything else; the exploration tools remain.
-                schema = ""
-                context = build_context(self.state, config, database_name=setup.database.label, tools=tools,
+                # before anything else, and the exploration tools come back.
+                schema, offered = "", tools
+                context = build_context(self.state, config, database_name=setup.database.label, tools=offered,
                                         archived_messages=archived.messages, archived_tokens=archived.tokens,
                                         engine=setup.database.engine, recalled=recalled, schema=schema)
             self.context = context.report.as_step_data()
             asked = time.perf_counter()
             try:
-                reply = setup.model.complete(context.messages, tools, max_tokens=config.output_reserve,
+                reply = setup.model.complete(context.messages, offered, max_tokens=config.output_reserve,
                                              on_text=setup.on_draft)
             except ModelError as exc:
                 if exc.kind != "context_length" or attempt == 2:
@@ -342,6 +346,10 @@ class _Turn:
             caveat = _NOTES["no_query"][zh]
         if caveat is None and confident and wrong_language(self.state.question or "", text):
             caveat = _NOTES["language"][zh]
+        dropped = dropped_conditions(self.state.question or "", record.sql, self.previous_sql,
+                                     dialect=self.setup.database.dialect) if record is not None else []
+        if caveat is None and confident and dropped:
+            caveat = _NOTES["dropped"][zh].format(conditions=", ".join(dropped))
         ok = confident and not caveat and record is not None
         if caveat and not text.startswith(caveat):
             text = f"{caveat} {text}" if text else caveat
@@ -412,6 +420,9 @@ _NOTES = {
                     "下方是本轮最后一次成功查询的结果，并非核对过的回答。"),
     "nothing_ran": ("No query worked in this turn; try a more specific question.", "本轮没有成功的查询；请把问题问得更具体一些。"),
     "language": ("This answer is not in the language of the question.", "这个回答没有使用提问的语言。"),
+    "dropped": ("This query leaves out the conditions of the answer this question follows ({conditions}), "
+                "so it may be about more than you asked.",
+                "这个查询没有沿用上一个回答的条件（{conditions}），结果可能超出你所问的范围。"),
     "other_sql": ("The query this answer names did not run in this turn; the result shown is from the last "
                   "query that did.", "回答所引用的查询本轮没有成功运行；下方显示的是最后一次成功查询的结果。"),
 }

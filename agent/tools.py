@@ -200,6 +200,17 @@ def tools_for_turn(*, memory: bool) -> Mapping[str, Tool]:
     return MappingProxyType({tool.name: tool for tool in tools})
 
 
+#: Tools not offered while the whole schema is in the system prompt: what they tell is already there,
+#: and a 1.5B model given them wandered through them instead of writing SQL (issue 16). A call to
+#: one still runs: a model's habit is not an error.
+SCHEMA_TOOLS = frozenset({"list_tables", "describe_table"})
+
+
+def offered_schemas(schemas: list[dict[str, Any]], *, schema_shown: bool) -> list[dict[str, Any]]:
+    """The tool definitions sent to the model: without `SCHEMA_TOOLS` when the schema is in the prompt."""
+    return [s for s in schemas if s["function"]["name"] not in SCHEMA_TOOLS] if schema_shown else schemas
+
+
 #: The tools of a turn without memory: what callers that name no tools get.
 NO_MEMORY_TOOLS = tools_for_turn(memory=False)
 

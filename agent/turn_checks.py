@@ -1,8 +1,10 @@
-"""Checks on what a model does within a turn: repeated calls, answer labels, the answer's language.
+"""Checks on what a model does within a turn: repeated calls, answer labels, the answer's language,
+a follow-up that drops what it follows.
 
 Seen with a 1.5B local model (issue 16): the same call with the same result up to 11 times
 at temperature 0, until the step limit; answers starting "Final Answer:"; a Chinese question
-answered in English.
+answered in English; "How many of them failed?" after "How many launches were there in 2019?"
+answered over every year, marked ok.
 """
 
 from __future__ import annotations
@@ -11,12 +13,19 @@ import json
 import re
 from typing import Any
 
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+
 from storage.text import has_cjk
 
 #: The second identical call gets its result with this note; the third ends the turn.
 REPEAT_NOTE = ("You already made this exact call in this turn and got this same result. Do not repeat it: "
                "use the result you have and call answer, or try a different query or tool.")
 STOP_AFTER = 3
+
+#: Words by which a question points back at the previous answer's rows.
+_BACK_REFERENCE = re.compile(r"\b(?:them|those|these|they|of it)\b|其中|它们|这些|那些|他们|她们|上述|以上", re.I)
 
 _LABEL = re.compile(r"^\s*(?:\*\*)?\s*(?:final\s+answer|answer|最终答案|答案|回答)\s*(?:\*\*)?\s*[:：]\s*(?:\*\*)?\s*", re.I)
 
@@ -46,3 +55,23 @@ def strip_label(text: str) -> str:
 def wrong_language(question: str, answer: str) -> bool:
     """A question in Chinese answered in words without a single Chinese character (a bare number is fine)."""
     return has_cjk(question) and not has_cjk(answer) and bool(re.search(r"[A-Za-z]{3}", answer))
+
+
+def dropped_conditions(question: str, sql: str, previous_sql: str | None, *, dialect: str) -> list[str]:
+    """The conditions of the previous answer's query that a follow-up's query leaves out: when the question
+    points back at that answer ("how many of them failed?") and the new query names none of the values
+    the previous one filtered on. [] when it keeps one, or the question is not such a follow-up."""
+    if not previous_sql or not _BACK_REFERENCE.search(question):
+        return []
+    try:
+        where = sqlglot.parse_one(previous_sql, read=dialect).find(exp.Where)
+    except (SqlglotError, RecursionError, ValueError):
+        return []
+    if where is None:
+        return []
+    conditions = [c for c in where.this.flatten() if c.find(exp.Literal)] if isinstance(where.this, exp.And) \
+        else [where.this]
+    values = {w for c in conditions for lit in c.find_all(exp.Literal) for w in re.findall(r"\w+", lit.this.lower())}
+    if not values or values & set(re.findall(r"\w+", sql.lower())):
+        return []
+    return [c.sql(dialect=dialect) for c in conditions if c.find(exp.Literal)]

@@ -16,6 +16,7 @@ import pytest
 from agent.loop import TurnSetup, run_turn
 from agent.memory.config import MemoryConfig
 from agent.openai_model import OpenAIChatModel
+from agent.sources.schema_search import SchemaOptions
 from agent.sources.sqlite import SQLiteSource
 from bench.scripted_llm import error, raw, text, tool_call
 
@@ -231,3 +232,54 @@ def test_the_prompt_prefix_is_stable_in_text_mode_too(store, sample_db_path, scr
     assert [m["role"] for m in requests[0]["messages"]] == ["system", "user"]
     for before, after in zip(requests, requests[1:]):
         assert after["messages"][: len(before["messages"])] == before["messages"]
+
+
+def test_with_the_schema_in_the_prompt_exploration_tools_are_not_offered_but_still_run(
+        store, sample_db_path, scripted_llm):
+    # Given list_tables and describe_table beside a prompt that already holds every table, the 1.5B model
+    # spent five calls exploring and then gave up (`make bench BENCH=local_model`, sample-02).
+    scripted_llm.n_ctx = 8192
+    scripted_llm.enqueue(tool_call("describe_table", {"table": "launch_sites"}),  # a habit: it still runs
+                         tool_call("run_sql", {"sql": CHINA_SITES}),
+                         tool_call("answer", {"text": "China has 6 launch sites.", "sql": CHINA_SITES}))
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm), "How many launch sites in China?")
+    assert _answer(events).ok
+    offered = {t["function"]["name"] for t in scripted_llm.chat_requests[0]["tools"]}
+    assert {"run_sql", "find_values", "sample_rows", "answer"} <= offered
+    assert not offered & {"list_tables", "describe_table"}
+    described = next(e.step for e in events if e.type == "step" and e.step.action == "describe_table")
+    assert "country_id" in described.observation
+
+
+def test_a_schema_too_large_for_the_prompt_keeps_the_exploration_tools(store, sample_db_path, scripted_llm):
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": CHINA_SITES}),
+                         tool_call("answer", {"text": "China has 6 launch sites.", "sql": CHINA_SITES}))
+    setup = _setup(store, sample_db_path, scripted_llm)
+    setup.schema = SchemaOptions(max_tables=2)  # the sample database has more tables than that
+    _run(setup, "How many launch sites in China?")
+    offered = {t["function"]["name"] for t in scripted_llm.chat_requests[0]["tools"]}
+    assert {"list_tables", "describe_table"} <= offered
+
+
+YEAR_2019 = "SELECT count(*) FROM launches WHERE launch_date LIKE '2019-%'"
+
+
+@pytest.mark.parametrize("follow_up_sql, ok", [
+    ("SELECT count(*) FROM launches WHERE outcome = 'failure'", False),  # what the 1.5B model ran: every year
+    ("SELECT count(*) FROM launches WHERE outcome = 'failure' AND launch_date LIKE '2019%'", True),
+])
+def test_a_follow_up_that_drops_the_previous_conditions_is_not_ok(store, sample_db_path, scripted_llm,
+                                                                  follow_up_sql, ok):
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": YEAR_2019}),
+                         tool_call("answer", {"text": "There were 106 launches in 2019.", "sql": YEAR_2019}),
+                         tool_call("run_sql", {"sql": follow_up_sql}),
+                         tool_call("answer", {"text": "Some of them failed.", "sql": follow_up_sql}))
+    setup = _setup(store, sample_db_path, scripted_llm)
+    events, thread_id = _run(setup, "How many launches were there in 2019?")
+    assert _answer(events).ok
+    events, _ = _run(setup, "How many of them failed?", thread_id)
+    answer = _answer(events)
+    assert answer.ok is ok
+    if not ok:
+        assert answer.data.text.startswith("This query leaves out the conditions of the answer this question follows "
+                                           "(launch_date LIKE '2019-%')")

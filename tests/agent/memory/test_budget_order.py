@@ -16,7 +16,7 @@ from agent.memory.tokens import counter_for
 from agent.openai_model import OpenAIChatModel
 from agent.sources.sqlite import SQLiteSource
 from agent.state import AgentState, Message
-from agent.tools import tool_schemas
+from agent.tools import offered_schemas, tool_schemas
 from bench.scripted_llm import tool_call
 
 FACT = "Turn 2: the user said their organisation counts only crewed launches as missions (fact 7731)."
@@ -132,4 +132,5 @@ def test_tool_schemas_shrink_at_a_small_window_before_memory_does(store, tiny_db
     described = [p for p in run_sql["parameters"]["properties"].values() if "description" in p]
     assert (described == []) is compact and run_sql["description"].count(". ") == 0 if compact else described
     counter = counter_for("gpt-4o-mini")
-    assert (counter.tools(sent[0]) < counter.tools(tool_schemas())) is compact
+    offered = offered_schemas(tool_schemas(), schema_shown=True)  # the tiny schema is in the prompt
+    assert (counter.tools(sent[0]) < counter.tools(offered)) is compact
