@@ -138,6 +138,14 @@ def _tokenize(text: str, schema: SchemaIndex) -> list[Token]:
                 spans.append((start, end, Token(text[start:end], key, start, end, kind="value",
                                                 values=tuple(schema.values[key]))))
             start = folded.find(key, end)
+    for name in (schema.cjk_names if has_cjk(text) else ()):  # Chinese table and column names, not in the lexicon
+        start = text.find(name)
+        while start >= 0:
+            end = start + len(name)
+            if not any(covered[start:end]):
+                covered[start:end] = [True] * (end - start)
+                spans.append((start, end, Token(name, name, start, end, zh=True)))
+            start = text.find(name, end)
     for match in _QUOTED.finditer(text):
         if not any(covered[match.start():match.end()]):
             covered[match.start():match.end()] = [True] * (match.end() - match.start())

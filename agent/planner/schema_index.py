@@ -127,6 +127,7 @@ class SchemaIndex:
     values: dict[str, list[ValueRef]] = field(default_factory=dict)
 
     cjk_keys: list[str] = field(default_factory=list)  # Chinese values, longest first
+    cjk_names: list[str] = field(default_factory=list)  # Chinese words of table and column names, longest first
     stems: dict[str, list[ValueRef]] = field(default_factory=dict)  # one-word values by stem ("fail")
     _paths: dict[tuple[str, str], list[Edge] | None] = field(default_factory=dict, repr=False)
 
@@ -207,6 +208,8 @@ class SchemaIndex:
             _choose_labels(table)
         index.values = _read_values(database, tables)
         index.cjk_keys = sorted((k for k in index.values if has_cjk(k) and len(k) > 1), key=len, reverse=True)
+        names = {w for t in tables.values() for w in (*t.words, *(w for c in t.columns.values() for w in c.words))}
+        index.cjk_names = sorted((w for w in names if has_cjk(w)), key=len, reverse=True)
         for key, refs in index.values.items():
             if key.isalpha() and key.isascii() and len(stem(key)) >= 4:
                 index.stems.setdefault(stem(key), []).extend(refs)

@@ -2,7 +2,8 @@
 
 Schema names and questions meet as lists of singular lower-case English words:
 `order_items` and "order items" both become ("order", "item"),
-`ShipDate` becomes ("ship", "date"). Chinese text is handled by the question parser.
+`ShipDate` becomes ("ship", "date"); a Chinese part of a name is one word as written
+(`发射次数`, an uploaded file's header). Chinese text is handled by the question parser.
 Singulars, stems and CJK tests are shared with every search (`storage.text`).
 """
 
@@ -11,8 +12,9 @@ from __future__ import annotations
 import re
 
 from agent.planner.lexicon import ZH_DIGITS, ZH_UNITS
-from storage.text import singular
+from storage.text import CJK, singular
 
+_NAME_PART = re.compile(rf"[{CJK}]+|[A-Za-z0-9]+")
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 #: Trailing words of a column name that say its unit or language, not what it is.
@@ -20,10 +22,11 @@ UNIT_WORDS = frozenset("kg g t lb m km cm mm kmh mph usd eur cny pct percent zh 
 
 
 def split_identifier(name: str) -> list[str]:
-    """Split a schema name into singular lower-case words (snake_case, camelCase, digits)."""
+    """Split a schema name into singular lower-case words (snake_case, camelCase, digits); a run of
+    Chinese characters is one word."""
     words: list[str] = []
-    for part in re.split(r"[^A-Za-z0-9]+", name):
-        words.extend(singular(w) for w in _CAMEL.findall(part))
+    for part in _NAME_PART.findall(name):
+        words.extend([part] if part[0] > "\x7f" else (singular(w) for w in _CAMEL.findall(part)))
     return [w for w in words if w]
 
 

@@ -14,6 +14,7 @@ docs/offline-planner.md after adding questions.
 from __future__ import annotations
 
 import json
+import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
@@ -264,3 +265,20 @@ if __name__ == "__main__":  # regenerate the table in docs/offline-planner.md
     head, rest = text.split(TABLE_START)
     DOC.write_text(f"{head}{TABLE_START}\n{table}\n{TABLE_END}{rest.split(TABLE_END)[1]}", encoding="utf-8")
     print(f"wrote {len(QUESTIONS)} questions to {DOC}")
+
+
+def test_chinese_table_and_column_names_are_read_in_the_question(tmp_path):
+    """An uploaded file's Chinese headers: the lexicon does not know them, the schema does."""
+    path = tmp_path / "uploaded.db"
+    with sqlite3.connect(path) as db:
+        db.execute('CREATE TABLE "火箭" ("名称" TEXT, "发射次数" INTEGER, "首飞" TEXT)')
+        db.executemany('INSERT INTO "火箭" VALUES (?, ?, ?)', [("长征二号丁", 75, "1992-08-09"),
+                                                                 ("猎鹰9号", 300, "2010-06-04")])
+    database = SQLiteSource(path)
+    conversation = Conversation(OfflinePlanner(database), database)
+    _, count = conversation.ask("火箭有多少条？")
+    assert database.execute(count["sql"]).rows == [[2]]
+    _, listing = conversation.ask("火箭的名称和发射次数")
+    assert sorted(database.execute(listing["sql"]).rows) == [["猎鹰9号", 300], ["长征二号丁", 75]]
+    _, total = conversation.ask("What is the total 发射次数?")
+    assert database.execute(total["sql"]).rows == [[375]] and "caveat" not in total
