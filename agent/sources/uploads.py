@@ -130,7 +130,12 @@ def list_tables(target: Path) -> list[LoadedTable]:
     """The tables of the DuckDB file `target` (none when it does not exist yet)."""
     if not target.exists():
         return []
-    with duckdb.connect(str(target), read_only=True) as duck:
+    with duckdb.connect() as duck:
+        # Attached, not connect(target): a server asking about the file holds it open with the
+        # source's settings, and DuckDB refuses a second instance of a file with other settings
+        # in one process. The path is ours (a hash under ASKDB_UPLOADS_DIR); ATTACH takes no parameter.
+        duck.execute(f"ATTACH '{str(target).replace(chr(39), chr(39) * 2)}' AS uploads (READ_ONLY)")
+        duck.execute("USE uploads")
         return [_loaded(duck, name) for name in _tables(duck)]
 
 
@@ -205,12 +210,13 @@ def _existing(duck: duckdb.DuckDBPyConnection, name: str) -> str | None:
 
 
 def _loaded(duck: duckdb.DuckDBPyConnection, name: str) -> LoadedTable:
-    columns = duck.execute("SELECT column_name, data_type FROM information_schema.columns"
-                           " WHERE lower(table_name) = lower(?) ORDER BY ordinal_position", [name]).fetchall()
+    columns = duck.execute("SELECT column_name, data_type FROM information_schema.columns WHERE table_catalog ="
+                           " current_database() AND lower(table_name) = lower(?) ORDER BY ordinal_position",
+                           [name]).fetchall()
     (rows,) = duck.execute(f"SELECT count(*) FROM {quote_identifier(name)}").fetchone()
     return LoadedTable(name=name, columns=columns, rows=rows)
 
 
 def _tables(duck: duckdb.DuckDBPyConnection) -> list[str]:
-    return [r[0] for r in duck.execute("SELECT table_name FROM information_schema.tables"
-                                       " WHERE table_schema = 'main' ORDER BY table_name").fetchall()]
+    return [r[0] for r in duck.execute("SELECT table_name FROM information_schema.tables WHERE table_catalog ="
+                                       " current_database() AND table_schema = 'main' ORDER BY table_name").fetchall()]
