@@ -173,7 +173,7 @@ class AskDB:
         Raises:
             TurnInProgress, SQLRejected, SourceError (nothing written), ConversationNotFound.
         """
-        database = self.database(self.conversation_source(thread_id, user_id=user_id), user_id=user_id)
+        database = self.sources.bound(self.conversation_source(thread_id, user_id=user_id), user_id=user_id)
         # As `start_turn`: a turn of this process still finishing after its lease was released refuses it.
         lease = self.lease_keeper.hold(busy=lambda t: self.turns.get(t) is not None)
         try:
@@ -202,7 +202,7 @@ class AskDB:
              on_draft: DraftCallback | None = None) -> Iterator[TurnEvent]:
         self.remembering.wait(user_id, timeout=30)
         try:
-            database = self.database(recorder.state.source, user_id=user_id)
+            database = self.sources.bound(recorder.state.source, user_id=user_id)
             model, memory = self.model(database), self.memory
             setup = TurnSetup(store=self.store, database=database, model=model,
                               max_steps=self.settings.max_steps, memory=self.settings.memory_config(),

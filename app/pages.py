@@ -17,7 +17,6 @@ from app.errors import error_body
 from app.downloads import csv_response, stored_result
 from app.i18n import LANG_COOKIE, LANGUAGES, language_of
 from app.schema_panel import schema_panel
-from app.sources import UnknownSource
 from app.templating import templates
 from app.views import ResultOptions, ResultView, conversation_view, format_sql
 from storage.errors import InvalidExport, ResultNotFound
@@ -49,11 +48,9 @@ def new_conversation(request: Request, askdb: AskDBDep, user: UserDep, source: S
                  panel=_panel(request, askdb, askdb.database(source, user_id=user)))
 
 
-def _panel(request: Request, askdb, database: DataSource | None):
+def _panel(request: Request, askdb, database: DataSource):
     """The schema panel of `database`, its suggestions led by a few of its verified examples; None
-    without a database (its source is no longer configured)."""
-    if database is None:
-        return None
+    when its schema cannot be read."""
     try:
         examples = [e.question for e in askdb.examples_store.list(database_key=database_key(database), limit=2).items]
     except SourceError:
@@ -85,13 +82,10 @@ def _conversation_page(request: Request, thread_id: str, askdb, user: str, *,
                        result_options: dict[int, ResultOptions] | None = None, sql_error: dict | None = None) -> Response:
     loaded = askdb.store.load(thread_id, user_id=user)
     source = loaded.state.source
-    try:
-        database = askdb.database(source, user_id=user)
-    except UnknownSource:  # no longer configured: the conversation still reads, without a panel
-        database = None
+    database = askdb.sources.bound(source, user_id=user)  # one no longer configured: the page, no panel
     view = conversation_view(askdb.store, loaded.conversation, loaded.state, user_id=user,
                              running=askdb.leases.is_held(thread_id), result_options=result_options or {},
-                             dialect=database.dialect if database else "sqlite")
+                             dialect=database.dialect)
     votes = askdb.examples_store.feedback_for_thread(thread_id, user_id=user)
     return _page(request, "conversation.html", view=view, user=user, votes=votes, source=source,
                  source_label=askdb.sources.label(source, user_id=user), panel=_panel(request, askdb, database),

@@ -27,6 +27,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from agent.sources.base import DataSource
+from agent.sources.errors import SourceUnavailable
 from agent.sources.factory import open_source
 from agent.sources.uploads import uploads_path
 from agent.state import DEFAULT_SOURCE
@@ -151,6 +152,14 @@ class Sources:
                 self._opened[key] = opened
             return self._opened[key]
 
+    def bound(self, source: str, *, user_id: str) -> DataSource:
+        """The source a conversation is bound to; one no longer configured is a `RemovedSource`, so its
+        turn ends with an answer that says so instead of failing before it starts."""
+        try:
+            return self.open(source, user_id=user_id)
+        except UnknownSource:
+            return RemovedSource(source)
+
     def location(self, source: str, *, user_id: str | None = None) -> Path | str:
         """Where the source named `source` is: a file path or a URL.
 
@@ -201,6 +210,31 @@ class Sources:
             for opened in self._opened.values():
                 opened.close()
             self._opened.clear()
+
+
+class RemovedSource:
+    """A conversation's source that ASKDB_SOURCES no longer names (a `DataSource` whose every read is
+    `SourceUnavailable`)."""
+
+    dialect, engine = "sqlite", "SQL"
+
+    def __init__(self, name: str):
+        self.label = name
+
+    def where(self) -> str:
+        return self.label
+
+    def cache_key(self) -> tuple:
+        return ("removed", self.label)
+
+    def _gone(self, *args, **kwargs):
+        raise SourceUnavailable(f"this conversation's data source {self.label!r} is no longer configured "
+                                "(ASKDB_SOURCES); start a new conversation on another source")
+
+    list_tables = describe_table = catalogue = sample_rows = find_values = execute = _gone
+
+    def close(self) -> None:
+        pass
 
 
 def _read(path: Path) -> dict:

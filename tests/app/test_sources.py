@@ -171,3 +171,16 @@ def test_the_cli_starts_a_conversation_on_a_named_source(tmp_path, monkeypatch, 
     assert capsys.readouterr().out.splitlines()[-1] == "3"
     assert main(["sql", "SELECT 1", "--source", "nope"]) == 2
     assert "no data source named 'nope'" in capsys.readouterr().err
+
+
+def test_a_follow_up_on_a_source_no_longer_configured_is_answered_with_why(tmp_path, sample_db_path, askdb):
+    answer_of(askdb.ask("How many sites are there?", user_id="u", source="sites"))
+    [conversation] = askdb.store.list(user_id="u").items
+    restarted = AskDB(askdb.settings.model_copy(update={"sources": None}))  # `sites` taken out of the file
+    try:
+        answer = answer_of(restarted.ask("How many countries are there?", user_id="u",
+                                         thread_id=conversation.thread_id))
+        assert not answer.ok and "data source 'sites' is no longer configured" in answer.data.text, answer
+        assert restarted.store.load(conversation.thread_id, user_id="u").state.turn_count == 2  # answered, not left
+    finally:
+        restarted.close()

@@ -181,3 +181,13 @@ def test_one_users_uploads_are_never_anothers(two_users, tmp_path, settings):
     assert mine.status_code == 400 and "alice_budget" in mine.text and ">120<" not in mine.text
     # Nor may Bob read Alice's conversation on her uploads.
     assert client.get(f"/c/{reply['thread_id']}", headers=bob).status_code == 404
+
+
+def test_a_conversation_on_a_source_no_longer_configured_still_opens(settings, client):
+    reply = ask(client, "How many sites are there?", source="sites")
+    with TestClient(create_app(settings.model_copy(update={"sources": None}))) as restarted:
+        page = restarted.get(f"/c/{reply['thread_id']}")
+        assert page.status_code == 200 and 'data-source="sites">sites<' in page.text
+        assert panel_tables(page.text) == set()
+        rerun = restarted.post(f"/c/{reply['thread_id']}/sql", data={"sql": "SELECT count(*) FROM sites", "turn": 0})
+        assert rerun.status_code == 400 and "is no longer configured (ASKDB_SOURCES)" in html.unescape(rerun.text)
