@@ -7,7 +7,9 @@ server at the time limit (``max_statement_time`` on MariaDB, ``max_execution_tim
 and capped at ``max_rows + 1`` rows (``sql_select_limit``); (3) the user: a read-only
 transaction still lets DDL through (it commits first) and ``LOAD_FILE``/``INTO OUTFILE``
 read and write server files, so the source refuses to run for a user holding any privilege
-beyond SELECT and SHOW VIEW (README: "Your own data").
+beyond SELECT and SHOW VIEW, itself or through any role granted to it, however deeply nested
+(README: "Your own data"). A role whose grants the user may not read (MySQL 8 shows another
+account's grants only with SELECT on the mysql schema) is refused too: askdb cannot vouch for it.
 """
 
 from __future__ import annotations
@@ -97,7 +99,14 @@ def granted_privileges(grants: list[str]) -> tuple[set[str], list[str]]:
 
 
 def quote(name: str) -> str:
+    """A backquoted identifier, for SQL sent without arguments."""
     return "`" + name.replace("`", "``") + "`"
+
+
+def quote_in_format(name: str) -> str:
+    """A backquoted identifier inside SQL sent with arguments: PyMySQL %-formats that text, so a
+    ``%`` in the name is doubled (``sales%`` would otherwise break or shift the arguments)."""
+    return quote(name).replace("%", "%%")
 
 
 class MySQLSource:
@@ -217,14 +226,14 @@ class MySQLSource:
         with self._transaction() as conn:
             name = self._resolve_table(conn, table)
             described = _rows(conn, _COLUMNS, (name,))
-            target = quote(resolve_name(column, [r[0] for r in described], UnknownColumn,
-                                        f"{name} has no column named {column!r}"))
-            texts = [quote(r[0]) for r in described if r[5] in _TEXT_TYPES]
+            target = quote_in_format(resolve_name(column, [r[0] for r in described], UnknownColumn,
+                                                  f"{name} has no column named {column!r}"))
+            texts = [quote_in_format(r[0]) for r in described if r[5] in _TEXT_TYPES]
             if not texts:
                 return []
             escaped = term.replace("|", "||").replace("%", "|%").replace("_", "|_")
             matches = " OR ".join(f"{c} LIKE %(pattern)s ESCAPE '|'" for c in texts)
-            rows = _rows(conn, f"SELECT {target}, count(*) AS n FROM {quote(name)} WHERE {target} IS NOT NULL"
+            rows = _rows(conn, f"SELECT {target}, count(*) AS n FROM {quote_in_format(name)} WHERE {target} IS NOT NULL"
                                f" AND ({matches}) GROUP BY {target} ORDER BY n DESC, {target} LIMIT %(limit)s",
                          {"pattern": f"%{escaped}%", "limit": limit})
         return [self._render_cell(r[0])[0] for r in rows]
@@ -274,36 +283,57 @@ class MySQLSource:
             self._idle.append(conn)
 
     def _connect(self) -> pymysql.connections.Connection:
-        """A new connection, its session read-only and stopped by the server at the time limit."""
+        """A new connection, its session read-only and stopped by the server at the time limit; closed
+        again when any of that fails."""
         timeout = max(1, round(self.time_limit_s))
         try:
             conn = pymysql.connect(**self._args, autocommit=True, connect_timeout=timeout,
                                    read_timeout=timeout + 10, write_timeout=timeout + 10)
         except pymysql.MySQLError as e:  # down, refused, unknown user or database: nothing ran yet
-            reason = e.args[1] if len(e.args) > 1 else e
-            raise SourceUnavailable(f"could not connect to the analytics database at {self.where()}: {reason}; "
-                                    "check ASKDB_DATABASE and that the server is running") from None
-        with conn.cursor() as cursor:
-            if "mariadb" in conn.get_server_info().lower():
-                cursor.execute("SET SESSION max_statement_time = %s", (self.time_limit_s,))
-            else:
-                cursor.execute("SET SESSION max_execution_time = %s", (round(self.time_limit_s * 1000),))
-            cursor.execute("SET SESSION TRANSACTION READ ONLY")
-        if not (self._user_checked or self.trusted):
-            self._check_user(conn)
+            raise SourceUnavailable(f"could not connect to the analytics database at {self.where()}: "
+                                    f"{_reason(e)}; check ASKDB_DATABASE and that the server is running") from None
+        try:
+            with conn.cursor() as cursor:
+                if "mariadb" in conn.get_server_info().lower():
+                    cursor.execute("SET SESSION max_statement_time = %s", (self.time_limit_s,))
+                else:
+                    cursor.execute("SET SESSION max_execution_time = %s", (round(self.time_limit_s * 1000),))
+                cursor.execute("SET SESSION TRANSACTION READ ONLY")
+            if not (self._user_checked or self.trusted):
+                self._check_user(conn)
+        except pymysql.MySQLError as e:
+            _discard(conn)
+            raise SourceUnavailable(f"could not set up a read-only session on {self.where()}: {_reason(e)}") from None
+        except BaseException:
+            _discard(conn)
+            raise
         return conn
 
     def _check_user(self, conn: pymysql.connections.Connection) -> None:
-        """Refuse a user (or its roles) holding any privilege beyond READ_PRIVILEGES."""
+        """Refuse a user holding any privilege beyond READ_PRIVILEGES, itself or through its roles
+        (roles granted to roles included), or holding a role whose grants it may not read."""
         with conn.cursor() as cursor:
             cursor.execute("SHOW GRANTS")
             privileges, roles = granted_privileges([r[0] for r in cursor.fetchall()])
-            for role in roles:
-                cursor.execute(f"SHOW GRANTS FOR {role}")  # the role's name as SHOW GRANTS quoted it
-                privileges |= granted_privileges([r[0] for r in cursor.fetchall()])[0]
+            seen: set[str] = set()
+            while roles:
+                role = roles.pop()
+                if role in seen:  # roles may be granted to each other in a cycle
+                    continue
+                seen.add(role)
+                try:
+                    cursor.execute(f"SHOW GRANTS FOR {role}")  # the role's name as SHOW GRANTS quoted it
+                except pymysql.MySQLError as e:
+                    raise SourceUnavailable(
+                        f"ASKDB_DATABASE connects as {self._args['user']!r}, who holds the role {role} whose "
+                        f"privileges it may not read ({_reason(e)}); askdb cannot check that the role only reads: "
+                        "connect as a user granted SELECT directly, or without roles (README: \"Your own data\")"
+                    ) from None
+                granted, nested = granted_privileges([r[0] for r in cursor.fetchall()])
+                privileges |= granted
+                roles.extend(nested)
         extra = sorted(privileges - READ_PRIVILEGES)
         if extra:
-            _discard(conn)
             raise SourceUnavailable(
                 f"ASKDB_DATABASE connects as {self._args['user']!r}, who holds {', '.join(extra)}: with any "
                 "privilege beyond SELECT and SHOW VIEW, model-written SQL could write or read server files; "
@@ -320,7 +350,7 @@ class MySQLSource:
 
     def _translate(self, e: pymysql.MySQLError) -> Exception:
         code = e.args[0] if e.args and isinstance(e.args[0], int) else 0
-        message = str(e.args[1]) if len(e.args) > 1 else str(e)
+        message = _reason(e)
         if code in _TIMEOUT_CODES:
             return QueryTimeout(f"query stopped after {self.time_limit_s} s; add filters or LIMIT")
         if code in _READ_ONLY_CODES:
@@ -336,7 +366,7 @@ class MySQLSource:
                    for r in _rows(conn, _COLUMNS, (name,))]
         foreign_keys = [ForeignKey(column=r[0], ref_table=r[1], ref_column=r[2])
                         for r in _rows(conn, _FOREIGN_KEYS, (name,))]
-        ((count,),) = _rows(conn, f"SELECT count(*) FROM (SELECT 1 FROM {quote(name)} LIMIT %s) AS capped",
+        ((count,),) = _rows(conn, f"SELECT count(*) FROM (SELECT 1 FROM {quote_in_format(name)} LIMIT %s) AS capped",
                             (COUNT_CAP + 1,))
         return TableSchema(name=name, columns=columns, foreign_keys=foreign_keys, row_count=min(count, COUNT_CAP))
 
@@ -348,6 +378,11 @@ class MySQLSource:
 
     def _render_cell(self, value: Any) -> tuple[Any, bool]:
         return cap_cell(plain_value(value), self.max_cell_bytes)
+
+
+def _reason(e: pymysql.MySQLError) -> str:
+    """The server's message of a PyMySQL error (its args are the error number and the message)."""
+    return str(e.args[1]) if len(e.args) > 1 else str(e)
 
 
 def _rows(conn: pymysql.connections.Connection, sql: str, args: Any = None) -> list[tuple]:

@@ -3,6 +3,8 @@ MariaDB server, read through the README's read-only user; every layer refuses wr
 
 from __future__ import annotations
 
+import time
+
 import pymysql
 import pytest
 
@@ -92,6 +94,66 @@ def test_a_user_that_may_write_is_refused_directly_or_through_a_role(mariadb_ser
         assert trusted.execute("SELECT count(*) FROM countries").rows == [[25]]
     finally:
         trusted.close()
+
+
+def test_a_role_granted_through_another_role_is_refused(mariadb_server):
+    """A role granted to a role granted to the user: its privileges count as the user's, but MariaDB
+    (and MySQL 8 without SELECT on the mysql schema) shows the user only its own roles' grants. What
+    askdb cannot read it cannot vouch for: refused, naming the role (before, its DELETE passed)."""
+    with mariadb_server.connect() as conn, conn.cursor() as cursor:
+        cursor.execute("CREATE ROLE IF NOT EXISTS askdb_inner")
+        cursor.execute("GRANT SELECT, DELETE ON askdb_sample.* TO askdb_inner")
+        cursor.execute("CREATE ROLE IF NOT EXISTS askdb_outer")
+        cursor.execute("GRANT SELECT ON askdb_sample.* TO askdb_outer")
+        cursor.execute("GRANT askdb_inner TO askdb_outer")
+        cursor.execute("CREATE USER IF NOT EXISTS askdb_nested_user@'%'")
+        cursor.execute("GRANT askdb_outer TO askdb_nested_user@'%'")
+        cursor.execute("SET DEFAULT ROLE askdb_outer FOR askdb_nested_user@'%'")
+    nested = MySQLSource(mariadb_server.url("askdb_sample", user="askdb_nested_user"))
+    with pytest.raises(SourceUnavailable, match="holds the role `askdb_inner` whose privileges it may not read"):
+        nested.list_tables()
+
+
+def open_connections(mariadb_server, user: str) -> int:
+    with mariadb_server.connect() as conn, conn.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM information_schema.processlist WHERE user = %s", (user,))
+        return cursor.fetchone()[0]
+
+
+def test_a_connection_whose_session_setup_fails_is_closed(mariadb_server):
+    """The server lets this user run one statement an hour: its connection opens, the first session
+    setting runs, the second fails. The source says so and leaves no connection open."""
+    with mariadb_server.connect() as conn, conn.cursor() as cursor:
+        cursor.execute("CREATE USER IF NOT EXISTS askdb_rationed@'%' WITH MAX_QUERIES_PER_HOUR 1")
+        cursor.execute("GRANT SELECT ON askdb_sample.* TO askdb_rationed@'%'")
+    rationed = MySQLSource(mariadb_server.url("askdb_sample", user="askdb_rationed"), time_limit_s=2)
+    # Kept: its traceback holds the connection, so only an explicit close ends the session.
+    with pytest.raises(SourceUnavailable, match="could not set up a read-only session.*max_queries_per_hour") as refused:
+        rationed.list_tables()
+    deadline = time.monotonic() + 10  # the server ends a closed session as soon as it reads the QUIT
+    while open_connections(mariadb_server, "askdb_rationed") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert open_connections(mariadb_server, "askdb_rationed") == 0 and rationed._idle == []
+    assert refused.traceback
+
+
+def test_names_with_a_percent_sign_are_described_and_searched(mariadb_server):
+    """PyMySQL %-formats SQL sent with arguments: a % in a table or column name must not break it."""
+    owner_url = mariadb_server.create_database("askdb_percent")
+    with pymysql.connect(**connect_args(owner_url), autocommit=True) as conn, conn.cursor() as cursor:
+        cursor.execute("CREATE TABLE `growth%` (id INT PRIMARY KEY, `share%s` VARCHAR(20), `note%(x)s` TEXT)")
+        cursor.execute("INSERT INTO `growth%` VALUES (1, '50%', 'half'), (2, '50%', 'half again'), (3, '10%', 'x')")
+    source = MySQLSource(mariadb_server.create_reader("askdb_percent", user="askdb_percent_reader"))
+    try:
+        schema = source.describe_table("growth%")
+        assert ([c.name for c in schema.columns], schema.row_count) == (["id", "share%s", "note%(x)s"], 3)
+        assert source.find_values("growth%", "share%s", "half") == ["50%"]
+        assert source.find_values("growth%", "note%(x)s", "50%") == ["half", "half again"]
+        assert source.find_values("growth%", "note%(x)s", "_") == []  # a literal _: no value has one
+        assert source.sample_rows("growth%").row_count == 3
+        assert source.execute("SELECT count(*) FROM `growth%` WHERE `share%s` = '50%'").rows == [[2]]
+    finally:
+        source.close()
 
 
 def test_every_payload_is_refused_with_or_without_the_guard(my, mariadb_sample_owner_url):
