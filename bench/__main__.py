@@ -25,11 +25,12 @@ BENCHMARKS = {
     "load": ("bench.load", "Load: concurrent users on the real server"),
     "recall": ("bench.recall", "Recall: LoCoMo retrieval quality; recall latency and build time at scale"),
     "schema_retrieval": ("bench.schema_retrieval", "Schema retrieval: gold tables among the top 10 at 100 and 1,000 tables"),
-    "eval": ("bench.eval", "Eval: execution accuracy on Spider dev, offline and through a scripted model"),
+    "eval": ("bench.eval", "Eval: execution accuracy on Spider dev, offline and through a scripted model; "
+                           "the planner's questions on four engines"),
     "sql_isolation": ("bench.sql_isolation", "SQL isolation: latency a query worker process adds"),
     "postgres": ("bench.postgres", "PostgreSQL: store save and load beside SQLite; two app servers on one store"),
     "local_model": ("bench.local_model", "Local model: a real 1.5B model through llama.cpp on this machine"),
-    "sources": ("bench.sources", "Sources: the offline planner on four engines; a 100k-row file as a table"),
+    "sources": ("bench.sources", "Sources: a 100k-row file as a table"),
 }
 
 

@@ -7,7 +7,8 @@ question with its gold SQL (what the harness itself costs, and how much of a per
 model's answer survives the guard and the comparison), and the offline planner on BIRD
 mini-dev's 140 questions; then SParC dev's conversations, each asked turn by turn in one
 conversation (app/eval_sparc.py). The offline run's context sizes give the cost estimate
-for a real endpoint (docs/evaluation.md).
+for a real endpoint (docs/evaluation.md). Last, the offline planner's documented sample questions
+on each engine, SQLite, PostgreSQL, MariaDB and DuckDB (bench/eval_engines.py, issue 21).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 from app.eval import DATASETS, SUITES, load_suite, run_suite, summarise
 from app.eval_sparc import SPARC_DEV, run_sparc
 from app.settings import Settings
+from bench import eval_engines
 
 #: Assumed price for the estimate, USD per million tokens (input, output): gpt-4o-mini's list
 #: price when this was written; set ASKDB_PRICE_* to yours when running `eval` for real.
@@ -59,8 +61,9 @@ def _run(suite: str, settings: Settings) -> dict[str, Any]:
 def run() -> dict:
     from bench.scripted_llm import ScriptedLLMServer
 
+    per_engine = eval_engines.run()
     if not (DATASETS / SUITES["spider-dev"][0]).exists():
-        return {"skipped": f"needs the Spider dev set under {DATASETS}"}
+        return {"skipped": f"needs the Spider dev set under {DATASETS}", "per_engine": per_engine}
 
     with tempfile.TemporaryDirectory() as tmp:
         base = Settings(store=Path(tmp) / "unused.db", memory_embedder="none")
@@ -79,7 +82,7 @@ def run() -> dict:
     return {
         "offline_spider_dev": _summary(offline), "scripted_gold_spider_dev": _summary(scripted),
         "offline_bird_minidev": _summary(bird) if bird else None, "offline_sparc_dev": sparc,
-        "harness_overhead_ms_per_question": scripted["latency_ms"]["median"],
+        "harness_overhead_ms_per_question": scripted["latency_ms"]["median"], "per_engine": per_engine,
         "estimate_real_endpoint": {
             "input_tokens_per_question": per_question_in, "output_tokens_per_question": per_question_out,
             "assumed_usd_per_mtok": {"input": ASSUMED_PRICE[0], "output": ASSUMED_PRICE[1]},
@@ -116,8 +119,9 @@ def _sparc(s: dict | None) -> list[str]:
 
 
 def markdown(figures: dict) -> str:
+    engines = ["", eval_engines.markdown(figures["per_engine"])] if figures.get("per_engine") else []
     if "skipped" in figures:
-        return f"Skipped: {figures['skipped']}."
+        return "\n".join([f"Skipped: {figures['skipped']}.", *engines])
 
     def row(name: str, r: dict) -> str:
         d = r["by_difficulty"]
@@ -142,5 +146,5 @@ def markdown(figures: dict) -> str:
              f"Real endpoint estimate: {est['input_tokens_per_question']} input + {est['output_tokens_per_question']} "
              f"output tokens per question; at an assumed ${est['assumed_usd_per_mtok']['input']} / "
              f"${est['assumed_usd_per_mtok']['output']} per million, ${est['usd_per_question']} per question, "
-             f"${est['usd_spider_dev_972']} for the 972 Spider dev questions ({est['basis']})."]
+             f"${est['usd_spider_dev_972']} for the 972 Spider dev questions ({est['basis']}).", *engines]
     return "\n".join(lines)

@@ -1,7 +1,7 @@
 """The offline planner's documented questions (tests/data/planner_questions.json), played the way
 the loop plays them: complete -> tool run on the source -> observation appended -> complete, until
-`answer`. tests/agent/test_offline_planner.py checks each on SQLite, and `make bench BENCH=sources`
-on every engine."""
+`answer`. tests/agent/test_offline_planner.py checks each on SQLite, and `make bench BENCH=eval`
+on every engine (bench/eval_engines.py)."""
 
 from __future__ import annotations
 
