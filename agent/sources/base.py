@@ -15,7 +15,7 @@ import difflib
 import json
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -157,10 +157,39 @@ def row_limit(max_rows: int | None, default: int) -> int:
     return default if max_rows is None else max(0, max_rows)
 
 
+# Row counts are exact up to here (`capped_count_sql`); past it an engine reports this, or its own
+# estimate: listing a large database's tables costs a bounded scan each.
+COUNT_CAP = 1_000_000
+
+
+def capped_count_sql(quoted_table: str) -> str:
+    """SQL counting a table's rows up to one past COUNT_CAP (the table's name already quoted); the
+    limit is a literal, so the text takes no arguments."""
+    return f"SELECT count(*) FROM (SELECT 1 FROM {quoted_table} LIMIT {COUNT_CAP + 1}) AS capped"
+
+
+def clamp(limit: int, highest: int) -> int:
+    """A caller's ``limit`` (sample rows, values) kept within 1..``highest``."""
+    return min(max(int(limit), 1), highest)
+
+
+def contains_pattern(term: str, escape: str = "\\") -> str:
+    """A LIKE pattern for text containing ``term`` literally: its ``%``, ``_`` and ``escape`` are
+    escaped with ``escape`` (the statement must say ``ESCAPE`` with the same character)."""
+    escaped = term.replace(escape, escape * 2).replace("%", escape + "%").replace("_", escape + "_")
+    return f"%{escaped}%"
+
+
+def render_cell(value: Any, max_bytes: int) -> tuple[Any, bool]:
+    """A driver's value as a JSON-safe cell (`plain_value`) capped at ``max_bytes`` (`cap_cell`), and
+    whether it was cut."""
+    return cap_cell(plain_value(value), max_bytes)
+
+
 def capped_result(sql: str, columns: list[str], cursor: Iterable, *, limit: int, started: float,
-                  render_cell: Callable[[Any], tuple[Any, bool]]) -> QueryResult:
-    """At most ``limit`` rows of ``cursor``, each cell through ``render_cell`` (the cell and whether
-    it was cut, as `cap_cell` returns), timed from ``started`` (a `time.perf_counter()` reading).
+                  max_cell_bytes: int) -> QueryResult:
+    """At most ``limit`` rows of ``cursor``, each cell through `render_cell`, timed from ``started``
+    (a `time.perf_counter()` reading).
 
     Iterates instead of fetchmany(limit + 1) so at most one row of uncapped cells is held
     in memory at a time; a row past ``limit`` only sets ``truncated``.
@@ -173,7 +202,7 @@ def capped_result(sql: str, columns: list[str], cursor: Iterable, *, limit: int,
             break
         row = []
         for value in raw:
-            rendered, was_cut = render_cell(value)
+            rendered, was_cut = render_cell(value, max_cell_bytes)
             row.append(rendered)
             cut += was_cut
         rows.append(row)

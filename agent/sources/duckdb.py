@@ -27,18 +27,15 @@ from typing import Any
 import duckdb
 
 from agent.sources.base import (
-    Column, FileSource, ForeignKey, QueryResult, TableSchema, cap_cell, capped_result, plain_value,
-    quote_identifier, resolve_name, row_limit,
+    COUNT_CAP, Column, FileSource, ForeignKey, QueryResult, TableSchema, capped_count_sql, capped_result, clamp,
+    contains_pattern, quote_identifier, render_cell, resolve_name, row_limit,
 )
 from agent.sources.errors import (
-    QueryFailed, QueryTimeout, SQLRejected, SourceUnavailable, UnknownColumn, UnknownTable, out_of_memory,
+    QueryFailed, SQLRejected, SourceUnavailable, UnknownColumn, UnknownTable, out_of_memory, timed_out,
 )
 from agent.sources.query_pool import PoolLimits, run_isolated
 from agent.sources.sql_guard import check_sql
 
-# Row counts are exact up to here, then reported as this: listing a large file's tables costs a
-# bounded scan each.
-COUNT_CAP = 1_000_000
 # DuckDB runs one query on all cores by default; askdb serves several users on a few.
 THREADS = 2
 FETCH_ROWS = 200
@@ -117,7 +114,7 @@ class DuckDBSource(FileSource):
                 raise SQLRejected("the statement is not a query (it has no result columns); send one SELECT")
             columns = [d[0] for d in cursor.description]
             return capped_result(sql, columns, _batches(cursor), limit=limit, started=started,
-                                 render_cell=self._render_cell)
+                                 max_cell_bytes=self.max_cell_bytes)
 
     # -- introspection (trusted SQL; names come from the catalog, values are bound) ----
 
@@ -142,7 +139,7 @@ class DuckDBSource(FileSource):
 
     def sample_rows(self, table: str, limit: int = 5) -> QueryResult:
         """The first rows of a table or view; ``limit`` is clamped to 1..5."""
-        limit = min(max(int(limit), 1), 5)
+        limit = clamp(limit, 5)
         with self._cursor() as cursor:
             name = self._resolve_table(cursor, table)
         return self._run_unchecked(f"SELECT * FROM {quote_identifier(name)} LIMIT {limit}")
@@ -154,7 +151,7 @@ class DuckDBSource(FileSource):
         Raises:
             UnknownTable, UnknownColumn: with the closest real names.
         """
-        limit = min(max(int(limit), 1), self.max_rows)
+        limit = clamp(limit, self.max_rows)
         with self._cursor() as cursor:
             name = self._resolve_table(cursor, table)
             described = cursor.execute(_COLUMNS, [name]).fetchall()
@@ -164,12 +161,11 @@ class DuckDBSource(FileSource):
             if not texts:
                 return []
             matches = " OR ".join(f"{c} ILIKE $pattern ESCAPE '\\'" for c in texts)
-            escaped = term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
             rows = cursor.execute(
                 f"SELECT {target}, count(*) AS n FROM {quote_identifier(name)} WHERE {target} IS NOT NULL"
                 f" AND ({matches}) GROUP BY {target} ORDER BY n DESC, {target} LIMIT $limit",
-                {"pattern": f"%{escaped}%", "limit": limit}).fetchall()
-        return [self._render_cell(r[0])[0] for r in rows]
+                {"pattern": contains_pattern(term), "limit": limit}).fetchall()
+        return [render_cell(r[0], self.max_cell_bytes)[0] for r in rows]
 
     # -- the instance -----------------------------------------------------------
 
@@ -213,7 +209,7 @@ class DuckDBSource(FileSource):
         try:
             yield cursor
         except duckdb.InterruptException:
-            raise QueryTimeout(f"query stopped after {self.time_limit_s} s; add filters or LIMIT") from None
+            raise timed_out(self.time_limit_s) from None
         except duckdb.Error as e:
             raise _translate(e, self.limits) from None
         finally:
@@ -228,8 +224,7 @@ class DuckDBSource(FileSource):
         foreign_keys = [ForeignKey(column=column, ref_table=ref_table, ref_column=ref_column)
                         for kind, names, ref_table, ref_names in keys if kind == "FOREIGN KEY"
                         for column, ref_column in zip(names, ref_names)]
-        (count,) = cursor.execute(f"SELECT count(*) FROM (SELECT 1 FROM {quote_identifier(name)} LIMIT ?)",
-                                  [COUNT_CAP + 1]).fetchone()
+        (count,) = cursor.execute(capped_count_sql(quote_identifier(name))).fetchone()
         return TableSchema(name=name, columns=columns, foreign_keys=foreign_keys, row_count=min(count, COUNT_CAP))
 
     def _table_names(self, cursor: duckdb.DuckDBPyConnection) -> list[str]:
@@ -237,9 +232,6 @@ class DuckDBSource(FileSource):
 
     def _resolve_table(self, cursor: duckdb.DuckDBPyConnection, table: str) -> str:
         return resolve_name(table, self._table_names(cursor), UnknownTable, f"no table or view named {table!r}")
-
-    def _render_cell(self, value: Any) -> tuple[Any, bool]:
-        return cap_cell(plain_value(value), self.max_cell_bytes)
 
 
 def _batches(cursor: duckdb.DuckDBPyConnection) -> Iterator[tuple]:

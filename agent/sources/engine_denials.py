@@ -1,69 +1,149 @@
-"""What the guard denies by name on MySQL/MariaDB and DuckDB (sql_guard.py applies it).
+"""What the guard refuses by name on each engine (sql_guard.py applies it; SQLite's authorizer too).
 
-As for PostgreSQL, each engine's own layers stop these too (a user without the FILE privilege
-reads NULL from LOAD_FILE; DuckDB's locked configuration refuses every file and extension);
-naming them here tells the model why at once and keeps a misconfigured server closed.
+One shape for every engine, `Denials`: functions and tables by exact name or by prefix, and whole
+schemas, each mapped to the reason the model reads. Each engine's own layers stop most of these
+too (SQLite's authorizer, a PostgreSQL role, a MySQL user without the FILE privilege reads NULL
+from LOAD_FILE, DuckDB's locked configuration refuses every file and extension); naming them here
+tells the model why at once and keeps a misconfigured server closed. What is not a name (MySQL's
+variables, DuckDB's file names in FROM) is `node_denial`'s.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping
 
 from sqlglot import exp
 
 _OUTSIDE = "it reaches outside the database"
+_INTERNALS = "it exposes database internals"
+_NATIVE = "it loads native code into the database process"
 _WAITS = "it only waits or burns time; ask for data instead"
 _LOCKS = "it takes locks other sessions wait on"
 _SERVER = "it changes the server, its settings or other sessions"
 _HIDDEN_SQL = "it runs SQL text the guard cannot check; write the query itself"
 _OTHERS = "it exposes other sessions, credentials or server settings"
-_NATIVE = "it loads native code into the database process"
+_PRAGMA = "PRAGMA functions are disabled; ask for the table schema instead"
 
-MYSQL_DENIED_NAMES: dict[str, str] = {
+
+@dataclass(frozen=True)
+class Denials:
+    """What one engine's guard refuses by name; keys are lowercase, values the reason."""
+
+    functions: Mapping[str, str]
+    function_prefixes: Mapping[str, str] = field(default_factory=dict)
+    tables: Mapping[str, str] = field(default_factory=dict)
+    table_prefixes: Mapping[str, str] = field(default_factory=dict)
+    schemas: Mapping[str, str] = field(default_factory=dict)
+
+    def function(self, name: str) -> str | None:
+        """Why a function of this name is refused, or None."""
+        return _lookup(name, self.functions, self.function_prefixes)
+
+    def table(self, name: str, schema: str = "") -> str | None:
+        """Why a table (or view) of this name, in this schema, is refused, or None."""
+        return self.schemas.get(schema.lower()) or _lookup(name, self.tables, self.table_prefixes)
+
+
+def _lookup(name: str, exact: Mapping[str, str], prefixes: Mapping[str, str]) -> str | None:
+    # lower() may fold more than an engine does (SQLite folds ASCII only), which can only over-reject.
+    key = name.lower()
+    if key in exact:
+        return exact[key]
+    return next((why for prefix, why in prefixes.items() if key.startswith(prefix)), None)
+
+
+# SQLite: functions and table-valued functions (eponymous virtual tables, read as tables too).
+# Most are only compiled into the sqlite3 shell or optional extensions; they are listed so that a
+# build which has them stays closed.
+SQLITE_DENIED_NAMES: Mapping[str, str] = MappingProxyType({
+    "load_extension": _NATIVE, "readfile": _OUTSIDE, "writefile": _OUTSIDE, "edit": _OUTSIDE, "fsdir": _OUTSIDE,
+    "lines": _OUTSIDE, "zipfile": _OUTSIDE, "zipfile_cds": _OUTSIDE, "sqlar_compress": _OUTSIDE,
+    "sqlar_uncompress": _OUTSIDE, "fts3_tokenizer": "it exposes memory addresses", "sqlite_dbpage": _INTERNALS,
+    "sqlite_dbdata": _INTERNALS, "sqlite_dbptr": _INTERNALS, "sqlite_stmt": _INTERNALS,
+    # dbstat is read-only but scans every page of the file and answers no analytics question.
+    "dbstat": _INTERNALS,
+})
+_SQLITE_PREFIXES = {"pragma_": _PRAGMA}
+
+# PostgreSQL: functions that read or write server files, run SQL text this parser never sees,
+# change settings or other sessions, take locks, or only wait; catalogs of other users' queries,
+# credentials or server configuration. The READ ONLY transaction and a read-only role stop the
+# writes among them.
+POSTGRES_DENIED_NAMES: Mapping[str, str] = MappingProxyType({
+    # Not a PostgreSQL function; denied so that every engine refuses the same extension-load corpus.
+    "load_extension": _NATIVE,
+    "pg_stat_file": _OUTSIDE, "loread": _OUTSIDE, "lowrite": _OUTSIDE, "ts_stat": _HIDDEN_SQL,
+    **dict.fromkeys((
+        "set_config", "pg_terminate_backend", "pg_cancel_backend", "pg_reload_conf", "pg_rotate_logfile",
+        "pg_promote", "pg_switch_wal", "pg_create_restore_point", "pg_start_backup", "pg_stop_backup",
+        "pg_log_backend_memory_contexts", "pg_notify", "nextval", "setval", "pg_import_system_collations",
+        "pg_create_physical_replication_slot", "pg_create_logical_replication_slot", "pg_drop_replication_slot",
+        "pg_copy_physical_replication_slot", "pg_copy_logical_replication_slot"), _SERVER),
+})
+POSTGRES_DENIED_PREFIXES: Mapping[str, str] = MappingProxyType({
+    "pg_read_": _OUTSIDE, "pg_ls_": _OUTSIDE, "pg_file_": _OUTSIDE, "lo_": _OUTSIDE, "dblink": _OUTSIDE,
+    **dict.fromkeys(("query_to_xml", "cursor_to_xml", "table_to_xml", "schema_to_xml", "database_to_xml"),
+                    _HIDDEN_SQL),
+    "pg_advisory": _LOCKS, "pg_try_advisory": _LOCKS, "pg_sleep": _WAITS,
+    "pg_replication_": _SERVER, "pg_logical_": _SERVER, "pg_wal_": _SERVER, "pg_backup_": _SERVER,
+})
+POSTGRES_DENIED_TABLES: Mapping[str, str] = MappingProxyType(dict.fromkeys((
+    "pg_authid", "pg_shadow", "pg_user_mapping", "pg_user_mappings", "pg_hba_file_rules", "pg_ident_file_mappings",
+    "pg_file_settings", "pg_settings", "pg_stat_activity", "pg_stat_statements", "pg_largeobject",
+    "pg_largeobject_metadata"), _OTHERS))
+
+# MySQL/MariaDB: server files, waits, locks, sequences; other sessions; whole schemas of server
+# internals (users and their password hashes, other sessions' statements).
+MYSQL_DENIED_NAMES: Mapping[str, str] = MappingProxyType({
     "load_file": _OUTSIDE, "sys_exec": _OUTSIDE, "sys_eval": _OUTSIDE, "load_extension": _NATIVE,
-    "sleep": _WAITS, "benchmark": _WAITS, "master_pos_wait": _WAITS, "source_pos_wait": _WAITS,
-    "master_gtid_wait": _WAITS, "wait_for_executed_gtid_set": _WAITS, "wait_until_sql_thread_after_gtids": _WAITS,
-    "get_lock": _LOCKS, "release_lock": _LOCKS, "release_all_locks": _LOCKS, "is_free_lock": _LOCKS,
-    "is_used_lock": _LOCKS, "nextval": _SERVER, "setval": _SERVER, "lastval": _SERVER,
-}
-MYSQL_DENIED_TABLES: dict[str, str] = {"processlist": _OTHERS}
-# Whole schemas of server internals: users and their password hashes, other sessions' statements.
-MYSQL_DENIED_SCHEMAS = frozenset({"mysql", "performance_schema", "sys"})
+    **dict.fromkeys(("sleep", "benchmark", "master_pos_wait", "source_pos_wait", "master_gtid_wait",
+                     "wait_for_executed_gtid_set", "wait_until_sql_thread_after_gtids"), _WAITS),
+    **dict.fromkeys(("get_lock", "release_lock", "release_all_locks", "is_free_lock", "is_used_lock"), _LOCKS),
+    "nextval": _SERVER, "setval": _SERVER, "lastval": _SERVER,
+})
+MYSQL_DENIED_SCHEMAS: Mapping[str, str] = MappingProxyType(dict.fromkeys(("mysql", "performance_schema", "sys"),
+                                                                         _OTHERS))
 
-DUCKDB_DENIED_NAMES: dict[str, str] = {
-    "load_extension": _NATIVE, "glob": _OUTSIDE, "sniff_csv": _OUTSIDE, "parquet_scan": _OUTSIDE,
-    "iceberg_scan": _OUTSIDE, "delta_scan": _OUTSIDE, "arrow_scan": _OUTSIDE, "pandas_scan": _OUTSIDE,
-    "query": _HIDDEN_SQL, "query_table": _HIDDEN_SQL, "json_execute_serialized_sql": _HIDDEN_SQL,
-    "getenv": _OTHERS, "getvariable": _OTHERS, "duckdb_secrets": _OTHERS, "which_secret": _OTHERS,
-    "duckdb_settings": _OTHERS, "current_setting": _OTHERS, "duckdb_databases": _OTHERS,
-    "duckdb_temporary_files": _OTHERS, "duckdb_extensions": _OTHERS,
+# DuckDB: file readers, SQL text the guard cannot see, the environment and settings, checkpoints.
+DUCKDB_DENIED_NAMES: Mapping[str, str] = MappingProxyType({
+    "load_extension": _NATIVE,
+    **dict.fromkeys(("glob", "sniff_csv", "parquet_scan", "iceberg_scan", "delta_scan", "arrow_scan",
+                     "pandas_scan"), _OUTSIDE),
+    **dict.fromkeys(("query", "query_table", "json_execute_serialized_sql"), _HIDDEN_SQL),
+    **dict.fromkeys(("getenv", "getvariable", "duckdb_secrets", "which_secret", "duckdb_settings",
+                     "current_setting", "duckdb_databases", "duckdb_temporary_files", "duckdb_extensions"), _OTHERS),
     "checkpoint": _SERVER, "force_checkpoint": _SERVER,
-}
-DUCKDB_DENIED_PREFIXES: dict[str, str] = {
-    "read_": _OUTSIDE, "parquet_": _OUTSIDE, "sqlite_": _OUTSIDE, "postgres_": _OUTSIDE, "mysql_": _OUTSIDE,
-    "pragma_": "PRAGMA functions are disabled; ask for the table schema instead",
-}
+})
+DUCKDB_DENIED_PREFIXES: Mapping[str, str] = MappingProxyType({
+    **dict.fromkeys(("read_", "parquet_", "sqlite_", "postgres_", "mysql_"), _OUTSIDE), "pragma_": _PRAGMA,
+})
+
+DENIALS: Mapping[str, Denials] = MappingProxyType({
+    "sqlite": Denials(SQLITE_DENIED_NAMES, _SQLITE_PREFIXES, SQLITE_DENIED_NAMES, _SQLITE_PREFIXES),
+    "postgres": Denials(POSTGRES_DENIED_NAMES, POSTGRES_DENIED_PREFIXES, POSTGRES_DENIED_TABLES),
+    "mysql": Denials(MYSQL_DENIED_NAMES, tables={"processlist": _OTHERS}, schemas=MYSQL_DENIED_SCHEMAS),
+    # FROM pragma_database_list names the file's path.
+    "duckdb": Denials(DUCKDB_DENIED_NAMES, DUCKDB_DENIED_PREFIXES, table_prefixes={"pragma_": _PRAGMA}),
+})
+
 # A table name DuckDB would read as a file or URL (a "replacement scan": FROM 'data.csv').
 _FILE_LIKE = re.compile(r"[/\\:]|\.(csv|tsv|txt|json|jsonl|ndjson|parquet|xlsx|gz|zst|db|duckdb)$", re.IGNORECASE)
 
-DENIALS: dict[str, tuple[dict[str, str], dict[str, str], dict[str, str]]] = {
-    "mysql": (MYSQL_DENIED_NAMES, {}, MYSQL_DENIED_TABLES),
-    "duckdb": (DUCKDB_DENIED_NAMES, DUCKDB_DENIED_PREFIXES, {}),
-}
+
+def denials_for(dialect: str) -> Denials:
+    """The engine's denials; a dialect without its own list gets SQLite's."""
+    return DENIALS.get(dialect) or DENIALS["sqlite"]
 
 
 def node_denial(node: exp.Expression, dialect: str) -> str | None:
-    """Why the guard refuses a node on this engine beyond names: MySQL's variables and system
-    schemas, DuckDB's file names in FROM. None when allowed."""
-    if dialect == "mysql":
-        if isinstance(node, (exp.Parameter, exp.SessionParameter)):
-            return ("variables (@name, @@name) are not allowed: they keep state between queries or expose "
-                    "server settings; write the value into the query")
-        if isinstance(node, exp.Table) and node.db.lower() in MYSQL_DENIED_SCHEMAS:
-            return f"table {node.db}.{node.name} is not allowed: {_OTHERS}"
-    if dialect == "duckdb" and isinstance(node, exp.Table):
-        if _FILE_LIKE.search(node.name):
-            return f"table {node.name} is not allowed: it names a file; query the tables listed in the schema"
-        if node.name.lower().startswith("pragma_"):  # FROM pragma_database_list: the file's path
-            return f"table {node.name} is not allowed: {DUCKDB_DENIED_PREFIXES['pragma_']}"
+    """Why the guard refuses a node on this engine beyond names: MySQL's variables, DuckDB's file
+    names in FROM. None when allowed."""
+    if dialect == "mysql" and isinstance(node, (exp.Parameter, exp.SessionParameter)):
+        return ("variables (@name, @@name) are not allowed: they keep state between queries or expose "
+                "server settings; write the value into the query")
+    if dialect == "duckdb" and isinstance(node, exp.Table) and _FILE_LIKE.search(node.name):
+        return f"table {node.name} is not allowed: it names a file; query the tables listed in the schema"
     return None

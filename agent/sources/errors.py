@@ -45,6 +45,11 @@ class QueryTimeout(SourceError):
     """The query ran past the wall-clock limit and was stopped."""
 
 
+def timed_out(time_limit_s: float) -> QueryTimeout:
+    """The error of a query stopped at its time limit (ASKDB_SQL_TIMEOUT), worded the same on every engine."""
+    return QueryTimeout(f"query stopped after {time_limit_s} s; add filters or LIMIT")
+
+
 class QueryBusy(QueryTimeout):
     """Every query worker stayed busy for the whole wait; nothing ran. Retry in a moment."""
 

@@ -26,10 +26,11 @@ import pymysql
 import pymysql.cursors
 
 from agent.sources.base import (
-    Column, ForeignKey, QueryResult, TableSchema, cap_cell, capped_result, plain_value, resolve_name,
+    COUNT_CAP, Column, ForeignKey, QueryResult, TableSchema, capped_count_sql, capped_result, clamp, contains_pattern,
+    render_cell, resolve_name,
 )
 from agent.sources.errors import (
-    QueryBusy, QueryFailed, QueryTimeout, SQLRejected, SourceUnavailable, UnknownColumn, UnknownTable,
+    QueryBusy, QueryFailed, SQLRejected, SourceUnavailable, UnknownColumn, UnknownTable, timed_out,
 )
 from agent.sources.sql_guard import check_sql
 
@@ -38,7 +39,6 @@ DEFAULT_PORT = 3306
 URL_OPTIONS = ("unix_socket", "ssl_ca")
 POOL_SIZE = 4
 INDEX_TTL_S = 300
-COUNT_CAP = 1_000_000
 # Privileges that neither write nor reach outside the granted tables.
 READ_PRIVILEGES = frozenset({"USAGE", "SELECT", "SHOW VIEW"})
 _NO_SELECT_LIMIT = 18446744073709551615  # sql_select_limit's default: no limit
@@ -182,7 +182,7 @@ class MySQLSource:
                 raise SQLRejected("the statement is not a query (it has no result columns); send one SELECT")
             columns = [d[0] for d in cursor.description]
             result = capped_result(sql, columns, cursor, limit=limit, started=started,
-                                   render_cell=self._render_cell)
+                                   max_cell_bytes=self.max_cell_bytes)
             if result.truncated:
                 _drop_unread(cursor, conn)
             return result
@@ -210,7 +210,7 @@ class MySQLSource:
 
     def sample_rows(self, table: str, limit: int = 5) -> QueryResult:
         """The first rows of a table or view; ``limit`` is clamped to 1..5."""
-        limit = min(max(int(limit), 1), 5)
+        limit = clamp(limit, 5)
         with self._transaction() as conn:
             name = self._resolve_table(conn, table)
         return self._run_unchecked(f"SELECT * FROM {quote(name)} LIMIT {limit}")
@@ -222,7 +222,7 @@ class MySQLSource:
         Raises:
             UnknownTable, UnknownColumn: with the closest real names.
         """
-        limit = min(max(int(limit), 1), self.max_rows)
+        limit = clamp(limit, self.max_rows)
         with self._transaction() as conn:
             name = self._resolve_table(conn, table)
             described = _rows(conn, _COLUMNS, (name,))
@@ -231,12 +231,11 @@ class MySQLSource:
             texts = [quote_in_format(r[0]) for r in described if r[5] in _TEXT_TYPES]
             if not texts:
                 return []
-            escaped = term.replace("|", "||").replace("%", "|%").replace("_", "|_")
             matches = " OR ".join(f"{c} LIKE %(pattern)s ESCAPE '|'" for c in texts)
             rows = _rows(conn, f"SELECT {target}, count(*) AS n FROM {quote_in_format(name)} WHERE {target} IS NOT NULL"
                                f" AND ({matches}) GROUP BY {target} ORDER BY n DESC, {target} LIMIT %(limit)s",
-                         {"pattern": f"%{escaped}%", "limit": limit})
-        return [self._render_cell(r[0])[0] for r in rows]
+                         {"pattern": contains_pattern(term, "|"), "limit": limit})
+        return [render_cell(r[0], self.max_cell_bytes)[0] for r in rows]
 
     # -- connections ------------------------------------------------------------
 
@@ -352,7 +351,7 @@ class MySQLSource:
         code = e.args[0] if e.args and isinstance(e.args[0], int) else 0
         message = _reason(e)
         if code in _TIMEOUT_CODES:
-            return QueryTimeout(f"query stopped after {self.time_limit_s} s; add filters or LIMIT")
+            return timed_out(self.time_limit_s)
         if code in _READ_ONLY_CODES:
             return SQLRejected(f"{message}: the analytics user may only read; send a SELECT query")
         if code in _LOST_CODES or isinstance(e, pymysql.err.InterfaceError):
@@ -366,8 +365,7 @@ class MySQLSource:
                    for r in _rows(conn, _COLUMNS, (name,))]
         foreign_keys = [ForeignKey(column=r[0], ref_table=r[1], ref_column=r[2])
                         for r in _rows(conn, _FOREIGN_KEYS, (name,))]
-        ((count,),) = _rows(conn, f"SELECT count(*) FROM (SELECT 1 FROM {quote_in_format(name)} LIMIT %s) AS capped",
-                            (COUNT_CAP + 1,))
+        ((count,),) = _rows(conn, capped_count_sql(quote(name)))  # no arguments: the name is not %-formatted
         return TableSchema(name=name, columns=columns, foreign_keys=foreign_keys, row_count=min(count, COUNT_CAP))
 
     def _table_names(self, conn: pymysql.connections.Connection) -> list[str]:
@@ -375,9 +373,6 @@ class MySQLSource:
 
     def _resolve_table(self, conn: pymysql.connections.Connection, table: str) -> str:
         return resolve_name(table, self._table_names(conn), UnknownTable, f"no table or view named {table!r}")
-
-    def _render_cell(self, value: Any) -> tuple[Any, bool]:
-        return cap_cell(plain_value(value), self.max_cell_bytes)
 
 
 def _reason(e: pymysql.MySQLError) -> str:

@@ -21,17 +21,15 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from agent.sources.base import (
-    Column, ForeignKey, QueryResult, TableSchema, cap_cell, capped_result, plain_value, resolve_name,
+    COUNT_CAP, Column, ForeignKey, QueryResult, TableSchema, capped_count_sql, capped_result, clamp, contains_pattern,
+    render_cell, resolve_name,
 )
 from agent.sources.errors import (
-    QueryFailed, QueryTimeout, SQLRejected, SourceUnavailable, UnknownColumn, UnknownTable,
+    QueryFailed, SQLRejected, SourceUnavailable, UnknownColumn, UnknownTable, timed_out,
 )
 from agent.sources.query_pool import PoolLimits
 from agent.sources.sql_guard import check_sql
 
-# Row counts are exact up to here; past it `describe_table` reports the planner's estimate
-# (never less than this), so listing a warehouse's tables costs a bounded scan each.
-COUNT_CAP = 1_000_000
 POOL_SIZE = 4
 INDEX_TTL_S = 300
 
@@ -148,7 +146,7 @@ class PostgresSource:
                 cursor.itersize = min(limit + 1, 200)
                 cursor.execute(sql_text)
                 return capped_result(sql_text, [d.name for d in cursor.description or []], cursor, limit=limit,
-                                     started=started, render_cell=self._render_cell)
+                                     started=started, max_cell_bytes=self.max_cell_bytes)
 
     # -- introspection (trusted SQL; names come from the catalog, values are bound) ----
 
@@ -175,7 +173,7 @@ class PostgresSource:
 
     def sample_rows(self, table: str, limit: int = 5) -> QueryResult:
         """The first rows of a table or view; ``limit`` is clamped to 1..5."""
-        limit = min(max(int(limit), 1), 5)
+        limit = clamp(limit, 5)
         with self._transaction() as conn, self._errors():
             name, _ = self._resolve_table(conn, table)
         return self._run_unchecked(f"SELECT * FROM {sql.Identifier(name).as_string(None)} LIMIT {limit}")
@@ -189,7 +187,7 @@ class PostgresSource:
         Raises:
             UnknownTable, UnknownColumn: with the closest real names.
         """
-        limit = min(max(int(limit), 1), self.max_rows)
+        limit = clamp(limit, self.max_rows)
         with self._transaction() as conn, self._errors():
             name, oid = self._resolve_table(conn, table)
             described = conn.execute(_COLUMNS, (oid,)).fetchall()
@@ -202,9 +200,8 @@ class PostgresSource:
             query = sql.SQL("SELECT {t}, count(*) AS n FROM {table} WHERE {t} IS NOT NULL AND ({m})"
                             " GROUP BY {t} ORDER BY n DESC, {t} LIMIT %(limit)s").format(
                 t=target, table=sql.Identifier(name), m=matches)
-            escaped = term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            rows = conn.execute(query, {"pattern": f"%{escaped}%", "limit": limit}).fetchall()
-        return [self._render_cell(r[0])[0] for r in rows]
+            rows = conn.execute(query, {"pattern": contains_pattern(term), "limit": limit}).fetchall()
+        return [render_cell(r[0], self.max_cell_bytes)[0] for r in rows]
 
     # -- connections ------------------------------------------------------------
 
@@ -281,7 +278,7 @@ class PostgresSource:
         state = e.sqlstate or ""
         message = (e.diag.message_primary if e.diag and e.diag.message_primary else str(e)).strip()
         if isinstance(e, psycopg.errors.QueryCanceled):
-            return QueryTimeout(f"query stopped after {self.time_limit_s} s; add filters or LIMIT")
+            return timed_out(self.time_limit_s)
         if state == "25006":  # read_only_sql_transaction
             return SQLRejected("the analytics database is read-only; send a SELECT query")
         if state == "42501":  # insufficient_privilege: the read-only role refused it
@@ -305,8 +302,7 @@ class PostgresSource:
                    for r in conn.execute(_COLUMNS, (oid,))]
         foreign_keys = [ForeignKey(column=r[0], ref_table=r[1], ref_column=r[2])
                         for r in conn.execute(_FOREIGN_KEYS, (oid,))]
-        (count,) = conn.execute(sql.SQL("SELECT count(*) FROM (SELECT 1 FROM {} LIMIT %s) AS capped").format(
-            sql.Identifier(name)), (COUNT_CAP + 1,)).fetchone()
+        (count,) = conn.execute(sql.SQL(capped_count_sql("{}")).format(sql.Identifier(name))).fetchone()
         if count > COUNT_CAP:
             (estimate,) = conn.execute("SELECT reltuples::bigint FROM pg_class WHERE oid = %s", (oid,)).fetchone()
             count = max(COUNT_CAP, estimate)
@@ -317,9 +313,6 @@ class PostgresSource:
         name = resolve_name(table, sorted(relations, key=lambda n: (n.lower(), n)), UnknownTable,
                             f"no table or view named {table!r}")
         return name, relations[name]
-
-    def _render_cell(self, value: Any) -> tuple[Any, bool]:
-        return cap_cell(plain_value(value), self.max_cell_bytes)
 
 
 def _configure(conn: psycopg.Connection) -> None:

@@ -48,7 +48,7 @@ from typing import Any, Callable, Protocol
 from agent.sources.base import QueryResult
 from agent.sources.errors import (
     QueryBusy, QueryFailed, QueryOutOfMemory, QueryTimeout, SQLRejected, SourceUnavailable, UnknownColumn,
-    UnknownTable,
+    UnknownTable, timed_out,
 )
 from storage.errors import AskdbError
 
@@ -314,7 +314,7 @@ def run_isolated(source: IsolatedSource, sql: str, *, limit: int) -> QueryResult
         raise QueryBusy(f"all {source.limits.workers} query workers are busy; retry in a moment") from None
     except WorkerDied as died:
         if died.timed_out:
-            raise QueryTimeout(f"query stopped after {source.time_limit_s} s; add filters or LIMIT") from None
+            raise timed_out(source.time_limit_s) from None
         raise QueryFailed(f"the query's worker process {died} (a crash, most likely out of memory: "
                           "ASKDB_SQL_MAX_MEMORY_MB); select fewer or smaller values, or add LIMIT") from None
     if "error" in reply:

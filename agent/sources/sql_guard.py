@@ -17,112 +17,15 @@ from sqlglot.dialects.dialect import Dialect
 from sqlglot.errors import ParseError, SqlglotError
 from sqlglot.tokens import TokenType
 
-from agent.sources.engine_denials import DENIALS, node_denial
+from agent.sources.engine_denials import denials_for, node_denial
 from agent.sources.errors import SQLRejected
 
-__all__ = [
-    "DENIED_NAMES",
-    "MAX_SQL_CHARS",
-    "POSTGRES_DENIED_NAMES",
-    "POSTGRES_DENIED_PREFIXES",
-    "POSTGRES_DENIED_TABLES",
-    "check_sql",
-    "denial_reason",
-]
+__all__ = ["MAX_SQL_CHARS", "check_sql"]
 
 # SQLite's SQLITE_LIMIT_SQL_LENGTH is set to the same value on the analytics
 # connection; no model-written analytics query comes near it, and it keeps the
 # parser away from pathological inputs.
 MAX_SQL_CHARS = 100_000
-
-_OUTSIDE = "it reaches outside the database"
-_INTERNALS = "it exposes database internals"
-# Functions and table-valued functions / eponymous virtual tables that a read query
-# must not name. Most are only compiled into the sqlite3 shell or optional
-# extensions; they are listed so that a build which has them stays closed.
-DENIED_NAMES: dict[str, str] = {
-    "load_extension": "it loads native code into the database process",
-    "readfile": _OUTSIDE,
-    "writefile": _OUTSIDE,
-    "edit": _OUTSIDE,
-    "fsdir": _OUTSIDE,
-    "lines": _OUTSIDE,
-    "zipfile": _OUTSIDE,
-    "zipfile_cds": _OUTSIDE,
-    "sqlar_compress": _OUTSIDE,
-    "sqlar_uncompress": _OUTSIDE,
-    "fts3_tokenizer": "it exposes memory addresses",
-    "sqlite_dbpage": _INTERNALS,
-    "sqlite_dbdata": _INTERNALS,
-    "sqlite_dbptr": _INTERNALS,
-    # dbstat is read-only but scans every page of the file and answers no
-    # analytics question; denied to keep the surface small.
-    "dbstat": _INTERNALS,
-    "sqlite_stmt": _INTERNALS,
-}
-_PRAGMA_PREFIX = "pragma_"
-_PRAGMA_REASON = "PRAGMA functions are disabled; ask for the table schema instead"
-
-# PostgreSQL (dialect "postgres"): functions that read or write server files, run SQL
-# text this parser never sees, change settings or other sessions, take locks, or only
-# wait. The READ ONLY transaction and a read-only role (layers 2 and 3) stop the writes
-# among them; they are named here so the model learns why at once.
-_SERVER = "it changes the server, its settings or other sessions"
-_HIDDEN_SQL = "it runs SQL text the guard cannot check; write the query itself"
-POSTGRES_DENIED_NAMES: dict[str, str] = {
-    # Not a PostgreSQL function; denied so that every engine refuses the same extension-load corpus.
-    "load_extension": DENIED_NAMES["load_extension"],
-    "pg_stat_file": _OUTSIDE, "loread": _OUTSIDE, "lowrite": _OUTSIDE, "ts_stat": _HIDDEN_SQL,
-    "set_config": _SERVER, "pg_terminate_backend": _SERVER, "pg_cancel_backend": _SERVER,
-    "pg_reload_conf": _SERVER, "pg_rotate_logfile": _SERVER, "pg_promote": _SERVER, "pg_switch_wal": _SERVER,
-    "pg_create_restore_point": _SERVER, "pg_start_backup": _SERVER, "pg_stop_backup": _SERVER,
-    "pg_log_backend_memory_contexts": _SERVER, "pg_notify": _SERVER, "nextval": _SERVER, "setval": _SERVER,
-    "pg_import_system_collations": _SERVER, "pg_create_physical_replication_slot": _SERVER,
-    "pg_create_logical_replication_slot": _SERVER, "pg_drop_replication_slot": _SERVER,
-    "pg_copy_physical_replication_slot": _SERVER, "pg_copy_logical_replication_slot": _SERVER,
-}
-POSTGRES_DENIED_PREFIXES: dict[str, str] = {
-    "pg_read_": _OUTSIDE, "pg_ls_": _OUTSIDE, "pg_file_": _OUTSIDE, "lo_": _OUTSIDE, "dblink": _OUTSIDE,
-    "query_to_xml": _HIDDEN_SQL, "cursor_to_xml": _HIDDEN_SQL, "table_to_xml": _HIDDEN_SQL,
-    "schema_to_xml": _HIDDEN_SQL, "database_to_xml": _HIDDEN_SQL,
-    "pg_advisory": "it takes locks other sessions wait on", "pg_try_advisory": "it takes locks other sessions wait on",
-    "pg_sleep": "it only waits; ask for data instead",
-    "pg_replication_": _SERVER, "pg_logical_": _SERVER, "pg_wal_": _SERVER, "pg_backup_": _SERVER,
-}
-# Catalogs holding other users' queries, credentials or server configuration (exact names).
-_OTHERS = "it exposes other sessions, credentials or server settings"
-POSTGRES_DENIED_TABLES: dict[str, str] = {
-    name: _OTHERS for name in (
-        "pg_authid", "pg_shadow", "pg_user_mapping", "pg_user_mappings", "pg_hba_file_rules",
-        "pg_ident_file_mappings", "pg_file_settings", "pg_settings", "pg_stat_activity",
-        "pg_stat_statements", "pg_largeobject", "pg_largeobject_metadata")
-}
-
-
-_DENIALS = {"postgres": (POSTGRES_DENIED_NAMES, POSTGRES_DENIED_PREFIXES, POSTGRES_DENIED_TABLES), **DENIALS}
-
-
-def denial_reason(name: str, dialect: str = "sqlite", *, table: bool = False) -> str | None:
-    """Why a function (or, with ``table``, a table) name is denied, or None if it is allowed.
-
-    Shared with the authorizer in agent/sources/sqlite.py so both layers deny the same
-    names. SQLite folds identifier case in ASCII only; ``lower()`` may fold more,
-    which can only over-reject.
-    """
-    key = name.lower()
-    if dialect in _DENIALS:
-        names, prefixes, tables = _DENIALS[dialect]
-        if table:
-            return tables.get(key)
-        if key in names:
-            return names[key]
-        return next((why for prefix, why in prefixes.items() if key.startswith(prefix)), None)
-    if key in DENIED_NAMES:
-        return DENIED_NAMES[key]
-    if key.startswith(_PRAGMA_PREFIX):
-        return _PRAGMA_REASON
-    return None
-
 
 # Statement classes that must not appear anywhere in the tree. Names are resolved
 # against the installed sqlglot; tests/agent/sources/test_sql_guard.py fails if one is
@@ -222,6 +125,7 @@ def _check(sql: str, dialect: str) -> str:
 
 
 def _check_tree(root: exp.Expression, sql: str, dialect: str) -> None:
+    denials = denials_for(dialect)
     for node in root.walk():
         if isinstance(node, exp.Into):
             raise SQLRejected(
@@ -233,15 +137,13 @@ def _check_tree(root: exp.Expression, sql: str, dialect: str) -> None:
             raise SQLRejected(reason)
         if isinstance(node, exp.Func):
             for name in _function_names(node):
-                reason = denial_reason(name, dialect)
-                if reason:
+                if reason := denials.function(name):
                     raise SQLRejected(f"function {name} is not allowed: {reason}")
-        elif isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier):
+        elif isinstance(node, exp.Table) and (reason := denials.table(node.name, node.db)):
             # Also when a CTE of that name exists: CTE scope is not worth modelling
             # here, and a model never needs to reuse these names.
-            reason = denial_reason(node.name, dialect, table=True)
-            if reason:
-                raise SQLRejected(f"table {node.name} is not allowed: {reason}")
+            name = f"{node.db}.{node.name}" if node.db.lower() in denials.schemas else node.name
+            raise SQLRejected(f"table {name} is not allowed: {reason}")
 
 
 def _function_names(node: exp.Func) -> list[str]:

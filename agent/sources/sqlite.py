@@ -19,14 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from agent.sources.base import (
-    Column, FileSource, ForeignKey, QueryResult, TableSchema, cap_cell, capped_result, quote_identifier,
-    resolve_name, row_limit,
+    Column, FileSource, ForeignKey, QueryResult, TableSchema, capped_result, clamp, contains_pattern,
+    quote_identifier, render_cell, resolve_name, row_limit,
 )
 from agent.sources.errors import (
-    QueryFailed, QueryTimeout, SQLRejected, SourceUnavailable, UnknownColumn, UnknownTable,
+    QueryFailed, SQLRejected, SourceUnavailable, UnknownColumn, UnknownTable, timed_out,
 )
 from agent.sources.query_pool import PoolLimits, run_isolated
-from agent.sources.sql_guard import MAX_SQL_CHARS, check_sql, denial_reason
+from agent.sources.engine_denials import DENIALS
+from agent.sources.sql_guard import MAX_SQL_CHARS, check_sql
 
 # Large enough for any real analytics cell, small enough that randomblob(1e9),
 # zeroblob(1e9) or printf('%.*c', 1e9, 'x') fail at once instead of allocating.
@@ -47,6 +48,7 @@ PROGRESS_STEPS = 1000
 # A writer rebuilding the file holds its lock briefly; waiting longer than this
 # only ties up a worker thread, so callers get "locked, retry" instead.
 MAX_BUSY_WAIT_S = 1.0
+_DENIALS = DENIALS["sqlite"]  # the guard's names, denied again as SQLite prepares the statement
 _ALLOWED_ACTIONS = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION,
                     sqlite3.SQLITE_RECURSIVE}
 _ACTION_LABELS = {
@@ -124,7 +126,7 @@ class SQLiteSource(FileSource):
                     raise SQLRejected("the statement is not a query (it has no result columns); "
                                       "send one SELECT statement")
                 return capped_result(sql, [d[0] for d in cursor.description], cursor, limit=limit, started=started,
-                                     render_cell=self._render_cell)
+                                     max_cell_bytes=self.max_cell_bytes)
 
     # -- introspection (trusted SQL; names come from the schema) -----------------
 
@@ -151,7 +153,7 @@ class SQLiteSource(FileSource):
 
     def sample_rows(self, table: str, limit: int = 5) -> QueryResult:
         """The first rows of a table or view; ``limit`` is clamped to 1..5."""
-        limit = min(max(int(limit), 1), 5)
+        limit = clamp(limit, 5)
         with self._connect() as conn, self._errors():
             name = self._resolve_table(conn, table)
         return self._run_unchecked(f"SELECT * FROM {quote_identifier(name)} LIMIT {limit}")
@@ -169,7 +171,7 @@ class SQLiteSource(FileSource):
         Raises:
             UnknownTable, UnknownColumn: with the closest real names.
         """
-        limit = min(max(int(limit), 1), self.max_rows)
+        limit = clamp(limit, self.max_rows)
         with self._connect() as conn, self._errors():
             name = self._resolve_table(conn, table)
             names = [r[0] for r in conn.execute(
@@ -183,9 +185,8 @@ class SQLiteSource(FileSource):
             sql = (f"SELECT {target}, count(*) AS n FROM {quote_identifier(name)}"
                    f" WHERE {target} IS NOT NULL AND ({matches})"
                    f" GROUP BY {target} ORDER BY n DESC, {target} LIMIT :limit")
-            escaped = term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-            rows = conn.execute(sql, {"pattern": f"%{escaped}%", "limit": limit}).fetchall()
-        return [self._render_cell(r[0])[0] for r in rows]
+            rows = conn.execute(sql, {"pattern": contains_pattern(term), "limit": limit}).fetchall()
+        return [render_cell(r[0], self.max_cell_bytes)[0] for r in rows]
 
     # -- connections ------------------------------------------------------------
 
@@ -254,7 +255,7 @@ class SQLiteSource(FileSource):
         primary = code.split("_")[1]  # SQLITE_BUSY_SNAPSHOT -> BUSY
         message = str(e)
         if primary == "INTERRUPT":
-            return QueryTimeout(f"query stopped after {self.time_limit_s} s; add filters or LIMIT")
+            return timed_out(self.time_limit_s)
         if primary in ("BUSY", "LOCKED"):
             return SourceUnavailable(
                 f"the analytics database {self.path.name} is locked by another process "
@@ -304,20 +305,17 @@ class SQLiteSource(FileSource):
     def _resolve_table(self, conn: sqlite3.Connection, table: str) -> str:
         return resolve_name(table, self._table_names(conn), UnknownTable, f"no table or view named {table!r}")
 
-    def _render_cell(self, value: Any) -> tuple[Any, bool]:
-        return cap_cell(value, self.max_cell_bytes)
-
 
 def _read_only_authorizer(denied: list[str]):
     """SQLite authorizer for model-written SQL: reads and plain functions only."""
 
     def authorize(action: int, arg1: str | None, arg2: str | None, _db: str | None,
                   _source: str | None) -> int:
-        if action == sqlite3.SQLITE_READ and arg1 and denial_reason(arg1):
-            denied.append(f"table {arg1} is not allowed: {denial_reason(arg1)}")
+        if action == sqlite3.SQLITE_READ and arg1 and (reason := _DENIALS.table(arg1)):
+            denied.append(f"table {arg1} is not allowed: {reason}")
             return sqlite3.SQLITE_DENY
-        if action == sqlite3.SQLITE_FUNCTION and arg2 and denial_reason(arg2):
-            denied.append(f"function {arg2} is not allowed: {denial_reason(arg2)}")
+        if action == sqlite3.SQLITE_FUNCTION and arg2 and (reason := _DENIALS.function(arg2)):
+            denied.append(f"function {arg2} is not allowed: {reason}")
             return sqlite3.SQLITE_DENY
         if action in _ALLOWED_ACTIONS:
             return sqlite3.SQLITE_OK

@@ -66,6 +66,15 @@ def test_the_factory_opens_mysql_and_mariadb_urls(mariadb_analytics_url):
             source.close()
 
 
+def user_with_role(mariadb_server, user: str, role: str, *grants: str) -> MySQLSource:
+    """A source connecting as a new `user` whose default role is the new `role`, after `grants` run as root."""
+    with mariadb_server.connect() as conn, conn.cursor() as cursor:
+        for statement in (f"CREATE ROLE IF NOT EXISTS {role}", *grants, f"CREATE USER IF NOT EXISTS {user}@'%'",
+                          f"GRANT {role} TO {user}@'%'", f"SET DEFAULT ROLE {role} FOR {user}@'%'"):
+            cursor.execute(statement)
+    return MySQLSource(mariadb_server.url("askdb_sample", user=user))
+
+
 @pytest.mark.parametrize("grants, privileges, roles", [
     (["GRANT USAGE ON *.* TO `r`@`%`", "GRANT SELECT, SHOW VIEW ON `db`.* TO `r`@`%`"], {"USAGE", "SELECT", "SHOW VIEW"}, []),
     (["GRANT SELECT (`a`, `b`), INSERT (`c`) ON `db`.`t` TO `r`@`%`"], {"SELECT", "INSERT"}, []),
@@ -80,13 +89,8 @@ def test_a_user_that_may_write_is_refused_directly_or_through_a_role(mariadb_ser
     root = MySQLSource(mariadb_sample_owner_url)
     with pytest.raises(SourceUnavailable, match="'root', who holds ALL PRIVILEGES.*read-only user"):
         root.list_tables()
-    with mariadb_server.connect() as conn, conn.cursor() as cursor:
-        cursor.execute("CREATE ROLE IF NOT EXISTS askdb_editor")
-        cursor.execute("GRANT SELECT, INSERT ON askdb_sample.* TO askdb_editor")
-        cursor.execute("CREATE USER IF NOT EXISTS askdb_editor_user@'%'")
-        cursor.execute("GRANT askdb_editor TO askdb_editor_user@'%'")
-        cursor.execute("SET DEFAULT ROLE askdb_editor FOR askdb_editor_user@'%'")
-    editor = MySQLSource(mariadb_server.url("askdb_sample", user="askdb_editor_user"))
+    editor = user_with_role(mariadb_server, "askdb_editor_user", "askdb_editor",
+                            "GRANT SELECT, INSERT ON askdb_sample.* TO askdb_editor")
     with pytest.raises(SourceUnavailable, match="holds INSERT"):
         editor.list_tables()
     trusted = MySQLSource(mariadb_sample_owner_url, trusted=True)  # `store query`: SQL its holder typed
@@ -100,16 +104,10 @@ def test_a_role_granted_through_another_role_is_refused(mariadb_server):
     """A role granted to a role granted to the user: its privileges count as the user's, but MariaDB
     (and MySQL 8 without SELECT on the mysql schema) shows the user only its own roles' grants. What
     askdb cannot read it cannot vouch for: refused, naming the role (before, its DELETE passed)."""
-    with mariadb_server.connect() as conn, conn.cursor() as cursor:
-        cursor.execute("CREATE ROLE IF NOT EXISTS askdb_inner")
-        cursor.execute("GRANT SELECT, DELETE ON askdb_sample.* TO askdb_inner")
-        cursor.execute("CREATE ROLE IF NOT EXISTS askdb_outer")
-        cursor.execute("GRANT SELECT ON askdb_sample.* TO askdb_outer")
-        cursor.execute("GRANT askdb_inner TO askdb_outer")
-        cursor.execute("CREATE USER IF NOT EXISTS askdb_nested_user@'%'")
-        cursor.execute("GRANT askdb_outer TO askdb_nested_user@'%'")
-        cursor.execute("SET DEFAULT ROLE askdb_outer FOR askdb_nested_user@'%'")
-    nested = MySQLSource(mariadb_server.url("askdb_sample", user="askdb_nested_user"))
+    nested = user_with_role(mariadb_server, "askdb_nested_user", "askdb_outer",
+                            "CREATE ROLE IF NOT EXISTS askdb_inner",
+                            "GRANT SELECT, DELETE ON askdb_sample.* TO askdb_inner",
+                            "GRANT SELECT ON askdb_sample.* TO askdb_outer", "GRANT askdb_inner TO askdb_outer")
     with pytest.raises(SourceUnavailable, match="holds the role `askdb_inner` whose privileges it may not read"):
         nested.list_tables()
 

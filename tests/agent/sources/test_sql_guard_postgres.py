@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from agent.sources.errors import SQLRejected
-from agent.sources.sql_guard import DENIED_NAMES, check_sql, denial_reason
+from agent.sources.engine_denials import DENIALS, SQLITE_DENIED_NAMES
+from agent.sources.sql_guard import check_sql
 from tests.agent.sources.test_sql_guard import load_payloads, load_spider_subset
 
 
@@ -92,12 +93,12 @@ def test_every_corpus_payload_is_rejected_unless_it_names_a_sqlite_only_function
         except SQLRejected:
             continue
         lowered = payload.lower()
-        assert any(name in lowered for name in DENIED_NAMES) or "pragma_" in lowered, payload
+        assert any(name in lowered for name in SQLITE_DENIED_NAMES) or "pragma_" in lowered, payload
 
 
 def test_denied_prefixes_apply_to_functions_not_to_tables() -> None:
-    assert denial_reason("lo_import", "postgres")
-    assert denial_reason("lo_import", "postgres", table=True) is None
-    assert denial_reason("pg_authid", "postgres", table=True)
-    assert denial_reason("readfile", "postgres") is None  # a SQLite shell function, absent from PostgreSQL
-    assert denial_reason("pg_read_file") is None  # the SQLite rules are unchanged
+    postgres = DENIALS["postgres"]
+    assert postgres.function("lo_import") and postgres.table("lo_import") is None
+    assert postgres.table("pg_authid") and postgres.table("PG_AUTHID")
+    assert postgres.function("readfile") is None  # a SQLite shell function, absent from PostgreSQL
+    assert DENIALS["sqlite"].function("pg_read_file") is None  # the SQLite rules are unchanged
