@@ -1,6 +1,7 @@
 """Your data in headless Chromium (issue 21, files): upload a CSV with Chinese headers (UTF-8 and
-GBK) and a Parquet file, check each preview, confirm, see the types, rename, delete; a file over
-the limit is stopped before it is sent; the page in Chinese."""
+GBK) and a Parquet file, check each preview, confirm, see the types, ask about each in a
+conversation bound to the user's tables (offline planner), rename, delete; a file over the limit
+is stopped before it is sent; the page in Chinese."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import re
 import duckdb
 import pytest
 
-from tests.app.test_browser import SCREENSHOTS
+from tests.app.test_browser import SCREENSHOTS, ask
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 LAUNCHES = "名称,发射次数,首飞\n长征二号丁,75,1992-08-09\n猎鹰9号,300,2010-06-04\n"
@@ -81,12 +82,24 @@ def test_add_preview_confirm_rename_and_delete_files(page, data_server, files):
     assert "km DOUBLE" in row(page, "orbits").locator("td.table-columns").inner_text()
     page.screenshot(path=str(SCREENSHOTS / "data.png"), full_page=True)
 
+    # Ask about each: a new conversation bound to the user's own tables.
+    page.click("a.ask-uploads")
+    page.wait_for_url(re.compile(r"/new\?source=uploads$"))
+    for n, (question, rows) in enumerate([("火箭的名称和发射次数", 2), ("发射场和国家", 2),
+                                         ("List the label and km of orbits with km above 10", 5)]):
+        ask(page, question)
+        page.wait_for_url(re.compile(r"/c/[0-9a-f]+"))
+        page.wait_for_function(f"document.querySelectorAll('.turn .answer .answer-text').length === {n + 1}")
+        assert page.locator(".turn").nth(n).locator("table.rows tbody tr").count() == rows
+    assert "猎鹰9号" in page.locator(".turn").nth(0).inner_text() and "orbit 11" in page.locator(".turn").nth(2).inner_text()
+    page.goto(data_server.url + "/data")
+
     # Too large: said at once, nothing sent.
     page.set_input_files("section.add-data input[type=file]", str(files / "big.csv"))
     message = page.locator("section.add-data .upload-too-large")
     assert message.is_visible() and "limit of 100000 bytes" in message.inner_text()
     page.click("section.add-data button[type=submit]")
-    assert page.url.endswith("/data?notice=added&table=orbits")
+    assert page.url == data_server.url + "/data" and page.locator("p.notice").count() == 0
 
     row(page, "sites").locator("details.rename summary").click()
     row(page, "sites").locator("input[name=new_name]").fill("launch sites")

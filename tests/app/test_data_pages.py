@@ -69,6 +69,7 @@ def pending_dirs(uploads: Path) -> list[Path]:
 
 
 def test_a_csv_is_previewed_then_confirmed_as_a_table(alice, uploads):
+    assert "/new?source=uploads" not in alice.get("/data").text  # nothing to ask about yet
     location = staged(alice, "火箭.csv", CSV.encode())
     preview = alice.get(location).text
     assert "UTF-8" in preview and "The first line holds the column names." in preview
@@ -77,7 +78,7 @@ def test_a_csv_is_previewed_then_confirmed_as_a_table(alice, uploads):
     done = alice.post(f"{location}/confirm", data={"table": "launches"}, follow_redirects=False)
     assert done.status_code == 303 and done.headers["location"] == "/data?notice=added&table=launches"
     page = alice.get(done.headers["location"]).text
-    assert "Table launches is ready." in page
+    assert "Table launches is ready." in page and 'href="/new?source=uploads"' in page
     assert re.search(r'<td class="table-name">launches</td>\s*<td class="table-rows">2</td>', page)
     assert "<code>日期</code> <span class=\"type muted\">DATE</span>" in page
     assert pending_dirs(uploads) == []  # confirmed: the pending file is gone
