@@ -5,8 +5,10 @@ recovery of a turn a killed process left and the remembering afterwards all use 
 turn's hold is taken (the service's lease), an interrupted turn is closed, and the question saved.
 Each step is written with the query result it shows, in one transaction, before its event is
 sent, so a killed process leaves every step the page saw. The step that ends the turn is written
-with the final state and the hold's release. The results a turn wrote are kept, never read back;
-results are numbered from the `last_result_id` of the load (the hold keeps other writers out).
+with the final state and the hold's release. Each of these writes first confirms the hold, in its
+own transaction: a turn whose lease expired and was taken over writes nothing more (`LeaseLost`).
+The results a turn wrote are kept, never read back; results are numbered from the `last_result_id`
+of the load (the hold keeps other writers out).
 
     recorder = TurnRecorder.begin(store, user_id=u, question=q, hold=lease)
     recorder.step(step, result=new_result)   # one transaction
@@ -33,6 +35,9 @@ class Hold(Protocol):
 
     def take(self, thread_id: str) -> None:
         """Raises when another live turn holds the conversation."""
+
+    def confirm(self) -> None:
+        """Raises when the hold was lost to another turn (its writes must not land)."""
 
     def release(self) -> None:
         """Harmless when not taken, or taken in a transaction that was rolled back."""
@@ -116,7 +121,9 @@ class TurnRecorder:
             self._held.append(step)
             return
         result, self._pending = self._pending, None
-        kept = self.store.record_step(self.thread_id, step_index=step.step_index, step=step, result=result)
+        with self.store.transaction():
+            self._confirm()
+            kept = self.store.record_step(self.thread_id, step_index=step.step_index, step=step, result=result)
         if kept is not None:
             self._kept[kept.result_id] = kept
 
@@ -153,10 +160,16 @@ class TurnRecorder:
 
     def _write_held(self, *, clear: bool = True) -> None:
         with self.store.transaction():
+            self._confirm()
             for step in self._held:
                 self.store.append_step(self.thread_id, step_index=step.step_index, step=step)
         if clear:
             self._held = []
+
+    def _confirm(self) -> None:
+        """Inside each write: a turn whose hold was taken over (it expired) writes nothing more."""
+        if self.hold is not None:
+            self.hold.confirm()
 
     def _end(self) -> None:
         if self.hold is not None:

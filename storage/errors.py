@@ -68,6 +68,16 @@ class StoreConflict(StoreError):
     could not serialize the two); nothing was written, and trying again is safe."""
 
 
+class LeaseLost(StoreConflict):
+    """A turn's lease on its conversation is no longer its own: it expired (its renewals failed) and another
+    turn, or a recovery, took the conversation. The turn's write was refused; nothing of it was written."""
+
+    def __init__(self, thread_id: str):
+        super().__init__(f"this turn no longer holds conversation {thread_id!r}: its lease expired and was taken "
+                         "over, so what it did since is not saved; ask again")
+        self.thread_id = thread_id
+
+
 class StoreTimeout(StoreUnavailable):
     """The store stopped a statement before it finished (PostgreSQL's statement_timeout or lock_timeout);
     nothing was written. The message keeps the server's reason."""

@@ -1,7 +1,8 @@
 """Turn leases: at most one running turn per conversation, across every process sharing the store.
 
 A lease is a row per thread with an owner (`host:pid:token`) and an expiry on the store's own
-clock (PostgreSQL's, which every app server shares). The turn renews it as it goes; a lease
+clock (PostgreSQL's, which every app server shares). The turn renews it as it goes, and confirms it in
+each of its writes (a turn whose lease was taken over writes nothing more); a lease
 left by a killed process is taken over when it expires, or at once when its owner is a process
 on this host that no longer exists. Taking one locks the conversation's row (PostgreSQL; SQLite
 has one writer), so of two processes asking at once exactly one gets it.
@@ -13,6 +14,7 @@ import os
 import socket
 import uuid
 
+from storage.errors import ConversationNotFound, LeaseLost
 from storage.sql import Database
 from storage.threads import require_conversation
 
@@ -64,6 +66,23 @@ class TurnLeases:
                 " acquired_at = excluded.acquired_at, expires_at = excluded.expires_at",
                 (thread_id, owner, self.seconds))
         return None
+
+    def confirm(self, thread_id: str, owner: str) -> None:
+        """Check, in the caller's write transaction, that `owner` still holds the lease, and keep it so
+        until that transaction ends: the conversation's row is locked, as `acquire` locks it first (on
+        PostgreSQL a takeover waits, in the same order, so the two never deadlock).
+
+        Raises:
+            LeaseLost: the lease is another's, or gone (released by whoever took it over).
+            ConversationNotFound: the conversation was deleted.
+        """
+        with self.db.write() as tx:
+            found = tx.row("SELECT (SELECT owner FROM turn_leases l WHERE l.thread_id = c.thread_id) AS owner"
+                           f" FROM conversations c WHERE c.thread_id = ?{self.db.dialect.for_update}", (thread_id,))
+            if found is None:
+                raise ConversationNotFound(thread_id)
+            if found["owner"] != owner:
+                raise LeaseLost(thread_id)
 
     def renew(self, thread_id: str, owner: str) -> None:
         with self.db.write() as tx:

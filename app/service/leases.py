@@ -76,6 +76,13 @@ class TurnLease:
         self.thread_id = thread_id
         self.keeper._add(thread_id, self.owner)
 
+    def confirm(self) -> None:
+        """Raises:
+            LeaseLost: the lease expired and was taken over (called in the turn's write transactions).
+        """
+        if self.thread_id is not None:
+            self.keeper.leases.confirm(self.thread_id, self.owner)
+
     def release(self) -> None:
         """Let the conversation take questions again (nothing when not taken; releasing twice is harmless).
         Renewal stops even when the store refuses the release: the lease then expires on its own, where

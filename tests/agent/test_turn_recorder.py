@@ -22,6 +22,9 @@ class LeaseHold:
             raise RuntimeError("another turn holds it")
         self.thread_id = thread_id
 
+    def confirm(self) -> None:
+        self.leases.confirm(self.thread_id, self.owner)
+
     def release(self) -> None:
         self.leases.release(self.thread_id, self.owner)
 

@@ -146,3 +146,37 @@ def test_the_analysts_rerun_closes_a_question_a_killed_process_left(tmp_path, ti
         assert askdb.lease_keeper.held() == set()
     finally:
         askdb.close()
+
+
+def test_a_turn_whose_lease_was_taken_over_writes_nothing_more(tmp_path, tiny_db, scripted_llm):
+    """Server A's turn waits for its model past its lease (its renewals failed); server B takes the
+    conversation over, closes A's question as interrupted and answers its own. A's steps and answer then
+    landed in B's conversation, among B's steps (the final save alone was refused, as a VersionConflict)."""
+    model_may_answer = threading.Event()
+    replies = iter([tool_call("list_tables", {}), tool_call("answer", {"text": "A's late answer."})])
+    scripted_llm.responder(lambda request: (model_may_answer.wait(60), next(replies))[1])
+    store = tmp_path / "store.db"
+    server_a = AskDB(Settings(database=tiny_db, store=store, llm="openai", openai_base_url=scripted_llm.base_url,
+                              llm_max_retries=0, memory_embedder="none"))
+    server_b = AskDB(Settings(database=tiny_db, store=store, llm="offline", memory_embedder="none"))
+    try:
+        thread = server_a.store.create(user_id="u", state=AgentState()).thread_id
+        turn_a = server_a.start_turn("Which tables are there?", user_id="u", thread_id=thread)
+        while not scripted_llm.chat_requests:  # A waits for its model
+            time.sleep(0.02)
+        with sqlite3.connect(store) as raw:
+            raw.execute("UPDATE turn_leases SET expires_at = 0")
+        assert list(server_b.ask("How many sites are there?", user_id="u", thread_id=thread))[-1].answer.ok
+        steps_b = server_b.store.steps(thread, user_id="u")
+        model_may_answer.set()
+        turn_a.wait()
+        assert turn_a.events[-1].type == "error" and turn_a.events[-1].message.startswith("LeaseLost")
+        assert server_b.store.steps(thread, user_id="u") == steps_b
+        state = server_b.store.load(thread, user_id="u").state
+        assert [m.content for m in state.messages if m.role == "user"] == [
+            "Which tables are there?", "How many sites are there?"]
+        assert state.messages[1].content == INTERRUPTED_TEXT and state.answer.ok
+    finally:
+        model_may_answer.set()
+        server_a.close()
+        server_b.close()

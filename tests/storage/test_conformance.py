@@ -17,7 +17,7 @@ from storage.steps import NewResult
 from storage.text import search_terms
 from storage.episodes import EpisodeIn, EpisodeNotFound, StoredVector, episode_id
 from storage.errors import (
-    ConversationNotFound, CorruptState, InvalidThreadId, ResultNotFound, VersionConflict,
+    ConversationNotFound, CorruptState, InvalidThreadId, LeaseLost, ResultNotFound, VersionConflict,
 )
 from storage.examples import DuplicateQuestion, Example, ExampleNotFound, Feedback, FeedbackIn
 from storage.memory_items import DuplicateMemory, ItemVector, MemoryItemIn, MemoryItemNotFound
@@ -402,6 +402,24 @@ def test_an_expired_lease_is_taken_over(store):
     assert store.leases(seconds=-1).acquire(thread, "remote:1:a") is None
     assert not store.leases(seconds=30).is_held(thread)
     assert store.leases(seconds=30).acquire(thread, "remote:2:b") is None
+
+
+def test_a_lease_is_confirmed_only_by_its_holder(store):
+    """A turn confirms its lease in each of its writes: once taken over (or released by whoever took it
+    over), its writes are refused."""
+    thread = store.create(user_id="u", state=AgentState()).thread_id
+    assert store.leases(seconds=-1).acquire(thread, "remote:1:a") is None  # taken, and expired at once
+    store.leases(seconds=30).confirm(thread, "remote:1:a")  # expired but not taken over: still its own
+    assert store.leases(seconds=30).acquire(thread, "remote:2:b") is None
+    with pytest.raises(LeaseLost), store.transaction():
+        store.leases(seconds=30).confirm(thread, "remote:1:a")
+        store.append_step(thread, step_index=0, step=Step(step_index=0))
+    assert store.steps(thread, user_id="u") == []
+    store.leases(seconds=30).release(thread, "remote:2:b")
+    with pytest.raises(LeaseLost):
+        store.leases(seconds=30).confirm(thread, "remote:1:a")
+    with pytest.raises(ConversationNotFound):
+        store.leases(seconds=30).confirm("missing", "remote:1:a")
 
 
 def test_exactly_one_of_many_concurrent_acquirers_wins(store, location):
