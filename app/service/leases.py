@@ -57,7 +57,18 @@ class LeaseKeeper:
                     log.warning("lease of %s not renewed", thread_id, exc_info=True)
 
     def close(self) -> None:
+        """Stop renewing, and release the leases of turns a shutdown cuts short: another server may take
+        their conversations at once rather than when the leases expire (minutes), the next turn there
+        closes their questions as interrupted, and whatever those turns still try to write is refused
+        (`LeaseLost`)."""
         self._wake.set()
+        with self._lock:
+            held, self._held = list(self._held.items()), {}
+        for thread_id, owner in held:
+            try:
+                self.leases.release(thread_id, owner)
+            except Exception:  # noqa: BLE001 - the store is going away too: the lease expires on its own
+                log.warning("lease of %s not released at shutdown", thread_id, exc_info=True)
 
 
 class TurnLease:

@@ -180,3 +180,31 @@ def test_a_turn_whose_lease_was_taken_over_writes_nothing_more(tmp_path, tiny_db
         model_may_answer.set()
         server_a.close()
         server_b.close()
+
+
+def test_a_server_shutting_down_mid_turn_lets_another_take_the_conversation_at_once(tmp_path, tiny_db, scripted_llm):
+    """Server A is stopped while its turn waits for the model. Its lease stayed until it expired (minutes,
+    on another host), the conversation refusing every question meanwhile; now A releases it as it closes."""
+    model_may_answer = threading.Event()
+    scripted_llm.responder(lambda request: (model_may_answer.wait(60), tool_call("answer", {"text": "Late."}))[1])
+    store = tmp_path / "store.db"
+    server_a = AskDB(Settings(database=tiny_db, store=store, llm="openai", openai_base_url=scripted_llm.base_url,
+                              llm_max_retries=0, memory_embedder="none"))
+    server_b = AskDB(Settings(database=tiny_db, store=store, llm="offline", memory_embedder="none"))
+    try:
+        thread = server_a.store.create(user_id="u", state=AgentState()).thread_id
+        turn_a = server_a.start_turn("Which tables are there?", user_id="u", thread_id=thread)
+        while not scripted_llm.chat_requests:  # A waits for its model
+            time.sleep(0.02)
+        server_a.close()
+        assert list(server_b.ask("How many sites are there?", user_id="u", thread_id=thread))[-1].answer.ok
+        model_may_answer.set()
+        turn_a.wait()
+        assert turn_a.events[-1].type == "error"  # A's turn wrote nothing after its server closed
+        state = server_b.store.load(thread, user_id="u").state
+        assert [m.content for m in state.messages[:3]] == [
+            "Which tables are there?", INTERRUPTED_TEXT, "How many sites are there?"]
+        assert not server_b.leases.is_held(thread)
+    finally:
+        model_may_answer.set()
+        server_b.close()
