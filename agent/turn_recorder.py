@@ -5,8 +5,8 @@ recovery of a turn a killed process left and the remembering afterwards all use 
 turn's hold is taken (the service's lease), an interrupted turn is closed, and the question saved.
 Each step is written with the query result it shows, in one transaction, before its event is
 sent, so a killed process leaves every step the page saw. The step that ends the turn is written
-with the final state and the hold's release. Each of these writes first confirms the hold, in its
-own transaction: a turn whose lease expired and was taken over writes nothing more (`LeaseLost`).
+with the final state and the hold's release. Each of these writes first confirms the hold, in the
+same transaction: a turn whose lease expired and was taken over writes nothing more (`LeaseLost`).
 The results a turn wrote are kept, never read back; results are numbered from the `last_result_id`
 of the load (the hold keeps other writers out).
 
