@@ -148,63 +148,65 @@ def test_the_analysts_rerun_closes_a_question_a_killed_process_left(tmp_path, ti
         askdb.close()
 
 
+class TwoServers:
+    """Server A's web turn waiting for its (scripted) model until `model_may_answer` is set, and server B,
+    the offline planner, on the same store file, as another host would be."""
+
+    def __init__(self, tmp_path, tiny_db, scripted_llm, *replies):
+        self.model_may_answer, replies = threading.Event(), iter(replies)
+        scripted_llm.responder(lambda request: (self.model_may_answer.wait(60), next(replies))[1])
+        self.store = tmp_path / "store.db"
+        self.a = AskDB(Settings(database=tiny_db, store=self.store, llm="openai", llm_max_retries=0,
+                                openai_base_url=scripted_llm.base_url, memory_embedder="none"))
+        self.b = AskDB(Settings(database=tiny_db, store=self.store, llm="offline", memory_embedder="none"))
+        self.thread = self.a.store.create(user_id="u", state=AgentState()).thread_id
+        self.turn_a = self.a.start_turn("Which tables are there?", user_id="u", thread_id=self.thread)
+        while not scripted_llm.chat_requests:  # A waits for its model
+            time.sleep(0.02)
+
+    def close(self, *, a_closed: bool = False) -> None:
+        self.model_may_answer.set()
+        if not a_closed:
+            self.a.close()
+        self.b.close()
+
+
 def test_a_turn_whose_lease_was_taken_over_writes_nothing_more(tmp_path, tiny_db, scripted_llm):
     """Server A's turn waits for its model past its lease (its renewals failed); server B takes the
     conversation over, closes A's question as interrupted and answers its own. A's steps and answer then
     landed in B's conversation, among B's steps (the final save alone was refused, as a VersionConflict)."""
-    model_may_answer = threading.Event()
-    replies = iter([tool_call("list_tables", {}), tool_call("answer", {"text": "A's late answer."})])
-    scripted_llm.responder(lambda request: (model_may_answer.wait(60), next(replies))[1])
-    store = tmp_path / "store.db"
-    server_a = AskDB(Settings(database=tiny_db, store=store, llm="openai", openai_base_url=scripted_llm.base_url,
-                              llm_max_retries=0, memory_embedder="none"))
-    server_b = AskDB(Settings(database=tiny_db, store=store, llm="offline", memory_embedder="none"))
+    servers = TwoServers(tmp_path, tiny_db, scripted_llm, tool_call("list_tables", {}),
+                         tool_call("answer", {"text": "A's late answer."}))
     try:
-        thread = server_a.store.create(user_id="u", state=AgentState()).thread_id
-        turn_a = server_a.start_turn("Which tables are there?", user_id="u", thread_id=thread)
-        while not scripted_llm.chat_requests:  # A waits for its model
-            time.sleep(0.02)
-        with sqlite3.connect(store) as raw:
+        with sqlite3.connect(servers.store) as raw:
             raw.execute("UPDATE turn_leases SET expires_at = 0")
-        assert list(server_b.ask("How many sites are there?", user_id="u", thread_id=thread))[-1].answer.ok
-        steps_b = server_b.store.steps(thread, user_id="u")
-        model_may_answer.set()
-        turn_a.wait()
-        assert turn_a.events[-1].type == "error" and turn_a.events[-1].message.startswith("LeaseLost")
-        assert server_b.store.steps(thread, user_id="u") == steps_b
-        state = server_b.store.load(thread, user_id="u").state
+        assert list(servers.b.ask("How many sites are there?", user_id="u", thread_id=servers.thread))[-1].answer.ok
+        steps_b = servers.b.store.steps(servers.thread, user_id="u")
+        servers.model_may_answer.set()
+        servers.turn_a.wait()
+        assert servers.turn_a.events[-1].type == "error" and servers.turn_a.events[-1].message.startswith("LeaseLost")
+        assert servers.b.store.steps(servers.thread, user_id="u") == steps_b
+        state = servers.b.store.load(servers.thread, user_id="u").state
         assert [m.content for m in state.messages if m.role == "user"] == [
             "Which tables are there?", "How many sites are there?"]
         assert state.messages[1].content == INTERRUPTED_TEXT and state.answer.ok
     finally:
-        model_may_answer.set()
-        server_a.close()
-        server_b.close()
+        servers.close()
 
 
 def test_a_server_shutting_down_mid_turn_lets_another_take_the_conversation_at_once(tmp_path, tiny_db, scripted_llm):
     """Server A is stopped while its turn waits for the model. Its lease stayed until it expired (minutes,
     on another host), the conversation refusing every question meanwhile; now A releases it as it closes."""
-    model_may_answer = threading.Event()
-    scripted_llm.responder(lambda request: (model_may_answer.wait(60), tool_call("answer", {"text": "Late."}))[1])
-    store = tmp_path / "store.db"
-    server_a = AskDB(Settings(database=tiny_db, store=store, llm="openai", openai_base_url=scripted_llm.base_url,
-                              llm_max_retries=0, memory_embedder="none"))
-    server_b = AskDB(Settings(database=tiny_db, store=store, llm="offline", memory_embedder="none"))
+    servers = TwoServers(tmp_path, tiny_db, scripted_llm, tool_call("answer", {"text": "Late."}))
     try:
-        thread = server_a.store.create(user_id="u", state=AgentState()).thread_id
-        turn_a = server_a.start_turn("Which tables are there?", user_id="u", thread_id=thread)
-        while not scripted_llm.chat_requests:  # A waits for its model
-            time.sleep(0.02)
-        server_a.close()
-        assert list(server_b.ask("How many sites are there?", user_id="u", thread_id=thread))[-1].answer.ok
-        model_may_answer.set()
-        turn_a.wait()
-        assert turn_a.events[-1].type == "error"  # A's turn wrote nothing after its server closed
-        state = server_b.store.load(thread, user_id="u").state
+        servers.a.close()
+        assert list(servers.b.ask("How many sites are there?", user_id="u", thread_id=servers.thread))[-1].answer.ok
+        servers.model_may_answer.set()
+        servers.turn_a.wait()
+        assert servers.turn_a.events[-1].type == "error"  # A's turn wrote nothing after its server closed
+        state = servers.b.store.load(servers.thread, user_id="u").state
         assert [m.content for m in state.messages[:3]] == [
             "Which tables are there?", INTERRUPTED_TEXT, "How many sites are there?"]
-        assert not server_b.leases.is_held(thread)
+        assert not servers.b.leases.is_held(servers.thread)
     finally:
-        model_may_answer.set()
-        server_b.close()
+        servers.close(a_closed=True)
