@@ -61,6 +61,9 @@ class ChatModel(Protocol):
 
     #: Shown on the page and stored with each answer ("offline planner", "gpt-4o-mini").
     label: str
+    #: Whether it reads the schema written into the system prompt (a language model does). One that
+    #: does is not offered list_tables and describe_table beside it (`agent.tools.SCHEMA_TOOLS`).
+    reads_schema: bool
 
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *,
                  max_tokens: int | None = None, on_text: Any = None) -> ModelReply:

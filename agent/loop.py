@@ -202,7 +202,7 @@ class _Turn:
         for attempt in (1, 2):
             config = budget_config(setup.model, setup.memory)
             try:
-                offered = offered_schemas(tools, schema_shown=bool(schema))
+                offered = offered_schemas(tools, schema_shown=bool(schema) and setup.model.reads_schema)
                 context = build_context(self.state, config, database_name=setup.database.label, tools=offered,
                                         archived_messages=archived.messages, archived_tokens=archived.tokens,
                                         engine=setup.database.engine, recalled=recalled, schema=schema)

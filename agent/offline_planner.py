@@ -100,6 +100,7 @@ class OfflinePlanner:
     """
 
     label = LABEL
+    reads_schema = False  # it plans from the tools' observations, so it keeps list_tables and describe_table
     # The app builds a planner per turn; the index (0.1 s on the sample database, more on a
     # big one) is kept per file and rebuilt when the file changes. Small: one entry per file.
     _indexes: dict[tuple[str, int, int], SchemaIndex] = {}

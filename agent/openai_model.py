@@ -68,6 +68,8 @@ class _StreamCut(Exception):
 class OpenAIChatModel:
     """`ChatModel` for OpenAI and compatible servers (vLLM, llama.cpp, Ollama, LM Studio...)."""
 
+    reads_schema = True
+
     def __init__(
         self,
         *,
