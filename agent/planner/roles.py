@@ -218,11 +218,16 @@ class RoleResolver:
         between = [o for o in self.mentions if o.kind == "column" and self.is_free(o)
                    and keyword.end <= o.start < first.start]
         after = self.next_mention(last, 2, skip=("filler",))
+        # Chinese names the measure before the comparison: 质量超过1000的载荷 (payloads whose mass is
+        # over 1000), not "more than 1000 payloads" (that has 次 or 个 after the number).
+        measure = self.previous_mention(keyword, 0, kinds=("column",)) if self.q.zh else None
         if keyword.code == "cmp":  # "whose age is older than 1": the named column, else the hint
             near = self.previous_mention(keyword, 3, kinds=("column",))
             found.hints, found.target = keyword.extra[1], near if near is not None and _numeric(near) else None
         elif between:
             found.target = between[0]
+        elif measure is not None and _numeric(measure) and not (after is not None and after.kind == "keyword"):
+            found.target = measure
         elif after is not None and after.kind == "keyword" and after.code == "times":
             found.having = True
             self.use(after)

@@ -282,3 +282,11 @@ def test_chinese_table_and_column_names_are_read_in_the_question(tmp_path):
     assert sorted(database.execute(listing["sql"]).rows) == [["猎鹰9号", 300], ["长征二号丁", 75]]
     _, total = conversation.ask("What is the total 发射次数?")
     assert database.execute(total["sql"]).rows == [[375]] and "caveat" not in total
+    _, over = conversation.ask("列出发射次数大于100的火箭")
+    assert database.execute(over["sql"]).rows == [["猎鹰9号"]]
+
+
+def test_a_chinese_comparison_applies_to_the_measure_named_before_it(sample):
+    """质量超过10000的载荷: payloads whose mass is over 10000, not groups of more than 10000 payloads."""
+    _, answer = sample.ask("列出质量超过10000的载荷")
+    assert "mass_kg > 10000" in answer["sql"] and "HAVING" not in answer["sql"]
