@@ -38,7 +38,8 @@ from agent.state import (
 )
 from agent.tool_types import ToolContext, ToolOutcome, bound_text
 from agent.tools import offered_schemas, parse_arguments, run_tool, tool_schemas, tools_for_turn
-from agent.turn_checks import REPEAT_NOTE, STOP_AFTER, RepeatGuard, dropped_conditions, strip_label, wrong_language
+from agent.turn_checks import (REPEAT_NOTE, STOP_AFTER, RepeatGuard, dropped_conditions, missing_years, points_back,
+                               strip_label, wrong_language)
 from agent.turn_recorder import TurnRecorder
 from storage.conversations import ConversationStore
 from storage.text import has_cjk
@@ -190,6 +191,8 @@ class _Turn:
         #: The SQL the previous turn's answer rested on, when it answered (a follow-up must keep its conditions).
         self.previous_sql = next((s.sql for s in reversed(self.state.steps)
                                   if s.step_type == "answer" and s.turn_index < self.turn_index and s.ok), None)
+        asked_before = [m.content or "" for m in self.state.messages if m.role == "user"][:-1]
+        self.previous_question = asked_before[-1] if asked_before else ""
         self.tools = tools_for_turn(memory=False)  # run_turn offers recall_memory once memory gives access
 
     def ask(self, *, tools: list[dict[str, Any]], schema: str, recalled: str | None, archived: Any) -> ModelReply:
@@ -346,10 +349,8 @@ class _Turn:
             caveat = _NOTES["no_query"][zh]
         if caveat is None and confident and wrong_language(self.state.question or "", text):
             caveat = _NOTES["language"][zh]
-        dropped = dropped_conditions(self.state.question or "", record.sql, self.previous_sql,
-                                     dialect=self.setup.database.dialect) if record is not None else []
-        if caveat is None and confident and dropped:
-            caveat = _NOTES["dropped"][zh].format(conditions=", ".join(dropped))
+        if caveat is None and confident and record is not None:
+            caveat = self.unused_parts(record.sql, zh)
         ok = confident and not caveat and record is not None
         if caveat and not text.startswith(caveat):
             text = f"{caveat} {text}" if text else caveat
@@ -362,6 +363,18 @@ class _Turn:
             data.row_count, data.truncated, data.result_id = stored.row_count, stored.truncated, record.result_id
         self.state.answer = Answer(ok=ok, data=data)
         self.state.done = True
+
+    def unused_parts(self, sql: str, zh: bool) -> str | None:
+        """What of the question the answer's query leaves out, as a caveat: a year the question names
+        (or, for a follow-up of a turn that did not answer, that turn's question named), or the
+        conditions of the answer a follow-up points back at. None when none is found."""
+        question = self.state.question or ""
+        dropped = dropped_conditions(question, sql, self.previous_sql, dialect=self.setup.database.dialect)
+        if dropped:
+            return _NOTES["dropped"][zh].format(conditions=", ".join(dropped))
+        asked = question + (f" {self.previous_question}" if self.previous_sql is None and points_back(question) else "")
+        years = missing_years(asked, sql)
+        return _NOTES["years"][zh].format(years=", ".join(years)) if years else None
 
     def fail(self, message: str, *, kind: str) -> Iterator[TurnEvent]:
         """End the turn on an infrastructure failure, saying what happened and what to do."""
@@ -423,6 +436,8 @@ _NOTES = {
     "dropped": ("This query leaves out the conditions of the answer this question follows ({conditions}), "
                 "so it may be about more than you asked.",
                 "这个查询没有沿用上一个回答的条件（{conditions}），结果可能超出你所问的范围。"),
+    "years": ("This query does not use {years}, which the question names, so it may be about other years.",
+              "这个查询没有用到问题中的 {years}，结果可能不只是这些年份。"),
     "other_sql": ("The query this answer names did not run in this turn; the result shown is from the last "
                   "query that did.", "回答所引用的查询本轮没有成功运行；下方显示的是最后一次成功查询的结果。"),
 }

@@ -24,6 +24,8 @@ REPEAT_NOTE = ("You already made this exact call in this turn and got this same 
                "use the result you have and call answer, or try a different query or tool.")
 STOP_AFTER = 3
 
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+
 #: Words by which a question points back at the previous answer's rows.
 _BACK_REFERENCE = re.compile(r"\b(?:them|those|these|they|of it)\b|其中|它们|这些|那些|他们|她们|上述|以上", re.I)
 
@@ -57,11 +59,22 @@ def wrong_language(question: str, answer: str) -> bool:
     return has_cjk(question) and not has_cjk(answer) and bool(re.search(r"[A-Za-z]{3}", answer))
 
 
+def points_back(question: str) -> bool:
+    """Whether a question points back at the previous answer's rows ("how many of them failed?", 其中)."""
+    return bool(_BACK_REFERENCE.search(question))
+
+
+def missing_years(question: str, sql: str) -> list[str]:
+    """The years a question names that its query does not: "How many launches in 2019?" answered
+    over every year is not an answer to it."""
+    return sorted(set(_YEAR.findall(question)) - set(_YEAR.findall(sql)))
+
+
 def dropped_conditions(question: str, sql: str, previous_sql: str | None, *, dialect: str) -> list[str]:
     """The conditions of the previous answer's query that a follow-up's query leaves out: when the question
     points back at that answer ("how many of them failed?") and the new query names none of the values
     the previous one filtered on. [] when it keeps one, or the question is not such a follow-up."""
-    if not previous_sql or not _BACK_REFERENCE.search(question):
+    if not previous_sql or not points_back(question):
         return []
     try:
         where = sqlglot.parse_one(previous_sql, read=dialect).find(exp.Where)

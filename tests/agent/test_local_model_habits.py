@@ -283,3 +283,27 @@ def test_a_follow_up_that_drops_the_previous_conditions_is_not_ok(store, sample_
     if not ok:
         assert answer.data.text.startswith("This query leaves out the conditions of the answer this question follows "
                                            "(launch_date LIKE '2019-%')")
+
+
+def test_an_answer_whose_query_leaves_out_a_year_the_question_names_is_not_ok(store, sample_db_path, scripted_llm):
+    every_year = "SELECT count(*) FROM launches WHERE outcome = 'failure'"
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": every_year}),
+                         tool_call("answer", {"text": "74 launches failed in 2019.", "sql": every_year}))
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm), "How many launches failed in 2019?")
+    answer = _answer(events)
+    assert not answer.ok and answer.data.text.startswith("This query does not use 2019, which the question names")
+
+
+def test_a_follow_up_of_a_turn_that_did_not_answer_keeps_that_questions_year(store, sample_db_path, scripted_llm):
+    # The 1.5B model's first turn ended without an answer (YEAR() is not SQLite); "how many of them failed?"
+    # then ran over every year and said "in 2019" (`make bench BENCH=local_model` at a8bb0ab, follow-1).
+    every_year = "SELECT count(*) FROM launches WHERE outcome = 'failure'"
+    scripted_llm.enqueue(text("I cannot tell."),
+                         tool_call("run_sql", {"sql": every_year}),
+                         tool_call("answer", {"text": "74 launches failed in 2019.", "sql": every_year}))
+    setup = _setup(store, sample_db_path, scripted_llm)
+    events, thread_id = _run(setup, "How many launches were there in 2019?")
+    assert not _answer(events).ok
+    events, _ = _run(setup, "How many of them failed?", thread_id)
+    answer = _answer(events)
+    assert not answer.ok and "does not use 2019" in answer.data.text
