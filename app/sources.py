@@ -27,7 +27,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from agent.sources.base import DataSource
-from agent.sources.errors import SourceUnavailable
+from agent.sources.errors import SourceError, SourceUnavailable
 from agent.sources.factory import open_source
 from agent.sources.uploads import uploads_path
 from agent.state import DEFAULT_SOURCE
@@ -188,8 +188,14 @@ class Sources:
         return next((c.label for c in self.choices(user_id=user_id) if c.name == source), source)
 
     def has_uploads(self, user_id: str) -> bool:
-        """Whether `user_id` has a file of uploaded tables."""
-        return uploads_path(self.settings.uploads_dir, user_id).exists()
+        """Whether `user_id` has uploaded a table (and not deleted them all); a file that cannot be
+        read has none."""
+        if not uploads_path(self.settings.uploads_dir, user_id).exists():
+            return False
+        try:
+            return bool(self.open(UPLOADS, user_id=user_id).list_tables())
+        except SourceError:
+            return False
 
     def choose(self, source: str | None, *, user_id: str) -> str:
         """The source a new conversation of `user_id` starts on: `source`, or the default.
@@ -200,7 +206,7 @@ class Sources:
         name = source or self.default
         if name != UPLOADS:
             self.catalog.get(name)
-        elif not self.has_uploads(user_id) or not self.open(UPLOADS, user_id=user_id).list_tables():
+        elif not self.has_uploads(user_id):
             raise UnknownSource("you have no uploaded tables yet: add a file on the Add data page (or with "
                                 "`python -m app data add FILE`), then start a conversation on them")
         return name

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from agent.sources.uploads import add_table, uploads_path
+from agent.sources.uploads import add_table, remove_table, uploads_path
 from agent.state import AgentState
 from app.cli import main
 from app.core import AskDB
@@ -139,6 +139,11 @@ def test_one_users_uploads_are_never_anothers(askdb, tmp_path):
     with pytest.raises(UnknownSource, match="no uploaded tables yet"):
         list(askdb.ask("What is the total amount?", user_id="bob", source="uploads"))
     assert askdb.store.list(user_id="bob").total == 0
+    # Once Alice deletes her only table, `uploads` is no choice of hers either.
+    remove_table(uploads_path(askdb.settings.uploads_dir, "alice"), "budget")
+    assert [c.name for c in askdb.sources.choices(user_id="alice")] == ["default", "sites"]
+    with pytest.raises(UnknownSource, match="no uploaded tables yet"):
+        askdb.start_turn("What is the total amount?", user_id="alice", source="uploads")
 
 
 def test_a_state_written_before_sources_loads_as_the_default_source():
