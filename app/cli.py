@@ -125,21 +125,25 @@ def cmd_ask(args: argparse.Namespace) -> int:
         askdb.close()
 
 
-def cmd_sql(args: argparse.Namespace) -> int:
-    """Run one query on a data source (`--source`, else the default) through the agent's guard and limits."""
+def _source_location(settings: Settings, source: str | None, *, user_id: str) -> Path | str | None:
+    """Where a named source is (`--source`, else the default); None, said on stderr, when there is no such source."""
     from app.sources import Sources, SourcesFileError, UnknownSource
 
-    settings = _settings(args)
     try:
         sources = Sources(settings)
         try:
-            location = sources.location(sources.choose(args.source, user_id=args.user), user_id=args.user)
+            return sources.location(sources.choose(source, user_id=user_id), user_id=user_id)
         finally:
             sources.close()
     except (SourcesFileError, UnknownSource) as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
-    return _run_query(location, args, trusted=False)
+        return None
+
+
+def cmd_sql(args: argparse.Namespace) -> int:
+    """Run one query on a data source (`--source`, else the default) through the agent's guard and limits."""
+    location = _source_location(_settings(args), args.source, user_id=args.user)
+    return 2 if location is None else _run_query(location, args, trusted=False)
 
 
 def cmd_store_query(args: argparse.Namespace) -> int:
@@ -290,8 +294,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
         updates["llm"] = "offline"
     elif args.model:
         updates.update(llm="openai", model=args.model)
-    # `--db` alone means ASKDB_DATABASE; with a value, that database.
+    # `--db` alone means ASKDB_DATABASE; with a value, that database; `--source NAME`, that named source's.
     settings = Settings(**({"database": args.db} if args.db else {})).model_copy(update=updates)
+    if args.source is not None:
+        location = _source_location(settings, args.source, user_id=DEFAULT_USER)
+        if location is None:
+            return 2
+        settings = settings.model_copy(update={"database": location})
     if settings.llm == "openai" and not (settings.openai_base_url or settings.openai_api_key):
         print("error: --model needs an endpoint: set OPENAI_BASE_URL and/or OPENAI_API_KEY "
               "(or use --model offline)", file=sys.stderr)
@@ -309,7 +318,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     started = time.perf_counter()
     try:
-        with suite_databases(questions, db_dir, settings, one=settings.database if args.db is not None else None,
+        one = settings.database if args.db is not None or args.source is not None else None
+        with suite_databases(questions, db_dir, settings, one=one,
                              load_into=args.load_into) as (questions, databases, where):
             results, skipped = run_suite(questions, databases, settings, on_result=progress)
     except SourceError as exc:
@@ -431,6 +441,9 @@ def build_parser() -> argparse.ArgumentParser:
     where.add_argument("--db", nargs="?", const="", default=None, metavar="PATH|URL",
                        help="ask every question about this database, a SQLite file or a postgresql:// URL "
                             "(alone: ASKDB_DATABASE); the gold SQL is written for it")
+    where.add_argument("--source", metavar="NAME", default=None,
+                       help="ask every question about this named source (ASKDB_SOURCES; `uploads`: the default "
+                            "user's tables), as --db does")
     where.add_argument("--load-into", metavar="URL", default=None,
                        help="copy the suite's SQLite databases into throwaway schemas of this PostgreSQL "
                             "database (a role with CREATE there, not a superuser) and ask there")

@@ -1,6 +1,6 @@
 """`python -m app data add|list|rename|remove`: a user's own files (CSV, TSV, Parquet, Excel) as
 tables of their DuckDB file under ASKDB_UPLOADS_DIR (agent/sources/uploads.py), to ask about with
-`--db`. The "Your data" page (app/data_pages.py) does the same in the browser."""
+`--source uploads`. The "Your data" page (app/data_pages.py) does the same in the browser."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def cmd_data_add(args: argparse.Namespace) -> int:
         return 2
     columns = ", ".join(f"{name} {kind}" for name, kind in loaded.columns)
     print(f"table {loaded.name}: {loaded.rows} rows ({columns})")
-    print(f"ask about it: python -m app ask QUESTION --db {target}")
+    print(f"ask about it: python -m app ask QUESTION --source uploads --user {args.user}")
     return 0
 
 

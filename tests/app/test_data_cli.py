@@ -1,4 +1,4 @@
-"""`python -m app data add|list|remove`, then asking about the table with `--db`."""
+"""`python -m app data add|list|remove`, then asking about the table with `--source uploads`."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ def test_a_file_is_added_listed_asked_about_and_removed(tmp_path, monkeypatch, c
     assert main(["data", "add", str(file), "--table", "counts"]) == 0
     out = capsys.readouterr().out
     assert "table counts: 2 rows (vehicle VARCHAR, launches BIGINT)" in out
-    database = out.split("--db ")[1].strip()
+    assert "--source uploads --user default" in out
     assert main(["data", "list"]) == 0 and capsys.readouterr().out == "counts\t2 rows\tvehicle, launches\n"
-    assert main(["sql", "SELECT sum(launches) FROM counts", "--db", database]) == 0
+    assert main(["sql", "SELECT sum(launches) FROM counts", "--source", "uploads"]) == 0
     assert "375" in capsys.readouterr().out
     assert main(["data", "list", "--user", "bob"]) == 0 and capsys.readouterr().out == ""  # another user's data
     assert main(["data", "remove", "counts"]) == 0

@@ -115,3 +115,13 @@ def test_confidently_wrong_counts_only_answers_marked_ok():
                                                                          question="q", gold_sql="x", outcome="no_sql")])
     assert figures == {"answers": 4, "ok_answers": 2, "ok_but_wrong": 1, "share_of_answers": 25.0,
                        "share_of_questions": 20.0, "flagged_answers_correct": 1}
+
+
+def test_eval_on_a_named_source(tmp_path, monkeypatch, capsys):
+    sources = tmp_path / "sources.toml"
+    sources.write_text(f'[sources.concerts]\nlocation = "{SPIDER_DBS / "concert_singer" / "concert_singer.sqlite"}"\n')
+    monkeypatch.setenv("ASKDB_SOURCES", str(sources))
+    report = run_eval(tmp_path, "--source", "concerts", "--limit", "1", "--model", "offline")
+    assert report["questions"] == 1 and "concert_singer.sqlite" in json.dumps(report)
+    assert main(["eval", "--suite", str(SMALL), "--source", "nowhere", "--out", str(tmp_path / "x")]) == 2
+    assert "nowhere" in capsys.readouterr().err and not (tmp_path / "x").exists()
