@@ -190,7 +190,7 @@ class _Turn:
         self.repeats = RepeatGuard()
         #: The SQL the previous turn's answer rested on, when it answered (a follow-up must keep its conditions).
         self.previous_sql = next((s.sql for s in reversed(self.state.steps)
-                                  if s.step_type == "answer" and s.turn_index < self.turn_index and s.ok), None)
+                                  if s.step_type == "answer" and s.turn_index == self.turn_index - 1 and s.ok), None)
         asked_before = [m.content or "" for m in self.state.messages if m.role == "user"][:-1]
         self.previous_question = asked_before[-1] if asked_before else ""
         self.tools = tools_for_turn(memory=False)  # run_turn offers recall_memory once memory gives access
@@ -372,7 +372,9 @@ class _Turn:
         dropped = dropped_conditions(question, sql, self.previous_sql, dialect=self.setup.database.dialect)
         if dropped:
             return _NOTES["dropped"][zh].format(conditions=", ".join(dropped))
-        asked = question + (f" {self.previous_question}" if self.previous_sql is None and points_back(question) else "")
+        # A follow-up naming no year of its own, of a turn that did not answer: that question's years.
+        carried = self.previous_sql is None and points_back(question) and not missing_years(question, "")
+        asked = question + (f" {self.previous_question}" if carried else "")
         years = missing_years(asked, sql)
         return _NOTES["years"][zh].format(years=", ".join(years)) if years else None
 

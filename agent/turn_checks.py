@@ -24,10 +24,10 @@ REPEAT_NOTE = ("You already made this exact call in this turn and got this same 
                "use the result you have and call answer, or try a different query or tool.")
 STOP_AFTER = 3
 
-_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?![\ds])")  # not a decade ("the 2010s")
 
 #: Words by which a question points back at the previous answer's rows.
-_BACK_REFERENCE = re.compile(r"\b(?:them|those|these|they|of it)\b|其中|它们|这些|那些|他们|她们|上述|以上", re.I)
+_BACK_REFERENCE = re.compile(r"\b(?:them|those|these|of it)\b|其中|它们|这些|那些|上述", re.I)
 
 _LABEL = re.compile(r"^\s*(?:\*\*)?\s*(?:final\s+answer|answer|最终答案|答案|回答)\s*(?:\*\*)?\s*[:：]\s*(?:\*\*)?\s*", re.I)
 
@@ -66,25 +66,42 @@ def points_back(question: str) -> bool:
 
 def missing_years(question: str, sql: str) -> list[str]:
     """The years a question names that its query does not: "How many launches in 2019?" answered
-    over every year is not an answer to it."""
-    return sorted(set(_YEAR.findall(question)) - set(_YEAR.findall(sql)))
+    over every year is not an answer to it. The next year counts as using one: "after 2019" and
+    "through 2020" are written `>= '2020-01-01'` and `< '2021-01-01'`."""
+    used = {int(y) for y in _YEAR.findall(sql)}
+    return sorted(y for y in set(_YEAR.findall(question)) if int(y) not in used and int(y) + 1 not in used)
 
 
 def dropped_conditions(question: str, sql: str, previous_sql: str | None, *, dialect: str) -> list[str]:
     """The conditions of the previous answer's query that a follow-up's query leaves out: when the question
-    points back at that answer ("how many of them failed?") and the new query names none of the values
-    the previous one filtered on. [] when it keeps one, or the question is not such a follow-up."""
+    points back at that answer ("how many of them failed?") and the new query's filters keep none of
+    them, by column or by value. [] when it keeps one, or the question is not such a follow-up."""
     if not previous_sql or not points_back(question):
         return []
     try:
-        where = sqlglot.parse_one(previous_sql, read=dialect).find(exp.Where)
+        before = _filters(sqlglot.parse_one(previous_sql, read=dialect))
+        now = _filters(sqlglot.parse_one(sql, read=dialect))
     except (SqlglotError, RecursionError, ValueError):
         return []
+    if not before:
+        return []
+    columns_now = {c.name.lower() for f in now for c in f.find_all(exp.Column)}
+    values_now = {w for f in now for w in _values(f)}
+    kept = [c for c in before if {col.name.lower() for col in c.find_all(exp.Column)} & columns_now
+            or _values(c) & values_now]
+    return [] if kept else [c.sql(dialect=dialect) for c in before]
+
+
+def _filters(tree: exp.Expression) -> list[exp.Expression]:
+    """The conditions of a query's outer WHERE that compare with a value, each AND-ed part apart."""
+    where = tree.find(exp.Where)
     if where is None:
         return []
-    conditions = [c for c in where.this.flatten() if c.find(exp.Literal)] if isinstance(where.this, exp.And) \
-        else [where.this]
-    values = {w for c in conditions for lit in c.find_all(exp.Literal) for w in re.findall(r"\w+", lit.this.lower())}
-    if not values or values & set(re.findall(r"\w+", sql.lower())):
-        return []
-    return [c.sql(dialect=dialect) for c in conditions if c.find(exp.Literal)]
+    parts = list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this]
+    return [p for p in parts if p.find(exp.Literal)]
+
+
+def _values(condition: exp.Expression) -> set[str]:
+    """The words of the values a condition compares with; a function's arguments (strftime's '%Y') are not values."""
+    return {w for lit in condition.find_all(exp.Literal) if not isinstance(lit.parent, exp.Func)
+            for w in re.findall(r"\w+", lit.this.lower()) if len(w) > 1}

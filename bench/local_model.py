@@ -25,11 +25,13 @@ Environment (the run is long: seconds per call on 2 shared cores):
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -114,7 +116,10 @@ class Journal:
         self.done: dict[str, Turn] = {}
         if self.path is not None and self.path.is_file():
             for line in self.path.read_text(encoding="utf-8").splitlines():
-                entry = json.loads(line)
+                try:
+                    entry = json.loads(line)
+                except ValueError:  # the line a killed run was writing: that turn is asked again
+                    continue
                 self.done[entry["key"]] = (QuestionResult.model_validate(entry["result"]), entry["calls"])
 
     def add(self, key: str, turn: Turn) -> None:
@@ -229,9 +234,15 @@ def run_mode(mode: str, server: LlamaServer, *, sample: str, spider: int, record
 
 
 def _commit() -> str:
-    """The askdb commit measured (the figures move with the agent's code)."""
-    done = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    return done.stdout.strip() or "unknown"
+    """The askdb commit measured (the figures move with the agent's code), with a hash of the uncommitted
+    changes when there are any, so a journal never mixes turns of different code."""
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True).stdout
+
+    commit, changes = git("rev-parse", "--short", "HEAD").strip(), git("diff", "HEAD")
+    if not commit:
+        return f"unversioned-{int(time.time())}"  # no git: no resuming
+    return f"{commit}+{hashlib.sha256(changes.encode()).hexdigest()[:8]}" if changes else commit
 
 
 def run() -> dict:

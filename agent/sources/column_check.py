@@ -213,8 +213,11 @@ def _holding(column: exp.Column, tables: list[str], stored: dict) -> list[str]:
 
 def _ranked(name: str, by_value: list[str], candidates, tables: list[str]) -> list[str]:
     candidates = list(candidates)
-    typos = difflib.get_close_matches(name.lower(), [c.lower() for c in candidates], n=3, cutoff=TYPO_CUTOFF)
-    by_typo = [c for c in candidates if c.lower() in typos]
+    # A typo is judged without the table's own words: `launch_state` is not a misspelling of `launch_date`.
+    own = set().union(*(_parts(t) for t in tables)) if tables else set()
+    bare = {c: _bare(c, own) for c in candidates}
+    typos = set(difflib.get_close_matches(_bare(name, own), list(bare.values()), n=3, cutoff=TYPO_CUTOFF))
+    by_typo = [c for c in candidates if bare[c] in typos]
     return list(dict.fromkeys(by_value + by_typo + _by_meaning(name, candidates, tables)
                               + _closest(name, candidates)))[:3]
 
@@ -223,6 +226,13 @@ def _parts(name: str) -> set[str]:
     """The words of a name: `launchStatus`, `launch_status` and `LaunchStatus` are {launch, status}."""
     spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
     return {singular(w) for w in re.split(r"[^A-Za-z]+", spaced) if w}
+
+
+def _bare(name: str, own: set[str]) -> str:
+    """A name in lower case without the words it shares with its table; the whole name when that is all it is."""
+    words = [w for w in re.split(r"[^a-z0-9]+", name.lower()) if w]
+    kept = [w for w in words if singular(w) not in own]
+    return "_".join(kept) if kept else name.lower()
 
 
 def _concepts(words: set[str]) -> set[int]:

@@ -130,3 +130,11 @@ def test_spider_questions_are_asked_database_by_database():
         pytest.skip("the Spider dev set is not under ../shared/datasets")
     db_ids = [q.db_id for q in chosen[0]]
     assert db_ids == sorted(db_ids) and len(db_ids) == 40
+
+
+def test_a_line_half_written_by_a_killed_run_is_asked_again(tmp_path):
+    journal = Journal(tmp_path, "abc1234", "auto")
+    journal.add("sample/a", (_result("correct", ok=True), [_call(0, 10)]))
+    with journal.path.open("a", encoding="utf-8") as out:
+        out.write('{"key": "sample/b", "resu')
+    assert set(Journal(tmp_path, "abc1234", "auto").done) == {"sample/a"}

@@ -1,0 +1,46 @@
+"""The checks that keep an answer from being ok when its query leaves out part of the question
+(agent/turn_checks.py): a year the question names, the conditions a follow-up points back at."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.turn_checks import dropped_conditions, missing_years
+
+YEAR_2019 = "SELECT count(*) FROM launches WHERE launch_date LIKE '2019-%'"
+
+
+@pytest.mark.parametrize("question, sql, missing", [
+    ("How many launches in 2019?", "SELECT count(*) FROM launches WHERE outcome = 'failure'", ["2019"]),
+    ("How many launches in 2019?", "SELECT count(*) FROM launches WHERE strftime('%Y', launch_date) = '2019'", []),
+    # The offline planner's SQL for these (a review of 0f4f4af): the next year is the boundary.
+    ("How many launches after 2019?", "SELECT count(*) FROM launches WHERE launch_date >= '2020-01-01'", []),
+    ("How many launches from 2015 to 2020?",
+     "SELECT count(*) FROM launches WHERE launch_date >= '2015-01-01' AND launch_date < '2021-01-01'", []),
+    ("2019年以后有多少次发射？", "SELECT count(*) FROM launches WHERE launch_date >= '2020-01-01'", []),
+    ("How many launches in the 2010s?", "SELECT count(*) FROM launches WHERE launch_date LIKE '201%'", []),
+    ("Payloads over 2000 kg?", "SELECT name FROM payloads WHERE mass_kg > 2000", []),
+])
+def test_a_year_the_question_names_must_be_used(question, sql, missing):
+    assert missing_years(question, sql) == missing
+
+
+@pytest.mark.parametrize("question, sql, previous, dropped", [
+    ("How many of them failed?", "SELECT count(*) FROM launches WHERE outcome = 'failure'", YEAR_2019,
+     ["launch_date LIKE '2019-%'"]),
+    ("How many of them failed?", "SELECT count(*) FROM launches WHERE outcome = 'failure' AND launch_date LIKE '2019%'",
+     YEAR_2019, []),
+    # strftime's '%Y' is not a value the previous query filtered on.
+    ("How many of them failed?",
+     "SELECT strftime('%Y', launch_date), count(*) FROM launches WHERE outcome = 'failure' GROUP BY 1",
+     "SELECT count(*) FROM launches WHERE strftime('%Y', launch_date) = '2019'", ["STRFTIME('%Y', launch_date) = '2019'"]),
+    # A follow-up that replaces a condition keeps its column.
+    ("What about those in 2021?", "SELECT count(*) FROM launches WHERE launch_date LIKE '2021-%'", YEAR_2019, []),
+    ("其中有多少次失败？", "SELECT count(*) FROM launches WHERE outcome = 'failure' AND site LIKE '%文昌%'",
+     "SELECT count(*) FROM launches WHERE site = '文昌航天发射场'", []),
+    # Not a follow-up: 以上 is "or more", "they" too often a new subject.
+    ("列出质量在10000公斤以上的载荷", "SELECT name FROM payloads WHERE mass_kg > 10000", YEAR_2019, []),
+    ("Which operators fly most, and what orbits do they use?", "SELECT operator, orbit FROM payloads", YEAR_2019, []),
+])
+def test_a_follow_up_must_keep_a_condition_of_the_answer_it_points_back_at(question, sql, previous, dropped):
+    assert dropped_conditions(question, sql, previous, dialect="sqlite") == dropped
