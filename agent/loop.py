@@ -38,8 +38,8 @@ from agent.state import (
 )
 from agent.tool_types import ToolContext, ToolOutcome, bound_text
 from agent.tools import offered_schemas, parse_arguments, run_tool, tool_schemas, tools_for_turn
-from agent.turn_checks import (REPEAT_NOTE, STOP_AFTER, RepeatGuard, dropped_conditions, missing_years, points_back,
-                               strip_label, wrong_language)
+from agent.turn_checks import (REPEAT_NOTE, STOP_AFTER, RepeatGuard, copies_partial_values, dropped_conditions,
+                               missing_years, points_back, strip_label, wrong_language)
 from agent.turn_recorder import TurnRecorder
 from storage.conversations import ConversationStore
 from storage.text import has_cjk
@@ -191,6 +191,7 @@ class _Turn:
         #: The SQL the previous turn's answer rested on, when it answered (a follow-up must keep its conditions).
         self.previous_sql = next((s.sql for s in reversed(self.state.steps)
                                   if s.step_type == "answer" and s.turn_index == self.turn_index - 1 and s.ok), None)
+        self.partial_values: set[str] = set()  # values find_values showed only the first of, in this turn
         asked_before = [m.content or "" for m in self.state.messages if m.role == "user"][:-1]
         self.previous_question = asked_before[-1] if asked_before else ""
         self.tools = tools_for_turn(memory=False)  # run_turn offers recall_memory once memory gives access
@@ -255,6 +256,8 @@ class _Turn:
         ]))
         for n, call in enumerate(reply.tool_calls):
             outcome, args = self.call_tool(call)
+            if call.name == "find_values" and outcome.observation.get("more"):
+                self.partial_values.update(str(v) for v in outcome.observation.get("values", []))
             repeats = 0 if outcome.final else self.repeats.count(call.name, args, outcome.observation)
             if repeats == STOP_AFTER - 1:
                 outcome.observation["repeated"] = REPEAT_NOTE
@@ -365,10 +368,13 @@ class _Turn:
         self.state.done = True
 
     def unused_parts(self, sql: str, zh: bool) -> str | None:
-        """What of the question the answer's query leaves out, as a caveat: a year the question names
-        (or, for a follow-up of a turn that did not answer, that turn's question named), or the
-        conditions of the answer a follow-up points back at. None when none is found."""
+        """What of the question the answer's query leaves out, as a caveat: rows whose values a lookup
+        did not show (an IN list copied from find_values' first 20), a year the question names (or, for
+        a follow-up of a turn that did not answer, that turn's question named), or the conditions of
+        the answer a follow-up points back at. None when none is found."""
         question = self.state.question or ""
+        if self.partial_values and copies_partial_values(sql, self.partial_values, dialect=self.setup.database.dialect):
+            return _NOTES["partial_values"][zh]
         dropped = dropped_conditions(question, sql, self.previous_sql, dialect=self.setup.database.dialect)
         if dropped:
             return _NOTES["dropped"][zh].format(conditions=", ".join(dropped))
@@ -438,6 +444,9 @@ _NOTES = {
     "dropped": ("This query leaves out the conditions of the answer this question follows ({conditions}), "
                 "so it may be about more than you asked.",
                 "这个查询没有沿用上一个回答的条件（{conditions}），结果可能超出你所问的范围。"),
+    "partial_values": ("This query lists values copied from a lookup that showed only some of them, so rows "
+                       "with the other values are left out.",
+                       "这个查询列出的取值抄自只显示了部分取值的查找结果，其余取值的行没有算进去。"),
     "years": ("This query does not use {years}, which the question names, so it may be about other years.",
               "这个查询没有用到问题中的 {years}，结果可能不只是这些年份。"),
     "other_sql": ("The query this answer names did not run in this turn; the result shown is from the last "

@@ -126,11 +126,18 @@ def sample_rows(ctx: ToolContext, args: SampleArgs) -> ToolOutcome:
     return ToolOutcome({"ok": True, "columns": result.columns, "rows": result.rows})
 
 
+FIND_VALUES_SHOWN = 20
+
+
 def find_values(ctx: ToolContext, args: FindValuesArgs) -> ToolOutcome:
     """Find distinct values of a column in rows where any text column matches a term
     (so "Long March 2D" finds the Chinese name of that vehicle)."""
-    values = ctx.database.find_values(args.table, args.column, args.term)
-    return ToolOutcome({"ok": True, "table": args.table, "column": args.column, "term": args.term, "values": values})
+    values = ctx.database.find_values(args.table, args.column, args.term, limit=FIND_VALUES_SHOWN)
+    observation = {"ok": True, "table": args.table, "column": args.column, "term": args.term, "values": values}
+    if len(values) >= FIND_VALUES_SHOWN:  # a 1.5B model counted 2020's launches with an IN list of these 20
+        observation["more"] = (f"only the first {FIND_VALUES_SHOWN} values are shown: filter or count in SQL "
+                               "(LIKE, a range) rather than listing them")
+    return ToolOutcome(observation)
 
 
 def run_sql(ctx: ToolContext, args: SQLArgs) -> ToolOutcome:

@@ -105,3 +105,17 @@ def _values(condition: exp.Expression) -> set[str]:
     """The words of the values a condition compares with; a function's arguments (strftime's '%Y') are not values."""
     return {w for lit in condition.find_all(exp.Literal) if not isinstance(lit.parent, exp.Func)
             for w in re.findall(r"\w+", lit.this.lower()) if len(w) > 1}
+
+
+def copies_partial_values(sql: str, shown: set[str], *, dialect: str) -> bool:
+    """Whether the query filters with an IN list copied from values a tool showed only in part
+    (find_values' first 20): the rows with the values not shown are left out."""
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except (SqlglotError, RecursionError, ValueError):
+        return False
+    for listed in tree.find_all(exp.In):
+        literals = [e for e in listed.expressions if isinstance(e, exp.Literal)]
+        if len(literals) >= 2 and len(literals) == len(listed.expressions) and all(lit.this in shown for lit in literals):
+            return True
+    return False

@@ -307,3 +307,19 @@ def test_a_follow_up_of_a_turn_that_did_not_answer_keeps_that_questions_year(sto
     events, _ = _run(setup, "How many of them failed?", thread_id)
     answer = _answer(events)
     assert not answer.ok and "does not use 2019" in answer.data.text
+
+
+def test_an_in_list_copied_from_a_lookup_that_showed_only_some_values_is_not_ok(store, sample_db_path, scripted_llm):
+    # The 1.5B model counted 2020's launches with an IN list of the 20 dates find_values showed: 39 of 117,
+    # marked ok (`make bench BENCH=local_model` at a8bb0ab, follow-3.1, both modes).
+    lookup = {"table": "launches", "column": "launch_date", "term": "2020"}
+    scripted_llm.enqueue(tool_call("find_values", lookup))
+    events, thread_id = _run(_setup(store, sample_db_path, scripted_llm, max_steps=1), "2020年有多少次发射？")
+    shown = json.loads(next(e.step.observation for e in events if e.type == "step" and e.step.action == "find_values"))
+    assert len(shown["values"]) == 20 and "only the first 20" in shown["more"]
+    copied = "SELECT COUNT(*) FROM launches WHERE launch_date IN (" + ", ".join(f"'{v}'" for v in shown["values"]) + ")"
+    scripted_llm.enqueue(tool_call("find_values", lookup), tool_call("run_sql", {"sql": copied}),
+                         tool_call("answer", {"text": "2020年有20次发射。", "sql": copied}))
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm), "2020年有多少次发射？")
+    answer = _answer(events)
+    assert not answer.ok and answer.data.text.startswith("这个查询列出的取值抄自只显示了部分取值的查找结果")
