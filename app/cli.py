@@ -87,13 +87,13 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from app.core import AskDB, BadQuestion
     from app.formatting import render_table
     from app.sources import SourceMismatch, SourcesFileError, UnknownSource
-    from storage.errors import StoreError
+    from storage.errors import StoreError, UnsupportedStore
 
     try:
         askdb = AskDB(_settings(args))
-    except SourcesFileError as exc:
+    except (SourcesFileError, StoreError) as exc:  # a bad settings file, a store that cannot be opened
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return 2 if isinstance(exc, (SourcesFileError, UnsupportedStore)) else 1
     try:
         answer = thread_id = None
         for event in askdb.ask(args.question, user_id=args.user, thread_id=args.thread, source=args.source):
@@ -150,7 +150,15 @@ def cmd_store_query(args: argparse.Namespace) -> int:
     """Run one read-only query over the conversation store and print the result."""
     # The store is ours and so is the query: on SQLite its views (JSON1 over the blob) are
     # trusted; on PostgreSQL any role holding the store's URL may run it (README, "Querying the store").
-    return _run_query(_settings(args).store, args, trusted=True)
+    from storage.backends import check_store_location
+    from storage.errors import UnsupportedStore
+
+    try:
+        store = check_store_location(_settings(args).store)  # never a mysql:// "store" queried as MySQL
+    except UnsupportedStore as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return _run_query(store, args, trusted=True)
 
 
 def _run_query(location, args: argparse.Namespace, *, trusted: bool) -> int:

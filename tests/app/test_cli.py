@@ -255,3 +255,18 @@ def test_store_export_and_import_on_postgres(pg_env, tmp_path, capsys):
                  " ORDER BY user_id", "--format", "csv"]) == 0
     rows = [line.split(",") for line in capsys.readouterr().out.splitlines()[1:]]
     assert [r[:2] for r in rows] == [[copy, "bob"], [thread, "default"]] and rows[0][2] == rows[1][2]
+
+
+def test_ask_with_a_store_url_of_another_kind_is_one_line_naming_the_setting(env, monkeypatch, tmp_path, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ASKDB_STORE", "mysql://askdb@localhost/store")
+    assert main(["ask", "How many launches were there in 2020?"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "ASKDB_STORE" in err and "Traceback" not in err
+    assert not (tmp_path / "mysql:").exists()
+
+
+def test_store_query_refuses_a_store_url_of_another_kind(env, monkeypatch, capsys):
+    monkeypatch.setenv("ASKDB_STORE", "mysql://askdb@localhost/store")
+    assert main(["store", "query", "SELECT 1"]) == 2
+    assert "ASKDB_STORE" in capsys.readouterr().err
