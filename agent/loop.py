@@ -45,6 +45,10 @@ from storage.conversations import ConversationStore
 from storage.text import has_cjk
 
 ANSWER_ROWS = 50  # rows kept inside the state's answer; the full result is in query_results
+#: Lookups that do not answer anything by themselves; after this many with no query yet, the model is
+#: told to write one. A 1.5B model looked up values five times in a row and then answered in prose (issue 16).
+LOOKUP_TOOLS = frozenset({"sample_rows", "find_values"})
+NUDGE_AFTER_LOOKUPS = 2
 
 
 class TurnEvent(BaseModel):
@@ -139,7 +143,7 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
     context_note = turn_note(state, examples=few_shot, user_memory=user_memory, schema_shown=bool(schema))
     if context_note:  # kept on the question, so later turns send the same bytes (agent.context)
         asked_message.note = context_note
-    for _ in range(0 if state.done else setup.max_steps):
+    for step_number in range(0 if state.done else setup.max_steps):
         if setup.stop_requested():
             yield from emit(turn.fail(_NOTES["stopped"][has_cjk(question)], kind="stopped"))
             break
@@ -153,7 +157,7 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
             yield from emit(turn.fail(_NOTES["stopped"][has_cjk(question)], kind="stopped"))
             break
         try:
-            yield from emit(turn.handle(reply, started))
+            yield from emit(turn.handle(reply, started, can_continue=step_number < setup.max_steps - 1))
         except SourceUnavailable as exc:
             yield from emit(turn.fail(f"The analytics database is unavailable: {exc}", kind="database_unavailable"))
             break
@@ -185,6 +189,8 @@ class _Turn:
         self.ctx = ToolContext(database=setup.database, state=self.state, schema=setup.schema)
         self.last_result: SQLRecord | None = None
         self.results: list[SQLRecord] = []  # the queries that ran in this turn, in order
+        self.tried: list[str] = []  # the SQL of every query this turn ran or tried
+        self.lookups = 0  # sample_rows and find_values calls before the turn's first query
         self.context: dict[str, Any] | None = None  # the report of the context of the current model call
         self.model_ms: float | None = None  # how long the current model call took
         self.repeats = RepeatGuard()
@@ -195,6 +201,7 @@ class _Turn:
         asked_before = [m.content or "" for m in self.state.messages if m.role == "user"][:-1]
         self.previous_question = asked_before[-1] if asked_before else ""
         self.tools = tools_for_turn(memory=False)  # run_turn offers recall_memory once memory gives access
+        self.checked: set[str] = set()  # the kinds of answer check the model was told of (`check_answer`)
 
     def ask(self, *, tools: list[dict[str, Any]], schema: str, recalled: str | None, archived: Any) -> ModelReply:
         """Build the context and ask the model. A "too long" error shrinks the window and asks once more.
@@ -237,7 +244,9 @@ class _Turn:
             return reply
         raise AssertionError("unreachable: the second attempt returns or raises")
 
-    def handle(self, reply: ModelReply, started: float) -> Iterator[TurnEvent]:
+    def handle(self, reply: ModelReply, started: float, *, can_continue: bool = False) -> Iterator[TurnEvent]:
+        """Run the reply's tool calls and record them; an answer ends the turn, unless it fails a check the
+        model can still act on (`can_continue`: another call is allowed), which it is told instead."""
         state = self.state
         if not reply.tool_calls:
             # A plain reply ends the turn: the model answered in prose (never a reply cut off at max_tokens).
@@ -256,11 +265,17 @@ class _Turn:
         ]))
         for n, call in enumerate(reply.tool_calls):
             outcome, args = self.call_tool(call)
+            if outcome.final and can_continue and reply.finish_reason != "length":
+                outcome = self.check_answer(args) or outcome
             if call.name == "find_values" and outcome.observation.get("more"):
                 self.partial_values.update(str(v) for v in outcome.observation.get("values", []))
             repeats = 0 if outcome.final else self.repeats.count(call.name, args, outcome.observation)
             if repeats == STOP_AFTER - 1:
                 outcome.observation["repeated"] = REPEAT_NOTE
+            if call.name in LOOKUP_TOOLS and not self.tried:
+                self.lookups += 1
+                if self.lookups >= NUDGE_AFTER_LOOKUPS:
+                    outcome.observation["next"] = _CHECKS["lookups"]
             state.messages.append(Message(role="tool", tool_call_id=call.id, name=call.name,
                                           content=outcome.observation_text()))
             step = Step(step_index=0, action=call.name, args=args, thought=reply.reasoning if n == 0 else None,
@@ -294,7 +309,38 @@ class _Turn:
                                                         message=outcome.observation["error"]))
         return outcome, raw_args
 
+    def check_answer(self, args: dict[str, Any]) -> ToolOutcome | None:
+        """What the model is told instead of its answer ending the turn, or None: the answer stands.
+
+        The answer's SQL was not tried in this turn: it is run now and the model answers from its result. Else, once per
+        turn each, what `finish` would otherwise put as a caveat: a part of the question the query leaves
+        out, another language. A 1.5B model answered with SQL it never ran, or dropped a
+        follow-up's conditions, and fixed it when told (issue 16). An answer with its own caveat stands.
+        """
+        text, sql = strip_label(str(args.get("text") or "")), args.get("sql")
+        if not text or args.get("caveat"):
+            return None
+        if isinstance(sql, str) and sql.strip() and not any(_same_sql(tried, sql) for tried in self.tried):
+            outcome, _ = self.call_tool(ToolCall(id="", name="run_sql", arguments=json.dumps({"sql": sql})))
+            outcome.observation["note"] = _CHECKS["unrun" if outcome.ok else "unrun_failed"]
+            return outcome
+        named = [r for r in self.results if isinstance(sql, str) and _same_sql(r.sql, sql)]
+        record = named[-1] if named else self.last_result
+        question = self.state.question or ""
+        if record is None:  # nothing to build on: `finish` says no query ran
+            return None
+        if wrong_language(question, text):
+            kind, problem = "language", _NOTES["language"][0]
+        else:
+            kind, problem = "unused", self.unused_parts(record.sql, zh=False)
+        if problem is None or kind in self.checked:
+            return None
+        self.checked.add(kind)
+        return ToolOutcome({"ok": False, "error": f"not answered yet: {problem} {_CHECKS[kind]}"}, ok=False,
+                           error_kind="answer_check")
+
     def record_sql(self, sql: str, outcome: ToolOutcome) -> None:
+        self.tried.append(sql)
         result = outcome.result
         if result is None:
             record = SQLRecord(sql=sql, ok=False, error=outcome.observation.get("error"))
@@ -451,6 +497,18 @@ _NOTES = {
               "这个查询没有用到问题中的 {years}，结果可能不只是这些年份。"),
     "other_sql": ("The query this answer names did not run in this turn; the result shown is from the last "
                   "query that did.", "回答所引用的查询本轮没有成功运行；下方显示的是最后一次成功查询的结果。"),
+}
+
+
+#: What the model is told when its answer fails a check (`_Turn.check_answer`), after the problem itself.
+_CHECKS = {
+    "unrun": "the SQL in your answer had not run in this turn; it ran now, and this is its result: call answer "
+             "again with text that says what this result shows",
+    "unused": "Run a query that uses it, then answer from that result; or call answer again with a caveat "
+              "saying what is left out.",
+    "lookups": "you have looked enough: now write the SQL that answers the question and run it with run_sql",
+    "unrun_failed": "the SQL in your answer had not run in this turn; run now, it failed: correct it with run_sql",
+    "language": "Call answer again, written in the question's language.",
 }
 
 

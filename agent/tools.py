@@ -127,17 +127,46 @@ def sample_rows(ctx: ToolContext, args: SampleArgs) -> ToolOutcome:
 
 
 FIND_VALUES_SHOWN = 20
+WORD_VALUES = 200  # values per word when a term is matched word by word (each engine clamps to its max_rows)
 
 
 def find_values(ctx: ToolContext, args: FindValuesArgs) -> ToolOutcome:
     """Find distinct values of a column in rows where any text column matches a term
     (so "Long March 2D" finds the Chinese name of that vehicle)."""
-    values = ctx.database.find_values(args.table, args.column, args.term, limit=FIND_VALUES_SHOWN)
+    values, note = _matching_values(ctx.database, args)
     observation = {"ok": True, "table": args.table, "column": args.column, "term": args.term, "values": values}
+    if note:
+        observation["note"] = note
     if len(values) >= FIND_VALUES_SHOWN:  # a 1.5B model counted 2020's launches with an IN list of these 20
         observation["more"] = (f"only the first {FIND_VALUES_SHOWN} values are shown: filter or count in SQL "
                                "(LIKE, a range) rather than listing them")
     return ToolOutcome(observation)
+
+
+def _matching_values(database: DataSource, args: FindValuesArgs) -> tuple[list[Any], str | None]:
+    """The values, and how they were found when the term as given matched nothing. A 1.5B model
+    searched a foreign key for a name ("China" in launch_sites.country_id) and mixed scripts in one
+    term ("长 March 2D"); both found nothing and it searched again and again (issue 16)."""
+    values = database.find_values(args.table, args.column, args.term, limit=FIND_VALUES_SHOWN)
+    if values:
+        return values, None
+    words = args.term.split()
+    if len(words) > 1:  # rows matching every word, each in any text column
+        found = [set(map(str, database.find_values(args.table, args.column, word, limit=WORD_VALUES)))
+                 for word in words]
+        common = set.intersection(*found)
+        if common:
+            ordered = [v for v in database.find_values(args.table, args.column, words[0], limit=WORD_VALUES)
+                       if str(v) in common][:FIND_VALUES_SHOWN]
+            return ordered, f"no row contains {args.term!r} as written; these rows contain each of its words"
+    key = next((fk for fk in database.describe_table(args.table).foreign_keys
+                if fk.column.lower() == args.column.lower() and fk.ref_column), None)
+    if key is not None:
+        ids = database.find_values(key.ref_table, key.ref_column, args.term, limit=FIND_VALUES_SHOWN)
+        if ids:
+            return ids, (f"{args.table}.{args.column} holds ids of {key.ref_table}.{key.ref_column}; these are the "
+                         f"ids of the {key.ref_table} rows matching {args.term!r}: join {key.ref_table} on them")
+    return [], f"no row of {args.table} matches {args.term!r}; write the query with what you know, or try another word"
 
 
 def run_sql(ctx: ToolContext, args: SQLArgs) -> ToolOutcome:
@@ -150,7 +179,7 @@ def run_sql(ctx: ToolContext, args: SQLArgs) -> ToolOutcome:
         if unknown:  # again, with the stored values, so the hints put the column holding a compared value first
             unknown = unknown_columns(args.sql, columns, dialect=dialect, values=_stored_values(ctx))
             return error("unknown_column", "unknown column, caught before running the query: "
-                         + "; ".join(u.describe() for u in unknown) + ". Check the names with describe_table.")
+                         + "; ".join(u.describe() for u in unknown) + ". Check the names against the schema.")
     result = ctx.database.execute(args.sql)
     return ToolOutcome(result_observation(result), result=result)
 
@@ -277,4 +306,4 @@ def run_tool(ctx: ToolContext, tool: Tool, args: BaseModel) -> ToolOutcome:
     except (UnknownTable, UnknownColumn) as exc:
         return error("unknown_name", str(exc))
     except QueryFailed as exc:
-        return error("sql_error", f"{ctx.database.engine} error: {exc}; check table and column names with describe_table")
+        return error("sql_error", f"{ctx.database.engine} error: {exc}; check the table and column names against the schema")

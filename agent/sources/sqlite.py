@@ -279,7 +279,7 @@ class SQLiteSource(FileSource):
             return SQLRejected("the analytics database is read-only; send a SELECT query")
         if isinstance(e, sqlite3.ProgrammingError) and "one statement" in message:
             return SQLRejected("only one statement is allowed")
-        return QueryFailed(message)
+        return QueryFailed(message + _function_hint(message))
 
     # -- helpers ----------------------------------------------------------------
 
@@ -333,3 +333,28 @@ def _read_only_authorizer(denied: list[str]):
         return sqlite3.SQLITE_DENY
 
     return authorize
+
+
+#: What SQLite offers instead of the functions models bring from other dialects. A 1.5B model
+#: wrote YEAR(launch_date) = 2019, read "no such function" and never wrote SQL again (issue 16).
+_MISSING_FUNCTIONS = {
+    "year": "strftime('%Y', column) = '2019' or column LIKE '2019%' (dates are text)",
+    "month": "strftime('%m', column) = '07' (dates are text)",
+    "day": "strftime('%d', column)",
+    "date_format": "strftime(format, column)",
+    "to_char": "strftime(format, column)",
+    "now": "date('now') or datetime('now')",
+    "curdate": "date('now')",
+    "getdate": "datetime('now')",
+    "datediff": "julianday(a) - julianday(b)",
+    "len": "length(text)",
+    "isnull": "ifnull(value, other)",
+    "nvl": "ifnull(value, other)",
+}
+
+
+def _function_hint(message: str) -> str:
+    """"; SQLite: use ..." for a function SQLite lacks that it has another way to do, else ""."""
+    name = message.removeprefix("no such function: ").strip().lower() if message.startswith("no such function: ") else ""
+    return f"; SQLite has no {name.upper()}(): use {_MISSING_FUNCTIONS[name]}" if name in _MISSING_FUNCTIONS else ""
+

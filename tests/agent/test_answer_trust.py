@@ -3,6 +3,8 @@ question. Anything less is said first in the answer's text (the caveat) and stor
 
 from __future__ import annotations
 
+import json
+
 from dataclasses import replace
 
 from agent.loop import TurnSetup, run_turn
@@ -47,11 +49,24 @@ def test_an_answer_without_a_query_in_this_turn_is_not_ok(store, tiny_db, script
                                tool_call("run_sql", {"sql": GOOD_SQL}),
                                tool_call("answer", {"text": "Three sites.", "sql": GOOD_SQL}))
     assert first.ok
-    # The follow-up names the earlier turn's query without running anything: no result is carried silently.
+    # The follow-up answers without running anything: no result is carried silently.
     answer, _ = _answer(store, tiny_db, scripted_llm, "How many of them failed?",
-                        tool_call("answer", {"text": "None of them.", "sql": GOOD_SQL}), thread_id=thread_id)
+                        tool_call("answer", {"text": "None of them."}), thread_id=thread_id)
     assert not answer.ok and answer.data.sql is None and answer.data.rows == []
     assert answer.data.text == "No query ran in this turn, so this answer is not checked against the data. None of them."
+
+
+def test_an_answer_naming_sql_that_did_not_run_gets_its_result_first(store, tiny_db, scripted_llm):
+    # The follow-up names the earlier turn's query: askdb runs it, and the model answers from what it shows.
+    _, thread_id = _answer(store, tiny_db, scripted_llm, "List the sites",
+                           tool_call("run_sql", {"sql": GOOD_SQL}),
+                           tool_call("answer", {"text": "Three sites.", "sql": GOOD_SQL}))
+    answer, _ = _answer(store, tiny_db, scripted_llm, "And how many are there?",
+                        tool_call("answer", {"text": "None.", "sql": GOOD_SQL}),
+                        tool_call("answer", {"text": "There are 3.", "sql": GOOD_SQL}), thread_id=thread_id)
+    told = json.loads(scripted_llm.chat_requests[-1]["messages"][-1]["content"])
+    assert told["row_count"] == 3 and "had not run in this turn" in told["note"]
+    assert answer.ok and answer.data.text == "There are 3." and answer.data.sql == GOOD_SQL
 
 
 def test_a_failed_query_alone_is_no_ground_for_an_answer(store, tiny_db, scripted_llm):
