@@ -36,7 +36,7 @@ from agent.sources.schema_search import SchemaOptions
 from agent.state import (
     AgentState, Answer, AnswerData, ErrorRecord, FunctionCall, Message, MessageToolCall, SQLRecord, Step, utc_now,
 )
-from agent.tool_types import ToolContext, ToolOutcome, bound_text
+from agent.tool_types import ToolContext, ToolOutcome, bound_text, error
 from agent.tools import offered_schemas, parse_arguments, run_tool, tool_schemas, tools_for_turn
 from agent.turn_checks import (REPEAT_NOTE, STOP_AFTER, RepeatGuard, copies_partial_values, dropped_conditions,
                                missing_years, points_back, strip_label, wrong_language)
@@ -191,6 +191,7 @@ class _Turn:
         self.results: list[SQLRecord] = []  # the queries that ran in this turn, in order
         self.tried: list[str] = []  # the SQL of every query this turn ran or tried
         self.lookups = 0  # sample_rows and find_values calls before the turn's first query
+        self.written_blind: set[str] = set()  # answers' texts written before their SQL ran (`check_answer`)
         self.context: dict[str, Any] | None = None  # the report of the context of the current model call
         self.model_ms: float | None = None  # how long the current model call took
         self.repeats = RepeatGuard()
@@ -263,10 +264,12 @@ class _Turn:
             MessageToolCall(id=call.id, function=FunctionCall(name=call.name, arguments=call.arguments))
             for call in reply.tool_calls
         ]))
+        sent_back = False  # an answer of this reply was sent back: the rest of it was written before that
         for n, call in enumerate(reply.tool_calls):
             outcome, args = self.call_tool(call)
-            if outcome.final and can_continue and reply.finish_reason != "length":
-                outcome = self.check_answer(args) or outcome
+            if outcome.final and can_continue and reply.finish_reason != "length" and not sent_back:
+                checked = self.check_answer(args)
+                outcome, sent_back = checked or outcome, checked is not None
             if call.name == "find_values" and outcome.observation.get("more"):
                 self.partial_values.update(str(v) for v in outcome.observation.get("values", []))
             repeats = 0 if outcome.final else self.repeats.count(call.name, args, outcome.observation)
@@ -274,8 +277,8 @@ class _Turn:
                 outcome.observation["repeated"] = REPEAT_NOTE
             if call.name in LOOKUP_TOOLS and not self.tried:
                 self.lookups += 1
-                if self.lookups >= NUDGE_AFTER_LOOKUPS:
-                    outcome.observation["next"] = _CHECKS["lookups"]
+                if self.lookups >= NUDGE_AFTER_LOOKUPS:  # first: a long observation is cut at its end
+                    outcome.observation = {"next": _CHECKS["lookups"], **outcome.observation}
             state.messages.append(Message(role="tool", tool_call_id=call.id, name=call.name,
                                           content=outcome.observation_text()))
             step = Step(step_index=0, action=call.name, args=args, thought=reply.reasoning if n == 0 else None,
@@ -284,7 +287,10 @@ class _Turn:
                 text = strip_label(args.get("text", ""))
                 # An answer cut off at max_tokens, or left empty once its label is stripped, is never confident.
                 cut = reply.finish_reason == "length"
-                caveat = args.get("caveat") or (_NOTES["cut_off"][has_cjk(state.question or "")] if cut else None)
+                zh = has_cjk(state.question or "")
+                caveat = args.get("caveat") or (_NOTES["cut_off"][zh] if cut else None)
+                if caveat is None and (sent_back or _same_text(text) in self.written_blind):
+                    caveat = _NOTES["blind"][zh]
                 state.messages.append(Message(role="assistant", content=text))
                 self.finish(text, sql=args.get("sql"), caveat=caveat, confident=bool(text) and not cut)
                 step = self.answer_step(thought=step.thought, action=call.name, args=args,
@@ -303,29 +309,37 @@ class _Turn:
         if outcome.result is not None or call.name == "run_sql":
             self.record_sql(raw_args.get("sql", ""), outcome)
         if not outcome.ok:
-            self.state.last_error = outcome.observation["error"]
-            self.state.error_history.append(ErrorRecord(step_index=self.next_step_index(),
-                                                        kind=outcome.error_kind or "error",
-                                                        message=outcome.observation["error"]))
+            self.note_error(outcome)
         return outcome, raw_args
+
+    def note_error(self, outcome: ToolOutcome) -> None:
+        self.state.last_error = outcome.observation["error"]
+        self.state.error_history.append(ErrorRecord(step_index=self.next_step_index(), kind=outcome.error_kind or "error",
+                                                    message=outcome.observation["error"]))
 
     def check_answer(self, args: dict[str, Any]) -> ToolOutcome | None:
         """What the model is told instead of its answer ending the turn, or None: the answer stands.
 
-        The answer's SQL was not tried in this turn: it is run now and the model answers from its result. Else, once per
-        turn each, what `finish` would otherwise put as a caveat: a part of the question the query leaves
-        out, another language. A 1.5B model answered with SQL it never ran, or dropped a
-        follow-up's conditions, and fixed it when told (issue 16). An answer with its own caveat stands.
+        The answer's SQL was not tried in this turn: it is run now and the model answers from its result
+        (`written_blind` keeps that first text from counting). Else, once per turn each, what `finish`
+        would otherwise put as a caveat: a part of the question the query leaves out, another language.
+        A 1.5B model answered with SQL it never ran, or dropped a follow-up's conditions, and fixed it when
+        told (issue 16). An answer with its own caveat stands, and so does one naming SQL that failed
+        (`finish` flags it).
         """
         text, sql = strip_label(str(args.get("text") or "")), args.get("sql")
         if not text or args.get("caveat"):
             return None
-        if isinstance(sql, str) and sql.strip() and not any(_same_sql(tried, sql) for tried in self.tried):
+        named = isinstance(sql, str) and bool(sql.strip())
+        if named and not any(_same_sql(tried, sql) for tried in self.tried):
+            self.written_blind.add(_same_text(text))
             outcome, _ = self.call_tool(ToolCall(id="", name="run_sql", arguments=json.dumps({"sql": sql})))
-            outcome.observation["note"] = _CHECKS["unrun" if outcome.ok else "unrun_failed"]
+            outcome.observation = {"note": _CHECKS["unrun" if outcome.ok else "unrun_failed"], **outcome.observation}
             return outcome
-        named = [r for r in self.results if isinstance(sql, str) and _same_sql(r.sql, sql)]
-        record = named[-1] if named else self.last_result
+        ran = [r for r in self.results if named and _same_sql(r.sql, sql)]
+        if named and not ran:
+            return None
+        record = ran[-1] if ran else self.last_result
         question = self.state.question or ""
         if record is None:  # nothing to build on: `finish` says no query ran
             return None
@@ -336,8 +350,9 @@ class _Turn:
         if problem is None or kind in self.checked:
             return None
         self.checked.add(kind)
-        return ToolOutcome({"ok": False, "error": f"not answered yet: {problem} {_CHECKS[kind]}"}, ok=False,
-                           error_kind="answer_check")
+        outcome = error("answer_check", f"not answered yet: {problem} {_CHECKS[kind]}")
+        self.note_error(outcome)
+        return outcome
 
     def record_sql(self, sql: str, outcome: ToolOutcome) -> None:
         self.tried.append(sql)
@@ -427,7 +442,7 @@ class _Turn:
         # A follow-up naming no year of its own, of a turn that did not answer: that question's years.
         carried = self.previous_sql is None and points_back(question) and not missing_years(question, "")
         asked = question + (f" {self.previous_question}" if carried else "")
-        years = missing_years(asked, sql)
+        years = missing_years(asked, sql, dialect=self.setup.database.dialect)
         return _NOTES["years"][zh].format(years=", ".join(years)) if years else None
 
     def fail(self, message: str, *, kind: str) -> Iterator[TurnEvent]:
@@ -495,6 +510,8 @@ _NOTES = {
                        "这个查询列出的取值抄自只显示了部分取值的查找结果，其余取值的行没有算进去。"),
     "years": ("This query does not use {years}, which the question names, so it may be about other years.",
               "这个查询没有用到问题中的 {years}，结果可能不只是这些年份。"),
+    "blind": ("This answer was written before its query's result was read, so its text is not checked against "
+              "the result shown.", "这个回答写于读到查询结果之前，其文字未与下方结果核对。"),
     "other_sql": ("The query this answer names did not run in this turn; the result shown is from the last "
                   "query that did.", "回答所引用的查询本轮没有成功运行；下方显示的是最后一次成功查询的结果。"),
 }
@@ -539,6 +556,10 @@ def _model_failure(exc: ModelError) -> str:
 
 def _same_sql(a: str, b: str) -> bool:
     return " ".join(a.split()).rstrip(";").lower() == " ".join(b.split()).rstrip(";").lower()
+
+
+def _same_text(text: str) -> str:
+    return " ".join(text.split()).lower()
 
 
 def _loose_json(text: str) -> dict[str, Any]:

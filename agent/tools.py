@@ -127,7 +127,6 @@ def sample_rows(ctx: ToolContext, args: SampleArgs) -> ToolOutcome:
 
 
 FIND_VALUES_SHOWN = 20
-WORD_VALUES = 200  # values per word when a term is matched word by word (each engine clamps to its max_rows)
 
 
 def find_values(ctx: ToolContext, args: FindValuesArgs) -> ToolOutcome:
@@ -144,28 +143,27 @@ def find_values(ctx: ToolContext, args: FindValuesArgs) -> ToolOutcome:
 
 
 def _matching_values(database: DataSource, args: FindValuesArgs) -> tuple[list[Any], str | None]:
-    """The values, and how they were found when the term as given matched nothing. A 1.5B model
-    searched a foreign key for a name ("China" in launch_sites.country_id) and mixed scripts in one
-    term ("长 March 2D"); both found nothing and it searched again and again (issue 16)."""
+    """The values, and how they were found when the column itself matched nothing: a 1.5B model
+    searched a foreign key for a name ("China" in launch_sites.country_id), found nothing and
+    searched again and again (issue 16). A key is followed when it names a table that can be read."""
     values = database.find_values(args.table, args.column, args.term, limit=FIND_VALUES_SHOWN)
     if values:
         return values, None
-    words = args.term.split()
-    if len(words) > 1:  # rows matching every word, each in any text column
-        found = [set(map(str, database.find_values(args.table, args.column, word, limit=WORD_VALUES)))
-                 for word in words]
-        common = set.intersection(*found)
-        if common:
-            ordered = [v for v in database.find_values(args.table, args.column, words[0], limit=WORD_VALUES)
-                       if str(v) in common][:FIND_VALUES_SHOWN]
-            return ordered, f"no row contains {args.term!r} as written; these rows contain each of its words"
     key = next((fk for fk in database.describe_table(args.table).foreign_keys
-                if fk.column.lower() == args.column.lower() and fk.ref_column), None)
+                if fk.column.lower() == args.column.lower()), None)
     if key is not None:
-        ids = database.find_values(key.ref_table, key.ref_column, args.term, limit=FIND_VALUES_SHOWN)
+        try:
+            referenced = key.ref_column or next(
+                (c.name for c in database.describe_table(key.ref_table).columns if c.primary_key), None)
+            ids = database.find_values(key.ref_table, referenced, args.term, limit=FIND_VALUES_SHOWN) \
+                if referenced else []
+        except SourceUnavailable:
+            raise
+        except SourceError:  # a key to a table that is gone or cannot be read (SQLite does not check keys)
+            ids = []
         if ids:
-            return ids, (f"{args.table}.{args.column} holds ids of {key.ref_table}.{key.ref_column}; these are the "
-                         f"ids of the {key.ref_table} rows matching {args.term!r}: join {key.ref_table} on them")
+            return ids, (f"{args.table}.{args.column} holds ids of {key.ref_table}.{referenced}; these are the ids "
+                         f"of the {key.ref_table} rows matching {args.term!r}: join {key.ref_table} on them")
     return [], f"no row of {args.table} matches {args.term!r}; write the query with what you know, or try another word"
 
 
@@ -179,7 +177,7 @@ def run_sql(ctx: ToolContext, args: SQLArgs) -> ToolOutcome:
         if unknown:  # again, with the stored values, so the hints put the column holding a compared value first
             unknown = unknown_columns(args.sql, columns, dialect=dialect, values=_stored_values(ctx))
             return error("unknown_column", "unknown column, caught before running the query: "
-                         + "; ".join(u.describe() for u in unknown) + ". Check the names against the schema.")
+                         + "; ".join(u.describe() for u in unknown) + ". Check the names in the schema (describe_table gives a table's).")
     result = ctx.database.execute(args.sql)
     return ToolOutcome(result_observation(result), result=result)
 
@@ -306,4 +304,5 @@ def run_tool(ctx: ToolContext, tool: Tool, args: BaseModel) -> ToolOutcome:
     except (UnknownTable, UnknownColumn) as exc:
         return error("unknown_name", str(exc))
     except QueryFailed as exc:
-        return error("sql_error", f"{ctx.database.engine} error: {exc}; check the table and column names against the schema")
+        return error("sql_error", f"{ctx.database.engine} error: {exc}; check the table and column names in the schema "
+                                  "(describe_table gives a table's)")

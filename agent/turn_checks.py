@@ -64,12 +64,21 @@ def points_back(question: str) -> bool:
     return bool(_BACK_REFERENCE.search(question))
 
 
-def missing_years(question: str, sql: str) -> list[str]:
+def missing_years(question: str, sql: str, *, dialect: str = "sqlite") -> list[str]:
     """The years a question names that its query does not: "How many launches in 2019?" answered
     over every year is not an answer to it. The next year counts as using one: "after 2019" and
-    "through 2020" are written `>= '2020-01-01'` and `< '2021-01-01'`."""
-    used = {int(y) for y in _YEAR.findall(sql)}
+    "through 2020" are written `>= '2020-01-01'` and `< '2021-01-01'`. Only the query's values count,
+    not an alias or a comment (`count(*) AS failed_2019` over every year is not about 2019)."""
+    used = {int(y) for y in _YEAR.findall(" ".join(_literals(sql, dialect)))}
     return sorted(y for y in set(_YEAR.findall(question)) if int(y) not in used and int(y) + 1 not in used)
+
+
+def _literals(sql: str, dialect: str) -> list[str]:
+    """The strings and numbers written in a query; the whole text when it does not parse."""
+    try:
+        return [str(literal.this) for literal in sqlglot.parse_one(sql, read=dialect).find_all(exp.Literal)]
+    except (SqlglotError, RecursionError, ValueError):
+        return [sql]
 
 
 def dropped_conditions(question: str, sql: str, previous_sql: str | None, *, dialect: str) -> list[str]:

@@ -338,8 +338,8 @@ def _read_only_authorizer(denied: list[str]):
 #: What SQLite offers instead of the functions models bring from other dialects. A 1.5B model
 #: wrote YEAR(launch_date) = 2019, read "no such function" and never wrote SQL again (issue 16).
 _MISSING_FUNCTIONS = {
-    "year": "strftime('%Y', column) = '2019' or column LIKE '2019%' (dates are text)",
-    "month": "strftime('%m', column) = '07' (dates are text)",
+    "year": "strftime('%Y', column) = 'YYYY', or column LIKE 'YYYY%' for ISO date text",
+    "month": "strftime('%m', column) = 'MM'",
     "day": "strftime('%d', column)",
     "date_format": "strftime(format, column)",
     "to_char": "strftime(format, column)",
@@ -348,7 +348,6 @@ _MISSING_FUNCTIONS = {
     "getdate": "datetime('now')",
     "datediff": "julianday(a) - julianday(b)",
     "len": "length(text)",
-    "isnull": "ifnull(value, other)",
     "nvl": "ifnull(value, other)",
 }
 

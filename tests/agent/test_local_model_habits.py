@@ -18,7 +18,7 @@ from agent.memory.config import MemoryConfig
 from agent.openai_model import OpenAIChatModel
 from agent.sources.schema_search import SchemaOptions
 from agent.sources.sqlite import SQLiteSource
-from bench.scripted_llm import error, raw, text, tool_call
+from bench.scripted_llm import error, raw, text, tool_call, tool_calls
 
 CHINA_SITES = ("SELECT count(*) AS n FROM launch_sites JOIN countries ON countries.id = launch_sites.country_id "
                "WHERE countries.name = 'China'")
@@ -359,12 +359,23 @@ def test_a_name_searched_in_a_foreign_key_finds_the_ids_it_refers_to(store, samp
     assert shown["values"] == [2] and "ids of countries.id" in shown["note"]
 
 
-def test_a_term_mixing_scripts_is_matched_word_by_word(store, sample_db_path, scripted_llm):
-    # It searched "长 March 2D" for 长征二号丁 (faaec4a, sample-29): each word is in the row, the whole is not.
-    scripted_llm.enqueue(tool_call("find_values", {"table": "launch_vehicles", "column": "name", "term": "长 March 2D"}))
-    events, _ = _run(_setup(store, sample_db_path, scripted_llm, max_steps=1), "长征二号丁发射了多少次？")
-    shown = json.loads(next(e.step.observation for e in events if e.type == "step" and e.step.action == "find_values"))
-    assert shown["values"] == ["Long March 2D"] and "each of its words" in shown["note"]
+def test_a_foreign_key_to_a_missing_table_leaves_an_empty_lookup(store, tmp_path, scripted_llm):
+    # SQLite does not check keys; Spider's files declare some to tables that are not there.
+    import sqlite3
+    db = tmp_path / "bad_key.db"
+    with sqlite3.connect(db) as conn:
+        conn.executescript("CREATE TABLE pets (id INTEGER PRIMARY KEY, name TEXT, owner_id INTEGER REFERENCES gone(id));"
+                           "CREATE TABLE kinds (id INTEGER PRIMARY KEY, label TEXT);"
+                           "CREATE TABLE animals (id INTEGER PRIMARY KEY, kind_id INTEGER REFERENCES kinds);"
+                           "INSERT INTO pets VALUES (1, 'Rex', 7); INSERT INTO kinds VALUES (3, 'dog');"
+                           "INSERT INTO animals VALUES (1, 3);")
+    scripted_llm.enqueue(tool_call("find_values", {"table": "pets", "column": "owner_id", "term": "Ann"}),
+                         tool_call("find_values", {"table": "animals", "column": "kind_id", "term": "dog"}))
+    events, _ = _run(_setup(store, db, scripted_llm, max_steps=2), "Which pets does Ann own?")
+    gone, kinds = [json.loads(e.step.observation) for e in events if e.type == "step" and e.step.action == "find_values"]
+    assert gone["ok"] is True and gone["values"] == [] and "no row of pets matches" in gone["note"]
+    # A key naming no column refers to the primary key.
+    assert kinds["values"] == [3] and "ids of kinds.id" in kinds["note"]
 
 
 def test_a_function_sqlite_lacks_gets_its_sqlite_form(store, sample_db_path, scripted_llm):
@@ -372,7 +383,7 @@ def test_a_function_sqlite_lacks_gets_its_sqlite_form(store, sample_db_path, scr
     scripted_llm.enqueue(tool_call("run_sql", {"sql": "SELECT COUNT(*) FROM launches WHERE YEAR(launch_date) = 2019"}))
     events, _ = _run(_setup(store, sample_db_path, scripted_llm, max_steps=1), "How many launches were there in 2019?")
     error = json.loads(next(e.step.observation for e in events if e.type == "step" and e.step.action == "run_sql"))["error"]
-    assert "no such function: YEAR" in error and "strftime('%Y', column)" in error and "describe_table" not in error
+    assert "no such function: YEAR" in error and "strftime('%Y', column)" in error
 
 
 def test_after_two_lookups_without_a_query_the_model_is_told_to_write_one(store, sample_db_path, scripted_llm):
@@ -385,4 +396,32 @@ def test_after_two_lookups_without_a_query_the_model_is_told_to_write_one(store,
     _run(_setup(store, sample_db_path, scripted_llm), "How many launch sites are in China?")
     observations = [json.loads(r["messages"][-1]["content"]) for r in scripted_llm.chat_requests[1:]]
     assert [("next" in o) for o in observations] == [False, True, False, False]
-    assert "run it with run_sql" in observations[1]["next"]
+    assert "run it with run_sql" in observations[1]["next"] and list(observations[1])[0] == "next"
+
+
+def test_an_answer_written_before_its_sql_ran_is_not_taken_when_repeated(store, sample_db_path, scripted_llm):
+    # The review of 6149924: askdb ran the answer's SQL for it, the model sent the same guess again.
+    guess = tool_call("answer", {"text": "China has 99 launch sites.", "sql": CHINA_SITES})
+    scripted_llm.enqueue(guess, guess)
+    answer = _answer(_run(_setup(store, sample_db_path, scripted_llm), "How many launch sites are in China?")[0])
+    assert not answer.ok and answer.data.text.startswith("This answer was written before its query's result was read")
+    assert answer.data.rows == [[6]] and answer.data.sql == CHINA_SITES
+    told = json.loads(scripted_llm.chat_requests[1]["messages"][-1]["content"])
+    assert list(told)[0] == "note" and "had not run in this turn" in told["note"] and told["rows"] == [[6]]
+
+
+def test_an_answer_in_the_reply_whose_answer_was_sent_back_is_not_taken(store, sample_db_path, scripted_llm):
+    scripted_llm.enqueue(tool_calls([("answer", {"text": "99.", "sql": CHINA_SITES}),
+                                     ("answer", {"text": "China has 99 launch sites.", "sql": CHINA_SITES})]))
+    answer = _answer(_run(_setup(store, sample_db_path, scripted_llm), "How many launch sites are in China?")[0])
+    assert len(scripted_llm.chat_requests) == 1
+    assert not answer.ok and "written before its query's result was read" in answer.data.caveat
+
+
+def test_an_answer_naming_sql_that_failed_is_flagged_not_sent_back(store, sample_db_path, scripted_llm):
+    failing = "SELECT count(*) FROM rocket_launches"
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": CHINA_SITES}), tool_call("run_sql", {"sql": failing}),
+                         tool_call("answer", {"text": "6 in 2019.", "sql": failing}))
+    answer = _answer(_run(_setup(store, sample_db_path, scripted_llm), "How many launch sites in 2019?")[0])
+    assert len(scripted_llm.chat_requests) == 3 and not answer.ok
+    assert answer.data.text.startswith("The query this answer names did not run in this turn")

@@ -20,6 +20,12 @@ YEAR_2019 = "SELECT count(*) FROM launches WHERE launch_date LIKE '2019-%'"
     ("2019年以后有多少次发射？", "SELECT count(*) FROM launches WHERE launch_date >= '2020-01-01'", []),
     ("How many launches in the 2010s?", "SELECT count(*) FROM launches WHERE launch_date LIKE '201%'", []),
     ("Payloads over 2000 kg?", "SELECT name FROM payloads WHERE mass_kg > 2000", []),
+    ("How many launches in 2019?", "SELECT count(*) FROM launches WHERE YEAR(launch_date) = 2019", []),
+    # A year in an alias or a comment is not a condition (a review of 6149924).
+    ("How many launches failed in 2019?", "SELECT count(*) AS failed_2019 FROM launches WHERE outcome = 'failure'",
+     ["2019"]),
+    ("How many launches failed in 2019?", "SELECT count(*) /* 2019 */ FROM launches WHERE outcome = 'failure'",
+     ["2019"]),
 ])
 def test_a_year_the_question_names_must_be_used(question, sql, missing):
     assert missing_years(question, sql) == missing
