@@ -253,6 +253,10 @@ class _Turn:
             # A plain reply ends the turn: the model answered in prose (never a reply cut off at max_tokens).
             text = strip_label((reply.content or "").strip())
             cut = reply.finish_reason == "length"
+            checked = self.check_answer({"text": text}) if text and not cut and can_continue else None
+            if checked is not None:  # kept as the `answer` call it stands for, so its result has a call to follow
+                yield from self.send_back(reply, text, checked, started)
+                return
             caveat = _NOTES["cut_off"][has_cjk(state.question or "")] if cut else None
             shown = text or ("" if cut else "The model returned an empty reply.")
             state.messages.append(Message(role="assistant", content=shown or caveat))
@@ -316,6 +320,16 @@ class _Turn:
         self.state.last_error = outcome.observation["error"]
         self.state.error_history.append(ErrorRecord(step_index=self.next_step_index(), kind=outcome.error_kind or "error",
                                                     message=outcome.observation["error"]))
+
+    def send_back(self, reply: ModelReply, text: str, checked: ToolOutcome, started: float) -> Iterator[TurnEvent]:
+        """Record a prose answer that failed a check as an `answer` call, with what the model is told."""
+        call = MessageToolCall(id=f"answer_{self.next_step_index()}",
+                               function=FunctionCall(name="answer", arguments=json.dumps({"text": text}, ensure_ascii=False)))
+        self.state.messages.append(Message(role="assistant", reasoning=reply.reasoning, tool_calls=[call]))
+        self.state.messages.append(Message(role="tool", tool_call_id=call.id, name="answer",
+                                           content=checked.observation_text()))
+        yield self.record(Step(step_index=0, action="answer", args={"text": text}, thought=reply.reasoning,
+                               observation=checked.observation_text()), started, reply)
 
     def check_answer(self, args: dict[str, Any]) -> ToolOutcome | None:
         """What the model is told instead of its answer ending the turn, or None: the answer stands.

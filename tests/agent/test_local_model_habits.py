@@ -425,3 +425,28 @@ def test_an_answer_naming_sql_that_failed_is_flagged_not_sent_back(store, sample
     answer = _answer(_run(_setup(store, sample_db_path, scripted_llm), "How many launch sites in 2019?")[0])
     assert len(scripted_llm.chat_requests) == 3 and not answer.ok
     assert answer.data.text.startswith("The query this answer names did not run in this turn")
+
+
+@pytest.mark.parametrize("tool_mode", ["native", "text"])
+def test_a_prose_answer_that_leaves_out_a_year_is_sent_back_too(store, sample_db_path, scripted_llm, tool_mode):
+    # follow-1.2 at 6149924: the query over every year, then "There were 74 launches that failed." in prose.
+    every_year = "SELECT count(*) FROM launches WHERE outcome = 'failure'"
+    in_2019 = every_year + " AND launch_date LIKE '2019%'"
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": every_year}), text("74 launches failed in 2019."),
+                         tool_call("run_sql", {"sql": in_2019}), text("3 launches failed in 2019."))
+    setup = _setup(store, sample_db_path, scripted_llm, tool_mode=tool_mode)
+    events, thread_id = _run(setup, "How many launches failed in 2019?")
+    answer = _answer(events)
+    assert answer.ok and answer.data.sql == in_2019 and answer.data.text == "3 launches failed in 2019."
+    sent = scripted_llm.chat_requests[2]["messages"]
+    if tool_mode == "native":
+        assert sent[-2]["tool_calls"][0]["function"]["name"] == "answer" and sent[-1]["role"] == "tool"
+    else:  # the call written out as the model would have, its result as an Observation
+        assert "Action: answer" in sent[-2]["content"] and sent[-1]["content"].startswith("Observation:")
+    assert "does not use 2019" in sent[-1]["content"]
+    # The next turn's history is well-formed too: every call has its result.
+    scripted_llm.enqueue(text("Nothing else."))
+    _run(setup, "Thanks", thread_id)
+    history = scripted_llm.chat_requests[-1]["messages"]
+    calls = {c["id"] for m in history if m.get("tool_calls") for c in m["tool_calls"]}
+    assert calls == {m["tool_call_id"] for m in history if m["role"] == "tool"}
