@@ -23,13 +23,13 @@ RECORDINGS = Path(__file__).parents[1] / "data" / "local_model"
 
 def _responses() -> list[tuple[str, dict, list[dict]]]:
     found = []
-    for path in sorted(RECORDINGS.glob("*.json")):
+    for path in sorted(p for p in RECORDINGS.glob("*/*.json") if p.parent.name != "unread"):
         recording = json.loads(path.read_text(encoding="utf-8"))
         for t, turn in enumerate(recording.get("turns", [])):
             for c, call in enumerate(turn.get("calls", [])):
                 if call.get("status") == 200 and call.get("response", {}).get("choices"):
                     # Text-mode recordings sent no `tools`: the tools were askdb's, described in the prompt.
-                    found.append((f"{path.stem}:{t}:{c}", call["response"], recording.get("tools") or tool_schemas()))
+                    found.append((f"{path.parent.name}/{path.stem}:{t}:{c}", call["response"], recording.get("tools") or tool_schemas()))
     return found
 
 

@@ -42,7 +42,7 @@ LAUNCHES = {"launches": ["id", "launch_date", "vehicle_id", "outcome"], "launch_
 
 
 @pytest.mark.parametrize("sql, hint", [
-    # What a 1.5B model wrote (tests/data/local_model/auto-follow-1.1.json): the stored value by its stem,
+    # What a 1.5B model wrote (tests/data/local_model/99b5da8/auto-follow-1.1.json): the stored value by its stem,
     # then the column naming the same kind of fact; by spelling alone both went to launch_date.
     ("SELECT count(*) FROM launches WHERE launch_status = 'Failed'", "did you mean outcome or launch_date?"),
     ("SELECT count(*) FROM launches WHERE launch_year = 2019", "did you mean launch_date?"),

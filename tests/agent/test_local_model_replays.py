@@ -1,0 +1,49 @@
+"""Whole conversations a real local model had, replayed through today's askdb (issue 16).
+
+Each recording under tests/data/local_model/<commit>/ (README there) holds every model call of
+a benchmark conversation with its raw reply. Here the scripted server sends those replies back in
+order, verbatim, while askdb runs the turns as it does today, through the same settings as the
+benchmark (bench/local_model.py `bench_settings`). At the recording's commit this replays the
+conversation exactly; after a change to the loop, askdb may ask differently, and the replies then
+answer other requests, as a model would that does not follow. Either way the promise holds:
+a turn the benchmark scored wrong is never marked ok, and one it scored right and ok stays so.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from pathlib import Path
+
+import pytest
+
+from app.core import AskDB
+from bench.local_model import bench_settings
+from bench.scripted_llm import error, raw
+
+RECORDINGS = Path(__file__).parents[1] / "data" / "local_model"
+CONVERSATIONS = sorted(p for p in RECORDINGS.glob("*/*.json") if p.parent.name != "unread")
+
+
+@pytest.mark.parametrize("path", CONVERSATIONS, ids=[f"{p.parent.name}/{p.stem}" for p in CONVERSATIONS])
+def test_a_recorded_conversation_replayed_is_never_confidently_wrong(path, sample_db_path, scripted_llm, tmp_path):
+    recording = json.loads(path.read_text(encoding="utf-8"))
+    replies = [call["response"] for turn in recording["turns"] for call in turn["calls"] if call["status"] == 200]
+    queue = deque(replies)
+    scripted_llm.responder(lambda request: raw(json.dumps(queue.popleft())) if queue
+                           else error(500, message="the recording has no more replies"))
+    settings = bench_settings(scripted_llm.base_url.removesuffix("/v1"), recording["tool_mode"], tmp_path / "store.db")
+    askdb = AskDB(settings.model_copy(update={"database": sample_db_path}))
+    thread_id = None
+    try:
+        for turn in recording["turns"]:
+            events = list(askdb.ask(turn["question"], user_id="replay", thread_id=thread_id))
+            thread_id = events[0].thread_id
+            answer = next(e.answer for e in events if e.type == "answer")
+            if turn["outcome"] != "correct":
+                assert not answer.ok, (turn["question"], answer.data.text)
+            elif turn["ok"]:
+                assert answer.ok and answer.data.sql == turn["sql"], (turn["question"], answer.data.text)
+    finally:
+        askdb.close()
+
