@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agent.state import Answer, Message, Step
+from agent.state import DEFAULT_SOURCE, Answer, Message, Step
 from storage.conversations import Conversation
 
 
@@ -18,10 +18,13 @@ class ConversationPublic(BaseModel):
     tags: list[str]
     message_count: int
     version: int
+    source: str = Field(DEFAULT_SOURCE, description="The data source the conversation asks (`default`, a name "
+                                                    "from ASKDB_SOURCES, or `uploads`).")
 
     @classmethod
     def of(cls, conversation: Conversation) -> ConversationPublic:
-        return cls.model_validate(conversation.model_dump())
+        data = conversation.model_dump()
+        return cls.model_validate({**data, "source": data["source"] or DEFAULT_SOURCE})
 
 
 class ConversationList(BaseModel):

@@ -50,6 +50,7 @@ class Conversation(BaseModel):
     version: int
     message_count: int = 0
     question_count: int = 0  # the user's questions (archived ones too), what the list shows
+    source: str | None = None  # the state's `source` (the data source it asks); None: the state names none
 
 
 class ConversationPage(BaseModel):
@@ -75,7 +76,8 @@ def _select_conversation(d: Dialect, extra: str = "") -> str:
                          WHERE a.thread_id = conversations.thread_id), 0) AS message_count,
            (SELECT count(*) FROM {d.json_elements("state_data", "messages")} WHERE {d.element_text("role")} = 'user')
              + (SELECT count(*) FROM archived_messages a
-                WHERE a.thread_id = conversations.thread_id AND a.role = 'user') AS question_count
+                WHERE a.thread_id = conversations.thread_id AND a.role = 'user') AS question_count,
+           {d.json_text("state_data", "source")} AS source
            {extra}
     FROM conversations"""
 
@@ -279,7 +281,8 @@ def _conversation(row: Row) -> Conversation:
     return Conversation(
         thread_id=row["thread_id"], user_id=row["user_id"], title=row["title"], created_at=row["created_at"],
         updated_at=row["updated_at"], tags=_json_list(row["tags"]), tool_categories=_json_list(row["tool_categories"]),
-        version=row["version"], message_count=row["message_count"] or 0, question_count=row["question_count"] or 0)
+        version=row["version"], message_count=row["message_count"] or 0, question_count=row["question_count"] or 0,
+        source=row["source"])
 
 
 def _json_list(text: str | None) -> list[str]:

@@ -99,8 +99,13 @@ def test_the_api_binds_a_conversation_and_refuses_another_source_on_a_follow_up(
     assert "bound to the source 'sites'" in refused.json()["detail"]
     assert client.get(f"/api/conversations/{reply['thread_id']}/state").json()["messages"] == state["messages"]
     created = client.post("/api/conversations", json={"title": "sites", "source": "sites"})
-    assert created.status_code == 201
+    assert created.status_code == 201 and created.json()["source"] == "sites"
     assert client.get(f"/api/conversations/{created.json()['thread_id']}/state").json()["source"] == "sites"
+    # The list says which source each conversation asks; one on the default says "default".
+    on_default = ask(client, "How many launches were there in 2020?")
+    listed = {c["thread_id"]: c["source"] for c in client.get("/api/conversations").json()["data"]}
+    assert listed[reply["thread_id"]] == "sites" and listed[on_default["thread_id"]] == "default"
+    assert client.get(f"/api/conversations/{reply['thread_id']}").json()["source"] == "sites"
 
 
 @pytest.mark.parametrize("how", ["form", "api", "create", "new page", "sql page", "sql csv", "examples"])
