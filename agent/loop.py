@@ -45,8 +45,9 @@ from storage.conversations import ConversationStore
 from storage.text import has_cjk
 
 ANSWER_ROWS = 50  # rows kept inside the state's answer; the full result is in query_results
-#: Lookups that do not answer anything by themselves; after this many with no query yet, the model is
-#: told to write one. A 1.5B model looked up values five times in a row and then answered in prose (issue 16).
+#: Lookups that do not answer anything by themselves; after this many in a row, the model is told to write
+#: the query, or to answer from the one that ran. A 1.5B model looked up values five times in a row and then
+#: answered in prose; another, its right count in hand, searched launch vehicles for "failure" (issue 16).
 LOOKUP_TOOLS = frozenset({"sample_rows", "find_values"})
 NUDGE_AFTER_LOOKUPS = 2
 
@@ -190,7 +191,7 @@ class _Turn:
         self.last_result: SQLRecord | None = None
         self.results: list[SQLRecord] = []  # the queries that ran in this turn, in order
         self.tried: list[str] = []  # the SQL of every query this turn ran or tried
-        self.lookups = 0  # sample_rows and find_values calls before the turn's first query
+        self.lookups = 0  # sample_rows and find_values calls since the last query tried
         self.written_blind: set[str] = set()  # answers' texts written before their SQL ran (`check_answer`)
         self.context: dict[str, Any] | None = None  # the report of the context of the current model call
         self.model_ms: float | None = None  # how long the current model call took
@@ -279,10 +280,10 @@ class _Turn:
             repeats = 0 if outcome.final else self.repeats.count(call.name, args, outcome.observation)
             if repeats == STOP_AFTER - 1:
                 outcome.observation["repeated"] = REPEAT_NOTE
-            if call.name in LOOKUP_TOOLS and not self.tried:
+            if call.name in LOOKUP_TOOLS:
                 self.lookups += 1
                 if self.lookups >= NUDGE_AFTER_LOOKUPS:  # first: a long observation is cut at its end
-                    outcome.observation = {"next": _CHECKS["lookups"], **outcome.observation}
+                    outcome.observation = {"next": self.after_lookups(), **outcome.observation}
             state.messages.append(Message(role="tool", tool_call_id=call.id, name=call.name,
                                           content=outcome.observation_text()))
             step = Step(step_index=0, action=call.name, args=args, thought=reply.reasoning if n == 0 else None,
@@ -368,8 +369,15 @@ class _Turn:
         self.note_error(outcome)
         return outcome
 
+    def after_lookups(self) -> str:
+        """What to do next, told after NUDGE_AFTER_LOOKUPS lookups in a row."""
+        if self.last_result is None:
+            return _CHECKS["lookups"]
+        return _CHECKS["lookups_after_result"].format(rows=self.last_result.row_count)
+
     def record_sql(self, sql: str, outcome: ToolOutcome) -> None:
         self.tried.append(sql)
+        self.lookups = 0
         result = outcome.result
         if result is None:
             record = SQLRecord(sql=sql, ok=False, error=outcome.observation.get("error"))
@@ -538,6 +546,8 @@ _CHECKS = {
     "unused": "Run a query that uses it, then answer from that result; or call answer again with a caveat "
               "saying what is left out.",
     "lookups": "you have looked enough: now write the SQL that answers the question and run it with run_sql",
+    "lookups_after_result": "your last query ran and returned {rows} rows: if they answer the question, call "
+                            "answer with its SQL; if not, run a better query with run_sql",
     "unrun_failed": "the SQL in your answer had not run in this turn; run now, it failed: correct it with run_sql",
     "language": "Call answer again, written in the question's language.",
 }

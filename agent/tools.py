@@ -64,8 +64,8 @@ class AnswerArgs(BaseModel):
     text: str = Field(min_length=1, max_length=20_000, description="The answer for the analyst, in their language.")
     sql: str | None = Field(None, description="The SQL the answer rests on, if any.")
     caveat: str | None = Field(None, max_length=2_000, description=(
-        "What part of the question this answer does not use or could not check, in the analyst's language; "
-        "leave it out only when the answer rests on a query that used every part of the question."))
+        "Only when the query could not use a part of the question: which part, in the analyst's language. "
+        "Leave it out when the query used every part of the question."))
 
 
 # -- tools ------------------------------------------------------------------------
@@ -177,7 +177,7 @@ def run_sql(ctx: ToolContext, args: SQLArgs) -> ToolOutcome:
         if unknown:  # again, with the stored values, so the hints put the column holding a compared value first
             unknown = unknown_columns(args.sql, columns, dialect=dialect, values=_stored_values(ctx))
             return error("unknown_column", "unknown column, caught before running the query: "
-                         + "; ".join(u.describe() for u in unknown) + ". Check the names in the schema (describe_table gives a table's).")
+                         + "; ".join(u.describe() for u in unknown) + "; correct the query and run it again")
     result = ctx.database.execute(args.sql)
     return ToolOutcome(result_observation(result), result=result)
 
@@ -304,5 +304,4 @@ def run_tool(ctx: ToolContext, tool: Tool, args: BaseModel) -> ToolOutcome:
     except (UnknownTable, UnknownColumn) as exc:
         return error("unknown_name", str(exc))
     except QueryFailed as exc:
-        return error("sql_error", f"{ctx.database.engine} error: {exc}; check the table and column names in the schema "
-                                  "(describe_table gives a table's)")
+        return error("sql_error", f"{ctx.database.engine} error: {exc}; correct the query and run it again")

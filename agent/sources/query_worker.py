@@ -22,7 +22,7 @@ from collections import OrderedDict
 from typing import Any
 
 from agent.sources.errors import QueryFailed, QueryOutOfMemory, SourceError, out_of_memory
-from agent.sources.query_pool import PoolLimits
+from agent.sources.query_pool import SLOW_NICENESS, PoolLimits
 
 MB = 1 << 20
 WORKER_NICENESS = 10
@@ -41,8 +41,10 @@ def apply_limits(limits: PoolLimits) -> None:
     resource.setrlimit(resource.RLIMIT_FSIZE, (max_temp_mb * MB, max_temp_mb * MB))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     # Below the app's CPU priority: a query that burns a core until it is killed slows its own
-    # kind, not the server answering everyone else.
-    os.nice(WORKER_NICENESS)
+    # kind, not the server answering everyone else. Short of the slow lane's SLOW_NICENESS, so a slow
+    # query still drops below the rest when the app itself runs under `nice`.
+    current = os.getpriority(os.PRIO_PROCESS, 0)
+    os.setpriority(os.PRIO_PROCESS, 0, max(current, min(current + WORKER_NICENESS, SLOW_NICENESS - 1)))
     sqlite3.connect(":memory:").execute(f"PRAGMA hard_heap_limit = {limits.engine_memory_mb * MB}")
 
 

@@ -386,17 +386,20 @@ def test_a_function_sqlite_lacks_gets_its_sqlite_form(store, sample_db_path, scr
     assert "no such function: YEAR" in error and "strftime('%Y', column)" in error
 
 
-def test_after_two_lookups_without_a_query_the_model_is_told_to_write_one(store, sample_db_path, scripted_llm):
+def test_after_two_lookups_in_a_row_the_model_is_told_to_query_or_answer(store, sample_db_path, scripted_llm):
     # sample_rows, then find_values again and again, then an answer in prose (faaec4a, sample-23 and -30).
     scripted_llm.enqueue(tool_call("sample_rows", {"table": "launch_sites"}),
                          tool_call("find_values", {"table": "countries", "column": "name", "term": "China"}),
                          tool_call("run_sql", {"sql": CHINA_SITES}),
                          tool_call("find_values", {"table": "countries", "column": "name", "term": "China"}),
+                         tool_call("find_values", {"table": "launch_vehicles", "column": "name", "term": "failure"}),
                          tool_call("answer", {"text": "6.", "sql": CHINA_SITES}))
     _run(_setup(store, sample_db_path, scripted_llm), "How many launch sites are in China?")
     observations = [json.loads(r["messages"][-1]["content"]) for r in scripted_llm.chat_requests[1:]]
-    assert [("next" in o) for o in observations] == [False, True, False, False]
+    assert [("next" in o) for o in observations] == [False, True, False, False, True]
     assert "run it with run_sql" in observations[1]["next"] and list(observations[1])[0] == "next"
+    # With a result in hand (sample-06 at 08aece0 searched launch vehicles for "failure"): answer from it.
+    assert observations[4]["next"].startswith("your last query ran and returned 1 rows")
 
 
 def test_an_answer_written_before_its_sql_ran_is_not_taken_when_repeated(store, sample_db_path, scripted_llm):
