@@ -66,9 +66,11 @@ class ChatModel(Protocol):
     reads_schema: bool
 
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *,
-                 max_tokens: int | None = None, on_text: Any = None) -> ModelReply:
+                 max_tokens: int | None = None, on_text: Any = None,
+                 readable: list[dict[str, Any]] | None = None) -> ModelReply:
         """Return the next reply for `messages` (OpenAI chat shape) given `tools` (OpenAI tool schemas);
         `max_tokens` is the room the context budget left for the reply (None: the model's own setting);
         `on_text` (an `agent.answer_draft.DraftCallback`), when the model streams, gets the answer's
-        text as it is written."""
+        text as it is written; `readable`, the tools whose calls written as text are read as calls
+        (default `tools`): the loop runs some it does not offer."""
         ...

@@ -39,7 +39,8 @@ from agent.state import (
 from agent.tool_types import ToolContext, ToolOutcome, bound_text, error
 from agent.tools import offered_schemas, parse_arguments, run_tool, tool_schemas, tools_for_turn
 from agent.turn_checks import (REPEAT_NOTE, STOP_AFTER, RepeatGuard, copies_partial_values, dropped_conditions,
-                               missing_years, points_back, strip_label, wrong_language)
+                               missing_years, per_group_missing, points_back, strip_label, unsupported_numbers,
+                               wrong_language)
 from agent.turn_recorder import TurnRecorder
 from storage.conversations import ConversationStore
 from storage.text import has_cjk
@@ -193,6 +194,7 @@ class _Turn:
         self.tried: list[str] = []  # the SQL of every query this turn ran or tried
         self.lookups = 0  # sample_rows and find_values calls since the last query tried
         self.written_blind: set[str] = set()  # answers' texts written before their SQL ran (`check_answer`)
+        self.unmatched: dict[str, list[str]] = {}  # query -> its conditions no row meets (`tools.unmatched_filters`)
         self.context: dict[str, Any] | None = None  # the report of the context of the current model call
         self.model_ms: float | None = None  # how long the current model call took
         self.repeats = RepeatGuard()
@@ -228,11 +230,12 @@ class _Turn:
                 context = build_context(self.state, config, database_name=setup.database.label, tools=offered,
                                         archived_messages=archived.messages, archived_tokens=archived.tokens,
                                         engine=setup.database.engine, recalled=recalled, schema=schema)
+            self.ctx.schema_in_prompt = bool(schema) and setup.model.reads_schema
             self.context = context.report.as_step_data()
             asked = time.perf_counter()
             try:
                 reply = setup.model.complete(context.messages, offered, max_tokens=config.output_reserve,
-                                             on_text=setup.on_draft)
+                                             on_text=setup.on_draft, readable=tools)
             except ModelError as exc:
                 if exc.kind != "context_length" or attempt == 2:
                     raise
@@ -258,7 +261,9 @@ class _Turn:
             if checked is not None:  # kept as the `answer` call it stands for, so its result has a call to follow
                 yield from self.send_back(reply, text, checked, started)
                 return
-            caveat = _NOTES["cut_off"][has_cjk(state.question or "")] if cut else None
+            zh = has_cjk(state.question or "")
+            caveat = _NOTES["cut_off"][zh] if cut else (_NOTES["blind"][zh] if _same_text(text) in self.written_blind
+                                                        else None)
             shown = text or ("" if cut else "The model returned an empty reply.")
             state.messages.append(Message(role="assistant", content=shown or caveat))
             self.finish(shown, sql=None, caveat=caveat, confident=bool(text) and not cut)
@@ -343,7 +348,7 @@ class _Turn:
         (`finish` flags it).
         """
         text, sql = strip_label(str(args.get("text") or "")), args.get("sql")
-        if not text or args.get("caveat"):
+        if not text or args.get("caveat") or _same_text(text) in self.written_blind:  # a blind guess is flagged
             return None
         named = isinstance(sql, str) and bool(sql.strip())
         if named and not any(_same_sql(tried, sql) for tried in self.tried):
@@ -360,8 +365,10 @@ class _Turn:
             return None
         if wrong_language(question, text):
             kind, problem = "language", _NOTES["language"][0]
+        elif (unused := self.unused_parts(record.sql, zh=False)) is not None:
+            kind, problem = "unused", unused
         else:
-            kind, problem = "unused", self.unused_parts(record.sql, zh=False)
+            kind, problem = "numbers", self.unsupported(text, record, zh=False)
         if problem is None or kind in self.checked:
             return None
         self.checked.add(kind)
@@ -371,14 +378,17 @@ class _Turn:
 
     def after_lookups(self) -> str:
         """What to do next, told after NUDGE_AFTER_LOOKUPS lookups in a row."""
-        if self.last_result is None:
+        last = self.state.sql_history[-1] if self.tried else None  # the last query tried in this turn
+        if last is None or not last.ok:
             return _CHECKS["lookups"]
-        return _CHECKS["lookups_after_result"].format(rows=self.last_result.row_count)
+        return _CHECKS["lookups_after_result"].format(rows=last.row_count)
 
     def record_sql(self, sql: str, outcome: ToolOutcome) -> None:
+        result = outcome.result
         self.tried.append(sql)
         self.lookups = 0
-        result = outcome.result
+        if result is not None and outcome.observation.get("unmatched"):
+            self.unmatched[result.sql] = outcome.observation["unmatched"]
         if result is None:
             record = SQLRecord(sql=sql, ok=False, error=outcome.observation.get("error"))
         else:
@@ -436,7 +446,7 @@ class _Turn:
         if caveat is None and confident and wrong_language(self.state.question or "", text):
             caveat = _NOTES["language"][zh]
         if caveat is None and confident and record is not None:
-            caveat = self.unused_parts(record.sql, zh)
+            caveat = self.unused_parts(record.sql, zh) or self.unsupported(text, record, zh)
         ok = confident and not caveat and record is not None
         if caveat and not text.startswith(caveat):
             text = f"{caveat} {text}" if text else caveat
@@ -465,7 +475,20 @@ class _Turn:
         carried = self.previous_sql is None and points_back(question) and not missing_years(question, "")
         asked = question + (f" {self.previous_question}" if carried else "")
         years = missing_years(asked, sql, dialect=self.setup.database.dialect)
-        return _NOTES["years"][zh].format(years=", ".join(years)) if years else None
+        if years:
+            return _NOTES["years"][zh].format(years=", ".join(years))
+        if self.unmatched.get(sql):
+            return _NOTES["unmatched"][zh].format(conditions="; ".join(self.unmatched[sql]))
+        if per_group_missing(question, sql, dialect=self.setup.database.dialect):
+            return _NOTES["per_group"][zh]
+        return None
+
+    def unsupported(self, text: str, record: SQLRecord, zh: bool) -> str | None:
+        """A caveat naming the numbers the answer's text states that its result does not hold; None: none."""
+        rows = self.recorder.result(record.result_id).rows[:ANSWER_ROWS] if record.result_id is not None else []
+        numbers = unsupported_numbers(text, rows=rows, row_count=record.row_count, question=self.state.question or "",
+                                      sql=record.sql)
+        return _NOTES["numbers"][zh].format(numbers=", ".join(numbers)) if numbers else None
 
     def fail(self, message: str, *, kind: str) -> Iterator[TurnEvent]:
         """End the turn on an infrastructure failure, saying what happened and what to do."""
@@ -530,6 +553,13 @@ _NOTES = {
     "partial_values": ("This query lists values copied from a lookup that showed only some of them, so rows "
                        "with the other values are left out.",
                        "这个查询列出的取值抄自只显示了部分取值的查找结果，其余取值的行没有算进去。"),
+    "unmatched": ("This query finds nothing because {conditions}, so the value may be spelled otherwise in "
+                  "the data.", "这个查询没有找到任何行，因为{conditions}；数据中的取值可能写法不同。"),
+    "per_group": ("The question asks for a figure for each of something, but this query gives one for all the "
+                  "rows it reads (it groups nothing).",
+                  "问题问的是每一组的数字，但这个查询没有分组，只给出一个总体结果。"),
+    "numbers": ("This answer states {numbers}, which the query's result does not show.",
+                "这个回答给出的 {numbers} 不在查询结果中。"),
     "years": ("This query does not use {years}, which the question names, so it may be about other years.",
               "这个查询没有用到问题中的 {years}，结果可能不只是这些年份。"),
     "blind": ("This answer was written before its query's result was read, so its text is not checked against "
@@ -545,8 +575,9 @@ _CHECKS = {
              "again with text that says what this result shows",
     "unused": "Run a query that uses it, then answer from that result; or call answer again with a caveat "
               "saying what is left out.",
+    "numbers": "Answer again with the figures of the result, or run the query that gives the ones you state.",
     "lookups": "you have looked enough: now write the SQL that answers the question and run it with run_sql",
-    "lookups_after_result": "your last query ran and returned {rows} rows: if they answer the question, call "
+    "lookups_after_result": "your last query ran and returned {rows} row(s): if they answer the question, call "
                             "answer with its SQL; if not, run a better query with run_sql",
     "unrun_failed": "the SQL in your answer had not run in this turn; run now, it failed: correct it with run_sql",
     "language": "Call answer again, written in the question's language.",

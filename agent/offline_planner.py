@@ -182,7 +182,7 @@ class OfflinePlanner:
                 raise alone from None
 
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *,
-                 max_tokens: int | None = None, on_text: Any = None) -> ModelReply:
+                 max_tokens: int | None = None, on_text: Any = None, readable: Any = None) -> ModelReply:
         """The next step for the conversation in `messages` (OpenAI chat shape); its replies are short."""
         turn = _read_turn(messages)
         turn.offered = {t.get("function", {}).get("name") for t in tools} if tools else None

@@ -127,7 +127,8 @@ class OpenAIChatModel:
         return _SERVER_WINDOWS[self._key]
 
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *,
-                 max_tokens: int | None = None, on_text: DraftCallback | None = None) -> ModelReply:
+                 max_tokens: int | None = None, on_text: DraftCallback | None = None,
+                 readable: list[dict[str, Any]] | None = None) -> ModelReply:
         """Return the model's next reply within `max_tokens` (default: ASKDB_MAX_OUTPUT_TOKENS); one cut off
         there is asked again once with twice the room.
 
@@ -138,15 +139,15 @@ class OpenAIChatModel:
         """
         try:
             limit = max_tokens or self.max_output_tokens
-            reply = self._complete(messages, tools, limit, on_text)
+            reply = self._complete(messages, tools, limit, on_text, readable or tools)
             if reply.finish_reason == "length":
-                reply = self._complete(messages, tools, limit * 2, on_text)
+                reply = self._complete(messages, tools, limit * 2, on_text, readable or tools)
             return reply
         except openai.OpenAIError as err:
             raise self._model_error(err) from err
 
     def _complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], max_tokens: int,
-                  on_text: DraftCallback | None) -> ModelReply:
+                  on_text: DraftCallback | None, readable: list[dict[str, Any]]) -> ModelReply:
         if not self.uses_text_tools:
             try:
                 reply = self._request(_native_messages(messages), tools=tools, max_tokens=max_tokens, on_text=on_text)
@@ -157,13 +158,13 @@ class OpenAIChatModel:
             else:
                 if reply.tool_calls or not tools:
                     return reply.model_copy(update={"tool_style": "native"}) if reply.tool_calls else reply
-                found = tool_text.find_calls(reply.content, tools)
+                found = tool_text.find_calls(reply.content, readable)
                 if found is not None and self.tool_mode == "auto":
                     _TEXT_TOOL_MODELS.add(self._key)  # native calls do not come: text ReAct from the next call
                 return _with_text_calls(reply, found, messages)
         reply = self._request(react_text.render_messages(messages, tools), stop=react_text.STOP_SEQUENCES,
                               max_tokens=max_tokens, on_text=on_text)
-        return _with_text_calls(reply, tool_text.find_calls(reply.content, tools), messages)
+        return _with_text_calls(reply, tool_text.find_calls(reply.content, readable), messages)
 
     # The client's `chat.completions.create` first walks every message through its
     # TypedDict transform (about 38 ms of CPU per call on a 40-message history, measured

@@ -54,6 +54,8 @@ class ToolContext:
     schema: SchemaOptions = field(default_factory=SchemaOptions)
     #: What `recall_memory` may search this turn (agent.memory.recall_tool.RecallAccess); None: memory off.
     memory: Any = None
+    #: Whether the whole schema is in the system prompt (then describe_table is not offered).
+    schema_in_prompt: bool = False
 
 
 @dataclass

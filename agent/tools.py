@@ -14,7 +14,10 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
+import sqlglot
 from pydantic import BaseModel, Field, ValidationError
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
 
 from agent.memory.recall_tool import RecallArgs, recall_memory
 from agent.sources.base import DataSource, QueryResult
@@ -177,9 +180,59 @@ def run_sql(ctx: ToolContext, args: SQLArgs) -> ToolOutcome:
         if unknown:  # again, with the stored values, so the hints put the column holding a compared value first
             unknown = unknown_columns(args.sql, columns, dialect=dialect, values=_stored_values(ctx))
             return error("unknown_column", "unknown column, caught before running the query: "
-                         + "; ".join(u.describe() for u in unknown) + "; correct the query and run it again")
+                         + "; ".join(u.describe() for u in unknown) + _what_to_do(ctx))
     result = ctx.database.execute(args.sql)
-    return ToolOutcome(result_observation(result), result=result)
+    observation = result_observation(result)
+    if _nothing_found(result):  # a value spelled otherwise than stored finds no row: say which
+        unmatched = unmatched_filters(ctx.database, args.sql)
+        if unmatched:
+            observation = {"unmatched": unmatched, **observation}
+    return ToolOutcome(observation, result=result)
+
+
+def _nothing_found(result: QueryResult) -> bool:
+    """No row, or one row of zeros and NULLs (a count or a sum over no row)."""
+    return result.row_count == 0 or (result.row_count == 1 and all(v in (0, None) for v in result.rows[0]))
+
+
+def unmatched_filters(database: DataSource, sql: str) -> list[str]:
+    """The `column = 'text'` conditions of a query that no row meets, each with the values rows holding
+    that text do have: the 1.5B model counted `launch_vehicles.name = '长征二号丁'` (0), where the
+    name is 'Long March 2D' and 长征二号丁 its name_zh, and answered 0 (issue 16)."""
+    try:
+        tree = sqlglot.parse_one(sql, read=database.dialect)
+    except (SqlglotError, RecursionError, ValueError):
+        return []
+    tables = {t.alias_or_name.lower(): t.name for t in tree.find_all(exp.Table)}
+    found = []
+    for condition in tree.find_all(exp.EQ):
+        column, value = condition.this, condition.expression
+        if isinstance(column, exp.Literal):
+            column, value = value, column
+        if not (isinstance(column, exp.Column) and isinstance(value, exp.Literal) and value.is_string):
+            continue
+        table = tables.get(column.table.lower()) if column.table else \
+            (next(iter(tables.values())) if len(set(tables.values())) == 1 else None)
+        if table is None:
+            continue
+        try:
+            held = database.find_values(table, column.name, value.this, limit=3)
+        except SourceUnavailable:
+            raise
+        except SourceError:
+            continue
+        if value.this not in map(str, held):
+            found.append(f"no row has {table}.{column.name} = '{value.this}'"
+                         + (f"; rows containing '{value.this}' have {column.name} "
+                            + ", ".join(repr(v) for v in held) if held else ""))
+    return found[:3]
+
+
+def _what_to_do(ctx: ToolContext) -> str:
+    """The end of a query's error: what to do next. Not describe_table when the schema is in the prompt: a
+    1.5B model told of it there called it three times instead of using the column the error suggested."""
+    return "; correct the query and run it again" + ("" if ctx.schema_in_prompt else
+                                                      " (describe_table gives a table's columns)")
 
 
 def _columns_or_empty(database: DataSource) -> dict[str, list[str]]:
@@ -304,4 +357,4 @@ def run_tool(ctx: ToolContext, tool: Tool, args: BaseModel) -> ToolOutcome:
     except (UnknownTable, UnknownColumn) as exc:
         return error("unknown_name", str(exc))
     except QueryFailed as exc:
-        return error("sql_error", f"{ctx.database.engine} error: {exc}; correct the query and run it again")
+        return error("sql_error", f"{ctx.database.engine} error: {exc}{_what_to_do(ctx)}")

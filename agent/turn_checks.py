@@ -128,3 +128,50 @@ def copies_partial_values(sql: str, shown: set[str], *, dialect: str) -> bool:
         if len(literals) >= 2 and len(literals) == len(listed.expressions) and all(lit.this in shown for lit in literals):
             return True
     return False
+
+
+#: Words by which a question asks for a figure per group ("how many launch sites does each country have?").
+_EACH = re.compile(r"\b(?:each|every|per)\b|每个|每一|每|各个|各|按", re.I)
+_QUANTITY = re.compile(r"\b(?:how many|how much|number of|count|average|mean|total|sum|most|least|highest|lowest)\b"
+                       r"|多少|几|平均|总|最多|最少|最高|最低", re.I)
+
+
+def per_group_missing(question: str, sql: str, *, dialect: str) -> bool:
+    """Whether the question asks for a figure for each of something and the query groups nothing: the
+    1.5B model answered "每个国家有多少个发射场？" with China's sites alone."""
+    if not (_EACH.search(question) and _QUANTITY.search(question)):
+        return False
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except (SqlglotError, RecursionError, ValueError):
+        return False
+    return tree.find(exp.Group) is None and not any(w.args.get("partition_by") for w in tree.find_all(exp.Window))
+
+
+_NUMBER = re.compile(r"(?<![A-Za-z0-9_.\-])\d+(?:,\d{3})*(?:\.\d+)?(?![A-Za-z0-9])")
+
+
+def unsupported_numbers(text: str, *, rows: list[list[Any]], row_count: int, question: str, sql: str) -> list[str]:
+    """The numbers an answer states that neither its query's result (its cells, numbers within its text
+    cells, its row count) nor the question or the query holds: the 1.5B model named the right aircraft
+    "with a max speed of 839.0 km/h", a figure of another aircraft it had looked up before."""
+    known: list[float] = [float(row_count)]
+    for cell in (c for row in rows for c in row):
+        if isinstance(cell, (int, float)) and not isinstance(cell, bool):
+            known.append(float(cell))
+        elif isinstance(cell, str):
+            known += _numbers_in(cell)
+    known += _numbers_in(question) + _numbers_in(sql)
+    stated = dict.fromkeys(_NUMBER.findall(text))
+    return [n for n in stated if not any(_same_number(n, k) for k in known)]
+
+
+def _numbers_in(text: str) -> list[float]:
+    return [float(n.replace(",", "")) for n in _NUMBER.findall(text)]
+
+
+def _same_number(written: str, value: float) -> bool:
+    """`written` is `value` as a person would write it: rounded to its decimals, or within half a percent."""
+    number = float(written.replace(",", ""))
+    decimals = len(written.split(".")[1]) if "." in written else 0
+    return round(value, decimals) == number or abs(value - number) <= 0.005 * abs(value)

@@ -67,7 +67,7 @@ class JunkSummariser:
     label = "junk summariser"
 
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *,
-                 max_tokens: int | None = None, on_text: Any = None) -> ModelReply:
+                 max_tokens: int | None = None, on_text: Any = None, readable: Any = None) -> ModelReply:
         return ModelReply(content=JUNK)
 
 

@@ -27,6 +27,9 @@ FENCED_CALL = f'```json\n{{"name": "run_sql", "arguments": {{"sql": "{CHINA_SITE
 TAGGED_CALL = f"<tools><run_sql>{CHINA_SITES}</run_sql></tools>"
 
 
+EIGHT_K = MemoryConfig(model="qwen2.5-coder-1.5b-instruct", context_window=8192)  # the sample schema fits
+
+
 def _setup(store, db, llm, *, tool_mode="auto", memory=None, max_steps=12):
     model = OpenAIChatModel(base_url=llm.base_url, api_key=None, model="qwen2.5-coder-1.5b-instruct",
                             timeout_s=5.0, max_retries=0, tool_mode=tool_mode)
@@ -273,7 +276,7 @@ def test_a_follow_up_that_drops_the_previous_conditions_is_not_ok(store, sample_
                                                                   follow_up_sql, ok):
     answered = tool_call("answer", {"text": "Some of them failed.", "sql": follow_up_sql})
     scripted_llm.enqueue(tool_call("run_sql", {"sql": YEAR_2019}),
-                         tool_call("answer", {"text": "There were 106 launches in 2019.", "sql": YEAR_2019}),
+                         tool_call("answer", {"text": "There were 98 launches in 2019.", "sql": YEAR_2019}),
                          tool_call("run_sql", {"sql": follow_up_sql}), *[answered] * (1 if ok else 2))
     setup = _setup(store, sample_db_path, scripted_llm)
     events, thread_id = _run(setup, "How many launches were there in 2019?")
@@ -399,7 +402,7 @@ def test_after_two_lookups_in_a_row_the_model_is_told_to_query_or_answer(store, 
     assert [("next" in o) for o in observations] == [False, True, False, False, True]
     assert "run it with run_sql" in observations[1]["next"] and list(observations[1])[0] == "next"
     # With a result in hand (sample-06 at 08aece0 searched launch vehicles for "failure"): answer from it.
-    assert observations[4]["next"].startswith("your last query ran and returned 1 rows")
+    assert observations[4]["next"].startswith("your last query ran and returned 1 row(s)")
 
 
 def test_an_answer_written_before_its_sql_ran_is_not_taken_when_repeated(store, sample_db_path, scripted_llm):
@@ -453,3 +456,81 @@ def test_a_prose_answer_that_leaves_out_a_year_is_sent_back_too(store, sample_db
     history = scripted_llm.chat_requests[-1]["messages"]
     calls = {c["id"] for m in history if m.get("tool_calls") for c in m["tool_calls"]}
     assert calls == {m["tool_call_id"] for m in history if m["role"] == "tool"}
+
+
+def test_a_guess_repeated_in_prose_after_its_sql_ran_is_not_taken(store, sample_db_path, scripted_llm):
+    # The review of 0be5340: the tool path flagged the same guess, the prose path did not.
+    scripted_llm.enqueue(tool_call("answer", {"text": "China has 99 launch sites.", "sql": CHINA_SITES}),
+                         text("China has 99 launch sites."))
+    answer = _answer(_run(_setup(store, sample_db_path, scripted_llm), "How many launch sites are in China?")[0])
+    assert not answer.ok and answer.data.text.startswith("This answer was written before its query's result was read")
+
+
+def test_lookups_after_a_failed_query_are_told_to_query_not_to_answer(store, sample_db_path, scripted_llm):
+    lookup = {"table": "countries", "column": "name", "term": "China"}
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": CHINA_SITES}), tool_call("run_sql", {"sql": "SELECT nope FROM t"}),
+                         tool_call("find_values", lookup), tool_call("sample_rows", {"table": "countries"}))
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm, max_steps=4), "How many launch sites are in China?")
+    told = json.loads(next(e.step.observation for e in events if e.type == "step" and e.step.action == "sample_rows"))
+    assert told["next"].startswith("you have looked enough: now write the SQL")
+
+
+def test_a_call_written_as_text_to_a_tool_not_offered_still_runs(store, sample_db_path, scripted_llm):
+    # With the schema in the prompt describe_table is not offered; the 1.5B model called it anyway, as
+    # fenced JSON, and that was taken as a prose answer (the review of 0be5340).
+    fenced = '```json\n{"name": "describe_table", "arguments": {"table": "launch_sites"}}\n```'
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": CHINA_SITES}), text(fenced),
+                         tool_call("answer", {"text": "China has 6 launch sites.", "sql": CHINA_SITES}))
+    setup = _setup(store, sample_db_path, scripted_llm, memory=EIGHT_K)
+    events, _ = _run(setup, "How many launch sites are in China?")
+    assert [e.step.action for e in events if e.type == "step"] == ["run_sql", "describe_table", "answer"]
+    assert {"describe_table", "list_tables"}.isdisjoint(t["function"]["name"] for t in scripted_llm.chat_requests[0]["tools"])
+    assert _answer(events).ok and _answer(events).data.text == "China has 6 launch sites."
+
+
+@pytest.mark.parametrize("max_tables, hint", [(50, False), (2, True)], ids=["schema-in-prompt", "large-schema"])
+def test_a_query_error_points_to_describe_table_only_when_it_is_offered(store, sample_db_path, scripted_llm,
+                                                                        max_tables, hint):
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": "SELECT payload_leo_kg FROM payloads"}))
+    setup = _setup(store, sample_db_path, scripted_llm, max_steps=1, memory=EIGHT_K)
+    setup.schema = SchemaOptions(max_tables=max_tables)
+    events, _ = _run(setup, "What is the average payload mass?")
+    error = json.loads(next(e.step.observation for e in events if e.type == "step" and e.step.action == "run_sql"))["error"]
+    assert "did you mean mass_kg?; correct the query and run it again" in error
+    assert ("describe_table" in error) is hint
+
+
+def test_a_count_over_a_value_no_row_holds_says_where_the_value_is(store, sample_db_path, scripted_llm):
+    # sample-29 at 0be5340: 长征二号丁 is launch_vehicles.name_zh; the model counted name = '长征二号丁' (0),
+    # answered "发射了0次", and it was marked ok.
+    wrong = "SELECT COUNT(*) FROM launch_vehicles WHERE name = '长征二号丁'"
+    answered = tool_call("answer", {"text": "长征二号丁发射了0次", "sql": wrong})
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": wrong}), answered, answered)
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm, memory=EIGHT_K), "长征二号丁发射了多少次？")
+    ran = json.loads(next(e.step.observation for e in events if e.type == "step" and e.step.action == "run_sql"))
+    assert ran["unmatched"] == ["no row has launch_vehicles.name = '长征二号丁'; rows containing '长征二号丁' have "
+                                "name 'Long March 2D'"]
+    answer = _answer(events)
+    assert not answer.ok and answer.data.text.startswith("这个查询没有找到任何行，因为no row has launch_vehicles.name")
+
+
+def test_one_figure_for_a_question_about_each_group_is_not_ok(store, sample_db_path, scripted_llm):
+    # sample-30 at 0be5340: "每个国家有多少个发射场？" answered with China's six sites, marked ok.
+    china = ("SELECT T1.name FROM launch_sites AS T1 INNER JOIN countries AS T2 ON T1.country_id = T2.id "
+             "WHERE T2.name_zh = '中国'")
+    answered = tool_call("answer", {"text": "中国有6个发射场", "sql": china})
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": china}), answered, answered)
+    answer = _answer(_run(_setup(store, sample_db_path, scripted_llm, memory=EIGHT_K), "每个国家有多少个发射场？")[0])
+    assert not answer.ok and answer.data.caveat == "问题问的是每一组的数字，但这个查询没有分组，只给出一个总体结果。"
+
+
+def test_a_figure_the_result_does_not_hold_is_sent_back_then_flagged(store, sample_db_path, scripted_llm):
+    # sample-09 at 0be5340: the right aircraft "with a max speed of 839.0 km/h", another aircraft's speed.
+    fastest = "SELECT model FROM aircraft WHERE max_speed_kmh = (SELECT MAX(max_speed_kmh) FROM aircraft)"
+    answered = tool_call("answer", {"text": "The F-15EX Eagle II, with a max speed of 839.0 km/h.", "sql": fastest})
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": fastest}), answered, answered)
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm, memory=EIGHT_K), "Which aircraft has the highest max speed?")
+    told = json.loads(scripted_llm.chat_requests[2]["messages"][-1]["content"])
+    assert "states 839.0, which the query's result does not show" in told["error"]
+    answer = _answer(events)
+    assert not answer.ok and answer.data.caveat == "This answer states 839.0, which the query's result does not show."

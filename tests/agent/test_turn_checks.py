@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agent.turn_checks import dropped_conditions, missing_years
+from agent.turn_checks import dropped_conditions, missing_years, per_group_missing, unsupported_numbers
 
 YEAR_2019 = "SELECT count(*) FROM launches WHERE launch_date LIKE '2019-%'"
 
@@ -50,3 +50,29 @@ def test_a_year_the_question_names_must_be_used(question, sql, missing):
 ])
 def test_a_follow_up_must_keep_a_condition_of_the_answer_it_points_back_at(question, sql, previous, dropped):
     assert dropped_conditions(question, sql, previous, dialect="sqlite") == dropped
+
+
+@pytest.mark.parametrize("text, rows, row_count, unsupported", [
+    # As people write a result's figures: rounded, with thousands separators, the row count, the question's year.
+    ("LEO payloads average 5,432.56 kg in 2019; Falcon 9 flew 572 times.",
+     [["LEO", 5432.5627966], ["Falcon 9", 572]], 2, []),
+    ("中国有6个发射场", [["Jiuquan"]] * 6, 6, []),
+    ("The F-15EX Eagle II, with a max speed of 839.0 km/h.", [["F-15EX Eagle II"]], 1, ["839.0"]),
+    ("There were 74 failures.", [[3]], 1, ["74"]),
+    ("Long March 2D flew 75 times.", [[75]], 1, []),  # "2D" is a name, not a figure
+])
+def test_an_answer_states_only_figures_its_result_holds(text, rows, row_count, unsupported):
+    assert unsupported_numbers(text, rows=rows, row_count=row_count, question="How many in 2019?",
+                               sql="SELECT 1") == unsupported
+
+
+@pytest.mark.parametrize("question, sql, missing", [
+    ("每个国家有多少个发射场？", "SELECT name FROM launch_sites WHERE country_id = 2", True),
+    ("How many launch sites does each country have?",
+     "SELECT c.name, COUNT(*) FROM launch_sites s JOIN countries c ON c.id = s.country_id GROUP BY c.name", False),
+    ("How many launches per year?", "SELECT y, COUNT(*) OVER (PARTITION BY y) FROM t", False),
+    ("List each launch site in China", "SELECT name FROM launch_sites", False),  # no figure asked
+    ("How many launches in 2019?", "SELECT COUNT(*) FROM launches", False),  # no "each"
+])
+def test_a_figure_for_each_group_needs_a_grouping(question, sql, missing):
+    assert per_group_missing(question, sql, dialect="sqlite") is missing
