@@ -131,21 +131,27 @@ def copies_partial_values(sql: str, shown: set[str], *, dialect: str) -> bool:
 
 
 #: Words by which a question asks for a figure per group ("how many launch sites does each country have?").
-_EACH = re.compile(r"\b(?:each|every|per)\b|每个|每一|每|各个|各|按", re.I)
+#: Not "per" ("miles per gallon") nor "each time" (Spider dev's gold SQL groups none of those).
+_EACH = re.compile(r"\b(?:each|every)\b(?!\s+time)|每个|每一|每|各个|各|按", re.I)
 _QUANTITY = re.compile(r"\b(?:how many|how much|number of|count|average|mean|total|sum|most|least|highest|lowest)\b"
                        r"|多少|几|平均|总|最多|最少|最高|最低", re.I)
 
 
 def per_group_missing(question: str, sql: str, *, dialect: str) -> bool:
-    """Whether the question asks for a figure for each of something and the query groups nothing: the
-    1.5B model answered "每个国家有多少个发射场？" with China's sites alone."""
+    """Whether the question asks for a figure for each of something and the query groups nothing, giving
+    one figure or one group's rows: the 1.5B model answered "每个国家有多少个发射场？" with China's sites."""
     if not (_EACH.search(question) and _QUANTITY.search(question)):
         return False
     try:
         tree = sqlglot.parse_one(sql, read=dialect)
     except (SqlglotError, RecursionError, ValueError):
         return False
-    return tree.find(exp.Group) is None and not any(w.args.get("partition_by") for w in tree.find_all(exp.Window))
+    if tree.find(exp.Group) is not None or any(w.args.get("partition_by") for w in tree.find_all(exp.Window)):
+        return False
+    # One figure over every row, or the rows of one group picked by a value; a plain list of rows, each
+    # one of the things asked about ("how much does each charge type cost?"), is an answer.
+    return tree.find(exp.AggFunc) is not None or any(
+        isinstance(eq.expression, exp.Literal) or isinstance(eq.this, exp.Literal) for eq in tree.find_all(exp.EQ))
 
 
 _NUMBER = re.compile(r"(?<![A-Za-z0-9_.\-])\d+(?:,\d{3})*(?:\.\d+)?(?![A-Za-z0-9])")

@@ -73,6 +73,13 @@ def test_an_answer_states_only_figures_its_result_holds(text, rows, row_count, u
     ("How many launches per year?", "SELECT y, COUNT(*) OVER (PARTITION BY y) FROM t", False),
     ("List each launch site in China", "SELECT name FROM launch_sites", False),  # no figure asked
     ("How many launches in 2019?", "SELECT COUNT(*) FROM launches", False),  # no "each"
+    # Spider dev questions whose gold SQL groups nothing, rightly.
+    ("What is the average miles per gallon(mpg) of the cars with 4 cylinders?",
+     "SELECT avg(mpg) FROM CARS_DATA WHERE Cylinders = 4", False),
+    ("What is the average number of injuries caused each time?", "SELECT avg(injured) FROM death", False),
+    ("How much does each charge type costs? List both charge type and amount.",
+     "SELECT charge_type, charge_amount FROM Charges", False),
+    ("How many sites does each country have?", "SELECT COUNT(*) FROM launch_sites", True),
 ])
 def test_a_figure_for_each_group_needs_a_grouping(question, sql, missing):
     assert per_group_missing(question, sql, dialect="sqlite") is missing
