@@ -7,7 +7,8 @@ back in order, verbatim, while askdb runs the turn as it does today, with the be
 exactly. After a change to the loop, askdb may ask differently: the replies then answer other
 requests, as a model would that does not follow, and a turn that asks more often than recorded
 runs out of replies. The promise is checked on every turn that did not run out: a turn the
-benchmark scored wrong is never marked ok, and one it scored right and ok stays so. A recording
+benchmark scored wrong is never marked ok (but for the few a person reads as right, listed with
+why), and one it scored right and ok stays so. A recording
 whose every turn runs out says so (a skip), rather than passing on endpoint errors.
 """
 
@@ -25,6 +26,14 @@ from bench.scripted_llm import error, raw
 
 RECORDINGS = Path(__file__).parents[1] / "data" / "local_model"
 CONVERSATIONS = sorted(p for p in RECORDINGS.glob("*/*.json") if p.parent.name != "unread")
+#: Turns the benchmark scored wrong whose answers are right, read by a person: execution accuracy
+#: compares whole results, so a right answer without one of the gold query's columns, or in other
+#: words for the same things, counts as wrong. Each stays ok here; every other wrong turn must not be.
+RIGHT_BUT_SCORED_WRONG = {
+    ("c245a0f/auto-sample-02", 0): "the 30 vehicles asked for, without the gold query's count column",
+    ("c245a0f/auto-sample-30", 0): "each country's count of sites, the countries by their English name where "
+                                   "the gold query (a Chinese question) gives the Chinese one",
+}
 
 
 @pytest.mark.parametrize("path", CONVERSATIONS, ids=[f"{p.parent.name}/{p.stem}" for p in CONVERSATIONS])
@@ -44,7 +53,7 @@ def test_a_recorded_conversation_replayed_is_never_confidently_wrong(path, sampl
     askdb = AskDB(settings.model_copy(update={"database": sample_db_path}))
     thread_id, checked = None, 0
     try:
-        for turn in recording["turns"]:
+        for n, turn in enumerate(recording["turns"]):
             queue.clear()
             queue.extend(call["response"] for call in turn["calls"] if call["status"] == 200)
             ran_out.clear()
@@ -54,7 +63,9 @@ def test_a_recorded_conversation_replayed_is_never_confidently_wrong(path, sampl
                 continue
             checked += 1
             answer = next(e.answer for e in events if e.type == "answer")
-            if turn["outcome"] != "correct":
+            if (f"{path.parent.name}/{path.stem}", n) in RIGHT_BUT_SCORED_WRONG:
+                assert answer.ok and answer.data.sql == turn["sql"], (turn["question"], answer.data.text)
+            elif turn["outcome"] != "correct":
                 assert not answer.ok, (turn["question"], answer.data.text)
             elif turn["ok"]:
                 assert answer.ok and answer.data.sql == turn["sql"], (turn["question"], answer.data.text)
