@@ -31,7 +31,8 @@ from agent.memory.tokens import context_window_for, counter_for
 from agent.model_budget import budget_config, calibrate, learn_window
 from agent.schema_block import schema_block
 from agent.sources.base import DataSource
-from agent.sources.errors import SourceUnavailable
+from agent.sources.column_check import schema_columns
+from agent.sources.errors import SourceError, SourceUnavailable
 from agent.sources.schema_search import SchemaOptions
 from agent.state import (
     AgentState, Answer, AnswerData, ErrorRecord, FunctionCall, Message, MessageToolCall, SQLRecord, Step, utc_now,
@@ -142,7 +143,9 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
     if note is not None:  # nothing was asked: acknowledge what was remembered, run nothing
         yield from emit([turn.acknowledge(note)])
     schema = _schema_for(setup, tools)
-    context_note = turn_note(state, examples=few_shot, user_memory=user_memory, schema_shown=bool(schema))
+    context_note = turn_note(state, examples=few_shot, user_memory=user_memory, schema_shown=bool(schema),
+                             follows=turn.previous_sql if points_back(question) else None,
+                             chinese_columns=_chinese_columns(setup.database) if has_cjk(question) else None)
     if context_note:  # kept on the question, so later turns send the same bytes (agent.context)
         asked_message.note = context_note
     for step_number in range(0 if state.done else setup.max_steps):
@@ -596,6 +599,16 @@ def _schema_for(setup: TurnSetup, tools: list[dict[str, Any]]) -> str:
     instructions = system_prompt(database_name=setup.database.label, engine=setup.database.engine)
     room = usable * (1 - config.margin) - config.output_reserve - counter.tools(tools) - counter.text(instructions)
     return block if counter.text(block) <= room / 2 else ""
+
+
+def _chinese_columns(database: DataSource) -> list[str]:
+    """The columns holding Chinese names (`*_zh`, the sample database's convention), at most eight; [] when
+    the schema cannot be read (the question is still answered)."""
+    try:
+        columns = schema_columns(database)
+    except SourceError:
+        return []
+    return [f"{table}.{c}" for table, names in columns.items() for c in names if c.lower().endswith("_zh")][:8]
 
 
 def _model_failure(exc: ModelError) -> str:

@@ -151,7 +151,7 @@ def _matching_values(database: DataSource, args: FindValuesArgs) -> tuple[list[A
     searched again and again (issue 16). A key is followed when it names a table that can be read."""
     values = database.find_values(args.table, args.column, args.term, limit=FIND_VALUES_SHOWN)
     if values:
-        return values, None
+        return values, _matched_elsewhere(database, args, values)
     key = next((fk for fk in database.describe_table(args.table).foreign_keys
                 if fk.column.lower() == args.column.lower()), None)
     if key is not None:
@@ -168,6 +168,31 @@ def _matching_values(database: DataSource, args: FindValuesArgs) -> tuple[list[A
             return ids, (f"{args.table}.{args.column} holds ids of {key.ref_table}.{referenced}; these are the ids "
                          f"of the {key.ref_table} rows matching {args.term!r}: join {key.ref_table} on them")
     return [], f"no row of {args.table} matches {args.term!r}; write the query with what you know, or try another word"
+
+
+def _matched_elsewhere(database: DataSource, args: FindValuesArgs, values: list[Any]) -> str | None:
+    """Where the term is, when the values found do not hold it: the 1.5B model searched
+    launch_vehicles.name for 长征二号丁, was shown 'Long March 2D', and still wrote
+    `name = '长征二号丁'` (issue 16). None when a value holds the term, or no text column is found."""
+    term = args.term.casefold()
+    if any(term in str(v).casefold() for v in values):
+        return None
+    schema = database.describe_table(args.table)
+    for column in schema.columns:
+        if column.name.lower() == args.column.lower() or not _may_hold_text(column.type):
+            continue
+        held = [v for v in database.find_values(schema.name, column.name, args.term, limit=3)
+                if term in str(v).casefold()]
+        if held:
+            return (f"{args.term!r} is in {schema.name}.{column.name} ({held[0]!r}), not in {args.column}: the "
+                    f"values shown are the {args.column} of the rows whose {column.name} holds it")
+    return None
+
+
+def _may_hold_text(declared: str) -> bool:
+    """Whether a column of this declared type may hold text (SQLite's affinity rules: no type at all may)."""
+    kind = declared.upper()
+    return not kind or any(word in kind for word in ("CHAR", "TEXT", "CLOB", "STRING", "JSON"))
 
 
 def run_sql(ctx: ToolContext, args: SQLArgs) -> ToolOutcome:

@@ -534,3 +534,39 @@ def test_a_figure_the_result_does_not_hold_is_sent_back_then_flagged(store, samp
     assert "states 839.0, which the query's result does not show" in told["error"]
     answer = _answer(events)
     assert not answer.ok and answer.data.caveat == "This answer states 839.0, which the query's result does not show."
+
+
+def test_a_follow_up_is_sent_with_the_query_of_the_answer_it_builds_on(store, sample_db_path, scripted_llm):
+    # The 1.5B model asked "How many of them failed?" counted every year's failures (c245a0f, follow-1.2).
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": YEAR_2019}),
+                         tool_call("answer", {"text": "There were 98 launches in 2019.", "sql": YEAR_2019}),
+                         text("No query."), text("No query."))
+    setup = _setup(store, sample_db_path, scripted_llm)
+    _, thread_id = _run(setup, "How many launches were there in 2019?")
+    _run(setup, "How many of them failed?", thread_id)
+    asked = scripted_llm.chat_requests[2]["messages"][-1]["content"]
+    assert f"the previous answer, whose query was:\n{YEAR_2019}\nStart from that query" in asked
+    assert asked.endswith("Question: How many of them failed?")
+    # A question that stands alone is sent as it is.
+    _run(setup, "How many aircraft are there?", thread_id)
+    assert scripted_llm.chat_requests[-1]["messages"][-1]["content"] == "How many aircraft are there?"
+
+
+def test_a_chinese_question_is_told_the_chinese_name_columns(store, sample_db_path, scripted_llm):
+    # 每个国家有多少个发射场？ was answered with countries.name ('China'), not name_zh ('中国') (c245a0f, sample-30).
+    scripted_llm.enqueue(text("没有查询。"), text("没有查询。"))
+    _run(_setup(store, sample_db_path, scripted_llm), "每个国家有多少个发射场？")
+    asked = scripted_llm.chat_requests[0]["messages"][-1]["content"]
+    assert "show names from the Chinese columns (" in asked and "countries.name_zh" in asked
+    assert asked.endswith("Question: 每个国家有多少个发射场？")
+
+
+def test_a_lookup_says_which_column_holds_the_term_when_another_does(store, sample_db_path, scripted_llm):
+    # find_values(launch_vehicles, name, 长征二号丁) showed 'Long March 2D' and the 1.5B model still wrote
+    # name = '长征二号丁' (c245a0f, sample-29): the note names the column that holds the term.
+    lookup = {"table": "launch_vehicles", "column": "name", "term": "长征二号丁"}
+    scripted_llm.enqueue(tool_call("find_values", lookup), text("没有查询。"), text("没有查询。"))
+    _run(_setup(store, sample_db_path, scripted_llm), "长征二号丁发射了多少次？")
+    seen = json.loads(scripted_llm.chat_requests[1]["messages"][-1]["content"])
+    assert seen["values"] == ["Long March 2D"]
+    assert seen["note"].startswith("'长征二号丁' is in launch_vehicles.name_zh ('长征二号丁'), not in name")
