@@ -47,7 +47,8 @@ def turn_note(state: AgentState, *, examples: str = "", user_memory: str = "", s
     parts = [text.strip() for text in (user_memory, examples) if text and text.strip()]
     if follows:  # a 1.5B model asked "how many of them failed?" counted every year's failures
         parts.append(f"This question follows the previous answer, whose query was:\n{follows}\n"
-                     "Start from that query: keep its conditions and add what this question asks.")
+                     "Start from that query: keep its conditions, change only what this question changes, and add "
+                     "what it asks.")
     if chinese_columns:  # 每个国家有多少个发射场？ was answered with countries.name ('China'), not name_zh ('中国')
         parts.append("The question is in Chinese: show names from the Chinese columns ("
                      + ", ".join(chinese_columns) + ") and answer in Chinese.")

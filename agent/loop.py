@@ -27,6 +27,7 @@ from agent.memory.config import MemoryConfig
 from agent.memory.hooks import NOTE_ACTION, Memory, before_turn, remember_statements
 from agent.memory.summary import refresh_summary, summariser_for
 from agent.memory.tiers import ContextWindowTooSmall
+from agent.planner.followup import is_follow_up
 from agent.memory.tokens import context_window_for, counter_for
 from agent.model_budget import budget_config, calibrate, learn_window
 from agent.schema_block import schema_block
@@ -144,7 +145,7 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
         yield from emit([turn.acknowledge(note)])
     schema = _schema_for(setup, tools)
     context_note = turn_note(state, examples=few_shot, user_memory=user_memory, schema_shown=bool(schema),
-                             follows=turn.previous_sql if points_back(question) else None,
+                             follows=turn.previous_sql if points_back(question) or is_follow_up(question) else None,
                              chinese_columns=_chinese_columns(setup.database) if has_cjk(question) else None)
     if context_note:  # kept on the question, so later turns send the same bytes (agent.context)
         asked_message.note = context_note

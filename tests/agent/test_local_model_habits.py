@@ -538,15 +538,17 @@ def test_a_figure_the_result_does_not_hold_is_sent_back_then_flagged(store, samp
 
 def test_a_follow_up_is_sent_with_the_query_of_the_answer_it_builds_on(store, sample_db_path, scripted_llm):
     # The 1.5B model asked "How many of them failed?" counted every year's failures (c245a0f, follow-1.2).
-    scripted_llm.enqueue(tool_call("run_sql", {"sql": YEAR_2019}),
-                         tool_call("answer", {"text": "There were 98 launches in 2019.", "sql": YEAR_2019}),
-                         text("No query."), text("No query."))
+    answered_2019 = (tool_call("run_sql", {"sql": YEAR_2019}),
+                     tool_call("answer", {"text": "There were 98 launches in 2019.", "sql": YEAR_2019}))
     setup = _setup(store, sample_db_path, scripted_llm)
-    _, thread_id = _run(setup, "How many launches were there in 2019?")
-    _run(setup, "How many of them failed?", thread_id)
-    asked = scripted_llm.chat_requests[2]["messages"][-1]["content"]
-    assert f"the previous answer, whose query was:\n{YEAR_2019}\nStart from that query" in asked
-    assert asked.endswith("Question: How many of them failed?")
+    for follow_up in ("How many of them failed?", "And in 2020?"):
+        scripted_llm.enqueue(*answered_2019, text("No query."))
+        _, thread_id = _run(setup, "How many launches were there in 2019?")
+        asked_before = len(scripted_llm.chat_requests)
+        _run(setup, follow_up, thread_id)
+        asked = scripted_llm.chat_requests[asked_before]["messages"][-1]["content"]
+        assert f"the previous answer, whose query was:\n{YEAR_2019}\nStart from that query" in asked
+        assert asked.endswith(f"Question: {follow_up}")
     # A question that stands alone is sent as it is.
     _run(setup, "How many aircraft are there?", thread_id)
     assert scripted_llm.chat_requests[-1]["messages"][-1]["content"] == "How many aircraft are there?"
