@@ -37,21 +37,17 @@ def system_prompt(*, database_name: str, engine: str = "SQLite", schema: str = "
 
 
 def turn_note(state: AgentState, *, examples: str = "", user_memory: str = "", schema_shown: bool = False,
-              follows: str | None = None, chinese_columns: list[str] | None = None) -> str:
+              follows: str | None = None) -> str:
     """What this turn adds before its question: the verified examples closest to it
     (`agent.examples.few_shot_text`), what askdb remembers about the user
     (`agent.memory.user_memory.memory_text`), the query of the answer a follow-up builds on
-    (`follows`), the Chinese name columns a Chinese question should show, and, when the schema
-    is not in the system prompt, the tables and columns the conversation already explored.
-    "" when none."""
+    (`follows`), and, when the schema is not in the system prompt, the tables and columns the
+    conversation already explored. "" when none."""
     parts = [text.strip() for text in (user_memory, examples) if text and text.strip()]
     if follows:  # a 1.5B model asked "how many of them failed?" counted every year's failures
         parts.append(f"This question follows the previous answer, whose query was:\n{follows}\n"
                      "Start from that query: keep its conditions, change only what this question changes, and add "
                      "what it asks.")
-    if chinese_columns:  # 每个国家有多少个发射场？ was answered with countries.name ('China'), not name_zh ('中国')
-        parts.append("The question is in Chinese: show names from the Chinese columns ("
-                     + ", ".join(chinese_columns) + ") and answer in Chinese.")
     if not schema_shown and state.known_tables:
         parts.append("Tables already known in this conversation (no need to list them again): "
                      + ", ".join(state.known_tables) + ".")

@@ -32,8 +32,7 @@ from agent.memory.tokens import context_window_for, counter_for
 from agent.model_budget import budget_config, calibrate, learn_window
 from agent.schema_block import schema_block
 from agent.sources.base import DataSource
-from agent.sources.column_check import schema_columns
-from agent.sources.errors import SourceError, SourceUnavailable
+from agent.sources.errors import SourceUnavailable
 from agent.sources.schema_search import SchemaOptions
 from agent.state import (
     AgentState, Answer, AnswerData, ErrorRecord, FunctionCall, Message, MessageToolCall, SQLRecord, Step, utc_now,
@@ -42,7 +41,7 @@ from agent.tool_types import ToolContext, ToolOutcome, bound_text, error
 from agent.tools import offered_schemas, parse_arguments, run_tool, tool_schemas, tools_for_turn
 from agent.turn_checks import (REPEAT_NOTE, STOP_AFTER, RepeatGuard, copies_partial_values, dropped_conditions,
                                missing_years, per_group_missing, points_back, strip_label, unsupported_numbers,
-                               wrong_language)
+                               with_conditions, wrong_language)
 from agent.turn_recorder import TurnRecorder
 from storage.conversations import ConversationStore
 from storage.text import has_cjk
@@ -145,8 +144,7 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
         yield from emit([turn.acknowledge(note)])
     schema = _schema_for(setup, tools)
     context_note = turn_note(state, examples=few_shot, user_memory=user_memory, schema_shown=bool(schema),
-                             follows=turn.previous_sql if points_back(question) or is_follow_up(question) else None,
-                             chinese_columns=_chinese_columns(setup.database) if has_cjk(question) else None)
+                             follows=turn.previous_sql if points_back(question) or is_follow_up(question) else None)
     if context_note:  # kept on the question, so later turns send the same bytes (agent.context)
         asked_message.note = context_note
     for step_number in range(0 if state.done else setup.max_steps):
@@ -378,6 +376,23 @@ class _Turn:
         self.checked.add(kind)
         outcome = error("answer_check", f"not answered yet: {problem} {_CHECKS[kind]}")
         self.note_error(outcome)
+        return self.with_dropped_conditions(record.sql, problem) or outcome
+
+    def with_dropped_conditions(self, sql: str, problem: str) -> ToolOutcome | None:
+        """A follow-up's query run again with the previous answer's conditions it dropped, for the model
+        to answer from: told what it dropped, a 1.5B model answered the same again (issue 16). None when
+        it dropped none, or they cannot be added, or the query with them fails."""
+        dialect = self.setup.database.dialect
+        if not dropped_conditions(self.state.question or "", sql, self.previous_sql, dialect=dialect):
+            return None
+        kept = with_conditions(sql, self.previous_sql, dialect=dialect)
+        if kept is None:
+            return None
+        outcome, _ = self.call_tool(ToolCall(id="", name="run_sql", arguments=json.dumps({"sql": kept})))
+        if not outcome.ok:
+            return None
+        outcome.observation = {"note": f"not answered yet: {problem} {_CHECKS['kept']}", "sql": kept,
+                               **outcome.observation}
         return outcome
 
     def after_lookups(self) -> str:
@@ -585,6 +600,7 @@ _CHECKS = {
                             "answer with its SQL; if not, run a better query with run_sql",
     "unrun_failed": "the SQL in your answer had not run in this turn; run now, it failed: correct it with run_sql",
     "language": "Call answer again, written in the question's language.",
+    "kept": "askdb ran it with them (the SQL below): if this result answers the question, call answer with this SQL.",
 }
 
 
@@ -600,16 +616,6 @@ def _schema_for(setup: TurnSetup, tools: list[dict[str, Any]]) -> str:
     instructions = system_prompt(database_name=setup.database.label, engine=setup.database.engine)
     room = usable * (1 - config.margin) - config.output_reserve - counter.tools(tools) - counter.text(instructions)
     return block if counter.text(block) <= room / 2 else ""
-
-
-def _chinese_columns(database: DataSource) -> list[str]:
-    """The columns holding Chinese names (`*_zh`, the sample database's convention), at most eight; [] when
-    the schema cannot be read (the question is still answered)."""
-    try:
-        columns = schema_columns(database)
-    except SourceError:
-        return []
-    return [f"{table}.{c}" for table, names in columns.items() for c in names if c.lower().endswith("_zh")][:8]
 
 
 def _model_failure(exc: ModelError) -> str:

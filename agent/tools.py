@@ -135,23 +135,28 @@ FIND_VALUES_SHOWN = 20
 def find_values(ctx: ToolContext, args: FindValuesArgs) -> ToolOutcome:
     """Find distinct values of a column in rows where any text column matches a term
     (so "Long March 2D" finds the Chinese name of that vehicle)."""
-    values, note = _matching_values(ctx.database, args)
+    values, note, cut = _matching_values(ctx.database, args)
     observation = {"ok": True, "table": args.table, "column": args.column, "term": args.term, "values": values}
     if note:
         observation["note"] = note
-    if len(values) >= FIND_VALUES_SHOWN:  # a 1.5B model counted 2020's launches with an IN list of these 20
+    if cut:  # a 1.5B model counted 2020's launches with an IN list of these 20
         observation["more"] = (f"only the first {FIND_VALUES_SHOWN} values are shown: filter or count in SQL "
                                "(LIKE, a range) rather than listing them")
     return ToolOutcome(observation)
 
 
-def _matching_values(database: DataSource, args: FindValuesArgs) -> tuple[list[Any], str | None]:
-    """The values, and how they were found when the column itself matched nothing: a 1.5B model
-    searched a foreign key for a name ("China" in launch_sites.country_id), found nothing and
-    searched again and again (issue 16). A key is followed when it names a table that can be read."""
+def _matching_values(database: DataSource, args: FindValuesArgs) -> tuple[list[Any], str | None, bool]:
+    """The values, how they were found when the column itself matched nothing, and whether more
+    matched than were read. Values holding the term come alone: 'CVO' searched in
+    flights.SourceAirport also found the airports of flights *to* CVO, and a 1.5B model filtered on
+    all 19 (Spider dev 240). A name searched in a foreign key ("China" in launch_sites.country_id)
+    finds the ids it refers to: the model found nothing there and searched again and again (issue 16);
+    a key is followed when it names a table that can be read."""
     values = database.find_values(args.table, args.column, args.term, limit=FIND_VALUES_SHOWN)
+    cut = len(values) >= FIND_VALUES_SHOWN
     if values:
-        return values, _matched_elsewhere(database, args, values)
+        own = [v for v in values if args.term.casefold() in str(v).casefold()]
+        return (own, None, cut) if own else (values, _matched_elsewhere(database, args), cut)
     key = next((fk for fk in database.describe_table(args.table).foreign_keys
                 if fk.column.lower() == args.column.lower()), None)
     if key is not None:
@@ -166,17 +171,17 @@ def _matching_values(database: DataSource, args: FindValuesArgs) -> tuple[list[A
             ids = []
         if ids:
             return ids, (f"{args.table}.{args.column} holds ids of {key.ref_table}.{referenced}; these are the ids "
-                         f"of the {key.ref_table} rows matching {args.term!r}: join {key.ref_table} on them")
-    return [], f"no row of {args.table} matches {args.term!r}; write the query with what you know, or try another word"
+                         f"of the {key.ref_table} rows matching {args.term!r}: join {key.ref_table} on them"), \
+                len(ids) >= FIND_VALUES_SHOWN
+    return [], (f"no row of {args.table} matches {args.term!r}; write the query with what you know, or try another "
+                "word"), False
 
 
-def _matched_elsewhere(database: DataSource, args: FindValuesArgs, values: list[Any]) -> str | None:
+def _matched_elsewhere(database: DataSource, args: FindValuesArgs) -> str | None:
     """Where the term is, when the values found do not hold it: the 1.5B model searched
     launch_vehicles.name for 长征二号丁, was shown 'Long March 2D', and still wrote
-    `name = '长征二号丁'` (issue 16). None when a value holds the term, or no text column is found."""
+    `name = '长征二号丁'` (issue 16). None when no other text column holds it."""
     term = args.term.casefold()
-    if any(term in str(v).casefold() for v in values):
-        return None
     schema = database.describe_table(args.table)
     for column in schema.columns:
         if column.name.lower() == args.column.lower() or not _may_hold_text(column.type):

@@ -101,6 +101,33 @@ def dropped_conditions(question: str, sql: str, previous_sql: str | None, *, dia
     return [] if kept else [c.sql(dialect=dialect) for c in before]
 
 
+def with_conditions(sql: str, previous_sql: str, *, dialect: str) -> str | None:
+    """The query with the previous answer's conditions added (AND), each column qualified by the new
+    query's name for its table; None when that cannot be done safely (not a plain SELECT, a table the
+    new query does not read, a column whose table is unclear). A 1.5B model told its follow-up
+    dropped `launch_date LIKE '2019%'` answered the same again (issue 16): askdb runs this instead."""
+    try:
+        before, now = sqlglot.parse_one(previous_sql, read=dialect), sqlglot.parse_one(sql, read=dialect)
+    except (SqlglotError, RecursionError, ValueError):
+        return None
+    if not isinstance(now, exp.Select) or not isinstance(before, exp.Select):
+        return None
+    named_before = {t.alias_or_name.lower(): t.name.lower() for t in before.find_all(exp.Table)}
+    named_now = {t.name.lower(): t.alias_or_name for t in now.find_all(exp.Table)}
+    for condition in _filters(before):
+        if condition.find(exp.Select):  # a subquery's columns are its own tables'
+            return None
+        condition = condition.copy()
+        for column in condition.find_all(exp.Column):
+            table = named_before.get(column.table.lower()) if column.table else \
+                (next(iter(named_before.values())) if len(set(named_before.values())) == 1 else None)
+            if table is None or table not in named_now:
+                return None
+            column.set("table", exp.to_identifier(named_now[table]) if len(named_now) > 1 else None)
+        now = now.where(condition, append=True)
+    return now.sql(dialect=dialect)
+
+
 def _filters(tree: exp.Expression) -> list[exp.Expression]:
     """The conditions of a query's outer WHERE that compare with a value, each AND-ed part apart."""
     where = tree.find(exp.Where)

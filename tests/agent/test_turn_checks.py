@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent.turn_checks import dropped_conditions, missing_years, per_group_missing, unsupported_numbers
+from agent.turn_checks import (dropped_conditions, missing_years, per_group_missing, unsupported_numbers,
+                               with_conditions)
 
 YEAR_2019 = "SELECT count(*) FROM launches WHERE launch_date LIKE '2019-%'"
 
@@ -83,3 +84,24 @@ def test_an_answer_states_only_figures_its_result_holds(text, rows, row_count, u
 ])
 def test_a_figure_for_each_group_needs_a_grouping(question, sql, missing):
     assert per_group_missing(question, sql, dialect="sqlite") is missing
+
+
+@pytest.mark.parametrize("sql, previous, kept", [
+    ("SELECT count(*) FROM launches WHERE outcome = 'failure'",
+     "SELECT count(*) FROM launches WHERE launch_date LIKE '2019%'",
+     "SELECT COUNT(*) FROM launches WHERE outcome = 'failure' AND launch_date LIKE '2019%'"),
+    # the previous table under another alias: qualified by the new query's name for it
+    ("SELECT count(*) FROM launches AS l JOIN launch_vehicles AS v ON v.id = l.vehicle_id",
+     "SELECT count(*) FROM launches AS x WHERE x.launch_date LIKE '2019%'",
+     "SELECT COUNT(*) FROM launches AS l JOIN launch_vehicles AS v ON v.id = l.vehicle_id "
+     "WHERE l.launch_date LIKE '2019%'"),
+    # a table the new query does not read, a subquery, a union: not done
+    ("SELECT count(*) FROM launches",
+     "SELECT s.name FROM launch_sites AS s JOIN countries AS c ON c.id = s.country_id WHERE c.name = 'China'", None),
+    ("SELECT count(*) FROM launches",
+     "SELECT count(*) FROM launches WHERE vehicle_id = (SELECT id FROM launch_vehicles WHERE name = 'Electron')", None),
+    ("SELECT 1 FROM launches UNION SELECT 2 FROM launches",
+     "SELECT count(*) FROM launches WHERE launch_date LIKE '2019%'", None),
+])
+def test_a_follow_up_query_gets_the_previous_conditions_added(sql, previous, kept):
+    assert with_conditions(sql, previous, dialect="sqlite") == kept
