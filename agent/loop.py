@@ -27,9 +27,9 @@ from agent.memory.config import MemoryConfig
 from agent.memory.hooks import NOTE_ACTION, Memory, before_turn, remember_statements
 from agent.memory.summary import refresh_summary, summariser_for
 from agent.memory.tiers import ContextWindowTooSmall
-from agent.planner.followup import is_follow_up
 from agent.memory.tokens import context_window_for, counter_for
 from agent.model_budget import budget_config, calibrate, learn_window
+from agent.planner.followup import is_follow_up
 from agent.schema_block import schema_block
 from agent.sources.base import DataSource
 from agent.sources.errors import SourceUnavailable

@@ -130,6 +130,7 @@ def sample_rows(ctx: ToolContext, args: SampleArgs) -> ToolOutcome:
 
 
 FIND_VALUES_SHOWN = 20
+ELSEWHERE_COLUMNS = 8  # the other text columns searched for where a term is (`_matched_elsewhere`)
 
 
 def find_values(ctx: ToolContext, args: FindValuesArgs) -> ToolOutcome:
@@ -183,9 +184,8 @@ def _matched_elsewhere(database: DataSource, args: FindValuesArgs) -> str | None
     `name = '长征二号丁'` (issue 16). None when no other text column holds it."""
     term = args.term.casefold()
     schema = database.describe_table(args.table)
-    for column in schema.columns:
-        if column.name.lower() == args.column.lower() or not _may_hold_text(column.type):
-            continue
+    others = [c for c in schema.columns if c.name.lower() != args.column.lower() and _may_hold_text(c.type)]
+    for column in others[:ELSEWHERE_COLUMNS]:  # one lookup each: bounded on a wide table
         held = [v for v in database.find_values(schema.name, column.name, args.term, limit=3)
                 if term in str(v).casefold()]
         if held:

@@ -113,7 +113,10 @@ def with_conditions(sql: str, previous_sql: str, *, dialect: str) -> str | None:
     if not isinstance(now, exp.Select) or not isinstance(before, exp.Select):
         return None
     named_before = {t.alias_or_name.lower(): t.name.lower() for t in before.find_all(exp.Table)}
-    named_now = {t.name.lower(): t.alias_or_name for t in now.find_all(exp.Table)}
+    read_now = list(now.find_all(exp.Table))
+    named_now = {t.name.lower(): t.alias_or_name for t in read_now}
+    if len(named_now) < len(read_now):  # a table read twice: which of its names is meant is unclear
+        return None
     for condition in _filters(before):
         if condition.find(exp.Select):  # a subquery's columns are its own tables'
             return None

@@ -105,3 +105,9 @@ def test_a_figure_for_each_group_needs_a_grouping(question, sql, missing):
 ])
 def test_a_follow_up_query_gets_the_previous_conditions_added(sql, previous, kept):
     assert with_conditions(sql, previous, dialect="sqlite") == kept
+
+
+def test_no_conditions_are_added_to_a_query_reading_their_table_twice():
+    self_join = "SELECT count(*) FROM launches AS a JOIN launches AS b ON a.vehicle_id = b.vehicle_id"
+    assert with_conditions(self_join, "SELECT count(*) FROM launches WHERE launch_date LIKE '2019%'",
+                           dialect="sqlite") is None
