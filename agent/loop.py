@@ -39,9 +39,9 @@ from agent.state import (
 )
 from agent.tool_types import ToolContext, ToolOutcome, bound_text, error
 from agent.tools import offered_schemas, parse_arguments, run_tool, tool_schemas, tools_for_turn
-from agent.turn_checks import (REPEAT_NOTE, STOP_AFTER, RepeatGuard, copies_partial_values, dropped_conditions,
-                               missing_years, per_group_missing, points_back, strip_label, unsupported_numbers,
-                               with_conditions, wrong_language)
+from agent.turn_checks import (REPEAT_NOTE, STOP_AFTER, RepeatGuard, copies_partial_values, count_of,
+                               counts_previous_rows, dropped_conditions, missing_years, per_group_missing,
+                               points_back, strip_label, unsupported_numbers, with_conditions, wrong_language)
 from agent.turn_recorder import TurnRecorder
 from storage.conversations import ConversationStore
 from storage.text import has_cjk
@@ -363,8 +363,8 @@ class _Turn:
             return None
         record = ran[-1] if ran else self.last_result
         question = self.state.question or ""
-        if record is None:  # nothing to build on: `finish` says no query ran
-            return None
+        if record is None:  # no query ran in this turn
+            return self.without_query()
         if wrong_language(question, text):
             kind, problem = "language", _NOTES["language"][0]
         elif (unused := self.unused_parts(record.sql, zh=False)) is not None:
@@ -377,6 +377,27 @@ class _Turn:
         outcome = error("answer_check", f"not answered yet: {problem} {_CHECKS[kind]}")
         self.note_error(outcome)
         return self.with_dropped_conditions(record.sql, problem) or outcome
+
+    def without_query(self) -> ToolOutcome | None:
+        """Once per turn, a follow-up answered without a query in this turn: "How many are there?" gets
+        askdb's count of the previous answer's rows, any other the previous answer's SQL to start from. The
+        1.5B model answered "How many are there?" from the rows it had seen before, with no query (issue 16).
+        None for a first question (it may need no data: `finish` says no query ran)."""
+        question = self.state.question or ""
+        if not self.previous_sql or "no_query" in self.checked or not (points_back(question) or is_follow_up(question)):
+            return None
+        self.checked.add("no_query")
+        counted = count_of(self.previous_sql, dialect=self.setup.database.dialect) \
+            if counts_previous_rows(question) else None
+        if counted is not None:
+            outcome, _ = self.call_tool(ToolCall(id="", name="run_sql", arguments=json.dumps({"sql": counted})))
+            if outcome.ok:
+                outcome.observation = {"note": f"not answered yet: {_CHECKS['counted']}", "sql": counted,
+                                       **outcome.observation}
+                return outcome
+        outcome = error("answer_check", f"not answered yet: {_CHECKS['no_query']} {self.previous_sql}")
+        self.note_error(outcome)
+        return outcome
 
     def with_dropped_conditions(self, sql: str, problem: str) -> ToolOutcome | None:
         """A follow-up's query run again with the previous answer's conditions it dropped, for the model
@@ -600,6 +621,10 @@ _CHECKS = {
                             "answer with its SQL; if not, run a better query with run_sql",
     "unrun_failed": "the SQL in your answer had not run in this turn; run now, it failed: correct it with run_sql",
     "language": "Call answer again, written in the question's language.",
+    "counted": "no query ran in this turn; askdb counted the rows of the previous answer's query (the SQL below): "
+               "if this answers the question, call answer with this SQL.",
+    "no_query": "no query ran in this turn, so nothing checks this answer. Run the query that answers the question "
+                "with run_sql, then answer from its result. The previous answer's SQL, to start from:",
     "kept": "askdb ran it with them (the SQL below): if this result answers the question, call answer with this SQL.",
 }
 

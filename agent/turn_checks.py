@@ -28,6 +28,11 @@ _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?![\ds])")  # not a decade ("the 2010s
 
 #: Words by which a question points back at the previous answer's rows.
 _BACK_REFERENCE = re.compile(r"\b(?:them|those|these|of it)\b|其中|它们|这些|那些|上述", re.I)
+#: A question asking only how many rows the previous answer has ("How many are there?", 一共有多少个？).
+_BARE_COUNT = re.compile(r"^\s*(?:and\s+|so\s+)?how many(?:\s+(?:are|were|is|was)\s+(?:there|they|that|it))?"
+                         r"(?:\s+(?:in total|altogether|overall|in all))?\s*[?？.!]*\s*$"
+                         r"|^\s*(?:那|那么)?(?:一共|总共|总计)?有?(?:多少|几)(?:个|次|家|条|项|座|种|位|架|枚)?呢?\s*[？?。]*\s*$",
+                         re.I)
 
 _LABEL = re.compile(r"^\s*(?:\*\*)?\s*(?:final\s+answer|answer|最终答案|答案|回答)\s*(?:\*\*)?\s*[:：]\s*(?:\*\*)?\s*", re.I)
 
@@ -60,8 +65,28 @@ def wrong_language(question: str, answer: str) -> bool:
 
 
 def points_back(question: str) -> bool:
-    """Whether a question points back at the previous answer's rows ("how many of them failed?", 其中)."""
-    return bool(_BACK_REFERENCE.search(question))
+    """Whether a question points back at the previous answer's rows ("how many of them failed?", 其中,
+    "How many are there?")."""
+    return bool(_BACK_REFERENCE.search(question)) or counts_previous_rows(question)
+
+
+def counts_previous_rows(question: str) -> bool:
+    """Whether a question asks only how many rows the previous answer has ("How many are there?")."""
+    return bool(_BARE_COUNT.match(question))
+
+
+def count_of(previous_sql: str, *, dialect: str) -> str | None:
+    """A query counting the rows of the previous answer's query; None when that query gave one figure
+    (an aggregate over every row: its one row is not what is counted) or does not parse."""
+    try:
+        tree = sqlglot.parse_one(previous_sql, read=dialect)
+    except (SqlglotError, RecursionError, ValueError):
+        return None
+    if not isinstance(tree, exp.Query):
+        return None
+    if isinstance(tree, exp.Select) and not tree.args.get("group") and any(s.find(exp.AggFunc) for s in tree.selects):
+        return None
+    return exp.select(exp.Count(this=exp.Star())).from_(tree.subquery("previous_rows")).sql(dialect=dialect)
 
 
 def missing_years(question: str, sql: str, *, dialect: str = "sqlite") -> list[str]:

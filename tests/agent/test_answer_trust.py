@@ -49,11 +49,30 @@ def test_an_answer_without_a_query_in_this_turn_is_not_ok(store, tiny_db, script
                                tool_call("run_sql", {"sql": GOOD_SQL}),
                                tool_call("answer", {"text": "Three sites.", "sql": GOOD_SQL}))
     assert first.ok
-    # The follow-up answers without running anything: no result is carried silently.
+    # The follow-up answers without running anything: it is sent back once with the previous answer's
+    # SQL to start from; the same answer again stands, flagged. No result is carried silently.
     answer, _ = _answer(store, tiny_db, scripted_llm, "How many of them failed?",
-                        tool_call("answer", {"text": "None of them."}), thread_id=thread_id)
+                        tool_call("answer", {"text": "None of them."}), tool_call("answer", {"text": "None of them."}),
+                        thread_id=thread_id)
+    told = json.loads(scripted_llm.chat_requests[-1]["messages"][-1]["content"])
+    assert "no query ran in this turn" in told["error"] and told["error"].endswith(GOOD_SQL)
     assert not answer.ok and answer.data.sql is None and answer.data.rows == []
     assert answer.data.text == "No query ran in this turn, so this answer is not checked against the data. None of them."
+
+
+def test_how_many_are_there_answered_without_a_query_gets_the_count_of_the_previous_rows(store, tiny_db, scripted_llm):
+    # The 1.5B model answered "How many are there?" from the rows it had seen, running nothing (issue 16):
+    # askdb counts the previous answer's rows and the model answers from that count.
+    _, thread_id = _answer(store, tiny_db, scripted_llm, "List the sites",
+                           tool_call("run_sql", {"sql": GOOD_SQL}),
+                           tool_call("answer", {"text": "Three sites.", "sql": GOOD_SQL}))
+    counted = f"SELECT COUNT(*) FROM ({GOOD_SQL}) AS previous_rows"
+    answer, _ = _answer(store, tiny_db, scripted_llm, "How many are there?",
+                        tool_call("answer", {"text": "There are 3 sites."}),
+                        tool_call("answer", {"text": "There are 3 sites.", "sql": counted}), thread_id=thread_id)
+    told = json.loads(scripted_llm.chat_requests[-1]["messages"][-1]["content"])
+    assert "askdb counted the rows" in told["note"] and told["sql"] == counted and told["rows"] == [[3]]
+    assert answer.ok and answer.data.sql == counted and answer.data.rows == [[3]]
 
 
 def test_an_answer_naming_sql_that_did_not_run_gets_its_result_first(store, tiny_db, scripted_llm):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent.turn_checks import (dropped_conditions, missing_years, per_group_missing, unsupported_numbers,
-                               with_conditions)
+from agent.turn_checks import (count_of, counts_previous_rows, dropped_conditions, missing_years, per_group_missing,
+                               points_back, unsupported_numbers, with_conditions)
 
 YEAR_2019 = "SELECT count(*) FROM launches WHERE launch_date LIKE '2019-%'"
 
@@ -111,3 +111,26 @@ def test_no_conditions_are_added_to_a_query_reading_their_table_twice():
     self_join = "SELECT count(*) FROM launches AS a JOIN launches AS b ON a.vehicle_id = b.vehicle_id"
     assert with_conditions(self_join, "SELECT count(*) FROM launches WHERE launch_date LIKE '2019%'",
                            dialect="sqlite") is None
+
+
+@pytest.mark.parametrize("question, bare", [
+    ("How many are there?", True), ("how many?", True), ("And how many were there in total?", True),
+    ("一共有多少个？", True), ("有几个", True),
+    ("How many launches were there in 2019?", False), ("How many of them failed?", False), ("多少次发射失败？", False)])
+def test_a_bare_how_many_counts_the_previous_rows_and_points_back(question, bare):
+    assert counts_previous_rows(question) is bare
+    if bare:
+        assert points_back(question)
+
+
+@pytest.mark.parametrize("previous, counted", [
+    ("SELECT name FROM sites WHERE country = 'CN'",
+     "SELECT COUNT(*) FROM (SELECT name FROM sites WHERE country = 'CN') AS previous_rows"),
+    ("SELECT country, COUNT(*) FROM sites GROUP BY country",
+     "SELECT COUNT(*) FROM (SELECT country, COUNT(*) FROM sites GROUP BY country) AS previous_rows"),
+    ("SELECT model FROM aircraft WHERE speed = (SELECT MAX(speed) FROM aircraft)",
+     "SELECT COUNT(*) FROM (SELECT model FROM aircraft WHERE speed = (SELECT MAX(speed) FROM aircraft)) AS previous_rows"),
+    ("SELECT COUNT(*) FROM launches WHERE launch_date LIKE '2019%'", None),  # one figure: its one row is not counted
+    ("SELEC name FROM", None)])
+def test_the_count_of_the_previous_rows(previous, counted):
+    assert count_of(previous, dialect="sqlite") == counted

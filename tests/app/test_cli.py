@@ -42,13 +42,13 @@ def test_ask_prints_steps_then_the_answer_and_table(env, scripted_llm, capsys):
     assert out.startswith("Three sites.") and "Cape Canaveral" in out and f"SQL: {sql}" in out
     with ConversationStore.open(env, AgentState) as store:
         [conversation] = store.list(user_id="default").items
-    scripted_llm.enqueue(tool_call("answer", {"text": "Still three."}))
-    # No query ran in this turn: the answer is printed but not ok (exit 1), and says so first.
+    scripted_llm.enqueue(tool_call("answer", {"text": "Still three."}), tool_call("answer", {"text": "Still three."}))
+    # No query ran in this turn: sent back once, the same answer is printed but not ok (exit 1), and says so first.
     assert main(["ask", "And now?", "--thread", conversation.thread_id, "--json"]) == 1
     state = json.loads(capsys.readouterr().out)
     answer = state["answer"]
     assert not answer["ok"] and answer["data"]["text"].startswith("No query ran in this turn")
-    assert answer["data"]["text"].endswith("Still three.") and len(state["messages"]) == 12
+    assert answer["data"]["text"].endswith("Still three.") and len(state["messages"]) == 14
 
 
 def test_ask_reports_errors_with_a_non_zero_status(env, scripted_llm, capsys):

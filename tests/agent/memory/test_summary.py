@@ -124,7 +124,8 @@ def test_a_failing_summariser_keeps_the_old_summary_and_the_turn_goes_on(store, 
     state.compressed_summary, state.compressed_config_hash = "Earlier: 3 sites.", "stale-hash"
     store.save(thread, user_id="u", state=state, expected_version=store.get(thread, user_id="u").version)
 
-    scripted_llm.enqueue(error(500), tool_call("answer", {"text": "Still 3 sites."}))
+    # The follow-up answered without a query is sent back once (`_Turn.without_query`), then stands, flagged.
+    scripted_llm.enqueue(error(500), tool_call("answer", {"text": "Still 3 sites."}), tool_call("answer", {"text": "Still 3 sites."}))
     with caplog.at_level(logging.WARNING, logger="agent.memory.summary"):
         events = list(run_turn(setup, user_id="u", question="And now?", thread_id=thread))
     assert events[-1].type == "answer" and events[-1].answer.data.text.endswith("Still 3 sites.")
