@@ -10,7 +10,6 @@ docs/evaluation.md describes the report.
 
 from __future__ import annotations
 
-import itertools
 import json
 import sqlite3
 import statistics
@@ -23,26 +22,22 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-import sqlglot
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, NonNegativeInt, ValidationError
 
 from agent.sources.errors import SourceError
-from agent.sources.factory import is_duckdb_path, is_mysql_url, open_source
+from agent.sources.factory import open_source
 from agent.state import Step
-from app.eval_postgres import copied_to_postgres, postgres_gold_rows
+from app.eval_match import MAX_ROWS, Location, gold_rows, holds_answer, is_ordered, same_result
+from app.eval_postgres import copied_to_postgres
 from app.settings import ROOT, Settings
-from storage.backends import is_postgres_url
 from storage.errors import AskdbError
 
 DATASETS = ROOT.parent / "shared" / "datasets"
 #: suite name -> (questions file, databases directory), under the datasets directory.
 SUITES = {"spider-dev": ("spider/dev.json", "spider/database"),
           "bird-minidev": ("bird_minidev/mini_dev_sqlite.json", "bird_minidev/dev_databases")}
-MAX_ROWS = 100_000  # rows compared per query; more is rare in these suites and reported as a mismatch
-MAX_COLUMN_MAPPINGS = 5040  # column orders tried (7!): wide results compare in their own order
 WHERE_OPS_LIKE = 9  # Spider's WHERE_OPS.index("like")
 LEVELS = ["easy", "medium", "hard", "extra", "simple", "moderate", "challenging"]  # Spider's, then BIRD's
-Location = Path | str  # a question's database: a SQLite or DuckDB file, a postgresql:// or mysql:// URL
 
 
 class SuiteError(AskdbError, ValueError):
@@ -55,6 +50,9 @@ class EvalQuestion(BaseModel):
     question: str
     gold_sql: str
     difficulty: str = "n/a"
+    answer_columns: list[NonNegativeInt] | None = Field(
+        None, min_length=1, description="Indexes of the gold result's columns that answer the question (None: all); "
+                                        "the others may be missing from, or added to, an answer that holds it.")
 
 
 class QuestionResult(BaseModel):
@@ -66,6 +64,9 @@ class QuestionResult(BaseModel):
     sql: str | None = None
     ok: bool = Field(False, description="The answer claimed to use every part of the question (answer.ok).")
     correct: bool = False
+    holds_answer: bool | None = Field(None, description="The answer's rows hold the gold's answer columns (the "
+                                      "second score, app/eval_match.holds_answer); None: not scored.")
+    answer_columns: list[int] | None = None
     outcome: str = Field(description="correct, wrong_result, no_sql, sql_error, step_limit, model_error, "
                                      "database_error or gold_error.")
     detail: str = ""
@@ -108,8 +109,13 @@ def load_suite(suite: str, *, datasets: Path = DATASETS, db_dir: Path | None = N
         question = item["question"] if not item.get("evidence") else f"{item['question']}\nHint: {item['evidence']}"
         difficulty = item.get("difficulty") or (spider_hardness(item["sql"]) if isinstance(item.get("sql"), dict)
                                                 else "n/a")
-        questions.append(EvalQuestion(id=str(item.get("id") or item.get("question_id") or n), db_id=item["db_id"],
-                                      question=question, gold_sql=gold, difficulty=difficulty))
+        try:
+            questions.append(EvalQuestion(id=str(item.get("id") or item.get("question_id") or n), db_id=item["db_id"],
+                                          question=question, gold_sql=gold, difficulty=difficulty,
+                                          answer_columns=item.get("answer_columns")))
+        except ValidationError:
+            raise SuiteError(f"question {n} of {questions_file}: answer_columns must be a non-empty list of "
+                             f"column indexes (0 is the gold result's first column)") from None
     return questions, db_dir or databases
 
 
@@ -186,72 +192,13 @@ def spider_hardness(sql: dict) -> str:
     return "extra"
 
 
-# -- comparing results ----------------------------------------------------------------
-
-def gold_rows(location: Location, sql: str, *, time_limit_s: float) -> list[tuple]:
-    """The gold query's rows, read-only but not through the guard: gold SQL may use what it refuses
-    (SQLite's quirks; PostgreSQL's functions). On SQLite, plain sqlite3; on MySQL and DuckDB the
-    source itself, its guard included (gold written for them needs nothing it refuses)."""
-    if is_postgres_url(location):
-        return postgres_gold_rows(location, sql, time_limit_s=time_limit_s, max_rows=MAX_ROWS)
-    if is_mysql_url(location) or is_duckdb_path(location):
-        source = open_source(location, time_limit_s=time_limit_s, max_rows=MAX_ROWS, trusted=True)
-        try:
-            return [tuple(row) for row in source.execute(sql).rows]
-        finally:
-            source.close()
-    conn = sqlite3.connect(f"file:{location}?mode=ro", uri=True)
-    conn.text_factory = lambda b: b.decode("utf-8", "replace")
-    deadline = time.monotonic() + time_limit_s
-    conn.set_progress_handler(lambda: time.monotonic() > deadline, 1000)
-    try:
-        return [tuple(row) for row in conn.execute(sql).fetchmany(MAX_ROWS)]
-    finally:
-        conn.close()
-
-
-def is_ordered(sql: str, *, dialect: str = "sqlite") -> bool:
-    """Whether the outermost query orders its rows (then order counts in the comparison)."""
-    try:
-        return sqlglot.parse_one(sql, read=dialect).args.get("order") is not None
-    except sqlglot.errors.SqlglotError:
-        return " order by " in f" {' '.join(sql.lower().split())} "
-
-
-def same_result(got: list[tuple], gold: list[tuple], *, ordered: bool) -> bool:
-    """Equal as multisets of rows (as lists when `ordered`), under some order of the columns; floats
-    to 6 decimals. Only column orders that keep each column's values are tried."""
-    def clean(rows: list[tuple]) -> list[tuple]:
-        return [tuple(round(v, 6) if isinstance(v, float) else v for v in row) for row in rows]
-
-    got, gold = clean(got), clean(gold)
-    if len(got) != len(gold):
-        return False
-    if not got:
-        return True
-    if len(got[0]) != len(gold[0]):
-        return False
-    width = len(gold[0])
-    got_columns = [Counter(row[i] for row in got) for i in range(width)]
-    gold_columns = [Counter(row[i] for row in gold) for i in range(width)]
-    options = [[j for j in range(width) if got_columns[j] == gold_columns[i]] for i in range(width)]
-    for order in itertools.islice(itertools.product(*options), MAX_COLUMN_MAPPINGS):
-        if len(set(order)) < width:
-            continue
-        moved = [tuple(row[j] for j in order) for row in got]
-        if (moved == gold) if ordered else Counter(moved) == Counter(gold):
-            return True
-    return False
-
-
 # -- running --------------------------------------------------------------------------
 
 def run_question(q: EvalQuestion, location: Location, settings: Settings) -> QuestionResult:
     """Ask one question through the whole agent with a fresh store, then compare with the gold."""
     from app.core import AskDB
 
-    result = QuestionResult(id=q.id, db_id=q.db_id, difficulty=q.difficulty, question=q.question,
-                            gold_sql=q.gold_sql, outcome="no_sql")
+    result = new_result(q)
     # The gold first: a question it cannot score costs no model call, and is left out of
     # accuracy whatever the model would have answered (on PostgreSQL, some of Spider's fail).
     gold = scorable_gold(result, location, settings)
@@ -264,6 +211,12 @@ def run_question(q: EvalQuestion, location: Location, settings: Settings) -> Que
         finally:
             askdb.close()
     return score_turn(result, events, state, gold, location, settings)
+
+
+def new_result(q: EvalQuestion) -> QuestionResult:
+    """The result of a question not yet asked."""
+    return QuestionResult(id=q.id, db_id=q.db_id, difficulty=q.difficulty, question=q.question, gold_sql=q.gold_sql,
+                          answer_columns=q.answer_columns, outcome="no_sql")
 
 
 def scorable_gold(result: QuestionResult, location: Location, settings: Settings) -> list[tuple] | None:
@@ -288,6 +241,7 @@ def ask_turn(askdb, question: str, result: QuestionResult, *, thread_id: str | N
 def score_turn(result: QuestionResult, events: list, state, gold: list[tuple], location: Location,
                settings: Settings) -> QuestionResult:
     """Count the turn's steps and tokens, read its answer, and compare the answer's SQL with the gold."""
+    result.holds_answer = False  # until an answer's rows hold it
     steps: list[Step] = [e.step for e in events if e.type == "step" and e.step is not None]
     result.steps = len(steps)
     result.model_calls = sum(1 for step in steps if step.context)
@@ -328,10 +282,17 @@ def compare(result: QuestionResult, gold: list[tuple], location: Location, *, ti
         return result
     finally:
         database.close()
-    result.correct = same_result(got, gold, ordered=is_ordered(result.gold_sql, dialect=database.dialect))
+    ordered = is_ordered(result.gold_sql, dialect=database.dialect)
+    result.correct = same_result(got, gold, ordered=ordered)
     result.outcome = "correct" if result.correct else "wrong_result"
-    if not result.correct:
-        result.detail = f"got {len(got)} rows {got[:3]!r}; gold {len(gold)} rows {gold[:3]!r}"[:300]
+    if result.correct:
+        result.holds_answer = True
+        return result
+    result.detail = f"got {len(got)} rows {got[:3]!r}; gold {len(gold)} rows {gold[:3]!r}"[:300]
+    try:
+        result.holds_answer = holds_answer(got, gold, ordered=ordered, answer_columns=result.answer_columns)
+    except ValueError as exc:  # the suite's answer_columns do not fit its gold: not scored, said why
+        result.holds_answer, result.detail = None, f"{exc}; {result.detail}"[:300]
     return result
 
 
@@ -392,7 +353,8 @@ def summarise(results: list[QuestionResult], *, suite: str, model: str, skipped:
     return {
         "suite": suite, "model": model, "database": database, "questions": len(results),
         "skipped_no_database": len(skipped),
-        "seconds": round(seconds, 1), "overall": accuracy(evaluated), "by_database": group("db_id"),
+        "seconds": round(seconds, 1), "overall": accuracy(evaluated), "answer_accuracy": answer_accuracy(evaluated),
+        "by_database": group("db_id"),
         "by_difficulty": group("difficulty"),
         "steps": {"mean": round(statistics.mean(steps), 2), "median": statistics.median(steps), "max": max(steps)},
         "model_calls_per_question": round(statistics.mean(r.model_calls for r in evaluated), 2) if evaluated else 0,
@@ -411,14 +373,29 @@ def summarise(results: list[QuestionResult], *, suite: str, model: str, skipped:
     }
 
 
+def answer_accuracy(results: list[QuestionResult]) -> dict[str, Any]:
+    """The second score, beside the strict one: questions whose answer holds the gold's answer
+    columns, other columns missing or added (`holds_answer`), over the questions scored so
+    (results of an older run, without the field, are not)."""
+    scored = [r for r in results if r.holds_answer is not None]
+    held = sum(r.holds_answer for r in scored)
+    return {"questions": len(scored), "holds_answer": held,
+            "accuracy": round(100 * held / len(scored), 1) if scored else None}
+
+
 def confidently_wrong(results: list[QuestionResult]) -> dict[str, Any]:
-    """Answers marked ok whose result is wrong: the ones an analyst has no reason to doubt."""
+    """Answers marked ok whose result is wrong: the ones an analyst has no reason to doubt. By the
+    second score too: answers marked ok that do not even hold the answer."""
     answered = [r for r in results if r.sql]
     wrong = sum(1 for r in answered if r.ok and r.outcome in ("wrong_result", "sql_error"))
+    by_answer = [r for r in answered if r.holds_answer is not None]
+    wrong_answer = sum(1 for r in by_answer if r.ok and not r.holds_answer)
     return {"answers": len(answered), "ok_answers": sum(r.ok for r in answered), "ok_but_wrong": wrong,
             "share_of_answers": round(100 * wrong / len(answered), 1) if answered else None,
             "share_of_questions": round(100 * wrong / len(results), 1) if results else None,
-            "flagged_answers_correct": sum(1 for r in answered if not r.ok and r.correct)}
+            "flagged_answers_correct": sum(1 for r in answered if not r.ok and r.correct),
+            "answers_by_answer": len(by_answer), "ok_but_wrong_answer": wrong_answer,
+            "share_of_answers_by_answer": round(100 * wrong_answer / len(by_answer), 1) if by_answer else None}
 
 
 def write_report(report: dict[str, Any], out: Path) -> tuple[Path, Path]:

@@ -33,6 +33,11 @@ def markdown(report: dict[str, Any], *, examples: int = 10) -> str:
              f"**Execution accuracy: {_accuracy(report['overall'])}** · {report['questions']} questions run"
              + (f", {report['skipped_no_database']} skipped (database not present)" if report["skipped_no_database"]
                 else "") + f" · {report['seconds']} s", ""]
+    held = report.get("answer_accuracy")
+    if held and held["accuracy"] is not None:
+        lines += [f"Second score, holds the answer (extra or missing non-answer columns allowed): {held['accuracy']}% "
+                  f"({held['holds_answer']}/{held['questions']}). The execution accuracy above is the strict "
+                  "score: the gold's rows, every column.", ""]
     if report.get("database"):
         lines += [f"Asked on {report['database']}.", ""]
     lines += _table("difficulty", report["by_difficulty"]) + [""] + _table("database", report["by_database"]) + [""]
@@ -69,9 +74,13 @@ def markdown(report: dict[str, Any], *, examples: int = 10) -> str:
 
 def _confidently_wrong(w: dict[str, Any]) -> str:
     flagged = w["answers"] - w["ok_answers"]
-    return (f"**Confidently wrong: {w['share_of_answers']}% of answers** ({w['ok_but_wrong']} of {w['answers']} "
+    line = (f"**Confidently wrong: {w['share_of_answers']}% of answers** ({w['ok_but_wrong']} of {w['answers']} "
             f"answers with SQL were marked ok with a wrong result); {flagged} answers said what they left out, "
             f"{w['flagged_answers_correct']} of them correct all the same.")
+    if w.get("share_of_answers_by_answer") is not None:
+        line += (f" By the second score, {w['share_of_answers_by_answer']}% ({w['ok_but_wrong_answer']} of "
+                 f"{w['answers_by_answer']}) were marked ok without even holding the answer.")
+    return line
 
 
 def _one_line(text: str, limit: int = 240) -> str:

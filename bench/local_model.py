@@ -37,7 +37,7 @@ from typing import Any
 
 from agent.tools import tool_schemas
 from app.eval import (DATASETS, SUITES, EvalQuestion, QuestionResult, ask_turn, database_path, load_suite,
-                      run_suite, scorable_gold, score_turn)
+                      new_result, run_suite, scorable_gold, score_turn)
 from app.settings import DEFAULT_DATABASE, ROOT, Settings
 from bench.llama_server import MODEL_ALIAS, LlamaServer
 from bench.local_model_figures import Turn, part_figures
@@ -77,7 +77,8 @@ def sample_conversations(which: str) -> list[list[EvalQuestion]]:
     # score only their last turn: both are left to the planner's tests.
     documented = [q for q in json.loads(PLANNER_QUESTIONS.read_text(encoding="utf-8"))
                   if q["db"] == "sample" and "gold_sql" in q and "after" not in q]
-    single = [[EvalQuestion(id=q["id"], db_id="sample", question=q["question"], gold_sql=q["gold_sql"])]
+    single = [[EvalQuestion(id=q["id"], db_id="sample", question=q["question"], gold_sql=q["gold_sql"],
+                            answer_columns=q.get("answer_columns"))]
               for q in documented]
     follow = [[EvalQuestion(id=f"follow-{n}.{t}", db_id="sample", question=question, gold_sql=gold)
                for t, (question, gold) in enumerate(turns, start=1)]
@@ -152,8 +153,7 @@ def run_conversation(turns: list[EvalQuestion], settings: Settings, proxy: Recor
         thread_id = None
         try:
             for q in turns:
-                result = QuestionResult(id=q.id, db_id=q.db_id, difficulty=q.difficulty, question=q.question,
-                                        gold_sql=q.gold_sql, outcome="no_sql")
+                result = new_result(q)
                 gold = scorable_gold(result, location, settings)
                 if gold is None:  # gold_error: not asked, as the harness does
                     scored.append((result, []))

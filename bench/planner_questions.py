@@ -15,7 +15,7 @@ from agent.offline_planner import OfflinePlanner
 from agent.sources.base import DataSource
 from agent.state import AgentState
 from agent.tools import ToolContext, parse_arguments, run_tool, tool_schemas
-from app.eval import is_ordered, same_result
+from app.eval_match import is_ordered, same_result
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTIONS = json.loads((ROOT / "tests" / "data" / "planner_questions.json").read_text(encoding="utf-8"))

@@ -9,8 +9,14 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-from app.eval import database_path, load_suite, same_result, spider_hardness
+from app.eval import (QuestionResult, SuiteError, answer_accuracy, compare, confidently_wrong, database_path,
+                      load_suite, spider_hardness, summarise)
+from app.eval_match import gold_rows, holds_answer, same_result
+from app.eval_report import markdown
+from app.settings import Settings
 from bench.eval import gold_sql_responder
+from bench.local_model_figures import markdown as local_model_markdown
+from bench.local_model_figures import part_figures
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = ROOT / "tests" / "data" / "eval" / "spider_small.json"
@@ -57,7 +63,9 @@ def test_offline_end_to_end(tmp_path):
     assert sum(report["outcomes"].values()) == 10 and report["cost"] is None
     assert report["tokens"]["context_per_question"] > 0 and report["steps"]["mean"] >= 2
     correct = [r for r in report["results"] if r["correct"]]
-    assert all(r["outcome"] == "correct" and r["sql"] for r in correct)
+    assert all(r["outcome"] == "correct" and r["sql"] and r["holds_answer"] for r in correct)
+    held = report["answer_accuracy"]
+    assert held["questions"] == 10 and report["overall"]["correct"] <= held["holds_answer"] <= 10
 
 
 def test_scripted_model_answering_with_gold_sql_scores_everything(tmp_path, scripted_llm, monkeypatch):
@@ -68,6 +76,7 @@ def test_scripted_model_answering_with_gold_sql_scores_everything(tmp_path, scri
         monkeypatch.setenv(name, value)
     report = run_eval(tmp_path, "--model", "scripted-gold")
     assert report["model"] == "scripted-gold" and report["overall"]["accuracy"] == 100.0
+    assert report["answer_accuracy"] == {"questions": 10, "holds_answer": 10, "accuracy": 100.0}
     assert report["tokens"]["prompt"] > 0 and report["cost"]["usd"] > 0
     assert report["steps"]["median"] == 2 and report["model_calls_per_question"] == 2
     assert len(scripted_llm.chat_requests) == 20  # two calls a question, nothing else asked
@@ -104,8 +113,6 @@ def test_a_model_without_an_endpoint_is_refused(tmp_path, monkeypatch, capsys):
 
 
 def test_confidently_wrong_counts_only_answers_marked_ok():
-    from app.eval import QuestionResult, confidently_wrong
-
     def result(ok: bool, outcome: str) -> QuestionResult:
         return QuestionResult(id="1", db_id="d", difficulty="easy", question="q", gold_sql="SELECT 1",
                               sql="SELECT 1", ok=ok, correct=outcome == "correct", outcome=outcome)
@@ -114,7 +121,8 @@ def test_confidently_wrong_counts_only_answers_marked_ok():
                                  result(True, "correct"), QuestionResult(id="2", db_id="d", difficulty="easy",
                                                                          question="q", gold_sql="x", outcome="no_sql")])
     assert figures == {"answers": 4, "ok_answers": 2, "ok_but_wrong": 1, "share_of_answers": 25.0,
-                       "share_of_questions": 20.0, "flagged_answers_correct": 1}
+                       "share_of_questions": 20.0, "flagged_answers_correct": 1,
+                       "answers_by_answer": 0, "ok_but_wrong_answer": 0, "share_of_answers_by_answer": None}
 
 
 def test_eval_on_a_named_source(tmp_path, monkeypatch, capsys):
@@ -125,3 +133,114 @@ def test_eval_on_a_named_source(tmp_path, monkeypatch, capsys):
     assert report["questions"] == 1 and "concert_singer.sqlite" in json.dumps(report)
     assert main(["eval", "--suite", str(SMALL), "--source", "nowhere", "--out", str(tmp_path / "x")]) == 2
     assert "nowhere" in capsys.readouterr().err and not (tmp_path / "x").exists()
+
+
+# -- the second score: holds the answer ------------------------------------------------
+
+NAMES_AND_COUNTS = [("Falcon 9", 120), ("Long March 2D", 14), ("Soyuz-2.1a", 14)]
+
+
+@pytest.mark.parametrize("got, gold, ordered, answer_columns, held", [
+    ([("Falcon 9",), ("Long March 2D",), ("Soyuz-2.1a",)], NAMES_AND_COUNTS, False, [0], True),  # the count left out
+    ([("Falcon 9",), ("Long March 2D",), ("Soyuz-2.1a",)], NAMES_AND_COUNTS, False, None, False),  # every column asked
+    ([(1, "Falcon 9", 120), (2, "Long March 2D", 14), (3, "Soyuz-2.1a", 14)], NAMES_AND_COUNTS, False, None, True),
+    ([("Falcon 9", 9), ("Soyuz-2.1a", 14)], [("Falcon 9",), ("Soyuz-2.1a",)], False, None, True),  # a column added
+    ([("Falcon 9",), ("Ariane 5",), ("Soyuz-2.1a",)], NAMES_AND_COUNTS, False, [0], False),  # another row
+    ([("Falcon 9",), ("Soyuz-2.1a",)], NAMES_AND_COUNTS, False, [0], False),  # a row missing
+    ([("Falcon 9",), ("Falcon 9",), ("Soyuz-2.1a",)], NAMES_AND_COUNTS, False, [0], False),  # duplicates count
+    ([("Soyuz-2.1a",), ("Falcon 9",), ("Long March 2D",)], NAMES_AND_COUNTS, True, [0], False),  # the gold orders
+    ([("Falcon 9", 0.1 + 0.2), ("Soyuz-2.1a", 1.0)], [(0.3,), (1.0,)], True, None, True),  # floats to 6 places
+    ([], [], True, [0], True),
+    ([], [("Falcon 9", 120)], False, [0], False),
+])
+def test_an_answer_holds_the_answer_with_other_columns_missing_or_added(got, gold, ordered, answer_columns, held):
+    assert holds_answer(got, gold, ordered=ordered, answer_columns=answer_columns) is held
+    if held is False:  # never looser than the strict score
+        assert not same_result(got, gold, ordered=ordered)
+
+
+def test_answer_columns_the_gold_has_not_are_refused():
+    with pytest.raises(ValueError, match="it has 2"):
+        holds_answer([("Falcon 9",)], [("Falcon 9", 120)], ordered=False, answer_columns=[2])
+
+
+@pytest.mark.parametrize("question, answer_sql, correct, held", [
+    ("sample-02", "SELECT v.name FROM launch_vehicles v JOIN launches l ON l.vehicle_id = v.id "
+                  "WHERE l.launch_date >= '2015' GROUP BY v.id HAVING COUNT(*) > 10", False, True),
+    ("sample-02", "SELECT v.name FROM launch_vehicles v JOIN launches l ON l.vehicle_id = v.id "
+                  "GROUP BY v.id HAVING COUNT(*) > 10", False, False),  # since 2015 left out: other rows
+    ("sample-09", "SELECT model FROM aircraft ORDER BY max_speed_kmh DESC LIMIT 1", False, True),
+    ("sample-09", "SELECT model FROM aircraft ORDER BY max_speed_kmh LIMIT 1", False, False),  # the slowest
+    ("sample-09", "SELECT max_speed_kmh, model, id FROM aircraft ORDER BY max_speed_kmh DESC LIMIT 1", False, True),
+    ("sample-09", "SELECT max_speed_kmh, model FROM aircraft ORDER BY max_speed_kmh DESC LIMIT 1", True, True),
+])
+def test_the_documented_questions_answered_without_their_counts_hold_the_answer(sample_db_path, question, answer_sql,
+                                                                                  correct, held):
+    from bench.local_model import sample_conversations
+
+    (q,), = sample_conversations(question)
+    assert q.answer_columns == [0]  # from tests/data/planner_questions.json
+    result = QuestionResult(id=q.id, db_id="sample", difficulty="n/a", question=q.question, gold_sql=q.gold_sql,
+                            answer_columns=q.answer_columns, sql=answer_sql, outcome="no_sql")
+    gold = gold_rows(sample_db_path, q.gold_sql, time_limit_s=10)
+    compare(result, gold, sample_db_path, time_limit_s=10)
+    assert (result.correct, result.holds_answer) == (correct, held)
+    assert result.outcome == ("correct" if correct else "wrong_result")
+
+
+def test_answer_columns_that_do_not_fit_the_gold_leave_the_answer_unscored(sample_db_path):
+    result = QuestionResult(id="x", db_id="sample", difficulty="n/a", question="?", outcome="no_sql",
+                            gold_sql="SELECT model FROM aircraft", answer_columns=[3], sql="SELECT id FROM aircraft")
+    compare(result, gold_rows(sample_db_path, result.gold_sql, time_limit_s=10), sample_db_path, time_limit_s=10)
+    assert result.outcome == "wrong_result" and result.holds_answer is None
+    assert result.detail.startswith("answer_columns [3] name a column the gold result has not")
+
+
+def test_a_suite_file_gives_answer_columns_and_a_bad_one_is_a_clear_error(tmp_path):
+    suite = tmp_path / "suite.json"
+    entry = {"db_id": "poker_player", "question": "Who?", "gold_sql": "SELECT Name, Earnings FROM people"}
+    suite.write_text(json.dumps([{**entry, "answer_columns": [0]}, entry]))
+    questions, _ = load_suite(str(suite))
+    assert [q.answer_columns for q in questions] == [[0], None]
+    for bad in ([], [-1], "0", [0.5]):
+        suite.write_text(json.dumps([entry, {**entry, "answer_columns": bad}]))
+        with pytest.raises(SuiteError, match="question 1 of .*answer_columns must be a non-empty list"):
+            load_suite(str(suite))
+
+
+def _scored(outcome: str, *, ok: bool, held: bool | None) -> QuestionResult:
+    return QuestionResult(id="q", db_id="d", difficulty="easy", question="?", gold_sql="SELECT 1", sql="SELECT 1",
+                          outcome=outcome, correct=outcome == "correct", ok=ok, holds_answer=held)
+
+
+def test_the_second_score_is_reported_beside_the_strict_one():
+    results = [_scored("correct", ok=True, held=True), _scored("wrong_result", ok=True, held=True),
+               _scored("wrong_result", ok=True, held=False), _scored("sql_error", ok=False, held=False),
+               _scored("wrong_result", ok=True, held=None)]  # a result kept before the second score
+    assert answer_accuracy(results) == {"questions": 4, "holds_answer": 2, "accuracy": 50.0}
+    wrong = confidently_wrong(results)
+    assert (wrong["ok_but_wrong"], wrong["share_of_answers"]) == (3, 60.0)  # strict: the headline
+    assert (wrong["answers_by_answer"], wrong["ok_but_wrong_answer"], wrong["share_of_answers_by_answer"]) == (4, 1, 25.0)
+    report = summarise(results, suite="s", model="m", skipped=[], settings=Settings(), seconds=1.0)
+    assert report["overall"]["accuracy"] == 20.0 and report["answer_accuracy"]["accuracy"] == 50.0
+    text = markdown(report)
+    assert text.index("**Execution accuracy: 20.0% (1/5)**") < text.index(
+        "holds the answer (extra or missing non-answer columns allowed): 50.0% (2/4)")
+    assert "By the second score, 25.0% (1 of 4) were marked ok without even holding the answer." in text
+
+
+def test_local_model_figures_by_answer_with_and_without_an_older_journals_turns():
+    old = [(_scored("wrong_result", ok=True, held=None), []), (_scored("correct", ok=True, held=None), [])]
+    f = part_figures(old)
+    assert f["accuracy"] == 50.0 and f["answer_accuracy"] == {"questions": 0, "holds_answer": 0, "accuracy": None}
+    assert f["confidently_wrong"]["share_of_answers_by_answer"] is None
+    new = part_figures(old + [(_scored("wrong_result", ok=True, held=True), [])])
+    assert new["answer_accuracy"] == {"questions": 1, "holds_answer": 1, "accuracy": 100.0}
+    assert new["confidently_wrong"]["ok_but_wrong_answer"] == 0 and new["results"][2]["holds_answer"] is True
+    kept_before = {k: v for k, v in f.items() if k != "answer_accuracy"}  # docs/benchmarks.json of an earlier run
+    table = local_model_markdown({"_meta": {"code": "abc"}, "model": "m", "server": "s", "context": 8192,
+                                  "sample": "default", "spider_requested": 0,
+                                  "modes": {"text": {"sample": new, "spider": kept_before}}}).splitlines()
+    assert "| accuracy | confidently wrong | accuracy by answer | confidently wrong by answer |" in table[2]
+    assert "| **33.3%** (1) | **66.7%** (2 of 3) | 100.0% (1 of 1) | 0.0% (0 of 1) |" in table[4]
+    assert "| **50.0%** (1) | **50.0%** (1 of 2) | - | - |" in table[5]
