@@ -29,6 +29,8 @@ from agent.memory.summary import refresh_summary, summariser_for
 from agent.memory.tiers import ContextWindowTooSmall
 from agent.memory.tokens import context_window_for, counter_for
 from agent.model_budget import budget_config, calibrate, learn_window
+from agent.offline_planner import LABEL as PLANNER_LABEL
+from agent.offline_planner import OfflinePlanner
 from agent.planner.followup import is_follow_up
 from agent.schema_block import schema_block
 from agent.sources.base import DataSource
@@ -554,7 +556,8 @@ class _Turn:
         """The model made the same call with the same result a third time: end with the best result so far."""
         zh = has_cjk(self.state.question or "")
         caveat = _NOTES["repeated"][zh]
-        text = _NOTES["best_so_far" if self.last_result else "nothing_ran"][zh]
+        planned = yield from self.planner_query()
+        text = _NOTES["planner" if planned else "best_so_far" if self.last_result else "nothing_ran"][zh]
         self.state.messages.append(Message(role="assistant", content=f"{caveat} {text}"))
         self.finish(text, sql=None, caveat=caveat, confident=False)
         yield self.record(self.answer_step(), time.perf_counter(), None)
@@ -562,7 +565,10 @@ class _Turn:
     def give_up(self) -> Iterator[TurnEvent]:
         """The step limit was reached: answer with what was found so far."""
         text = f"I reached the limit of {self.setup.max_steps} steps before finishing."
-        if self.last_result is not None:
+        planned = yield from self.planner_query()
+        if planned:
+            text += " " + _NOTES["planner"][has_cjk(self.state.question or "")]
+        elif self.last_result is not None:
             text += f" The last query that worked returned {self.last_result.row_count} rows; it is shown below."
         else:
             text += " No query succeeded; try a more specific question."
@@ -570,6 +576,26 @@ class _Turn:
         self.finish(text, sql=None, confident=False)
         yield self.record(self.answer_step(), time.perf_counter(), None)
 
+    def planner_query(self) -> Iterator[TurnEvent]:
+        """A turn ending with no query that worked (a loop, the step limit) runs the offline planner's query
+        for the question, as a step the page shows; the answer built on it is never ok. Returns whether it
+        ran. Not for a follow-up (the planner does not have the reading it follows) nor when the planner
+        is the model. The 1.5B model ended 6 of 20 Spider questions looking up "lowest" or "average" as
+        values until it was stopped (issue 16)."""
+        question = self.state.question or ""
+        if self.last_result is not None or self.setup.model.label == PLANNER_LABEL or (
+                self.previous_sql and (points_back(question) or is_follow_up(question))):
+            return False
+        plan = OfflinePlanner(self.setup.database).plan(question)
+        if plan.sql is None:
+            return False
+        started = time.perf_counter()
+        outcome, args = self.call_tool(ToolCall(id="", name="run_sql", arguments=json.dumps({"sql": plan.sql})))
+        thought = _NOTES["planner_step"][has_cjk(question)] + (f" {plan.caveat}" if plan.caveat else "")
+        yield self.record(Step(step_index=0, action="run_sql", args=args, thought=thought,
+                               observation=outcome.observation_text(), result_id=self.last_result_id(outcome)),
+                          started, None)
+        return outcome.ok
 
 
 #: Caveats the loop adds itself, English and Chinese (picked by the question's script).
@@ -585,6 +611,10 @@ _NOTES = {
                  "模型三次重复同一步骤并得到相同结果，本轮已停止。"),
     "best_so_far": ("The result shown is the last query that worked in this turn, not a checked answer.",
                     "下方是本轮最后一次成功查询的结果，并非核对过的回答。"),
+    "planner": ("The result shown is from askdb's offline planner's query for this question, not a query the model "
+                "wrote or checked.", "下方结果来自 askdb 离线规划器为这个问题生成的查询，并非模型编写或核对的查询。"),
+    "planner_step": ("The model found no query that works; askdb's offline planner runs its own query for the question.",
+                     "模型没有找到可用的查询；askdb 离线规划器为这个问题运行自己的查询。"),
     "nothing_ran": ("No query worked in this turn; try a more specific question.", "本轮没有成功的查询；请把问题问得更具体一些。"),
     "language": ("This answer is not in the language of the question.", "这个回答没有使用提问的语言。"),
     "dropped": ("This query leaves out the conditions of the answer this question follows ({conditions}), "

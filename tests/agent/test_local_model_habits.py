@@ -601,3 +601,40 @@ def test_a_follow_up_that_dropped_the_previous_conditions_is_run_again_with_them
     assert told["sql"] == kept and told["rows"] == [[3]]
     answer = _answer(events)
     assert answer.ok and answer.data.sql == kept and answer.data.rows == [[3]]
+
+
+HIGHEST_LOOKUP = 'Thought: I need the highest speed.\nAction: find_values\nAction Input: {"table": "aircraft", "column": "max_speed_kmh", "term": "highest"}'
+
+
+def test_a_turn_stopped_with_no_query_shows_the_offline_planners_query_flagged(store, sample_db_path, scripted_llm):
+    # Seen on Spider (issue 16): "highest" looked up as a value until the loop was stopped, no query run.
+    scripted_llm.responder(lambda request: text(HIGHEST_LOOKUP))
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm), "Which aircraft has the highest max speed?")
+    steps = [e.step for e in events if e.type == "step"]
+    assert [s.action for s in steps[:-1]] == ["find_values"] * 3 + ["run_sql"] and steps[-1].step_type == "answer"
+    assert "offline planner" in steps[3].thought and steps[3].result_id is not None
+    answer = _answer(events)
+    assert not answer.ok and "repeated the same step" in answer.data.caveat
+    assert "offline planner's query" in answer.data.text and answer.data.sql == steps[3].args["sql"]
+    assert answer.data.rows and answer.data.rows[0][0] == "F-15EX Eagle II"
+
+
+def test_the_step_limit_with_no_query_shows_the_offline_planners_query_flagged(store, sample_db_path, scripted_llm):
+    lookups = iter(range(100))
+    scripted_llm.responder(lambda request: text(HIGHEST_LOOKUP.replace("highest", f"highest {next(lookups)}")))
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm, max_steps=3), "Which aircraft has the highest max speed?")
+    answer = _answer(events)
+    assert not answer.ok and answer.data.text.startswith("I reached the limit of 3 steps")
+    assert "offline planner's query" in answer.data.text and answer.data.rows[0][0] == "F-15EX Eagle II"
+
+
+def test_a_stopped_follow_up_gets_no_planner_query(store, sample_db_path, scripted_llm):
+    # The planner does not have the reading a follow-up builds on: nothing is shown rather than a guess.
+    scripted_llm.enqueue(text(FENCED_CALL), text(
+        f'Action: answer\nAction Input: {{"text": "China has 6 launch sites.", "sql": "{CHINA_SITES}"}}'))
+    _, thread_id = _run(_setup(store, sample_db_path, scripted_llm), "How many launch sites are in China?")
+    scripted_llm.responder(lambda request: text(HIGHEST_LOOKUP))
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm), "And which of them is the oldest?", thread_id)
+    answer = _answer(events)
+    assert "run_sql" not in [e.step.action for e in events if e.type == "step"]
+    assert not answer.ok and answer.data.sql is None and "No query worked" in answer.data.text
