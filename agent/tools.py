@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, ValidationError
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
+from agent.lookup_words import ranking_or_computation
 from agent.memory.recall_tool import RecallArgs, recall_memory
 from agent.sources.base import DataSource, QueryResult
 from agent.sources.column_check import schema_columns, unknown_columns
@@ -174,6 +175,9 @@ def _matching_values(database: DataSource, args: FindValuesArgs) -> tuple[list[A
             return ids, (f"{args.table}.{args.column} holds ids of {key.ref_table}.{referenced}; these are the ids "
                          f"of the {key.ref_table} rows matching {args.term!r}: join {key.ref_table} on them"), \
                 len(ids) >= FIND_VALUES_SHOWN
+    shown = ranking_or_computation(database, args.table, args.column, args.term)
+    if shown is not None:
+        return shown[0], shown[1], False
     return [], (f"no row of {args.table} matches {args.term!r}; write the query with what you know, or try another "
                 "word"), False
 

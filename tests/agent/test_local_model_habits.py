@@ -362,6 +362,15 @@ def test_a_name_searched_in_a_foreign_key_finds_the_ids_it_refers_to(store, samp
     assert shown["values"] == [2] and "ids of countries.id" in shown["note"]
 
 
+def test_a_ranking_word_looked_up_as_a_value_shows_the_top_values_and_how_to_rank(store, sample_db_path, scripted_llm):
+    # The 1.5B model looked up "lowest" in cars_data.Horsepower until it was stopped (Spider dev 96, issue 16).
+    scripted_llm.enqueue(tool_call("find_values", {"table": "aircraft", "column": "max_speed_kmh", "term": "lowest"}))
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm, max_steps=1), "Which aircraft is the slowest?")
+    shown = json.loads(next(e.step.observation for e in events if e.type == "step" and e.step.action == "find_values"))
+    assert len(shown["values"]) == 3 and shown["values"] == sorted(shown["values"])
+    assert "a ranking, not a value" in shown["note"] and "ORDER BY max_speed_kmh ASC LIMIT 1" in shown["note"]
+
+
 def test_a_foreign_key_to_a_missing_table_leaves_an_empty_lookup(store, tmp_path, scripted_llm):
     # SQLite does not check keys; Spider's files declare some to tables that are not there.
     import sqlite3

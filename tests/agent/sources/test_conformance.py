@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from agent.lookup_words import ranking_or_computation
 from agent.sources.base import DataSource
 from agent.sources.errors import QueryTimeout, SourceError, SQLRejected, UnknownColumn, UnknownTable
 from agent.sources.factory import open_source
@@ -116,6 +117,15 @@ def test_sample_rows_and_find_values(source):
     assert 1 <= source.sample_rows("countries", limit=99).row_count <= 5
     assert "长征二号丁" in source.find_values("launch_vehicles", "name_zh", "Long March 2D")
     assert source.find_values("launch_vehicles", "name", "%") == []  # a literal %, not a wildcard
+
+
+def test_a_ranking_or_computation_word_is_computed_on_the_column(source):
+    # A 1.5B model looked up "lowest" and "average" as values (issue 16): find_values computes them instead.
+    values, note = ranking_or_computation(source, "AIRCRAFT", "Max_Speed_Kmh", "highest")
+    assert [float(v) for v in values] == [2650.0, 2600.0, 2500.0] and "ORDER BY max_speed_kmh DESC LIMIT 1" in note
+    values, note = ranking_or_computation(source, "aircraft", "max_speed_kmh", "平均")
+    assert len(values) == 1 and 1000 < float(values[0]) < 1200 and "AVG(max_speed_kmh)" in note
+    assert ranking_or_computation(source, "aircraft", "model", "Boeing") is None
 
 
 @pytest.mark.parametrize("sql", REFUSED.values(), ids=REFUSED.keys())
