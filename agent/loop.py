@@ -34,7 +34,7 @@ from agent.offline_planner import OfflinePlanner
 from agent.planner.followup import is_follow_up
 from agent.schema_block import schema_block
 from agent.sources.base import DataSource
-from agent.sources.errors import SourceUnavailable
+from agent.sources.errors import SourceError, SourceUnavailable
 from agent.sources.schema_search import SchemaOptions
 from agent.state import (
     AgentState, Answer, AnswerData, ErrorRecord, FunctionCall, Message, MessageToolCall, SQLRecord, Step, utc_now,
@@ -146,7 +146,7 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
         yield from emit([turn.acknowledge(note)])
     schema = _schema_for(setup, tools)
     context_note = turn_note(state, examples=few_shot, user_memory=user_memory, schema_shown=bool(schema),
-                             follows=turn.previous_sql if points_back(question) or is_follow_up(question) else None)
+                             follows=turn.previous_sql if turn.follows_up else None)
     if context_note:  # kept on the question, so later turns send the same bytes (agent.context)
         asked_message.note = context_note
     for step_number in range(0 if state.done else setup.max_steps):
@@ -165,13 +165,16 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
         try:
             yield from emit(turn.handle(reply, started, can_continue=step_number < setup.max_steps - 1))
         except SourceUnavailable as exc:
-            yield from emit(turn.fail(f"The analytics database is unavailable: {exc}", kind="database_unavailable"))
+            yield from emit(turn.database_down(exc))
             break
         if state.done:
             break
     else:
         if not state.done:
-            yield from emit(turn.give_up())
+            try:
+                yield from emit(turn.give_up())
+            except SourceUnavailable as exc:
+                yield from emit(turn.database_down(exc))
 
     archive = None
     if archive_cut(state, setup.memory) is not None:
@@ -210,6 +213,7 @@ class _Turn:
         self.previous_question = asked_before[-1] if asked_before else ""
         self.tools = tools_for_turn(memory=False)  # run_turn offers recall_memory once memory gives access
         self.checked: set[str] = set()  # the kinds of answer check the model was told of (`check_answer`)
+        self.planned = False  # the offline planner's query answered, the model's turn stopped (`planner_query`)
 
     def ask(self, *, tools: list[dict[str, Any]], schema: str, recalled: str | None, archived: Any) -> ModelReply:
         """Build the context and ask the model. A "too long" error shrinks the window and asks once more.
@@ -386,17 +390,14 @@ class _Turn:
         1.5B model answered "How many are there?" from the rows it had seen before, with no query (issue 16).
         None for a first question (it may need no data: `finish` says no query ran)."""
         question = self.state.question or ""
-        if not self.previous_sql or "no_query" in self.checked or not (points_back(question) or is_follow_up(question)):
+        if not self.previous_sql or "no_query" in self.checked or not self.follows_up:
             return None
         self.checked.add("no_query")
         counted = count_of(self.previous_sql, dialect=self.setup.database.dialect) \
             if counts_previous_rows(question) else None
-        if counted is not None:
-            outcome, _ = self.call_tool(ToolCall(id="", name="run_sql", arguments=json.dumps({"sql": counted})))
-            if outcome.ok:
-                outcome.observation = {"note": f"not answered yet: {_CHECKS['counted']}", "sql": counted,
-                                       **outcome.observation}
-                return outcome
+        ran = self.run_for_model(counted, _CHECKS["counted"]) if counted is not None else None
+        if ran is not None:
+            return ran
         outcome = error("answer_check", f"not answered yet: {_CHECKS['no_query']} {self.previous_sql}")
         self.note_error(outcome)
         return outcome
@@ -409,14 +410,22 @@ class _Turn:
         if not dropped_conditions(self.state.question or "", sql, self.previous_sql, dialect=dialect):
             return None
         kept = with_conditions(sql, self.previous_sql, dialect=dialect)
-        if kept is None:
-            return None
-        outcome, _ = self.call_tool(ToolCall(id="", name="run_sql", arguments=json.dumps({"sql": kept})))
+        return self.run_for_model(kept, f"{problem} {_CHECKS['kept']}") if kept is not None else None
+
+    def run_for_model(self, sql: str, note: str) -> ToolOutcome | None:
+        """SQL askdb wrote for the model (through the same checks as `run_sql`), its result sent back
+        with `note` and the SQL; None when it fails."""
+        outcome, _ = self.call_tool(ToolCall(id="", name="run_sql", arguments=json.dumps({"sql": sql})))
         if not outcome.ok:
             return None
-        outcome.observation = {"note": f"not answered yet: {problem} {_CHECKS['kept']}", "sql": kept,
-                               **outcome.observation}
+        outcome.observation = {"note": f"not answered yet: {note}", "sql": sql, **outcome.observation}
         return outcome
+
+    @property
+    def follows_up(self) -> bool:
+        """The question's words say it builds on the previous answer ("how many of them failed?", "and in 2020?")."""
+        question = self.state.question or ""
+        return points_back(question) or is_follow_up(question)
 
     def after_lookups(self) -> str:
         """What to do next, told after NUDGE_AFTER_LOOKUPS lookups in a row."""
@@ -493,7 +502,8 @@ class _Turn:
         if caveat and not text.startswith(caveat):
             text = f"{caveat} {text}" if text else caveat
         # The SQL shown is always the one whose result is shown: never a query that failed or did not run.
-        data = AnswerData(text=text, sql=record.sql if record else None, model=self.setup.model.label,
+        data = AnswerData(text=text, sql=record.sql if record else None,
+                          model=PLANNER_LABEL if self.planned else self.setup.model.label,
                           caveat=caveat or None)
         if record is not None and record.result_id is not None:
             stored = self.recorder.result(record.result_id)
@@ -544,6 +554,9 @@ class _Turn:
                           time.perf_counter(), None)
         yield TurnEvent(type="error", thread_id=self.thread_id, turn_index=self.turn_index, message=message)
 
+    def database_down(self, exc: SourceUnavailable) -> Iterator[TurnEvent]:
+        return self.fail(f"The analytics database is unavailable: {exc}", kind="database_unavailable")
+
     def acknowledge(self, text: str) -> TurnEvent:
         """End a turn that only stated things for memory. Not ok: no query ran, and none was needed."""
         self.state.messages.append(Message(role="assistant", content=text))
@@ -580,21 +593,26 @@ class _Turn:
         """A turn ending with no query that worked (a loop, the step limit) runs the offline planner's query
         for the question, as a step the page shows; the answer built on it is never ok. Returns whether it
         ran. Not for a follow-up (the planner does not have the reading it follows) nor when the planner
-        is the model. The 1.5B model ended 6 of 20 Spider questions looking up "lowest" or "average" as
+        is the model; the answer names the planner as what answered (`AnswerData.model`). The 1.5B model ended 6 of 20 Spider questions looking up "lowest" or "average" as
         values until it was stopped (issue 16)."""
         question = self.state.question or ""
-        if self.last_result is not None or self.setup.model.label == PLANNER_LABEL or (
-                self.previous_sql and (points_back(question) or is_follow_up(question))):
-            return False
-        plan = OfflinePlanner(self.setup.database).plan(question)
-        if plan.sql is None:
+        if self.last_result is not None or self.setup.model.label == PLANNER_LABEL or self.follows_up:
             return False
         started = time.perf_counter()
+        try:  # its first use reads the database's schema and values (agent.planner.schema_index)
+            plan = OfflinePlanner(self.setup.database).plan(question)
+        except SourceUnavailable:
+            raise
+        except SourceError:
+            return False
+        if plan.sql is None:
+            return False
         outcome, args = self.call_tool(ToolCall(id="", name="run_sql", arguments=json.dumps({"sql": plan.sql})))
         thought = _NOTES["planner_step"][has_cjk(question)] + (f" {plan.caveat}" if plan.caveat else "")
         yield self.record(Step(step_index=0, action="run_sql", args=args, thought=thought,
                                observation=outcome.observation_text(), result_id=self.last_result_id(outcome)),
                           started, None)
+        self.planned = outcome.ok
         return outcome.ok
 
 

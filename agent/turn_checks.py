@@ -31,7 +31,7 @@ _BACK_REFERENCE = re.compile(r"\b(?:them|those|these|of it)\b|其中|它们|这�
 #: A question asking only how many rows the previous answer has ("How many are there?", 一共有多少个？).
 _BARE_COUNT = re.compile(r"^\s*(?:and\s+|so\s+)?how many(?:\s+(?:are|were|is|was)\s+(?:there|they|that|it))?"
                          r"(?:\s+(?:in total|altogether|overall|in all))?\s*[?？.!]*\s*$"
-                         r"|^\s*(?:那|那么)?(?:一共|总共|总计)?有?(?:多少|几)(?:个|次|家|条|项|座|种|位|架|枚)?呢?\s*[？?。]*\s*$",
+                         r"|^\s*(?:那|那么)?(?:一共|总共|总计)?有?(?:多少|几)(?:个|次|家|条|项|座|种|位|架|枚)呢?\s*[？?。]*\s*$",
                          re.I)
 
 _LABEL = re.compile(r"^\s*(?:\*\*)?\s*(?:final\s+answer|answer|最终答案|答案|回答)\s*(?:\*\*)?\s*[:：]\s*(?:\*\*)?\s*", re.I)
@@ -84,7 +84,10 @@ def count_of(previous_sql: str, *, dialect: str) -> str | None:
         return None
     if not isinstance(tree, exp.Query):
         return None
-    if isinstance(tree, exp.Select) and not tree.args.get("group") and any(s.find(exp.AggFunc) for s in tree.selects):
+    # Each arm of a UNION: `SELECT COUNT(*) FROM a UNION ALL SELECT COUNT(*) FROM b` is two figures, not rows.
+    arms = [tree] if isinstance(tree, exp.Select) else list(tree.find_all(exp.Select))
+    if any(not arm.args.get("group") and any(s.find(exp.AggFunc) for s in arm.selects) for arm in arms
+           if arm.parent_select is None or arm.parent_select is tree):
         return None
     return exp.select(exp.Count(this=exp.Star())).from_(tree.subquery("previous_rows")).sql(dialect=dialect)
 

@@ -24,6 +24,7 @@ from typing import Any
 import psycopg
 from pydantic import BaseModel, Field, NonNegativeInt, ValidationError
 
+from agent.offline_planner import LABEL as PLANNER_LABEL
 from agent.sources.errors import SourceError
 from agent.sources.factory import open_source
 from agent.state import Step
@@ -67,8 +68,8 @@ class QuestionResult(BaseModel):
     holds_answer: bool | None = Field(None, description="The answer's rows hold the gold's answer columns (the "
                                       "second score, app/eval_match.holds_answer); None: not scored.")
     answer_columns: list[int] | None = None
-    outcome: str = Field(description="correct, wrong_result, no_sql, sql_error, step_limit, model_error, "
-                                     "database_error or gold_error.")
+    outcome: str = Field(description="correct, wrong_result, no_sql, sql_error, step_limit, planner_fallback, "
+                                     "model_error, database_error or gold_error.")
     detail: str = ""
     steps: int = 0
     model_calls: int = 0
@@ -268,7 +269,15 @@ def score_turn(result: QuestionResult, events: list, state, gold: list[tuple], l
     if not result.sql:
         result.detail = answer.data.text[:300]
         return result
-    return compare(result, gold, location, time_limit_s=settings.sql_timeout)
+    compare(result, gold, location, time_limit_s=settings.sql_timeout)
+    turn_model = next(e.model for e in events if e.type == "answer")
+    if answer.data.model == PLANNER_LABEL and turn_model != PLANNER_LABEL:
+        # The model's turn was stopped and the offline planner's query answered (agent.loop `planner_query`):
+        # not the model's answer, so neither score counts it; whether it matched is kept in the detail.
+        matched = "matched" if result.correct else "did not match"
+        result.outcome, result.correct, result.holds_answer = "planner_fallback", False, False
+        result.detail = f"the offline planner's query answered after the model's turn was stopped; it {matched} the gold"
+    return result
 
 
 def compare(result: QuestionResult, gold: list[tuple], location: Location, *, time_limit_s: float) -> QuestionResult:

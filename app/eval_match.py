@@ -67,11 +67,16 @@ def same_result(got: list[tuple], gold: list[tuple], *, ordered: bool) -> bool:
 def holds_answer(got: list[tuple], gold: list[tuple], *, ordered: bool, answer_columns: list[int] | None = None) -> bool:
     """The gold's answer columns (`answer_columns`, indexes into its row; None: all of them) are
     among `got`'s: the same number of rows, and some of got's columns, one per answer column, equal
-    the gold's projected onto them, as `same_result` compares. Other columns of either side are free.
+    the gold's projected onto them, as `same_result` compares. Other columns of either side are free,
+    but for a gold of one cell given no answer columns, which only the same single cell holds.
 
     Raises:
         ValueError: an answer column the gold's rows do not have.
     """
+    if answer_columns is None and len(gold) == 1 and len(gold[0]) == 1:
+        # One figure (a count, an average): any one-row answer with that number among its cells, an id
+        # or a year, would hold it. Only the figure alone does.
+        return same_result(got, gold, ordered=ordered)
     got, gold = _rounded(got), _rounded(gold)
     if answer_columns is not None:
         if gold and any(i >= len(gold[0]) for i in answer_columns):

@@ -625,6 +625,7 @@ def test_a_turn_stopped_with_no_query_shows_the_offline_planners_query_flagged(s
     answer = _answer(events)
     assert not answer.ok and "repeated the same step" in answer.data.caveat
     assert "offline planner's query" in answer.data.text and answer.data.sql == steps[3].args["sql"]
+    assert answer.data.model == "offline planner"  # the page names what answered
     assert answer.data.rows and answer.data.rows[0][0] == "F-15EX Eagle II"
 
 
@@ -647,3 +648,4 @@ def test_a_stopped_follow_up_gets_no_planner_query(store, sample_db_path, script
     answer = _answer(events)
     assert "run_sql" not in [e.step.action for e in events if e.type == "step"]
     assert not answer.ok and answer.data.sql is None and "No query worked" in answer.data.text
+    assert answer.data.model != "offline planner"

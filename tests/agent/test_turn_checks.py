@@ -116,7 +116,7 @@ def test_no_conditions_are_added_to_a_query_reading_their_table_twice():
 @pytest.mark.parametrize("question, bare", [
     ("How many are there?", True), ("how many?", True), ("And how many were there in total?", True),
     ("一共有多少个？", True), ("有几个", True),
-    ("How many launches were there in 2019?", False), ("How many of them failed?", False), ("多少次发射失败？", False)])
+    ("多少？", False), ("How many launches were there in 2019?", False), ("How many of them failed?", False), ("多少次发射失败？", False)])
 def test_a_bare_how_many_counts_the_previous_rows_and_points_back(question, bare):
     assert counts_previous_rows(question) is bare
     if bare:

@@ -17,6 +17,7 @@ from app.settings import Settings
 from bench.eval import gold_sql_responder
 from bench.local_model_figures import markdown as local_model_markdown
 from bench.local_model_figures import part_figures
+from bench.scripted_llm import tool_call
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = ROOT / "tests" / "data" / "eval" / "spider_small.json"
@@ -244,3 +245,17 @@ def test_local_model_figures_by_answer_with_and_without_an_older_journals_turns(
     assert "| accuracy | confidently wrong | accuracy by answer | confidently wrong by answer |" in table[2]
     assert "| **33.3%** (1) | **66.7%** (2 of 3) | 100.0% (1 of 1) | 0.0% (0 of 1) |" in table[4]
     assert "| **50.0%** (1) | **50.0%** (1 of 2) | - | - |" in table[5]
+
+
+def test_a_turn_the_offline_planner_answered_counts_as_the_models_in_neither_score(tmp_path, scripted_llm, monkeypatch):
+    # A model stuck on one lookup is stopped at the third; askdb then shows the offline planner's query
+    # (agent.loop `planner_query`). The harness scores the model, so that turn is `planner_fallback`.
+    scripted_llm.responder(lambda request: tool_call("find_values", {"table": "t", "column": "c", "term": "lowest"}))
+    for name, value in {"OPENAI_BASE_URL": scripted_llm.base_url, "ASKDB_LLM_MAX_RETRIES": "0"}.items():
+        monkeypatch.setenv(name, value)
+    report = run_eval(tmp_path, "--model", "stuck")
+    fallbacks = [r for r in report["results"] if r["outcome"] == "planner_fallback"]
+    assert fallbacks and report["overall"]["correct"] == 0 and report["answer_accuracy"]["holds_answer"] == 0
+    assert all(not r["correct"] and not r["ok"] and r["sql"] and "offline planner's query" in r["detail"]
+               for r in fallbacks)
+    assert any("it matched the gold" in r["detail"] for r in fallbacks)  # the planner answers some of these

@@ -126,6 +126,8 @@ def test_a_ranking_or_computation_word_is_computed_on_the_column(source):
     values, note = ranking_or_computation(source, "aircraft", "max_speed_kmh", "平均")
     assert len(values) == 1 and 1000 < float(values[0]) < 1200 and "AVG(max_speed_kmh)" in note
     assert ranking_or_computation(source, "aircraft", "model", "Boeing") is None
+    values, note = ranking_or_computation(source, "aircraft", "model", "average")  # text: nothing computed
+    assert values == [] and "ORDER BY, AVG or SUM over the column that measures it" in note
 
 
 @pytest.mark.parametrize("sql", REFUSED.values(), ids=REFUSED.keys())
