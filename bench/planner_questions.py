@@ -6,7 +6,6 @@ on every engine (bench/eval_engines.py)."""
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -15,11 +14,12 @@ from agent.offline_planner import OfflinePlanner
 from agent.sources.base import DataSource
 from agent.state import AgentState
 from agent.tools import ToolContext, parse_arguments, run_tool, tool_schemas
-from app.eval_match import is_ordered, same_result
+from app.eval_match import gold_rows, is_ordered, same_result
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTIONS = json.loads((ROOT / "tests" / "data" / "planner_questions.json").read_text(encoding="utf-8"))
 MAX_STEPS = 12  # the loop's default
+GOLD_TIME_LIMIT_S = 30.0  # the sample database's gold queries take milliseconds
 
 
 class Conversation:
@@ -66,16 +66,6 @@ class Conversation:
         return json.loads([c for c in calls if c["name"] == "run_sql"][-1]["arguments"])["sql"]
 
 
-
-def gold_rows(path: Path, sql: str) -> list[tuple]:
-    """Gold SQL runs on plain sqlite3: Spider's gold uses SQLite quirks the guard need not accept."""
-    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
-    try:
-        return [tuple(row) for row in conn.execute(sql)]
-    finally:
-        conn.close()
-
-
 def check_question(entry: dict[str, Any], conversation: Conversation, path: Path) -> tuple[bool, str]:
     """Ask one documented question (after its earlier turns, for a follow-up); True when the SQL it
     ran gives the gold result, or, for a question documented as declined, when it declines."""
@@ -88,6 +78,6 @@ def check_question(entry: dict[str, Any], conversation: Conversation, path: Path
     if "run_sql" not in steps:
         return False, f"answered without SQL: {answer['text']}"
     got = [tuple(r) for r in conversation.database.execute(conversation.last_sql, max_rows=100_000).rows]
-    gold = gold_rows(path, entry["gold_sql"])
+    gold = gold_rows(path, entry["gold_sql"], time_limit_s=GOLD_TIME_LIMIT_S)
     ok = same_result(got, gold, ordered=is_ordered(entry["gold_sql"]))
     return ok, f"planner: {conversation.last_sql}\n got {got[:5]} ({len(got)} rows)\n gold {gold[:5]} ({len(gold)})"
