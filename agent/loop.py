@@ -41,7 +41,7 @@ from agent.state import (
 )
 from agent.tool_types import ToolContext, ToolOutcome, bound_text, error
 from agent.tools import offered_schemas, parse_arguments, run_tool, tool_schemas, tools_for_turn
-from agent.turn_checks import (REPEAT_NOTE, STOP_AFTER, RepeatGuard, copies_partial_values, count_of,
+from agent.turn_checks import (REPEAT_NOTE, STOP_AFTER, RepeatGuard, copies_partial_values, count_of, counted_itself,
                                counts_previous_rows, dropped_conditions, missing_years, per_group_missing,
                                points_back, strip_label, unsupported_numbers, with_conditions, wrong_language)
 from agent.turn_recorder import TurnRecorder
@@ -375,13 +375,18 @@ class _Turn:
             kind, problem = "language", _NOTES["language"][0]
         elif (unused := self.unused_parts(record.sql, zh=False)) is not None:
             kind, problem = "unused", unused
+        elif (itself := self.counted_itself(record)) is not None:
+            kind, problem = "itself", _NOTES["itself"][0].format(table=itself[0], other=itself[1])
         else:
             kind, problem = "numbers", self.unsupported(text, record, zh=False)
         if problem is None or kind in self.checked:
             return None
         self.checked.add(kind)
-        outcome = error("answer_check", f"not answered yet: {problem} {_CHECKS[kind]}")
+        told = f"{problem} {_CHECKS[kind].format(other=itself[1]) if kind == 'itself' else _CHECKS[kind]}"
+        outcome = error("answer_check", f"not answered yet: {told}")
         self.note_error(outcome)
+        if kind == "itself":  # the count of the rows that refer to it, for the model to answer from
+            return self.run_for_model(itself[2], told) or outcome
         return self.with_dropped_conditions(record.sql, problem) or outcome
 
     def without_query(self) -> ToolOutcome | None:
@@ -497,7 +502,10 @@ class _Turn:
         if caveat is None and confident and wrong_language(self.state.question or "", text):
             caveat = _NOTES["language"][zh]
         if caveat is None and confident and record is not None:
-            caveat = self.unused_parts(record.sql, zh) or self.unsupported(text, record, zh)
+            itself = self.counted_itself(record)
+            caveat = self.unused_parts(record.sql, zh) or (
+                _NOTES["itself"][zh].format(table=itself[0], other=itself[1]) if itself else None) or \
+                self.unsupported(text, record, zh)
         ok = confident and not caveat and record is not None
         if caveat and not text.startswith(caveat):
             text = f"{caveat} {text}" if text else caveat
@@ -534,6 +542,17 @@ class _Turn:
         if per_group_missing(question, sql, dialect=self.setup.database.dialect):
             return _NOTES["per_group"][zh]
         return None
+
+    def counted_itself(self, record: SQLRecord) -> tuple[str, str, str] | None:
+        """A count of the thing itself (1) where the question counts the rows referring to it (`turn_checks.counted_itself`)."""
+        if record.result_id is None or record.row_count != 1:
+            return None
+        rows = self.recorder.result(record.result_id).rows
+        first = rows[0][0] if rows and len(rows[0]) == 1 else None
+        if first != 1:  # before reading the catalogue
+            return None
+        return counted_itself(self.state.question or "", record.sql, first, self.setup.database.catalogue(),
+                              dialect=self.setup.database.dialect)
 
     def unsupported(self, text: str, record: SQLRecord, zh: bool) -> str | None:
         """A caveat naming the numbers the answer's text states that its result does not hold; None: none."""
@@ -646,6 +665,8 @@ _NOTES = {
     "per_group": ("The question asks for a figure for each of something, but this query gives one for all the "
                   "rows it reads (it groups nothing).",
                   "问题问的是每一组的数字，但这个查询没有分组，只给出一个总体结果。"),
+    "itself": ("This query counts the {table} row the question names (1), not the {other} rows that refer to it, "
+               "which the question counts.", "这个查询数的是问题所指的 {table} 这一行本身（1），而不是问题要数的、引用它的 {other} 中的行。"),
     "numbers": ("This answer states {numbers}, which the query's result does not show.",
                 "这个回答给出的 {numbers} 不在查询结果中。"),
     "years": ("This query does not use {years}, which the question names, so it may be about other years.",
@@ -673,6 +694,8 @@ _CHECKS = {
                "if this answers the question, call answer with this SQL.",
     "no_query": "no query ran in this turn, so nothing checks this answer. Run the query that answers the question "
                 "with run_sql, then answer from its result. The previous answer's SQL, to start from:",
+    "itself": "askdb counted the {other} rows that refer to it (the SQL below): if this answers the question, call "
+              "answer with this SQL.",
     "kept": "askdb ran it with them (the SQL below): if this result answers the question, call answer with this SQL.",
 }
 

@@ -239,3 +239,46 @@ def _same_number(written: str, value: float) -> bool:
     number = float(written.replace(",", ""))
     decimals = len(written.split(".")[1]) if "." in written else 0
     return round(value, decimals) == number or abs(value - number) <= 0.005 * abs(value)
+
+
+#: Words by which a question counts events rather than things ("how many times", 发射了多少次).
+_EVENTS = re.compile(r"\b(?:times|how often)\b|多少次|几次", re.I)
+
+
+def counted_itself(question: str, sql: str, first_cell: Any, catalogue: list[Any], *,
+                   dialect: str) -> tuple[str, str, str] | None:
+    """A count of one table's rows picked by a value that found the thing itself (1) when the question
+    counts the rows that refer to it: "长征二号丁发射了多少次？" answered `SELECT COUNT(*) FROM launch_vehicles
+    WHERE name_zh = '长征二号丁'` (1) by a 1.5B model, for 75 launches (issue 16). The table counted,
+    the one table referring to it that the question names (or, for "how many times", the only one), and
+    the query counting that table's rows instead. None when the query or the question is not so."""
+    if first_cell != 1:
+        return None
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except (SqlglotError, RecursionError, ValueError):
+        return None
+    if not isinstance(tree, exp.Select) or tree.args.get("joins") or tree.args.get("group") \
+            or tree.args.get("where") is None or len(tree.selects) != 1:
+        return None
+    counted = tree.selects[0].unalias()
+    source = tree.args["from_"].this if tree.args.get("from_") else None
+    if not isinstance(counted, exp.Count) or not isinstance(source, exp.Table):
+        return None
+    tables = {t.name.lower(): t for t in catalogue}
+    target = tables.get(source.name.lower())
+    if target is None:
+        return None
+    key = next((c.name for c in target.columns if c.primary_key), None)
+    referring = [(t, fk) for t in catalogue if t.name.lower() != target.name.lower()
+                 for fk in t.foreign_keys if fk.ref_table.lower() == target.name.lower() and (fk.ref_column or key)]
+    asked = question.lower()
+    named = [(t, fk) for t, fk in referring if t.name.lower().rstrip("s") in asked]
+    chosen = named if named else (referring if _EVENTS.search(question) else [])
+    if len(chosen) != 1:
+        return None
+    table, fk = chosen[0]
+    picked = exp.select(exp.column(fk.ref_column or key)).from_(source.copy()).where(tree.args["where"].this.copy())
+    instead = exp.select(exp.Count(this=exp.Star())).from_(exp.table_(table.name)) \
+        .where(exp.column(fk.column).isin(query=picked))
+    return target.name, table.name, instead.sql(dialect=dialect)

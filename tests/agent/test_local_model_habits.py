@@ -649,3 +649,35 @@ def test_a_stopped_follow_up_gets_no_planner_query(store, sample_db_path, script
     assert "run_sql" not in [e.step.action for e in events if e.type == "step"]
     assert not answer.ok and answer.data.sql is None and "No query worked" in answer.data.text
     assert answer.data.model != "offline planner"
+
+
+ITSELF = "SELECT COUNT(*) FROM launch_vehicles WHERE name_zh = '长征二号丁'"
+LAUNCHES_OF_IT = ("SELECT COUNT(*) FROM launches WHERE vehicle_id IN "
+                  "(SELECT id FROM launch_vehicles WHERE name_zh = '长征二号丁')")
+
+
+def test_a_count_of_the_thing_itself_gets_the_count_of_the_rows_referring_to_it(store, sample_db_path, scripted_llm):
+    # `make bench BENCH=local_model` at 15be334, sample-29 (text mode): the vehicle counted, 1, marked ok; 75 launches.
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": ITSELF}), tool_call("answer", {"text": "长征二号丁发射了1次", "sql": ITSELF}),
+                         tool_call("answer", {"text": "长征二号丁发射了75次", "sql": LAUNCHES_OF_IT}))
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm), "长征二号丁发射了多少次？")
+    told = json.loads(scripted_llm.chat_requests[-1]["messages"][-1]["content"])
+    assert "not the launches rows that refer to it" in told["note"] and told["sql"] == LAUNCHES_OF_IT
+    assert told["rows"] == [[75]]
+    answer = _answer(events)
+    assert answer.ok and answer.data.sql == LAUNCHES_OF_IT and answer.data.rows == [[75]]
+
+
+def test_a_count_of_the_thing_itself_answered_again_is_flagged(store, sample_db_path, scripted_llm):
+    said = tool_call("answer", {"text": "长征二号丁发射了1次", "sql": ITSELF})
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": ITSELF}), said, said)
+    answer = _answer(_run(_setup(store, sample_db_path, scripted_llm), "长征二号丁发射了多少次？")[0])
+    assert not answer.ok and answer.data.caveat.startswith("这个查询数的是问题所指的 launch_vehicles 这一行本身")
+    assert answer.data.rows == [[1]]
+
+
+def test_a_count_of_a_thing_by_its_name_stands_when_the_question_counts_things(store, sample_db_path, scripted_llm):
+    sql = "SELECT COUNT(*) FROM launch_vehicles WHERE name = 'Falcon 9'"
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": sql}), tool_call("answer", {"text": "There is 1.", "sql": sql}))
+    answer = _answer(_run(_setup(store, sample_db_path, scripted_llm), "How many vehicles are named Falcon 9?")[0])
+    assert answer.ok and answer.data.rows == [[1]]

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from agent.turn_checks import (count_of, counts_previous_rows, dropped_conditions, missing_years, per_group_missing,
+from agent.sources.sqlite import SQLiteSource
+from agent.turn_checks import (count_of, counted_itself, counts_previous_rows, dropped_conditions, missing_years, per_group_missing,
                                points_back, unsupported_numbers, with_conditions)
 
 YEAR_2019 = "SELECT count(*) FROM launches WHERE launch_date LIKE '2019-%'"
@@ -134,3 +135,18 @@ def test_a_bare_how_many_counts_the_previous_rows_and_points_back(question, bare
     ("SELEC name FROM", None)])
 def test_the_count_of_the_previous_rows(previous, counted):
     assert count_of(previous, dialect="sqlite") == counted
+
+
+@pytest.mark.parametrize("question, sql, first, instead", [
+    ("How many launches did Falcon 9 have?", "SELECT count(*) FROM launch_vehicles lv WHERE lv.name = 'Falcon 9'", 1,
+     "SELECT COUNT(*) FROM launches WHERE vehicle_id IN (SELECT id FROM launch_vehicles AS lv WHERE lv.name = 'Falcon 9')"),
+    ("How many times did Falcon 9 fly?", "SELECT count(*) FROM launch_vehicles WHERE name = 'Falcon 9'", 2, None),
+    ("How many vehicles are named Falcon 9?", "SELECT count(*) FROM launch_vehicles WHERE name = 'Falcon 9'", 1, None),
+    # four tables refer to countries: which one the question counts is not clear
+    ("How many times does China appear?", "SELECT count(*) FROM countries WHERE name = 'China'", 1, None),
+    ("How many times did Falcon 9 fly?", "SELECT count(*) FROM launch_vehicles", 1, None),  # no value picks it
+])
+def test_a_count_of_the_thing_itself(sample_db_path, question, sql, first, instead):
+    catalogue = SQLiteSource(sample_db_path).catalogue()
+    found = counted_itself(question, sql, first, catalogue, dialect="sqlite")
+    assert (found[2] if found else None) == instead
