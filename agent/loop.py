@@ -42,8 +42,9 @@ from agent.state import (
 from agent.tool_types import ToolContext, ToolOutcome, bound_text, error
 from agent.tools import offered_schemas, parse_arguments, run_tool, tool_schemas, tools_for_turn
 from agent.turn_checks import (REPEAT_NOTE, STOP_AFTER, RepeatGuard, copies_partial_values, count_of, counted_itself,
-                               counts_previous_rows, dropped_conditions, missing_years, per_group_missing,
-                               points_back, strip_label, unsupported_numbers, with_conditions, wrong_language)
+                               counts_previous_rows, dropped_conditions, in_question_language, missing_years,
+                               per_group_missing, points_back, strip_label, unsupported_numbers, with_conditions,
+                               wrong_language)
 from agent.turn_recorder import TurnRecorder
 from storage.conversations import ConversationStore
 from storage.text import has_cjk
@@ -377,6 +378,9 @@ class _Turn:
             kind, problem = "unused", unused
         elif (itself := self.counted_itself(record)) is not None:
             kind, problem = "itself", _NOTES["itself"][0].format(table=itself[0], other=itself[1])
+        elif (in_chinese := in_question_language(question, record.sql, self.setup.database.catalogue(),
+                                                 dialect=self.setup.database.dialect)) is not None:
+            kind, problem = "names", "The question is in Chinese, and the result shows names in English."
         else:
             kind, problem = "numbers", self.unsupported(text, record, zh=False)
         if problem is None or kind in self.checked:
@@ -387,6 +391,8 @@ class _Turn:
         self.note_error(outcome)
         if kind == "itself":  # the count of the rows that refer to it, for the model to answer from
             return self.run_for_model(itself[2], told) or outcome
+        if kind == "names":
+            return self.run_for_model(in_chinese, told) or outcome
         return self.with_dropped_conditions(record.sql, problem) or outcome
 
     def without_query(self) -> ToolOutcome | None:
@@ -694,6 +700,7 @@ _CHECKS = {
                "if this answers the question, call answer with this SQL.",
     "no_query": "no query ran in this turn, so nothing checks this answer. Run the query that answers the question "
                 "with run_sql, then answer from its result. The previous answer's SQL, to start from:",
+    "names": "askdb ran the query with the names in Chinese (the SQL below): call answer with this SQL, in Chinese.",
     "itself": "askdb counted the {other} rows that refer to it (the SQL below): if this answers the question, call "
               "answer with this SQL.",
     "kept": "askdb ran it with them (the SQL below): if this result answers the question, call answer with this SQL.",

@@ -282,3 +282,31 @@ def counted_itself(question: str, sql: str, first_cell: Any, catalogue: list[Any
     instead = exp.select(exp.Count(this=exp.Star())).from_(exp.table_(table.name)) \
         .where(exp.column(fk.column).isin(query=picked))
     return target.name, table.name, instead.sql(dialect=dialect)
+
+
+def in_question_language(question: str, sql: str, catalogue: list[Any], *, dialect: str) -> str | None:
+    """The query with each name it shows swapped for the same name in Chinese, for a Chinese question:
+    `countries.name` → `countries.name_zh` where the table has that column. A 1.5B model answered
+    "每个国家有多少个发射场？" with the countries' English names (issue 16). Only what the query shows,
+    groups and orders by is swapped, not its filters (`WHERE name = 'China'` matches English values).
+    None for a question not in Chinese, or when nothing is swapped."""
+    if not has_cjk(question):
+        return None
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except (SqlglotError, RecursionError, ValueError):
+        return None
+    if not isinstance(tree, exp.Select):
+        return None
+    columns = {t.name.lower(): {c.name.lower(): c.name for c in t.columns} for t in catalogue}
+    named = {t.alias_or_name.lower(): t.name.lower() for t in tree.find_all(exp.Table)}
+    only = next(iter(set(named.values()))) if len(set(named.values())) == 1 else None
+    swapped = False
+    parts = list(tree.selects) + [tree.args[k] for k in ("group", "order") if tree.args.get(k)]
+    for column in [c for part in parts for c in part.find_all(exp.Column)]:
+        table = named.get(column.table.lower()) if column.table else only
+        chinese = columns.get(table or "", {}).get(f"{column.name.lower()}_zh")
+        if chinese:
+            column.set("this", exp.to_identifier(chinese))
+            swapped = True
+    return tree.sql(dialect=dialect) if swapped else None

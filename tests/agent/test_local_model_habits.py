@@ -681,3 +681,29 @@ def test_a_count_of_a_thing_by_its_name_stands_when_the_question_counts_things(s
     scripted_llm.enqueue(tool_call("run_sql", {"sql": sql}), tool_call("answer", {"text": "There is 1.", "sql": sql}))
     answer = _answer(_run(_setup(store, sample_db_path, scripted_llm), "How many vehicles are named Falcon 9?")[0])
     assert answer.ok and answer.data.rows == [[1]]
+
+
+ENGLISH_NAMES = ("SELECT T2.name, COUNT(*) FROM launch_sites AS T1 INNER JOIN countries AS T2 ON T1.country_id = T2.id "
+                 "GROUP BY T2.name")
+CHINESE_NAMES = ("SELECT T2.name_zh, COUNT(*) FROM launch_sites AS T1 INNER JOIN countries AS T2 ON T1.country_id = T2.id "
+                 "GROUP BY T2.name_zh")
+
+
+def test_a_chinese_question_answered_with_english_names_gets_the_chinese_ones(store, sample_db_path, scripted_llm):
+    # `make bench BENCH=local_model` at 15be334, sample-30: the countries' English names, marked ok (issue 16).
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": ENGLISH_NAMES}),
+                         tool_call("answer", {"text": "每个国家的发射场数量见下表。", "sql": ENGLISH_NAMES}),
+                         tool_call("answer", {"text": "每个国家的发射场数量见下表。", "sql": CHINESE_NAMES}))
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm), "每个国家有多少个发射场？")
+    told = json.loads(scripted_llm.chat_requests[-1]["messages"][-1]["content"])
+    assert "names in English" in told["note"] and told["sql"] == CHINESE_NAMES and ["中国", 6] in told["rows"]
+    answer = _answer(events)
+    assert answer.ok and answer.data.sql == CHINESE_NAMES and ["中国", 6] in answer.data.rows
+
+
+def test_english_names_answered_again_stand(store, sample_db_path, scripted_llm):
+    # The names are right in either language: the check asks once, and never flags.
+    said = tool_call("answer", {"text": "每个国家的发射场数量见下表。", "sql": ENGLISH_NAMES})
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": ENGLISH_NAMES}), said, said)
+    answer = _answer(_run(_setup(store, sample_db_path, scripted_llm), "每个国家有多少个发射场？")[0])
+    assert answer.ok and answer.data.sql == ENGLISH_NAMES and ["China", 6] in answer.data.rows

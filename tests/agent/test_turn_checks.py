@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from agent.sources.sqlite import SQLiteSource
-from agent.turn_checks import (count_of, counted_itself, counts_previous_rows, dropped_conditions, missing_years, per_group_missing,
+from agent.turn_checks import (count_of, counted_itself, counts_previous_rows, in_question_language, dropped_conditions, missing_years, per_group_missing,
                                points_back, unsupported_numbers, with_conditions)
 
 YEAR_2019 = "SELECT count(*) FROM launches WHERE launch_date LIKE '2019-%'"
@@ -150,3 +150,17 @@ def test_a_count_of_the_thing_itself(sample_db_path, question, sql, first, inste
     catalogue = SQLiteSource(sample_db_path).catalogue()
     found = counted_itself(question, sql, first, catalogue, dialect="sqlite")
     assert (found[2] if found else None) == instead
+
+
+@pytest.mark.parametrize("question, sql, swapped", [
+    ("中国有哪些发射场？", "SELECT T1.name FROM launch_sites AS T1 JOIN countries AS T2 ON T1.country_id = T2.id "
+     "WHERE T2.name = 'China' ORDER BY T1.name",
+     "SELECT T1.name_zh FROM launch_sites AS T1 JOIN countries AS T2 ON T1.country_id = T2.id "
+     "WHERE T2.name = 'China' ORDER BY T1.name_zh"),  # the filter keeps its English value
+    ("有哪些国家？", "SELECT name FROM countries", "SELECT name_zh FROM countries"),
+    ("Which countries?", "SELECT name FROM countries", None),
+    ("2020年有多少次发射？", "SELECT COUNT(*) FROM launches WHERE launch_date LIKE '2020%'", None),
+])
+def test_names_shown_for_a_chinese_question_are_swapped_for_the_chinese_ones(sample_db_path, question, sql, swapped):
+    catalogue = SQLiteSource(sample_db_path).catalogue()
+    assert in_question_language(question, sql, catalogue, dialect="sqlite") == swapped
