@@ -395,7 +395,7 @@ def answer_accuracy(results: list[QuestionResult]) -> dict[str, Any]:
 def confidently_wrong(results: list[QuestionResult]) -> dict[str, Any]:
     """Answers marked ok whose result is wrong: the ones an analyst has no reason to doubt. By the
     second score too: answers marked ok that do not even hold the answer."""
-    answered = [r for r in results if r.sql]
+    answered = [r for r in results if r.sql and r.outcome != "planner_fallback"]  # the model's answers only
     wrong = sum(1 for r in answered if r.ok and r.outcome in ("wrong_result", "sql_error"))
     by_answer = [r for r in answered if r.holds_answer is not None]
     wrong_answer = sum(1 for r in by_answer if r.ok and not r.holds_answer)

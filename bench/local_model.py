@@ -183,7 +183,7 @@ def record_fixture(directory: Path, name: str, mode: str, scored: list[tuple[Que
                  None) or tool_schemas()
     document = {
         "attribution": ATTRIBUTION, "model": MODEL_ALIAS, "tool_mode": mode, "tools": tools,
-        "turns": [{"question": r.question, "outcome": r.outcome, "ok": r.ok, "sql": r.sql,
+        "turns": [{"question": r.question, "outcome": r.outcome, "ok": r.ok, "holds_answer": r.holds_answer, "sql": r.sql,
                    "calls": [{"request": {k: v for k, v in c["request"].items() if k != "tools"},
                               "status": c["status"], "response": c["response"], "seconds": c["seconds"]}
                              for c in calls]}

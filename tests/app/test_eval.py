@@ -259,3 +259,6 @@ def test_a_turn_the_offline_planner_answered_counts_as_the_models_in_neither_sco
     assert all(not r["correct"] and not r["ok"] and r["sql"] and "offline planner's query" in r["detail"]
                for r in fallbacks)
     assert any("it matched the gold" in r["detail"] for r in fallbacks)  # the planner answers some of these
+    # Nor are they the model's answers in the confidently wrong share.
+    assert report["confidently_wrong"]["answers"] == sum(
+        1 for r in report["results"] if r["sql"] and r["outcome"] != "planner_fallback")
