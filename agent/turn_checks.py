@@ -64,6 +64,14 @@ def wrong_language(question: str, answer: str) -> bool:
     return has_cjk(question) and not has_cjk(answer) and bool(re.search(r"[A-Za-z]{3}", answer))
 
 
+def parsed(sql: str, *, dialect: str) -> exp.Expression | None:
+    """The query's syntax tree; None when sqlglot cannot read it (the checks then say nothing)."""
+    try:
+        return sqlglot.parse_one(sql, read=dialect)
+    except (SqlglotError, RecursionError, ValueError):
+        return None
+
+
 def points_back(question: str) -> bool:
     """Whether a question points back at the previous answer's rows ("how many of them failed?", 其中,
     "How many are there?")."""
@@ -78,9 +86,8 @@ def counts_previous_rows(question: str) -> bool:
 def count_of(previous_sql: str, *, dialect: str) -> str | None:
     """A query counting the rows of the previous answer's query; None when that query gave one figure
     (an aggregate over every row: its one row is not what is counted) or does not parse."""
-    try:
-        tree = sqlglot.parse_one(previous_sql, read=dialect)
-    except (SqlglotError, RecursionError, ValueError):
+    tree = parsed(previous_sql, dialect=dialect)
+    if tree is None:
         return None
     if not isinstance(tree, exp.Query):
         return None
@@ -177,9 +184,8 @@ def _values(condition: exp.Expression) -> set[str]:
 def copies_partial_values(sql: str, shown: set[str], *, dialect: str) -> bool:
     """Whether the query filters with an IN list copied from values a tool showed only in part
     (find_values' first 20): the rows with the values not shown are left out."""
-    try:
-        tree = sqlglot.parse_one(sql, read=dialect)
-    except (SqlglotError, RecursionError, ValueError):
+    tree = parsed(sql, dialect=dialect)
+    if tree is None:
         return False
     for listed in tree.find_all(exp.In):
         literals = [e for e in listed.expressions if isinstance(e, exp.Literal)]
@@ -200,9 +206,8 @@ def per_group_missing(question: str, sql: str, *, dialect: str) -> bool:
     one figure or one group's rows: the 1.5B model answered "每个国家有多少个发射场？" with China's sites."""
     if not (_EACH.search(question) and _QUANTITY.search(question)):
         return False
-    try:
-        tree = sqlglot.parse_one(sql, read=dialect)
-    except (SqlglotError, RecursionError, ValueError):
+    tree = parsed(sql, dialect=dialect)
+    if tree is None:
         return False
     if tree.find(exp.Group) is not None or any(w.args.get("partition_by") for w in tree.find_all(exp.Window)):
         return False
@@ -254,9 +259,8 @@ def counted_itself(question: str, sql: str, first_cell: Any, catalogue: list[Any
     the query counting that table's rows instead. None when the query or the question is not so."""
     if first_cell != 1:
         return None
-    try:
-        tree = sqlglot.parse_one(sql, read=dialect)
-    except (SqlglotError, RecursionError, ValueError):
+    tree = parsed(sql, dialect=dialect)
+    if tree is None:
         return None
     if not isinstance(tree, exp.Select) or tree.args.get("joins") or tree.args.get("group") \
             or tree.args.get("where") is None or len(tree.selects) != 1:
@@ -292,9 +296,8 @@ def in_question_language(question: str, sql: str, catalogue: list[Any], *, diale
     None for a question not in Chinese, or when nothing is swapped."""
     if not has_cjk(question):
         return None
-    try:
-        tree = sqlglot.parse_one(sql, read=dialect)
-    except (SqlglotError, RecursionError, ValueError):
+    tree = parsed(sql, dialect=dialect)
+    if tree is None:
         return None
     if not isinstance(tree, exp.Select):
         return None
