@@ -36,6 +36,7 @@ RIGHT_BUT_SCORED_WRONG = {
     ("c245a0f/auto-sample-02", 0): _WITHOUT_COUNTS, ("c245a0f/text-sample-02", 0): _WITHOUT_COUNTS,
     ("c245a0f/auto-sample-30", 0): _ENGLISH_NAMES, ("c245a0f/text-sample-30", 0): _ENGLISH_NAMES,
     ("15be334/auto-sample-02", 0): _WITHOUT_COUNTS, ("15be334/text-sample-02", 0): _WITHOUT_COUNTS,
+    ("baa144d/auto-sample-02", 0): _WITHOUT_COUNTS, ("baa144d/text-sample-02", 0): _WITHOUT_COUNTS,
 }
 
 
