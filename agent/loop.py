@@ -378,8 +378,8 @@ class _Turn:
             kind, problem = "unused", unused
         elif (itself := self.counted_itself(record)) is not None:
             kind, problem = "itself", _NOTES["itself"][0].format(table=itself[0], other=itself[1])
-        elif (in_chinese := in_question_language(question, record.sql, self.setup.database.catalogue(),
-                                                 dialect=self.setup.database.dialect)) is not None:
+        elif has_cjk(question) and (in_chinese := in_question_language(  # the catalogue only when it can matter
+                question, record.sql, self.setup.database.catalogue(), dialect=self.setup.database.dialect)) is not None:
             kind, problem = "names", "The question is in Chinese, and the result shows names in English."
         else:
             kind, problem = "numbers", self.unsupported(text, record, zh=False)
