@@ -199,6 +199,7 @@ class _Turn:
         self.ctx = ToolContext(database=setup.database, state=self.state, schema=setup.schema)
         self.last_result: SQLRecord | None = None
         self.results: list[SQLRecord] = []  # the queries that ran in this turn, in order
+        self.qualified: dict[str, str] = {}  # the model's SQL -> as askdb ran it (an ambiguous column qualified)
         self.tried: list[str] = []  # the SQL of every query this turn ran or tried
         self.lookups = 0  # sample_rows and find_values calls since the last query tried
         self.written_blind: set[str] = set()  # answers' texts written before their SQL ran (`check_answer`)
@@ -365,7 +366,7 @@ class _Turn:
             outcome, _ = self.call_tool(ToolCall(id="", name="run_sql", arguments=json.dumps({"sql": sql})))
             outcome.observation = {"note": _CHECKS["unrun" if outcome.ok else "unrun_failed"], **outcome.observation}
             return outcome
-        ran = [r for r in self.results if named and _same_sql(r.sql, sql)]
+        ran = self.ran(sql) if named else []
         if named and not ran:
             return None
         record = ran[-1] if ran else self.last_result
@@ -460,8 +461,15 @@ class _Turn:
                                duration_ms=result.duration_ms, truncated=result.truncated, result_id=result_id)
             self.last_result = record
             self.results.append(record)
+            if not _same_sql(sql, result.sql):
+                self.qualified[_sql_key(sql)] = result.sql
             outcome.observation["result_id"] = result_id
         self.state.sql_history.append(record)
+
+    def ran(self, sql: str) -> list[SQLRecord]:
+        """This turn's results of `sql`: as it ran, or as the model sent it when askdb ran it qualified."""
+        sql = self.qualified.get(_sql_key(sql), sql)
+        return [r for r in self.results if _same_sql(r.sql, sql)]
 
     def last_result_id(self, outcome: ToolOutcome) -> int | None:
         return self.last_result.result_id if outcome.result is not None and self.last_result else None
@@ -498,7 +506,7 @@ class _Turn:
         record = self.last_result
         zh = has_cjk(self.state.question or "")
         if sql:
-            named = [r for r in self.results if _same_sql(r.sql, sql)]
+            named = self.ran(sql)
             if named:
                 record = named[-1]
             elif confident and caveat is None:
@@ -733,7 +741,11 @@ def _model_failure(exc: ModelError) -> str:
 
 
 def _same_sql(a: str, b: str) -> bool:
-    return " ".join(a.split()).rstrip(";").lower() == " ".join(b.split()).rstrip(";").lower()
+    return _sql_key(a) == _sql_key(b)
+
+
+def _sql_key(sql: str) -> str:
+    return " ".join(sql.split()).rstrip(";").lower()
 
 
 def _same_text(text: str) -> str:

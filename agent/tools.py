@@ -22,13 +22,14 @@ from sqlglot.errors import SqlglotError
 from agent.lookup_words import ranking_or_computation
 from agent.memory.recall_tool import RecallArgs, recall_memory
 from agent.sources.base import DataSource, QueryResult
-from agent.sources.column_check import schema_columns, unknown_columns
+from agent.sources.column_check import ambiguous_columns, schema_columns, unknown_columns, with_qualifiers
 from agent.sources.errors import (
     QueryFailed, QueryTimeout, SourceError, SourceUnavailable, SQLRejected, UnknownColumn, UnknownTable,
 )
 from agent.sources.schema_search import TableIndex
 from agent.sources.sql_guard import check_sql
 from agent.tool_types import Tool, ToolContext, ToolOutcome, error
+from agent.turn_checks import table_in_question
 
 # Bounds on what goes back to the model; the full result is kept for the page.
 OBSERVATION_ROWS = 20
@@ -153,7 +154,12 @@ def _matching_values(database: DataSource, args: FindValuesArgs) -> tuple[list[A
     flights.SourceAirport also found the airports of flights *to* CVO, and a 1.5B model filtered on
     all 19 (Spider dev 240). A name searched in a foreign key ("China" in launch_sites.country_id)
     finds the ids it refers to: the model found nothing there and searched again and again (issue 16);
-    a key is followed when it names a table that can be read."""
+    a key is followed when it names a table that can be read. A ranking word ("max") on a number column
+    is computed first: the model searched aircraft.max_speed_kmh for "max", was shown the speed of the
+    'Boeing 737 MAX 8' (its model holds "MAX"), and answered with it (issue 16)."""
+    ranked = ranking_or_computation(database, args.table, args.column, args.term)
+    if ranked is not None and ranked[0]:
+        return ranked[0], ranked[1], False
     values = database.find_values(args.table, args.column, args.term, limit=FIND_VALUES_SHOWN)
     cut = len(values) >= FIND_VALUES_SHOWN
     if values:
@@ -175,9 +181,8 @@ def _matching_values(database: DataSource, args: FindValuesArgs) -> tuple[list[A
             return ids, (f"{args.table}.{args.column} holds ids of {key.ref_table}.{referenced}; these are the ids "
                          f"of the {key.ref_table} rows matching {args.term!r}: join {key.ref_table} on them"), \
                 len(ids) >= FIND_VALUES_SHOWN
-    shown = ranking_or_computation(database, args.table, args.column, args.term)
-    if shown is not None:
-        return shown[0], shown[1], False
+    if ranked is not None:  # a ranking word on text: what to do instead
+        return [], ranked[1], False
     return [], (f"no row of {args.table} matches {args.term!r}; write the query with what you know, or try another "
                 "word"), False
 
@@ -215,13 +220,46 @@ def run_sql(ctx: ToolContext, args: SQLArgs) -> ToolOutcome:
             unknown = unknown_columns(args.sql, columns, dialect=dialect, values=_stored_values(ctx))
             return error("unknown_column", "unknown column, caught before running the query: "
                          + "; ".join(u.describe() for u in unknown) + _what_to_do(ctx))
-    result = ctx.database.execute(args.sql)
+    try:
+        result = ctx.database.execute(args.sql)
+    except QueryFailed as exc:
+        if "ambiguous" not in str(exc).lower():
+            raise
+        return _disambiguated(ctx, args.sql, exc)
     observation = result_observation(result)
     if _nothing_found(result):  # a value spelled otherwise than stored finds no row: say which
         unmatched = unmatched_filters(ctx.database, args.sql)
         if unmatched:
             observation = {"unmatched": unmatched, **observation}
     return ToolOutcome(observation, result=result)
+
+
+def _disambiguated(ctx: ToolContext, sql: str, failure: QueryFailed) -> ToolOutcome:
+    """A query that failed on an ambiguous column: run again with it qualified by the table the question
+    groups by or names, the result sent with a note saying so; else the error, naming the tables that have
+    it. The 1.5B model, told only "ambiguous column name: name", searched for values until it was stopped
+    (issue 16, sample-23)."""
+    found = ambiguous_columns(sql, _columns_or_empty(ctx.database), dialect=ctx.database.dialect)
+    chosen = {}
+    for name in found:
+        table = table_in_question(ctx.state.question or "", list(name.sources.values()))
+        aliases = [a for a, t in name.sources.items() if t == table]
+        if len(aliases) == 1:  # a self-join's two aliases of one table: the question cannot tell
+            chosen[name.column] = aliases[0]
+    explained = "; ".join(a.describe() for a in found)
+    if found and len(chosen) == len(found):
+        qualified = with_qualifiers(sql, chosen, dialect=ctx.database.dialect)
+        try:
+            result = ctx.database.execute(qualified) if qualified else None
+        except QueryFailed:
+            result = None
+        if result is not None:
+            said = ", ".join(f"{alias}.{column}" for column, alias in chosen.items())
+            return ToolOutcome({"note": f"{explained}. askdb ran it with {said}, the table the question names: "
+                                        "check that this answers the question", "sql": qualified,
+                                **result_observation(result)},
+                               result=result)
+    return _engine_error(ctx, f"{failure} ({explained})" if explained else str(failure))
 
 
 def _nothing_found(result: QueryResult) -> bool:
@@ -260,6 +298,10 @@ def unmatched_filters(database: DataSource, sql: str) -> list[str]:
                          + (f"; rows containing '{value.this}' have {column.name} "
                             + ", ".join(repr(v) for v in held) if held else ""))
     return found[:3]
+
+
+def _engine_error(ctx: ToolContext, message: str) -> ToolOutcome:
+    return error("sql_error", f"{ctx.database.engine} error: {message}{_what_to_do(ctx)}")
 
 
 def _what_to_do(ctx: ToolContext) -> str:
@@ -391,4 +433,4 @@ def run_tool(ctx: ToolContext, tool: Tool, args: BaseModel) -> ToolOutcome:
     except (UnknownTable, UnknownColumn) as exc:
         return error("unknown_name", str(exc))
     except QueryFailed as exc:
-        return error("sql_error", f"{ctx.database.engine} error: {exc}{_what_to_do(ctx)}")
+        return _engine_error(ctx, str(exc))

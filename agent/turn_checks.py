@@ -17,7 +17,8 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-from storage.text import has_cjk
+from agent.sources.column_check import name_words
+from storage.text import has_cjk, singular
 
 #: The second identical call gets its result with this note; the third ends the turn.
 REPEAT_NOTE = ("You already made this exact call in this turn and got this same result. Do not repeat it: "
@@ -33,6 +34,9 @@ _BARE_COUNT = re.compile(r"^\s*(?:and\s+|so\s+)?how many(?:\s+(?:are|were|is|was
                          r"(?:\s+(?:in total|altogether|overall|in all))?\s*[?？.!]*\s*$"
                          r"|^\s*(?:那|那么)?(?:一共|总共|总计)?有?(?:多少|几)(?:个|次|家|条|项|座|种|位|架|枚)呢?\s*[？?。]*\s*$",
                          re.I)
+
+#: The words after which a question names what it groups by ("each country", "per year", "by vehicle").
+_GROUPED_BY = re.compile(r"\b(?:each|every|per|by)\s+([a-z]+(?:\s+[a-z]+)?)", re.I)
 
 _LABEL = re.compile(r"^\s*(?:\*\*)?\s*(?:final\s+answer|answer|最终答案|答案|回答)\s*(?:\*\*)?\s*[:：]\s*(?:\*\*)?\s*", re.I)
 
@@ -313,3 +317,15 @@ def in_question_language(question: str, sql: str, catalogue: list[Any], *, diale
             column.set("this", exp.to_identifier(chinese))
             swapped = True
     return tree.sql(dialect=dialect) if swapped else None
+
+
+def table_in_question(question: str, tables: list[str]) -> str | None:
+    """The one of `tables` that an English question groups by ("How many launch sites does each country
+    have?": countries, not launch_sites), else the one it alone names; None when it does not tell."""
+    after = [{singular(w) for w in m.group(1).lower().split()} for m in _GROUPED_BY.finditer(question)]
+    grouped = [t for t in tables if name_words(t) and any(name_words(t) <= words for words in after)]
+    if len(grouped) == 1:
+        return grouped[0]
+    said = {singular(w) for w in re.findall(r"[a-z]+", question.lower())}
+    named = [t for t in tables if name_words(t) and name_words(t) <= said]
+    return named[0] if len(named) == 1 else None

@@ -93,6 +93,68 @@ def unknown_columns(sql: str, schema: dict[str, list[str]], *, dialect: str = "s
     return list(found.values())
 
 
+class AmbiguousName(BaseModel):
+    """One unqualified column that more than one table of its query level has."""
+
+    column: str = Field(description="As written: `name`.")
+    sources: dict[str, str] = Field(description="alias -> the table it names (a subquery: its alias).")
+
+    def describe(self) -> str:
+        labels = [t if t.lower() == a.lower() else f"{t} AS {a}" for a, t in self.sources.items()]
+        return (f"{self.column} is in {' and '.join(labels)}: write "
+                + " or ".join(f"{alias}.{self.column}" for alias in self.sources))
+
+
+def ambiguous_columns(sql: str, schema: dict[str, list[str]], *, dialect: str = "sqlite") -> list[AmbiguousName]:
+    """The unqualified columns of `sql` that two or more sources of their own query level have, for
+    explaining an engine's "ambiguous column" error (it is the engine that says there is one: names
+    joined with USING or NATURAL are left out here, not judged)."""
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+        scopes = traverse_scope(tree)
+    except (SqlglotError, RecursionError, ValueError):
+        return []
+    tables = {t.lower(): (t, {c.lower(): c for c in cols}) for t, cols in schema.items()}
+    found: dict[str, AmbiguousName] = {}
+    for scope in scopes:
+        joins = scope.expression.args.get("joins") or []
+        if any(j.args.get("method") for j in joins):
+            continue  # NATURAL: the engine merges the shared names
+        shared = {u.name.lower() for j in joins for u in j.args.get("using") or []}
+        for column in scope.expression.find_all(exp.Column):
+            name = column.name
+            if (column.find_ancestor(exp.Select, exp.SetOperation) is not scope.expression or column.table
+                    or not name or name.lower() in shared | _aliases(scope) or isinstance(column.this, exp.Star)):
+                continue
+            owners = {}
+            for alias, source in scope.sources.items():
+                columns = _columns_of(source, tables)
+                if columns is not None and name.lower() in columns:
+                    owners[alias] = source.name if isinstance(source, exp.Table) else alias
+            if len(owners) > 1:
+                found.setdefault(name.lower(), AmbiguousName(column=name, sources=owners))
+    return list(found.values())
+
+
+def with_qualifiers(sql: str, chosen: dict[str, str], *, dialect: str = "sqlite") -> str | None:
+    """`sql` with each unqualified column named in `chosen` (name -> alias) qualified by that alias
+    where its query level has the alias; None when sqlglot cannot read it."""
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+        scopes = traverse_scope(tree)
+    except (SqlglotError, RecursionError, ValueError):
+        return None
+    chosen = {column.lower(): alias for column, alias in chosen.items()}
+    for scope in scopes:
+        aliases = {a.lower(): a for a in scope.sources}
+        for column in scope.expression.find_all(exp.Column):
+            alias = aliases.get(chosen.get(column.name.lower(), "").lower())
+            if (alias is not None and not column.table and column.name.lower() not in _aliases(scope)
+                    and column.find_ancestor(exp.Select, exp.SetOperation) is scope.expression):
+                column.set("table", exp.to_identifier(alias))
+    return tree.sql(dialect=dialect)
+
+
 def schema_problems(sql: str, schema: dict[str, list[str]], *, dialect: str = "sqlite") -> list[str]:
     """Why `sql` does not fit the schema, stricter than `unknown_columns`: tables it reads that do not
     exist count too (for keeping SQL as an example, where SQLite will not be there to say so)."""
@@ -214,7 +276,7 @@ def _holding(column: exp.Column, tables: list[str], stored: dict) -> list[str]:
 def _ranked(name: str, by_value: list[str], candidates, tables: list[str]) -> list[str]:
     candidates = list(candidates)
     # A typo is judged without the table's own words: `launch_state` is not a misspelling of `launch_date`.
-    own = set().union(*(_parts(t) for t in tables)) if tables else set()
+    own = set().union(*(name_words(t) for t in tables)) if tables else set()
     bare = {c: _bare(c, own) for c in candidates}
     typos = set(difflib.get_close_matches(_bare(name, own), list(bare.values()), n=3, cutoff=TYPO_CUTOFF))
     by_typo = [c for c in candidates if bare[c] in typos]
@@ -222,7 +284,7 @@ def _ranked(name: str, by_value: list[str], candidates, tables: list[str]) -> li
                               + _closest(name, candidates)))[:3]
 
 
-def _parts(name: str) -> set[str]:
+def name_words(name: str) -> set[str]:
     """The words of a name: `launchStatus`, `launch_status` and `LaunchStatus` are {launch, status}."""
     spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", name)
     return {singular(w) for w in re.split(r"[^A-Za-z]+", spaced) if w}
@@ -243,11 +305,11 @@ def _concepts(words: set[str]) -> set[int]:
 def _by_meaning(name: str, candidates: list[str], tables: list[str]) -> list[str]:
     """The candidates naming the same kind of fact as `name`, most shared first; the words of the
     tables themselves do not count (in `launches`, the `launch` of `launch_status` says nothing)."""
-    own = set().union(*(_parts(t) for t in tables)) if tables else set()
-    wanted = _parts(name) - own or _parts(name)
+    own = set().union(*(name_words(t) for t in tables)) if tables else set()
+    wanted = name_words(name) - own or name_words(name)
     scored = []
     for candidate in candidates:
-        words = _parts(candidate) - own or _parts(candidate)
+        words = name_words(candidate) - own or name_words(candidate)
         score = len(wanted & words) + len(_concepts(wanted) & _concepts(words))
         if score:
             scored.append((-score, candidates.index(candidate), candidate))

@@ -371,6 +371,40 @@ def test_a_ranking_word_looked_up_as_a_value_shows_the_top_values_and_how_to_ran
     assert "a ranking, not a value" in shown["note"] and "ORDER BY max_speed_kmh ASC LIMIT 1" in shown["note"]
 
 
+def test_a_ranking_word_on_a_number_column_is_ranked_before_it_is_matched_as_text(store, sample_db_path,
+                                                                                   scripted_llm):
+    # The model searched aircraft.max_speed_kmh for "max", was shown the speed of the 'Boeing 737 MAX 8'
+    # (its model holds "MAX") and answered with it (baa144d, sample-09).
+    scripted_llm.enqueue(tool_call("find_values", {"table": "aircraft", "column": "max_speed_kmh", "term": "max"}),
+                         tool_call("find_values", {"table": "aircraft", "column": "model", "term": "max"}))
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm, max_steps=2), "Which aircraft has the highest max speed?")
+    speed, model = [json.loads(e.step.observation) for e in events if e.type == "step" and e.step.action == "find_values"]
+    assert speed["values"][0] == 2650.0 and "ORDER BY max_speed_kmh DESC LIMIT 1" in speed["note"]
+    # On text, a name holding the word is a value, found as before.
+    assert any("MAX" in v for v in model["values"]) and "note" not in model
+
+
+AMBIGUOUS = ("SELECT COUNT(*) AS count, name FROM launch_sites JOIN countries ON launch_sites.country_id = countries.id "
+             "GROUP BY name")
+
+
+def test_an_ambiguous_column_is_run_with_the_table_the_question_groups_by(store, sample_db_path, scripted_llm):
+    # Told only "ambiguous column name: name", the model searched for values until it was stopped (baa144d, sample-23).
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": AMBIGUOUS}),
+                         tool_call("answer", {"text": "Each country's launch sites are in the table.", "sql": AMBIGUOUS}))
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm), "How many launch sites does each country have?")
+    ran = json.loads(next(e.step.observation for e in events if e.type == "step" and e.step.action == "run_sql"))
+    assert "askdb ran it with countries.name" in ran["note"] and "GROUP BY countries.name" in ran["sql"]
+    answer = _answer(events)
+    # The answer names the model's SQL; it rests on that query as askdb ran it.
+    assert answer.ok and "countries.name" in answer.data.sql and answer.data.columns == ["count", "name"]
+    # Where the question does not say which table, the error names both, and nothing runs.
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": AMBIGUOUS}))
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm, max_steps=1), "List the names")
+    failed = json.loads(next(e.step.observation for e in events if e.type == "step" and e.step.action == "run_sql"))
+    assert "name is in launch_sites and countries: write launch_sites.name or countries.name" in failed["error"]
+
+
 def test_a_foreign_key_to_a_missing_table_leaves_an_empty_lookup(store, tmp_path, scripted_llm):
     # SQLite does not check keys; Spider's files declare some to tables that are not there.
     import sqlite3
