@@ -43,6 +43,8 @@ class ModelReply(BaseModel):
     finish_reason: str | None = None
     #: How the tool calls came: "native" `tool_calls`, or "text" (written in the content and parsed).
     tool_style: str | None = None
+    #: For a reply cut off because it kept repeating itself: the text it repeated.
+    repeating: str | None = None
 
 
 class ModelError(AskdbError):

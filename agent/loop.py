@@ -287,6 +287,9 @@ class _Turn:
         sent_back = False  # an answer of this reply was sent back: the rest of it was written before that
         for n, call in enumerate(reply.tool_calls):
             outcome, args = self.call_tool(call)
+            if reply.repeating and not outcome.ok:  # cut off: say why, so the next try is not the same
+                outcome.observation = {"note": _CHECKS["repeating"].format(text=reply.repeating.strip()),
+                                       **outcome.observation}
             if outcome.final and can_continue and reply.finish_reason != "length" and not sent_back:
                 checked = self.check_answer(args)
                 outcome, sent_back = checked or outcome, checked is not None
@@ -712,6 +715,8 @@ _CHECKS = {
     "itself": "askdb counted the {other} rows that refer to it (the SQL below): if this answers the question, call "
               "answer with this SQL.",
     "kept": "askdb ran it with them (the SQL below): if this result answers the question, call answer with this SQL.",
+    "repeating": "your reply was cut off: it kept repeating {text!r} until its length limit. Write it again once, "
+                 "short, with no repeated conditions.",
 }
 
 

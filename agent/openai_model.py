@@ -16,7 +16,9 @@ or the model has written a call as text instead of sending it; `auto` remembers 
 endpoint and model for the life of the process.
 
 Every request carries `max_tokens`; a reply cut off there (`finish_reason: length`) is asked
-again once with twice the room.
+again once with twice the room, unless it was repeating itself: then more room only buys more of
+the same (a 1.5B model wrote `AND b.result != 'No Result'` until its 1,024 tokens ran out, then
+2,048, four minutes each on a CPU). A streamed reply is cut as soon as it repeats itself so.
 """
 
 from __future__ import annotations
@@ -53,6 +55,10 @@ _REJECTION = re.compile(
     re.I,
 )
 
+
+#: A reply repeats itself when its last REPEAT_SPAN characters or more are REPEATS or more copies of one
+#: piece MIN_PERIOD to MAX_PERIOD characters long; a stream is checked every REPEAT_CHECK_EVERY events.
+MIN_PERIOD, MAX_PERIOD, REPEATS, REPEAT_SPAN, REPEAT_CHECK_EVERY = 8, 200, 4, 300, 32
 
 #: (base URL, model) pairs seen writing tool calls as text or refusing `tools`: `auto` goes
 #: straight to text ReAct for them, in every OpenAIChatModel of this process.
@@ -140,7 +146,10 @@ class OpenAIChatModel:
         try:
             limit = max_tokens or self.max_output_tokens
             reply = self._complete(messages, tools, limit, on_text, readable or tools)
-            if reply.finish_reason == "length":
+            if reply.finish_reason == "length" and reply.repeating is None:
+                unit = repeating_unit(_written(reply))
+                if unit is not None:
+                    return reply.model_copy(update={"repeating": unit})
                 reply = self._complete(messages, tools, limit * 2, on_text, readable or tools)
             return reply
         except openai.OpenAIError as err:
@@ -239,11 +248,16 @@ class OpenAIChatModel:
         usage = timings = None
         model = ""
         finished: str | None = None
+        repeating: str | None = None
         events = 0
         try:
             with stream:
                 for chunk in stream:
                     events += 1
+                    if events % REPEAT_CHECK_EVERY == 0 and (repeating := repeating_unit(
+                            "".join(content) + "".join(c["arguments"] for c in calls.values()))):
+                        finished = "length"  # cut here: what follows would be more of the same
+                        break
                     model = getattr(chunk, "model", None) or model
                     usage = getattr(chunk, "usage", None) or usage
                     timings = (chunk.model_extra or {}).get("timings") or timings
@@ -279,6 +293,7 @@ class OpenAIChatModel:
             usage=_usage(usage, timings),
             model=model or self.model,
             finish_reason=finished,
+            repeating=repeating,
         )
 
     def _model_error(self, err: openai.OpenAIError) -> ModelError:
@@ -318,6 +333,27 @@ def _status_kind(status: int) -> tuple[str, str]:
     if status >= 500:
         return "server_error", "server error"
     return "bad_request", "the endpoint rejected the request"
+
+
+def repeating_unit(text: str) -> str | None:
+    """The text that the end of `text` repeats, back to back, at least REPEATS times over at least
+    REPEAT_SPAN characters; None when it does not. Over the replies of every local-model benchmark run so
+    far, it found 14 of the 17 cut off at max_tokens, and none of the replies that ended by themselves."""
+    for period in range(MIN_PERIOD, MAX_PERIOD + 1):
+        span = max(REPEATS * period, REPEAT_SPAN)
+        if len(text) < span:
+            return None
+        tail = text[-span:]
+        if tail[period:] == tail[:-period]:  # the last `span` characters repeat with this period
+            start = len(text) - span
+            while start > 0 and text[start - 1] == text[start - 1 + period]:
+                start -= 1
+            return text[start:start + period]  # the first copy, as the model began it
+    return None
+
+
+def _written(reply: ModelReply) -> str:
+    return (reply.content or "") + "".join(call.arguments for call in reply.tool_calls)
 
 
 def _label(model: str, base_url: str | None) -> str:

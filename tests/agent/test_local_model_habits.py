@@ -10,6 +10,7 @@ model's, the SQL fits the sample database.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -382,6 +383,17 @@ def test_a_ranking_word_on_a_number_column_is_ranked_before_it_is_matched_as_tex
     assert speed["values"][0] == 2650.0 and "ORDER BY max_speed_kmh DESC LIMIT 1" in speed["note"]
     # On text, a name holding the word is a value, found as before.
     assert any("MAX" in v for v in model["values"]) and "note" not in model
+
+
+def test_a_call_cut_off_while_repeating_itself_is_told_why(store, sample_db_path, scripted_llm):
+    # The real reply (c8b1b6f, Spider dev 503): its SQL repeated one condition to the length limit.
+    recorded = (Path(__file__).parents[1] / "data" / "local_model" / "repeating_reply.txt").read_text()
+    scripted_llm.enqueue(text(recorded, finish_reason="length"))
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm, tool_mode="text", max_steps=1),
+                     "How many launches did not fail?")
+    told = json.loads(next(e.step.observation for e in events if e.type == "step" and e.step.action == "run_sql"))
+    assert told["note"].startswith("your reply was cut off: it kept repeating \"' AND b.result != 'No Result\"")
+    assert len(scripted_llm.chat_requests) == 1  # not asked again with more room
 
 
 AMBIGUOUS = ("SELECT COUNT(*) AS count, name FROM launch_sites JOIN countries ON launch_sites.country_id = countries.id "

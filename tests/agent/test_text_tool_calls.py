@@ -4,12 +4,13 @@ the real `openai` client against the scripted server on loopback."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from agent.llm import ModelError, ToolCall
-from agent.openai_model import OpenAIChatModel
+from agent.openai_model import OpenAIChatModel, repeating_unit
 from agent.tools import tool_schemas
 from bench.scripted_llm import ScriptedLLMServer, error, raw, text, tool_call
 
@@ -116,6 +117,32 @@ def test_a_reply_cut_off_twice_says_so(scripted_llm):
     scripted_llm.enqueue(*[text("The launch sites are Baikonur, Cape", finish_reason="length")] * 2)
     reply = make_model(scripted_llm).complete(QUESTION, TOOLS)
     assert reply.finish_reason == "length" and len(scripted_llm.chat_requests) == 2
+
+
+REPEATING = (Path(__file__).parents[1] / "data" / "local_model" / "repeating_reply.txt").read_text()
+
+
+def test_a_reply_cut_off_while_repeating_itself_is_not_asked_again(scripted_llm):
+    # The real model's SQL repeated `AND b.result != 'No Result'` to 1,024 tokens, then to 2,048 when
+    # asked again: 137 s and 257 s (c8b1b6f, Spider dev 503).
+    scripted_llm.enqueue(text(REPEATING, finish_reason="length"), tool_call("run_sql", {"sql": SQL}))
+    reply = make_model(scripted_llm, tool_mode="text").complete(QUESTION, TOOLS)
+    assert reply.finish_reason == "length" and reply.repeating == "' AND b.result != 'No Result"
+    assert len(scripted_llm.chat_requests) == 1
+
+
+def test_a_streamed_reply_is_cut_once_it_repeats_itself(scripted_llm):
+    endless = "SELECT count(*) FROM sites WHERE " + "name != 'x' AND " * 400 + "1"
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": endless}))
+    reply = make_model(scripted_llm, stream=True).complete(QUESTION, TOOLS)
+    assert reply.finish_reason == "length" and reply.repeating.strip() in ("name != 'x' AND", "AND name != 'x'")
+    assert len(reply.tool_calls[0].arguments) < len(endless) / 2
+
+
+def test_text_that_ends_without_repeating_itself_is_not_taken_for_a_loop():
+    assert repeating_unit(REPEATING[:400]) is None  # the start of that reply, before its loop
+    assert repeating_unit(f"SELECT name FROM t WHERE id IN ({', '.join(str(n) for n in range(300))})") is None
+    assert repeating_unit("| a | b |\n" + "|---|---|\n" * 3) is None
 
 
 def test_cached_prompt_tokens_are_read_from_openai_usage(scripted_llm):
