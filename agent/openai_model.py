@@ -147,7 +147,7 @@ class OpenAIChatModel:
             limit = max_tokens or self.max_output_tokens
             reply = self._complete(messages, tools, limit, on_text, readable or tools)
             if reply.finish_reason == "length" and reply.repeating is None:
-                unit = repeating_unit(_written(reply))
+                unit = _repeated_in([reply.content or "", *(call.arguments for call in reply.tool_calls)])
                 if unit is not None:
                     return reply.model_copy(update={"repeating": unit})
                 reply = self._complete(messages, tools, limit * 2, on_text, readable or tools)
@@ -254,8 +254,8 @@ class OpenAIChatModel:
             with stream:
                 for chunk in stream:
                     events += 1
-                    if events % REPEAT_CHECK_EVERY == 0 and (repeating := repeating_unit(
-                            "".join(content) + "".join(c["arguments"] for c in calls.values()))):
+                    if events % REPEAT_CHECK_EVERY == 0 and (repeating := _repeated_in(
+                            ["".join(content), *(c["arguments"] for c in calls.values())])):
                         finished = "length"  # cut here: what follows would be more of the same
                         break
                     model = getattr(chunk, "model", None) or model
@@ -352,8 +352,9 @@ def repeating_unit(text: str) -> str | None:
     return None
 
 
-def _written(reply: ModelReply) -> str:
-    return (reply.content or "") + "".join(call.arguments for call in reply.tool_calls)
+def _repeated_in(texts: list[str]) -> str | None:
+    """What the first of `texts` (a reply's content, its calls' arguments) that repeats itself repeats."""
+    return next((unit for text in texts if (unit := repeating_unit(text)) is not None), None)
 
 
 def _label(model: str, base_url: str | None) -> str:
