@@ -199,7 +199,7 @@ class _Turn:
         self.ctx = ToolContext(database=setup.database, state=self.state, schema=setup.schema)
         self.last_result: SQLRecord | None = None
         self.results: list[SQLRecord] = []  # the queries that ran in this turn, in order
-        self.qualified: dict[str, str] = {}  # the model's SQL -> as askdb ran it (an ambiguous column qualified)
+        self.qualified: dict[str, str] = {}  # the model's SQL -> as askdb ran it, an ambiguous column qualified
         self.tried: list[str] = []  # the SQL of every query this turn ran or tried
         self.lookups = 0  # sample_rows and find_values calls since the last query tried
         self.written_blind: set[str] = set()  # answers' texts written before their SQL ran (`check_answer`)
@@ -288,8 +288,7 @@ class _Turn:
         for n, call in enumerate(reply.tool_calls):
             outcome, args = self.call_tool(call)
             if reply.repeating and not outcome.ok:  # cut off: say why, so the next try is not the same
-                outcome.observation = {"note": _CHECKS["repeating"].format(text=reply.repeating.strip()),
-                                       **outcome.observation}
+                outcome.add_note(_CHECKS["repeating"].format(text=reply.repeating))
             if outcome.final and can_continue and reply.finish_reason != "length" and not sent_back:
                 checked = self.check_answer(args)
                 outcome, sent_back = checked or outcome, checked is not None
@@ -367,7 +366,7 @@ class _Turn:
         if named and not any(_same_sql(tried, sql) for tried in self.tried):
             self.written_blind.add(_same_text(text))
             outcome, _ = self.call_tool(ToolCall(id="", name="run_sql", arguments=json.dumps({"sql": sql})))
-            outcome.observation = {"note": _CHECKS["unrun" if outcome.ok else "unrun_failed"], **outcome.observation}
+            outcome.add_note(_CHECKS["unrun" if outcome.ok else "unrun_failed"])
             return outcome
         ran = self.ran(sql) if named else []
         if named and not ran:
@@ -433,7 +432,7 @@ class _Turn:
         outcome, _ = self.call_tool(ToolCall(id="", name="run_sql", arguments=json.dumps({"sql": sql})))
         if not outcome.ok:
             return None
-        outcome.observation = {"note": f"not answered yet: {note}", "sql": sql, **outcome.observation}
+        outcome.add_note(f"not answered yet: {note}", sql=sql)
         return outcome
 
     @property
@@ -452,6 +451,9 @@ class _Turn:
     def record_sql(self, sql: str, outcome: ToolOutcome) -> None:
         result = outcome.result
         self.tried.append(sql)
+        if result is not None and outcome.observation.get("ran_as"):  # askdb qualified an ambiguous column
+            self.qualified[_sql_key(sql)] = result.sql
+            self.tried.append(result.sql)
         self.lookups = 0
         if result is not None and outcome.observation.get("unmatched"):
             self.unmatched[result.sql] = outcome.observation["unmatched"]
@@ -464,8 +466,6 @@ class _Turn:
                                duration_ms=result.duration_ms, truncated=result.truncated, result_id=result_id)
             self.last_result = record
             self.results.append(record)
-            if not _same_sql(sql, result.sql):
-                self.qualified[_sql_key(sql)] = result.sql
             outcome.observation["result_id"] = result_id
         self.state.sql_history.append(record)
 
@@ -512,6 +512,8 @@ class _Turn:
             named = self.ran(sql)
             if named:
                 record = named[-1]
+                if _sql_key(sql) in self.qualified and confident and caveat is None:
+                    caveat = _NOTES["qualified"][zh]
             elif confident and caveat is None:
                 caveat = _NOTES["other_sql" if record else "no_query"][zh]
         elif record is None and confident and caveat is None:
@@ -663,6 +665,9 @@ _NOTES = {
                 "模型的回复在长度上限处被截断（ASKDB_MAX_OUTPUT_TOKENS），加倍后仍未写完；这不是完整的回答。"),
     "repeated": ("The model repeated the same step with the same result three times, so this turn was stopped.",
                  "模型三次重复同一步骤并得到相同结果，本轮已停止。"),
+    "qualified": ("askdb ran this query with an ambiguous column qualified by the table the question names; "
+                  "check that it is the column meant.",
+                  "askdb 按问题所指的表限定了查询中有歧义的列后才运行了它；请确认这是你要的列。"),
     "best_so_far": ("The result shown is the last query that worked in this turn, not a checked answer.",
                     "下方是本轮最后一次成功查询的结果，并非核对过的回答。"),
     "planner": ("The result shown is from askdb's offline planner's query for this question, not a query the model "

@@ -35,6 +35,12 @@ class ToolOutcome:
     result: QueryResult | None = None
     final: bool = False
 
+    def add_note(self, note: str, **fields: Any) -> None:
+        """Put `note` (and `fields`) first in the observation, keeping a note it had after it: a result of
+        over 20 rows has its own ("showing 20 of 22 rows"), which once replaced askdb's (issue 16 review)."""
+        had = self.observation.pop("note", None)
+        self.observation = {"note": f"{note} ({had})" if had else note, **fields, **self.observation}
+
     def observation_text(self) -> str:
         return bound_text(json.dumps(self.observation, ensure_ascii=False, default=str))
 

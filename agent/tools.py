@@ -236,30 +236,35 @@ def run_sql(ctx: ToolContext, args: SQLArgs) -> ToolOutcome:
 
 def _disambiguated(ctx: ToolContext, sql: str, failure: QueryFailed) -> ToolOutcome:
     """A query that failed on an ambiguous column: run again with it qualified by the table the question
-    groups by or names, the result sent with a note saying so; else the error, naming the tables that have
-    it. The 1.5B model, told only "ambiguous column name: name", searched for values until it was stopped
-    (issue 16, sample-23)."""
+    groups by, or names alone, when the column is only shown, grouped or ordered by (never compared or
+    joined on: there a guess changes which rows count), and the result is not empty; the result comes
+    with a note saying so. Else the error, naming the tables that have it. The 1.5B model, told only
+    "ambiguous column name: name", searched for values until it was stopped (issue 16, sample-23)."""
     found = ambiguous_columns(sql, _columns_or_empty(ctx.database), dialect=ctx.database.dialect)
+    explained = "; ".join(a.describe() for a in found)
     chosen = {}
     for name in found:
-        table = table_in_question(ctx.state.question or "", list(name.sources.values()))
+        tables = list(name.sources.values())
+        table = table_in_question(ctx.state.question or "", tables, grouped=name.grouped) \
+            if name.only_shown and None not in tables else None
         aliases = [a for a, t in name.sources.items() if t == table]
         if len(aliases) == 1:  # a self-join's two aliases of one table: the question cannot tell
             chosen[name.column] = aliases[0]
-    explained = "; ".join(a.describe() for a in found)
-    if found and len(chosen) == len(found):
-        qualified = with_qualifiers(sql, chosen, dialect=ctx.database.dialect)
-        try:
-            result = ctx.database.execute(qualified) if qualified else None
-        except QueryFailed:
-            result = None
-        if result is not None:
-            said = ", ".join(f"{alias}.{column}" for column, alias in chosen.items())
-            return ToolOutcome({"note": f"{explained}. askdb ran it with {said}, the table the question names: "
-                                        "check that this answers the question", "sql": qualified,
-                                **result_observation(result)},
-                               result=result)
-    return _engine_error(ctx, f"{failure} ({explained})" if explained else str(failure))
+    qualified = with_qualifiers(sql, chosen, dialect=ctx.database.dialect) \
+        if found and len(chosen) == len(found) else None
+    try:
+        result = ctx.database.execute(qualified) if qualified else None
+    except SourceUnavailable:
+        raise
+    except SourceError:  # askdb's rewrite failing is not the model's error to read
+        result = None
+    if result is None or _nothing_found(result):
+        return _engine_error(ctx, f"{failure} ({explained})" if explained else str(failure))
+    said = ", ".join(f"{alias}.{column}" for column, alias in chosen.items())
+    outcome = ToolOutcome(result_observation(result), result=result)
+    outcome.add_note(f"{explained}. askdb ran it with {said}, the table the question names: check that this "
+                     "answers the question", ran_as=qualified)
+    return outcome
 
 
 def _nothing_found(result: QueryResult) -> bool:

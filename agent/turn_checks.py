@@ -319,13 +319,17 @@ def in_question_language(question: str, sql: str, catalogue: list[Any], *, diale
     return tree.sql(dialect=dialect) if swapped else None
 
 
-def table_in_question(question: str, tables: list[str]) -> str | None:
+def table_in_question(question: str, tables: list[str], *, grouped: bool = False) -> str | None:
     """The one of `tables` that an English question groups by ("How many launch sites does each country
-    have?": countries, not launch_sites), else the one it alone names; None when it does not tell."""
-    after = [{singular(w) for w in m.group(1).lower().split()} for m in _GROUPED_BY.finditer(question)]
-    grouped = [t for t in tables if name_words(t) and any(name_words(t) <= words for words in after)]
-    if len(grouped) == 1:
-        return grouped[0]
+    have?": countries, not launch_sites) when the query groups (`grouped`), else the one it alone names;
+    None when it does not tell. Names of under three letters (an alias, `s`) never match."""
+    words = {t: name_words(t) for t in tables}
+    known = [t for t in tables if words[t] and all(len(w) >= 3 for w in words[t])]
+    if grouped:
+        after = [{singular(w) for w in m.group(1).lower().split()} for m in _GROUPED_BY.finditer(question)]
+        by = [t for t in known if any(words[t] <= said for said in after)]
+        if len(by) == 1:
+            return by[0]
     said = {singular(w) for w in re.findall(r"[a-z]+", question.lower())}
-    named = [t for t in tables if name_words(t) and name_words(t) <= said]
+    named = [t for t in known if words[t] <= said]
     return named[0] if len(named) == 1 else None

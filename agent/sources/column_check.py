@@ -94,13 +94,19 @@ def unknown_columns(sql: str, schema: dict[str, list[str]], *, dialect: str = "s
 
 
 class AmbiguousName(BaseModel):
-    """One unqualified column that more than one table of its query level has."""
+    """One unqualified column that more than one source of its query level has."""
 
     column: str = Field(description="As written: `name`.")
-    sources: dict[str, str] = Field(description="alias -> the table it names (a subquery: its alias).")
+    sources: dict[str, str | None] = Field(description="alias -> the table it names; None for a subquery or CTE.")
+    #: Every unqualified use of it is shown (in the select list, once), grouped by or ordered by, all at
+    #: one query level: never compared, joined on or computed with elsewhere.
+    only_shown: bool = False
+    #: One of those uses is in that level's GROUP BY.
+    grouped: bool = False
 
     def describe(self) -> str:
-        labels = [t if t.lower() == a.lower() else f"{t} AS {a}" for a, t in self.sources.items()]
+        labels = [f"subquery {a}" if t is None else t if t.lower() == a.lower() else f"{t} AS {a}"
+                  for a, t in self.sources.items()]
         return (f"{self.column} is in {' and '.join(labels)}: write "
                 + " or ".join(f"{alias}.{self.column}" for alias in self.sources))
 
@@ -126,32 +132,50 @@ def ambiguous_columns(sql: str, schema: dict[str, list[str]], *, dialect: str = 
             if (column.find_ancestor(exp.Select, exp.SetOperation) is not scope.expression or column.table
                     or not name or name.lower() in shared | _aliases(scope) or isinstance(column.this, exp.Star)):
                 continue
-            owners = {}
+            owners: dict[str, str | None] = {}
             for alias, source in scope.sources.items():
                 columns = _columns_of(source, tables)
                 if columns is not None and name.lower() in columns:
-                    owners[alias] = source.name if isinstance(source, exp.Table) else alias
-            if len(owners) > 1:
-                found.setdefault(name.lower(), AmbiguousName(column=name, sources=owners))
+                    owners[alias] = source.name if isinstance(source, exp.Table) else None
+            if len(owners) > 1 and name.lower() not in found:
+                found[name.lower()] = AmbiguousName(column=name, sources=owners, **_roles(tree, name))
     return list(found.values())
 
 
+def _roles(tree: exp.Expression, name: str) -> dict[str, bool]:
+    """`only_shown` and `grouped` for the unqualified uses of `name` in `tree`."""
+    clauses, levels = [], set()
+    for column in tree.find_all(exp.Column):
+        if column.table or column.name.lower() != name.lower():
+            continue
+        node = column
+        while node.parent is not None and not isinstance(node.parent, exp.Select):
+            node = node.parent
+        clauses.append(node.arg_key if node.parent is not None else None)
+        levels.add(id(node.parent))
+    only_shown = (len(levels) == 1 and clauses.count("expressions") <= 1
+                  and set(clauses) <= {"expressions", "group", "order"})
+    return {"only_shown": only_shown, "grouped": only_shown and "group" in clauses}
+
+
 def with_qualifiers(sql: str, chosen: dict[str, str], *, dialect: str = "sqlite") -> str | None:
-    """`sql` with each unqualified column named in `chosen` (name -> alias) qualified by that alias
-    where its query level has the alias; None when sqlglot cannot read it."""
+    """`sql` with each unqualified column named in `chosen` (name -> alias) qualified by that alias,
+    written as the query writes it (quoted or not), where its query level has the alias; None when
+    sqlglot cannot read it."""
     try:
         tree = sqlglot.parse_one(sql, read=dialect)
         scopes = traverse_scope(tree)
     except (SqlglotError, RecursionError, ValueError):
         return None
-    chosen = {column.lower(): alias for column, alias in chosen.items()}
+    chosen = {column.lower(): alias.lower() for column, alias in chosen.items()}
     for scope in scopes:
-        aliases = {a.lower(): a for a in scope.sources}
+        written = {t.alias_or_name.lower(): (t.args["alias"].this if t.args.get("alias") else t.this)
+                   for t in scope.expression.find_all(exp.Table) if t.find_ancestor(exp.Select) is scope.expression}
         for column in scope.expression.find_all(exp.Column):
-            alias = aliases.get(chosen.get(column.name.lower(), "").lower())
-            if (alias is not None and not column.table and column.name.lower() not in _aliases(scope)
+            qualifier = written.get(chosen.get(column.name.lower(), ""))
+            if (qualifier is not None and not column.table and column.name.lower() not in _aliases(scope)
                     and column.find_ancestor(exp.Select, exp.SetOperation) is scope.expression):
-                column.set("table", exp.to_identifier(alias))
+                column.set("table", qualifier.copy())
     return tree.sql(dialect=dialect)
 
 

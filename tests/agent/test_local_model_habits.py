@@ -404,17 +404,48 @@ def test_an_ambiguous_column_is_run_with_the_table_the_question_groups_by(store,
     # Told only "ambiguous column name: name", the model searched for values until it was stopped (baa144d, sample-23).
     scripted_llm.enqueue(tool_call("run_sql", {"sql": AMBIGUOUS}),
                          tool_call("answer", {"text": "Each country's launch sites are in the table.", "sql": AMBIGUOUS}))
-    events, _ = _run(_setup(store, sample_db_path, scripted_llm), "How many launch sites does each country have?")
+    question = "How many launch sites does each country have?"
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm), question)
     ran = json.loads(next(e.step.observation for e in events if e.type == "step" and e.step.action == "run_sql"))
-    assert "askdb ran it with countries.name" in ran["note"] and "GROUP BY countries.name" in ran["sql"]
+    assert "askdb ran it with countries.name" in ran["note"] and "GROUP BY countries.name" in ran["ran_as"]
+    # The answer names the model's SQL: it rests on that query as askdb ran it, which askdb chose: not ok.
     answer = _answer(events)
-    # The answer names the model's SQL; it rests on that query as askdb ran it.
-    assert answer.ok and "countries.name" in answer.data.sql and answer.data.columns == ["count", "name"]
-    # Where the question does not say which table, the error names both, and nothing runs.
-    scripted_llm.enqueue(tool_call("run_sql", {"sql": AMBIGUOUS}))
-    events, _ = _run(_setup(store, sample_db_path, scripted_llm, max_steps=1), "List the names")
+    assert not answer.ok and answer.data.caveat.startswith("askdb ran this query with an ambiguous column qualified")
+    assert "countries.name" in answer.data.sql and answer.data.columns == ["count", "name"]
+    # Answered with the SQL askdb ran, it is the model's own: ok.
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": AMBIGUOUS}),
+                         tool_call("answer", {"text": "Each country's launch sites are in the table.",
+                                              "sql": ran["ran_as"]}))
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm), question)
+    assert _answer(events).ok and len(scripted_llm.chat_requests) == 4  # not run again for it
+
+
+JOINED = "FROM launch_sites JOIN countries ON launch_sites.country_id = countries.id"
+
+
+@pytest.mark.parametrize(("question", "sql"), [
+    ("List the names", f"SELECT name {JOINED}"),  # the question names neither table
+    ("List the names of launch sites in China", f"SELECT name {JOINED} WHERE name = 'China'"),  # compared
+    ("Name the country of each launch site", f"SELECT name {JOINED}"),  # "each" with no GROUP BY: both named
+    ("Which launch sites are in each country?", f"SELECT name, name {JOINED} GROUP BY countries.id"),  # two roles
+    ("How many launch sites does each country have?",  # qualified, it finds nothing
+     f"SELECT name, COUNT(*) {JOINED} WHERE countries.name = 'Atlantis' GROUP BY name"),
+])
+def test_an_ambiguous_column_askdb_cannot_place_comes_back_as_the_error(store, sample_db_path, scripted_llm,
+                                                                       question, sql):
+    # The review of 912ded1: each of these was run with a guessed table and answered ok.
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": sql}))
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm, max_steps=1), question)
     failed = json.loads(next(e.step.observation for e in events if e.type == "step" and e.step.action == "run_sql"))
     assert "name is in launch_sites and countries: write launch_sites.name or countries.name" in failed["error"]
+
+
+def test_askdbs_note_is_kept_beside_a_results_own(store, sample_db_path, scripted_llm):
+    # Over 20 rows, the result's "showing 20 of 22 rows" replaced askdb's note (the review of 912ded1).
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": f"SELECT name, COUNT(*) AS n {JOINED} GROUP BY name"}))
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm, max_steps=1), "List each launch site with its country")
+    ran = json.loads(next(e.step.observation for e in events if e.type == "step" and e.step.action == "run_sql"))
+    assert "askdb ran it with launch_sites.name" in ran["note"] and ran["note"].endswith("(showing 20 of 22 rows)")
 
 
 def test_a_foreign_key_to_a_missing_table_leaves_an_empty_lookup(store, tmp_path, scripted_llm):

@@ -134,15 +134,33 @@ def test_a_reply_cut_off_while_repeating_itself_is_not_asked_again(scripted_llm)
 def test_a_streamed_reply_is_cut_once_it_repeats_itself(scripted_llm):
     endless = "SELECT count(*) FROM sites WHERE " + "name != 'x' AND " * 400 + "1"
     scripted_llm.enqueue(tool_call("run_sql", {"sql": endless}))
-    reply = make_model(scripted_llm, stream=True).complete(QUESTION, TOOLS)
-    assert reply.finish_reason == "length" and reply.repeating.strip() in ("name != 'x' AND", "AND name != 'x'")
+    reply = make_model(scripted_llm, stream=True, max_output_tokens=200).complete(QUESTION, TOOLS)
+    assert reply.finish_reason == "length" and reply.repeating == " name != 'x' AND"
     assert len(reply.tool_calls[0].arguments) < len(endless) / 2
+
+
+def test_a_streamed_reply_that_repeats_a_line_but_ends_is_taken_whole(scripted_llm):
+    # The review of 912ded1: a table of equal rows, and a list of equal lines, were cut as loops.
+    table = "| outcome |\n|---|\n" + "| success |\n" * 40 + "All 40 succeeded."
+    listed = "结果：\n" + "- 成功\n" * 80 + "全部成功。"
+    scripted_llm.enqueue(text(table, usage=(50, 200)), text(listed))
+    model = make_model(scripted_llm, stream=True)
+    replies = [model.complete(QUESTION, TOOLS) for _ in range(2)]
+    assert [(r.content, r.finish_reason, r.repeating) for r in replies] == [(table, "stop", None), (listed, "stop", None)]
+    assert replies[0].usage.completion_tokens == 200  # the usage event after the finish is read
 
 
 def test_text_that_ends_without_repeating_itself_is_not_taken_for_a_loop():
     assert repeating_unit(REPEATING[:400]) is None  # the start of that reply, before its loop
     assert repeating_unit(f"SELECT name FROM t WHERE id IN ({', '.join(str(n) for n in range(300))})") is None
     assert repeating_unit("| a | b |\n" + "|---|---|\n" * 3) is None
+
+
+def test_a_retry_cut_off_while_repeating_itself_says_what_it_repeated(scripted_llm):
+    scripted_llm.enqueue(text("The launch sites are Baikonur, Cape", finish_reason="length"),
+                         text(REPEATING, finish_reason="length"))
+    reply = make_model(scripted_llm, tool_mode="text").complete(QUESTION, TOOLS)
+    assert reply.repeating == "' AND b.result != 'No Result" and len(scripted_llm.chat_requests) == 2
 
 
 def test_cached_prompt_tokens_are_read_from_openai_usage(scripted_llm):
