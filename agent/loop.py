@@ -43,8 +43,8 @@ from agent.tool_types import ToolContext, ToolOutcome, bound_text, error
 from agent.tools import offered_schemas, parse_arguments, run_tool, tool_schemas, tools_for_turn
 from agent.turn_checks import (REPEAT_NOTE, STOP_AFTER, RepeatGuard, copies_partial_values, count_of, counted_itself,
                                counts_previous_rows, dropped_conditions, in_question_language, missing_years,
-                               per_group_missing, points_back, strip_label, unsupported_numbers, with_conditions,
-                               wrong_language)
+                               per_group_missing, points_back, strip_label, unsupported_numbers, which_one,
+                               with_conditions, with_label, wrong_language)
 from agent.turn_recorder import TurnRecorder
 from storage.conversations import ConversationStore
 from storage.text import has_cjk
@@ -384,6 +384,8 @@ class _Turn:
         elif has_cjk(question) and (in_chinese := in_question_language(  # the catalogue only when it can matter
                 question, record.sql, self.setup.database.catalogue(), dialect=self.setup.database.dialect)) is not None:
             kind, problem = "names", "The question is in Chinese, and the result shows names in English."
+        elif "label" not in self.checked and (labelled := self.with_label(record)) is not None:
+            kind, problem = "label", "The question asks which one, and the result shows no name."
         else:
             kind, problem = "numbers", self.unsupported(text, record, zh=False)
         if problem is None or kind in self.checked:
@@ -396,6 +398,8 @@ class _Turn:
             return self.run_for_model(itself[2], told) or outcome
         if kind == "names":
             return self.run_for_model(in_chinese, told) or outcome
+        if kind == "label":
+            return self.run_for_model(labelled, told) or outcome
         return self.with_dropped_conditions(record.sql, problem) or outcome
 
     def without_query(self) -> ToolOutcome | None:
@@ -562,6 +566,12 @@ class _Turn:
             return _NOTES["per_group"][zh]
         return None
 
+    def with_label(self, record: SQLRecord) -> str | None:
+        question = self.state.question or ""
+        if not which_one(question):  # the catalogue only when it can matter
+            return None
+        return with_label(question, record.sql, self.setup.database.catalogue(), dialect=self.setup.database.dialect)
+
     def counted_itself(self, record: SQLRecord) -> tuple[str, str, str] | None:
         """A count of the thing itself (1) where the question counts the rows referring to it (`turn_checks.counted_itself`)."""
         if record.result_id is None or record.row_count != 1:
@@ -719,6 +729,8 @@ _CHECKS = {
     "names": "askdb ran the query with the names in Chinese (the SQL below): call answer with this SQL, in Chinese.",
     "itself": "askdb counted the {other} rows that refer to it (the SQL below): if this answers the question, call "
               "answer with this SQL.",
+    "label": "askdb ran it with the name of each row shown first (the SQL below): answer from this result, with "
+             "this SQL.",
     "kept": "askdb ran it with them (the SQL below): if this result answers the question, call answer with this SQL.",
     "repeating": "your reply was cut off: it kept repeating {text!r} until its length limit. Write it again once, "
                  "short, with no repeated conditions.",

@@ -35,6 +35,12 @@ _BARE_COUNT = re.compile(r"^\s*(?:and\s+|so\s+)?how many(?:\s+(?:are|were|is|was
                          r"|^\s*(?:那|那么)?(?:一共|总共|总计)?有?(?:多少|几)(?:个|次|家|条|项|座|种|位|架|枚)呢?\s*[？?。]*\s*$",
                          re.I)
 
+#: A question asking which thing ("Which aircraft…", "What vehicle…", 哪架…), not for a value ("What is…").
+_WHICH = re.compile(r"^\s*(?:which|what)\s+(?!(?:is|are|was|were|does|do|did)\b)[a-z]|哪", re.I)
+#: Column names that name a row's thing, in order of preference; `*_name` comes after them.
+_LABELS = ("name", "model", "title", "label")
+_TEXT_TYPE = re.compile(r"CHAR|TEXT|CLOB|STRING", re.I)
+
 #: The words after which a question names what it groups by ("each country", "per year", "by vehicle").
 _GROUPED_BY = re.compile(r"\b(?:each|every|per|by)\s+([a-z]+(?:\s+[a-z]+)?)", re.I)
 
@@ -333,3 +339,37 @@ def table_in_question(question: str, tables: list[str], *, grouped: bool = False
     said = {singular(w) for w in re.findall(r"[a-z]+", question.lower())}
     named = [t for t in known if words[t] <= said]
     return named[0] if len(named) == 1 else None
+
+
+def which_one(question: str) -> bool:
+    """The question asks which thing ("Which aircraft…", "What vehicle…", 哪架…), not for a value."""
+    return bool(_WHICH.search(question))
+
+
+def with_label(question: str, sql: str, catalogue: list[Any], *, dialect: str) -> str | None:
+    """The query with its table's name column shown first, when the question asks which thing and the
+    query, on one table with no grouping or aggregate, shows no text: the 1.5B model answered "Which
+    aircraft has the highest max speed?" with `SELECT max_speed_kmh … ORDER BY max_speed_kmh DESC
+    LIMIT 1` and named an aircraft the result did not hold (issue 16, sample-09). None otherwise."""
+    if not which_one(question):
+        return None
+    tree = parsed(sql, dialect=dialect)
+    if (not isinstance(tree, exp.Select) or any(tree.args.get(k) for k in ("group", "joins", "distinct"))
+            or tree.find(exp.AggFunc, exp.Star, exp.Subquery) is not None):
+        return None
+    [table, *others] = list(tree.find_all(exp.Table)) or [None]
+    schema = next((t for t in catalogue if table is not None and t.name.lower() == table.name.lower()), None)
+    if schema is None or others:
+        return None
+    types = {c.name.lower(): c.type for c in schema.columns}
+    if any(_TEXT_TYPE.search(types.get(c.name.lower(), "")) for s in tree.selects for c in s.find_all(exp.Column)):
+        return None  # it shows a text column already
+    names = [c.name for c in schema.columns if _TEXT_TYPE.search(c.type or "")]
+    label = next((n for want in _LABELS for n in names if n.lower() == want), None) or \
+        next((n for n in names if n.lower().endswith("_name")), None)
+    if label is None:
+        return None
+    if has_cjk(question):  # the name in Chinese, where the table has one
+        label = next((n for want in (f"{label.lower()}_zh", "name_zh") for n in names if n.lower() == want), label)
+    shown = exp.column(label, table=table.alias_or_name if table.alias else None)
+    return tree.select(shown, append=False).select(*tree.selects).sql(dialect=dialect)

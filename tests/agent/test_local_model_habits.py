@@ -378,7 +378,7 @@ def test_a_ranking_word_on_a_number_column_is_ranked_before_it_is_matched_as_tex
     # (its model holds "MAX") and answered with it (baa144d, sample-09).
     scripted_llm.enqueue(tool_call("find_values", {"table": "aircraft", "column": "max_speed_kmh", "term": "max"}),
                          tool_call("find_values", {"table": "aircraft", "column": "model", "term": "max"}))
-    events, _ = _run(_setup(store, sample_db_path, scripted_llm, max_steps=2), "Which aircraft has the highest max speed?")
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm, max_steps=3), "Which aircraft has the highest max speed?")
     speed, model = [json.loads(e.step.observation) for e in events if e.type == "step" and e.step.action == "find_values"]
     assert speed["values"][0] == 2650.0 and "ORDER BY max_speed_kmh DESC LIMIT 1" in speed["note"]
     # On text, a name holding the word is a value, found as before.
@@ -394,6 +394,17 @@ def test_a_call_cut_off_while_repeating_itself_is_told_why(store, sample_db_path
     told = json.loads(next(e.step.observation for e in events if e.type == "step" and e.step.action == "run_sql"))
     assert told["note"].startswith("your reply was cut off: it kept repeating \"' AND b.result != 'No Result\"")
     assert len(scripted_llm.chat_requests) == 1  # not asked again with more room
+
+
+def test_which_one_answered_with_no_name_gets_the_query_run_with_the_name(store, sample_db_path, scripted_llm):
+    # The model ranked the speeds right, then named an aircraft its result did not hold (912ded1, sample-09).
+    fastest = "SELECT max_speed_kmh FROM aircraft ORDER BY max_speed_kmh DESC LIMIT 1"
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": fastest}),
+                         tool_call("answer", {"text": "The Boeing 777-300ER, at 2650 km/h.", "sql": fastest}))
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm, max_steps=3), "Which aircraft has the highest max speed?")
+    told = json.loads([e.step.observation for e in events if e.type == "step" and e.step.action == "answer"][0])
+    assert told["sql"] == "SELECT model, max_speed_kmh FROM aircraft ORDER BY max_speed_kmh DESC LIMIT 1"
+    assert told["rows"] == [["F-15EX Eagle II", 2650.0]] and "shows no name" in told["note"]
 
 
 AMBIGUOUS = ("SELECT COUNT(*) AS count, name FROM launch_sites JOIN countries ON launch_sites.country_id = countries.id "

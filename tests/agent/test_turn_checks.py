@@ -7,7 +7,7 @@ import pytest
 
 from agent.sources.sqlite import SQLiteSource
 from agent.turn_checks import (count_of, counted_itself, counts_previous_rows, in_question_language, dropped_conditions, missing_years, per_group_missing,
-                               points_back, unsupported_numbers, with_conditions)
+                               points_back, table_in_question, unsupported_numbers, with_conditions, with_label)
 
 YEAR_2019 = "SELECT count(*) FROM launches WHERE launch_date LIKE '2019-%'"
 
@@ -164,3 +164,34 @@ def test_a_count_of_the_thing_itself(sample_db_path, question, sql, first, inste
 def test_names_shown_for_a_chinese_question_are_swapped_for_the_chinese_ones(sample_db_path, question, sql, swapped):
     catalogue = SQLiteSource(sample_db_path).catalogue()
     assert in_question_language(question, sql, catalogue, dialect="sqlite") == swapped
+
+
+FASTEST = "SELECT max_speed_kmh FROM aircraft ORDER BY max_speed_kmh DESC LIMIT 1"
+
+
+@pytest.mark.parametrize("question, sql, labelled", [
+    ("Which aircraft has the highest max speed?", FASTEST,
+     "SELECT model, max_speed_kmh FROM aircraft ORDER BY max_speed_kmh DESC LIMIT 1"),
+    ("哪架飞机最快？", FASTEST.replace("FROM aircraft", "FROM aircraft AS a"),
+     "SELECT a.name_zh, max_speed_kmh FROM aircraft AS a ORDER BY max_speed_kmh DESC LIMIT 1"),
+    ("What is the highest max speed?", FASTEST, None),  # a value, not a thing
+    ("Which aircraft has the highest max speed?", FASTEST.replace("SELECT", "SELECT model,"), None),  # named
+    ("Which aircraft has the highest max speed?", "SELECT MAX(max_speed_kmh) FROM aircraft", None),  # aggregate
+    ("Which launch vehicles flew most?", "SELECT vehicle_id FROM launches GROUP BY vehicle_id", None),  # grouped
+])
+def test_which_one_shown_with_no_name_gets_its_tables_name_column(sample_db_path, question, sql, labelled):
+    catalogue = SQLiteSource(sample_db_path).catalogue()
+    assert with_label(question, sql, catalogue, dialect="sqlite") == labelled
+
+
+@pytest.mark.parametrize("question, grouped, table", [
+    ("How many launch sites does each country have?", True, "countries"),
+    ("How many launch sites does each country have?", False, None),  # both named
+    ("List the singers", False, "singer"),
+    ("What's the name of the nation hosting Baikonur?", False, None),  # "what's" is no table `s`
+    ("每个国家有多少个发射场？", True, None),
+])
+def test_the_table_a_question_groups_by_or_names(question, grouped, table):
+    tables = ["s", "countries"] if "nation" in question else ["singer", "concert"] if "singer" in question \
+        else ["launch_sites", "countries"]
+    assert table_in_question(question, tables, grouped=grouped) == table
