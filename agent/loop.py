@@ -55,6 +55,8 @@ ANSWER_ROWS = 50  # rows kept inside the state's answer; the full result is in q
 #: answered in prose; another, its right count in hand, searched launch vehicles for "failure" (issue 16).
 LOOKUP_TOOLS = frozenset({"sample_rows", "find_values"})
 NUDGE_AFTER_LOOKUPS = 2
+#: After a reply cut off repeating itself, the next ones get this share of the room, at least this many tokens.
+AFTER_REPEATING_SHARE, AFTER_REPEATING_LEAST = 4, 128
 
 
 class TurnEvent(BaseModel):
@@ -199,6 +201,7 @@ class _Turn:
         self.ctx = ToolContext(database=setup.database, state=self.state, schema=setup.schema)
         self.last_result: SQLRecord | None = None
         self.results: list[SQLRecord] = []  # the queries that ran in this turn, in order
+        self.repeated = False  # a reply of this turn was cut off repeating itself
         self.qualified: dict[str, str] = {}  # the model's SQL -> as askdb ran it, an ambiguous column qualified
         self.tried: list[str] = []  # the SQL of every query this turn ran or tried
         self.lookups = 0  # sample_rows and find_values calls since the last query tried
@@ -244,7 +247,12 @@ class _Turn:
             self.context = context.report.as_step_data()
             asked = time.perf_counter()
             try:
-                reply = setup.model.complete(context.messages, offered, max_tokens=config.output_reserve,
+                # After a reply that repeated itself to the limit, a quarter of the room: the 1.5B model
+                # wrote the same loop again (Spider dev 503, three times 1,024 tokens at about 200 s each);
+                # a reply that needs more is asked again with twice that (OpenAIChatModel.complete).
+                room = min(config.output_reserve, max(config.output_reserve // AFTER_REPEATING_SHARE,
+                                                      AFTER_REPEATING_LEAST)) if self.repeated else config.output_reserve
+                reply = setup.model.complete(context.messages, offered, max_tokens=room,
                                              on_text=setup.on_draft, readable=tools)
             except ModelError as exc:
                 if exc.kind != "context_length" or attempt == 2:
@@ -285,6 +293,7 @@ class _Turn:
             for call in reply.tool_calls
         ]))
         sent_back = False  # an answer of this reply was sent back: the rest of it was written before that
+        self.repeated = self.repeated or reply.repeating is not None
         for n, call in enumerate(reply.tool_calls):
             outcome, args = self.call_tool(call)
             if reply.repeating and not outcome.ok:  # cut off: say why, so the next try is not the same

@@ -394,6 +394,12 @@ def test_a_call_cut_off_while_repeating_itself_is_told_why(store, sample_db_path
     told = json.loads(next(e.step.observation for e in events if e.type == "step" and e.step.action == "run_sql"))
     assert told["note"].startswith("your reply was cut off: it kept repeating \"' AND b.result != 'No Result\"")
     assert len(scripted_llm.chat_requests) == 1  # not asked again with more room
+    # The calls after it get a quarter of the room: the model wrote the same loop three times (912ded1, 503).
+    scripted_llm.enqueue(text(recorded, finish_reason="length"), text(recorded, finish_reason="length"),
+                         tool_call("answer", {"text": "No query worked."}))
+    _run(_setup(store, sample_db_path, scripted_llm, tool_mode="text", max_steps=3), "How many launches did not fail?")
+    first, *later = [r["max_tokens"] for r in scripted_llm.chat_requests[1:]]
+    assert len(later) == 2 and all(room <= first // 3 for room in later)  # the reserve also follows the window
 
 
 def test_which_one_answered_with_no_name_gets_the_query_run_with_the_name(store, sample_db_path, scripted_llm):
