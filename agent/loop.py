@@ -537,7 +537,7 @@ class _Turn:
             itself = self.counted_itself(record)
             caveat = self.unused_parts(record.sql, zh) or (
                 _NOTES["itself"][zh].format(table=itself[0], other=itself[1]) if itself else None) or \
-                self.unsupported(text, record, zh)
+                (_NOTES["label"][zh] if self.with_label(record) else None) or self.unsupported(text, record, zh)
         ok = confident and not caveat and record is not None
         if caveat and not text.startswith(caveat):
             text = f"{caveat} {text}" if text else caveat
@@ -687,6 +687,8 @@ _NOTES = {
     "qualified": ("askdb ran this query with an ambiguous column qualified by the table the question names; "
                   "check that it is the column meant.",
                   "askdb 按问题所指的表限定了查询中有歧义的列后才运行了它；请确认这是你要的列。"),
+    "label": ("The question asks which one, and the result shown has no name for it.",
+              "问题问的是哪一个，但下方结果里没有它的名称。"),
     "best_so_far": ("The result shown is the last query that worked in this turn, not a checked answer.",
                     "下方是本轮最后一次成功查询的结果，并非核对过的回答。"),
     "planner": ("The result shown is from askdb's offline planner's query for this question, not a query the model "

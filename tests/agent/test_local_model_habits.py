@@ -411,6 +411,12 @@ def test_which_one_answered_with_no_name_gets_the_query_run_with_the_name(store,
     told = json.loads([e.step.observation for e in events if e.type == "step" and e.step.action == "answer"][0])
     assert told["sql"] == "SELECT model, max_speed_kmh FROM aircraft ORDER BY max_speed_kmh DESC LIMIT 1"
     assert told["rows"] == [["F-15EX Eagle II", 2650.0]] and "shows no name" in told["note"]
+    # Answered from the nameless result again, it is not ok.
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": fastest}),
+                         *[tool_call("answer", {"text": "The fastest reaches 2650 km/h.", "sql": fastest})] * 2)
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm), "Which aircraft has the highest max speed?")
+    answer = _answer(events)
+    assert not answer.ok and answer.data.caveat == "The question asks which one, and the result shown has no name for it."
 
 
 AMBIGUOUS = ("SELECT COUNT(*) AS count, name FROM launch_sites JOIN countries ON launch_sites.country_id = countries.id "
