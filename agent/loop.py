@@ -43,8 +43,8 @@ from agent.tool_types import ToolContext, ToolOutcome, bound_text, error
 from agent.tools import offered_schemas, parse_arguments, run_tool, tool_schemas, tools_for_turn
 from agent.turn_checks import (REPEAT_NOTE, STOP_AFTER, RepeatGuard, copies_partial_values, count_of, counted_itself,
                                counts_previous_rows, dropped_conditions, in_question_language, missing_years,
-                               per_group_missing, points_back, strip_label, unsupported_numbers, which_one,
-                               with_conditions, with_label, wrong_language)
+                               per_group_missing, points_back, sql_literals, strip_label, unasked_values,
+                               unsupported_numbers, which_one, with_conditions, with_label, wrong_language)
 from agent.turn_recorder import TurnRecorder
 from storage.conversations import ConversationStore
 from storage.text import has_cjk
@@ -213,6 +213,7 @@ class _Turn:
         #: The SQL the previous turn's answer rested on, when it answered (a follow-up must keep its conditions).
         self.previous_sql = next((s.sql for s in reversed(self.state.steps)
                                   if s.step_type == "answer" and s.turn_index == self.turn_index - 1 and s.ok), None)
+        self.shown_values: set[str] = set()  # values find_values showed in this turn
         self.partial_values: set[str] = set()  # values find_values showed only the first of, in this turn
         asked_before = [m.content or "" for m in self.state.messages if m.role == "user"][:-1]
         self.previous_question = asked_before[-1] if asked_before else ""
@@ -301,6 +302,8 @@ class _Turn:
             if outcome.final and can_continue and reply.finish_reason != "length" and not sent_back:
                 checked = self.check_answer(args)
                 outcome, sent_back = checked or outcome, checked is not None
+            if call.name == "find_values":  # values a lookup showed may be compared with
+                self.shown_values.update(str(v) for v in outcome.observation.get("values", []))
             if call.name == "find_values" and outcome.observation.get("more"):
                 self.partial_values.update(str(v) for v in outcome.observation.get("values", []))
             repeats = 0 if outcome.final else self.repeats.count(call.name, args, outcome.observation)
@@ -537,7 +540,8 @@ class _Turn:
             itself = self.counted_itself(record)
             caveat = self.unused_parts(record.sql, zh) or (
                 _NOTES["itself"][zh].format(table=itself[0], other=itself[1]) if itself else None) or \
-                (_NOTES["label"][zh] if self.with_label(record) else None) or self.unsupported(text, record, zh)
+                (_NOTES["label"][zh] if self.with_label(record) else None) or self.unasked(record.sql, zh) or \
+                self.unsupported(text, record, zh)
         ok = confident and not caveat and record is not None
         if caveat and not text.startswith(caveat):
             text = f"{caveat} {text}" if text else caveat
@@ -574,6 +578,18 @@ class _Turn:
         if per_group_missing(question, sql, dialect=self.setup.database.dialect):
             return _NOTES["per_group"][zh]
         return None
+
+    def unasked(self, sql: str, zh: bool) -> str | None:
+        """A caveat naming the numbers the query compares with that the question does not name (nor a
+        lookup showed, nor the previous answer used, for a follow-up its question): `turn_checks.unasked_values`."""
+        dialect = self.setup.database.dialect
+        known = set(self.shown_values)
+        asked = self.state.question or ""
+        if self.follows_up:
+            known |= set(sql_literals(self.previous_sql, dialect)) if self.previous_sql else set()
+            asked += f" {self.previous_question}"
+        values = unasked_values(asked, sql, known, dialect=dialect)
+        return _NOTES["unasked"][zh].format(values=", ".join(values)) if values else None
 
     def with_label(self, record: SQLRecord) -> str | None:
         question = self.state.question or ""
@@ -687,6 +703,8 @@ _NOTES = {
     "qualified": ("askdb ran this query with an ambiguous column qualified by the table the question names; "
                   "check that it is the column meant.",
                   "askdb 按问题所指的表限定了查询中有歧义的列后才运行了它；请确认这是你要的列。"),
+    "unasked": ("The query compares with {values}, which the question does not name; check that it answers the "
+                "question asked.", "查询里比较了 {values}，但问题没有提到它；请确认它回答的是你问的问题。"),
     "label": ("The question asks which one, and the result shown has no name for it.",
               "问题问的是哪一个，但下方结果里没有它的名称。"),
     "best_so_far": ("The result shown is the last query that worked in this turn, not a checked answer.",

@@ -18,7 +18,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from agent.sources.column_check import name_words
-from storage.text import has_cjk, singular
+from storage.text import has_cjk, singular, stem
 
 #: The second identical call gets its result with this note; the third ends the turn.
 REPEAT_NOTE = ("You already made this exact call in this turn and got this same result. Do not repeat it: "
@@ -40,6 +40,13 @@ _WHICH = re.compile(r"^\s*(?:which|what)\s+(?!(?:is|are|was|were|does|do|did)\b)
 #: Column names that name a row's thing, in order of preference; `*_name` comes after them.
 _LABELS = ("name", "model", "title", "label")
 _TEXT_TYPE = re.compile(r"CHAR|TEXT|CLOB|STRING", re.I)
+
+#: A number, or a date or the start of one (2014, 2020-01-01, 2020-); group "year" for a date.
+_COMPARED_NUMBER = re.compile(r"-?\d+(?:\.\d+)?|(?P<year>(?:19|20)\d\d)(?:-\d{1,2}){0,2}-?")
+_NUMBER_WORDS = {w: str(n) for n, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve".split())} | \
+    {w: str(n * 10) for n, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)} | \
+    {"hundred": "100", "thousand": "1000", "million": "1000000"}
 
 #: The words after which a question names what it groups by ("each country", "per year", "by vehicle").
 _GROUPED_BY = re.compile(r"\b(?:each|every|per|by)\s+([a-z]+(?:\s+[a-z]+)?)", re.I)
@@ -114,11 +121,11 @@ def missing_years(question: str, sql: str, *, dialect: str = "sqlite") -> list[s
     over every year is not an answer to it. The next year counts as using one: "after 2019" and
     "through 2020" are written `>= '2020-01-01'` and `< '2021-01-01'`. Only the query's values count,
     not an alias or a comment (`count(*) AS failed_2019` over every year is not about 2019)."""
-    used = {int(y) for y in _YEAR.findall(" ".join(_literals(sql, dialect)))}
+    used = {int(y) for y in _YEAR.findall(" ".join(sql_literals(sql, dialect)))}
     return sorted(y for y in set(_YEAR.findall(question)) if int(y) not in used and int(y) + 1 not in used)
 
 
-def _literals(sql: str, dialect: str) -> list[str]:
+def sql_literals(sql: str, dialect: str) -> list[str]:
     """The strings and numbers written in a query; the whole text when it does not parse."""
     try:
         return [str(literal.this) for literal in sqlglot.parse_one(sql, read=dialect).find_all(exp.Literal)]
@@ -373,3 +380,43 @@ def with_label(question: str, sql: str, catalogue: list[Any], *, dialect: str) -
         label = next((n for want in (f"{label.lower()}_zh", "name_zh") for n in names if n.lower() == want), label)
     shown = exp.column(label, table=table.alias_or_name if table.alias else None)
     return tree.select(shown, append=False).select(*tree.selects).sql(dialect=dialect)
+
+
+def unasked_values(question: str, sql: str, known: set[str], *, dialect: str) -> list[str]:
+    """The numbers a query's conditions compare with that the question does not name: neither written in
+    it (as digits or a word: "two"; one off for <, >, <= and >=: "more than 2" is `>= 3`; a date by its
+    year) nor in `known` (values lookups showed, the previous answer's). 0 and 1 pass (flags); text values
+    are not judged (codes and spellings come from the schema's sample values). The 1.5B model answered
+    "What is the year that had the most concerts?" with `WHERE YEAR = '2014'`, and "Show names of teachers
+    and the number of courses they teach" with `WHERE Teacher_ID = 3` (Spider dev 27, 405). Over the 1,034
+    Spider dev gold queries it names one value ('2' for "at least 3 languages")."""
+    tree = parsed(sql, dialect=dialect)
+    if tree is None:
+        return []
+    asked = question.casefold()
+    said = set(re.findall(r"\d+(?:\.\d+)?", asked)) | {_NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", asked)
+                                                       if w in _NUMBER_WORDS}
+    found = []
+    for literal in tree.find_all(exp.Literal):
+        comparison = literal.parent
+        if isinstance(comparison, exp.Paren) or isinstance(comparison, exp.Tuple):
+            comparison = comparison.parent
+        if not isinstance(comparison, (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Like)):
+            continue
+        value = str(literal.this).strip("%").strip()
+        number = _COMPARED_NUMBER.fullmatch(value)
+        if number is None or value in ("0", "1") or value in known:
+            continue
+        if number.group("year"):  # a date or its start: named by its year
+            if number.group("year") not in said:
+                found.append(value)
+            continue
+        near = {value} if isinstance(comparison, (exp.EQ, exp.NEQ, exp.In, exp.Like)) else \
+            {value, *(_shifted(value, d) for d in (-1, 1))}
+        if not near & said:
+            found.append(value)
+    return list(dict.fromkeys(found))
+
+
+def _shifted(value: str, by: int) -> str:
+    return str(int(value) + by) if value.lstrip("-").isdigit() else value

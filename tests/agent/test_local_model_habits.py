@@ -419,6 +419,16 @@ def test_which_one_answered_with_no_name_gets_the_query_run_with_the_name(store,
     assert not answer.ok and answer.data.caveat == "The question asks which one, and the result shown has no name for it."
 
 
+def test_an_answer_comparing_with_a_number_the_question_does_not_name_is_not_ok(store, sample_db_path, scripted_llm):
+    # "What is the year that had the most concerts?" answered ok from `WHERE YEAR = '2014'` (912ded1, Spider dev 27).
+    invented = "SELECT COUNT(*) FROM launches WHERE launch_date LIKE '2014%'"
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": invented}),
+                         tool_call("answer", {"text": "That year had the most launches.", "sql": invented}))
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm), "Which year had the most launches?")
+    answer = _answer(events)
+    assert not answer.ok and answer.data.caveat.startswith("The query compares with 2014, which the question does not")
+
+
 AMBIGUOUS = ("SELECT COUNT(*) AS count, name FROM launch_sites JOIN countries ON launch_sites.country_id = countries.id "
              "GROUP BY name")
 
