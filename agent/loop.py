@@ -201,7 +201,7 @@ class _Turn:
         self.ctx = ToolContext(database=setup.database, state=self.state, schema=setup.schema)
         self.last_result: SQLRecord | None = None
         self.results: list[SQLRecord] = []  # the queries that ran in this turn, in order
-        self.repeated = False  # a reply of this turn was cut off repeating itself
+        self.repeated = False  # the last reply was cut off repeating itself
         self.qualified: dict[str, str] = {}  # the model's SQL -> as askdb ran it, an ambiguous column qualified
         self.tried: list[str] = []  # the SQL of every query this turn ran or tried
         self.lookups = 0  # sample_rows and find_values calls since the last query tried
@@ -213,7 +213,9 @@ class _Turn:
         #: The SQL the previous turn's answer rested on, when it answered (a follow-up must keep its conditions).
         self.previous_sql = next((s.sql for s in reversed(self.state.steps)
                                   if s.step_type == "answer" and s.turn_index == self.turn_index - 1 and s.ok), None)
-        self.shown_values: set[str] = set()  # values find_values showed in this turn
+        #: Values the model was shown: the previous answer's, and this turn's lookups' and results'.
+        self.shown_values: set[str] = _as_shown(v for row in (self.state.answer.data.rows if self.state.answer else [])
+                                                for v in row)
         self.partial_values: set[str] = set()  # values find_values showed only the first of, in this turn
         asked_before = [m.content or "" for m in self.state.messages if m.role == "user"][:-1]
         self.previous_question = asked_before[-1] if asked_before else ""
@@ -294,7 +296,7 @@ class _Turn:
             for call in reply.tool_calls
         ]))
         sent_back = False  # an answer of this reply was sent back: the rest of it was written before that
-        self.repeated = self.repeated or reply.repeating is not None
+        self.repeated = reply.repeating is not None  # the next call only: a reply that needs more room gets it back
         for n, call in enumerate(reply.tool_calls):
             outcome, args = self.call_tool(call)
             if reply.repeating and not outcome.ok:  # cut off: say why, so the next try is not the same
@@ -302,8 +304,8 @@ class _Turn:
             if outcome.final and can_continue and reply.finish_reason != "length" and not sent_back:
                 checked = self.check_answer(args)
                 outcome, sent_back = checked or outcome, checked is not None
-            if call.name == "find_values":  # values a lookup showed may be compared with
-                self.shown_values.update(str(v) for v in outcome.observation.get("values", []))
+            self.shown_values |= _as_shown([*outcome.observation.get("values", []),
+                                            *(v for row in outcome.observation.get("rows", []) for v in row)])
             if call.name == "find_values" and outcome.observation.get("more"):
                 self.partial_values.update(str(v) for v in outcome.observation.get("values", []))
             repeats = 0 if outcome.final else self.repeats.count(call.name, args, outcome.observation)
@@ -789,6 +791,11 @@ def _model_failure(exc: ModelError) -> str:
                 "MEMORY_CONTEXT_WINDOW to the window the server runs with (llama.cpp -c, Ollama num_ctx), or "
                 "start a new conversation; your question is saved.")
     return f"The model endpoint failed ({exc.kind}): {exc}. Check the endpoint and try again; your question is saved."
+
+
+def _as_shown(values: Iterable[Any]) -> set[str]:
+    """Values as a query would write them: 4.0 as 4."""
+    return {str(int(v)) if isinstance(v, float) and v.is_integer() else str(v) for v in values}
 
 
 def _same_sql(a: str, b: str) -> bool:

@@ -41,8 +41,10 @@ _WHICH = re.compile(r"^\s*(?:which|what)\s+(?!(?:is|are|was|were|does|do|did)\b)
 _LABELS = ("name", "model", "title", "label")
 _TEXT_TYPE = re.compile(r"CHAR|TEXT|CLOB|STRING", re.I)
 
-#: A number, or a date or the start of one (2014, 2020-01-01, 2020-); group "year" for a date.
-_COMPARED_NUMBER = re.compile(r"-?\d+(?:\.\d+)?|(?P<year>(?:19|20)\d\d)(?:-\d{1,2}){0,2}-?")
+#: Column names of an id or a year: `id`, `Teacher_ID`, `vehicleId`, `year`, `founded_year`.
+_ID_OR_YEAR = re.compile(r"(?:^|_)id$|[a-z]Id$|^ID$|(?P<year>(?:^|_)year$)", re.I)
+#: Words by which a question counts time from now: its years are not written in it.
+_RELATIVE_TIME = re.compile(r"\b(?:last|this|next|past|previous|current|recent)\b|\bago\b|去年|今年|明年|前年|近|最近", re.I)
 _NUMBER_WORDS = {w: str(n) for n, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve".split())} | \
     {w: str(n * 10) for n, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)} | \
@@ -369,8 +371,14 @@ def with_label(question: str, sql: str, catalogue: list[Any], *, dialect: str) -
     if schema is None or others:
         return None
     types = {c.name.lower(): c.type for c in schema.columns}
-    if any(_TEXT_TYPE.search(types.get(c.name.lower(), "")) for s in tree.selects for c in s.find_all(exp.Column)):
+    shown = [c for s in tree.selects for c in s.find_all(exp.Column)]
+    if any(_TEXT_TYPE.search(types.get(c.name.lower(), "")) for c in shown):
         return None  # it shows a text column already
+    if any(isinstance(e.expression, exp.Literal) and e.expression.is_string for e in tree.find_all(exp.EQ)):
+        return None  # one row picked by its name: "What year was Baikonur opened?"
+    asked_for = re.match(r"\s*(?:which|what)\s+([a-z]+)", question, re.I)
+    if asked_for and any(singular(asked_for.group(1)) in name_words(c.name) for c in shown):
+        return None  # "What year…" shown by opened_year: a value, not a thing
     names = [c.name for c in schema.columns if _TEXT_TYPE.search(c.type or "")]
     label = next((n for want in _LABELS for n in names if n.lower() == want), None) or \
         next((n for n in names if n.lower().endswith("_name")), None)
@@ -383,40 +391,31 @@ def with_label(question: str, sql: str, catalogue: list[Any], *, dialect: str) -
 
 
 def unasked_values(question: str, sql: str, known: set[str], *, dialect: str) -> list[str]:
-    """The numbers a query's conditions compare with that the question does not name: neither written in
-    it (as digits or a word: "two"; one off for <, >, <= and >=: "more than 2" is `>= 3`; a date by its
-    year) nor in `known` (values lookups showed, the previous answer's). 0 and 1 pass (flags); text values
-    are not judged (codes and spellings come from the schema's sample values). The 1.5B model answered
-    "What is the year that had the most concerts?" with `WHERE YEAR = '2014'`, and "Show names of teachers
-    and the number of courses they teach" with `WHERE Teacher_ID = 3` (Spider dev 27, 405). Over the 1,034
-    Spider dev gold queries it names one value ('2' for "at least 3 languages")."""
+    """The whole numbers a query's conditions set an id or a year to (`= 3`, `IN (3, 4)` on `id`,
+    `Teacher_ID`, `year`, `founded_year`…) that the question does not name, as digits or a word ("two"),
+    and that are not in `known` (what the turn's lookups and results showed, the previous answer's
+    values). A year is not judged when the question counts from now ("last year", 去年). The 1.5B model
+    answered "What is the year that had the most concerts?" with `WHERE YEAR = '2014'`, and "Show names
+    of teachers and the number of courses they teach" with `WHERE Teacher_ID = 3` (Spider dev 27, 405).
+    Ranges, measures and text are not judged: their numbers come in too many spellings (一万, 5,000, 90%)."""
     tree = parsed(sql, dialect=dialect)
     if tree is None:
         return []
     asked = question.casefold()
-    said = set(re.findall(r"\d+(?:\.\d+)?", asked)) | {_NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", asked)
-                                                       if w in _NUMBER_WORDS}
+    said = set(re.findall(r"\d+", asked)) | {_NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", asked)
+                                             if w in _NUMBER_WORDS}
+    relative = bool(_RELATIVE_TIME.search(question))
     found = []
-    for literal in tree.find_all(exp.Literal):
-        comparison = literal.parent
-        if isinstance(comparison, exp.Paren) or isinstance(comparison, exp.Tuple):
-            comparison = comparison.parent
-        if not isinstance(comparison, (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Like)):
+    for comparison in tree.find_all(exp.EQ, exp.NEQ, exp.In):
+        column = comparison.this
+        literals = comparison.expressions if isinstance(comparison, exp.In) else [comparison.expression]
+        if not isinstance(column, exp.Column):
             continue
-        value = str(literal.this).strip("%").strip()
-        number = _COMPARED_NUMBER.fullmatch(value)
-        if number is None or value in ("0", "1") or value in known:
+        kind = _ID_OR_YEAR.search(column.name)
+        if kind is None or (kind.group("year") and relative):
             continue
-        if number.group("year"):  # a date or its start: named by its year
-            if number.group("year") not in said:
+        for literal in literals:
+            value = str(literal.this).strip() if isinstance(literal, exp.Literal) else ""
+            if value.isdigit() and value not in ("0", "1") and value not in said and value not in known:
                 found.append(value)
-            continue
-        near = {value} if isinstance(comparison, (exp.EQ, exp.NEQ, exp.In, exp.Like)) else \
-            {value, *(_shifted(value, d) for d in (-1, 1))}
-        if not near & said:
-            found.append(value)
     return list(dict.fromkeys(found))
-
-
-def _shifted(value: str, by: int) -> str:
-    return str(int(value) + by) if value.lstrip("-").isdigit() else value

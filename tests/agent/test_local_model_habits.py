@@ -421,12 +421,18 @@ def test_which_one_answered_with_no_name_gets_the_query_run_with_the_name(store,
 
 def test_an_answer_comparing_with_a_number_the_question_does_not_name_is_not_ok(store, sample_db_path, scripted_llm):
     # "What is the year that had the most concerts?" answered ok from `WHERE YEAR = '2014'` (912ded1, Spider dev 27).
-    invented = "SELECT COUNT(*) FROM launches WHERE launch_date LIKE '2014%'"
+    invented = "SELECT COUNT(*) FROM launches WHERE outcome = 'failure' AND vehicle_id = 4"
     scripted_llm.enqueue(tool_call("run_sql", {"sql": invented}),
-                         tool_call("answer", {"text": "That year had the most launches.", "sql": invented}))
-    events, _ = _run(_setup(store, sample_db_path, scripted_llm), "Which year had the most launches?")
+                         tool_call("answer", {"text": "Those are the failed launches.", "sql": invented}))
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm), "How many launches failed?")
     answer = _answer(events)
-    assert not answer.ok and answer.data.caveat.startswith("The query compares with 2014, which the question does not")
+    assert not answer.ok and answer.data.caveat.startswith("The query compares with 4, which the question does not")
+    # Once a query showed that id, comparing with it is the model's reading of the data.
+    found = "SELECT id FROM launch_vehicles WHERE name = 'Electron'"
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": found}), tool_call("run_sql", {"sql": invented}),
+                         tool_call("answer", {"text": "Those are Electron's failed launches.", "sql": invented}))
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm), "How many launches of Electron failed?")
+    assert _answer(events).ok
 
 
 AMBIGUOUS = ("SELECT COUNT(*) AS count, name FROM launch_sites JOIN countries ON launch_sites.country_id = countries.id "
