@@ -357,7 +357,8 @@ def which_one(question: str) -> bool:
 
 def with_label(question: str, sql: str, catalogue: list[Any], *, dialect: str) -> str | None:
     """The query with its table's name column shown first, when the question asks which thing and the
-    query, on one table with no grouping or aggregate, shows no text: the 1.5B model answered "Which
+    query, on one table with no grouping or aggregate, shows no text, and picks no row by its name, and
+    the question's thing is not a column it shows ("What year…": `opened_year`): the 1.5B model answered "Which
     aircraft has the highest max speed?" with `SELECT max_speed_kmh … ORDER BY max_speed_kmh DESC
     LIMIT 1` and named an aircraft the result did not hold (issue 16, sample-09). None otherwise."""
     if not which_one(question):
