@@ -398,7 +398,8 @@ def unasked_values(question: str, sql: str, known: set[str], *, dialect: str) ->
     values). A year is not judged when the question counts from now ("last year", 去年). The 1.5B model
     answered "What is the year that had the most concerts?" with `WHERE YEAR = '2014'`, and "Show names
     of teachers and the number of courses they teach" with `WHERE Teacher_ID = 3` (Spider dev 27, 405).
-    Ranges, measures and text are not judged: their numbers come in too many spellings (一万, 5,000, 90%)."""
+    Ranges, measures and text are not judged: their numbers come in too many spellings (一万, 5,000, 90%).
+    Spider dev 953: "What are each owner's first name and their dogs's name?" answered `WHERE owner_id = 1`."""
     tree = parsed(sql, dialect=dialect)
     if tree is None:
         return []
@@ -417,6 +418,6 @@ def unasked_values(question: str, sql: str, known: set[str], *, dialect: str) ->
             continue
         for literal in literals:
             value = str(literal.this).strip() if isinstance(literal, exp.Literal) else ""
-            if value.isdigit() and value not in ("0", "1") and value not in said and value not in known:
+            if value.isdigit() and value not in said and value not in known:
                 found.append(value)
     return list(dict.fromkeys(found))

@@ -213,6 +213,10 @@ def test_the_table_a_question_groups_by_or_names(question, grouped, table):
     ("How many launches in 2020?", "SELECT COUNT(*) FROM launches WHERE substr(launch_date, 1, 4) = '2020'", set(), []),
     ("How many launches failed?", "SELECT COUNT(*) FROM launches WHERE outcome = 'failure' AND id > 0", set(), []),
     ("Which launches did it fly?", "SELECT * FROM launches WHERE vehicle_id = 7", {"7"}, []),  # a lookup showed it
+    # Spider dev 953 at 912ded1: "each owner" answered for owner 1 only.
+    ("What are each owner's first name and their dogs's name?",
+     "SELECT first_name, name FROM Owners JOIN Dogs USING (owner_id) WHERE Owners.owner_id = 1", set(), ["1"]),
+    ("How many launches last year?", "SELECT COUNT(*) FROM launches WHERE launch_year = 2025", set(), []),
 ])
 def test_numbers_a_query_compares_with_must_be_named(question, sql, known, unasked):
     assert unasked_values(question, sql, known, dialect="sqlite") == unasked
