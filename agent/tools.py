@@ -21,7 +21,7 @@ from sqlglot.errors import SqlglotError
 
 from agent.lookup_words import ranking_or_computation
 from agent.memory.recall_tool import RecallArgs, recall_memory
-from agent.sources.base import DataSource, QueryResult
+from agent.sources.base import DataSource, QueryResult, may_hold_text
 from agent.sources.column_check import ambiguous_columns, schema_columns, unknown_columns, with_qualifiers
 from agent.sources.errors import (
     QueryFailed, QueryTimeout, SourceError, SourceUnavailable, SQLRejected, UnknownColumn, UnknownTable,
@@ -193,7 +193,7 @@ def _matched_elsewhere(database: DataSource, args: FindValuesArgs) -> str | None
     `name = '长征二号丁'` (issue 16). None when no other text column holds it."""
     term = args.term.casefold()
     schema = database.describe_table(args.table)
-    others = [c for c in schema.columns if c.name.lower() != args.column.lower() and _may_hold_text(c.type)]
+    others = [c for c in schema.columns if c.name.lower() != args.column.lower() and may_hold_text(c.type)]
     for column in others[:ELSEWHERE_COLUMNS]:  # one lookup each: bounded on a wide table
         held = [v for v in database.find_values(schema.name, column.name, args.term, limit=3)
                 if term in str(v).casefold()]
@@ -201,12 +201,6 @@ def _matched_elsewhere(database: DataSource, args: FindValuesArgs) -> str | None
             return (f"{args.term!r} is in {schema.name}.{column.name} ({held[0]!r}), not in {args.column}: the "
                     f"values shown are the {args.column} of the rows whose {column.name} holds it")
     return None
-
-
-def _may_hold_text(declared: str) -> bool:
-    """Whether a column of this declared type may hold text (SQLite's affinity rules: no type at all may)."""
-    kind = declared.upper()
-    return not kind or any(word in kind for word in ("CHAR", "TEXT", "CLOB", "STRING", "JSON"))
 
 
 def run_sql(ctx: ToolContext, args: SQLArgs) -> ToolOutcome:

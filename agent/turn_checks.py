@@ -17,6 +17,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
+from agent.sources.base import may_hold_text
 from agent.sources.column_check import name_words
 from storage.text import has_cjk, singular, stem
 
@@ -39,10 +40,9 @@ _BARE_COUNT = re.compile(r"^\s*(?:and\s+|so\s+)?how many(?:\s+(?:are|were|is|was
 _WHICH = re.compile(r"^\s*(?:which|what)\s+(?!(?:is|are|was|were|does|do|did)\b)[a-z]|哪", re.I)
 #: Column names that name a row's thing, in order of preference; `*_name` comes after them.
 _LABELS = ("name", "model", "title", "label")
-_TEXT_TYPE = re.compile(r"CHAR|TEXT|CLOB|STRING", re.I)
 
 #: Column names of an id or a year: `id`, `Teacher_ID`, `vehicleId`, `year`, `founded_year`.
-_ID_OR_YEAR = re.compile(r"(?:^|_)id$|[a-z]Id$|^ID$|(?P<year>(?:^|_)year$)", re.I)
+_ID_OR_YEAR = re.compile(r"(?:^|_)(?:id|Id|ID)$|[a-z]Id$|[a-z]ID$|(?P<year>(?:^|_)(?:year|Year|YEAR)$)")
 #: Words by which a question counts time from now: its years are not written in it.
 _RELATIVE_TIME = re.compile(r"\b(?:last|this|next|past|previous|current|recent)\b|\bago\b|去年|今年|明年|前年|近|最近", re.I)
 _NUMBER_WORDS = {w: str(n) for n, w in enumerate(
@@ -129,10 +129,8 @@ def missing_years(question: str, sql: str, *, dialect: str = "sqlite") -> list[s
 
 def sql_literals(sql: str, dialect: str) -> list[str]:
     """The strings and numbers written in a query; the whole text when it does not parse."""
-    try:
-        return [str(literal.this) for literal in sqlglot.parse_one(sql, read=dialect).find_all(exp.Literal)]
-    except (SqlglotError, RecursionError, ValueError):
-        return [sql]
+    tree = parsed(sql, dialect=dialect)
+    return [sql] if tree is None else [str(literal.this) for literal in tree.find_all(exp.Literal)]
 
 
 def dropped_conditions(question: str, sql: str, previous_sql: str | None, *, dialect: str) -> list[str]:
@@ -373,14 +371,14 @@ def with_label(question: str, sql: str, catalogue: list[Any], *, dialect: str) -
         return None
     types = {c.name.lower(): c.type for c in schema.columns}
     shown = [c for s in tree.selects for c in s.find_all(exp.Column)]
-    if any(_TEXT_TYPE.search(types.get(c.name.lower(), "")) for c in shown):
+    if any(may_hold_text(types.get(c.name.lower(), "INTEGER")) for c in shown):
         return None  # it shows a text column already
     if any(isinstance(e.expression, exp.Literal) and e.expression.is_string for e in tree.find_all(exp.EQ)):
         return None  # one row picked by its name: "What year was Baikonur opened?"
     asked_for = re.match(r"\s*(?:which|what)\s+([a-z]+)", question, re.I)
     if asked_for and any(singular(asked_for.group(1)) in name_words(c.name) for c in shown):
         return None  # "What year…" shown by opened_year: a value, not a thing
-    names = [c.name for c in schema.columns if _TEXT_TYPE.search(c.type or "")]
+    names = [c.name for c in schema.columns if may_hold_text(c.type or "")]
     label = next((n for want in _LABELS for n in names if n.lower() == want), None) or \
         next((n for n in names if n.lower().endswith("_name")), None)
     if label is None:

@@ -45,6 +45,12 @@ class TableSchema(BaseModel):
     row_count: int
 
 
+def may_hold_text(declared: str) -> bool:
+    """Whether a column of this declared type may hold text (SQLite's affinity rules: no type at all may)."""
+    kind = declared.upper()
+    return not kind or any(word in kind for word in ("CHAR", "TEXT", "CLOB", "STRING", "JSON"))
+
+
 class QueryResult(BaseModel):
     sql: str
     columns: list[str]
