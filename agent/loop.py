@@ -43,8 +43,8 @@ from agent.tool_types import ToolContext, ToolOutcome, bound_text, error
 from agent.tools import offered_schemas, parse_arguments, run_tool, tool_schemas, tools_for_turn
 from agent.turn_checks import (REPEAT_NOTE, STOP_AFTER, RepeatGuard, copies_partial_values, count_of, counted_itself,
                                counts_previous_rows, dropped_conditions, in_question_language, missing_years,
-                               per_group_missing, points_back, sql_literals, strip_label, unasked_values,
-                               unsupported_numbers, which_one, with_conditions, with_label, wrong_language)
+                               per_group_missing, points_back, sql_literals, strip_label, thing_not_used,
+                               unasked_values, unsupported_numbers, which_one, with_conditions, with_label, wrong_language)
 from agent.turn_recorder import TurnRecorder
 from storage.conversations import ConversationStore
 from storage.text import has_cjk
@@ -561,8 +561,9 @@ class _Turn:
     def unused_parts(self, sql: str, zh: bool) -> str | None:
         """What of the question the answer's query leaves out, as a caveat: rows whose values a lookup
         did not show (an IN list copied from find_values' first 20), a year the question names (or, for
-        a follow-up of a turn that did not answer, that turn's question named), or the conditions of
-        the answer a follow-up points back at. None when none is found."""
+        a follow-up of a turn that did not answer, that turn's question named), the conditions of
+        the answer a follow-up points back at, or the thing a "which X" question asks for. None when
+        none is found."""
         question = self.state.question or ""
         if self.partial_values and copies_partial_values(sql, self.partial_values, dialect=self.setup.database.dialect):
             return _NOTES["partial_values"][zh]
@@ -579,7 +580,9 @@ class _Turn:
             return _NOTES["unmatched"][zh].format(conditions="; ".join(self.unmatched[sql]))
         if per_group_missing(question, sql, dialect=self.setup.database.dialect):
             return _NOTES["per_group"][zh]
-        return None
+        thing = which_one(question) and thing_not_used(  # the catalogue only when it can matter
+            question, sql, self.setup.database.catalogue(), dialect=self.setup.database.dialect)
+        return _NOTES["thing"][zh].format(thing=thing) if thing else None
 
     def unasked(self, sql: str, zh: bool) -> str | None:
         """A caveat naming the numbers the query compares with that the question does not name (nor a
@@ -707,6 +710,8 @@ _NOTES = {
                   "askdb 按问题所指的表限定了查询中有歧义的列后才运行了它；请确认这是你要的列。"),
     "unasked": ("The query compares with {values}, which the question does not name; check that it answers the "
                 "question asked.", "查询里比较了 {values}，但问题没有提到它；请确认它回答的是你问的问题。"),
+    "thing": ("The question asks which {thing}, and this query uses no table or column about {thing}.",
+              "问题问的是哪个 {thing}，但这个查询没有用到任何与 {thing} 有关的表或列。"),
     "label": ("The question asks which one, and the result shown has no name for it.",
               "问题问的是哪一个，但下方结果里没有它的名称。"),
     "best_so_far": ("The result shown is the last query that worked in this turn, not a checked answer.",

@@ -435,6 +435,25 @@ def test_an_answer_comparing_with_a_number_the_question_does_not_name_is_not_ok(
     assert _answer(events).ok
 
 
+def test_an_answer_about_another_thing_than_the_question_asks_which_of_is_not_ok(store, sample_db_path, scripted_llm):
+    # Spider dev 935 at 912ded1: "Which breed do the most dogs have?" answered ok from the dogs' own names
+    # (`SELECT name FROM Dogs GROUP BY name …`) after `breed_name` failed. The same habit on the sample database:
+    by_name = "SELECT name FROM launch_vehicles GROUP BY name ORDER BY COUNT(*) DESC LIMIT 1"
+    answer_call = tool_call("answer", {"text": "The family with the most launch vehicles is Ariane 5.", "sql": by_name})
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": by_name}), answer_call, answer_call)
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm), "Which family has the most launch vehicles?")
+    told = scripted_llm.chat_requests[2]["messages"][-1]["content"]  # sent back once, then flagged
+    assert "asks which family, and this query uses no table or column about family" in told
+    answer = _answer(events)
+    assert not answer.ok and answer.data.caveat.startswith("The question asks which family")
+    by_family = ("SELECT vehicle_families.name FROM launch_vehicles JOIN vehicle_families "
+                 "ON vehicle_families.id = launch_vehicles.family_id GROUP BY vehicle_families.name "
+                 "ORDER BY COUNT(*) DESC LIMIT 1")
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": by_family}),
+                         tool_call("answer", {"text": "That family has the most launch vehicles.", "sql": by_family}))
+    assert _answer(_run(_setup(store, sample_db_path, scripted_llm), "Which family has the most launch vehicles?")[0]).ok
+
+
 AMBIGUOUS = ("SELECT COUNT(*) AS count, name FROM launch_sites JOIN countries ON launch_sites.country_id = countries.id "
              "GROUP BY name")
 

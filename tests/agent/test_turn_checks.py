@@ -4,14 +4,19 @@
 from __future__ import annotations
 
 import json
+from collections import namedtuple
 from pathlib import Path
 
 import pytest
 
 from agent.sources.sqlite import SQLiteSource
 from agent.turn_checks import (count_of, counted_itself, counts_previous_rows, in_question_language, dropped_conditions, missing_years, per_group_missing,
-                               points_back, table_in_question, unasked_values, unsupported_numbers, with_conditions,
+                               points_back, table_in_question, thing_not_used, unasked_values, unsupported_numbers, with_conditions,
                                with_label)
+
+# A catalogue's shape (agent.sources.base.TableSchema), for schemas that are not on disk.
+Column = namedtuple("Column", "name type")
+Table = namedtuple("Table", "name columns")
 
 YEAR_2019 = "SELECT count(*) FROM launches WHERE launch_date LIKE '2019-%'"
 
@@ -229,3 +234,34 @@ def test_no_spider_gold_query_compares_with_a_number_its_question_does_not_name(
     flagged = [q["question"] for q in json.loads(dev.read_text())
                if unasked_values(q["question"], q["query"], set(), dialect="sqlite")]
     assert flagged == []  # of 1,034
+
+
+@pytest.mark.parametrize("question, sql, thing", [
+    # Spider dev 935 at 912ded1, answered ok with the most common dog's name.
+    ("Which breed do the most dogs have? Give me the breed name.",
+     "SELECT name FROM dogs GROUP BY name ORDER BY COUNT(name) DESC LIMIT 1", "breed"),
+    ("Which breeds do the most dogs have?", "SELECT breed_code FROM dogs GROUP BY 1 ORDER BY COUNT(*) DESC LIMIT 1", None),
+    ("Which breed do the most dogs have?",
+     "SELECT b.breed_name FROM breeds AS b JOIN dogs AS d USING (breed_code) GROUP BY 1 ORDER BY COUNT(*) DESC LIMIT 1",
+     None),
+    ("What type of dogs are there?", "SELECT DISTINCT size_code FROM dogs", None),  # a kind of thing, not a thing
+    ("Which colour is the most common?", "SELECT name FROM dogs LIMIT 1", None),  # no table or column about colours
+    ("What is the breed of Kacey?", "SELECT name FROM dogs", None),  # a value, not "which breed"
+])
+def test_the_thing_a_which_question_asks_for_must_be_used(question, sql, thing):
+    catalogue = [Table("dogs", [Column("dog_id", "INTEGER"), Column("name", "TEXT"), Column("breed_code", "TEXT"),
+                                Column("size_code", "TEXT")]),
+                 Table("breeds", [Column("breed_code", "TEXT"), Column("breed_name", "TEXT")])]
+    assert thing_not_used(question, sql, catalogue, dialect="sqlite") == thing
+
+
+def test_no_spider_gold_query_leaves_out_the_thing_its_which_question_asks_for():
+    spider = Path(__file__).resolve().parents[2].parent / "shared" / "datasets" / "spider"
+    if not spider.exists():
+        pytest.skip("needs ../shared/datasets/spider (Spider dev, CC BY-SA 4.0)")
+    catalogues = {db["db_id"]: [Table(name, [Column(c, "") for t, c in db["column_names_original"] if t == n])
+                                for n, name in enumerate(db["table_names_original"])]
+                  for db in json.loads((spider / "tables.json").read_text())}
+    flagged = [q["question"] for q in json.loads((spider / "dev.json").read_text())
+               if thing_not_used(q["question"], q["query"], catalogues[q["db_id"]], dialect="sqlite")]
+    assert flagged == []  # of 1,034 (88 ask which or what thing)
