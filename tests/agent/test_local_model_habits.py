@@ -454,6 +454,34 @@ def test_an_answer_about_another_thing_than_the_question_asks_which_of_is_not_ok
     assert _answer(_run(_setup(store, sample_db_path, scripted_llm), "Which family has the most launch vehicles?")[0]).ok
 
 
+EITHER_SITE = ("SELECT DISTINCT v.name FROM launch_vehicles v JOIN launches l ON l.vehicle_id = v.id JOIN launch_sites s "
+               "ON s.id = l.site_id WHERE s.name IN ('Baikonur Cosmodrome', 'Vostochny Cosmodrome')")
+
+
+def test_values_the_question_joins_with_and_taken_as_either_get_askdbs_run_with_both(store, sample_db_path, scripted_llm):
+    # Spider dev 638 at baa144d: "…TV channels that are playing cartoons directed by Ben Jones and cartoons
+    # directed by Michael Chang?" answered ok with `Directed_by IN ('Ben Jones', 'Michael Chang')`, the channels
+    # of either. The same on the sample database:
+    question = "Which launch vehicles flew from both Baikonur Cosmodrome and Vostochny Cosmodrome?"
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": EITHER_SITE}),
+                         tool_call("answer", {"text": "Seven vehicles flew from both.", "sql": EITHER_SITE}))
+    # The model answers from the SQL askdb sent back, as it did with the label check's (912ded1).
+    scripted_llm.responder(lambda request: tool_call("answer", {
+        "text": "Soyuz-2.1a and Soyuz-2.1b flew from both.", "sql": json.loads(request["messages"][-1]["content"])["sql"]}))
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm), question)
+    scripted_llm.responder(None)
+    told = json.loads(scripted_llm.chat_requests[2]["messages"][-1]["content"])
+    assert "keeps the rows having either of them" in told["note"] and told["rows"] == [["Soyuz-2.1a"], ["Soyuz-2.1b"]]
+    assert told["sql"].endswith("GROUP BY v.name HAVING COUNT(DISTINCT s.name) = 2")
+    answer = _answer(events)
+    assert answer.ok and answer.data.sql == told["sql"] and answer.data.rows == told["rows"]
+    # Answered from the query of either again, it is not ok.
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": EITHER_SITE}),
+                         *[tool_call("answer", {"text": "Seven vehicles flew from both.", "sql": EITHER_SITE})] * 2)
+    answer = _answer(_run(_setup(store, sample_db_path, scripted_llm), question)[0])
+    assert not answer.ok and answer.data.caveat.startswith("The question joins Baikonur Cosmodrome, Vostochny")
+
+
 AMBIGUOUS = ("SELECT COUNT(*) AS count, name FROM launch_sites JOIN countries ON launch_sites.country_id = countries.id "
              "GROUP BY name")
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from agent.sources.sqlite import SQLiteSource
-from agent.turn_checks import (count_of, counted_itself, counts_previous_rows, in_question_language, dropped_conditions, missing_years, per_group_missing,
+from agent.turn_checks import (count_of, counted_itself, counts_previous_rows, in_question_language, dropped_conditions,
+                               either_for_both, with_both, missing_years, per_group_missing,
                                points_back, table_in_question, thing_not_used, unasked_values, unsupported_numbers, with_conditions,
                                with_label)
 
@@ -259,9 +260,58 @@ def test_no_spider_gold_query_leaves_out_the_thing_its_which_question_asks_for()
     spider = Path(__file__).resolve().parents[2].parent / "shared" / "datasets" / "spider"
     if not spider.exists():
         pytest.skip("needs ../shared/datasets/spider (Spider dev, CC BY-SA 4.0)")
-    catalogues = {db["db_id"]: [Table(name, [Column(c, "") for t, c in db["column_names_original"] if t == n])
-                                for n, name in enumerate(db["table_names_original"])]
-                  for db in json.loads((spider / "tables.json").read_text())}
+    catalogues = _spider_catalogues(spider)
     flagged = [q["question"] for q in json.loads((spider / "dev.json").read_text())
                if thing_not_used(q["question"], q["query"], catalogues[q["db_id"]], dialect="sqlite")]
     assert flagged == []  # of 1,034 (88 ask which or what thing)
+
+
+CHANNELS = [Table("Cartoon", [Column("id", ""), Column("Directed_by", ""), Column("Channel", "")]),
+            Table("TV_Channel", [Column("id", ""), Column("series_name", ""), Column("Country", "")])]
+EITHER_DIRECTOR = ("SELECT T2.series_name, T2.Country FROM Cartoon AS T1 JOIN TV_Channel AS T2 ON T1.Channel = T2.id "
+                   "WHERE T1.Directed_by IN ('Ben Jones', 'Michael Chang')")
+
+
+@pytest.mark.parametrize("question, sql, values", [
+    # Spider dev 638 at baa144d, answered ok with the channels of either director.
+    ("What is the series name and country of all TV channels that are playing cartoons directed by Ben Jones and "
+     "cartoons directed by Michael Chang?", EITHER_DIRECTOR, ["Ben Jones", "Michael Chang"]),
+    ("Which channels play cartoons by Ben Jones or Michael Chang?", EITHER_DIRECTOR, []),
+    ("Which channels play cartoons by either Ben Jones and Michael Chang?", EITHER_DIRECTOR, []),
+    ("Which channels play cartoons by Ben Jones and Michael Chang?",
+     EITHER_DIRECTOR.replace("T1.Directed_by IN ('Ben Jones', 'Michael Chang')",
+                             "T1.Directed_by = 'Ben Jones' OR T1.Directed_by = 'Michael Chang'"),
+     ["Ben Jones", "Michael Chang"]),
+    ("Which channels play cartoons by Ben Jones and Michael Chang?",
+     EITHER_DIRECTOR + " GROUP BY 1, 2 HAVING COUNT(DISTINCT T1.Directed_by) = 2", []),  # counts what each has
+    # The shown rows' own column holds one value each: "and" can only mean either.
+    ("Which cartoons are by Ben Jones and Michael Chang?",
+     "SELECT id FROM Cartoon WHERE Directed_by IN ('Ben Jones', 'Michael Chang')", []),
+    ("How many cartoons on channels in Italy and France?",  # nothing shown to have both
+     "SELECT COUNT(*) FROM Cartoon JOIN TV_Channel ON Channel = TV_Channel.id WHERE Country IN ('Italy', 'France')", []),
+    ("哪些频道同时播放Ben Jones和Michael Chang导演的动画？", EITHER_DIRECTOR, ["Ben Jones", "Michael Chang"]),
+])
+def test_values_joined_by_and_taken_as_either(question, sql, values):
+    assert either_for_both(question, sql, lambda: CHANNELS, dialect="sqlite") == values
+
+
+def test_with_both_keeps_the_rows_having_each_value():
+    assert with_both(EITHER_DIRECTOR, dialect="sqlite") == EITHER_DIRECTOR + (
+        " GROUP BY T2.series_name, T2.Country HAVING COUNT(DISTINCT T1.Directed_by) = 2")
+    assert with_both("SELECT COUNT(*) FROM Cartoon WHERE Directed_by IN ('a', 'b')", dialect="sqlite") is None
+
+
+def test_no_spider_gold_query_takes_values_joined_by_and_as_either():
+    spider = Path(__file__).resolve().parents[2].parent / "shared" / "datasets" / "spider"
+    if not spider.exists():
+        pytest.skip("needs ../shared/datasets/spider (Spider dev, CC BY-SA 4.0)")
+    catalogues = _spider_catalogues(spider)
+    flagged = [q["question"] for q in json.loads((spider / "dev.json").read_text())
+               if either_for_both(q["question"], q["query"], lambda: catalogues[q["db_id"]], dialect="sqlite")]
+    assert flagged == []  # of 1,034 (24 use IN or OR on values the question names, all with "or")
+
+
+def _spider_catalogues(spider: Path) -> dict[str, list[Table]]:
+    return {db["db_id"]: [Table(name, [Column(c, "") for t, c in db["column_names_original"] if t == n])
+                          for n, name in enumerate(db["table_names_original"])]
+            for db in json.loads((spider / "tables.json").read_text())}
