@@ -43,10 +43,9 @@ from agent.tool_types import ToolContext, ToolOutcome, bound_text, error
 from agent.tools import offered_schemas, parse_arguments, run_tool, tool_schemas, tools_for_turn
 from agent.turn_checks import (REPEAT_NOTE, STOP_AFTER, RepeatGuard, copies_partial_values, count_of, counted_itself,
                                counts_previous_rows, dropped_conditions, either_for_both, in_question_language,
-                               missing_years,
-                               per_group_missing, points_back, sql_literals, strip_label, thing_not_used,
-                               unasked_values, unsupported_numbers, which_one, with_both, with_conditions, with_label,
-                               wrong_language)
+                               missing_years, per_group_missing, points_back, sql_literals, strip_label,
+                               thing_not_used, unasked_values, unsupported_numbers, which_one, with_both,
+                               with_conditions, with_label, wrong_language)
 from agent.turn_recorder import TurnRecorder
 from storage.conversations import ConversationStore
 from storage.text import has_cjk
@@ -395,8 +394,8 @@ class _Turn:
             kind, problem = "language", _NOTES["language"][0]
         elif (unused := self.unused_parts(record.sql, zh=False)) is not None:
             kind, problem = "unused", unused
-        elif (both := self.either_for_both(record.sql, zh=False)) is not None:
-            kind, problem = "both", both
+        elif both := self.both_values(record.sql):
+            kind, problem = "both", _NOTES["both"][0].format(values=", ".join(both))
         elif (itself := self.counted_itself(record)) is not None:
             kind, problem = "itself", _NOTES["itself"][0].format(table=itself[0], other=itself[1])
         elif has_cjk(question) and (in_chinese := in_question_language(  # the catalogue only when it can matter
@@ -409,6 +408,12 @@ class _Turn:
         if problem is None or kind in self.checked:
             return None
         self.checked.add(kind)
+        if kind == "both":  # askdb's run keeping the rows that have each value, when it can write one
+            kept = with_both(record.sql, both, dialect=self.setup.database.dialect)
+            ran = self.run_for_model(kept, f"{problem} {_CHECKS['both']}") if kept else None
+            if ran is not None:
+                return ran
+            kind = "unused"  # told to write that query itself
         told = f"{problem} {_CHECKS[kind].format(other=itself[1]) if kind == 'itself' else _CHECKS[kind]}"
         outcome = error("answer_check", f"not answered yet: {told}")
         self.note_error(outcome)
@@ -418,9 +423,6 @@ class _Turn:
             return self.run_for_model(in_chinese, told) or outcome
         if kind == "label":
             return self.run_for_model(labelled, told) or outcome
-        if kind == "both":
-            kept = with_both(record.sql, dialect=self.setup.database.dialect)
-            return (self.run_for_model(kept, told) if kept else None) or outcome
         return self.with_dropped_conditions(record.sql, problem) or outcome
 
     def without_query(self) -> ToolOutcome | None:
@@ -547,7 +549,7 @@ class _Turn:
             caveat = _NOTES["language"][zh]
         if caveat is None and confident and record is not None:
             itself = self.counted_itself(record)
-            caveat = self.unused_parts(record.sql, zh) or self.either_for_both(record.sql, zh) or (
+            caveat = self.unused_parts(record.sql, zh) or self.either_caveat(record.sql, zh) or (
                 _NOTES["itself"][zh].format(table=itself[0], other=itself[1]) if itself else None) or \
                 (_NOTES["label"][zh] if self.with_label(record) else None) or self.unasked(record.sql, zh) or \
                 self.unsupported(text, record, zh)
@@ -587,16 +589,18 @@ class _Turn:
             return _NOTES["unmatched"][zh].format(conditions="; ".join(self.unmatched[sql]))
         if per_group_missing(question, sql, dialect=self.setup.database.dialect):
             return _NOTES["per_group"][zh]
-        thing = which_one(question) and thing_not_used(  # the catalogue only when it can matter
-            question, sql, self.setup.database.catalogue(), dialect=self.setup.database.dialect)
+        thing = thing_not_used(question, sql, self.setup.database.catalogue, dialect=self.setup.database.dialect)
         return _NOTES["thing"][zh].format(thing=thing) if thing else None
 
-    def either_for_both(self, sql: str, zh: bool) -> str | None:
-        """A caveat naming the values the question joins with "and" that the query takes as either, on rows
-        another table's rows can have several of: `turn_checks.either_for_both`."""
+    def both_values(self, sql: str) -> list[str]:
+        """The values the question joins with "and" that the query takes as either, where a row it shows
+        can have several: `turn_checks.either_for_both`."""
         database = self.setup.database
-        values = either_for_both(self.state.question or "", sql, database.catalogue, dialect=database.dialect)
-        return _NOTES["both"][zh].format(values=", ".join(values)) if values else None
+        return either_for_both(self.state.question or "", sql, database.catalogue, dialect=database.dialect)
+
+    def either_caveat(self, sql: str, zh: bool) -> str | None:
+        values = self.both_values(sql)
+        return _NOTES["both"][zh].format(values=("、" if zh else ", ").join(values)) if values else None
 
     def unasked(self, sql: str, zh: bool) -> str | None:
         """A caveat naming the numbers the query compares with that the question does not name (nor a
@@ -727,7 +731,7 @@ _NOTES = {
     "thing": ("The question asks which {thing}, and this query uses no table or column about {thing}.",
               "问题问的是哪个 {thing}，但这个查询没有用到任何与 {thing} 有关的表或列。"),
     "both": ("The question joins {values} with \"and\", and this query keeps the rows having either of them, not "
-             "only those having both.", "问题用“和”连接了 {values}，但这个查询保留的是具有其中任意一个的行，而不只是两者都有的行。"),
+             "only those having both.", "问题同时提到 {values}，但这个查询保留的是具有其中任意一个的行，而不只是两者都有的行。"),
     "label": ("The question asks which one, and the result shown has no name for it.",
               "问题问的是哪一个，但下方结果里没有它的名称。"),
     "best_so_far": ("The result shown is the last query that worked in this turn, not a checked answer.",

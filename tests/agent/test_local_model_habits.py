@@ -482,6 +482,19 @@ def test_values_the_question_joins_with_and_taken_as_either_get_askdbs_run_with_
     assert not answer.ok and answer.data.caveat.startswith("The question joins Baikonur Cosmodrome, Vostochny")
 
 
+def test_values_joined_by_and_whose_run_with_both_askdb_cannot_write_are_left_to_the_model(store, sample_db_path,
+                                                                                           scripted_llm):
+    ordered = EITHER_SITE.replace("SELECT DISTINCT v.name", "SELECT v.name") + " ORDER BY l.launch_date"
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": ordered}),
+                         *[tool_call("answer", {"text": "These flew from both.", "sql": ordered})] * 2)
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm),
+                     "Which launch vehicles flew from both Baikonur Cosmodrome and Vostochny Cosmodrome?")
+    told = json.loads(scripted_llm.chat_requests[2]["messages"][-1]["content"])["error"]
+    assert "keeps the rows having either of them" in told and "Run a query that uses it" in told
+    assert "askdb ran it" not in told  # no run is claimed that did not happen (found in review)
+    assert not _answer(events).ok
+
+
 AMBIGUOUS = ("SELECT COUNT(*) AS count, name FROM launch_sites JOIN countries ON launch_sites.country_id = countries.id "
              "GROUP BY name")
 
