@@ -44,8 +44,8 @@ from agent.tools import offered_schemas, parse_arguments, run_tool, tool_schemas
 from agent.turn_checks import (REPEAT_NOTE, STOP_AFTER, RepeatGuard, copies_partial_values, count_of, counted_itself,
                                counts_previous_rows, dropped_conditions, either_for_both, in_question_language,
                                missing_years, per_group_missing, points_back, sql_literals, strip_label,
-                               thing_not_used, unasked_values, unsupported_numbers, which_one, with_both,
-                               with_conditions, with_label, wrong_language)
+                               thing_not_used, unasked_limit, unasked_values, unsupported_numbers, which_one,
+                               with_both, with_conditions, with_label, without_limit, wrong_language)
 from agent.turn_recorder import TurnRecorder
 from storage.conversations import ConversationStore
 from storage.text import has_cjk
@@ -396,6 +396,8 @@ class _Turn:
             kind, problem = "unused", unused
         elif both := self.both_values(record.sql):
             kind, problem = "both", _NOTES["both"][0].format(values=", ".join(both))
+        elif (limit := self.cut_by_limit(record)) is not None:
+            kind, problem = "limit", _NOTES["limit"][0].format(limit=limit)
         elif (itself := self.counted_itself(record)) is not None:
             kind, problem = "itself", _NOTES["itself"][0].format(table=itself[0], other=itself[1])
         elif has_cjk(question) and (in_chinese := in_question_language(  # the catalogue only when it can matter
@@ -423,6 +425,9 @@ class _Turn:
             return self.run_for_model(in_chinese, told) or outcome
         if kind == "label":
             return self.run_for_model(labelled, told) or outcome
+        if kind == "limit":
+            unlimited = without_limit(record.sql, dialect=self.setup.database.dialect)
+            return (self.run_for_model(unlimited, told) if unlimited else None) or outcome
         return self.with_dropped_conditions(record.sql, problem) or outcome
 
     def without_query(self) -> ToolOutcome | None:
@@ -549,7 +554,9 @@ class _Turn:
             caveat = _NOTES["language"][zh]
         if caveat is None and confident and record is not None:
             itself = self.counted_itself(record)
-            caveat = self.unused_parts(record.sql, zh) or self.either_caveat(record.sql, zh) or (
+            limit = self.cut_by_limit(record)
+            caveat = self.unused_parts(record.sql, zh) or self.either_caveat(record.sql, zh) or \
+                (_NOTES["limit"][zh].format(limit=limit) if limit else None) or (
                 _NOTES["itself"][zh].format(table=itself[0], other=itself[1]) if itself else None) or \
                 (_NOTES["label"][zh] if self.with_label(record) else None) or self.unasked(record.sql, zh) or \
                 self.unsupported(text, record, zh)
@@ -601,6 +608,12 @@ class _Turn:
     def either_caveat(self, sql: str, zh: bool) -> str | None:
         values = self.both_values(sql)
         return _NOTES["both"][zh].format(values=("、" if zh else ", ").join(values)) if values else None
+
+    def cut_by_limit(self, record: SQLRecord) -> int | None:
+        """The LIMIT of a query that the question does not name, when the result reached it (rows may be
+        left out): `turn_checks.unasked_limit`."""
+        limit = unasked_limit(self.state.question or "", record.sql, dialect=self.setup.database.dialect)
+        return limit if limit is not None and record.row_count >= limit else None
 
     def unasked(self, sql: str, zh: bool) -> str | None:
         """A caveat naming the numbers the query compares with that the question does not name (nor a
@@ -732,6 +745,8 @@ _NOTES = {
               "问题问的是哪个 {thing}，但这个查询没有用到任何与 {thing} 有关的表或列。"),
     "both": ("The question joins {values} with \"and\", and this query keeps the rows having either of them, not "
              "only those having both.", "问题同时提到 {values}，但这个查询保留的是具有其中任意一个的行，而不只是两者都有的行。"),
+    "limit": ("This query stops at {limit} rows (LIMIT {limit}), which the question does not ask for, so it may leave "
+              "rows out.", "这个查询在 {limit} 行处截止（LIMIT {limit}），但问题没有要求只看这么多，结果可能漏掉了一些行。"),
     "label": ("The question asks which one, and the result shown has no name for it.",
               "问题问的是哪一个，但下方结果里没有它的名称。"),
     "best_so_far": ("The result shown is the last query that worked in this turn, not a checked answer.",
@@ -789,6 +804,7 @@ _CHECKS = {
              "this SQL.",
     "both": "askdb ran it keeping only the rows that have each of them (the SQL below): if the question means "
             "both, answer from this result with this SQL; if it means either, call answer with a caveat saying so.",
+    "limit": "askdb ran it without the limit (the SQL below): answer from this result, with this SQL.",
     "kept": "askdb ran it with them (the SQL below): if this result answers the question, call answer with this SQL.",
     "repeating": "your reply was cut off: it kept repeating {text!r} until its length limit. Write it again once, "
                  "short, with no repeated conditions.",

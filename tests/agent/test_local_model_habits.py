@@ -495,6 +495,33 @@ def test_values_joined_by_and_whose_run_with_both_askdb_cannot_write_are_left_to
     assert not _answer(events).ok
 
 
+def test_a_limit_the_question_does_not_name_gets_askdbs_run_without_it(store, sample_db_path, scripted_llm):
+    # Spider dev 944 at 912ded1: "What are the first name and last name of the professionals who…" answered
+    # ok from `… LIMIT 10`. The same on the sample database, where six vehicles flew from Baikonur:
+    limited = ("SELECT DISTINCT v.name FROM launch_vehicles v JOIN launches l ON l.vehicle_id = v.id "
+               "JOIN launch_sites s ON s.id = l.site_id WHERE s.name = 'Baikonur Cosmodrome' LIMIT 5")
+    question = "Which launch vehicles flew from Baikonur Cosmodrome?"
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": limited}),
+                         tool_call("answer", {"text": "Five vehicles flew from Baikonur.", "sql": limited}))
+    scripted_llm.responder(lambda request: tool_call("answer", {
+        "text": "Six vehicles flew from Baikonur.", "sql": json.loads(request["messages"][-1]["content"])["sql"]}))
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm), question)
+    scripted_llm.responder(None)
+    told = json.loads(scripted_llm.chat_requests[2]["messages"][-1]["content"])
+    assert "stops at 5 rows (LIMIT 5)" in told["note"] and "LIMIT" not in told["sql"]
+    answer = _answer(events)
+    assert answer.ok and answer.data.row_count == 6
+    # Answered from the limited result again, it is not ok; a result under its limit cut nothing.
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": limited}),
+                         *[tool_call("answer", {"text": "Five vehicles flew from Baikonur.", "sql": limited})] * 2)
+    answer = _answer(_run(_setup(store, sample_db_path, scripted_llm), question)[0])
+    assert not answer.ok and answer.data.caveat.startswith("This query stops at 5 rows (LIMIT 5)")
+    roomy = limited.replace("LIMIT 5", "LIMIT 50")
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": roomy}),
+                         tool_call("answer", {"text": "Six vehicles flew from Baikonur.", "sql": roomy}))
+    assert _answer(_run(_setup(store, sample_db_path, scripted_llm), question)[0]).ok
+
+
 AMBIGUOUS = ("SELECT COUNT(*) AS count, name FROM launch_sites JOIN countries ON launch_sites.country_id = countries.id "
              "GROUP BY name")
 

@@ -12,12 +12,13 @@ import pytest
 from agent.sources.sqlite import SQLiteSource
 from agent.turn_checks import (count_of, counted_itself, counts_previous_rows, in_question_language, dropped_conditions,
                                either_for_both, with_both, missing_years, per_group_missing,
-                               points_back, table_in_question, thing_not_used, unasked_values, unsupported_numbers, with_conditions,
-                               with_label)
+                               points_back, table_in_question, thing_not_used, unasked_limit, unasked_values, unsupported_numbers, with_conditions,
+                               with_label, without_limit)
 
 # A catalogue's shape (agent.sources.base.TableSchema), for schemas that are not on disk.
 Column = namedtuple("Column", "name type primary_key", defaults=(False,))
-Table = namedtuple("Table", "name columns")
+Table = namedtuple("Table", "name columns foreign_keys", defaults=((),))
+ForeignKey = namedtuple("ForeignKey", "column ref_table ref_column")
 
 YEAR_2019 = "SELECT count(*) FROM launches WHERE launch_date LIKE '2019-%'"
 
@@ -274,8 +275,11 @@ def test_the_thing_a_which_question_asks_for_must_be_used(question, sql, thing):
     assert thing_not_used(question, sql, lambda: DOGS, dialect="sqlite") == thing
 
 
-CHANNELS = [Table("Cartoon", [Column("id", "", True), Column("Directed_by", ""), Column("Channel", "")]),
-            Table("TV_Channel", [Column("id", "", True), Column("series_name", ""), Column("Country", "")])]
+CHANNELS = [Table("Cartoon", [Column("id", "", True), Column("Directed_by", ""), Column("Channel", "")],
+                  [ForeignKey("Channel", "TV_Channel", "id")]),
+            Table("TV_Channel", [Column("id", "", True), Column("series_name", ""), Column("Country", "")]),
+            Table("Credits", [Column("cartoon_id", "", True), Column("person", "", True)],
+                  [ForeignKey("cartoon_id", "Cartoon", "id")])]
 EITHER_DIRECTOR = ("SELECT T2.series_name, T2.Country FROM Cartoon AS T1 JOIN TV_Channel AS T2 ON T1.Channel = T2.id "
                    "WHERE T1.Directed_by IN ('Ben Jones', 'Michael Chang')")
 BEN_AND_MICHAEL = "Which channels play cartoons by Ben Jones and Michael Chang?"
@@ -306,6 +310,13 @@ BEN_AND_MICHAEL = "Which channels play cartoons by Ben Jones and Michael Chang?"
     ("Which cartoons are on channels in Italy and France?",
      "SELECT T1.id FROM Cartoon AS T1 JOIN TV_Channel AS T2 ON T1.Channel = T2.id WHERE T2.Country IN ('Italy', "
      "'France')", []),
+    # A foreign key shown stands for the table it refers to, whose rows have several (Spider dev 575's kind).
+    ("Which channels play cartoons by Ben Jones and Michael Chang?",
+     "SELECT DISTINCT Channel FROM Cartoon WHERE Directed_by IN ('Ben Jones', 'Michael Chang')",
+     ["Ben Jones", "Michael Chang"]),
+    ("Which channels play cartoons by Ben Jones and Michael Chang?",
+     "SELECT DISTINCT T1.Channel FROM Cartoon AS T1 JOIN Credits AS T3 ON T3.cartoon_id = T1.id "
+     "WHERE T3.person IN ('Ben Jones', 'Michael Chang')", ["Ben Jones", "Michael Chang"]),
     ("How many cartoons on channels in Italy and France?",  # a count: as often of either
      "SELECT COUNT(*) FROM Cartoon JOIN TV_Channel ON Channel = TV_Channel.id WHERE Country IN ('Italy', 'France')", []),
     ("哪些频道同时播放Ben Jones和Michael Chang导演的动画？", EITHER_DIRECTOR, ["Ben Jones", "Michael Chang"]),
@@ -346,3 +357,27 @@ def test_no_spider_gold_query_is_flagged_by_the_checks_that_read_the_schema(spid
     flagged = [q["question"] for q in present
                if check(q["question"], q["query"], lambda: catalogues[q["db_id"]], dialect="sqlite")]
     assert flagged == []  # of the 972 of 1,034 whose database ../shared holds
+
+
+@pytest.mark.parametrize("question, sql, limit", [
+    # Spider dev 944 at 912ded1: every professional asked for, ten at most answered.
+    ("What are the first name and last name of the professionals who have done treatment with cost below average?",
+     "SELECT first_name, last_name FROM Professionals JOIN Treatments USING (professional_id) "
+     "ORDER BY cost_of_treatment LIMIT 10", 10),
+    ("Which are the ten most expensive treatments?", "SELECT * FROM Treatments ORDER BY cost DESC LIMIT 10", None),
+    ("List the 3 oldest dogs.", "SELECT name FROM Dogs ORDER BY age DESC LIMIT 3", None),
+    ("Which dog is the oldest?", "SELECT name FROM Dogs ORDER BY age DESC LIMIT 1", None),  # one is the question's
+    ("Which dogs are old?", "SELECT name FROM Dogs WHERE age > (SELECT age FROM Dogs LIMIT 5)", None),  # not the outer
+])
+def test_a_limit_the_question_does_not_name(question, sql, limit):
+    assert unasked_limit(question, sql, dialect="sqlite") == limit
+
+
+def test_without_limit():
+    assert without_limit("SELECT name FROM Dogs ORDER BY age LIMIT 10 OFFSET 5", dialect="sqlite") == \
+        "SELECT name FROM Dogs ORDER BY age"
+
+
+def test_no_spider_gold_query_has_a_limit_its_question_does_not_name(spider_dev):
+    questions, _ = spider_dev
+    assert [q["question"] for q in questions if unasked_limit(q["question"], q["query"], dialect="sqlite")] == []
