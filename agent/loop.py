@@ -41,11 +41,11 @@ from agent.state import (
 )
 from agent.tool_types import ToolContext, ToolOutcome, bound_text, error
 from agent.tools import offered_schemas, parse_arguments, run_tool, tool_schemas, tools_for_turn
+from agent.question_checks import either_for_both, thing_not_used, unasked_limit, with_both, without_limit
 from agent.turn_checks import (REPEAT_NOTE, STOP_AFTER, RepeatGuard, copies_partial_values, count_of, counted_itself,
-                               counts_previous_rows, dropped_conditions, either_for_both, in_question_language,
-                               missing_years, per_group_missing, points_back, sql_literals, strip_label,
-                               thing_not_used, unasked_limit, unasked_values, unsupported_numbers, which_one,
-                               with_both, with_conditions, with_label, without_limit, wrong_language)
+                               counts_previous_rows, dropped_conditions, in_question_language, missing_years,
+                               per_group_missing, points_back, sql_literals, strip_label, unasked_values,
+                               unsupported_numbers, which_one, with_conditions, with_label, wrong_language)
 from agent.turn_recorder import TurnRecorder
 from storage.conversations import ConversationStore
 from storage.text import has_cjk
@@ -410,9 +410,11 @@ class _Turn:
         if problem is None or kind in self.checked:
             return None
         self.checked.add(kind)
-        if kind == "both":  # askdb's run keeping the rows that have each value, when it can write one
-            kept = with_both(record.sql, both, dialect=self.setup.database.dialect)
-            ran = self.run_for_model(kept, f"{problem} {_CHECKS['both']}") if kept else None
+        if kind in ("both", "limit"):  # askdb's run of the query taking the question whole, when it works
+            dialect = self.setup.database.dialect
+            whole = with_both(record.sql, both, dialect=dialect) if kind == "both" else \
+                without_limit(record.sql, dialect=dialect)
+            ran = self.run_for_model(whole, f"{problem} {_CHECKS[kind]}") if whole else None
             if ran is not None:
                 return ran
             kind = "unused"  # told to write that query itself
@@ -425,9 +427,6 @@ class _Turn:
             return self.run_for_model(in_chinese, told) or outcome
         if kind == "label":
             return self.run_for_model(labelled, told) or outcome
-        if kind == "limit":
-            unlimited = without_limit(record.sql, dialect=self.setup.database.dialect)
-            return (self.run_for_model(unlimited, told) if unlimited else None) or outcome
         return self.with_dropped_conditions(record.sql, problem) or outcome
 
     def without_query(self) -> ToolOutcome | None:
@@ -601,18 +600,20 @@ class _Turn:
 
     def both_values(self, sql: str) -> list[str]:
         """The values the question joins with "and" that the query takes as either, where a row it shows
-        can have several: `turn_checks.either_for_both`."""
+        can have several: `question_checks.either_for_both`."""
         database = self.setup.database
         return either_for_both(self.state.question or "", sql, database.catalogue, dialect=database.dialect)
 
     def either_caveat(self, sql: str, zh: bool) -> str | None:
+        """A caveat naming the values the query takes as either where the question says both; None: none."""
         values = self.both_values(sql)
         return _NOTES["both"][zh].format(values=("、" if zh else ", ").join(values)) if values else None
 
     def cut_by_limit(self, record: SQLRecord) -> int | None:
-        """The LIMIT of a query that the question does not name, when the result reached it (rows may be
-        left out): `turn_checks.unasked_limit`."""
-        limit = unasked_limit(self.state.question or "", record.sql, dialect=self.setup.database.dialect)
+        """The LIMIT of a query that the question does not name (nor, for a follow-up, the question it
+        follows), when the result reached it (rows may be left out): `question_checks.unasked_limit`."""
+        asked = (self.state.question or "") + (f" {self.previous_question}" if self.follows_up else "")
+        limit = unasked_limit(asked, record.sql, dialect=self.setup.database.dialect)
         return limit if limit is not None and record.row_count >= limit else None
 
     def unasked(self, sql: str, zh: bool) -> str | None:

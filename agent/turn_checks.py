@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
 from typing import Any
 
 import sqlglot
@@ -38,16 +37,8 @@ _BARE_COUNT = re.compile(r"^\s*(?:and\s+|so\s+)?how many(?:\s+(?:are|were|is|was
                          re.I)
 
 #: A question asking which thing ("Which aircraft…", "What vehicle…", 哪架…), not for a value ("What is…").
-_NOT_A_THING = r"is|are|was|were|does|do|did"
-_WHICH = re.compile(rf"^\s*(?:which|what)\s+(?!(?:{_NOT_A_THING})\b)[a-z]|哪", re.I)
-#: The thing a "which/what X" question asks for: X ("Which breed…" → breed), not a kind of it ("What type of…").
-_ASKED_THING = re.compile(rf"^\s*(?:which|what)\s+(?!(?:{_NOT_A_THING}|has|have|had|kinds?|types?|sorts?)\b)([a-z]+)",
-                          re.I)
-#: Things a date holds: "Which year had the most launches?" is answered from `launch_date`.
-_TIMES = {"year", "month", "day", "date", "time", "week", "quarter", "decade", "century", "hour"}
-#: Words joining two values as both ("…by Ben Jones and … by Michael Chang"), and words making them either.
-_BOTH = re.compile(r"\b(?:and|both)\b|和|与|及", re.I)
-_EITHER = re.compile(r"\b(?:or|either)\b|或|还是", re.I)
+NOT_A_THING = r"is|are|was|were|does|do|did"
+_WHICH = re.compile(rf"^\s*(?:which|what)\s+(?!(?:{NOT_A_THING})\b)[a-z]|哪", re.I)
 #: Column names that name a row's thing, in order of preference; `*_name` comes after them.
 _LABELS = ("name", "model", "title", "label")
 
@@ -399,181 +390,6 @@ def with_label(question: str, sql: str, catalogue: list[Any], *, dialect: str) -
     return tree.select(shown, append=False).select(*tree.selects).sql(dialect=dialect)
 
 
-def thing_not_used(question: str, sql: str, catalogue: Callable[[], list[Any]], *, dialect: str) -> str | None:
-    """The thing an English "which/what X" question asks for, when X is a word of a table or column name of
-    the schema and the query uses no table or column with X in its name (a `*` uses every column of its
-    tables); None otherwise, and for a time ("Which year…" is a date's). Spider dev 935 at 912ded1: "Which
-    breed do the most dogs have?" answered ok with `SELECT name FROM Dogs GROUP BY name …`, the most
-    common dog's name. Of the Spider dev gold queries, it flags none (a test). `catalogue` is read
-    only when it can matter."""
-    asked = _ASKED_THING.search(question)
-    thing = singular(asked.group(1)) if asked else None
-    tree = parsed(sql, dialect=dialect) if thing and thing not in _TIMES else None
-    if tree is None:
-        return None
-    tables = catalogue()
-    if not any(thing in name_words(t.name) | set().union(*(name_words(c.name) for c in t.columns)) for t in tables):
-        return None
-    used = set().union(*(name_words(n.name) for n in tree.find_all(exp.Table, exp.Column)))
-    if any(shown.is_star for shown in tree.selects):
-        read = {t.name.lower() for t in tree.find_all(exp.Table)}
-        used |= set().union(*(name_words(c.name) for t in tables if t.name.lower() in read for c in t.columns))
-    return None if thing in used else thing
-
-
-def either_for_both(question: str, sql: str, catalogue: Callable[[], list[Any]], *, dialect: str) -> list[str]:
-    """The values a query takes as either (`col IN ('A', 'B')`, `col = 'A' OR col = 'B'`, `LIKE` alike) that
-    the question joins as both ("A and B", with no "or"/"either" before the last), when a row the query
-    shows can have rows with each: the column's table is reached from every table it shows through a
-    join onto a column that is not the joined table's key (one channel, many cartoons). Spider dev 638
-    at baa144d: "…TV channels that are playing cartoons directed by Ben Jones and cartoons directed by
-    Michael Chang?" answered ok with the channels of either. Left alone: a column a shown row has one
-    value of ("sites in Russia and Kazakhstan", `countries.id = sites.country_id`), a condition under NOT
-    or in a subquery, and a query that groups or aggregates (a count "from A and B" is as often of
-    either). Spider dev's gold queries use IN or OR only where the question says "or" (a test). Empty
-    when there are none; `catalogue` is read only when it can matter."""
-    tree = parsed(sql, dialect=dialect)
-    if not isinstance(tree, exp.Select) or any(tree.args.get(k) for k in ("group", "having")) or \
-            tree.find(exp.AggFunc) is not None:
-        return []
-    asked = question.casefold()
-    for column, conditions in _either_lists(tree):
-        values = _listed(conditions)
-        places = sorted(_place(asked, v) for v in values)
-        if places[0] < 0 or not _BOTH.search(asked[places[0]:places[-1]]) or _EITHER.search(asked[:places[-1]]):
-            continue
-        if _one_to_many(tree, column, catalogue()):
-            return values
-    return []
-
-
-def with_both(sql: str, values: list[str], *, dialect: str) -> str | None:
-    """The query keeping only the rows it shows that have each of `values` (its list of them, found by
-    `either_for_both`): grouped by what it shows, `HAVING COUNT(DISTINCT col) = n` (a `CASE` per pattern
-    for `LIKE`). None when it cannot be written so: a `*`, a window, an aggregate or grouping already,
-    an ORDER BY of something it does not show."""
-    tree = parsed(sql, dialect=dialect)
-    if not isinstance(tree, exp.Select) or any(tree.args.get(k) for k in ("group", "having")) or \
-            tree.find(exp.AggFunc, exp.Window) is not None or any(shown.is_star for shown in tree.selects):
-        return None
-    shown = [s.unalias() for s in tree.selects]
-    names = {s.sql(dialect=dialect) for s in shown} | {s.alias for s in tree.selects if s.alias}
-    order = tree.args.get("order")
-    if order and any(o.this.sql(dialect=dialect) not in names and not o.this.is_int for o in order.expressions):
-        return None
-    column, conditions = next(((c, found) for c, found in _either_lists(tree) if _listed(found) == values),
-                              (None, None))
-    if column is None:
-        return None
-    if all(isinstance(c, exp.EQ) for c in conditions):
-        which: exp.Expression = column.copy()
-    else:  # a pattern per value
-        which = exp.Case(ifs=[exp.If(this=c.copy(), true=exp.Literal.number(n)) for n, c in enumerate(conditions, 1)])
-    each = exp.EQ(this=exp.Count(this=exp.Distinct(expressions=[which])), expression=exp.Literal.number(len(values)))
-    grouped = tree.copy()
-    grouped.set("distinct", None)  # the grouping makes the rows distinct
-    return grouped.group_by(*(s.copy() for s in shown)).having(each).sql(dialect=dialect)
-
-
-def _either_lists(tree: exp.Select) -> list[tuple[exp.Column, list[exp.Expression]]]:
-    """Each condition ANDed at the top of the WHERE clause (not under NOT, not in a subquery) that takes a
-    column as any of two or more text values (`IN ('A', 'B')`, `= 'A' OR = 'B'`, `LIKE '%A%' OR LIKE
-    '%B%'`), with a condition per value; a value said twice counts once."""
-    where = tree.args.get("where")
-    top = where.this.unnest() if where else None
-    found = []
-    for part in top.flatten() if isinstance(top, exp.And) else [top] if top else []:
-        part = part.unnest()
-        if isinstance(part, exp.In) and isinstance(part.this, exp.Column) and part.expressions and \
-                all(isinstance(e, exp.Literal) and e.is_string for e in part.expressions):
-            found.append((part.this, [exp.EQ(this=part.this.copy(), expression=e.copy()) for e in part.expressions]))
-        elif isinstance(part, exp.Or):
-            each = [a.unnest() for a in part.flatten()]
-            if all(isinstance(a, (exp.EQ, exp.Like)) and isinstance(a.this, exp.Column) and
-                   isinstance(a.expression, exp.Literal) and a.expression.is_string for a in each) and \
-                    len({a.this.sql() for a in each}) == 1:
-                found.append((each[0].this, each))
-    lists = []
-    for column, conditions in found:
-        once: dict[str, exp.Expression] = {}
-        for condition in conditions:
-            once.setdefault(condition.expression.this.strip("%").casefold(), condition)
-        if len(once) >= 2:
-            lists.append((column, list(once.values())))
-    return lists
-
-
-def _listed(conditions: list[exp.Expression]) -> list[str]:
-    """The values of an either list's conditions, without `LIKE`'s wildcards."""
-    return [c.expression.this.strip("%") for c in conditions]
-
-
-def _place(asked: str, value: str) -> int:
-    """Where a (case-folded) question names a value: the whole value, else its first word of four or more
-    letters the question has ("Baikonur" for 'Baikonur Cosmodrome'); -1 when it does not."""
-    value = value.casefold()
-    if value in asked:
-        return asked.find(value)
-    return next((m.start() for word in re.findall(r"\w{4,}", value)
-                 if (m := re.search(rf"(?<!\w){re.escape(word)}(?!\w)", asked))), -1)
-
-
-def _one_to_many(tree: exp.Select, column: exp.Column, catalogue: list[Any]) -> bool:
-    """Whether a row the query shows can have several rows of `column`'s table: every table it shows a
-    column of (other than a foreign key, which stands for the table it refers to: `semester_id` shown
-    from enrolments is a semester, which has many enrolments) reaches that one only through a join onto
-    a column that is not the joined table's key (its one primary key column, else `id`). True too when
-    no join path is found (USING, a subquery): the question's "and" is taken at its word. False when a
-    column is not placed, or a column of `column`'s own table is shown."""
-    schemas = {t.name.lower(): t for t in catalogue}
-    aliases = {t.alias_or_name.lower(): t.name.lower() for t in tree.find_all(exp.Table)}
-    target = _alias_of(column, aliases, schemas)
-    placed = [(c, _alias_of(c, aliases, schemas)) for s in tree.selects for c in s.find_all(exp.Column)]
-    if target is None or not placed or any(alias is None for _, alias in placed):
-        return False
-    starts = {alias for c, alias in placed if not _refers(schemas.get(aliases[alias]), c.name)}
-    if target in starts:
-        return False
-    to_one: dict[str, set[str]] = {}  # `a.x = b.y` steps from a row of a to one row of b when y is b's key
-    for eq in tree.find_all(exp.EQ):
-        if isinstance(eq.this, exp.Column) and isinstance(eq.expression, exp.Column):
-            for near, far in ((eq.this, eq.expression), (eq.expression, eq.this)):
-                here, there = _alias_of(near, aliases, schemas), _alias_of(far, aliases, schemas)
-                if here and there and _is_key(schemas.get(aliases[there]), far.name):
-                    to_one.setdefault(here, set()).add(there)
-    for start in starts:
-        reached, frontier = {start}, [start]
-        while frontier:
-            for there in to_one.get(frontier.pop(), set()) - reached:
-                reached.add(there)
-                frontier.append(there)
-        if target in reached:
-            return False  # each row of this shown table has one of them
-    return True
-
-
-def _alias_of(column: exp.Column, aliases: dict[str, str], schemas: dict[str, Any]) -> str | None:
-    """The query's name for the table of a column: its qualifier, else the one table of the query having it."""
-    if column.table:
-        return column.table.lower() if column.table.lower() in aliases else None
-    having = [a for a, t in aliases.items() if t in schemas
-              and any(c.name.lower() == column.name.lower() for c in schemas[t].columns)]
-    return having[0] if len(having) == 1 else None
-
-
-def _refers(schema: Any, name: str) -> bool:
-    """Whether a column is one of its table's foreign keys."""
-    return schema is not None and any(fk.column.lower() == name.lower() for fk in schema.foreign_keys)
-
-
-def _is_key(schema: Any, name: str) -> bool:
-    """Whether a column is its table's key: its one primary key column, else `id`."""
-    if schema is None:
-        return False
-    keys = [c.name.lower() for c in schema.columns if getattr(c, "primary_key", False)]
-    return keys == [name.lower()] if keys else name.lower() == "id"
-
-
 def unasked_values(question: str, sql: str, known: set[str], *, dialect: str) -> list[str]:
     """The whole numbers a query's conditions set an id or a year to (`= 3`, `IN (3, 4)` on `id`,
     `Teacher_ID`, `year`, `founded_year`…) that the question does not name, as digits or a word ("two"),
@@ -586,7 +402,7 @@ def unasked_values(question: str, sql: str, known: set[str], *, dialect: str) ->
     tree = parsed(sql, dialect=dialect)
     if tree is None:
         return []
-    said = _whole_numbers(question)
+    said = whole_numbers(question)
     relative = bool(_RELATIVE_TIME.search(question))
     found = []
     for comparison in tree.find_all(exp.EQ, exp.NEQ, exp.In):
@@ -604,31 +420,33 @@ def unasked_values(question: str, sql: str, known: set[str], *, dialect: str) ->
     return list(dict.fromkeys(found))
 
 
-def unasked_limit(question: str, sql: str, *, dialect: str) -> int | None:
-    """The row limit of a query's outer `LIMIT n` (n over 1) that the question does not name, as digits
-    or a word; None otherwise. The 1.5B model ended "What are the first name and last name of the
-    professionals who have done treatment with cost below average?" with `LIMIT 10` (Spider dev 944 at
-    912ded1). All 10 of Spider dev's gold queries with a LIMIT over 1 name it (a test)."""
-    tree = parsed(sql, dialect=dialect)
-    limit = tree.args.get("limit") if tree is not None else None
-    value = limit.expression if limit is not None else None
-    if not (isinstance(value, exp.Literal) and value.this.isdigit() and int(value.this) > 1):
-        return None
-    return None if value.this in _whole_numbers(question) else int(value.this)
+#: Chinese numerals, for the numbers a question names (十 is 10, 二十五 is 25, 两 is 2).
+_CHINESE_DIGITS = {c: n for n, c in enumerate("零一二三四五六七八九")} | {"两": 2}
+_CHINESE_NUMBER = re.compile(r"[零一二两三四五六七八九十百]+")
 
 
-def without_limit(sql: str, *, dialect: str) -> str | None:
-    """The query without its outer LIMIT (and OFFSET); None when it does not parse."""
-    tree = parsed(sql, dialect=dialect)
-    if tree is None:
-        return None
-    tree = tree.copy()
-    tree.set("limit", None)
-    tree.set("offset", None)
-    return tree.sql(dialect=dialect)
-
-
-def _whole_numbers(question: str) -> set[str]:
-    """The whole numbers a question names, as digits or an English word ("two" is 2)."""
+def whole_numbers(question: str) -> set[str]:
+    """The whole numbers a question names: as digits, an English word ("two", "twenty-five", "a dozen") or
+    Chinese numerals (十, 二十五, 两)."""
     asked = question.casefold()
-    return set(re.findall(r"\d+", asked)) | {_NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", asked) if w in _NUMBER_WORDS}
+    said = set(re.findall(r"\d+", asked))
+    for tens, units in re.findall(r"\b([a-z]+ty)-([a-z]+)\b", asked):  # twenty-five
+        if tens in _NUMBER_WORDS and units in _NUMBER_WORDS:
+            said.add(str(int(_NUMBER_WORDS[tens]) + int(_NUMBER_WORDS[units])))
+    said |= {_NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", asked) if w in _NUMBER_WORDS}
+    if "dozen" in asked:
+        said.add("12")
+    return said | {str(n) for n in map(_chinese_number, _CHINESE_NUMBER.findall(question)) if n is not None}
+
+
+def _chinese_number(numeral: str) -> int | None:
+    """The value of a Chinese numeral up to 999 (十 10, 十五 15, 三十 30, 一百二十 120); None otherwise."""
+    total, digit = 0, None
+    for char in numeral:
+        if char in _CHINESE_DIGITS:
+            digit = _CHINESE_DIGITS[char]
+        elif char in "十百":
+            total += (1 if digit is None else digit) * (10 if char == "十" else 100)
+            digit = None
+    total += digit or 0
+    return total or None

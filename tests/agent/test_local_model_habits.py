@@ -522,6 +522,18 @@ def test_a_limit_the_question_does_not_name_gets_askdbs_run_without_it(store, sa
     assert _answer(_run(_setup(store, sample_db_path, scripted_llm), question)[0]).ok
 
 
+def test_a_follow_up_keeps_the_limit_its_question_named(store, sample_db_path, scripted_llm):
+    # Found in review: "Top 5 sites by launches", then "And in 2020?" answered with `LIMIT 5`.
+    busiest = ("SELECT s.name, COUNT(*) FROM launches l JOIN launch_sites s ON s.id = l.site_id {where}"
+               "GROUP BY s.name ORDER BY COUNT(*) DESC LIMIT 5")
+    first, then = busiest.format(where=""), busiest.format(where="WHERE l.launch_date LIKE '2020%' ")
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": first}), tool_call("answer", {"text": "Those five.", "sql": first}))
+    _, thread_id = _run(_setup(store, sample_db_path, scripted_llm), "Which 5 launch sites had the most launches?")
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": then}), tool_call("answer", {"text": "These five.", "sql": then}))
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm), "And in 2020?", thread_id)
+    assert _answer(events).ok
+
+
 AMBIGUOUS = ("SELECT COUNT(*) AS count, name FROM launch_sites JOIN countries ON launch_sites.country_id = countries.id "
              "GROUP BY name")
 
