@@ -463,23 +463,32 @@ def test_values_the_question_joins_with_and_taken_as_either_get_askdbs_run_with_
     # directed by Michael Chang?" answered ok with `Directed_by IN ('Ben Jones', 'Michael Chang')`, the channels
     # of either. The same on the sample database:
     question = "Which launch vehicles flew from both Baikonur Cosmodrome and Vostochny Cosmodrome?"
-    scripted_llm.enqueue(tool_call("run_sql", {"sql": EITHER_SITE}),
-                         tool_call("answer", {"text": "Seven vehicles flew from both.", "sql": EITHER_SITE}))
-    # The model answers from the SQL askdb sent back, as it did with the label check's (912ded1).
-    scripted_llm.responder(lambda request: tool_call("answer", {
-        "text": "Soyuz-2.1a and Soyuz-2.1b flew from both.", "sql": json.loads(request["messages"][-1]["content"])["sql"]}))
-    events, _ = _run(_setup(store, sample_db_path, scripted_llm), question)
-    scripted_llm.responder(None)
-    told = json.loads(scripted_llm.chat_requests[2]["messages"][-1]["content"])
+    events, told = _answered_from_askdbs_run(store, sample_db_path, scripted_llm, question, EITHER_SITE,
+                                             "Soyuz-2.1a and Soyuz-2.1b flew from both.")
     assert "keeps the rows having either of them" in told["note"] and told["rows"] == [["Soyuz-2.1a"], ["Soyuz-2.1b"]]
     assert told["sql"].endswith("GROUP BY v.name HAVING COUNT(DISTINCT s.name) = 2")
     answer = _answer(events)
     assert answer.ok and answer.data.sql == told["sql"] and answer.data.rows == told["rows"]
     # Answered from the query of either again, it is not ok.
-    scripted_llm.enqueue(tool_call("run_sql", {"sql": EITHER_SITE}),
-                         *[tool_call("answer", {"text": "Seven vehicles flew from both.", "sql": EITHER_SITE})] * 2)
-    answer = _answer(_run(_setup(store, sample_db_path, scripted_llm), question)[0])
+    answer = _answered_twice(store, sample_db_path, scripted_llm, question, EITHER_SITE, "Seven vehicles flew from both.")
     assert not answer.ok and answer.data.caveat.startswith("The question joins Baikonur Cosmodrome, Vostochny")
+
+
+def _answered_from_askdbs_run(store, db, llm, question, sql, text):
+    """A turn where the model runs `sql` and answers `text` from it, then, sent back with a query askdb ran,
+    answers from that one (as it did with the label check's, at 912ded1): the events, and what it was told."""
+    llm.enqueue(tool_call("run_sql", {"sql": sql}), tool_call("answer", {"text": text, "sql": sql}))
+    llm.responder(lambda request: tool_call("answer", {
+        "text": text, "sql": json.loads(request["messages"][-1]["content"])["sql"]}))
+    events, _ = _run(_setup(store, db, llm), question)
+    llm.responder(None)
+    return events, json.loads(llm.chat_requests[2]["messages"][-1]["content"])
+
+
+def _answered_twice(store, db, llm, question, sql, text):
+    """The answer of a turn where the model runs `sql` and answers `text` from it, twice."""
+    llm.enqueue(tool_call("run_sql", {"sql": sql}), *[tool_call("answer", {"text": text, "sql": sql})] * 2)
+    return _answer(_run(_setup(store, db, llm), question)[0])
 
 
 def test_values_joined_by_and_whose_run_with_both_askdb_cannot_write_are_left_to_the_model(store, sample_db_path,
@@ -501,20 +510,13 @@ def test_a_limit_the_question_does_not_name_gets_askdbs_run_without_it(store, sa
     limited = ("SELECT DISTINCT v.name FROM launch_vehicles v JOIN launches l ON l.vehicle_id = v.id "
                "JOIN launch_sites s ON s.id = l.site_id WHERE s.name = 'Baikonur Cosmodrome' LIMIT 5")
     question = "Which launch vehicles flew from Baikonur Cosmodrome?"
-    scripted_llm.enqueue(tool_call("run_sql", {"sql": limited}),
-                         tool_call("answer", {"text": "Five vehicles flew from Baikonur.", "sql": limited}))
-    scripted_llm.responder(lambda request: tool_call("answer", {
-        "text": "Six vehicles flew from Baikonur.", "sql": json.loads(request["messages"][-1]["content"])["sql"]}))
-    events, _ = _run(_setup(store, sample_db_path, scripted_llm), question)
-    scripted_llm.responder(None)
-    told = json.loads(scripted_llm.chat_requests[2]["messages"][-1]["content"])
+    events, told = _answered_from_askdbs_run(store, sample_db_path, scripted_llm, question, limited,
+                                             "Six vehicles flew from Baikonur.")
     assert "stops at 5 rows (LIMIT 5)" in told["note"] and "LIMIT" not in told["sql"]
     answer = _answer(events)
     assert answer.ok and answer.data.row_count == 6
     # Answered from the limited result again, it is not ok; a result under its limit cut nothing.
-    scripted_llm.enqueue(tool_call("run_sql", {"sql": limited}),
-                         *[tool_call("answer", {"text": "Five vehicles flew from Baikonur.", "sql": limited})] * 2)
-    answer = _answer(_run(_setup(store, sample_db_path, scripted_llm), question)[0])
+    answer = _answered_twice(store, sample_db_path, scripted_llm, question, limited, "Five vehicles flew from Baikonur.")
     assert not answer.ok and answer.data.caveat.startswith("This query stops at 5 rows (LIMIT 5)")
     roomy = limited.replace("LIMIT 5", "LIMIT 50")
     scripted_llm.enqueue(tool_call("run_sql", {"sql": roomy}),
