@@ -145,7 +145,7 @@ class AskDB:
         try:
             return self.turns.start(recorder.thread_id, lambda turn: self._holding_slot(user_id, self._run(
                 recorder, lease, question=question, user_id=user_id, background=True,
-                stop_requested=turn.stop.is_set, on_draft=turn.publish_draft)))
+                stop_requested=lambda: turn.stop.is_set() or lease.stop_requested(), on_draft=turn.publish_draft)))
         except TurnInProgress:  # the next turn closes this one's question as interrupted
             lease.release()
             self.slots.release(user_id)
@@ -185,7 +185,8 @@ class AskDB:
             lease.release()
 
     def stop_turn(self, thread_id: str, *, user_id: str) -> bool:
-        """Ask the conversation's running turn to stop after its current step; False when none runs here.
+        """Ask the conversation's running turn to stop after its current step, here or on another server
+        sharing the store (through its lease); False when none runs.
 
         Raises:
             ConversationNotFound: not this user's conversation.
@@ -193,7 +194,7 @@ class AskDB:
         self.store.get(thread_id, user_id=user_id)
         running = self.turns.get(thread_id)
         if running is None:
-            return False
+            return self.leases.request_stop(thread_id)
         running.stop.set()
         return True
 

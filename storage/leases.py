@@ -1,8 +1,9 @@
 """Turn leases: at most one running turn per conversation, across every process sharing the store.
 
-A lease is a row per thread with an owner (`host:pid:token`) and an expiry on the store's own
-clock (PostgreSQL's, which every app server shares). The turn renews it as it goes, and confirms it in
-each of its writes (a turn whose lease was taken over writes nothing more); a lease
+A lease is a row per thread with an owner (`host:pid:token`), an expiry on the store's own
+clock (PostgreSQL's, which every app server shares), and whether a stop was asked of the turn
+(from any server). The turn renews it as it goes, and confirms it in each of its writes (a turn
+whose lease was taken over writes nothing more); a lease
 left by a killed process is taken over when it expires, or at once when its owner is a process
 on this host that no longer exists. Taking one locks the conversation's row (PostgreSQL; SQLite
 has one writer), so of two processes asking at once exactly one gets it.
@@ -63,7 +64,7 @@ class TurnLeases:
             tx.execute(
                 f"INSERT INTO turn_leases (thread_id, owner, acquired_at, expires_at) VALUES (?, ?, {d.now},"
                 f" {d.epoch_now} + ?) ON CONFLICT (thread_id) DO UPDATE SET owner = excluded.owner,"
-                " acquired_at = excluded.acquired_at, expires_at = excluded.expires_at",
+                " acquired_at = excluded.acquired_at, expires_at = excluded.expires_at, stop_requested = 0",
                 (thread_id, owner, self.seconds))
         return None
 
@@ -92,6 +93,21 @@ class TurnLeases:
     def release(self, thread_id: str, owner: str) -> None:
         with self.db.write() as tx:
             tx.execute("DELETE FROM turn_leases WHERE thread_id = ? AND owner = ?", (thread_id, owner))
+
+    def request_stop(self, thread_id: str) -> bool:
+        """Ask the live turn holding this conversation, in whichever process, to stop before its next
+        model call (it reads `stop_requested`); False when no live turn holds it."""
+        if not self.is_held(thread_id):
+            return False
+        with self.db.write() as tx:
+            cursor = tx.execute(f"UPDATE turn_leases SET stop_requested = 1 WHERE thread_id = ?"
+                                f" AND expires_at > {self.db.dialect.epoch_now}", (thread_id,))
+        return cursor.rowcount > 0
+
+    def stop_requested(self, thread_id: str, owner: str) -> bool:
+        """Whether a stop was asked (`request_stop`) of the turn that `owner` runs."""
+        return bool(self.db.value("SELECT stop_requested FROM turn_leases WHERE thread_id = ? AND owner = ?",
+                                  (thread_id, owner)))
 
     def is_held(self, thread_id: str) -> bool:
         """Whether a live turn (in any process) holds this conversation."""

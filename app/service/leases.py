@@ -94,6 +94,17 @@ class TurnLease:
         if self.thread_id is not None:
             self.keeper.leases.confirm(self.thread_id, self.owner)
 
+    def stop_requested(self) -> bool:
+        """Whether a stop was asked of this turn through the store (Stop pressed on another server). A store
+        that cannot say counts as no: the turn goes on, and a later step asks again."""
+        if self.thread_id is None:
+            return False
+        try:
+            return self.keeper.leases.stop_requested(self.thread_id, self.owner)
+        except Exception:  # noqa: BLE001 - a store hiccup must not end the turn
+            log.warning("stop flag of %s not read", self.thread_id, exc_info=True)
+            return False
+
     def release(self) -> None:
         """Let the conversation take questions again (nothing when not taken; releasing twice is harmless).
         Renewal stops even when the store refuses the release: the lease then expires on its own, where

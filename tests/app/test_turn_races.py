@@ -210,3 +210,25 @@ def test_a_server_shutting_down_mid_turn_lets_another_take_the_conversation_at_o
         assert not servers.b.leases.is_held(servers.thread)
     finally:
         servers.close(a_closed=True)
+
+
+def test_stop_on_another_server_ends_the_turn_before_its_next_model_call(tmp_path, tiny_db, scripted_llm):
+    """The analyst presses Stop on server B while server A's turn waits for its model: B ran no turn of
+    that conversation, so it stopped nothing and said so. Now B sets the stop on A's lease, and A ends
+    the turn as stopped when the model's reply comes, keeping its steps."""
+    servers = TwoServers(tmp_path, tiny_db, scripted_llm, tool_call("list_tables", {}),
+                         tool_call("answer", {"text": "Never given."}))
+    try:
+        assert servers.b.stop_turn(servers.thread, user_id="u")
+        servers.model_may_answer.set()
+        servers.turn_a.wait()
+        assert servers.turn_a.events[-1].type == "answer" and "Stopped at your request" in \
+            servers.turn_a.events[-1].answer.data.text
+        assert len(scripted_llm.chat_requests) == 1  # the reply was dropped, and no model call followed
+        assert not servers.b.stop_turn(servers.thread, user_id="u")  # no turn runs any more
+        # The next turn's lease starts without the stop.
+        turn_b = servers.b.start_turn("How many sites are there?", user_id="u", thread_id=servers.thread)
+        turn_b.wait()
+        assert turn_b.events[-1].type == "answer" and turn_b.events[-1].answer.ok
+    finally:
+        servers.close()

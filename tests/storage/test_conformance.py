@@ -404,6 +404,19 @@ def test_an_expired_lease_is_taken_over(store):
     assert store.leases(seconds=30).acquire(thread, "remote:2:b") is None
 
 
+def test_a_stop_is_asked_of_the_live_turn_holding_the_lease(store):
+    """Stop pressed on one server reaches a turn another runs: through its lease, until the next turn's."""
+    thread = store.create(user_id="u", state=AgentState()).thread_id
+    leases = store.leases(seconds=30)
+    assert not leases.request_stop(thread)  # no turn runs
+    assert leases.acquire(thread, "remote:1:a") is None and not leases.stop_requested(thread, "remote:1:a")
+    assert leases.request_stop(thread) and leases.stop_requested(thread, "remote:1:a")
+    assert not leases.stop_requested(thread, "remote:2:b")  # asked of that turn, not of another owner's
+    assert store.leases(seconds=-1).acquire(thread, "remote:1:a") is None  # renewed, now expired
+    assert not leases.request_stop(thread)  # an expired lease runs no turn
+    assert leases.acquire(thread, "remote:2:b") is None and not leases.stop_requested(thread, "remote:2:b")
+
+
 def test_a_lease_is_confirmed_only_by_its_holder(store):
     """A turn confirms its lease in each of its writes: once taken over (or released by whoever took it
     over), its writes are refused."""
