@@ -19,7 +19,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.formparsers import MultiPartException, MultiPartParser
 
-from agent.sources.pending_uploads import PENDING_TTL_S, PendingUpload, PendingUploads
+from agent.sources.pending_uploads import PENDING_TTL_S, PendingUpload, PendingUploads, expire_pending
 from agent.sources.uploads import (
     UploadNotFound, UploadRejected, UploadTooLarge, add_table, list_tables, preview_file, remove_table, rename_table,
     uploads_path,
@@ -76,7 +76,7 @@ def _done(notice: str, table: str = "") -> RedirectResponse:
 @router.get("/data")
 def data_page(request: Request, user: UserDep, notice: str = "", table: str = ""):
     """Your tables, each to rename, replace or delete, and the form that adds a file."""
-    _pending(request, user).expire()
+    expire_pending(_settings(request).uploads_dir)
     return _data_page(request, user, notice=notice, notice_table=table[:200])
 
 
@@ -86,6 +86,7 @@ async def upload(request: Request, user: UserDep):
     refused from its Content-Length before the body is read, or as soon as the body passes it."""
     limit = _settings(request).max_upload_bytes
     pending = _pending(request, user)
+    await run_in_threadpool(expire_pending, _settings(request).uploads_dir)
     try:
         declared = request.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit + FORM_OVERHEAD_BYTES:
@@ -103,7 +104,6 @@ async def upload(request: Request, user: UserDep):
 
 def _stage(pending: PendingUploads, file: UploadFile, limit: int, replace: str | None) -> PendingUpload:
     """Write the upload to a pending directory and preview it; a file that cannot be read is not kept."""
-    pending.expire()
     staged = pending.stage(file.filename, iter(lambda: file.file.read(CHUNK_BYTES), b""), max_bytes=limit,
                            replace=replace)
     try:

@@ -8,6 +8,7 @@ from fastapi import FastAPI, Request
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.staticfiles import StaticFiles
 
+from agent.sources.pending_uploads import expire_pending
 from app import api, data_pages, errors, examples, memories, pages
 from app.auth import NotAuthenticated
 from app.core import AskDB
@@ -21,6 +22,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the app around one AskDB core (the CLI builds the same core)."""
     askdb = AskDB(settings or Settings())
     askdb.recover()
+    expire_pending(askdb.settings.uploads_dir)  # uploads a stopped server left waiting
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):

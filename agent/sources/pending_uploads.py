@@ -2,7 +2,7 @@
 
 Each waits in `<ASKDB_UPLOADS_DIR>/pending/<user key>/<token>/`: the file under its own name
 (cleaned) and `upload.json` (when it came, which table it would replace, its preview). Confirming
-or cancelling removes the directory; one left for PENDING_TTL_S is removed by the next `expire`.
+or cancelling removes the directory; one left for PENDING_TTL_S is removed by the next `expire_pending`.
 A user reaches only their own directory, and a token is 32 hex digits, so no name climbs out.
 """
 
@@ -44,8 +44,7 @@ class PendingUploads:
     """
 
     def __init__(self, uploads_dir: Path, user_id: str) -> None:
-        self.all_users = Path(uploads_dir) / "pending"
-        self.root = self.all_users / user_key(user_id)
+        self.root = Path(uploads_dir) / "pending" / user_key(user_id)
 
     def stage(self, file_name: str, chunks: Iterable[bytes], *, max_bytes: int,
               replace: str | None = None) -> PendingUpload:
@@ -111,15 +110,17 @@ class PendingUploads:
         if _TOKEN.fullmatch(token):
             shutil.rmtree(self.root / token, ignore_errors=True)
 
-    def expire(self, *, now: float | None = None) -> int:
-        """Remove every user's pending uploads older than PENDING_TTL_S; how many went."""
-        cutoff = (now or time.time()) - PENDING_TTL_S
-        removed = 0
-        for directory in self.all_users.glob("*/*") if self.all_users.is_dir() else []:
-            if directory.is_dir() and directory.stat().st_mtime < cutoff:
-                shutil.rmtree(directory, ignore_errors=True)
-                removed += 1
-        return removed
+def expire_pending(uploads_dir: Path, *, now: float | None = None) -> int:
+    """Remove every user's pending uploads older than PENDING_TTL_S under ASKDB_UPLOADS_DIR; how many
+    went. Run as the app starts and whenever /data is opened or a file is uploaded."""
+    cutoff = (now or time.time()) - PENDING_TTL_S
+    removed = 0
+    pending = Path(uploads_dir) / "pending"
+    for directory in pending.glob("*/*") if pending.is_dir() else []:
+        if directory.is_dir() and directory.stat().st_mtime < cutoff:
+            shutil.rmtree(directory, ignore_errors=True)
+            removed += 1
+    return removed
 
 
 def _file_name(name: str) -> str:

@@ -4,13 +4,16 @@ reaches another's tables or uploads; the words are escaped and in the reader's l
 
 from __future__ import annotations
 
+import os
 import re
+import time
 from pathlib import Path
 
 import duckdb
 import pytest
 from fastapi.testclient import TestClient
 
+from agent.sources.pending_uploads import PENDING_TTL_S, PendingUploads
 from agent.sources.uploads import list_tables, uploads_path
 from app.auth import add_token
 from app.i18n import ZH
@@ -219,3 +222,14 @@ def test_a_parquet_file_loads(alice, tmp_path):
     assert "Encoding" not in preview and "Header" not in preview and "BIGINT" in preview
     alice.post(f"{location}/confirm", data={"table": "numbers"})
     assert "<td class=\"table-name\">numbers</td>" in alice.get("/data").text
+
+
+def test_uploads_a_stopped_server_left_waiting_are_removed_as_the_app_starts(tmp_path, tiny_db, uploads):
+    """Expired pending uploads went only when someone opened /data or uploaded a file; now also at start."""
+    left = PendingUploads(uploads, "alice").stage("old.csv", [b"x\n"], max_bytes=100)
+    kept = PendingUploads(uploads, "bob").stage("new.csv", [b"y\n"], max_bytes=100)
+    hour_ago = time.time() - PENDING_TTL_S - 60
+    os.utime(left.file.parent, (hour_ago, hour_ago))
+    app = create_app(Settings(database=tiny_db, store=tmp_path / "store.db", llm="offline", uploads_dir=uploads))
+    app.state.askdb.close()
+    assert not left.file.parent.exists() and kept.file.exists()

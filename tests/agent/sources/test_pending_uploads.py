@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from agent.sources.pending_uploads import PENDING_TTL_S, PendingUploads
+from agent.sources.pending_uploads import PENDING_TTL_S, PendingUploads, expire_pending
 from agent.sources.uploads import UploadNotFound, UploadRejected, UploadTooLarge, preview_file
 
 
@@ -52,6 +52,6 @@ def test_tokens_are_per_user_and_never_a_path(tmp_path):
 def test_uploads_left_past_their_time_are_removed(tmp_path):
     alice, bob = PendingUploads(tmp_path, "alice"), PendingUploads(tmp_path, "bob")
     old, new = alice.stage("old.csv", [b"x\n"], max_bytes=100), bob.stage("new.csv", [b"y\n"], max_bytes=100)
-    assert alice.expire() == 0
-    assert bob.expire(now=time.time() + PENDING_TTL_S + 60) == 2  # every user's, whoever looks
+    assert expire_pending(tmp_path) == 0
+    assert expire_pending(tmp_path, now=time.time() + PENDING_TTL_S + 60) == 2  # every user's
     assert alice.list() == [] and bob.list() == [] and not old.file.exists() and not new.file.exists()
