@@ -185,18 +185,19 @@ class AskDB:
             lease.release()
 
     def stop_turn(self, thread_id: str, *, user_id: str) -> bool:
-        """Ask the conversation's running turn to stop after its current step, here or on another server
-        sharing the store (through its lease); False when none runs.
+        """Ask the conversation's running web turn to stop after its current step, here or on another
+        server sharing the store (through its lease: that server reads it at the turn's next step);
+        False when none runs. A CLI `ask` or an analyst's query runs to its end.
 
         Raises:
             ConversationNotFound: not this user's conversation.
         """
         self.store.get(thread_id, user_id=user_id)
         running = self.turns.get(thread_id)
-        if running is None:
-            return self.leases.request_stop(thread_id)
-        running.stop.set()
-        return True
+        if running is not None:
+            running.stop.set()
+        # Through the store as well: this server's turn may be finishing while the next runs elsewhere.
+        return self.leases.request_stop(thread_id) or running is not None
 
     def _run(self, recorder: TurnRecorder, lease: TurnLease, *, question: str, user_id: str,
              background: bool = False, stop_requested: Callable[[], bool] = lambda: False,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
@@ -17,12 +18,17 @@ from app.limits import BodyLimitMiddleware
 from app.origin import OriginMiddleware
 from app.settings import ROOT, Settings
 
+log = logging.getLogger(__name__)
+
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the app around one AskDB core (the CLI builds the same core)."""
     askdb = AskDB(settings or Settings())
     askdb.recover()
-    expire_pending(askdb.settings.uploads_dir)  # uploads a stopped server left waiting
+    try:
+        expire_pending(askdb.settings.uploads_dir)  # uploads a stopped server left waiting
+    except OSError:  # an unreadable uploads folder: the pages that use it say so; the app still starts
+        log.warning("pending uploads not swept", exc_info=True)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):

@@ -68,22 +68,25 @@ class TurnLeases:
                 (thread_id, owner, self.seconds))
         return None
 
-    def confirm(self, thread_id: str, owner: str) -> None:
+    def confirm(self, thread_id: str, owner: str) -> bool:
         """Check, in the caller's write transaction, that `owner` still holds the lease, and keep it so
         until that transaction ends: the conversation's row is locked, as `acquire` locks it first (on
-        PostgreSQL a takeover waits, in the same order, so the two never deadlock).
+        PostgreSQL a takeover waits, in the same order, so the two never deadlock). Returns whether a
+        stop was asked of the turn (`request_stop`): read here, in a query each step makes anyway.
 
         Raises:
             LeaseLost: the lease is another's, or gone (released by whoever took it over).
             ConversationNotFound: the conversation was deleted.
         """
         with self.db.write() as tx:
-            found = tx.row("SELECT (SELECT owner FROM turn_leases l WHERE l.thread_id = c.thread_id) AS owner"
+            found = tx.row("SELECT (SELECT owner FROM turn_leases l WHERE l.thread_id = c.thread_id) AS owner,"
+                           " (SELECT stop_requested FROM turn_leases l WHERE l.thread_id = c.thread_id) AS stop_requested"
                            f" FROM conversations c WHERE c.thread_id = ?{self.db.dialect.for_update}", (thread_id,))
             if found is None:
                 raise ConversationNotFound(thread_id)
             if found["owner"] != owner:
                 raise LeaseLost(thread_id)
+            return bool(found["stop_requested"])
 
     def renew(self, thread_id: str, owner: str) -> None:
         with self.db.write() as tx:
@@ -96,18 +99,14 @@ class TurnLeases:
 
     def request_stop(self, thread_id: str) -> bool:
         """Ask the live turn holding this conversation, in whichever process, to stop before its next
-        model call (it reads `stop_requested`); False when no live turn holds it."""
+        model call (it reads the flag as it `confirm`s its lease); False when no live turn holds it.
+        `is_held` first: whether the owner process is gone is asked of the OS, not the store."""
         if not self.is_held(thread_id):
             return False
         with self.db.write() as tx:
             cursor = tx.execute(f"UPDATE turn_leases SET stop_requested = 1 WHERE thread_id = ?"
                                 f" AND expires_at > {self.db.dialect.epoch_now}", (thread_id,))
         return cursor.rowcount > 0
-
-    def stop_requested(self, thread_id: str, owner: str) -> bool:
-        """Whether a stop was asked (`request_stop`) of the turn that `owner` runs."""
-        return bool(self.db.value("SELECT stop_requested FROM turn_leases WHERE thread_id = ? AND owner = ?",
-                                  (thread_id, owner)))
 
     def is_held(self, thread_id: str) -> bool:
         """Whether a live turn (in any process) holds this conversation."""

@@ -110,16 +110,22 @@ class PendingUploads:
         if _TOKEN.fullmatch(token):
             shutil.rmtree(self.root / token, ignore_errors=True)
 
+
 def expire_pending(uploads_dir: Path, *, now: float | None = None) -> int:
-    """Remove every user's pending uploads older than PENDING_TTL_S under ASKDB_UPLOADS_DIR; how many
-    went. Run as the app starts and whenever /data is opened or a file is uploaded."""
+    """Remove every user's pending uploads older than PENDING_TTL_S under ASKDB_UPLOADS_DIR (whoever
+    looks sweeps them all: a user who never comes back leaves none behind); how many went. One that
+    another process removes meanwhile (its own sweep, a Cancel) is passed over."""
     cutoff = (now or time.time()) - PENDING_TTL_S
     removed = 0
     pending = Path(uploads_dir) / "pending"
     for directory in pending.glob("*/*") if pending.is_dir() else []:
-        if directory.is_dir() and directory.stat().st_mtime < cutoff:
+        try:
+            old = directory.is_dir() and directory.stat().st_mtime < cutoff
+        except FileNotFoundError:
+            continue
+        if old:
             shutil.rmtree(directory, ignore_errors=True)
-            removed += 1
+            removed += not directory.exists()
     return removed
 
 

@@ -77,6 +77,7 @@ class TurnLease:
     def __init__(self, keeper: LeaseKeeper, busy: Callable[[str], bool]):
         self.keeper, self.busy, self.owner = keeper, busy, new_owner()
         self.thread_id: str | None = None
+        self.stop_asked = False
 
     def take(self, thread_id: str) -> None:
         """Raises:
@@ -92,18 +93,12 @@ class TurnLease:
             LeaseLost: the lease expired and was taken over (called in the turn's write transactions).
         """
         if self.thread_id is not None:
-            self.keeper.leases.confirm(self.thread_id, self.owner)
+            self.stop_asked = self.keeper.leases.confirm(self.thread_id, self.owner)
 
     def stop_requested(self) -> bool:
-        """Whether a stop was asked of this turn through the store (Stop pressed on another server). A store
-        that cannot say counts as no: the turn goes on, and a later step asks again."""
-        if self.thread_id is None:
-            return False
-        try:
-            return self.keeper.leases.stop_requested(self.thread_id, self.owner)
-        except Exception:  # noqa: BLE001 - a store hiccup must not end the turn
-            log.warning("stop flag of %s not read", self.thread_id, exc_info=True)
-            return False
+        """Whether a stop was asked of this turn through the store (Stop pressed on another server), as
+        read when the turn last confirmed its lease (each step's write): no query of its own."""
+        return self.stop_asked
 
     def release(self) -> None:
         """Let the conversation take questions again (nothing when not taken; releasing twice is harmless).

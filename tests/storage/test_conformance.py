@@ -409,12 +409,11 @@ def test_a_stop_is_asked_of_the_live_turn_holding_the_lease(store):
     thread = store.create(user_id="u", state=AgentState()).thread_id
     leases = store.leases(seconds=30)
     assert not leases.request_stop(thread)  # no turn runs
-    assert leases.acquire(thread, "remote:1:a") is None and not leases.stop_requested(thread, "remote:1:a")
-    assert leases.request_stop(thread) and leases.stop_requested(thread, "remote:1:a")
-    assert not leases.stop_requested(thread, "remote:2:b")  # asked of that turn, not of another owner's
+    assert leases.acquire(thread, "remote:1:a") is None and not leases.confirm(thread, "remote:1:a")
+    assert leases.request_stop(thread) and leases.confirm(thread, "remote:1:a")  # read as the turn confirms
     assert store.leases(seconds=-1).acquire(thread, "remote:1:a") is None  # renewed, now expired
     assert not leases.request_stop(thread)  # an expired lease runs no turn
-    assert leases.acquire(thread, "remote:2:b") is None and not leases.stop_requested(thread, "remote:2:b")
+    assert leases.acquire(thread, "remote:2:b") is None and not leases.confirm(thread, "remote:2:b")
 
 
 def test_a_lease_is_confirmed_only_by_its_holder(store):

@@ -3,7 +3,9 @@ uploads directory, never past the size limit, removed on discard or after PENDIN
 
 from __future__ import annotations
 
+import shutil
 import time
+from pathlib import Path
 
 import pytest
 
@@ -55,3 +57,21 @@ def test_uploads_left_past_their_time_are_removed(tmp_path):
     assert expire_pending(tmp_path) == 0
     assert expire_pending(tmp_path, now=time.time() + PENDING_TTL_S + 60) == 2  # every user's
     assert alice.list() == [] and bob.list() == [] and not old.file.exists() and not new.file.exists()
+
+
+def test_an_upload_removed_by_another_process_during_a_sweep_is_passed_over(tmp_path, monkeypatch):
+    """Two workers sweeping one uploads folder at start, or a Cancel meanwhile: the sweep listed a folder
+    that was gone when it looked at its age, and crashed (found in review)."""
+    gone = PendingUploads(tmp_path, "alice").stage("gone.csv", [b"x\n"], max_bytes=100).file.parent
+    old = PendingUploads(tmp_path, "bob").stage("old.csv", [b"y\n"], max_bytes=100).file.parent
+    is_dir = Path.is_dir
+
+    def removed_by_another_process(path: Path) -> bool:
+        found = is_dir(path)
+        if path == gone:
+            shutil.rmtree(path)
+        return found
+
+    monkeypatch.setattr(Path, "is_dir", removed_by_another_process)
+    assert expire_pending(tmp_path, now=time.time() + PENDING_TTL_S + 60) == 1
+    assert not gone.exists() and not old.exists()
