@@ -214,7 +214,7 @@ class _Turn:
         #: The SQL the previous turn's answer rested on, when it answered (a follow-up must keep its conditions).
         self.previous_sql = next((s.sql for s in reversed(self.state.steps)
                                   if s.step_type == "answer" and s.turn_index == self.turn_index - 1 and s.ok), None)
-        #: Values the model was shown: the previous answer's, and this turn's lookups' and results'.
+        #: Values found for the question: the previous answer's, and this turn's lookups' and results' (`_found`).
         self.shown_values: set[str] = _as_shown(v for row in (self.state.answer.data.rows if self.state.answer else [])
                                                 for v in row)
         self.partial_values: set[str] = set()  # values find_values showed only the first of, in this turn
@@ -305,8 +305,7 @@ class _Turn:
             if outcome.final and can_continue and reply.finish_reason != "length" and not sent_back:
                 checked = self.check_answer(args)
                 outcome, sent_back = checked or outcome, checked is not None
-            self.shown_values |= _as_shown([*outcome.observation.get("values", []),
-                                            *(v for row in outcome.observation.get("rows", []) for v in row)])
+            self.shown_values |= _found(call.name, args, outcome.observation)
             if call.name == "find_values" and outcome.observation.get("more"):
                 self.partial_values.update(str(v) for v in outcome.observation.get("values", []))
             repeats = 0 if outcome.final else self.repeats.count(call.name, args, outcome.observation)
@@ -835,6 +834,18 @@ def _model_failure(exc: ModelError) -> str:
                 "MEMORY_CONTEXT_WINDOW to the window the server runs with (llama.cpp -c, Ollama num_ctx), or "
                 "start a new conversation; your question is saved.")
     return f"The model endpoint failed ({exc.kind}): {exc}. Check the endpoint and try again; your question is saved."
+
+
+def _found(tool: str, args: dict[str, Any], observation: dict[str, Any]) -> set[str]:
+    """The values a tool's result showed that count as found for the question (`unasked`): a query's rows,
+    and a lookup's values but not its own term echoed back; not sample_rows', which are any rows. The
+    1.5B model looked up the term '2014' and answered "the year that had the most concerts" for 2014
+    alone, and picked `Teacher_ID = 3` from sample rows for every teacher (Spider dev 27, 405, at 310cb39)."""
+    if tool == "sample_rows":
+        return set()
+    term = str(args.get("term", "")).strip().casefold() if tool == "find_values" else None
+    values = [v for v in observation.get("values", []) if str(v).strip().casefold() != term]
+    return _as_shown([*values, *(v for row in observation.get("rows", []) for v in row)])
 
 
 def _as_shown(values: Iterable[Any]) -> set[str]:

@@ -536,6 +536,24 @@ def test_a_follow_up_keeps_the_limit_its_question_named(store, sample_db_path, s
     assert _answer(events).ok
 
 
+@pytest.mark.parametrize("question, look, sql", [
+    # Spider dev 27 at 310cb39: the model looked up the term '2014' itself, then answered for 2014 alone.
+    ("Which manufacturers were founded in the year with the most foundings?",
+     tool_call("find_values", {"table": "manufacturers", "column": "founded_year", "term": "2014"}),
+     "SELECT name FROM manufacturers WHERE founded_year = 2014"),
+    # Spider dev 405 at 310cb39: `Teacher_ID = 3` picked from sample rows, for every teacher.
+    ("Show names of launch vehicles and the number of launches they made.",
+     tool_call("sample_rows", {"table": "launch_vehicles", "limit": 3}),
+     "SELECT v.name, COUNT(*) FROM launch_vehicles v JOIN launches l ON l.vehicle_id = v.id WHERE v.id = 3 "
+     "GROUP BY v.name"),
+])
+def test_a_number_the_model_only_echoed_or_sampled_is_not_found_for_the_question(store, sample_db_path, scripted_llm,
+                                                                                 question, look, sql):
+    scripted_llm.enqueue(look, tool_call("run_sql", {"sql": sql}), tool_call("answer", {"text": "There.", "sql": sql}))
+    answer = _answer(_run(_setup(store, sample_db_path, scripted_llm), question)[0])
+    assert not answer.ok and answer.data.caveat.startswith("The query compares with")
+
+
 AMBIGUOUS = ("SELECT COUNT(*) AS count, name FROM launch_sites JOIN countries ON launch_sites.country_id = countries.id "
              "GROUP BY name")
 
