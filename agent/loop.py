@@ -41,7 +41,8 @@ from agent.state import (
 )
 from agent.tool_types import ToolContext, ToolOutcome, bound_text, error
 from agent.tools import offered_schemas, parse_arguments, run_tool, tool_schemas, tools_for_turn
-from agent.question_checks import either_for_both, thing_not_used, unasked_limit, with_both, without_limit
+from agent.question_checks import (either_for_both, name_not_shown, thing_not_used, unasked_limit, with_both,
+                                   without_limit)
 from agent.turn_checks import (REPEAT_NOTE, STOP_AFTER, RepeatGuard, copies_partial_values, count_of, counted_itself,
                                counts_previous_rows, dropped_conditions, in_question_language, missing_years,
                                per_group_missing, points_back, sql_literals, strip_label, unasked_values,
@@ -576,8 +577,8 @@ class _Turn:
         """What of the question the answer's query leaves out, as a caveat: rows whose values a lookup
         did not show (an IN list copied from find_values' first 20), a year the question names (or, for
         a follow-up of a turn that did not answer, that turn's question named), the conditions of
-        the answer a follow-up points back at, or the thing a "which X" question asks for. None when
-        none is found."""
+        the answer a follow-up points back at, the thing a "which X" question asks for, or the name
+        column "the X name" asks for. None when none is found."""
         question = self.state.question or ""
         if self.partial_values and copies_partial_values(sql, self.partial_values, dialect=self.setup.database.dialect):
             return _NOTES["partial_values"][zh]
@@ -594,8 +595,11 @@ class _Turn:
             return _NOTES["unmatched"][zh].format(conditions="; ".join(self.unmatched[sql]))
         if per_group_missing(question, sql, dialect=self.setup.database.dialect):
             return _NOTES["per_group"][zh]
-        thing = thing_not_used(question, sql, self.setup.database.catalogue, dialect=self.setup.database.dialect)
-        return _NOTES["thing"][zh].format(thing=thing) if thing else None
+        database = self.setup.database
+        if thing := thing_not_used(question, sql, database.catalogue, dialect=database.dialect):
+            return _NOTES["thing"][zh].format(thing=thing)
+        name = name_not_shown(question, sql, database.catalogue, dialect=database.dialect)
+        return _NOTES["name"][zh].format(column=name) if name else None
 
     def both_values(self, sql: str) -> list[str]:
         """The values the question joins with "and" that the query takes as either, where a row it shows
@@ -747,6 +751,8 @@ _NOTES = {
              "only those having both.", "问题同时提到 {values}，但这个查询保留的是具有其中任意一个的行，而不只是两者都有的行。"),
     "limit": ("This query stops at {limit} rows (LIMIT {limit}), which the question does not ask for, so it may leave "
               "rows out.", "这个查询在 {limit} 行处截止（LIMIT {limit}），但问题没有要求只看这么多，结果可能漏掉了一些行。"),
+    "name": ("The question asks for a name, and this query does not show {column}.",
+             "问题问的是名称，但这个查询没有显示 {column}。"),
     "label": ("The question asks which one, and the result shown has no name for it.",
               "问题问的是哪一个，但下方结果里没有它的名称。"),
     "best_so_far": ("The result shown is the last query that worked in this turn, not a checked answer.",

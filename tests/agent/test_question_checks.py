@@ -7,7 +7,8 @@ from collections import namedtuple
 
 import pytest
 
-from agent.question_checks import either_for_both, thing_not_used, unasked_limit, with_both, without_limit
+from agent.question_checks import (either_for_both, name_not_shown, thing_not_used, unasked_limit, with_both,
+                                   without_limit)
 from agent.sources.sqlite import SQLiteSource
 
 # A catalogue's shape (agent.sources.base.TableSchema), for schemas that are not on disk.
@@ -39,6 +40,21 @@ DOGS = [Table("dogs", [Column("dog_id", "INTEGER", True), Column("name", "TEXT")
 ])
 def test_the_thing_a_which_question_asks_for_must_be_used(question, sql, thing):
     assert thing_not_used(question, sql, lambda: DOGS, dialect="sqlite") == thing
+
+
+@pytest.mark.parametrize("question, sql, column", [
+    # Spider dev 935 at 310cb39: sent back for not using the breed, answered with the breed's code.
+    ("Which breed do the most dogs have? Give me the breed name.",
+     "SELECT breed_code FROM dogs GROUP BY breed_code ORDER BY COUNT(*) DESC LIMIT 1", "breed_name"),
+    ("Give me the breed name of the most common breed.",
+     "SELECT b.breed_name FROM breeds b JOIN dogs d USING (breed_code) GROUP BY 1 ORDER BY COUNT(*) DESC LIMIT 1",
+     None),
+    ("How many dogs have the breed name Bulldog?",  # only a filter
+     "SELECT COUNT(*) FROM dogs JOIN breeds USING (breed_code) WHERE breed_name = 'Bulldog'", None),
+    ("What are the dog names?", "SELECT name FROM dogs", None),  # no `dog_name`: `name` is shown
+])
+def test_the_name_a_question_asks_for_must_be_shown(question, sql, column):
+    assert name_not_shown(question, sql, lambda: DOGS, dialect="sqlite") == column
 
 
 CHANNELS = [Table("Cartoon", [Column("id", "", True), Column("Directed_by", ""), Column("Channel", "")],
@@ -116,7 +132,7 @@ def test_with_both_keeps_the_rows_having_each_value(sql, values, both):
 
 
 # Of the gold queries: 88 ask which or what thing; 24 use IN or OR on values the question names, all with "or".
-@pytest.mark.parametrize("check", [thing_not_used, either_for_both])
+@pytest.mark.parametrize("check", [thing_not_used, either_for_both, name_not_shown])
 def test_no_spider_gold_query_is_flagged_by_the_checks_that_read_the_schema(spider_dev, check):
     questions, catalogues = spider_dev
     present = [q for q in questions if q["db_id"] in catalogues]
