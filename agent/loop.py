@@ -651,8 +651,8 @@ class _Turn:
     def unsupported(self, text: str, record: SQLRecord, zh: bool) -> str | None:
         """A caveat naming the numbers the answer's text states that its result does not hold; None: none."""
         rows = self.recorder.result(record.result_id).rows[:ANSWER_ROWS] if record.result_id is not None else []
-        numbers = unsupported_numbers(text, rows=rows, row_count=record.row_count, question=self.state.question or "",
-                                      sql=record.sql)
+        numbers = unsupported_numbers(text, rows=rows, row_count=None if record.truncated else record.row_count,
+                                      question=self.state.question or "", sql=record.sql)
         return _NOTES["numbers"][zh].format(numbers=", ".join(numbers)) if numbers else None
 
     def fail(self, message: str, *, kind: str) -> Iterator[TurnEvent]:

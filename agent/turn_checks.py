@@ -238,11 +238,13 @@ def per_group_missing(question: str, sql: str, *, dialect: str) -> bool:
 _NUMBER = re.compile(r"(?<![A-Za-z0-9_.\-])\d+(?:,\d{3})*(?:\.\d+)?(?![A-Za-z0-9])")
 
 
-def unsupported_numbers(text: str, *, rows: list[list[Any]], row_count: int, question: str, sql: str) -> list[str]:
+def unsupported_numbers(text: str, *, rows: list[list[Any]], row_count: int | None, question: str,
+                        sql: str) -> list[str]:
     """The numbers an answer states that neither its query's result (its cells, numbers within its text
     cells, its row count) nor the question or the query holds: the 1.5B model named the right aircraft
-    "with a max speed of 839.0 km/h", a figure of another aircraft it had looked up before."""
-    known: list[float] = [float(row_count)]
+    "with a max speed of 839.0 km/h", a figure of another aircraft it had looked up before. `row_count`
+    is None for a result cut at the row cap: its count is not the total, so it supports no figure."""
+    known: list[float] = [] if row_count is None else [float(row_count)]
     for cell in (c for row in rows for c in row):
         if isinstance(cell, (int, float)) and not isinstance(cell, bool):
             known.append(float(cell))

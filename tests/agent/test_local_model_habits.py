@@ -9,6 +9,7 @@ model's, the SQL fits the sample database.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -942,3 +943,21 @@ def test_english_names_answered_again_stand(store, sample_db_path, scripted_llm)
     scripted_llm.enqueue(tool_call("run_sql", {"sql": ENGLISH_NAMES}), said, said)
     answer = _answer(_run(_setup(store, sample_db_path, scripted_llm), "每个国家有多少个发射场？")[0])
     assert answer.ok and answer.data.sql == ENGLISH_NAMES and ["China", 6] in answer.data.rows
+
+
+def test_a_count_read_off_a_result_cut_at_the_row_cap_is_not_ok(store, sample_db_path, scripted_llm):
+    # Found in review (session 8): askdb's run without an unasked LIMIT can come back cut at the row cap,
+    # and "There are 1000 …" read off it passed as the result's row count. Cut, the count is not the total.
+    listed = "SELECT launch_date FROM launches"
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": listed}),
+                         *[tool_call("answer", {"text": "There are 5 launches.", "sql": listed})] * 2)
+    setup = dataclasses.replace(_setup(store, sample_db_path, scripted_llm),
+                                database=SQLiteSource(sample_db_path, max_rows=5))
+    answer = _answer(_run(setup, "How many launches are there?")[0])
+    assert answer.data.truncated and not answer.ok
+    assert answer.data.caveat.startswith("This answer states 5, which the query's result does not show.")
+    # The same rows, not cut, support the count.
+    counted = "SELECT launch_date FROM launches LIMIT 5"
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": counted}),
+                         tool_call("answer", {"text": "There are 5 launches here.", "sql": counted}))
+    assert _answer(_run(setup, "Show 5 launch dates")[0]).ok

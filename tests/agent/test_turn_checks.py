@@ -66,6 +66,7 @@ def test_a_follow_up_must_keep_a_condition_of_the_answer_it_points_back_at(quest
     ("The F-15EX Eagle II, with a max speed of 839.0 km/h.", [["F-15EX Eagle II"]], 1, ["839.0"]),
     ("There were 74 failures.", [[3]], 1, ["74"]),
     ("Long March 2D flew 75 times.", [[75]], 1, []),  # "2D" is a name, not a figure
+    ("There are 6 launch sites.", [["Jiuquan"]] * 6, None, ["6"]),  # cut at the row cap: 6 is not the total
 ])
 def test_an_answer_states_only_figures_its_result_holds(text, rows, row_count, unsupported):
     assert unsupported_numbers(text, rows=rows, row_count=row_count, question="How many in 2019?",
