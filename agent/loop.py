@@ -10,6 +10,7 @@ written, and in how many transactions, is the turn recorder's (agent/turn_record
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -201,6 +202,8 @@ class _Turn:
         self.setup, self.recorder, self.state, self.turn_index = setup, recorder, recorder.state, recorder.turn_index
         self.thread_id = recorder.thread_id
         self.ctx = ToolContext(database=setup.database, state=self.state, schema=setup.schema)
+        #: The answer checks read the schema once per turn, not once per check (up to four per answer).
+        self.catalogue = functools.cache(setup.database.catalogue)
         self.last_result: SQLRecord | None = None
         self.results: list[SQLRecord] = []  # the queries that ran in this turn, in order
         self.repeated = False  # the last reply was cut off repeating itself
@@ -401,7 +404,7 @@ class _Turn:
         elif (itself := self.counted_itself(record)) is not None:
             kind, problem = "itself", _NOTES["itself"][0].format(table=itself[0], other=itself[1])
         elif has_cjk(question) and (in_chinese := in_question_language(  # the catalogue only when it can matter
-                question, record.sql, self.setup.database.catalogue(), dialect=self.setup.database.dialect)) is not None:
+                question, record.sql, self.catalogue(), dialect=self.setup.database.dialect)) is not None:
             kind, problem = "names", "The question is in Chinese, and the result shows names in English."
         elif "label" not in self.checked and (labelled := self.with_label(record)) is not None:
             kind, problem = "label", "The question asks which one, and the result shows no name."
@@ -596,16 +599,16 @@ class _Turn:
         if per_group_missing(question, sql, dialect=self.setup.database.dialect):
             return _NOTES["per_group"][zh]
         database = self.setup.database
-        if thing := thing_not_used(question, sql, database.catalogue, dialect=database.dialect):
+        if thing := thing_not_used(question, sql, self.catalogue, dialect=database.dialect):
             return _NOTES["thing"][zh].format(thing=thing)
-        name = name_not_shown(question, sql, database.catalogue, dialect=database.dialect)
+        name = name_not_shown(question, sql, self.catalogue, dialect=database.dialect)
         return _NOTES["name"][zh].format(column=name) if name else None
 
     def both_values(self, sql: str) -> list[str]:
         """The values the question joins with "and" that the query takes as either, where a row it shows
         can have several: `question_checks.either_for_both`."""
         database = self.setup.database
-        return either_for_both(self.state.question or "", sql, database.catalogue, dialect=database.dialect)
+        return either_for_both(self.state.question or "", sql, self.catalogue, dialect=database.dialect)
 
     def either_caveat(self, sql: str, zh: bool) -> str | None:
         """A caveat naming the values the query takes as either where the question says both; None: none."""
@@ -635,7 +638,7 @@ class _Turn:
         question = self.state.question or ""
         if not which_one(question):  # the catalogue only when it can matter
             return None
-        return with_label(question, record.sql, self.setup.database.catalogue(), dialect=self.setup.database.dialect)
+        return with_label(question, record.sql, self.catalogue(), dialect=self.setup.database.dialect)
 
     def counted_itself(self, record: SQLRecord) -> tuple[str, str, str] | None:
         """A count of the thing itself (1) where the question counts the rows referring to it (`turn_checks.counted_itself`)."""
@@ -645,7 +648,7 @@ class _Turn:
         first = rows[0][0] if rows and len(rows[0]) == 1 else None
         if first != 1:  # before reading the catalogue
             return None
-        return counted_itself(self.state.question or "", record.sql, first, self.setup.database.catalogue(),
+        return counted_itself(self.state.question or "", record.sql, first, self.catalogue(),
                               dialect=self.setup.database.dialect)
 
     def unsupported(self, text: str, record: SQLRecord, zh: bool) -> str | None:
