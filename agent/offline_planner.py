@@ -30,7 +30,8 @@ from agent.planner.focus import Focus, names_own_time, remembered_focus
 from agent.planner.units import UnitPreference, convert, names_own_unit, remembered_units
 from agent.planner.answer_text import error_answer, result_answer, unmappable_answer, verified_answer
 from agent.planner.frame import Condition, Frame, PlanningFailed
-from agent.planner.followup import follow_up, frame_from_dict, frame_to_dict, is_follow_up, unresolved_reference
+from agent.planner.followup import (follow_up, frame_from_dict, frame_to_dict, is_follow_up, leans_on_previous,
+                                    names_no_table, unresolved_reference)
 from agent.planner.framing import build_frame
 from agent.planner.linking import MeaningLinker
 from agent.planner.question import ParsedQuestion, parse_question
@@ -43,6 +44,9 @@ LABEL = "offline planner"
 #: Tool calls in one turn before the planner stops exploring and runs its query
 #: (the loop's default max_steps is 12: leave room for run_sql and answer).
 MAX_EXPLORATION_CALLS = 9
+#: The action of the answer step of a turn that only stated things for memory (`agent.memory.hooks.NOTE_ACTION`,
+#: not imported: that package imports this module): no question was asked, so it says nothing of the last answer.
+NOTE_ACTION = "remember"
 _SYSTEM_TABLES = re.compile(r"Tables already known in this conversation[^:]*:\s*(.+)")
 _SYSTEM_SCHEMA = re.compile(r"^- (\w+)\(", re.MULTILINE)
 
@@ -132,12 +136,19 @@ class OfflinePlanner:
                 OfflinePlanner._indexes[key] = self._schema
         return self._schema
 
-    def plan(self, question: str, previous: dict[str, Any] | None = None) -> Plan:
+    def plan(self, question: str, previous: dict[str, Any] | None = None, *, ended: str | None = None) -> Plan:
         """Plan one question: parse it, map it to the schema (as a follow-up of the `previous` frame
-        when its words say so, or when it cannot stand alone), build the SQL."""
+        when its words say so, or when it cannot stand alone), build the SQL.
+
+        Args:
+            ended: how the previous turn ended ("ok", "incomplete", "unanswered": `_previous_answer`);
+                None: no previous turn (or "incomplete" when the `previous` frame says it left words out).
+        """
         plan = Plan(question=question, zh=has_cjk(question))
+        if ended is None and previous is not None:
+            ended = "incomplete" if previous.get("complete") is False else "ok"
         try:
-            frame, plan.carried = self._frame(question, previous)
+            frame, plan.carried = self._frame(question, previous, ended)
             plan.sql = to_dialect(build_sql(frame, self.schema), self.database.dialect)
         except PlanningFailed as exc:
             plan.failure = exc
@@ -146,29 +157,37 @@ class OfflinePlanner:
         plan.lookups = [c for c in frame.conditions if c.looked_up]
         return plan
 
-    def _frame(self, question: str, previous: dict[str, Any] | None) -> tuple[Frame, list[str]]:
+    def _frame(self, question: str, previous: dict[str, Any] | None, ended: str | None) -> tuple[Frame, list[str]]:
         parsed = parse_question(question, self.schema)
         links = self.linker.links(parsed.unmatched, self.schema) if self.linker and parsed.unmatched else {}
         if links:
             parsed = parse_question(question, self.schema, links)
-        frame, carried = self._read(parsed, question, previous)
+        frame, carried = self._read(parsed, question, previous, ended)
         used = {t.norm for m in parsed.mentions for t in parsed.tokens[m.start:m.end]}
         frame.guesses = [f"'{w}' as {' '.join(name)}" for w, name in links.items()
                          if w in used and w not in {u.lower() for u in frame.unused}]
         return frame, carried
 
-    def _read(self, parsed: ParsedQuestion, question: str, previous: dict[str, Any] | None) -> tuple[Frame, list[str]]:
+    def _read(self, parsed: ParsedQuestion, question: str, previous: dict[str, Any] | None,
+              ended: str | None) -> tuple[Frame, list[str]]:
+        """The question as a follow-up of the previous frame when its words lean on it, else alone; a
+        reading that leans on an answer it could not use, or on one that was not complete, says so
+        (`Frame.link`: the answer is then not ok)."""
         before = frame_from_dict(previous, self.schema) if previous else None
+        # After an answer, a question whose words point back, or that names no table, asks about that answer.
+        leaning = ended is not None and (leans_on_previous(question) or names_no_table(parsed))
         as_follow_up: PlanningFailed | None = None
         if before is not None:
             try:
-                if is_follow_up(question):
-                    return follow_up(parsed, self.schema, before, self.today)
+                if is_follow_up(question) or leaning:
+                    return _linked(follow_up(parsed, self.schema, before, self.today), ended)
             except PlanningFailed as exc:
                 as_follow_up = exc  # read it alone; if that fails too, say why the follow-up did not work
         try:
             frame = build_frame(parsed, self.schema, self.today)
-            if (pointer := unresolved_reference(question)) is not None:
+            if leaning:
+                frame.link = "alone"  # "that course", "he", "How many exist?": tied to an answer it could not use
+            elif (pointer := unresolved_reference(question)) is not None:
                 frame.unused.insert(0, pointer)  # "their" with no earlier answer of ours to point at
             return frame, []
         except PlanningFailed as alone:
@@ -177,7 +196,7 @@ class OfflinePlanner:
             if before is None:
                 raise
             try:
-                return follow_up(parsed, self.schema, before, self.today)
+                return _linked(follow_up(parsed, self.schema, before, self.today), ended)
             except PlanningFailed:
                 raise alone from None
 
@@ -238,15 +257,31 @@ class OfflinePlanner:
             plan.focus_note = ("" if plan.zh else " ").join(filter(None, [plan.focus_note, *said])) or None
         return plan
 
+    def _previous_answer(self) -> str | None:
+        """How the conversation's previous turn ended: "ok", "incomplete" (an answer not marked ok: it said
+        what it left out, or a check found it), "unanswered" (no result: the question could not be mapped,
+        the query failed, the turn stopped); None when nothing shows (a first question, or a state
+        without steps: the planner frame's own "complete" then stands)."""
+        steps = self._state.steps if self._state is not None else []
+        end = next((s for s in reversed(steps) if s.step_type in ("answer", "error", "interrupted")
+                    and s.action != NOTE_ACTION), None)
+        if end is None:
+            return None
+        if end.step_type == "answer" and end.ok:
+            return "ok"
+        return "incomplete" if end.step_type == "answer" and end.sql else "unanswered"
+
     def _plan_in_focus(self, turn: _Turn) -> Plan:
         previous = self._state.planner_frame if self._state is not None else None
+        ended = self._previous_answer()
         focus = turn.focus
         if focus is None or names_own_time(turn.question):
-            return self.plan(turn.question, previous)
+            return self.plan(turn.question, previous, ended=ended)
         zh = has_cjk(turn.question)
         question = turn.question.rstrip(" ?？。.!！")
-        plain = self.plan(turn.question, previous)
-        focused = self.plan(f"{question}{'' if zh else ' '}{focus.phrase(zh)}{turn.question[len(question):]}", previous)
+        plain = self.plan(turn.question, previous, ended=ended)
+        focused = self.plan(f"{question}{'' if zh else ' '}{focus.phrase(zh)}{turn.question[len(question):]}", previous,
+                            ended=ended)
         # The focus applies to the question's own tables: one joined in only for its date would change
         # what is counted ("countries" becoming "countries with a launch site opened after 2020").
         if (focused.failure is None and plain.failure is None and set(focused.tables) <= set(plain.tables)
@@ -311,12 +346,19 @@ class OfflinePlanner:
                                truncated=observation.get("truncated", False))
         sep = "" if plan.zh else " "
         text = sep.join(p for p in (plan.caveat, plan.focus_note, interpretation(plan.frame, plan.carried), result) if p)
-        if self._state is not None:
-            self._state.planner_frame = frame_to_dict(plan.frame)
+        if self._state is not None:  # "complete": whether a follow-up of it inherits nothing left out
+            self._state.planner_frame = frame_to_dict(plan.frame) | {"complete": plan.caveat is None}
         count = observation.get("row_count", 0)
         return self._answer(turn, text, plan.sql,
                             f"The query returned {count} row{'' if count == 1 else 's'}; I state the result.",
                             caveat=plan.caveat)
+
+
+def _linked(read: tuple[Frame, list[str]], ended: str | None) -> tuple[Frame, list[str]]:
+    """A follow-up's frame, said to rest on an incomplete answer, or on an older one, when it does."""
+    frame, carried = read
+    frame.link = ended if ended in ("incomplete", "unanswered") else None
+    return frame, carried
 
 
 def _read_turn(messages: list[dict[str, Any]]) -> _Turn:

@@ -24,7 +24,7 @@ from typing import Any
 from agent.planner.frame import Condition, Frame, Measure, Ordering, PlanningFailed, YearFilter
 from agent.planner.framing import Assembler
 from agent.planner.negation import Absence
-from agent.planner.question import ParsedQuestion
+from agent.planner.question import Mention, ParsedQuestion
 from agent.planner.roles import RoleResolver
 from agent.planner.schema_index import ColumnInfo, SchemaIndex
 
@@ -34,6 +34,13 @@ _MARKER_ZH = re.compile(r"^\s*(其中|那|只看|只|仅|同样|换成|改成|�
 _RESTRICT = re.compile(r"\b(which|who|what) of (those|these|them)\b|\bof (those|these)\b|\bamong (those|them|these)\b"
                        r"|\blist them\b|其中|这些|那些", re.IGNORECASE)
 _YEAR_WORDS = frozenset({"year", "years", "年", "每年", "年份"})
+#: "Also show their names": the columns shown before stay, the new ones are added.
+_ALSO = re.compile(r"\b(?:also|too|as well|along with|in addition|additionally|together with)\b|也|同时|还有", re.I)
+#: The rows of the previous answer taken out ("not one of those", "except for those", "did not visit these"):
+#: the planner cannot take one answer's rows out of another's, so it says it left this out.
+_NOT_THOSE = re.compile(r"\b(?:not|except|other than|besides|excluding|apart from|aside from)\s+(?:\w+\s+){0,3}?"
+                        r"(?:those|these|them|that list)\b|\b(?:did|do|does|have|has|are|were)\s*(?:n't|not)\s+"
+                        r"(?:\w+\s+){1,3}?(?:those|these|them)\b|除了?(?:这些|那些|它们)|不在(?:这些|那些)", re.I)
 
 
 _PRONOUN = re.compile(r"\b(their|they|them|those|these|its|this(?! year| month))\b|其中|这些|那些", re.IGNORECASE)
@@ -50,6 +57,33 @@ def is_follow_up(question: str) -> bool:
     return bool(_MARKER_EN.search(question) or _MARKER_ZH.search(question) or _RESTRICT.search(question))
 
 
+#: More words by which a question leans on the answer before it: "that course?", "of that country", "such
+#: paragraphs", "he", "it", "which ones", "each one", "also", "the same", "the above", 它, 他. Counted only
+#: when there is a previous answer: a first question with "it" or "also" reads alone as before. Most of
+#: SParC dev's follow-ups the planner took alone had one of these (docs/evaluation.md).
+_TIME_WORD = r"(?!(?:year|month|week|quarter|decade|day|time)\b)"
+_LEANING = re.compile(rf"\b(?:that|this)\s+{_TIME_WORD}[a-z]+\s*[?.!']*\s*$|\b(?:of|for|in|from|with|about|on|to|by)\s+(?:that|this)\s+"
+                      rf"{_TIME_WORD}[a-z]+|\bsuch\b(?!\s+as\b)"
+                      r"|\b(?:he|she|him|his|her|hers|it)\b|\b(?:the|which|each|those|these|just)\s+ones?\b|\bones\b"
+                      r"|\balso\b|\btoo\s*[?.!]*\s*$|\bsame\b|\b(?:above|former|latter|aforementioned)\s*[?.!]*\s*$"
+                      r"|\bthat\s+(?:list|result|answer)\b|它|他|她|上面|刚才|同样|也"
+                      # an ellipsis ending on its verb: "Which vehicle names do not?", "Which ones did?"
+                      r"|\b(?:do|does|did|is|are|was|were|has|have|had|can|could|will|would)(?:\s*n[o']t)?\s*[?.!]*\s*$",
+                      re.IGNORECASE)
+
+
+def leans_on_previous(question: str) -> bool:
+    """The question's words tie it to the previous answer: a follow-up marker (`is_follow_up`), or a word
+    that points back ("that course", "he", "also", "which ones")."""
+    return is_follow_up(question) or bool(_LEANING.search(question))
+
+
+def names_no_table(parsed: ParsedQuestion) -> bool:
+    """The question names no table of its own ("How many exist?", "Which is in Aberdeen?"): after an answer,
+    it asks about that answer's rows."""
+    return not any(m.kind == "table" for m in parsed.mentions)
+
+
 def follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, today) -> tuple[Frame, list[str]]:
     """The previous frame changed by the follow-up; and what was carried over, in words.
 
@@ -64,25 +98,39 @@ def follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, toda
     a = Assembler(r)
     a.anchors = [t for t in (frame.fact, frame.entity) if t]
     changed: list[str] = []
+    lost: list[str] = []  # what of the previous answer's rows the new frame cannot keep, in words
     if _RESTRICT.search(parsed.text):
-        _restrict(frame, a)
+        lost += _restrict(frame, a)
         changed.append("rows")
-    changed += _time(frame, a) + _values(frame, a) + _comparisons(frame, a) + _grouping(frame, a)
+    changed += _time(frame, a) + _values(frame, a) + _negations(frame, a) + _comparisons(frame, a) + _grouping(frame, a)
     changed += _measures(frame, a) + _ranking(frame, a)
-    changed += _shown(frame, a) if not a.r.aggregates else []
+    if not a.r.aggregates:
+        shown, lost_shown = _shown(frame, a, also=bool(_ALSO.search(parsed.text)))
+        changed, lost = changed + shown, lost + lost_shown
     if not changed:
         raise PlanningFailed("I could not tell what this follow-up changes", zh="看不出这个追问要改变什么")
     carried = _carried(previous, frame, changed)
-    frame.unused = _unused(a, frame, schema)
+    frame.unused = _unused(a, frame, schema) + lost
+    if (taken_out := _NOT_THOSE.search(parsed.text)) is not None:
+        frame.unused.insert(0, taken_out.group())
     frame.notes = a.notes + [f"follow-up of '{previous.subject_text}': changed {', '.join(changed)}"]
     return frame, carried
 
 
-def _restrict(frame: Frame, a: Assembler) -> None:
-    """"Which of those …": the rows behind the previous answer, listed."""
+def _restrict(frame: Frame, a: Assembler) -> list[str]:
+    """"Which of those …": the rows behind the previous answer, listed. Rows ranked by a column keep their
+    ranking and limit ("the top 5 countries by area" -> "the names of those countries": those 5); groups
+    ranked by a measure cannot be listed as rows: returned, in words, when a limit is lost so."""
+    grouped = bool(frame.entity or frame.group_columns or frame.group_time)
+    keeps = frame.order is not None and frame.order.measure is None and not grouped
+    lost = [f"前 {frame.limit} 个" if frame.zh else f"the top {frame.limit} of the previous answer"] \
+        if frame.limit is not None and not keeps else []
     frame.measures, frame.group_columns, frame.group_time, frame.entity = [], [], None, None
-    frame.order, frame.limit, frame.having = None, None, None
+    if not keeps:
+        frame.order, frame.limit = None, None
+    frame.having = None
     frame.columns = [a.label(frame.fact)]
+    return lost
 
 
 def _time(frame: Frame, a: Assembler) -> list[str]:
@@ -102,7 +150,7 @@ def _time(frame: Frame, a: Assembler) -> list[str]:
 
 def _values(frame: Frame, a: Assembler) -> list[str]:
     """A value replaces the filter on its column (or on the same table's name column), else is added."""
-    changed = []
+    changed, fresh = [], []  # fresh: the conditions this follow-up wrote ("'NY' or 'CA'": one list of both)
     for m in [m for m in a.r.mentions if m.kind in ("value", "quoted") and a.r.is_free(m)]:
         before = list(frame.conditions)
         a.value_condition(frame, m)
@@ -111,11 +159,26 @@ def _values(frame: Frame, a: Assembler) -> list[str]:
         added = next((c for c in frame.conditions if c not in before), None)
         if added is None:  # joined an IN list of the same column: a new value means instead, not also
             merged = next(c for c in frame.conditions if c.text.endswith(m.text))
-            merged.values, merged.text, merged.op = merged.values[-1:], m.text, "=" if merged.op == "in" else "!="
+            if not any(merged is c for c in fresh):
+                merged.values, merged.text, merged.op = merged.values[-1:], m.text, "=" if merged.op == "in" else "!="
+                fresh.append(merged)
         else:
+            fresh.append(added)
             same = [c for c in before if _same_filter(c, added, a.schema)]
             frame.conditions = [c for c in frame.conditions if c not in same]
         changed.append("filter")
+    return changed
+
+
+def _negations(frame: Frame, a: Assembler) -> list[str]:
+    """"Which of them are not from the USA?": a negated value or table, as a question read alone takes it
+    (a `!=` filter, or no matching row there); before, the follow-up dropped it without a word."""
+    changed = []
+    for word, negated in a.r.negations:
+        before = (len(frame.conditions), len(frame.absent))
+        a.negation(frame, word, negated)
+        if (len(frame.conditions), len(frame.absent)) != before:
+            changed.append("filter")
     return changed
 
 
@@ -170,6 +233,7 @@ def _grouping(frame: Frame, a: Assembler) -> list[str]:
 
 
 def _measures(frame: Frame, a: Assembler) -> list[str]:
+    listed = frame.columns[0] if frame.distinct and len(frame.columns) == 1 and not frame.measures else None
     new = []
     for func, mention, distinct in a.r.aggregates:
         column = a.column(mention, "any" if distinct else "numeric") if mention is not None else None
@@ -186,29 +250,55 @@ def _measures(frame: Frame, a: Assembler) -> list[str]:
     frame.measures = kept + new
     if ranked:
         frame.order = Ordering(frame.order.desc, measure=new[-1])
+    if listed is not None and [(m.func, m.column) for m in frame.measures] == [("count", None)]:
+        frame.measures = [Measure("count", listed, True)]  # "the different orbits" -> "how many?": how many orbits
     frame.columns, frame.distinct = [], False  # "how many are there?": the rows listed before, counted
     if frame.order is not None and frame.order.measure is None and not (frame.entity or frame.group_columns):
         frame.order, frame.limit = None, None
     return ["measure"]
 
 
-def _shown(frame: Frame, a: Assembler) -> list[str]:
+def _shown(frame: Frame, a: Assembler, *, also: bool) -> tuple[list[str], list[str]]:
     """"What are their abbreviations?", "their airlines": list those columns (or that table's name
-    column) for the rows behind the previous answer."""
+    column) for the rows behind the previous answer; "also show …" adds them to the columns shown before.
+    A plain mention of the rows' own table ("how about those for pilots above 40?") keeps the columns.
+    Returns what changed, and what of the previous rows could not be kept (`_restrict`)."""
     r = a.r
     named = [m for m in r.mentions if r.is_free(m) and (m.kind == "table" or (m.kind == "column" and not m.partial))]
+    listing = bool(frame.columns) and not frame.measures
     columns = []
     for m in named:
+        if m.kind == "table" and listing and a.table(m) == frame.fact and not _listed_with_others(a.q, m):
+            r.use(m)  # the rows' own table named again ("that country", "for pilots above 40"): nothing new shown
+            continue
         column = a.label(a.table(m)) if m.kind == "table" else a.column(m)
+        if m.kind == "column" and _names_a_filter(a, frame, m, column):
+            r.use(m)  # "from state 'NY'", "whose status is not 'retired'": the filter's column, not one to show
+            continue
         if column is not None and a.schema.distance(frame.fact, column.table) < 99:
             columns.append(column)
             r.use(m)
     if not columns:
-        return []
-    if frame.measures:
-        _restrict(frame, a)
-    frame.columns = list(dict.fromkeys(columns))
-    return ["columns shown"]
+        return [], []
+    kept = frame.columns if also and listing else []
+    lost = _restrict(frame, a) if frame.measures else []
+    frame.columns = list(dict.fromkeys(kept + columns))
+    return ["columns shown"], lost
+
+
+def _names_a_filter(a: Assembler, frame: Frame, m: Mention, column: ColumnInfo | None) -> bool:
+    """The column mention is followed by the value or number of a filter on that column."""
+    after = next((o for o in a.r.mentions if o.start >= m.end), None)
+    return (column is not None and after is not None and after.start - m.end <= 2
+            and after.kind in ("value", "quoted", "number", "keyword")
+            and (after.kind != "keyword" or after.code in ("not", "gt", "ge", "lt", "le", "between"))
+            and any(c.column is column for c in frame.conditions))
+
+
+def _listed_with_others(parsed: ParsedQuestion, m: Mention) -> bool:
+    """The mention is one of a list of things to show ("names of teachers and the courses")."""
+    before = [t.norm for t in parsed.tokens[max(0, m.start - 2):m.start]]
+    return "and" in before or "和" in before
 
 
 def _ranking(frame: Frame, a: Assembler) -> list[str]:

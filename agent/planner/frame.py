@@ -92,6 +92,9 @@ class Frame:
     unused: list[str] = field(default_factory=list)  # words of the question the query does not use
     periods: list[str] = field(default_factory=list)  # relative periods as resolved, for the answer
     guesses: list[str] = field(default_factory=list)  # words read by meaning, not by name: "'altitude' as height"
+    #: How the question stands to the previous answer, when the analyst must check it: read alone though its
+    #: words lean on that answer, or built on an answer that was not complete (`agent.planner.reading`).
+    link: str | None = None  # alone | incomplete | unanswered
 
     def tables(self, schema: SchemaIndex) -> list[str]:
         """Every table the frame touches, the fact table first."""

@@ -254,7 +254,7 @@ class Assembler:
             if m.kind in ("value", "quoted") and r.is_free(m):
                 self.value_condition(frame, m)
         for m, negated in r.negations:
-            self._negation(frame, m, negated)
+            self.negation(frame, m, negated)
         if any(m.kind == "keyword" and m.code == "not" and r.is_free(m) for m in r.mentions):
             raise PlanningFailed("it asks about what is not there (not, without, except), which needs a "
                                  "subquery the offline planner does not write",
@@ -264,7 +264,7 @@ class Assembler:
         for condition in frame.conditions:
             self.notes.append(f"'{condition.text}' → {condition.describe()}")
 
-    def _negation(self, frame: Frame, word: Mention, negated: list[Mention]) -> None:
+    def negation(self, frame: Frame, word: Mention, negated: list[Mention]) -> None:
         """"no launch vehicles", "never launched", "do not have a cat": rows with no matching row
         there (a subquery); a value of the listed rows themselves is negated directly."""
         tables = [t for t in (self.table(m) for m in negated if m.kind == "table") if t != frame.fact]

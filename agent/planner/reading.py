@@ -26,13 +26,22 @@ _YEAR_ZH = {"in": "{0}年", "since": "{0}年以来", "after": "{0}年之后", "b
             "until": "截至{0}年", "between": "{0}年至{1}年"}
 
 
+_LINK_EN = {"alone": "I read this question on its own: I could not tie it to the previous answer.",
+            "incomplete": "This builds on the previous answer, which was not complete: what it left out is left "
+                          "out here too.",
+            "unanswered": "I could not answer the previous question, so I read this one against the answer "
+                          "before it."}
+_LINK_ZH = {"alone": "我把这个问题单独理解了：没能把它和上一个回答联系起来。",
+            "incomplete": "这个回答建立在上一个回答之上，而上一个回答并不完整：它遗漏的部分这里同样遗漏了。",
+            "unanswered": "上一个问题我没能回答，所以这个问题是按更早的那个回答来理解的。"}
+
+
 def caveat(frame: Frame) -> str | None:
-    """The first sentence of a partial answer: the words it did not use, or read only by meaning;
-    None when it used them all by name."""
-    guessed = _guessed(frame)
-    if not frame.unused:
-        return guessed
-    return _unused(frame) + (" " + guessed if guessed else "")
+    """The first sentence of a partial answer: how it stands to the previous answer when that needs
+    checking, the words it did not use, or read only by meaning; None when it used them all by name."""
+    parts = [(_LINK_ZH if frame.zh else _LINK_EN)[frame.link] if frame.link else None,
+             _unused(frame) if frame.unused else None, _guessed(frame)]
+    return " ".join(p for p in parts if p) or None
 
 
 def _guessed(frame: Frame) -> str | None:
