@@ -28,6 +28,7 @@ from agent.sources.errors import (
 )
 from agent.sources.schema_search import TableIndex
 from agent.sources.sql_guard import check_sql
+from agent.sources.subquery_check import outer_row_columns
 from agent.tool_types import Tool, ToolContext, ToolOutcome, error
 from agent.turn_checks import table_in_question
 
@@ -214,6 +215,10 @@ def run_sql(ctx: ToolContext, args: SQLArgs) -> ToolOutcome:
             unknown = unknown_columns(args.sql, columns, dialect=dialect, values=_stored_values(ctx))
             return error("unknown_column", "unknown column, caught before running the query: "
                          + "; ".join(u.describe() for u in unknown) + _what_to_do(ctx))
+        outer = outer_row_columns(args.sql, columns, dialect=dialect)
+        if outer:  # `x NOT IN (SELECT Orchestra FROM performance)`: 0 rows answered as "none" (Spider dev 854)
+            return error("outer_column", "a subquery selects a column of the outer query, caught before running "
+                         "the query: " + "; ".join(o.describe() for o in outer) + _what_to_do(ctx))
     try:
         result = ctx.database.execute(args.sql)
     except QueryFailed as exc:

@@ -961,3 +961,19 @@ def test_a_count_read_off_a_result_cut_at_the_row_cap_is_not_ok(store, sample_db
     scripted_llm.enqueue(tool_call("run_sql", {"sql": counted}),
                          tool_call("answer", {"text": "There are 5 launches here.", "sql": counted}))
     assert _answer(_run(setup, "Show 5 launch dates")[0]).ok
+
+
+def test_a_subquery_reading_the_outer_row_by_accident_is_sent_back_and_the_fixed_query_answers(
+        store, sample_db_path, scripted_llm):
+    # Spider dev 854 with the 1.5B model: `Orchestra NOT IN (SELECT Orchestra FROM performance)`, where
+    # performance has no Orchestra, compared each row with itself, found none, and was answered ok.
+    accidental = "SELECT name FROM countries WHERE code NOT IN (SELECT code FROM launch_sites)"
+    fixed = "SELECT name FROM countries WHERE id NOT IN (SELECT country_id FROM launch_sites)"
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": accidental}), tool_call("run_sql", {"sql": fixed}),
+                         tool_call("answer", {"text": "15 countries have no launch site.", "sql": fixed}))
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm, memory=EIGHT_K), "Which countries have no launch site?")
+    ran = [json.loads(e.step.observation) for e in events if e.type == "step" and e.step.action == "run_sql"]
+    assert "code (launch_sites has no such column, so it refers to the outer row's countries.code" in ran[0]["error"]
+    assert "did you mean launch_sites.country_id?" in ran[0]["error"]
+    answer = _answer(events)
+    assert ran[1]["ok"] and answer.ok and answer.data.sql == fixed and ["United Kingdom"] in answer.data.rows
