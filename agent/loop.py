@@ -45,9 +45,9 @@ from agent.tools import offered_schemas, parse_arguments, run_tool, tool_schemas
 from agent.question_checks import (either_for_both, name_not_shown, thing_not_used, unasked_limit, with_both,
                                    without_limit)
 from agent.turn_checks import (REPEAT_NOTE, STOP_AFTER, RepeatGuard, copies_partial_values, count_of, counted_itself,
-                               counts_previous_rows, dropped_conditions, in_question_language, missing_years,
-                               per_group_missing, points_back, sql_literals, strip_label, unasked_values,
-                               unsupported_numbers, which_one, with_conditions, with_label, wrong_language)
+                               counts_previous_rows, dropped_conditions, grouped_label, in_question_language,
+                               missing_years, per_group_missing, points_back, sql_literals, strip_label,
+                               unasked_values, unsupported_numbers, which_one, with_conditions, with_label, wrong_language)
 from agent.turn_recorder import TurnRecorder
 from storage.conversations import ConversationStore
 from storage.text import has_cjk
@@ -408,6 +408,8 @@ class _Turn:
             kind, problem = "names", "The question is in Chinese, and the result shows names in English."
         elif "label" not in self.checked and (labelled := self.with_label(record)) is not None:
             kind, problem = "label", "The question asks which one, and the result shows no name."
+        elif "grouped" not in self.checked and (labelled := self.grouped_label(record)) is not None:
+            kind, problem = "grouped", _NOTES["grouped"][0]
         else:
             kind, problem = "numbers", self.unsupported(text, record, zh=False)
         if problem is None or kind in self.checked:
@@ -428,7 +430,7 @@ class _Turn:
             return self.run_for_model(itself[2], told) or outcome
         if kind == "names":
             return self.run_for_model(in_chinese, told) or outcome
-        if kind == "label":
+        if kind in ("label", "grouped"):
             return self.run_for_model(labelled, told) or outcome
         return self.with_dropped_conditions(record.sql, problem) or outcome
 
@@ -560,7 +562,8 @@ class _Turn:
             caveat = self.unused_parts(record.sql, zh) or self.either_caveat(record.sql, zh) or \
                 (_NOTES["limit"][zh].format(limit=limit) if limit else None) or (
                 _NOTES["itself"][zh].format(table=itself[0], other=itself[1]) if itself else None) or \
-                (_NOTES["label"][zh] if self.with_label(record) else None) or self.unasked(record.sql, zh) or \
+                (_NOTES["label"][zh] if self.with_label(record) else None) or \
+                (_NOTES["grouped"][zh] if self.grouped_label(record) else None) or self.unasked(record.sql, zh) or \
                 self.unsupported(text, record, zh)
         ok = confident and not caveat and record is not None
         if caveat and not text.startswith(caveat):
@@ -639,6 +642,10 @@ class _Turn:
         if not which_one(question):  # the catalogue only when it can matter
             return None
         return with_label(question, record.sql, self.catalogue(), dialect=self.setup.database.dialect)
+
+    def grouped_label(self, record: SQLRecord) -> str | None:
+        """The query with each group's name shown instead of its key (`turn_checks.grouped_label`)."""
+        return grouped_label(self.state.question or "", record.sql, self.catalogue(), dialect=self.setup.database.dialect)
 
     def counted_itself(self, record: SQLRecord) -> tuple[str, str, str] | None:
         """A count of the thing itself (1) where the question counts the rows referring to it (`turn_checks.counted_itself`)."""
@@ -758,6 +765,7 @@ _NOTES = {
              "问题问的是名称，但这个查询没有显示 {column}。"),
     "label": ("The question asks which one, and the result shown has no name for it.",
               "问题问的是哪一个，但下方结果里没有它的名称。"),
+    "grouped": ("The result shows each group by its key, not by its name.", "下方结果按编号而不是名称列出每一组。"),
     "best_so_far": ("The result shown is the last query that worked in this turn, not a checked answer.",
                     "下方是本轮最后一次成功查询的结果，并非核对过的回答。"),
     "planner": ("The result shown is from askdb's offline planner's query for this question, not a query the model "
@@ -811,6 +819,8 @@ _CHECKS = {
               "answer with this SQL.",
     "label": "askdb ran it with the name of each row shown first (the SQL below): answer from this result, with "
              "this SQL.",
+    "grouped": "askdb ran it with the name of each group shown instead of its key (the SQL below): answer from this "
+               "result, with this SQL.",
     "both": "askdb ran it keeping only the rows that have each of them (the SQL below): if the question means "
             "both, answer from this result with this SQL; if it means either, call answer with a caveat saying so.",
     "limit": "askdb ran it without the limit (the SQL below): answer from this result, with this SQL.",

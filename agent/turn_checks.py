@@ -381,15 +381,66 @@ def with_label(question: str, sql: str, catalogue: list[Any], *, dialect: str) -
     asked_for = re.match(r"\s*(?:which|what)\s+([a-z]+)", question, re.I)
     if asked_for and any(singular(asked_for.group(1)) in name_words(c.name) for c in shown):
         return None  # "What year…" shown by opened_year: a value, not a thing
+    label = _label_of(schema, zh=has_cjk(question))
+    if label is None:
+        return None
+    shown = exp.column(label, table=table.alias_or_name if table.alias else None)
+    return tree.select(shown, append=False).select(*tree.selects).sql(dialect=dialect)
+
+
+def _label_of(schema: Any, *, zh: bool) -> str | None:
+    """A table's name column (`name`, `title`…, else `…_name`), its Chinese twin for a Chinese question."""
     names = [c.name for c in schema.columns if may_hold_text(c.type or "")]
     label = next((n for want in _LABELS for n in names if n.lower() == want), None) or \
         next((n for n in names if n.lower().endswith("_name")), None)
-    if label is None:
-        return None
-    if has_cjk(question):  # the name in Chinese, where the table has one
+    if label is not None and zh:
         label = next((n for want in (f"{label.lower()}_zh", "name_zh") for n in names if n.lower() == want), label)
-    shown = exp.column(label, table=table.alias_or_name if table.alias else None)
-    return tree.select(shown, append=False).select(*tree.selects).sql(dialect=dialect)
+    return label
+
+
+#: A question asking for ids or codes: groups shown by their keys are what it asks for.
+_ASKS_KEYS = re.compile(r"\b(?:ids?|codes?|keys?)\b|编号|代码", re.I)
+
+
+def grouped_label(question: str, sql: str, catalogue: list[Any], *, dialect: str) -> str | None:
+    """The query with each group's name shown instead of its foreign key, when a query on one table groups
+    by a foreign key to a table with a name column, shows that key and no text: the 1.5B model answered "How many
+    launch sites does each country have?" with `SELECT country_id, COUNT(*) … GROUP BY country_id` and
+    named countries the result did not hold (sample-23 at 1054f2c). The referenced table is joined (LEFT,
+    so no group is lost) and the groups stay the key's. None otherwise, and when the question asks for ids."""
+    tree = parsed(sql, dialect=dialect)
+    if (not isinstance(tree, exp.Select) or not tree.args.get("group") or tree.args.get("joins")
+            or tree.find(exp.Subquery) is not None or _ASKS_KEYS.search(question)
+            or any(star.find_ancestor(exp.AggFunc) is None for star in tree.find_all(exp.Star))):
+        return None
+    [table, *others] = list(tree.find_all(exp.Table)) or [None]
+    schemas = {t.name.lower(): t for t in catalogue}
+    schema = schemas.get(table.name.lower()) if table is not None else None
+    if schema is None or others:
+        return None
+    types = {c.name.lower(): c.type for c in schema.columns}
+    if any(may_hold_text(types.get(c.name.lower(), "INTEGER")) for s in tree.selects for c in s.find_all(exp.Column)):
+        return None  # it shows a text column already
+    grouped = {g.name.lower() for g in tree.args["group"].expressions if isinstance(g, exp.Column)}
+    shown = {s.name.lower() for s in tree.selects if isinstance(s, exp.Column)}
+    key = next((fk for fk in schema.foreign_keys if fk.column.lower() in grouped & shown
+                and fk.ref_table.lower() in schemas and fk.ref_table.lower() != schema.name.lower()), None)
+    referred = schemas[key.ref_table.lower()] if key is not None else None
+    label = _label_of(referred, zh=has_cjk(question)) if referred is not None else None
+    ref_column = (key.ref_column or next((c.name for c in referred.columns if c.primary_key), "id")) if label else None
+    if ref_column is None:
+        return None
+    here = table.alias_or_name
+    for column in tree.find_all(exp.Column):  # the joined table may have columns of the same names
+        if not column.table and column.name.lower() in types:  # not an output's alias (`ORDER BY n`)
+            column.set("table", exp.to_identifier(here))
+    names = exp.column(label, table="referred")
+    selects = [names.copy() if isinstance(s, exp.Column) and s.name.lower() == key.column.lower() else s
+               for s in tree.selects]
+    joined = tree.select(*selects, append=False).join(
+        exp.to_table(referred.name).as_("referred"), join_type="left",
+        on=exp.column(ref_column, table="referred").eq(exp.column(key.column, table=here)))
+    return joined.group_by(names.copy()).sql(dialect=dialect)
 
 
 def unasked_values(question: str, sql: str, known: set[str], *, dialect: str) -> list[str]:

@@ -977,3 +977,17 @@ def test_a_subquery_reading_the_outer_row_by_accident_is_sent_back_and_the_fixed
     assert "did you mean launch_sites.country_id?" in ran[0]["error"]
     answer = _answer(events)
     assert ran[1]["ok"] and answer.ok and answer.data.sql == fixed and ["United Kingdom"] in answer.data.rows
+
+
+def test_groups_shown_by_their_key_get_askdbs_run_with_their_names(store, sample_db_path, scripted_llm):
+    # sample-23 at 1054f2c: "How many launch sites does each country have?" answered ok from counts per
+    # country_id, naming countries ("Argentina, Australia…") the result did not hold.
+    by_key = "SELECT country_id, COUNT(*) FROM launch_sites GROUP BY country_id"
+    question = "How many launch sites does each country have?"
+    events, told = _answered_from_askdbs_run(store, sample_db_path, scripted_llm, question, by_key,
+                                             "The United States and China have 6 launch sites each.")
+    assert "name of each group shown instead of its key" in told["note"] and "referred.name" in told["sql"]
+    answer = _answer(events)
+    assert answer.ok and answer.data.rows[0] == ["United States", 6]
+    answer = _answered_twice(store, sample_db_path, scripted_llm, question, by_key, "Countries 1 and 2 have 6 each.")
+    assert not answer.ok and answer.data.caveat == "The result shows each group by its key, not by its name."
