@@ -42,8 +42,8 @@ from agent.state import (
 )
 from agent.tool_types import ToolContext, ToolOutcome, bound_text, error
 from agent.tools import offered_schemas, parse_arguments, run_tool, tool_schemas, tools_for_turn
-from agent.question_checks import (either_for_both, name_not_shown, thing_not_used, unasked_limit, with_both,
-                                   without_limit)
+from agent.question_checks import (either_for_both, name_not_shown, negation_dropped, thing_not_used, unasked_limit,
+                                   with_both, without_limit)
 from agent.turn_checks import (REPEAT_NOTE, STOP_AFTER, RepeatGuard, copies_partial_values, count_of, counted_itself,
                                counts_previous_rows, dropped_conditions, grouped_label, in_question_language,
                                missing_years, per_group_missing, points_back, sql_literals, strip_label,
@@ -584,7 +584,7 @@ class _Turn:
         did not show (an IN list copied from find_values' first 20), a year the question names (or, for
         a follow-up of a turn that did not answer, that turn's question named), the conditions of
         the answer a follow-up points back at, the thing a "which X" question asks for, or the name
-        column "the X name" asks for. None when none is found."""
+        column "the X name" asks for, or a value the question says it does not want. None when none is found."""
         question = self.state.question or ""
         if self.partial_values and copies_partial_values(sql, self.partial_values, dialect=self.setup.database.dialect):
             return _NOTES["partial_values"][zh]
@@ -604,8 +604,10 @@ class _Turn:
         database = self.setup.database
         if thing := thing_not_used(question, sql, self.catalogue, dialect=database.dialect):
             return _NOTES["thing"][zh].format(thing=thing)
-        name = name_not_shown(question, sql, self.catalogue, dialect=database.dialect)
-        return _NOTES["name"][zh].format(column=name) if name else None
+        if name := name_not_shown(question, sql, self.catalogue, dialect=database.dialect):
+            return _NOTES["name"][zh].format(column=name)
+        negated = negation_dropped(question, sql, dialect=database.dialect)
+        return _NOTES["negated"][zh].format(values=", ".join(negated)) if negated else None
 
     def both_values(self, sql: str) -> list[str]:
         """The values the question joins with "and" that the query takes as either, where a row it shows
@@ -761,6 +763,8 @@ _NOTES = {
              "only those having both.", "问题同时提到 {values}，但这个查询保留的是具有其中任意一个的行，而不只是两者都有的行。"),
     "limit": ("This query stops at {limit} rows (LIMIT {limit}), which the question does not ask for, so it may leave "
               "rows out.", "这个查询在 {limit} 行处截止（LIMIT {limit}），但问题没有要求只看这么多，结果可能漏掉了一些行。"),
+    "negated": ("The question says it does not want {values}, and this query keeps the rows that have it.",
+                "问题说不要 {values}，但这个查询保留的正是含有它的行。"),
     "name": ("The question asks for a name, and this query does not show {column}.",
              "问题问的是名称，但这个查询没有显示 {column}。"),
     "label": ("The question asks which one, and the result shown has no name for it.",

@@ -23,6 +23,12 @@ from storage.text import singular
 #: The thing a "which/what X" question asks for: X ("Which breed…" → breed), not a kind of it ("What type of…").
 _ASKED_THING = re.compile(rf"^\s*(?:which|what)\s+(?!(?:{NOT_A_THING}|has|have|had|kinds?|types?|sorts?)\b)([a-z]+)",
                           re.I)
+#: The thing a question asks the name or number of: "the name of the country…" → country (Spider dev 108 at
+#: 1054f2c: answered with a car maker's name), "how many documents use each type" → documents (342).
+_NAMED_OR_COUNTED = re.compile(r"\bnames?\s+of\s+(?:the\s+|all\s+(?:the\s+)?|each\s+|every\s+)?([a-z]+)"
+                               r"|\bhow\s+many\s+(?:different\s+|distinct\s+)?([a-z]+)", re.I)
+#: Words for a kind of thing, not a thing ("How many different types of pet…" is answered from `pettype`).
+_KINDS = {"kind", "type", "sort"}
 #: Things a date holds: "Which year had the most launches?" is answered from `launch_date`.
 _TIMES = {"year", "month", "day", "date", "time", "week", "quarter", "decade", "century", "hour"}
 #: Words joining two values as both ("…by Ben Jones and … by Michael Chang"), and words making them either.
@@ -41,19 +47,19 @@ def thing_not_used(question: str, sql: str, catalogue: Callable[[], list[Any]], 
     breed do the most dogs have?" answered ok with `SELECT name FROM Dogs GROUP BY name …`, the most
     common dog's name. Of the Spider dev gold queries, it flags none (a test). `catalogue` is read
     only when it can matter."""
-    asked = _ASKED_THING.search(question)
-    thing = singular(asked.group(1)) if asked else None
-    tree = parsed(sql, dialect=dialect) if thing and thing not in _TIMES else None
+    asked = [m.group(1) for m in [_ASKED_THING.search(question)] if m] + \
+        [m.group(1) or m.group(2) for m in _NAMED_OR_COUNTED.finditer(question)]
+    things = [t for t in dict.fromkeys(singular(a.lower()) for a in asked) if t not in _TIMES | _KINDS]
+    tree = parsed(sql, dialect=dialect) if things else None
     if not isinstance(tree, exp.Query):
         return None
     tables = catalogue()
-    if not any(thing in name_words(t.name) | set().union(*(name_words(c.name) for c in t.columns)) for t in tables):
-        return None
+    named = set().union(*(name_words(t.name) | set().union(*(name_words(c.name) for c in t.columns)) for t in tables))
     used = set().union(*(name_words(n.name) for n in tree.find_all(exp.Table, exp.Column)))
     if any(shown.is_star for shown in tree.selects):
         read = {t.name.lower() for t in tree.find_all(exp.Table)}
         used |= set().union(*(name_words(c.name) for t in tables if t.name.lower() in read for c in t.columns))
-    return None if thing in used else thing
+    return next((thing for thing in things if thing in named and thing not in used), None)
 
 
 def name_not_shown(question: str, sql: str, catalogue: Callable[[], list[Any]], *, dialect: str) -> str | None:
@@ -69,6 +75,36 @@ def name_not_shown(question: str, sql: str, catalogue: Callable[[], list[Any]], 
     used = {c.name.lower() for c in tree.find_all(exp.Column)}
     columns = {c.name.lower() for t in catalogue() for c in t.columns}
     return next((f"{x}_name" for x in asked if f"{x}_name" in columns and f"{x}_name" not in used), None)
+
+
+#: Words saying a value is not wanted, close before it ("do not have the nationality USA", 不是美国的).
+_NOT_BEFORE = re.compile(r"(?:\b(?:not|no|never|without|except|excluding|other than|besides|apart from)\b|n't"
+                         r"|不是|不在|不|非|除了|没有)(?!.*\b(?:only|just)\b)[^.?!,;]{0,40}$", re.I)
+
+
+def negation_dropped(question: str, sql: str, *, dialect: str) -> list[str]:
+    """The text values a query keeps rows by (`=`, `IN`, `LIKE`, not under NOT or EXCEPT) that the question
+    says it does not want: a "not", "except", 不… shortly before the value it names. Spider dev 827 at
+    1054f2c: "Return the names of conductors that do not have the nationality "USA"." answered ok with
+    `WHERE Nationality = 'USA'`. Of the Spider dev gold queries, it flags none (a test)."""
+    tree = parsed(sql, dialect=dialect)
+    if tree is None:
+        return []
+    asked = question.casefold()
+    places = {v: _place(asked, v) for v in (lit.this.strip("%") for lit in tree.find_all(exp.Literal) if lit.is_string)}
+    found = []
+    for comparison in tree.find_all(exp.EQ, exp.In, exp.Like):
+        literals = comparison.expressions if isinstance(comparison, exp.In) else [comparison.expression]
+        if comparison.find_ancestor(exp.Not, exp.Except) is not None:
+            continue
+        for literal in literals:
+            value = literal.this.strip("%") if isinstance(literal, exp.Literal) and literal.is_string else ""
+            place = places.get(value, -1) if value else -1
+            negation = _NOT_BEFORE.search(asked[:place]) if place >= 0 else None
+            # The "not" is this value's: no other value of the query is named between them ("not failures by Falcon 9").
+            if negation and not any(negation.start() < p < place for p in places.values()) and value not in found:
+                found.append(value)
+    return found
 
 
 def either_for_both(question: str, sql: str, catalogue: Callable[[], list[Any]], *, dialect: str) -> list[str]:

@@ -991,3 +991,16 @@ def test_groups_shown_by_their_key_get_askdbs_run_with_their_names(store, sample
     assert answer.ok and answer.data.rows[0] == ["United States", 6]
     answer = _answered_twice(store, sample_db_path, scripted_llm, question, by_key, "Countries 1 and 2 have 6 each.")
     assert not answer.ok and answer.data.caveat == "The result shows each group by its key, not by its name."
+
+
+def test_a_value_the_question_does_not_want_kept_by_the_query_is_not_ok(store, sample_db_path, scripted_llm):
+    # Spider dev 827 at 1054f2c: "…conductors that do not have the nationality "USA"" answered ok with `= 'USA'`.
+    kept = ("SELECT s.name FROM launch_sites s JOIN countries c ON c.id = s.country_id WHERE c.name = 'China'")
+    question = "Which launch sites are not in China?"
+    answer = _answered_twice(store, sample_db_path, scripted_llm, question, kept, "These sites are not in China.")
+    told = json.loads(scripted_llm.chat_requests[2]["messages"][-1]["content"])["error"]
+    assert told.startswith("not answered yet: The question says it does not want China")
+    assert not answer.ok and answer.data.caveat.startswith("The question says it does not want China")
+    fixed = kept.replace("c.name = 'China'", "c.name != 'China'")
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": fixed}), tool_call("answer", {"text": "These sites.", "sql": fixed}))
+    assert _answer(_run(_setup(store, sample_db_path, scripted_llm), question)[0]).ok

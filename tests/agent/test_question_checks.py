@@ -7,8 +7,8 @@ from collections import namedtuple
 
 import pytest
 
-from agent.question_checks import (either_for_both, name_not_shown, thing_not_used, unasked_limit, with_both,
-                                   without_limit)
+from agent.question_checks import (either_for_both, name_not_shown, negation_dropped, thing_not_used, unasked_limit,
+                                   with_both, without_limit)
 from agent.sources.sqlite import SQLiteSource
 
 # A catalogue's shape (agent.sources.base.TableSchema), for schemas that are not on disk.
@@ -37,6 +37,13 @@ DOGS = [Table("dogs", [Column("dog_id", "INTEGER", True), Column("name", "TEXT")
     # A year is a date's, though `show_year` names one (found in review).
     ("Which year did the most dogs arrive?",
      "SELECT substr(date_arrived, 1, 4) AS y FROM dogs GROUP BY y ORDER BY COUNT(*) DESC LIMIT 1", None),
+    # The name or number of a thing (Spider dev 108, 342, 548 at 1054f2c): answered from another thing's.
+    ("What is the name of the breed with the most dogs?",
+     "SELECT name, COUNT(*) FROM dogs GROUP BY name ORDER BY COUNT(*) DESC LIMIT 1", "breed"),
+    ("How many shows are there for each size?", "SELECT size_code, COUNT(*) FROM dogs GROUP BY size_code", "show"),
+    ("How many dogs of each breed are there?", "SELECT breed_code, COUNT(*) FROM dogs GROUP BY breed_code", None),
+    ("How many different types of dog are there?", "SELECT COUNT(DISTINCT size_code) FROM dogs", None),
+    ("How many times did dogs arrive?", "SELECT COUNT(*) FROM dogs", None),  # no table or column about times
 ])
 def test_the_thing_a_which_question_asks_for_must_be_used(question, sql, thing):
     assert thing_not_used(question, sql, lambda: DOGS, dialect="sqlite") == thing
@@ -187,3 +194,31 @@ def test_no_spider_gold_query_has_a_limit_its_question_does_not_name(spider_dev)
 def test_a_foreign_key_shown_stands_for_the_table_it_refers_to(sample_db_path, question, sql, values):
     catalogue = SQLiteSource(sample_db_path).catalogue
     assert either_for_both(question, sql, catalogue, dialect="sqlite") == values
+
+
+@pytest.mark.parametrize("question, sql, values", [
+    # Spider dev 827 at 1054f2c, answered ok with the conductors of that nationality.
+    ('Return the names of conductors that do not have the nationality "USA".',
+     "SELECT Name FROM conductor WHERE Nationality = 'USA'", ["USA"]),
+    ('Return the names of conductors that do not have the nationality "USA".',
+     "SELECT Name FROM conductor WHERE Nationality != 'USA'", []),
+    ("Which dogs are not bulldogs?", "SELECT name FROM dogs WHERE breed_code NOT IN (SELECT breed_code FROM breeds "
+     "WHERE breed_name = 'Bulldog')", []),  # under NOT
+    ("Which dogs are not bulldogs?", "SELECT name FROM dogs EXCEPT SELECT name FROM dogs WHERE breed_code = 'BUL' "
+     "AND name LIKE '%Bulldog%'", []),  # under EXCEPT
+    ("哪些发射场不在中国？", "SELECT s.name FROM launch_sites s JOIN countries c ON c.id = s.country_id "
+     "WHERE c.name_zh = '中国'", ["中国"]),
+    # The "not" is another value's: nothing between them but words.
+    ("Which launches were not failures, by Falcon 9?", "SELECT * FROM launches WHERE outcome != 'failure' AND "
+     "vehicle = 'Falcon 9'", []),
+    ("Which launches were not failures by Falcon 9?", "SELECT * FROM launches WHERE outcome != 'failure' AND "
+     "vehicle = 'Falcon 9'", []),
+    ("Which dogs are not only bulldogs but Terriers?", "SELECT name FROM dogs WHERE breed_code = 'Terriers'", []),
+])
+def test_a_value_the_question_does_not_want_must_not_be_kept(question, sql, values):
+    assert negation_dropped(question, sql, dialect="sqlite") == values
+
+
+def test_no_spider_gold_query_keeps_a_value_its_question_does_not_want(spider_dev):
+    questions, _ = spider_dev
+    assert [q["question"] for q in questions if negation_dropped(q["question"], q["query"], dialect="sqlite")] == []
