@@ -42,8 +42,8 @@ from agent.state import (
 )
 from agent.tool_types import ToolContext, ToolOutcome, bound_text, error
 from agent.tools import offered_schemas, parse_arguments, run_tool, tool_schemas, tools_for_turn
-from agent.question_checks import (either_for_both, name_not_shown, negation_dropped, thing_not_used, unasked_limit,
-                                   with_both, without_limit)
+from agent.question_checks import (either_for_both, name_not_shown, names_term, negation_dropped, sampled_literals,
+                                   thing_not_used, unasked_limit, with_both, without_limit)
 from agent.turn_checks import (REPEAT_NOTE, STOP_AFTER, RepeatGuard, copies_partial_values, count_of, counted_itself,
                                counts_previous_rows, dropped_conditions, grouped_label, in_question_language,
                                missing_years, per_group_missing, points_back, sql_literals, strip_label,
@@ -222,6 +222,8 @@ class _Turn:
         self.shown_values: set[str] = _as_shown(v for row in (self.state.answer.data.rows if self.state.answer else [])
                                                 for v in row)
         self.partial_values: set[str] = set()  # values find_values showed only the first of, in this turn
+        #: Values seen but not found for the question: sample rows', a lookup's of a term the question lacks (`_found`).
+        self.sampled_values: set[str] = set()
         asked_before = [m.content or "" for m in self.state.messages if m.role == "user"][:-1]
         self.previous_question = asked_before[-1] if asked_before else ""
         self.tools = tools_for_turn(memory=False)  # run_turn offers recall_memory once memory gives access
@@ -309,7 +311,9 @@ class _Turn:
             if outcome.final and can_continue and reply.finish_reason != "length" and not sent_back:
                 checked = self.check_answer(args)
                 outcome, sent_back = checked or outcome, checked is not None
-            self.shown_values |= _found(call.name, args, outcome.observation)
+            found, seen = _found(call.name, args, outcome.observation, self.state.question or "")
+            self.shown_values |= found
+            self.sampled_values |= seen
             if call.name == "find_values" and outcome.observation.get("more"):
                 self.partial_values.update(str(v) for v in outcome.observation.get("values", []))
             repeats = 0 if outcome.final else self.repeats.count(call.name, args, outcome.observation)
@@ -629,7 +633,8 @@ class _Turn:
 
     def unasked(self, sql: str, zh: bool) -> str | None:
         """A caveat naming the numbers the query compares with that the question does not name (nor a
-        lookup showed, nor the previous answer used, for a follow-up its question): `turn_checks.unasked_values`."""
+        lookup showed, nor the previous answer used, for a follow-up its question): `turn_checks.unasked_values`;
+        and any value it compares with that only sample rows or an unrelated lookup showed (`sampled_literals`)."""
         dialect = self.setup.database.dialect
         known = set(self.shown_values)
         asked = self.state.question or ""
@@ -637,6 +642,8 @@ class _Turn:
             known |= set(sql_literals(self.previous_sql, dialect)) if self.previous_sql else set()
             asked += f" {self.previous_question}"
         values = unasked_values(asked, sql, known, dialect=dialect)
+        values += [v for v in sampled_literals(asked, sql, self.sampled_values - known, dialect=dialect)
+                   if v not in values]
         return _NOTES["unasked"][zh].format(values=", ".join(values)) if values else None
 
     def with_label(self, record: SQLRecord) -> str | None:
@@ -859,16 +866,22 @@ def _model_failure(exc: ModelError) -> str:
     return f"The model endpoint failed ({exc.kind}): {exc}. Check the endpoint and try again; your question is saved."
 
 
-def _found(tool: str, args: dict[str, Any], observation: dict[str, Any]) -> set[str]:
-    """The values a tool's result showed that count as found for the question (`unasked`): a query's rows,
-    and a lookup's values but not its own term echoed back; not sample_rows', which are any rows. The
-    1.5B model looked up the term '2014' and answered "the year that had the most concerts" for 2014
-    alone, and picked `Teacher_ID = 3` from sample rows for every teacher (Spider dev 27, 405, at 310cb39)."""
+def _found(tool: str, args: dict[str, Any], observation: dict[str, Any], question: str) -> tuple[set[str], set[str]]:
+    """The values a tool's result showed that count as found for the question (`unasked`), and those it
+    showed that do not. Found: a query's rows, and the values of a lookup of a term the question names,
+    but not that term echoed back. Not found: sample_rows' rows, which are any rows, and an unrelated
+    lookup's values. The 1.5B model looked up the term '2014' and answered "the year that had the most
+    concerts" for 2014 alone, and picked `Teacher_ID = 3` from sample rows for every teacher (Spider dev
+    27, 405, at 310cb39); it counted only the document named 'Introduction of OS' in sample rows for "How
+    many documents do we have?", and compared areas with Angola's, looked up from a sample row (297, 773)."""
+    rows = [v for row in observation.get("rows", []) for v in row]
     if tool == "sample_rows":
-        return set()
-    term = str(args.get("term", "")).strip().casefold() if tool == "find_values" else None
+        return set(), _as_shown(rows)
+    if tool != "find_values":
+        return _as_shown(rows), set()
+    term = str(args.get("term", "")).strip().casefold()
     values = [v for v in observation.get("values", []) if str(v).strip().casefold() != term]
-    return _as_shown([*values, *(v for row in observation.get("rows", []) for v in row)])
+    return (_as_shown(values), set()) if names_term(question, term) else (set(), _as_shown(values))
 
 
 def _as_shown(values: Iterable[Any]) -> set[str]:

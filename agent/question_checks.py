@@ -293,3 +293,43 @@ def without_limit(sql: str, *, dialect: str) -> str | None:
     tree = tree.copy()
     tree.set("limit", None)
     return tree.sql(dialect=dialect)
+
+
+def names_term(question: str, term: str) -> bool:
+    """Whether a question names a lookup's term: the whole term, or a word of it whose first four letters
+    begin a word of the question ("China" for "Chinese launch sites", "failure" for "failed")."""
+    asked, term = question.casefold(), term.strip().casefold()
+    if not term or term in asked:
+        return bool(term)
+    words = {w[:4] for w in re.findall(r"\w+", asked)}
+    return any(w[:4] in words for w in re.findall(r"\w{3,}", term))
+
+
+def sampled_literals(question: str, sql: str, sampled: set[str], *, dialect: str) -> list[str]:
+    """The values a query's conditions compare with (`=`, `<`, `IN`, `LIKE`…) that only sample rows or a
+    lookup of a term the question lacks showed (`sampled`, as `loop._as_shown` writes them) and that the
+    question does not name: Spider dev 297 at 1054f2c, "How many documents do we have?" answered ok with
+    `WHERE Document_Name = 'Introduction of OS'`, a sample row's; 773, "…greater area than that of any
+    country in Europe?" with `SurfaceArea > 1246700.0`, Angola's, looked up from a sample row."""
+    tree = parsed(sql, dialect=dialect) if sampled else None
+    if tree is None:
+        return []
+    found = []
+    for comparison in tree.find_all(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Like):
+        literals = comparison.expressions if isinstance(comparison, exp.In) else [comparison.expression]
+        for literal in literals:
+            if not isinstance(literal, exp.Literal):
+                continue
+            value = literal.this.strip("%") if literal.is_string else _shown_number(literal.this)
+            if value in sampled and not names_term(question, value) and value not in found:
+                found.append(value)
+    return found
+
+
+def _shown_number(text: str) -> str:
+    """A number as `loop._as_shown` writes a value: 1246700.0 as 1246700."""
+    try:
+        number = float(text)
+    except ValueError:
+        return text
+    return str(int(number)) if number.is_integer() else str(number)

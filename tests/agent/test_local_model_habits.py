@@ -1004,3 +1004,17 @@ def test_a_value_the_question_does_not_want_kept_by_the_query_is_not_ok(store, s
     fixed = kept.replace("c.name = 'China'", "c.name != 'China'")
     scripted_llm.enqueue(tool_call("run_sql", {"sql": fixed}), tool_call("answer", {"text": "These sites.", "sql": fixed}))
     assert _answer(_run(_setup(store, sample_db_path, scripted_llm), question)[0]).ok
+
+
+def test_a_value_taken_from_sample_rows_is_not_found_for_the_question(store, sample_db_path, scripted_llm):
+    # Spider dev 297 at 1054f2c: "How many documents do we have?" answered ok with the count of the one document
+    # named in a sample row. On the sample database:
+    sampled = "SELECT COUNT(*) FROM launch_sites WHERE name = 'Kennedy Space Center'"
+    scripted_llm.enqueue(tool_call("sample_rows", {"table": "launch_sites"}), tool_call("run_sql", {"sql": sampled}),
+                         tool_call("answer", {"text": "There is 1 launch site.", "sql": sampled}))
+    answer = _answer(_run(_setup(store, sample_db_path, scripted_llm), "How many launch sites are there?")[0])
+    assert not answer.ok and "Kennedy Space Center" in answer.data.caveat
+    # Named by the question, the same value is the question's.
+    scripted_llm.enqueue(tool_call("sample_rows", {"table": "launch_sites"}), tool_call("run_sql", {"sql": sampled}),
+                         tool_call("answer", {"text": "There is 1 such site.", "sql": sampled}))
+    assert _answer(_run(_setup(store, sample_db_path, scripted_llm), "Is there a Kennedy Space Center site?")[0]).ok

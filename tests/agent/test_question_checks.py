@@ -7,8 +7,8 @@ from collections import namedtuple
 
 import pytest
 
-from agent.question_checks import (either_for_both, name_not_shown, negation_dropped, thing_not_used, unasked_limit,
-                                   with_both, without_limit)
+from agent.question_checks import (either_for_both, name_not_shown, names_term, negation_dropped, sampled_literals,
+                                   thing_not_used, unasked_limit, with_both, without_limit)
 from agent.sources.sqlite import SQLiteSource
 
 # A catalogue's shape (agent.sources.base.TableSchema), for schemas that are not on disk.
@@ -222,3 +222,28 @@ def test_a_value_the_question_does_not_want_must_not_be_kept(question, sql, valu
 def test_no_spider_gold_query_keeps_a_value_its_question_does_not_want(spider_dev):
     questions, _ = spider_dev
     assert [q["question"] for q in questions if negation_dropped(q["question"], q["query"], dialect="sqlite")] == []
+
+
+@pytest.mark.parametrize("question, sql, sampled, values", [
+    # Spider dev 297 and 773 at 1054f2c: a sample row's name, and a number looked up for a sample row's term.
+    ("How many documents do we have?", "SELECT count(*) FROM Documents WHERE Document_Name = 'Introduction of OS'",
+     {"Introduction of OS", "0"}, ["Introduction of OS"]),
+    ("Which countries have greater area than that of any country in Europe?",
+     "SELECT Code FROM country WHERE SurfaceArea > 1246700.0", {"1246700", "Angola"}, ["1246700"]),
+    ("How many launches failed?", "SELECT COUNT(*) FROM launches WHERE outcome = 'failure'", {"failure"}, []),
+    ("Which Chinese sites opened after 1990?", "SELECT name FROM sites WHERE country = 'China' AND opened > 1990",
+     {"China", "1990"}, []),  # named by the question
+    ("How many documents do we have?", "SELECT count(*) FROM Documents WHERE Document_Name = 'Summer Show'",
+     {"Introduction of OS"}, []),  # not seen in a sample
+])
+def test_a_value_only_a_sample_showed_must_be_named_by_the_question(question, sql, sampled, values):
+    assert sampled_literals(question, sql, sampled, dialect="sqlite") == values
+
+
+@pytest.mark.parametrize("question, term, named", [
+    ("Which Chinese launch sites are there?", "China", True), ("How many launches failed?", "failure", True),
+    ("哪些发射场在中国？", "中国", True), ("Which countries are larger than any in Europe?", "Angola", False),
+    ("How many documents?", "", False),
+])
+def test_a_lookup_term_named_by_the_question(question, term, named):
+    assert names_term(question, term) is named
