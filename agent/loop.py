@@ -42,8 +42,8 @@ from agent.state import (
 )
 from agent.tool_types import ToolContext, ToolOutcome, bound_text, error
 from agent.tools import offered_schemas, parse_arguments, run_tool, tool_schemas, tools_for_turn
-from agent.question_checks import (either_for_both, name_not_shown, names_term, negation_dropped, sampled_literals,
-                                   thing_not_used, unasked_limit, with_both, without_limit)
+from agent.question_checks import (echoes_filter, either_for_both, name_not_shown, names_term, negation_dropped,
+                                   sampled_literals, thing_not_used, unasked_limit, with_both, without_limit)
 from agent.turn_checks import (REPEAT_NOTE, STOP_AFTER, RepeatGuard, copies_partial_values, count_of, counted_itself,
                                counts_previous_rows, dropped_conditions, grouped_label, in_question_language,
                                missing_years, per_group_missing, points_back, sql_literals, strip_label,
@@ -588,7 +588,8 @@ class _Turn:
         did not show (an IN list copied from find_values' first 20), a year the question names (or, for
         a follow-up of a turn that did not answer, that turn's question named), the conditions of
         the answer a follow-up points back at, the thing a "which X" question asks for, or the name
-        column "the X name" asks for, or a value the question says it does not want. None when none is found."""
+        column "the X name" asks for, a value the question says it does not want, or a result that only repeats
+        the value it picks rows by. None when none is found."""
         question = self.state.question or ""
         if self.partial_values and copies_partial_values(sql, self.partial_values, dialect=self.setup.database.dialect):
             return _NOTES["partial_values"][zh]
@@ -610,8 +611,10 @@ class _Turn:
             return _NOTES["thing"][zh].format(thing=thing)
         if name := name_not_shown(question, sql, self.catalogue, dialect=database.dialect):
             return _NOTES["name"][zh].format(column=name)
-        negated = negation_dropped(question, sql, dialect=database.dialect)
-        return _NOTES["negated"][zh].format(values=", ".join(negated)) if negated else None
+        if negated := negation_dropped(question, sql, dialect=database.dialect):
+            return _NOTES["negated"][zh].format(values=", ".join(negated))
+        echoed = echoes_filter(question, sql, dialect=database.dialect)
+        return _NOTES["echo"][zh].format(conditions=", ".join(echoed)) if echoed else None
 
     def both_values(self, sql: str) -> list[str]:
         """The values the question joins with "and" that the query takes as either, where a row it shows
@@ -770,6 +773,8 @@ _NOTES = {
              "only those having both.", "问题同时提到 {values}，但这个查询保留的是具有其中任意一个的行，而不只是两者都有的行。"),
     "limit": ("This query stops at {limit} rows (LIMIT {limit}), which the question does not ask for, so it may leave "
               "rows out.", "这个查询在 {limit} 行处截止（LIMIT {limit}），但问题没有要求只看这么多，结果可能漏掉了一些行。"),
+    "echo": ("This query shows only what it picks rows by ({conditions}), so its result repeats that value.",
+             "这个查询只显示它用来筛选行的值（{conditions}），结果只是重复了这个值。"),
     "negated": ("The question says it does not want {values}, and this query keeps the rows that have it.",
                 "问题说不要 {values}，但这个查询保留的正是含有它的行。"),
     "name": ("The question asks for a name, and this query does not show {column}.",

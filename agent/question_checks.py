@@ -20,8 +20,9 @@ from agent.sources.column_check import name_words
 from agent.turn_checks import NOT_A_THING, parsed, whole_numbers
 from storage.text import singular
 
-#: The thing a "which/what X" question asks for: X ("Which breed…" → breed), not a kind of it ("What type of…").
-_ASKED_THING = re.compile(rf"^\s*(?:which|what)\s+(?!(?:{NOT_A_THING}|has|have|had|kinds?|types?|sorts?)\b)([a-z]+)",
+#: The thing a "which/what X" question asks for: X ("Which breed…" → breed, "…, and what details…" → details),
+#: not a kind of it ("What type of…").
+_ASKED_THING = re.compile(rf"(?:^|\band\s+)\s*(?:which|what)\s+(?!(?:{NOT_A_THING}|has|have|had|kinds?|types?|sorts?)\b)([a-z]+)",
                           re.I)
 #: The thing a question asks the name or number of: "the name of the country…" → country (Spider dev 108 at
 #: 1054f2c: answered with a car maker's name), "how many documents use each type" → documents (342).
@@ -47,7 +48,7 @@ def thing_not_used(question: str, sql: str, catalogue: Callable[[], list[Any]], 
     breed do the most dogs have?" answered ok with `SELECT name FROM Dogs GROUP BY name …`, the most
     common dog's name. Of the Spider dev gold queries, it flags none (a test). `catalogue` is read
     only when it can matter."""
-    asked = [m.group(1) for m in [_ASKED_THING.search(question)] if m] + \
+    asked = [m.group(1) for m in _ASKED_THING.finditer(question)] + \
         [m.group(1) or m.group(2) for m in _NAMED_OR_COUNTED.finditer(question)]
     things = [t for t in dict.fromkeys(singular(a.lower()) for a in asked) if t not in _TIMES | _KINDS]
     tree = parsed(sql, dialect=dialect) if things else None
@@ -333,3 +334,32 @@ def _shown_number(text: str) -> str:
     except ValueError:
         return text
     return str(int(number)) if number.is_integer() else str(number)
+
+
+#: Questions asking whether something is there: a result repeating their value answers them.
+_EXISTS = re.compile(r"^\s*(?:is|are|was|were|does|do|did|has|have|can)\b|是否|有没有|吗", re.I)
+
+
+def echoes_filter(question: str, sql: str, *, dialect: str) -> list[str]:
+    """The conditions (`name = 'Kyle'`) pinning every column a query shows to the value it picks rows by,
+    so its result only repeats that value: Spider dev 890 at 1054f2c, "Show the names of all of the high
+    schooler Kyle's friends." answered ok with `SELECT T2.name … WHERE T2.name = 'Kyle'` ('Kyle', 'Kyle').
+    Empty for a question asking whether something is there ("Is there a site named…?"), and when a
+    shown column is an aggregate or not pinned. Of the Spider dev gold queries, it flags none (a test)."""
+    tree = parsed(sql, dialect=dialect)
+    if not isinstance(tree, exp.Select) or _EXISTS.search(question) or tree.find(exp.AggFunc) is not None:
+        return []
+    where = tree.args.get("where")
+    top = where.this.unnest() if where else None
+    pinned = {}
+    for part in top.flatten() if isinstance(top, exp.And) else [top] if top else []:
+        part = part.unnest()
+        if isinstance(part, exp.EQ) and isinstance(part.this, exp.Column) and isinstance(part.expression, exp.Literal):
+            pinned[(part.this.table.lower(), part.this.name.lower())] = part.sql(dialect=dialect)
+    shown = [s.unalias() for s in tree.selects]
+    if not pinned or not all(isinstance(c, exp.Column) for c in shown):
+        return []
+    keys = [(c.table.lower(), c.name.lower()) for c in shown]
+    if not all(k in pinned or (not k[0] and any(n == k[1] for _, n in pinned)) for k in keys):
+        return []
+    return list(dict.fromkeys(pinned.get(k) or next(v for (t, n), v in pinned.items() if n == k[1]) for k in keys))

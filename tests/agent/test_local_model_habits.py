@@ -1018,3 +1018,14 @@ def test_a_value_taken_from_sample_rows_is_not_found_for_the_question(store, sam
     scripted_llm.enqueue(tool_call("sample_rows", {"table": "launch_sites"}), tool_call("run_sql", {"sql": sampled}),
                          tool_call("answer", {"text": "There is 1 such site.", "sql": sampled}))
     assert _answer(_run(_setup(store, sample_db_path, scripted_llm), "Is there a Kennedy Space Center site?")[0]).ok
+
+
+def test_a_result_that_only_repeats_the_value_it_picks_rows_by_is_not_ok(store, sample_db_path, scripted_llm):
+    # Spider dev 890 at 1054f2c: "Show the names of all of the high schooler Kyle's friends." answered ok from
+    # `SELECT T2.name … WHERE T2.name = 'Kyle'`, whose rows were 'Kyle', 'Kyle'.
+    echo = ("SELECT v.name FROM launches l JOIN launch_vehicles v ON v.id = l.vehicle_id "
+            "WHERE v.name = 'Falcon 9'")
+    answer = _answered_twice(store, sample_db_path, scripted_llm, "Show me the flights of Falcon 9.", echo,
+                             "Falcon 9 flew these missions.")
+    assert not answer.ok and answer.data.caveat.startswith("This query shows only what it picks rows by "
+                                                           "(v.name = 'Falcon 9')")

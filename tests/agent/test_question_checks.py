@@ -7,8 +7,8 @@ from collections import namedtuple
 
 import pytest
 
-from agent.question_checks import (either_for_both, name_not_shown, names_term, negation_dropped, sampled_literals,
-                                   thing_not_used, unasked_limit, with_both, without_limit)
+from agent.question_checks import (echoes_filter, either_for_both, name_not_shown, names_term, negation_dropped,
+                                   sampled_literals, thing_not_used, unasked_limit, with_both, without_limit)
 from agent.sources.sqlite import SQLiteSource
 
 # A catalogue's shape (agent.sources.base.TableSchema), for schemas that are not on disk.
@@ -44,6 +44,8 @@ DOGS = [Table("dogs", [Column("dog_id", "INTEGER", True), Column("name", "TEXT")
     ("How many dogs of each breed are there?", "SELECT breed_code, COUNT(*) FROM dogs GROUP BY breed_code", None),
     ("How many different types of dog are there?", "SELECT COUNT(DISTINCT size_code) FROM dogs", None),
     ("How many times did dogs arrive?", "SELECT COUNT(*) FROM dogs", None),  # no table or column about times
+    # Spider dev 566 at 1054f2c: "…, and what details can you tell me?" answered with the date alone.
+    ("What is the earliest arrival date, and what breed is that dog?", "SELECT MIN(date_arrived) FROM dogs", "breed"),
 ])
 def test_the_thing_a_which_question_asks_for_must_be_used(question, sql, thing):
     assert thing_not_used(question, sql, lambda: DOGS, dialect="sqlite") == thing
@@ -247,3 +249,21 @@ def test_a_value_only_a_sample_showed_must_be_named_by_the_question(question, sq
 ])
 def test_a_lookup_term_named_by_the_question(question, term, named):
     assert names_term(question, term) is named
+
+
+@pytest.mark.parametrize("question, sql, echoed", [
+    # Spider dev 890 at 1054f2c: Kyle's friends answered ok with 'Kyle', 'Kyle'.
+    ("Show the names of all of the high schooler Kyle's friends.",
+     "SELECT T2.name FROM Friend AS T1 JOIN Highschooler AS T2 ON T1.friend_id = T2.ID WHERE T2.name = 'Kyle'",
+     ["T2.name = 'Kyle'"]),
+    ("Is there a high schooler named Kyle?", "SELECT name FROM Highschooler WHERE name = 'Kyle'", []),  # whether
+    ("Show Kyle's grade.", "SELECT name, grade FROM Highschooler WHERE name = 'Kyle'", []),  # grade not pinned
+    ("How many are named Kyle?", "SELECT COUNT(name) FROM Highschooler WHERE name = 'Kyle'", []),  # aggregate
+])
+def test_a_result_that_only_repeats_the_value_it_picks_rows_by(question, sql, echoed):
+    assert echoes_filter(question, sql, dialect="sqlite") == echoed
+
+
+def test_no_spider_gold_query_only_repeats_the_value_it_picks_rows_by(spider_dev):
+    questions, _ = spider_dev
+    assert [q["question"] for q in questions if echoes_filter(q["question"], q["query"], dialect="sqlite")] == []
