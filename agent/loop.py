@@ -767,8 +767,8 @@ _NOTES = {
                   "askdb 按问题所指的表限定了查询中有歧义的列后才运行了它；请确认这是你要的列。"),
     "unasked": ("The query compares with {values}, which the question does not name; check that it answers the "
                 "question asked.", "查询里比较了 {values}，但问题没有提到它；请确认它回答的是你问的问题。"),
-    "thing": ("The question asks which {thing}, and this query uses no table or column about {thing}.",
-              "问题问的是哪个 {thing}，但这个查询没有用到任何与 {thing} 有关的表或列。"),
+    "thing": ("The question asks about {thing}, and this query uses no table or column about {thing}.",
+              "问题问的是 {thing}，但这个查询没有用到任何与 {thing} 有关的表或列。"),
     "both": ("The question joins {values} with \"and\", and this query keeps the rows having either of them, not "
              "only those having both.", "问题同时提到 {values}，但这个查询保留的是具有其中任意一个的行，而不只是两者都有的行。"),
     "limit": ("This query stops at {limit} rows (LIMIT {limit}), which the question does not ask for, so it may leave "

@@ -18,16 +18,17 @@ from sqlglot import exp
 
 from agent.sources.column_check import name_words
 from agent.turn_checks import NOT_A_THING, parsed, whole_numbers
-from storage.text import singular
+from storage.text import has_cjk, singular
 
 #: The thing a "which/what X" question asks for: X ("Which breed…" → breed, "…, and what details…" → details),
 #: not a kind of it ("What type of…").
 _ASKED_THING = re.compile(rf"(?:^|\band\s+)\s*(?:which|what)\s+(?!(?:{NOT_A_THING}|has|have|had|kinds?|types?|sorts?)\b)([a-z]+)",
                           re.I)
-#: The thing a question asks the name or number of: "the name of the country…" → country (Spider dev 108 at
-#: 1054f2c: answered with a car maker's name), "how many documents use each type" → documents (342).
-_NAMED_OR_COUNTED = re.compile(r"\bnames?\s+of\s+(?:the\s+|all\s+(?:the\s+)?|each\s+|every\s+)?([a-z]+)"
-                               r"|\bhow\s+many\s+(?:different\s+|distinct\s+)?([a-z]+)", re.I)
+#: The thing a question asks the name of: "the name of the country…" → country (Spider dev 108 at 1054f2c:
+#: answered with a car maker's name).
+_NAME_OF_THE = re.compile(r"\bnames?\s+of\s+(?:the\s+|all\s+(?:the\s+)?|each\s+|every\s+)?([a-z]+)", re.I)
+#: The thing a question counts: "how many documents use each type" → documents (342, counted from templates).
+_COUNTED = re.compile(r"\bhow\s+many\s+(?:different\s+|distinct\s+)?([a-z]+)", re.I)
 #: Words for a kind of thing, not a thing ("How many different types of pet…" is answered from `pettype`).
 _KINDS = {"kind", "type", "sort"}
 #: Things a date holds: "Which year had the most launches?" is answered from `launch_date`.
@@ -48,19 +49,27 @@ def thing_not_used(question: str, sql: str, catalogue: Callable[[], list[Any]], 
     breed do the most dogs have?" answered ok with `SELECT name FROM Dogs GROUP BY name …`, the most
     common dog's name. Of the Spider dev gold queries, it flags none (a test). `catalogue` is read
     only when it can matter."""
-    asked = [m.group(1) for m in _ASKED_THING.finditer(question)] + \
-        [m.group(1) or m.group(2) for m in _NAMED_OR_COUNTED.finditer(question)]
-    things = [t for t in dict.fromkeys(singular(a.lower()) for a in asked) if t not in _TIMES | _KINDS]
-    tree = parsed(sql, dialect=dialect) if things else None
+    def things(pattern: re.Pattern) -> list[str]:
+        return [t for t in dict.fromkeys(singular(m.group(1).lower()) for m in pattern.finditer(question))
+                if t not in _TIMES | _KINDS]
+
+    asked, counted = things(_ASKED_THING) + things(_NAME_OF_THE), things(_COUNTED)
+    tree = parsed(sql, dialect=dialect) if asked or counted else None
     if not isinstance(tree, exp.Query):
         return None
     tables = catalogue()
     named = set().union(*(name_words(t.name) | set().union(*(name_words(c.name) for c in t.columns)) for t in tables))
     used = set().union(*(name_words(n.name) for n in tree.find_all(exp.Table, exp.Column)))
+    read = {t.name.lower() for t in tree.find_all(exp.Table)}
+    of_read = set().union(*(name_words(c.name) for t in tables if t.name.lower() in read for c in t.columns))
     if any(shown.is_star for shown in tree.selects):
-        read = {t.name.lower() for t in tree.find_all(exp.Table)}
-        used |= set().union(*(name_words(c.name) for t in tables if t.name.lower() in read for c in t.columns))
-    return next((thing for thing in things if thing in named and thing not in used), None)
+        used |= of_read
+    # A count is of a table's rows: "how many X" wants a table named for X, and any column of one it
+    # reads counts ("How many models does Airbus have?" counts aircraft, which have a model; found in review).
+    tabled = set().union(*(name_words(t.name) for t in tables))
+    missing = [t for t in asked if t in named and t not in used] + \
+        [t for t in counted if t in tabled and t not in used | of_read]
+    return missing[0] if missing else None
 
 
 def name_not_shown(question: str, sql: str, catalogue: Callable[[], list[Any]], *, dialect: str) -> str | None:
@@ -79,8 +88,11 @@ def name_not_shown(question: str, sql: str, catalogue: Callable[[], list[Any]], 
 
 
 #: Words saying a value is not wanted, close before it ("do not have the nationality USA", 不是美国的).
-_NOT_BEFORE = re.compile(r"(?:\b(?:not|no|never|without|except|excluding|other than|besides|apart from)\b|n't"
-                         r"|不是|不在|不|非|除了|没有)(?!.*\b(?:only|just)\b)[^.?!,;]{0,40}$", re.I)
+_NEGATION = re.compile(r"\b(?:not|no|never|without|except|excluding|other than|besides|apart from|outside|non)\b|n't"
+                       r"|不是|不在|并非|除了|没有|不属于", re.I)
+#: Words that may stand between a "not" and the value it negates ("do not have the nationality "USA"").
+_LINKING = {"have", "has", "had", "be", "is", "are", "was", "were", "been", "being", "the", "a", "an", "any", "in",
+            "from", "of", "by", "with", "to", "at", "for", "on", "that", "located", "based", "equal", "named", "called"}
 
 
 def negation_dropped(question: str, sql: str, *, dialect: str) -> list[str]:
@@ -96,16 +108,32 @@ def negation_dropped(question: str, sql: str, *, dialect: str) -> list[str]:
     found = []
     for comparison in tree.find_all(exp.EQ, exp.In, exp.Like):
         literals = comparison.expressions if isinstance(comparison, exp.In) else [comparison.expression]
-        if comparison.find_ancestor(exp.Not, exp.Except) is not None:
+        # Under NOT or EXCEPT, or in a join's ON (a LEFT JOIN's anti-join), the value is taken as negated.
+        if comparison.find_ancestor(exp.Not, exp.Except, exp.Join) is not None:
             continue
+        column = name_words(comparison.this.name) if isinstance(comparison.this, exp.Column) else set()
         for literal in literals:
             value = literal.this.strip("%") if isinstance(literal, exp.Literal) and literal.is_string else ""
             place = places.get(value, -1) if value else -1
-            negation = _NOT_BEFORE.search(asked[:place]) if place >= 0 else None
-            # The "not" is this value's: no other value of the query is named between them ("not failures by Falcon 9").
-            if negation and not any(negation.start() < p < place for p in places.values()) and value not in found:
+            if place > 0 and _negates(asked[:place], column) and value not in found:
                 found.append(value)
     return found
+
+
+def _negates(before: str, column: set[str]) -> bool:
+    """Whether the text before a value ends with a "not" that is the value's: only linking words or the
+    compared column's words between them ("not have the nationality "USA"", 不在), so that "not reusable
+    made by SpaceX" and 不同 do not negate SpaceX or 中国 (found in review)."""
+    negation = None
+    for negation in _NEGATION.finditer(before):
+        pass
+    if negation is None:
+        return False
+    between = before[negation.end():]
+    if has_cjk(between):
+        return len(between.strip()) <= 1
+    words = re.findall(r"[a-z]+", between)
+    return not re.search(r"[.?!,;]", between) and all(w in _LINKING or singular(w) in column for w in words)
 
 
 def either_for_both(question: str, sql: str, catalogue: Callable[[], list[Any]], *, dialect: str) -> list[str]:
@@ -298,12 +326,28 @@ def without_limit(sql: str, *, dialect: str) -> str | None:
 
 def names_term(question: str, term: str) -> bool:
     """Whether a question names a lookup's term: the whole term, or a word of it whose first four letters
-    begin a word of the question ("China" for "Chinese launch sites", "failure" for "failed")."""
+    begin a word of the question ("China" for "Chinese launch sites", "failure" for "failed"). An English
+    term for a Chinese question is taken as its translation ("USA" looked up for 美国)."""
     asked, term = question.casefold(), term.strip().casefold()
-    if not term or term in asked:
+    if not term or term in asked or (has_cjk(asked) and not has_cjk(term)):
         return bool(term)
     words = {w[:4] for w in re.findall(r"\w+", asked)}
     return any(w[:4] in words for w in re.findall(r"\w{3,}", term))
+
+
+def _names_value(question: str, value: str) -> bool:
+    """Whether a question names a value: the whole value, its initials ('LEO' for "low Earth orbit"), or
+    every word of it (a word of four letters or more by its first four: "failure" for "failed"), so that
+    'Falcon Heavy' is not named by "Falcon 9 launches" (found in review)."""
+    asked, value = question.casefold(), value.strip().casefold()
+    if value in asked:
+        return True
+    words = re.findall(r"\w+", asked)
+    if value.isalpha() and len(value) > 1 and value in {"".join(w[0] for w in words[i:i + len(value)])
+                                                       for i in range(len(words))}:
+        return True
+    return all(any(w == q or (len(w) >= 4 and q.startswith(w[:4])) for q in words)
+               for w in re.findall(r"\w+", value) if len(w) >= 3 or w.isdigit())
 
 
 def sampled_literals(question: str, sql: str, sampled: set[str], *, dialect: str) -> list[str]:
@@ -311,20 +355,31 @@ def sampled_literals(question: str, sql: str, sampled: set[str], *, dialect: str
     lookup of a term the question lacks showed (`sampled`, as `loop._as_shown` writes them) and that the
     question does not name: Spider dev 297 at 1054f2c, "How many documents do we have?" answered ok with
     `WHERE Document_Name = 'Introduction of OS'`, a sample row's; 773, "…greater area than that of any
-    country in Europe?" with `SurfaceArea > 1246700.0`, Angola's, looked up from a sample row."""
-    tree = parsed(sql, dialect=dialect) if sampled else None
+    country in Europe?" with `SurfaceArea > 1246700.0`, Angola's, looked up from a sample row. Numbers
+    under 10 (`reusable = 1`, `stages = 2`) and years are left alone, and so are Chinese questions, whose
+    values are English as often as not (found in review)."""
+    tree = parsed(sql, dialect=dialect) if sampled and not has_cjk(question) else None
     if tree is None:
         return []
     found = []
     for comparison in tree.find_all(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Like):
         literals = comparison.expressions if isinstance(comparison, exp.In) else [comparison.expression]
         for literal in literals:
-            if not isinstance(literal, exp.Literal):
+            if not isinstance(literal, exp.Literal) or (literal.is_number and not _judged_number(literal.this)):
                 continue
             value = literal.this.strip("%") if literal.is_string else _shown_number(literal.this)
-            if value in sampled and not names_term(question, value) and value not in found:
+            if value in sampled and not _names_value(question, value) and value not in found:
                 found.append(value)
     return found
+
+
+def _judged_number(text: str) -> bool:
+    """A number `sampled_literals` judges: not a small count or flag, nor a year."""
+    try:
+        number = float(text)
+    except ValueError:
+        return False
+    return abs(number) >= 10 and not (number.is_integer() and 1000 <= number <= 2999)
 
 
 def _shown_number(text: str) -> str:

@@ -399,7 +399,7 @@ def _label_of(schema: Any, *, zh: bool) -> str | None:
 
 
 #: A question asking for ids or codes: groups shown by their keys are what it asks for.
-_ASKS_KEYS = re.compile(r"\b(?:ids?|codes?|keys?)\b|编号|代码", re.I)
+_ASKS_KEYS = re.compile(r"(?:\b|_)(?:ids?|codes?|keys?)\b|编号|代码", re.I)
 
 
 def grouped_label(question: str, sql: str, catalogue: list[Any], *, dialect: str) -> str | None:
@@ -421,6 +421,8 @@ def grouped_label(question: str, sql: str, catalogue: list[Any], *, dialect: str
     types = {c.name.lower(): c.type for c in schema.columns}
     if any(may_hold_text(types.get(c.name.lower(), "INTEGER")) for s in tree.selects for c in s.find_all(exp.Column)):
         return None  # it shows a text column already
+    if any(s.alias.lower() in types for s in tree.selects if isinstance(s, exp.Alias)):
+        return None  # `SUM(units_built) AS units_built … ORDER BY units_built` would be read as the column (review)
     grouped = {g.name.lower() for g in tree.args["group"].expressions if isinstance(g, exp.Column)}
     shown = {s.name.lower() for s in tree.selects if isinstance(s, exp.Column)}
     key = next((fk for fk in schema.foreign_keys if fk.column.lower() in grouped & shown

@@ -444,9 +444,9 @@ def test_an_answer_about_another_thing_than_the_question_asks_which_of_is_not_ok
     scripted_llm.enqueue(tool_call("run_sql", {"sql": by_name}), answer_call, answer_call)
     events, _ = _run(_setup(store, sample_db_path, scripted_llm), "Which family has the most launch vehicles?")
     told = scripted_llm.chat_requests[2]["messages"][-1]["content"]  # sent back once, then flagged
-    assert "asks which family, and this query uses no table or column about family" in told
+    assert "asks about family, and this query uses no table or column about family" in told
     answer = _answer(events)
-    assert not answer.ok and answer.data.caveat.startswith("The question asks which family")
+    assert not answer.ok and answer.data.caveat.startswith("The question asks about family")
     by_family = ("SELECT vehicle_families.name FROM launch_vehicles JOIN vehicle_families "
                  "ON vehicle_families.id = launch_vehicles.family_id GROUP BY vehicle_families.name "
                  "ORDER BY COUNT(*) DESC LIMIT 1")

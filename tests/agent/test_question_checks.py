@@ -44,6 +44,9 @@ DOGS = [Table("dogs", [Column("dog_id", "INTEGER", True), Column("name", "TEXT")
     ("How many dogs of each breed are there?", "SELECT breed_code, COUNT(*) FROM dogs GROUP BY breed_code", None),
     ("How many different types of dog are there?", "SELECT COUNT(DISTINCT size_code) FROM dogs", None),
     ("How many times did dogs arrive?", "SELECT COUNT(*) FROM dogs", None),  # no table or column about times
+    # A count is of a table's rows: a column of a table it reads counts, and only tables' names are things counted.
+    ("How many breeds are there?", "SELECT COUNT(DISTINCT breed_code) FROM dogs", None),
+    ("How many sizes are there?", "SELECT COUNT(*) FROM shows", None),  # size: a column's word, not a table's
     # Spider dev 566 at 1054f2c: "…, and what details can you tell me?" answered with the date alone.
     ("What is the earliest arrival date, and what breed is that dog?", "SELECT MIN(date_arrived) FROM dogs", "breed"),
 ])
@@ -216,6 +219,14 @@ def test_a_foreign_key_shown_stands_for_the_table_it_refers_to(sample_db_path, q
     ("Which launches were not failures by Falcon 9?", "SELECT * FROM launches WHERE outcome != 'failure' AND "
      "vehicle = 'Falcon 9'", []),
     ("Which dogs are not only bulldogs but Terriers?", "SELECT name FROM dogs WHERE breed_code = 'Terriers'", []),
+    # Found in review: 不同 is "different"; a "not" spent on another word; a LEFT JOIN's anti-join; "outside".
+    ("有多少不同的制造商来自中国？", "SELECT COUNT(*) FROM m JOIN c ON c.id = m.country_id WHERE c.name_zh = '中国'", []),
+    ("List launch vehicles that are not reusable made by SpaceX",
+     "SELECT name FROM v WHERE reusable = 0 AND maker = 'SpaceX'", []),
+    ("Which launch sites had no launches in 2020?", "SELECT s.name FROM s LEFT JOIN l ON l.site_id = s.id "
+     "AND l.launch_date LIKE '2020%' WHERE l.id IS NULL", []),
+    ("Which launch sites are outside the United States?",
+     "SELECT s.name FROM s JOIN c ON c.id = s.country_id WHERE c.name = 'United States'", ["United States"]),
 ])
 def test_a_value_the_question_does_not_want_must_not_be_kept(question, sql, values):
     assert negation_dropped(question, sql, dialect="sqlite") == values
@@ -237,6 +248,12 @@ def test_no_spider_gold_query_keeps_a_value_its_question_does_not_want(spider_de
      {"China", "1990"}, []),  # named by the question
     ("How many documents do we have?", "SELECT count(*) FROM Documents WHERE Document_Name = 'Summer Show'",
      {"Introduction of OS"}, []),  # not seen in a sample
+    # Found in review: small numbers and flags, initials, Chinese questions; a look-alike is not named.
+    ("Which launch vehicles are reusable?", "SELECT name FROM v WHERE reusable = 1 AND stages > 2", {"1", "2"}, []),
+    ("How many launches went to low Earth orbit?", "SELECT COUNT(*) FROM p WHERE orbit = 'LEO'", {"LEO"}, []),
+    ("中国有多少个发射场？", "SELECT COUNT(*) FROM c WHERE name = 'China'", {"China"}, []),
+    ("How many Falcon 9 launches were there?", "SELECT COUNT(*) FROM v WHERE name = 'Falcon Heavy'",
+     {"Falcon Heavy"}, ["Falcon Heavy"]),
 ])
 def test_a_value_only_a_sample_showed_must_be_named_by_the_question(question, sql, sampled, values):
     assert sampled_literals(question, sql, sampled, dialect="sqlite") == values
@@ -246,6 +263,7 @@ def test_a_value_only_a_sample_showed_must_be_named_by_the_question(question, sq
     ("Which Chinese launch sites are there?", "China", True), ("How many launches failed?", "failure", True),
     ("哪些发射场在中国？", "中国", True), ("Which countries are larger than any in Europe?", "Angola", False),
     ("How many documents?", "", False),
+    ("美国有多少个发射场？", "USA", True),  # an English term for a Chinese question: its translation
 ])
 def test_a_lookup_term_named_by_the_question(question, term, named):
     assert names_term(question, term) is named

@@ -205,6 +205,10 @@ SITES_PER_COUNTRY = "SELECT country_id, COUNT(*) FROM launch_sites GROUP BY coun
      "SELECT referred.name, COUNT(*) AS n FROM launches LEFT JOIN launch_sites AS referred ON referred.id = "
      "launches.site_id GROUP BY launches.site_id, referred.name ORDER BY n DESC"),
     ("How many launch sites per country id?", SITES_PER_COUNTRY, None),  # the ids are asked for
+    ("How many launches per site_id?", "SELECT site_id, COUNT(*) FROM launches GROUP BY site_id", None),
+    # An output named as a column of the table: qualified beside the join, ORDER BY would read the column (review).
+    ("How many units has each manufacturer built? Show the top 5.", "SELECT manufacturer_id, SUM(units_built) AS "
+     "units_built FROM aircraft GROUP BY manufacturer_id ORDER BY units_built DESC LIMIT 5", None),
     ("How many launches per outcome?", "SELECT outcome, COUNT(*) FROM launches GROUP BY outcome", None),  # text
     ("How many launch sites per country?", "SELECT COUNT(*) FROM launch_sites GROUP BY country_id", None),  # not shown
     ("How many launch sites per country?", "SELECT s.country_id, c.name, COUNT(*) FROM launch_sites s JOIN countries c "
