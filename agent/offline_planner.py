@@ -30,8 +30,8 @@ from agent.planner.focus import Focus, names_own_time, remembered_focus
 from agent.planner.units import UnitPreference, convert, names_own_unit, remembered_units
 from agent.planner.answer_text import error_answer, result_answer, unmappable_answer, verified_answer
 from agent.planner.frame import Condition, Frame, PlanningFailed
-from agent.planner.followup import (follow_up, frame_from_dict, frame_to_dict, is_follow_up, leans_on_previous,
-                                    names_no_table, unresolved_reference)
+from agent.planner.followup import (ends_on_its_verb, follow_up, frame_from_dict, frame_to_dict, is_follow_up,
+                                    leans_on_previous, names_no_table, unresolved_reference)
 from agent.planner.framing import build_frame
 from agent.planner.linking import MeaningLinker
 from agent.planner.question import ParsedQuestion, parse_question
@@ -170,35 +170,65 @@ class OfflinePlanner:
 
     def _read(self, parsed: ParsedQuestion, question: str, previous: dict[str, Any] | None,
               ended: str | None) -> tuple[Frame, list[str]]:
-        """The question as a follow-up of the previous frame when its words lean on it, else alone; a
-        reading that leans on an answer it could not use, or on one that was not complete, says so
-        (`Frame.link`: the answer is then not ok)."""
+        """The question as a follow-up of the previous frame when its words point back at it, else alone.
+
+        A question with a subject of its own and no pointing word is read alone, as a first question is. The
+        weak signs (it names no table, it ends on its verb) read it against the previous answer only when
+        it cannot be read cleanly alone, and that answer is not ok: nothing in the question ties it. A
+        reading that leans on an answer it could not use, on one that was not complete, or that joins a
+        table the previous answer did not touch, says so (`Frame.link`: the answer is then not ok)."""
         before = frame_from_dict(previous, self.schema) if previous else None
-        # After an answer, a question whose words point back, or that names no table, asks about that answer.
-        leaning = ended is not None and (leans_on_previous(question) or names_no_table(parsed))
+        pointing = ended is not None and leans_on_previous(question)  # "those", "he", "also", "what about"
+        weak = ended is not None and not pointing and (ends_on_its_verb(question) or names_no_table(parsed))
         as_follow_up: PlanningFailed | None = None
         if before is not None:
             try:
-                if is_follow_up(question) or leaning:
-                    return _linked(follow_up(parsed, self.schema, before, self.today), ended)
+                if is_follow_up(question) or pointing:
+                    return self._linked(follow_up(parsed, self.schema, before, self.today), before, ended, tied=True)
             except PlanningFailed as exc:
                 as_follow_up = exc  # read it alone; if that fails too, say why the follow-up did not work
         try:
             frame = build_frame(parsed, self.schema, self.today)
-            if leaning:
-                frame.link = "alone"  # "that course", "he", "How many exist?": tied to an answer it could not use
-            elif (pointer := unresolved_reference(question)) is not None:
-                frame.unused.insert(0, pointer)  # "their" with no earlier answer of ours to point at
-            return frame, []
         except PlanningFailed as alone:
             if as_follow_up is not None:
                 raise as_follow_up from None
             if before is None:
                 raise
             try:
-                return _linked(follow_up(parsed, self.schema, before, self.today), ended)
+                return self._linked(follow_up(parsed, self.schema, before, self.today), before, ended, tied=False)
             except PlanningFailed:
                 raise alone from None
+        if weak and before is not None and frame.unused:
+            # Not clean alone ("Which leave from Aberdeen?" leaves 'leave' out): the previous answer may be
+            # what it asks about, but no word of it says so; a reading against it that leaves out no more is
+            # offered, not ok either way.
+            try:
+                read = self._linked(follow_up(parsed, self.schema, before, self.today), before, ended, tied=False)
+                if len(read[0].unused) <= len(frame.unused):
+                    return read
+            except PlanningFailed:
+                pass
+        if pointing:
+            frame.link = "alone"  # "that course", "he": tied to an answer it could not use
+        elif (pointer := unresolved_reference(question)) is not None:
+            frame.unused.insert(0, pointer)  # "their" with no earlier answer of ours to point at
+        return frame, []
+
+    def _linked(self, read: tuple[Frame, list[str]], before: Frame, ended: str | None, *,
+                tied: bool) -> tuple[Frame, list[str]]:
+        """A follow-up's frame, said to rest on an incomplete answer or an older one when it does; to be
+        read against the previous answer with no word of the question tying it (`tied` false); or to join a
+        table the previous answer did not touch. Any of these makes the answer not ok."""
+        frame, carried = read
+        if ended in ("incomplete", "unanswered"):
+            frame.link = ended
+        elif not tied:
+            frame.link = "untied"
+        elif set(frame.tables(self.schema)) - set(before.tables(self.schema)):
+            frame.link = "joined"
+        else:
+            frame.link = None
+        return frame, carried
 
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *,
                  max_tokens: int | None = None, on_text: Any = None, readable: Any = None) -> ModelReply:
@@ -352,13 +382,6 @@ class OfflinePlanner:
         return self._answer(turn, text, plan.sql,
                             f"The query returned {count} row{'' if count == 1 else 's'}; I state the result.",
                             caveat=plan.caveat)
-
-
-def _linked(read: tuple[Frame, list[str]], ended: str | None) -> tuple[Frame, list[str]]:
-    """A follow-up's frame, said to rest on an incomplete answer, or on an older one, when it does."""
-    frame, carried = read
-    frame.link = ended if ended in ("incomplete", "unanswered") else None
-    return frame, carried
 
 
 def _read_turn(messages: list[dict[str, Any]]) -> _Turn:

@@ -58,29 +58,38 @@ def is_follow_up(question: str) -> bool:
 
 
 #: More words by which a question leans on the answer before it: "that course?", "of that country", "such
-#: paragraphs", "he", "it", "which ones", "each one", "also", "the same", "the above", 它, 他. Counted only
-#: when there is a previous answer: a first question with "it" or "also" reads alone as before. Most of
-#: SParC dev's follow-ups the planner took alone had one of these (docs/evaluation.md).
+#: paragraphs", "he", "it", "which ones", "each one", "also", "the same", "the above (results)", 它, 他.
+#: Counted only when there is a previous answer: a first question with "it" or "also" reads alone as before.
+#: Most of SParC dev's follow-ups the planner took alone had one of these (docs/evaluation.md).
 _TIME_WORD = r"(?!(?:year|month|week|quarter|decade|day|time)\b)"
 _LEANING = re.compile(rf"\b(?:that|this)\s+{_TIME_WORD}[a-z]+\s*[?.!']*\s*$|\b(?:of|for|in|from|with|about|on|to|by)\s+(?:that|this)\s+"
                       rf"{_TIME_WORD}[a-z]+|\bsuch\b(?!\s+as\b)"
                       r"|\b(?:he|she|him|his|her|hers|it)\b|\b(?:the|which|each|those|these|just)\s+ones?\b|\bones\b"
                       r"|\balso\b|\btoo\s*[?.!]*\s*$|\bsame\b|\b(?:above|former|latter|aforementioned)\s*[?.!]*\s*$"
-                      r"|\bthat\s+(?:list|result|answer)\b|它|他|她|上面|刚才|同样|也"
-                      # an ellipsis ending on its verb: "Which vehicle names do not?", "Which ones did?"
-                      r"|\b(?:do|does|did|is|are|was|were|has|have|had|can|could|will|would)(?:\s*n[o']t)?\s*[?.!]*\s*$",
-                      re.IGNORECASE)
+                      r"|\bthe\s+above\s+(?!\d)[a-z]+"
+                      r"|\bthat\s+(?:list|result|answer)\b|它|他|她|上面|刚才|同样|也", re.IGNORECASE)
+#: An ellipsis ending on its verb ("Which names do not?", "Which ones did?"). Weak: plain questions end so
+#: too ("How many launch sites does each country have?"), so it counts only when the question cannot be
+#: read cleanly alone, and never makes the answer ok (`ends_on_its_verb`).
+_ELLIPSIS = re.compile(r"\b(?:do|does|did|is|are|was|were|has|have|had|can|could|will|would)"
+                       r"(?:\s*n[o']t)?\s*[?.!]*\s*$", re.IGNORECASE)
 
 
 def leans_on_previous(question: str) -> bool:
-    """The question's words tie it to the previous answer: a follow-up marker (`is_follow_up`), or a word
-    that points back ("that course", "he", "also", "which ones")."""
+    """The question's words point back at the previous answer: a follow-up marker (`is_follow_up`), or a
+    word that points back ("that course", "he", "also", "which ones")."""
     return is_follow_up(question) or bool(_LEANING.search(question))
 
 
+def ends_on_its_verb(question: str) -> bool:
+    """The question ends on its verb ("Which of them do not?"): perhaps an ellipsis of the previous
+    question, perhaps a plain question ("… does each country have?"). A weak sign (`OfflinePlanner._read`)."""
+    return bool(_ELLIPSIS.search(question))
+
+
 def names_no_table(parsed: ParsedQuestion) -> bool:
-    """The question names no table of its own ("How many exist?", "Which is in Aberdeen?"): after an answer,
-    it asks about that answer's rows."""
+    """The question names no table of its own ("How many exist?", "What is the average range of airliners?").
+    A weak sign: a value or column can be the question's own subject (`OfflinePlanner._read`)."""
     return not any(m.kind == "table" for m in parsed.mentions)
 
 

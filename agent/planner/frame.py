@@ -94,7 +94,7 @@ class Frame:
     guesses: list[str] = field(default_factory=list)  # words read by meaning, not by name: "'altitude' as height"
     #: How the question stands to the previous answer, when the analyst must check it: read alone though its
     #: words lean on that answer, or built on an answer that was not complete (`agent.planner.reading`).
-    link: str | None = None  # alone | incomplete | unanswered
+    link: str | None = None  # alone | incomplete | unanswered | untied | joined
 
     def tables(self, schema: SchemaIndex) -> list[str]:
         """Every table the frame touches, the fact table first."""

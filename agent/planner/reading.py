@@ -30,10 +30,16 @@ _LINK_EN = {"alone": "I read this question on its own: I could not tie it to the
             "incomplete": "This builds on the previous answer, which was not complete: what it left out is left "
                           "out here too.",
             "unanswered": "I could not answer the previous question, so I read this one against the answer "
-                          "before it."}
+                          "before it.",
+            "untied": "I read this question against the previous answer, though no word of it points back there: "
+                      "check that this is what you meant.",
+            "joined": "I read this question against the previous answer and joined a table that answer did not "
+                      "use: check that this is what you meant."}
 _LINK_ZH = {"alone": "我把这个问题单独理解了：没能把它和上一个回答联系起来。",
             "incomplete": "这个回答建立在上一个回答之上，而上一个回答并不完整：它遗漏的部分这里同样遗漏了。",
-            "unanswered": "上一个问题我没能回答，所以这个问题是按更早的那个回答来理解的。"}
+            "unanswered": "上一个问题我没能回答，所以这个问题是按更早的那个回答来理解的。",
+            "untied": "我把这个问题接着上一个回答来理解了，但问题里没有词指向它：请确认这是你的意思。",
+            "joined": "我把这个问题接着上一个回答来理解，并连接了上一个回答没有用到的表：请确认这是你的意思。"}
 
 
 def caveat(frame: Frame) -> str | None:
