@@ -222,33 +222,28 @@ def test_a_top_n_of_groups_that_cannot_be_kept_is_said(talk):
     assert "the top 3 of the previous answer" in (answer.get("caveat") or "")
 
 
-def test_a_negated_value_in_a_follow_up_is_kept(talk, sample_db_path):
-    talk.ask("List the launch vehicles")
-    talk.ask("Among these launch vehicles, which of them are not from the USA?")
-    expected = sample(sample_db_path, "SELECT v.name FROM launch_vehicles v JOIN manufacturers m ON v.manufacturer_id "
-                                      "= m.id JOIN countries c ON m.country_id = c.id WHERE c.code != 'USA'")
-    assert sorted(result(talk)) == sorted(expected)
-
-
-def test_two_new_values_joined_by_or_replace_the_old_one_together(talk, sample_db_path):
-    talk.ask("List the launch sites in China")
-    talk.ask("What about those in Russia or India?")
-    expected = sample(sample_db_path, "SELECT s.name FROM launch_sites s JOIN countries c ON s.country_id = c.id "
-                                      "WHERE c.name IN ('Russia', 'India')")
-    assert sorted(result(talk)) == sorted(expected)
+@pytest.mark.parametrize("first, follow_up, expected", [
+    # A negated value in a follow-up is kept.
+    ("List the launch vehicles", "Among these launch vehicles, which of them are not from the USA?",
+     "SELECT v.name FROM launch_vehicles v JOIN manufacturers m ON v.manufacturer_id = m.id "
+     "JOIN countries c ON m.country_id = c.id WHERE c.code != 'USA'"),
+    # Two new values joined by "or" replace the old one together.
+    ("List the launch sites in China", "What about those in Russia or India?",
+     "SELECT s.name FROM launch_sites s JOIN countries c ON s.country_id = c.id WHERE c.name IN ('Russia', 'India')"),
+    # A filter column named with its value is not shown.
+    ("List the launch vehicles", "What about the ones with status retired?",
+     "SELECT name FROM launch_vehicles WHERE status = 'retired'"),
+], ids=["negated-value-kept", "or-values-replace", "filter-column-not-shown"])
+def test_a_follow_up_reads_as_an_analyst_means_it(talk, sample_db_path, first, follow_up, expected):
+    talk.ask(first)
+    talk.ask(follow_up)
+    assert sorted(result(talk)) == sorted(sample(sample_db_path, expected))
 
 
 def test_rows_taken_out_of_the_previous_answer_are_named_in_the_caveat(talk):
     talk.ask("List the launch sites in China")
     _, answer = talk.ask("Which launch sites are not one of those?")
     assert answer["caveat"].startswith("I could not use 'are not one of those'")
-
-
-def test_a_filter_column_named_with_its_value_is_not_shown(talk, sample_db_path):
-    talk.ask("List the launch vehicles")
-    talk.ask("What about the ones with status retired?")
-    assert sorted(result(talk)) == sorted(sample(sample_db_path, "SELECT name FROM launch_vehicles "
-                                                                 "WHERE status = 'retired'"))
 
 
 # -- single questions --------------------------------------------------------------------------------
