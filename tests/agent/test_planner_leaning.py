@@ -10,8 +10,6 @@ dev check that no single question is flagged skips when ../shared is missing.
 from __future__ import annotations
 
 import json
-import sqlite3
-from datetime import date
 from pathlib import Path
 
 import pytest
@@ -21,9 +19,9 @@ from agent.planner.followup import ends_on_its_verb, leans_on_previous
 from agent.sources.sqlite import SQLiteSource
 from app.core import AskDB
 from app.settings import Settings
-from bench.planner_questions import Conversation
 
 from tests.agent.conftest import SPIDER
+from tests.agent.test_planner_followup import planner, result, sample, talk  # noqa: F401 (fixtures)
 
 ALONE = "I read this question on its own: I could not tie it to the previous answer."
 INCOMPLETE = "This builds on the previous answer, which was not complete"
@@ -31,16 +29,6 @@ UNANSWERED = "I could not answer the previous question, so I read this one again
 UNTIED = "I read this question against the previous answer, though no word of it points back there"
 JOINED = "I read this question against the previous answer and joined a table that answer did not use"
 PLANNER_QUESTIONS = Path(__file__).resolve().parents[1] / "data" / "planner_questions.json"
-
-
-@pytest.fixture(scope="module")
-def planner(sample_db_path) -> OfflinePlanner:
-    return OfflinePlanner(SQLiteSource(sample_db_path), today=date(2026, 11, 24))
-
-
-@pytest.fixture
-def talk(planner) -> Conversation:
-    return Conversation(planner, planner.database)
 
 
 @pytest.fixture
@@ -55,15 +43,6 @@ def ask(askdb: AskDB, question: str, thread: str | None = None):
     """One turn through the full agent: the answer, and the conversation's thread."""
     events = list(askdb.ask(question, user_id="u", thread_id=thread))
     return next(e.answer for e in events if e.type == "answer"), events[0].thread_id
-
-
-def sample(sample_db_path: Path, sql: str) -> list[tuple]:
-    with sqlite3.connect(sample_db_path) as conn:
-        return [tuple(r) for r in conn.execute(sql)]
-
-
-def result(talk: Conversation) -> list[tuple]:
-    return [tuple(r) for r in talk.database.execute(talk.last_sql, max_rows=10_000).rows]
 
 
 # -- what the previous answer was -------------------------------------------------------------
