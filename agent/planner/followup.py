@@ -27,6 +27,7 @@ from agent.planner.negation import Absence
 from agent.planner.question import Mention, ParsedQuestion
 from agent.planner.roles import RoleResolver
 from agent.planner.schema_index import ColumnInfo, SchemaIndex
+from agent.turn_checks import counts_previous_rows
 
 _MARKER_EN = re.compile(r"^\s*(and|what about|how about|only|just|which of|of (those|these|them)|among|same|the same|"
                         r"now|also|but|instead|then)\b|\b(their|they|them|those|these|its|this(?! year| month))\b", re.IGNORECASE)
@@ -76,9 +77,10 @@ _ELLIPSIS = re.compile(r"\b(?:do|does|did|is|are|was|were|has|have|had|can|could
 
 
 def leans_on_previous(question: str) -> bool:
-    """The question's words point back at the previous answer: a follow-up marker (`is_follow_up`), or a
-    word that points back ("that course", "he", "also", "which ones")."""
-    return is_follow_up(question) or bool(_LEANING.search(question))
+    """The question's words point back at the previous answer: a follow-up marker (`is_follow_up`), a
+    word that points back ("that course", "he", "also", "which ones"), or a bare count ("How many are
+    there?", 一共有多少个？), which has nothing else to count."""
+    return is_follow_up(question) or bool(_LEANING.search(question)) or counts_previous_rows(question)
 
 
 def ends_on_its_verb(question: str) -> bool:

@@ -136,11 +136,11 @@ def test_a_negated_frame_survives_the_state_and_takes_a_follow_up(talk, sample_d
 
 
 def test_how_many_are_there_counts_the_rows_listed_before(talk):
-    """It cannot stand alone, so it is read against the answer; no word of it points back, so not ok."""
+    """A bare count has nothing else to count: it points back at the rows listed before."""
     talk.ask("List the launch sites in China")
     _, answer = talk.ask("How many are there?")
     assert result(talk) == [(6,)]
-    assert answer["caveat"].startswith("I read this question against the previous answer, though no word")
+    assert "caveat" not in answer
 
 
 def test_their_columns_are_shown_for_the_rows_behind_the_previous_answer(talk, sample_db_path):
