@@ -538,8 +538,9 @@ def test_a_follow_up_keeps_the_limit_its_question_named(store, sample_db_path, s
 
 
 @pytest.mark.parametrize("question, look, sql", [
-    # Spider dev 27 at 310cb39: the model looked up the term '2014' itself, then answered for 2014 alone.
-    ("Which manufacturers were founded in the year with the most foundings?",
+    # Spider dev 27 at 310cb39: the model looked up the term '2014' itself, then answered for 2014 alone ("the
+    # most foundings", as Spider asked it, is now caught first as a ranking the query does not compute).
+    ("Which manufacturers were founded in the busiest year for foundings?",
      tool_call("find_values", {"table": "manufacturers", "column": "founded_year", "term": "2014"}),
      "SELECT name FROM manufacturers WHERE founded_year = 2014"),
     # Spider dev 405 at 310cb39: `Teacher_ID = 3` picked from sample rows, for every teacher.
@@ -1029,3 +1030,36 @@ def test_a_result_that_only_repeats_the_value_it_picks_rows_by_is_not_ok(store, 
                              "Falcon 9 flew these missions.")
     assert not answer.ok and answer.data.caveat.startswith("This query shows only what it picks rows by "
                                                            "(v.name = 'Falcon 9')")
+
+
+@pytest.mark.parametrize("question, sql, caveat", [
+    # Spider dev 548 at 17c575c: sent back for not using the course, "What is the name of the course with the
+    # most students enrolled?" was answered ok with `SELECT course_name FROM Courses`, every course.
+    ("Which vehicle family has the most launch vehicles?", "SELECT name FROM vehicle_families",
+     "The question asks for the most or least of something, and this query ranks nothing"),
+    # 342 at 17c575c: "…how many documents use each type?" answered with the documents' names.
+    ("How many launches does each launch vehicle have?", "SELECT name FROM launch_vehicles",
+     "The question asks how many for each of something, and this query counts nothing"),
+])
+def test_a_ranking_or_count_per_group_the_query_does_not_compute_is_not_ok(store, sample_db_path, scripted_llm,
+                                                                            question, sql, caveat):
+    answer = _answered_twice(store, sample_db_path, scripted_llm, question, sql, "These are the ones.")
+    assert caveat in scripted_llm.chat_requests[2]["messages"][-1]["content"]  # sent back once, then flagged
+    assert not answer.ok and answer.data.caveat.startswith(caveat)
+
+
+def test_a_count_of_the_rows_holding_an_amount_is_not_ok(store, tmp_path, scripted_llm):
+    # Spider dev 423 at 17c575c: "Find the name and age of the visitor who bought the most tickets at once."
+    # answered ok from visitors ranked by `COUNT(T1.Num_of_Ticket)`, their number of visits.
+    import sqlite3
+    db = tmp_path / "museum.db"
+    with sqlite3.connect(db) as conn:
+        conn.executescript("CREATE TABLE visitor (id INTEGER PRIMARY KEY, name TEXT);"
+                           "CREATE TABLE visit (visitor_id INTEGER REFERENCES visitor(id), num_of_ticket INTEGER);"
+                           "INSERT INTO visitor VALUES (1, 'Ann'), (2, 'Bo');"
+                           "INSERT INTO visit VALUES (1, 1), (1, 1), (2, 9);")
+    sql = ("SELECT v.name FROM visit AS t JOIN visitor AS v ON t.visitor_id = v.id GROUP BY v.id "
+           "ORDER BY COUNT(t.num_of_ticket) DESC LIMIT 1")
+    answer = _answered_twice(store, db, scripted_llm, "Which visitor bought the most tickets at once?", sql,
+                             "Ann bought the most tickets.")
+    assert not answer.ok and answer.data.caveat.startswith("This query counts the rows that have a num_of_ticket")

@@ -7,8 +7,9 @@ from collections import namedtuple
 
 import pytest
 
-from agent.question_checks import (echoes_filter, either_for_both, name_not_shown, names_term, negation_dropped,
-                                   sampled_literals, thing_not_used, unasked_limit, with_both, without_limit)
+from agent.question_checks import (counts_an_amount, echoes_filter, either_for_both, figure_not_computed,
+                                   name_not_shown, names_term, negation_dropped, sampled_literals, thing_not_used,
+                                   unasked_limit, with_both, without_limit)
 from agent.sources.sqlite import SQLiteSource
 
 # A catalogue's shape (agent.sources.base.TableSchema), for schemas that are not on disk.
@@ -144,7 +145,7 @@ def test_with_both_keeps_the_rows_having_each_value(sql, values, both):
 
 
 # Of the gold queries: 88 ask which or what thing; 24 use IN or OR on values the question names, all with "or".
-@pytest.mark.parametrize("check", [thing_not_used, either_for_both, name_not_shown])
+@pytest.mark.parametrize("check", [thing_not_used, either_for_both, name_not_shown, figure_not_computed])
 def test_no_spider_gold_query_is_flagged_by_the_checks_that_read_the_schema(spider_dev, check):
     questions, catalogues = spider_dev
     present = [q for q in questions if q["db_id"] in catalogues]
@@ -285,3 +286,52 @@ def test_a_result_that_only_repeats_the_value_it_picks_rows_by(question, sql, ec
 def test_no_spider_gold_query_only_repeats_the_value_it_picks_rows_by(spider_dev):
     questions, _ = spider_dev
     assert [q["question"] for q in questions if echoes_filter(q["question"], q["query"], dialect="sqlite")] == []
+
+
+COURSES = [Table("courses", [Column("course_id", "INTEGER", True), Column("course_name", "VARCHAR(255)"),
+                             Column("credits", "INTEGER")]),
+           Table("enrolments", [Column("course_id", "INTEGER"), Column("student_id", "INTEGER")])]
+
+
+@pytest.mark.parametrize("question, sql, figure", [
+    # Spider dev 548 and 342 at 17c575c, answered ok after the thing check sent them back.
+    ("What is the name of the course with the most students enrolled?", "SELECT course_name FROM courses", "ranks"),
+    ("How many students does each course have?", "SELECT course_name FROM courses", "counts"),
+    ("哪门课的学生最多？", "SELECT course_name FROM courses", "ranks"),
+    ("What is the name of the course with the most students enrolled?",
+     "SELECT course_name FROM courses JOIN enrolments USING (course_id) GROUP BY course_name ORDER BY COUNT(*) DESC "
+     "LIMIT 1", None),
+    ("Which course is the oldest?", "SELECT course_name FROM courses ORDER BY course_id LIMIT 1", None),
+    ("Which courses have at most 3 credits?", "SELECT course_name FROM courses WHERE credits <= 3", None),  # a bound
+    ("Which courses have at least 3 credits?", "SELECT course_name FROM courses WHERE credits >= 3", None),
+    ("How many credits does each course have?", "SELECT course_name, credits FROM courses", None),  # stored
+    ("How many students does each course have?", "SELECT * FROM courses", None),  # `*` may hold it
+    ("How many students does each course have?",
+     "SELECT course_name, (SELECT COUNT(*) FROM enrolments e WHERE e.course_id = c.course_id) FROM courses c", None),
+    ("List the courses.", "SELECT course_name FROM courses", None),
+])
+def test_a_ranking_or_count_per_group_the_query_does_not_compute(question, sql, figure):
+    assert figure_not_computed(question, sql, lambda: COURSES, dialect="sqlite") == figure
+
+
+VISITS = [Table("visit", [Column("visitor_id", "INT"), Column("num_of_ticket", "INT"), Column("ticket_code", "TEXT")]),
+          Table("visitor", [Column("id", "INT", True), Column("name", "TEXT")])]
+
+
+@pytest.mark.parametrize("sql, amounts", [
+    # Spider dev 423 at 17c575c: "the visitor who bought the most tickets at once", ranked by visits.
+    ("SELECT v.name FROM visit AS t JOIN visitor AS v ON t.visitor_id = v.id GROUP BY v.id "
+     "ORDER BY COUNT(t.Num_of_Ticket) DESC LIMIT 1", ["Num_of_Ticket"]),
+    ("SELECT SUM(num_of_ticket) FROM visit", []),
+    ("SELECT COUNT(DISTINCT num_of_ticket) FROM visit", []),  # how many different amounts
+    ("SELECT COUNT(ticket_code) FROM visit", []),  # text: not an amount
+    ("SELECT COUNT(*) FROM visit", []),
+])
+def test_a_count_of_the_rows_holding_an_amount(sql, amounts):
+    assert counts_an_amount(sql, lambda: VISITS, dialect="sqlite") == amounts
+
+
+def test_no_spider_gold_query_counts_the_rows_holding_an_amount(spider_dev):
+    questions, catalogues = spider_dev
+    assert [q["question"] for q in questions if q["db_id"] in catalogues and
+            counts_an_amount(q["query"], lambda: catalogues[q["db_id"]], dialect="sqlite")] == []
