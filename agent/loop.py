@@ -48,7 +48,8 @@ from agent.question_checks import (counts_an_amount, echoes_filter, either_for_b
 from agent.turn_checks import (REPEAT_NOTE, STOP_AFTER, RepeatGuard, copies_partial_values, count_of, counted_itself,
                                counts_previous_rows, dropped_conditions, grouped_label, in_question_language,
                                missing_years, per_group_missing, points_back, sql_literals, strip_label,
-                               unasked_values, unsupported_numbers, which_one, with_conditions, with_label, wrong_language)
+                               unasked_values, unsupported_names, unsupported_numbers, which_one, with_conditions,
+                               with_label, wrong_language)
 from agent.turn_recorder import TurnRecorder
 from storage.conversations import ConversationStore
 from storage.text import has_cjk
@@ -677,11 +678,16 @@ class _Turn:
                               dialect=self.setup.database.dialect)
 
     def unsupported(self, text: str, record: SQLRecord, zh: bool) -> str | None:
-        """A caveat naming the numbers the answer's text states that its result does not hold; None: none."""
+        """A caveat naming the numbers the answer's text states, or the names it lists, that its result does
+        not hold; None: none."""
         rows = self.recorder.result(record.result_id).rows[:ANSWER_ROWS] if record.result_id is not None else []
+        question = self.state.question or ""
         numbers = unsupported_numbers(text, rows=rows, row_count=None if record.truncated else record.row_count,
-                                      question=self.state.question or "", sql=record.sql)
-        return _NOTES["numbers"][zh].format(numbers=", ".join(numbers)) if numbers else None
+                                      question=question, sql=record.sql)
+        if numbers:
+            return _NOTES["numbers"][zh].format(numbers=", ".join(numbers))
+        names = unsupported_names(text, rows=rows, question=question, sql=record.sql)
+        return _NOTES["names_unshown"][zh].format(names=", ".join(names)) if names else None
 
     def fail(self, message: str, *, kind: str) -> Iterator[TurnEvent]:
         """End the turn on an infrastructure failure, saying what happened and what to do."""
@@ -815,6 +821,8 @@ _NOTES = {
                "这个查询数的是有 {columns} 值的行数，而不是这些值本身的数量（SUM 才是相加）。"),
     "itself": ("This query counts the {table} row the question names (1), not the {other} rows that refer to it, "
                "which the question counts.", "这个查询数的是问题所指的 {table} 这一行本身（1），而不是问题要数的、引用它的 {other} 中的行。"),
+    "names_unshown": ("This answer names {names}, which the query's result does not show (it shows no names).",
+                      "这个回答提到的 {names} 不在查询结果中（结果里没有任何名称）。"),
     "numbers": ("This answer states {numbers}, which the query's result does not show.",
                 "这个回答给出的 {numbers} 不在查询结果中。"),
     "years": ("This query does not use {years}, which the question names, so it may be about other years.",
@@ -832,7 +840,7 @@ _CHECKS = {
              "again with text that says what this result shows",
     "unused": "Run a query that uses it, then answer from that result; or call answer again with a caveat "
               "saying what is left out.",
-    "numbers": "Answer again with the figures of the result, or run the query that gives the ones you state.",
+    "numbers": "Answer again with what the result shows, or run the query that gives what you state.",
     "lookups": "you have looked enough: now write the SQL that answers the question and run it with run_sql",
     "lookups_after_result": "your last query ran and returned {rows} row(s): if they answer the question, call "
                             "answer with its SQL; if not, run a better query with run_sql",

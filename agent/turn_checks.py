@@ -255,6 +255,28 @@ def unsupported_numbers(text: str, *, rows: list[list[Any]], row_count: int | No
     return [n for n in stated if not any(_same_number(n, k) for k in known)]
 
 
+#: A capitalised name ("AirTran Airways", "Falcon 9"), and a list of two or more of them joined by commas or "and".
+_CAPITALISED = r"[A-Z][\w'’&.\-]*(?:[ \t]+[A-Z0-9][\w'’&.\-]*)*"
+_NAME_LIST = re.compile(rf"{_CAPITALISED}(?:\s*,\s*(?:and\s+)?{_CAPITALISED}|\s+and\s+{_CAPITALISED})+")
+_LIST_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+")
+#: Capitalised words that open a sentence, not a name ("Yes, Falcon 9 and Atlas V").
+_NOT_NAMES = {"yes", "no", "the", "there", "these", "this", "that", "they", "it", "so", "also", "however", "then",
+              "answer", "note", "in", "on", "at", "for", "from", "of"}
+
+
+def unsupported_names(text: str, *, rows: list[list[Any]], question: str, sql: str) -> list[str]:
+    """The names an English answer lists (two or more capitalised names joined by commas or "and") that
+    neither the question nor the query holds, when its result shows no text at all, so they cannot come
+    from it: Spider dev 234 at 17c575c, "Which airlines have a flight with source airport AHD?" answered
+    ok with "AirTran Airways, Allegiant Air, American Airlines…" from a result of airline ids 1, 2, 3…"""
+    if has_cjk(text) or any(isinstance(cell, str) for row in rows for cell in row):
+        return []
+    known = f"{question} {sql}".lower()
+    listed = (item.strip(" .") for found in _NAME_LIST.findall(text) for item in _LIST_SEPARATOR.split(found))
+    return list(dict.fromkeys(item for item in listed if item and item.lower() not in _NOT_NAMES
+                              and item.lower() not in known))
+
+
 def _numbers_in(text: str) -> list[float]:
     return [float(n.replace(",", "")) for n in _NUMBER.findall(text)]
 

@@ -994,6 +994,17 @@ def test_groups_shown_by_their_key_get_askdbs_run_with_their_names(store, sample
     assert not answer.ok and answer.data.caveat == "The result shows each group by its key, not by its name."
 
 
+def test_names_listed_from_a_result_of_ids_are_not_ok(store, sample_db_path, scripted_llm):
+    # Spider dev 234 at 17c575c: "Which airlines have a flight with source airport AHD?" answered ok with
+    # "AirTran Airways, Allegiant Air…" from `SELECT DISTINCT Airline FROM flights …`, airline ids 1, 2, 3.
+    ids = "SELECT DISTINCT vehicle_id FROM launches WHERE launch_date LIKE '1990%'"
+    answer = _answered_twice(store, sample_db_path, scripted_llm, "Which launch vehicles flew in 1990?", ids,
+                             "They were Titan IV, Delta II and Atlas.")
+    assert not answer.ok
+    assert answer.data.caveat == ("This answer names Titan IV, Delta II, Atlas, which the query's result does not "
+                                  "show (it shows no names).")
+
+
 def test_a_value_the_question_does_not_want_kept_by_the_query_is_not_ok(store, sample_db_path, scripted_llm):
     # Spider dev 827 at 1054f2c: "…conductors that do not have the nationality "USA"" answered ok with `= 'USA'`.
     kept = ("SELECT s.name FROM launch_sites s JOIN countries c ON c.id = s.country_id WHERE c.name = 'China'")

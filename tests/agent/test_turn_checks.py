@@ -11,7 +11,7 @@ import pytest
 from agent.sources.sqlite import SQLiteSource
 from agent.turn_checks import (count_of, counted_itself, counts_previous_rows, dropped_conditions, in_question_language,
                                missing_years, per_group_missing, points_back, table_in_question, unasked_values,
-                               unsupported_numbers, whole_numbers, with_conditions, with_label, grouped_label)
+                               unsupported_names, unsupported_numbers, whole_numbers, with_conditions, with_label, grouped_label)
 
 YEAR_2019 = "SELECT count(*) FROM launches WHERE launch_date LIKE '2019-%'"
 
@@ -71,6 +71,24 @@ def test_a_follow_up_must_keep_a_condition_of_the_answer_it_points_back_at(quest
 def test_an_answer_states_only_figures_its_result_holds(text, rows, row_count, unsupported):
     assert unsupported_numbers(text, rows=rows, row_count=row_count, question="How many in 2019?",
                                sql="SELECT 1") == unsupported
+
+
+AHD = "Which airlines have a flight with source airport AHD?"
+
+
+@pytest.mark.parametrize("text, rows, question, unsupported", [
+    # Spider dev 234 at 17c575c: airline names listed from a result of airline ids.
+    ("The airlines with flights from AHD are: AirTran Airways, Allegiant Air, and Delta Air Lines.", [[1], [2]], AHD,
+     ["AirTran Airways", "Allegiant Air", "Delta Air Lines"]),
+    ("The airlines with flights from AHD are airlines 1 and 2.", [[1], [2]], AHD, []),
+    ("AirTran Airways and Allegiant Air.", [["AirTran Airways"], ["Allegiant Air"]], AHD, []),  # the result has text
+    ("Falcon 9 and Atlas V flew 5 and 3 times.", [[5], [3]], "How often did Falcon 9 and Atlas V fly?", []),
+    ("Yes, AHD and Airline both appear.", [[1]], AHD, []),  # the question's and the query's words
+    ("Only Delta flies from AHD.", [[1]], AHD, []),  # one name is not a list
+    ("中国和美国", [[1]], "哪些国家", []),
+])
+def test_an_answer_lists_only_names_its_result_or_question_holds(text, rows, question, unsupported):
+    assert unsupported_names(text, rows=rows, question=question, sql="SELECT Airline FROM flights") == unsupported
 
 
 @pytest.mark.parametrize("question, sql, missing", [
