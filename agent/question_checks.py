@@ -109,8 +109,10 @@ def negation_dropped(question: str, sql: str, *, dialect: str) -> list[str]:
     found = []
     for comparison in tree.find_all(exp.EQ, exp.In, exp.Like):
         literals = comparison.expressions if isinstance(comparison, exp.In) else [comparison.expression]
-        # Under NOT or EXCEPT, or in a join's ON (a LEFT JOIN's anti-join), the value is taken as negated.
-        if comparison.find_ancestor(exp.Not, exp.Except, exp.Join) is not None:
+        # Under NOT or EXCEPT, or in an outer join's ON (a LEFT JOIN's anti-join), the value is taken as
+        # negated; in an inner join's ON it filters as a WHERE does (found in review).
+        joined = comparison.find_ancestor(exp.Join)
+        if comparison.find_ancestor(exp.Not, exp.Except) is not None or (joined is not None and joined.side):
             continue
         column = name_words(comparison.this.name) if isinstance(comparison.this, exp.Column) else set()
         for literal in literals:

@@ -85,6 +85,9 @@ def _judge(column: exp.Column, scope: Scope, tables: dict) -> OuterRowColumn | N
     if column.table:
         if column.table.lower() in {alias.lower() for alias in own}:
             return None  # qualified with its own alias: the engine says whether it exists
+        where = scope.expression.args.get("where")
+        if where is not None and any(c.table.lower() == column.table.lower() for c in where.find_all(exp.Column)):
+            return None  # its WHERE reads the same outer row: a correlation made on purpose (found in review)
         outer = _outer_source(scope.parent, tables, alias=column.table)
     elif any(name in columns for columns in own.values()):
         return None

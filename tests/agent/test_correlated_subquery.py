@@ -71,6 +71,8 @@ def test_the_outer_column_is_named_in_every_dialect(sql, found, dialect):
     # Correlated on purpose: the outer column is written in the subquery's WHERE.
     "SELECT s.name FROM launch_sites AS s WHERE s.id IN (SELECT l.site_id FROM launches AS l "
     "WHERE l.launch_date >= CAST(s.opened_year AS TEXT))",
+    # Found in review of db63e78: the outer row's own column selected, read by the WHERE too.
+    "SELECT s.name FROM launch_sites AS s WHERE s.id IN (SELECT s.id FROM launches AS l WHERE l.site_id = s.id)",
     "SELECT name FROM launch_sites WHERE id IN (SELECT l.site_id FROM launches AS l)",  # its own alias
     "SELECT name FROM launch_sites WHERE id IN (SELECT launches.site_id FROM launches)",
     "SELECT name FROM launch_sites WHERE EXISTS (SELECT name FROM launches WHERE site_id = launch_sites.id)",

@@ -228,6 +228,9 @@ def test_a_foreign_key_shown_stands_for_the_table_it_refers_to(sample_db_path, q
      "AND l.launch_date LIKE '2020%' WHERE l.id IS NULL", []),
     ("Which launch sites are outside the United States?",
      "SELECT s.name FROM s JOIN c ON c.id = s.country_id WHERE c.name = 'United States'", ["United States"]),
+    # An inner join's ON filters as a WHERE does (found in review of db63e78).
+    ("Which launch sites are not in China?", "SELECT s.name FROM s JOIN c ON c.id = s.country_id AND c.name = 'China'",
+     ["China"]),
 ])
 def test_a_value_the_question_does_not_want_must_not_be_kept(question, sql, values):
     assert negation_dropped(question, sql, dialect="sqlite") == values
