@@ -686,7 +686,8 @@ class _Turn:
                                       question=question, sql=record.sql)
         if numbers:
             return _NOTES["numbers"][zh].format(numbers=", ".join(numbers))
-        names = unsupported_names(text, rows=rows, question=question, sql=record.sql)
+        asked = question + (f" {self.previous_question}" if self.follows_up else "")
+        names = unsupported_names(text, rows=rows, question=asked, sql=record.sql, known=self.shown_values)
         return _NOTES["names_unshown"][zh].format(names=", ".join(names)) if names else None
 
     def fail(self, message: str, *, kind: str) -> Iterator[TurnEvent]:

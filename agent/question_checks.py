@@ -19,7 +19,7 @@ from sqlglot import exp
 from agent.sources.base import may_hold_text
 from agent.sources.column_check import name_words
 from agent.turn_checks import NOT_A_THING, parsed, whole_numbers
-from storage.text import has_cjk, singular
+from storage.text import has_cjk, singular, stem
 
 #: The thing a "which/what X" question asks for: X ("Which breed…" → breed, "…, and what details…" → details),
 #: not a kind of it ("What type of…").
@@ -424,39 +424,65 @@ def echoes_filter(question: str, sql: str, *, dialect: str) -> list[str]:
 
 
 #: Words by which a question asks for a thing ranked first or last ("the course with the most students",
-#: "the oldest dog", 最多); not a bound ("at most 3", "at least").
-_RANKED = re.compile(r"(?<!\bat\s)(?<!\bat\sthe\s)\b(?:most|least|fewest|highest|lowest|largest|smallest|biggest|"
+#: "the oldest dog", 最多), with the bound they may belong to ("at most 3", "at the very least", 最多3个), and
+#: the word after them ("maximum credit": a column `max_credit` may hold it).
+_RANKED = re.compile(r"(\bat\s+(?:the\s+)?(?:very\s+)?)?\b(most|least|fewest|highest|lowest|largest|smallest|biggest|"
                      r"greatest|maximum|minimum|oldest|youngest|newest|latest|earliest|longest|shortest|cheapest)\b"
-                     r"|最(?:多|少|高|低|大|小|早|晚|新|老|长|短|贵|便宜|近)", re.I)
-#: Words by which a question counts ("how many documents use each type?").
-_COUNTS = re.compile(r"\bhow\s+many\b|\bnumber\s+of\b|\bcount\b|多少|几", re.I)
-_PER_EACH = re.compile(r"\b(?:each|every)\b|每|各", re.I)
+                     r"(?:\s+([a-z]+))?|最(?:(?:多|少)(?![^，。？！,.?!]{0,4}[0-9一二三四五六七八九十几两])|高|低|大|小|早|晚|新|老|长|短|贵|便宜)",
+                     re.I)
+#: Words by which a question counts ("how many documents use each type?", 有多少); not a value's "number"
+#: ("the cell number of each professional") nor 哪几 ("which").
+_COUNTS = re.compile(r"\bhow\s+many\b|(?:^|\b(?:the|total|a)\s+)number\s+of\b|\bcount\b"
+                     r"|有多少|多少(?:个|家|次|名|位|架|种|条|项|人)|(?<!哪)几(?:个|家|次|名|位|架|种|条|项|人)", re.I)
+_PER_EACH = re.compile(r"\b(?:each|every|per)\b|每|各", re.I)
+#: What computes a ranking beside ORDER BY, LIMIT and aggregates: GREATEST/LEAST, `>= ALL (…)`, `NOT EXISTS (…)`.
+_RANKS = (exp.Order, exp.Limit, exp.AggFunc, exp.Window, exp.Greatest, exp.Least, exp.All, exp.Any, exp.Exists)
 
 
 def figure_not_computed(question: str, sql: str, catalogue: Callable[[], list[Any]], *, dialect: str) -> str | None:
     """What a question asks to compute that its query leaves alone: "ranks" when it asks for the most,
     the oldest… and the query orders, aggregates and limits nothing; "counts" when it asks how many for
-    each of something and the query aggregates and groups nothing and shows only columns of text (no
-    stored count). None otherwise. Spider dev 548 and 342 at 17c575c: sent back for not using the
-    course (the documents), the 1.5B model answered "the course with the most students enrolled" with
-    `SELECT course_name FROM Courses`, and "how many documents use each type" with the documents' names.
-    Of the Spider dev gold queries, it flags none (a test). `catalogue` is read only when it can matter."""
-    ranked, counts = bool(_RANKED.search(question)), bool(_COUNTS.search(question) and _PER_EACH.search(question))
-    tree = parsed(sql, dialect=dialect) if ranked or counts else None
-    if not isinstance(tree, exp.Query) or tree.find(exp.AggFunc, exp.Window, exp.Group) is not None:
+    each of something and the query aggregates and groups nothing and shows only text or keys (no stored
+    count). None otherwise. Spider dev 548 and 342 at 17c575c: sent back for not using the course (the
+    documents), the 1.5B model answered "the course with the most students enrolled" with `SELECT
+    course_name FROM Courses`, and "how many documents use each type" with the documents' names. Of the
+    Spider dev gold queries, it flags none (a test). `catalogue` is read only when it can matter."""
+    ranking = [m for m in _RANKED.finditer(question) if not m.group(1)]
+    counts = bool(_COUNTS.search(question) and _PER_EACH.search(question))
+    tree = parsed(sql, dialect=dialect) if ranking or counts else None
+    if not isinstance(tree, exp.Query) or tree.find(exp.Group, exp.AggFunc, exp.Window) is not None:
         return None
-    if ranked:
-        return None if tree.find(exp.Order, exp.Limit) is not None else "ranks"
+    if ranking:
+        return "ranks" if tree.find(*_RANKS) is None and not _held(ranking, tree) else None
     if not isinstance(tree, exp.Select) or any(not isinstance(s.unalias(), exp.Column) for s in tree.selects):
         return None  # a computed column or a `*` may hold the figure
     read = {t.name.lower() for t in tree.find_all(exp.Table)}
-    types = {c.name.lower(): c.type or "" for t in catalogue() if t.name.lower() in read for c in t.columns}
-    shown = [types.get(s.unalias().name.lower()) for s in tree.selects]
-    return "counts" if shown and all(t is not None and may_hold_text(t) for t in shown) else None
+    tables = [t for t in catalogue() if t.name.lower() in read]
+    columns = {c.name.lower(): c for t in tables for c in t.columns}
+    keys = {fk.column.lower() for t in tables for fk in t.foreign_keys}
+    shown = [columns.get(s.unalias().name.lower()) for s in tree.selects]
+    # A column of no declared type may hold a stored count (found in review): not judged.
+    return "counts" if shown and all(c is not None and c.type and (may_hold_text(c.type) or c.primary_key or
+                                                                   c.name.lower() in keys) for c in shown) else None
 
 
-#: Words naming a column that holds an amount: `Num_of_Ticket`, `number_of_seats`, `total_count`.
-_AMOUNT_WORDS = {"num", "number", "count", "quantity", "qty", "total", "amount"}
+def _held(ranking: list[re.Match], tree: exp.Expression) -> bool:
+    """Whether a ranking word is the query's own: in a value it compares with ("Most Valuable Player"), or
+    it or the word after it in a column it reads (`highest_degree`, `max_credit` for "maximum credit",
+    `rank` for "highest ranked")."""
+    literals = " ".join(lit.this.lower() for lit in tree.find_all(exp.Literal) if lit.is_string)
+    words = {stem(w) for c in tree.find_all(exp.Column) for w in name_words(c.name)}
+    for match in ranking:
+        said = [w for w in (match.group(2), match.group(3)) if w]
+        if said and (said[0].lower() in literals or any(stem(w) in words for w in said)):
+            return True
+    return False
+
+
+#: A column named for an amount: `Num_of_Ticket`, `number_of_seats`, `total_count`, `quantity`; not a number
+#: that names a thing (`contestant_number`, `order_number`: found in review).
+_AMOUNT = re.compile(r"^(?:num|number|count|total|qty|quantity|amount)s?(?:_of)?(?:_|$)"
+                     r"|_(?:count|total|qty|quantity|amount)s?$", re.I)
 
 
 def counts_an_amount(sql: str, catalogue: Callable[[], list[Any]], *, dialect: str) -> list[str]:
@@ -467,10 +493,12 @@ def counts_an_amount(sql: str, catalogue: Callable[[], list[Any]], *, dialect: s
     none (a test). `catalogue` is read only when it can matter."""
     tree = parsed(sql, dialect=dialect)
     counted = [c.this for c in tree.find_all(exp.Count)] if tree is not None else []
-    counted = [c for c in counted if isinstance(c, exp.Column) and name_words(c.name) & _AMOUNT_WORDS]
+    counted = [c for c in counted if isinstance(c, exp.Column) and _AMOUNT.search(c.name)]
     if not counted:
         return []
     read = {t.name.lower() for t in tree.find_all(exp.Table)}
-    types = {c.name.lower(): c.type or "" for t in catalogue() if t.name.lower() in read for c in t.columns}
-    return list(dict.fromkeys(c.name for c in counted if c.name.lower() in types
-                              and not may_hold_text(types[c.name.lower()])))
+    tables = [t for t in catalogue() if t.name.lower() in read]
+    keys = {fk.column.lower() for t in tables for fk in t.foreign_keys}
+    amounts = {c.name.lower() for t in tables for c in t.columns
+               if c.type and not may_hold_text(c.type) and not c.primary_key and c.name.lower() not in keys}
+    return list(dict.fromkeys(c.name for c in counted if c.name.lower() in amounts))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from typing import Any
 
 import sqlglot
@@ -259,22 +260,37 @@ def unsupported_numbers(text: str, *, rows: list[list[Any]], row_count: int | No
 _CAPITALISED = r"[A-Z][\w'’&.\-]*(?:[ \t]+[A-Z0-9][\w'’&.\-]*)*"
 _NAME_LIST = re.compile(rf"{_CAPITALISED}(?:\s*,\s*(?:and\s+)?{_CAPITALISED}|\s+and\s+{_CAPITALISED})+")
 _LIST_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+")
-#: Capitalised words that open a sentence, not a name ("Yes, Falcon 9 and Atlas V").
+#: Other ways of listing: bullets, numbered lines, semicolons, 、 and 和.
+_LIST_BREAK = re.compile(r"\n\s*(?:[-*•]|\d+[.)])\s*|\s*[;；、]\s*|\s*和\s*")
+#: Capitalised words that open a sentence, not a name ("Yes, Falcon 9 and Atlas V", "Both Delta and United").
 _NOT_NAMES = {"yes", "no", "the", "there", "these", "this", "that", "they", "it", "so", "also", "however", "then",
-              "answer", "note", "in", "on", "at", "for", "from", "of"}
+              "answer", "note", "in", "on", "at", "for", "from", "of", "both", "only", "overall", "here", "sure",
+              "based", "all", "i"}
+#: Names a result of numbers may stand for: months, weekdays, quarters.
+_CALENDAR = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun)[a-z]*|q[1-4]")
 
 
-def unsupported_names(text: str, *, rows: list[list[Any]], question: str, sql: str) -> list[str]:
-    """The names an English answer lists (two or more capitalised names joined by commas or "and") that
-    neither the question nor the query holds, when its result shows no text at all, so they cannot come
-    from it: Spider dev 234 at 17c575c, "Which airlines have a flight with source airport AHD?" answered
-    ok with "AirTran Airways, Allegiant Air, American Airlines…" from a result of airline ids 1, 2, 3…"""
-    if has_cjk(text) or any(isinstance(cell, str) for row in rows for cell in row):
+def unsupported_names(text: str, *, rows: list[list[Any]], question: str, sql: str,
+                      known: Iterable[str] = ()) -> list[str]:
+    """The names an answer lists (two or more capitalised names, joined by commas, "and", bullets…) that
+    neither the question, the query (`_` read as a space), nor `known` (values shown before: a follow-up's
+    previous answer, this turn's lookups) holds, when its result shows no text at all, so they cannot
+    come from it: Spider dev 234 at 17c575c, "Which airlines have a flight with source airport AHD?"
+    answered ok with "AirTran Airways, Allegiant Air, American Airlines…" from airline ids 1, 2, 3…
+    Months, weekdays and numbers are left alone (a result of numbers may stand for them)."""
+    if any(isinstance(cell, str) for row in rows for cell in row):
         return []
-    known = f"{question} {sql}".lower()
-    listed = (item.strip(" .") for found in _NAME_LIST.findall(text) for item in _LIST_SEPARATOR.split(found))
-    return list(dict.fromkeys(item for item in listed if item and item.lower() not in _NOT_NAMES
-                              and item.lower() not in known))
+    said = set(re.findall(r"\w+", " ".join([question, sql.replace("_", " "), *known]).lower()))
+    found = []
+    for listed in _NAME_LIST.findall(_LIST_BREAK.sub(", ", text)):
+        for item in _LIST_SEPARATOR.split(listed):
+            words = item.strip(" .").split()
+            while words and words[0].lower() in _NOT_NAMES:
+                words.pop(0)
+            parts = [w for word in words for w in re.findall(r"\w+", word.lower())]
+            if parts and not all(p in said or p.isdigit() or _CALENDAR.fullmatch(p) for p in parts):
+                found.append(" ".join(words))
+    return list(dict.fromkeys(found))
 
 
 def _numbers_in(text: str) -> list[float]:
@@ -324,9 +340,10 @@ def counted_itself(question: str, sql: str, first_cell: Any, catalogue: list[Any
     if len(chosen) != 1:
         return None
     table, fk = chosen[0]
-    picked = exp.select(exp.column(fk.ref_column or key)).from_(source.copy()).where(tree.args["where"].this.copy())
-    instead = exp.select(exp.Count(this=exp.Star())).from_(exp.table_(table.name)) \
-        .where(exp.column(fk.column).isin(query=picked))
+    picked = exp.select(exp.column(_named(fk.ref_column or key))).from_(source.copy()) \
+        .where(tree.args["where"].this.copy())
+    instead = exp.select(exp.Count(this=exp.Star())).from_(exp.table_(_named(table.name))) \
+        .where(exp.column(_named(fk.column)).isin(query=picked))
     return target.name, table.name, instead.sql(dialect=dialect)
 
 
@@ -352,7 +369,7 @@ def in_question_language(question: str, sql: str, catalogue: list[Any], *, diale
         table = named.get(column.table.lower()) if column.table else only
         chinese = columns.get(table or "", {}).get(f"{column.name.lower()}_zh")
         if chinese:
-            column.set("this", exp.to_identifier(chinese))
+            column.set("this", _named(chinese))
             swapped = True
     return tree.sql(dialect=dialect) if swapped else None
 
@@ -406,8 +423,14 @@ def with_label(question: str, sql: str, catalogue: list[Any], *, dialect: str) -
     label = _label_of(schema, zh=has_cjk(question))
     if label is None:
         return None
-    shown = exp.column(label, table=table.alias_or_name if table.alias else None)
+    shown = exp.column(_named(label), table=table.alias_or_name if table.alias else None)
     return tree.select(shown, append=False).select(*tree.selects).sql(dialect=dialect)
+
+
+def _named(name: str) -> exp.Identifier:
+    """A catalogue's name as SQL askdb writes: quoted when it has capitals, which PostgreSQL would fold
+    to lower case unquoted (found in review); SQLite and MySQL read it either way."""
+    return exp.to_identifier(name, quoted=name != name.lower())
 
 
 def _label_of(schema: Any, *, zh: bool) -> str | None:
@@ -458,12 +481,12 @@ def grouped_label(question: str, sql: str, catalogue: list[Any], *, dialect: str
     for column in tree.find_all(exp.Column):  # the joined table may have columns of the same names
         if not column.table and column.name.lower() in types:  # not an output's alias (`ORDER BY n`)
             column.set("table", exp.to_identifier(here))
-    names = exp.column(label, table="referred")
+    names = exp.column(_named(label), table="referred")
     selects = [names.copy() if isinstance(s, exp.Column) and s.name.lower() == key.column.lower() else s
                for s in tree.selects]
     joined = tree.select(*selects, append=False).join(
-        exp.to_table(referred.name).as_("referred"), join_type="left",
-        on=exp.column(ref_column, table="referred").eq(exp.column(key.column, table=here)))
+        exp.table_(_named(referred.name)).as_("referred"), join_type="left",
+        on=exp.column(_named(ref_column), table="referred").eq(exp.column(_named(key.column), table=here)))
     return joined.group_by(names.copy()).sql(dialect=dialect)
 
 

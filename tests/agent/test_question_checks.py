@@ -293,7 +293,8 @@ def test_no_spider_gold_query_only_repeats_the_value_it_picks_rows_by(spider_dev
 
 COURSES = [Table("courses", [Column("course_id", "INTEGER", True), Column("course_name", "VARCHAR(255)"),
                              Column("credits", "INTEGER")]),
-           Table("enrolments", [Column("course_id", "INTEGER"), Column("student_id", "INTEGER")])]
+           Table("enrolments", [Column("course_id", "INTEGER"), Column("student_id", "INTEGER")],
+                 [ForeignKey("course_id", "courses", "course_id")])]
 
 
 @pytest.mark.parametrize("question, sql, figure", [
@@ -312,12 +313,29 @@ COURSES = [Table("courses", [Column("course_id", "INTEGER", True), Column("cours
     ("How many students does each course have?",
      "SELECT course_name, (SELECT COUNT(*) FROM enrolments e WHERE e.course_id = c.course_id) FROM courses c", None),
     ("List the courses.", "SELECT course_name FROM courses", None),
+    # Found in review of ddd2d69: values, bounds, names and columns holding the ranking; other ways to rank.
+    ("What is the course number of each course?", "SELECT course_name FROM courses", None),  # a value's number
+    ("每门课的名称是多少？", "SELECT course_name FROM courses", None),
+    ("每门课有哪几位学生？", "SELECT course_name FROM courses", None),  # 哪几: which
+    ("最近开设的课程有哪些？", "SELECT course_name FROM courses WHERE course_id > 3", None),  # 最近: recent
+    ("哪些课程最多有3个学分？", "SELECT course_name FROM courses WHERE credits <= 3", None),  # 最多…3: at most
+    ("Which courses have at the very most 3 credits?", "SELECT course_name FROM courses WHERE credits <= 3", None),
+    ("Which course won the Most Popular award?", "SELECT course_name FROM courses WHERE course_name = 'Most Popular'",
+     None),
+    ("Which courses have the highest credits?", "SELECT course_name FROM courses WHERE credits = 5", None),  # column
+    ("Which course is the oldest?", "SELECT course_name FROM courses c WHERE NOT EXISTS "
+     "(SELECT 1 FROM courses d WHERE d.course_id < c.course_id)", None),
+    ("Which course is the oldest?", "SELECT course_name FROM courses WHERE course_id <= ALL "
+     "(SELECT course_id FROM courses)", None),
+    ("How many enrolments per course?", "SELECT course_name FROM courses", "counts"),
+    ("How many students does each course have?", "SELECT course_id FROM enrolments", "counts"),  # keys, no count
 ])
 def test_a_ranking_or_count_per_group_the_query_does_not_compute(question, sql, figure):
     assert figure_not_computed(question, sql, lambda: COURSES, dialect="sqlite") == figure
 
 
-VISITS = [Table("visit", [Column("visitor_id", "INT"), Column("num_of_ticket", "INT"), Column("ticket_code", "TEXT")]),
+VISITS = [Table("visit", [Column("visitor_id", "INT"), Column("num_of_ticket", "INT"), Column("ticket_code", "TEXT"),
+                          Column("visitor_number", "INT")]),
           Table("visitor", [Column("id", "INT", True), Column("name", "TEXT")])]
 
 
@@ -329,6 +347,8 @@ VISITS = [Table("visit", [Column("visitor_id", "INT"), Column("num_of_ticket", "
     ("SELECT COUNT(DISTINCT num_of_ticket) FROM visit", []),  # how many different amounts
     ("SELECT COUNT(ticket_code) FROM visit", []),  # text: not an amount
     ("SELECT COUNT(*) FROM visit", []),
+    ("SELECT COUNT(visitor_number) FROM visit", []),  # a number naming a thing (found in review)
+    ("SELECT COUNT(id) FROM visitor", []),
 ])
 def test_a_count_of_the_rows_holding_an_amount(sql, amounts):
     assert counts_an_amount(sql, lambda: VISITS, dialect="sqlite") == amounts

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from collections import namedtuple
 from pathlib import Path
 
 import pytest
@@ -86,9 +87,25 @@ AHD = "Which airlines have a flight with source airport AHD?"
     ("Yes, AHD and Airline both appear.", [[1]], AHD, []),  # the question's and the query's words
     ("Only Delta flies from AHD.", [[1]], AHD, []),  # one name is not a list
     ("中国和美国", [[1]], "哪些国家", []),
+    # Found in review of ddd2d69: other ways of listing; openers, months, aliases.
+    ("The airlines are:\n- AirTran Airways\n- Allegiant Air", [[1]], AHD, ["AirTran Airways", "Allegiant Air"]),
+    ("AirTran Airways; Allegiant Air.", [[1]], AHD, ["AirTran Airways", "Allegiant Air"]),
+    ("航空公司有 AirTran Airways、Allegiant Air 和 Delta Air Lines。", [[1]], "哪些航空公司有从 AHD 出发的航班？",
+     ["AirTran Airways", "Allegiant Air", "Delta Air Lines"]),
+    ("Both Delta and United fly from AHD.", [[2]], "Do Delta and United fly from AHD?", []),
+    ("January, February and March had 100, 200 and 300 flights.", [[1, 100]], "Flights per month?", []),
+    ("Flight Count and Airline are 5 and 1.", [[5, 1]], AHD, []),  # the query's flight_count
 ])
 def test_an_answer_lists_only_names_its_result_or_question_holds(text, rows, question, unsupported):
-    assert unsupported_names(text, rows=rows, question=question, sql="SELECT Airline FROM flights") == unsupported
+    assert unsupported_names(text, rows=rows, question=question,
+                             sql="SELECT Airline, COUNT(*) AS flight_count FROM flights") == unsupported
+
+
+def test_names_shown_before_are_known():
+    # A follow-up naming the previous answer's airlines beside their counts (found in review of ddd2d69).
+    assert unsupported_names("AirTran Airways and Allegiant Air have 5 and 3.", rows=[[1, 5], [2, 3]],
+                             question="And how many flights does each have?", sql="SELECT Airline, COUNT(*) FROM f",
+                             known={"AirTran Airways", "Allegiant Air"}) == []
 
 
 @pytest.mark.parametrize("question, sql, missing", [
@@ -237,6 +254,19 @@ def test_groups_shown_by_their_foreign_key_get_their_names(sample_db_path, quest
     assert grouped_label(question, sql, catalogue, dialect="sqlite") == labelled
     if labelled:
         assert SQLiteSource(sample_db_path).execute(labelled).row_count > 0
+
+
+def test_names_askdb_writes_keep_their_capitals_quoted_for_postgresql():
+    # PostgreSQL folds unquoted names to lower case (found in review of 17c575c).
+    column = namedtuple("Column", "name type primary_key", defaults=(False,))
+    table = namedtuple("Table", "name columns foreign_keys", defaults=((),))
+    catalogue = [table("Sites", [column("Id", "INTEGER", True), column("Country_Id", "INTEGER")],
+                       [namedtuple("ForeignKey", "column ref_table ref_column")("Country_Id", "Countries", "Id")]),
+                 table("Countries", [column("Id", "INTEGER", True), column("Name", "TEXT")])]
+    sql = "SELECT Country_Id, COUNT(*) FROM Sites GROUP BY Country_Id"
+    assert grouped_label("How many sites does each country have?", sql, catalogue, dialect="postgres") == (
+        'SELECT referred."Name", COUNT(*) FROM Sites LEFT JOIN "Countries" AS referred ON referred."Id" = '
+        'Sites."Country_Id" GROUP BY Sites.Country_Id, referred."Name"')
 
 
 def test_one_spider_gold_query_shows_groups_by_their_key_where_the_question_asks_for_each(spider_dev):
