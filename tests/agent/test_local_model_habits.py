@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -60,6 +61,14 @@ def test_a_call_written_as_text_runs_and_the_answer_rests_on_it(store, sample_db
     # auto mode saw the call come as text: the second request is text ReAct, without `tools`.
     first, second = scripted_llm.chat_requests
     assert "tools" in first and "tools" not in second
+
+def _database(tmp_path, name, script):
+    """A SQLite file made by `script`, for a habit the sample database has no shape for."""
+    path = tmp_path / name
+    with sqlite3.connect(path) as conn:
+        conn.executescript(script)
+    return path
+
 
 
 def test_an_answer_with_no_query_is_not_ok(store, sample_db_path, scripted_llm):
@@ -610,14 +619,12 @@ def test_askdbs_note_is_kept_beside_a_results_own(store, sample_db_path, scripte
 
 def test_a_foreign_key_to_a_missing_table_leaves_an_empty_lookup(store, tmp_path, scripted_llm):
     # SQLite does not check keys; Spider's files declare some to tables that are not there.
-    import sqlite3
-    db = tmp_path / "bad_key.db"
-    with sqlite3.connect(db) as conn:
-        conn.executescript("CREATE TABLE pets (id INTEGER PRIMARY KEY, name TEXT, owner_id INTEGER REFERENCES gone(id));"
-                           "CREATE TABLE kinds (id INTEGER PRIMARY KEY, label TEXT);"
-                           "CREATE TABLE animals (id INTEGER PRIMARY KEY, kind_id INTEGER REFERENCES kinds);"
-                           "INSERT INTO pets VALUES (1, 'Rex', 7); INSERT INTO kinds VALUES (3, 'dog');"
-                           "INSERT INTO animals VALUES (1, 3);")
+    db = _database(tmp_path, "bad_key.db", (
+        "CREATE TABLE pets (id INTEGER PRIMARY KEY, name TEXT, owner_id INTEGER REFERENCES gone(id));"
+        "CREATE TABLE kinds (id INTEGER PRIMARY KEY, label TEXT);"
+        "CREATE TABLE animals (id INTEGER PRIMARY KEY, kind_id INTEGER REFERENCES kinds);"
+        "INSERT INTO pets VALUES (1, 'Rex', 7); INSERT INTO kinds VALUES (3, 'dog');"
+        "INSERT INTO animals VALUES (1, 3);"))
     scripted_llm.enqueue(tool_call("find_values", {"table": "pets", "column": "owner_id", "term": "Ann"}),
                          tool_call("find_values", {"table": "animals", "column": "kind_id", "term": "dog"}))
     events, _ = _run(_setup(store, db, scripted_llm, max_steps=2), "Which pets does Ann own?")
@@ -814,11 +821,9 @@ def test_a_lookup_says_which_column_holds_the_term_when_another_does(store, samp
 def test_a_lookup_shows_only_the_values_holding_the_term_when_some_do(store, tmp_path, scripted_llm):
     # 'CVO' searched in flights.SourceAirport also found the airports of flights *to* CVO, and the 1.5B
     # model filtered on all 19 of them (Spider dev 240 at c245a0f, answered ok and wrong).
-    import sqlite3
-    db = tmp_path / "flights.db"
-    with sqlite3.connect(db) as conn:
-        conn.executescript("CREATE TABLE flights (id INTEGER PRIMARY KEY, SourceAirport TEXT, DestAirport TEXT);"
-                           "INSERT INTO flights VALUES (1, 'CVO', 'APG'), (2, 'ACV', 'CVO'), (3, 'AIK', 'CVO');")
+    db = _database(tmp_path, "flights.db", (
+        "CREATE TABLE flights (id INTEGER PRIMARY KEY, SourceAirport TEXT, DestAirport TEXT);"
+        "INSERT INTO flights VALUES (1, 'CVO', 'APG'), (2, 'ACV', 'CVO'), (3, 'AIK', 'CVO');"))
     scripted_llm.enqueue(tool_call("find_values", {"table": "flights", "column": "SourceAirport", "term": "cvo"}),
                          tool_call("find_values", {"table": "flights", "column": "SourceAirport", "term": "APG"}))
     events, _ = _run(_setup(store, db, scripted_llm, max_steps=2), "Which flights leave from CVO?")
@@ -1062,13 +1067,11 @@ def test_a_ranking_or_count_per_group_the_query_does_not_compute_is_not_ok(store
 def test_a_count_of_the_rows_holding_an_amount_is_not_ok(store, tmp_path, scripted_llm):
     # Spider dev 423 at 17c575c: "Find the name and age of the visitor who bought the most tickets at once."
     # answered ok from visitors ranked by `COUNT(T1.Num_of_Ticket)`, their number of visits.
-    import sqlite3
-    db = tmp_path / "museum.db"
-    with sqlite3.connect(db) as conn:
-        conn.executescript("CREATE TABLE visitor (id INTEGER PRIMARY KEY, name TEXT);"
-                           "CREATE TABLE visit (visitor_id INTEGER REFERENCES visitor(id), num_of_ticket INTEGER);"
-                           "INSERT INTO visitor VALUES (1, 'Ann'), (2, 'Bo');"
-                           "INSERT INTO visit VALUES (1, 1), (1, 1), (2, 9);")
+    db = _database(tmp_path, "museum.db", (
+        "CREATE TABLE visitor (id INTEGER PRIMARY KEY, name TEXT);"
+        "CREATE TABLE visit (visitor_id INTEGER REFERENCES visitor(id), num_of_ticket INTEGER);"
+        "INSERT INTO visitor VALUES (1, 'Ann'), (2, 'Bo');"
+        "INSERT INTO visit VALUES (1, 1), (1, 1), (2, 9);"))
     sql = ("SELECT v.name FROM visit AS t JOIN visitor AS v ON t.visitor_id = v.id GROUP BY v.id "
            "ORDER BY COUNT(t.num_of_ticket) DESC LIMIT 1")
     answer = _answered_twice(store, db, scripted_llm, "Which visitor bought the most tickets at once?", sql,
