@@ -42,9 +42,9 @@ from agent.state import (
 )
 from agent.tool_types import ToolContext, ToolOutcome, bound_text, error
 from agent.tools import offered_schemas, parse_arguments, run_tool, tool_schemas, tools_for_turn
-from agent.question_checks import (counts_an_amount, echoes_filter, either_for_both, figure_not_computed,
-                                   name_not_shown, names_term, negation_dropped, sampled_literals, thing_not_used,
-                                   unasked_limit, with_both, without_limit)
+from agent.question_checks import (columns_not_shown, counts_an_amount, echoes_filter, either_for_both,
+                                   figure_not_computed, name_not_shown, names_term, negation_dropped, sampled_literals,
+                                   thing_not_used, unasked_limit, with_both, without_limit)
 from agent.turn_checks import (REPEAT_NOTE, STOP_AFTER, RepeatGuard, copies_partial_values, count_of, counted_itself,
                                counts_previous_rows, dropped_conditions, grouped_label, in_question_language,
                                missing_years, per_group_missing, points_back, sql_literals, strip_label,
@@ -592,7 +592,8 @@ class _Turn:
         the answer a follow-up points back at, the thing a "which X" question asks for, or the name
         column "the X name" asks for, a value the question says it does not want, a result that only repeats
         the value it picks rows by, a ranking or count per group the query does not compute, or a count of
-        the rows holding an amount where the amount is meant. None when none is found."""
+        the rows holding an amount where the amount is meant, or a column the question lists and the query
+        does not show. None when none is found."""
         question = self.state.question or ""
         if self.partial_values and copies_partial_values(sql, self.partial_values, dialect=self.setup.database.dialect):
             return _NOTES["partial_values"][zh]
@@ -618,6 +619,8 @@ class _Turn:
             return _NOTES["thing"][zh].format(thing=thing)
         if name := name_not_shown(question, sql, self.catalogue, dialect=database.dialect):
             return _NOTES["name"][zh].format(column=name)
+        if unshown := columns_not_shown(question, sql, self.catalogue, dialect=database.dialect):
+            return _NOTES["columns"][zh].format(columns=", ".join(unshown))
         if negated := negation_dropped(question, sql, dialect=database.dialect):
             return _NOTES["negated"][zh].format(values=", ".join(negated))
         echoed = echoes_filter(question, sql, dialect=database.dialect)
@@ -818,8 +821,11 @@ _NOTES = {
               "aggregates and limits none of its rows.", "问题问的是最多或最少的一个，但这个查询没有排序、聚合或限制任何行。"),
     "counts": ("The question asks how many for each of something, and this query counts nothing: it shows only text, "
                "with no group or aggregate.", "问题问的是每一组有多少，但这个查询没有分组或聚合，只显示文字，没有计数。"),
-    "amount": ("This query counts the rows that have a {columns}, not the amounts they hold (SUM adds them up).",
-               "这个查询数的是有 {columns} 值的行数，而不是这些值本身的数量（SUM 才是相加）。"),
+    "amount": ("This query counts the rows that have a {columns}, not the amounts they hold (SUM adds them up; "
+               "the column itself is one row's amount).",
+               "这个查询数的是有 {columns} 值的行数，而不是这些值本身的数量（SUM 才是相加；列本身是一行的数量）。"),
+    "columns": ("The question asks for {columns}, and this query does not show it.",
+                "问题要求显示 {columns}，但这个查询没有显示它。"),
     "itself": ("This query counts the {table} row the question names (1), not the {other} rows that refer to it, "
                "which the question counts.", "这个查询数的是问题所指的 {table} 这一行本身（1），而不是问题要数的、引用它的 {other} 中的行。"),
     "names_unshown": ("This answer names {names}, which the query's result does not show (it shows no names).",

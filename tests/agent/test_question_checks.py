@@ -7,9 +7,9 @@ from collections import namedtuple
 
 import pytest
 
-from agent.question_checks import (counts_an_amount, echoes_filter, either_for_both, figure_not_computed,
-                                   name_not_shown, names_term, negation_dropped, sampled_literals, thing_not_used,
-                                   unasked_limit, with_both, without_limit)
+from agent.question_checks import (columns_not_shown, counts_an_amount, echoes_filter, either_for_both,
+                                   figure_not_computed, name_not_shown, names_term, negation_dropped, sampled_literals,
+                                   thing_not_used, unasked_limit, with_both, without_limit)
 from agent.sources.sqlite import SQLiteSource
 
 # A catalogue's shape (agent.sources.base.TableSchema), for schemas that are not on disk.
@@ -358,3 +358,28 @@ def test_no_spider_gold_query_counts_the_rows_holding_an_amount(spider_dev):
     questions, catalogues = spider_dev
     assert [q["question"] for q in questions if q["db_id"] in catalogues and
             counts_an_amount(q["query"], lambda: catalogues[q["db_id"]], dialect="sqlite")] == []
+
+
+@pytest.mark.parametrize("question, sql, unshown", [
+    # Spider dev 423 at 414d34e: the visitor's name and a sum of tickets, no age.
+    ("Find the name and age of the visitor who bought the most tickets.",
+     "SELECT v.name, SUM(t.num_of_ticket) AS total FROM visit AS t JOIN visitor AS v ON t.visitor_id = v.id "
+     "GROUP BY v.name ORDER BY total DESC LIMIT 1", ["age"]),
+    ("Find the name and age of the visitor.", "SELECT name, age FROM visitor", []),
+    ("Find the name and age of the visitor.", "SELECT * FROM visitor", []),
+    ("Find the name and age of the visitor.", "SELECT name, age AS years FROM visitor", []),
+    ("Find the name and weight of the visitor.", "SELECT name FROM visitor", []),  # no column named so
+    ("Find the visitor name and age of each visit.", "SELECT visitor_name, age FROM visitor", []),  # `visitor_name`
+])
+def test_a_column_the_question_lists_and_the_query_does_not_show(question, sql, unshown):
+    visitors = [Table("visitor", [Column("id", "INT", True), Column("name", "TEXT"), Column("visitor_name", "TEXT"),
+                                  Column("age", "INT")]),
+                Table("visit", [Column("visitor_id", "INT"), Column("num_of_ticket", "INT")])]
+    assert columns_not_shown(question, sql, lambda: visitors, dialect="sqlite") == unshown
+
+
+def test_one_spider_gold_query_leaves_out_a_column_its_question_lists(spider_dev):
+    questions, catalogues = spider_dev
+    flagged = [q["question"] for q in questions if q["db_id"] in catalogues
+               and columns_not_shown(q["question"], q["query"], lambda: catalogues[q["db_id"]], dialect="sqlite")]
+    assert flagged == ["List the name, date and result of each battle."]  # its gold shows no result
