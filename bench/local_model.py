@@ -235,11 +235,13 @@ def run_mode(mode: str, server: LlamaServer, *, sample: str, spider: int, record
 
 def _commit() -> str:
     """The askdb commit measured (the figures move with the agent's code), with a hash of the uncommitted
-    changes when there are any, so a journal never mixes turns of different code."""
+    changes when there are any, so a journal never mixes turns of different code. The figures a run
+    writes under docs/ are no change of code: a run per mode leaves them, and the run writing both
+    modes' figures must still resume from the journals (sessions 9 and 10 re-asked for want of it)."""
     def git(*args: str) -> str:
         return subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True).stdout
 
-    commit, changes = git("rev-parse", "--short", "HEAD").strip(), git("diff", "HEAD")
+    commit, changes = git("rev-parse", "--short", "HEAD").strip(), git("diff", "HEAD", "--", ".", ":(exclude)docs")
     if not commit:
         return f"unversioned-{int(time.time())}"  # no git: no resuming
     return f"{commit}+{hashlib.sha256(changes.encode()).hexdigest()[:8]}" if changes else commit
