@@ -517,8 +517,13 @@ def columns_not_shown(question: str, sql: str, catalogue: Callable[[], list[Any]
     tree = parsed(sql, dialect=dialect) if found else None
     if not isinstance(tree, exp.Select) or any(s.is_star for s in tree.selects):
         return []
-    read = {t.name.lower() for t in tree.find_all(exp.Table)}
-    columns = {c.name.lower(): c.name for t in catalogue() if t.name.lower() in read for c in t.columns}
+    # The tables of its own FROM and JOINs (not a subquery's), and their columns but the keys to another
+    # of them: a country key shown by the country's name is shown (review).
+    sources = [tree.args.get("from_"), *(tree.args.get("joins") or [])]
+    read = {s.this.name.lower() for s in sources if s is not None and isinstance(s.this, exp.Table)}
+    tables = [t for t in catalogue() if t.name.lower() in read]
+    keys = {fk.column.lower() for t in tables for fk in t.foreign_keys if fk.ref_table.lower() in read}
+    columns = {c.name.lower(): c.name for t in tables for c in t.columns if c.name.lower() not in keys}
     asked = []
     for m in found:
         before = re.findall(r"[a-z]+", question[:m.start()].lower())[-1:]
@@ -527,5 +532,7 @@ def columns_not_shown(question: str, sql: str, catalogue: Callable[[], list[Any]
         words = [f"{before[0]}_{first}" if before and f"{before[0]}_{first}" in columns else first,
                  *(singular(w.lower()) for w in re.findall(r"[a-z]+", m.group(2) + " " + m.group(3), re.I))]
         asked += [columns[w] for w in words if w in columns]
-    shown = {n.lower() for s in tree.selects for n in (s.alias_or_name, s.unalias().name) if n}
+    # Shown under any name, or in any expression (`MAX(age)`, `COALESCE(age, 0)`: review).
+    shown = {s.alias_or_name.lower() for s in tree.selects} | \
+        {c.name.lower() for s in tree.selects for c in s.find_all(exp.Column)}
     return [c for c in dict.fromkeys(asked) if c.lower() not in shown]

@@ -370,11 +370,19 @@ def test_no_spider_gold_query_counts_the_rows_holding_an_amount(spider_dev):
     ("Find the name and age of the visitor.", "SELECT name, age AS years FROM visitor", []),
     ("Find the name and weight of the visitor.", "SELECT name FROM visitor", []),  # no column named so
     ("Find the visitor name and age of each visit.", "SELECT visitor_name, age FROM visitor", []),  # `visitor_name`
+    # Found in review of 7d6a71e: shown in an expression, through the table a key refers to, or read in a subquery.
+    ("Find the name and age of the oldest visitor.", "SELECT name, MAX(age) FROM visitor", []),
+    ("Find the name and age of each visitor.", "SELECT name, COALESCE(age, 0) FROM visitor", []),
+    ("List the name and visitor of each visit.", "SELECT v.name, t.num_of_ticket FROM visit AS t "
+     "JOIN visitor AS v ON v.id = t.visitor", []),
+    ("What are the id and name of the visit of the oldest visitor?", "SELECT t.visitor_id, t.num_of_ticket FROM visit "
+     "AS t WHERE t.visitor_id = (SELECT id FROM visitor ORDER BY age DESC LIMIT 1)", []),
 ])
 def test_a_column_the_question_lists_and_the_query_does_not_show(question, sql, unshown):
     visitors = [Table("visitor", [Column("id", "INT", True), Column("name", "TEXT"), Column("visitor_name", "TEXT"),
                                   Column("age", "INT")]),
-                Table("visit", [Column("visitor_id", "INT"), Column("num_of_ticket", "INT")])]
+                Table("visit", [Column("visitor_id", "INT"), Column("num_of_ticket", "INT"), Column("visitor", "INT")],
+                      [ForeignKey("visitor", "visitor", "id")])]
     assert columns_not_shown(question, sql, lambda: visitors, dialect="sqlite") == unshown
 
 
