@@ -43,8 +43,9 @@ from agent.state import (
 from agent.tool_types import ToolContext, ToolOutcome, bound_text, error
 from agent.tools import offered_schemas, parse_arguments, run_tool, tool_schemas, tools_for_turn
 from agent.question_checks import (columns_not_shown, counts_an_amount, echoes_filter, either_for_both,
-                                   figure_not_computed, name_not_shown, names_term, negation_dropped, sampled_literals,
-                                   thing_not_used, unasked_limit, with_both, without_limit)
+                                   figure_not_computed, link_side_reversed, name_not_shown, names_term,
+                                   negation_dropped, sampled_literals, thing_not_used, unasked_limit, with_both,
+                                   without_limit)
 from agent.turn_checks import (REPEAT_NOTE, STOP_AFTER, RepeatGuard, copies_partial_values, count_of, counted_itself,
                                counts_previous_rows, dropped_conditions, grouped_label, in_question_language,
                                missing_years, per_group_missing, points_back, sql_literals, strip_label,
@@ -592,8 +593,9 @@ class _Turn:
         the answer a follow-up points back at, the thing a "which X" question asks for, or the name
         column "the X name" asks for, a value the question says it does not want, a result that only repeats
         the value it picks rows by, a ranking or count per group the query does not compute, or a count of
-        the rows holding an amount where the amount is meant, or a column the question lists and the query
-        does not show. None when none is found."""
+        the rows holding an amount where the amount is meant, a column the question lists and the query
+        does not show, or a link between rows of one table read from the side the question does not mean
+        ("who have friends" read from `friend_id`). None when none is found."""
         question = self.state.question or ""
         if self.partial_values and copies_partial_values(sql, self.partial_values, dialect=self.setup.database.dialect):
             return _NOTES["partial_values"][zh]
@@ -621,6 +623,8 @@ class _Turn:
             return _NOTES["name"][zh].format(column=name)
         if unshown := columns_not_shown(question, sql, self.catalogue, dialect=database.dialect):
             return _NOTES["columns"][zh].format(columns=", ".join(unshown))
+        if side := link_side_reversed(question, sql, self.catalogue, dialect=database.dialect):
+            return _NOTES["side"][zh].format(table=side[0], read=side[1], meant=side[2], relation=side[3])
         if negated := negation_dropped(question, sql, dialect=database.dialect):
             return _NOTES["negated"][zh].format(values=", ".join(negated))
         echoed = echoes_filter(question, sql, dialect=database.dialect)
@@ -826,6 +830,9 @@ _NOTES = {
                "这个查询数的是有 {columns} 值的行数，而不是这些值本身的数量（SUM 才是相加；列本身是一行的数量）。"),
     "columns": ("The question asks for {columns}, and this query does not show it.",
                 "问题要求显示 {columns}，但这个查询没有显示它。"),
+    "side": ("The question is about those who have {relation}: in {table} they are {meant}, and this query reads "
+             "only {read}, the other side of the link.",
+             "问题问的是拥有 {relation} 的一方：在 {table} 中那是 {meant}，而这个查询只读了 {read}，即关系的另一方。"),
     "itself": ("This query counts the {table} row the question names (1), not the {other} rows that refer to it, "
                "which the question counts.", "这个查询数的是问题所指的 {table} 这一行本身（1），而不是问题要数的、引用它的 {other} 中的行。"),
     "names_unshown": ("This answer names {names}, which the query's result does not show (it shows no names).",

@@ -1083,3 +1083,24 @@ def test_a_count_of_the_rows_holding_an_amount_is_not_ok(store, tmp_path, script
     answer = _answered_twice(store, db, scripted_llm, "Find the name and age of the visitor who bought the most "
                              "tickets at once.", summed, "Bo bought the most tickets.")
     assert not answer.ok and answer.data.caveat == "The question asks for age, and this query does not show it."
+
+
+def test_a_link_read_from_the_side_the_question_does_not_mean_is_not_ok(store, tmp_path, scripted_llm):
+    # Spider dev 917 at 7d6a71e: "What is the lowest grade of students who do not have any friends?" answered
+    # ok from `ID NOT IN (SELECT friend_id FROM Friend)`, the students who are nobody's friend.
+    db = _database(tmp_path, "network.db", (
+        "CREATE TABLE Highschooler (ID INTEGER PRIMARY KEY, name TEXT, grade INTEGER);"
+        "CREATE TABLE Friend (student_id INTEGER REFERENCES Highschooler(ID), "
+        "friend_id INTEGER REFERENCES Highschooler(ID));"
+        "INSERT INTO Highschooler VALUES (1, 'Ann', 9), (2, 'Bo', 10), (3, 'Cy', 11);"
+        "INSERT INTO Friend VALUES (1, 2), (2, 1), (3, 1);"))
+    question = "What is the lowest grade of students who do not have any friends?"
+    other_side = "SELECT grade FROM Highschooler WHERE ID NOT IN (SELECT friend_id FROM Friend) ORDER BY grade LIMIT 1"
+    answer = _answered_twice(store, db, scripted_llm, question, other_side, "The lowest grade is 11.")
+    caveat = ("The question is about those who have friends: in Friend they are student_id, and this query reads "
+              "only friend_id, the other side of the link.")
+    assert caveat in scripted_llm.chat_requests[2]["messages"][-1]["content"]  # sent back once, then flagged
+    assert not answer.ok and answer.data.caveat == caveat
+    owners = other_side.replace("friend_id", "student_id")
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": owners}), tool_call("answer", {"text": "None.", "sql": owners}))
+    assert _answer(_run(_setup(store, db, scripted_llm), question)[0]).ok

@@ -8,7 +8,7 @@ from collections import namedtuple
 import pytest
 
 from agent.question_checks import (columns_not_shown, counts_an_amount, echoes_filter, either_for_both,
-                                   figure_not_computed, name_not_shown, names_term, negation_dropped, sampled_literals,
+                                   figure_not_computed, link_side_reversed, name_not_shown, names_term, negation_dropped, sampled_literals,
                                    thing_not_used, unasked_limit, with_both, without_limit)
 from agent.sources.sqlite import SQLiteSource
 
@@ -322,6 +322,9 @@ COURSES = [Table("courses", [Column("course_id", "INTEGER", True), Column("cours
     ("Which courses have at the very most 3 credits?", "SELECT course_name FROM courses WHERE credits <= 3", None),
     ("Which course won the Most Popular award?", "SELECT course_name FROM courses WHERE course_name = 'Most Popular'",
      None),
+    # A ranking word inside a value's word is not it ('Almost full' holds no "most": review of 414d34e).
+    ("Which course has the most students?", "SELECT course_name FROM courses WHERE course_name = 'Almost full'",
+     "ranks"),
     ("Which courses have the highest credits?", "SELECT course_name FROM courses WHERE credits = 5", None),  # column
     ("Which course is the oldest?", "SELECT course_name FROM courses c WHERE NOT EXISTS "
      "(SELECT 1 FROM courses d WHERE d.course_id < c.course_id)", None),
@@ -391,3 +394,43 @@ def test_one_spider_gold_query_leaves_out_a_column_its_question_lists(spider_dev
     flagged = [q["question"] for q in questions if q["db_id"] in catalogues
                and columns_not_shown(q["question"], q["query"], lambda: catalogues[q["db_id"]], dialect="sqlite")]
     assert flagged == ["List the name, date and result of each battle."]  # its gold shows no result
+
+
+NETWORK = [Table("Highschooler", [Column("ID", "int", True), Column("name", "text"), Column("grade", "int")]),
+           Table("Friend", [Column("student_id", "int"), Column("friend_id", "int")],
+                 [ForeignKey("student_id", "Highschooler", "ID"), ForeignKey("friend_id", "Highschooler", "ID")]),
+           Table("Likes", [Column("student_id", "int"), Column("liked_id", "int")],
+                 [ForeignKey("student_id", "Highschooler", "ID"), ForeignKey("liked_id", "Highschooler", "ID")]),
+           Table("Follows", [Column("f1", "int"), Column("f2", "int")],
+                 [ForeignKey("f1", "Highschooler", "ID"), ForeignKey("f2", "Highschooler", "ID")])]
+NO_FRIENDS = "What is the lowest grade of students who do not have any friends?"
+
+
+@pytest.mark.parametrize("question, sql, reversed_", [
+    # Spider dev 917 at 7d6a71e: those who are nobody's friend, answered ok.
+    (NO_FRIENDS, "SELECT grade FROM Highschooler WHERE ID NOT IN (SELECT friend_id FROM Friend) "
+     "ORDER BY grade ASC LIMIT 1", ("Friend", "friend_id", "student_id", "friends")),
+    (NO_FRIENDS, "SELECT min(grade) FROM Highschooler WHERE id NOT IN (SELECT T1.student_id FROM Friend AS T1 "
+     "JOIN Highschooler AS T2 ON T1.student_id = T2.id)", None),
+    ("Who has the most likes?", "SELECT h.name FROM Likes AS l JOIN Highschooler AS h ON h.id = l.liked_id "
+     "GROUP BY l.liked_id ORDER BY count(*) DESC LIMIT 1", ("Likes", "liked_id", "student_id", "likes")),
+    ("Who is liked by the most students?", "SELECT h.name FROM Likes AS l JOIN Highschooler AS h ON h.id = l.liked_id "
+     "GROUP BY l.liked_id ORDER BY count(*) DESC LIMIT 1", None),  # the side named for the relation is meant
+    # A column placed in its own query level: `student_id` here is Friend's, `liked_id` Likes'.
+    ("Show the ids of students who have friends and are liked.",
+     "SELECT student_id FROM Friend INTERSECT SELECT liked_id FROM Likes", None),
+    ("Show the ids of students who have friends and are liked.",
+     "SELECT friend_id FROM Friend INTERSECT SELECT liked_id FROM Likes", ("Friend", "friend_id", "student_id",
+                                                                           "friends")),
+    ("Show the names of Kyle's friends.", "SELECT h.name FROM Friend AS f JOIN Highschooler AS h "  # both sides
+     "ON h.id = f.friend_id WHERE f.student_id = 1", None),
+    ("Who has the most follows?", "SELECT f2 FROM Follows GROUP BY f2 ORDER BY count(*) DESC LIMIT 1", None),  # no side named
+])
+def test_a_link_between_rows_of_one_table_read_from_the_side_the_question_does_not_mean(question, sql, reversed_):
+    assert link_side_reversed(question, sql, lambda: NETWORK, dialect="sqlite") == reversed_
+
+
+def test_no_spider_gold_query_reads_a_link_from_the_other_side(spider_dev):
+    questions, catalogues = spider_dev
+    assert [q["question"] for q in questions if q["db_id"] in catalogues and
+            link_side_reversed(q["question"], q["query"], lambda: catalogues[q["db_id"]], dialect="sqlite")] == []
