@@ -471,7 +471,8 @@ def _held(ranking: list[re.Match], tree: exp.Expression) -> bool:
     it or the word after it in a column it reads (`highest_degree`, `max_credit` for "maximum credit",
     `rank` for "highest ranked")."""
     # Whole words of the values: 'Almost done' holds no "most" (review of 414d34e).
-    literals = {w for lit in tree.find_all(exp.Literal) if lit.is_string for w in re.findall(r"\w+", lit.this.lower())}
+    literals = {w for lit in tree.find_all(exp.Literal) if lit.is_string
+                for w in re.findall(r"[^\W_]+", lit.this.lower())}
     words = {stem(w) for c in tree.find_all(exp.Column) for w in name_words(c.name)}
     for match in ranking:
         said = [w for w in (match.group(2), match.group(3)) if w]
@@ -570,20 +571,26 @@ def link_side_reversed(question: str, sql: str, catalogue: Callable[[], list[Any
             if target == link.name.lower() or len(sides) != 2 or len(named) != 1 or len(relation) < 4:
                 continue
             owner = next(c for c in sides if c not in named)
-            said = re.search(rf"\b(?:have|has|having|had|with|without)\s+(?:[\w-]+\s+){{0,4}}?{relation}s?\b",
-                             question, re.I)
-            if said and (link.name.lower(), named[0].lower()) in read and (link.name.lower(), owner.lower()) not in read:
+            said = re.search(rf"\b(?:have|has|having|had|with|without)\s+(?:{_HOW_MANY}\s+){{0,5}}?"
+                             rf"{re.escape(relation)}s?\b", question, re.I)
+            table = link.name.lower()
+            if said and (table, named[0].lower()) in read and (table, owner.lower()) not in read:
                 return link.name, named[0], owner, said.group(0).split()[-1]
     return None
 
 
 #: "have", "has", "with"…: a question that can be about those who have something (`link_side_reversed`).
 _HAVING = re.compile(r"\b(?:have|has|having|had|with|without)\b", re.I)
+#: The words that may stand between "have" and what is had ("have 3 or more friends", "with the most likes"):
+#: no other, so "has been listed as a friend", "no one has as a friend" are not about having (review).
+_HOW_MANY = (r"(?:a|an|any|no|the|one|some|many|several|most|fewest|least|more|fewer|less|than|at|or|greatest|"
+             r"largest|smallest|highest|lowest|number|of|\d+)")
 
 
 def _columns_read(tree: exp.Expression, catalogue: list[Any]) -> set[tuple[str, str]]:
-    """The (table, column) pairs a query reads, in lower case: each column placed in its own query level,
-    by its qualifier, else as the one table of that level having it."""
+    """The (table, column) pairs a query may read, in lower case: each column placed in its own query level,
+    by its qualifier, else in every table of that level having it; a `USING` name in every table of its
+    level having it; `*` (or a NATURAL join) every column of the level's tables, `t.*` every column of t."""
     schemas = {t.name.lower(): {c.name.lower() for c in t.columns} for t in catalogue}
     try:
         scopes = traverse_scope(tree)
@@ -591,15 +598,19 @@ def _columns_read(tree: exp.Expression, catalogue: list[Any]) -> set[tuple[str, 
         return set()
     read = set()
     for scope in scopes:
+        level = scope.expression
         tables = {alias.lower(): s.name.lower() for alias, s in scope.sources.items() if isinstance(s, exp.Table)}
-        for column in scope.expression.find_all(exp.Column):
-            if column.find_ancestor(exp.Select, exp.SetOperation) is not scope.expression:
-                continue  # a subquery's column, placed in its own level
-            if column.table:
-                owner = tables.get(column.table.lower())
-            else:
-                having = [t for t in tables.values() if column.name.lower() in schemas.get(t, ())]
-                owner = having[0] if len(having) == 1 else None
-            if owner:
-                read.add((owner, column.name.lower()))
+        select = level if isinstance(level, exp.Select) else exp.Select()
+        joins = select.args.get("joins") or []
+        names = [(None, u.name) for j in joins for u in j.args.get("using") or []]
+        if any(j.args.get("method") for j in joins) or any(isinstance(s, exp.Star) for s in select.selects):
+            names += [(None, "*")]  # NATURAL, `*`: every column of every table
+        for column in level.find_all(exp.Column):
+            if column.find_ancestor(exp.Select, exp.SetOperation) is level:  # not a subquery's: it has its level
+                names.append((column.table, "*" if isinstance(column.this, exp.Star) else column.name))
+        for qualifier, name in names:
+            owners = [tables.get(qualifier.lower())] if qualifier else list(tables.values())
+            for owner in owners:
+                columns = schemas.get(owner or "", set())
+                read |= {(owner, c) for c in columns if name == "*" or c == name.lower()}
     return read

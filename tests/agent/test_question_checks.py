@@ -325,6 +325,8 @@ COURSES = [Table("courses", [Column("course_id", "INTEGER", True), Column("cours
     # A ranking word inside a value's word is not it ('Almost full' holds no "most": review of 414d34e).
     ("Which course has the most students?", "SELECT course_name FROM courses WHERE course_name = 'Almost full'",
      "ranks"),
+    ("Which course won the most valuable award?", "SELECT course_name FROM courses WHERE course_name = "
+     "'most_valuable'", None),
     ("Which courses have the highest credits?", "SELECT course_name FROM courses WHERE credits = 5", None),  # column
     ("Which course is the oldest?", "SELECT course_name FROM courses c WHERE NOT EXISTS "
      "(SELECT 1 FROM courses d WHERE d.course_id < c.course_id)", None),
@@ -425,6 +427,27 @@ NO_FRIENDS = "What is the lowest grade of students who do not have any friends?"
     ("Show the names of Kyle's friends.", "SELECT h.name FROM Friend AS f JOIN Highschooler AS h "  # both sides
      "ON h.id = f.friend_id WHERE f.student_id = 1", None),
     ("Who has the most follows?", "SELECT f2 FROM Follows GROUP BY f2 ORDER BY count(*) DESC LIMIT 1", None),  # no side named
+    ("Who has 3 or more friends?", "SELECT friend_id FROM Friend GROUP BY friend_id HAVING count(*) >= 3",
+     ("Friend", "friend_id", "student_id", "friends")),
+    # Found in review: "have" not about having; the owner's side read through USING, `*`, or a name two tables share.
+    ("Which student has been listed as a friend the most?", "SELECT h.name FROM Friend AS f JOIN Highschooler AS h "
+     "ON h.id = f.friend_id GROUP BY f.friend_id ORDER BY count(*) DESC LIMIT 1", None),
+    ("Count the students that no one has as a friend.",
+     "SELECT count(*) FROM Highschooler WHERE id NOT IN (SELECT friend_id FROM Friend)", None),
+    ("Which student has received the most likes?", "SELECT liked_id FROM Likes GROUP BY 1 ORDER BY count(*) DESC "
+     "LIMIT 1", None),
+    ("Which students that someone likes have a name like 'A%'?",
+     "SELECT name FROM Highschooler WHERE id IN (SELECT liked_id FROM Likes) AND name LIKE 'A%'", None),
+    ("Which students have friends that they also like?",
+     "SELECT student_id FROM Friend JOIN Likes USING (student_id) WHERE friend_id = liked_id", None),
+    ("Which students have friends that they also like?",
+     "SELECT f.friend_id FROM Friend AS f NATURAL JOIN Likes WHERE f.friend_id = liked_id", None),
+    ("Which students have friends in grade 9?", "SELECT f.* FROM Friend AS f WHERE friend_id IN "
+     "(SELECT id FROM Highschooler WHERE grade = 9)", None),
+    ("Which students have friends in grade 9?", "SELECT * FROM Friend WHERE friend_id IN "
+     "(SELECT id FROM Highschooler WHERE grade = 9)", None),
+    ("Which students have friends in grade 9?", "SELECT friend_id FROM Friend WHERE friend_id IN "
+     "(SELECT id FROM Highschooler WHERE grade = 9)", ("Friend", "friend_id", "student_id", "friends")),
 ])
 def test_a_link_between_rows_of_one_table_read_from_the_side_the_question_does_not_mean(question, sql, reversed_):
     assert link_side_reversed(question, sql, lambda: NETWORK, dialect="sqlite") == reversed_
