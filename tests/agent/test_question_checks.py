@@ -327,6 +327,9 @@ COURSES = [Table("courses", [Column("course_id", "INTEGER", True), Column("cours
      "ranks"),
     ("Which course won the most valuable award?", "SELECT course_name FROM courses WHERE course_name = "
      "'most_valuable'", None),
+    ("最高学历是博士的员工有哪些？", "SELECT name FROM staff WHERE 最高学历 = '博士'", None),  # a column: review
+    ("哪些课程获得了最高奖？", "SELECT course_name FROM courses WHERE award = '最高奖'", None),  # a value
+    ("哪门课的学分最高？", "SELECT course_name FROM courses WHERE credits = 5", "ranks"),
     ("Which courses have the highest credits?", "SELECT course_name FROM courses WHERE credits = 5", None),  # column
     ("Which course is the oldest?", "SELECT course_name FROM courses c WHERE NOT EXISTS "
      "(SELECT 1 FROM courses d WHERE d.course_id < c.course_id)", None),
@@ -382,6 +385,16 @@ def test_no_spider_gold_query_counts_the_rows_holding_an_amount(spider_dev):
      "JOIN visitor AS v ON v.id = t.visitor", []),
     ("What are the id and name of the visit of the oldest visitor?", "SELECT t.visitor_id, t.num_of_ticket FROM visit "
      "AS t WHERE t.visitor_id = (SELECT id FROM visitor ORDER BY age DESC LIMIT 1)", []),
+    # Each part of a UNION, INTERSECT or EXCEPT.
+    ("Find the name and age of the visitors.", "SELECT name FROM visitor WHERE age > 60 UNION "
+     "SELECT name FROM visitor WHERE age < 10", ["age"]),
+    ("Find the name and age of the visitors.", "SELECT name, age FROM visitor WHERE age > 60 UNION "
+     "SELECT name, age FROM visitor WHERE age < 10", []),
+    ("Find the name and age of the visitors.", "SELECT name, age FROM visitor WHERE age > 60 UNION "
+     "(SELECT name FROM visitor EXCEPT SELECT visitor_name FROM visitor)", ["age"]),
+    # An id asked for may be shown as another table's key (CoSQL dev: "the id and names of the countries").
+    ("What are the id and name of the visitors?", "SELECT t.visitor_id, v.name FROM visit AS t "
+     "JOIN visitor AS v ON v.id = t.visitor", []),
 ])
 def test_a_column_the_question_lists_and_the_query_does_not_show(question, sql, unshown):
     visitors = [Table("visitor", [Column("id", "INT", True), Column("name", "TEXT"), Column("visitor_name", "TEXT"),
