@@ -467,23 +467,28 @@ def figure_not_computed(question: str, sql: str, catalogue: Callable[[], list[An
 
 
 def _held(ranking: list[re.Match], tree: exp.Expression) -> bool:
-    """Whether a ranking word is the query's own: in a value it compares with ("Most Valuable Player"), or
-    it or the word after it in a column it reads (`highest_degree`, `max_credit` for "maximum credit",
-    `rank` for "highest ranked", `最高学历`)."""
-    # Whole words of the values: 'Almost done' holds no "most" (review of 414d34e).
-    literals = {w for lit in tree.find_all(exp.Literal) if lit.is_string
-                for w in re.findall(r"[^\W_]+", lit.this.lower())}
+    """Whether every ranking word of a question is the query's own: in a value it compares with ("Most
+    Valuable Player"), or it or the word after it in a column it reads (`highest_degree`, `max_credit` for
+    "maximum credit", `rank` for "highest ranked"), or, in Chinese, inside such a name where the question
+    says that name (`最高学历`). "Which Most Valuable Player has the highest salary?" still asks for a
+    ranking (review)."""
+    # Only values compared with, not one the query merely shows ('highest' AS note), as whole words:
+    # 'Almost done' holds no "most" (reviews of 414d34e and 0ee70a8).
+    compared = [lit.this for lit in tree.find_all(exp.Literal) if lit.is_string and lit.find_ancestor(exp.Predicate)]
+    literals = {w for value in compared for w in re.findall(r"[^\W_]+", value.lower())}
     words = {stem(w) for c in tree.find_all(exp.Column) for w in name_words(c.name)}
-    # Chinese has no spaces: 最高 held inside a column's or a value's name (`最高学历`, a degree: review).
-    names = " ".join([c.name for c in tree.find_all(exp.Column)] +
-                     [lit.this for lit in tree.find_all(exp.Literal) if lit.is_string])
-    for match in ranking:
+    names = [c.name for c in tree.find_all(exp.Column)] + compared
+
+    def held(match: re.Match) -> bool:
         said = [w for w in (match.group(2), match.group(3)) if w]
-        if said and (said[0].lower() in literals or any(stem(w) in words for w in said)):
-            return True
-        if not said and match.group(0) in names:
-            return True
-    return False
+        if said:
+            return said[0].lower() in literals or any(stem(w) in words for w in said)
+        # Chinese has no spaces: 最高 inside a name the question says there (`最高学历为博士`).
+        return any(start <= match.start() and match.end() <= start + len(name)
+                   for name in names if match.group(0) in name
+                   for start in (m.start() for m in re.finditer(re.escape(name), match.string)))
+
+    return all(held(match) for match in ranking)
 
 
 #: A column named for an amount: `Num_of_Ticket`, `number_of_seats`, `total_count`, `quantity`; not a number
@@ -517,10 +522,12 @@ def columns_not_shown(question: str, sql: str, catalogue: Callable[[], list[Any]
     """The columns an English question lists ("Find the name and age of the visitor…") that a table the
     query reads has under that very name and the query does not show (nor a `*`). Spider dev 423 at
     414d34e: sent back for counting an amount, the 1.5B model answered with the visitor's name and
-    a sum of tickets, no age. Each part of a UNION, INTERSECT or EXCEPT that shows rows is judged. Of the Spider dev gold
-    queries, it flags one, whose gold shows no `result` for "the name, date and result of each battle" (a test)."""
+    a sum of tickets, no age. Both parts of a UNION are judged, and the first of an INTERSECT or EXCEPT.
+    Of the Spider dev gold queries, it flags one, whose gold shows no `result` for "the name, date and result of each battle" (a test)."""
     found = list(_LISTED_COLUMNS.finditer(question))
     tree = parsed(sql, dialect=dialect) if found else None
+    while isinstance(tree, (exp.Subquery, exp.Paren)):  # `((SELECT … UNION SELECT …))`: review
+        tree = tree.this
     parts = [tree] if isinstance(tree, exp.Select) else list(_parts(tree)) if isinstance(tree, exp.SetOperation) else []
     return list(dict.fromkeys(c for part in parts for c in _unshown(question, found, part, catalogue)))
 
@@ -557,8 +564,11 @@ def _unshown(question: str, found: list[re.Match], tree: exp.Select, catalogue: 
     # Shown under any name, or in any expression (`MAX(age)`, `COALESCE(age, 0)`: review).
     shown = {s.alias_or_name.lower() for s in tree.selects} | \
         {c.name.lower() for s in tree.selects for c in s.find_all(exp.Column)}
-    # "the id and names of the countries" shown by `countryId`: a key asked for may be shown by another's name.
-    by_id = any(name.endswith("id") for name in shown)
+    # "the id and names of the countries" shown by `countryId`: the thing's own key by its name (review).
+    owners = {singular(m.group(1)) for found_one in found
+              if (m := re.match(r"\s+(?:the\s+|all\s+(?:the\s+)?|each\s+|every\s+)?([a-z]+)",
+                                question[found_one.end():], re.I))}
+    by_id = any(f"{owner}{joint}id" in shown for owner in owners for joint in ("", "_"))
     return [c for c in dict.fromkeys(asked) if c.lower() not in shown and not (by_id and c.lower() == "id")]
 
 

@@ -330,6 +330,14 @@ COURSES = [Table("courses", [Column("course_id", "INTEGER", True), Column("cours
     ("最高学历是博士的员工有哪些？", "SELECT name FROM staff WHERE 最高学历 = '博士'", None),  # a column: review
     ("哪些课程获得了最高奖？", "SELECT course_name FROM courses WHERE award = '最高奖'", None),  # a value
     ("哪门课的学分最高？", "SELECT course_name FROM courses WHERE credits = 5", "ranks"),
+    # Found in review of 0ee70a8: every ranking of the question must be the query's own, where the question says it.
+    ("最高学历为博士的员工中，谁的工资最高？", "SELECT name FROM staff WHERE 最高学历 = '博士'", "ranks"),
+    ("工资最高的员工是谁？", "SELECT name FROM staff WHERE 最高学历 = '博士'", "ranks"),
+    ("谁的工资最高？", "SELECT name, '工资最高' AS 说明 FROM staff", "ranks"),  # shown, not compared
+    ("哪个员工的工资最多？", "SELECT name FROM staff WHERE name LIKE '%最多%'", "ranks"),
+    ("Which Most Valuable Player has the highest salary?", "SELECT name FROM player WHERE award = "
+     "'Most Valuable Player'", "ranks"),
+    ("Which course has the highest credits?", "SELECT course_name, 'highest' AS note FROM courses", "ranks"),
     ("Which courses have the highest credits?", "SELECT course_name FROM courses WHERE credits = 5", None),  # column
     ("Which course is the oldest?", "SELECT course_name FROM courses c WHERE NOT EXISTS "
      "(SELECT 1 FROM courses d WHERE d.course_id < c.course_id)", None),
@@ -395,6 +403,13 @@ def test_no_spider_gold_query_counts_the_rows_holding_an_amount(spider_dev):
     # An id asked for may be shown as another table's key (CoSQL dev: "the id and names of the countries").
     ("What are the id and name of the visitors?", "SELECT t.visitor_id, v.name FROM visit AS t "
      "JOIN visitor AS v ON v.id = t.visitor", []),
+    # Only by the thing's own name (review of 0ee70a8): not another key, nor any name ending in "id".
+    ("What are the id and name of the visitors?", "SELECT t.num_of_ticket AS visit_id, v.name FROM visitor AS v "
+     "JOIN visit AS t ON v.id = t.visitor", ["id"]),
+    ("What are the id and name of the visitors?", "SELECT visitor_id, name FROM visitor", []),
+    ("What are the id and name of the visitors?", "SELECT num_of_ticket AS paid, name FROM visitor", ["id"]),
+    ("Find the name and age of the visitors.", "((SELECT name FROM visitor UNION SELECT name FROM visitor))",
+     ["age"]),
 ])
 def test_a_column_the_question_lists_and_the_query_does_not_show(question, sql, unshown):
     visitors = [Table("visitor", [Column("id", "INT", True), Column("name", "TEXT"), Column("visitor_name", "TEXT"),
