@@ -8,8 +8,9 @@ from collections import namedtuple
 import pytest
 
 from agent.question_checks import (columns_not_shown, counts_an_amount, echoes_filter, either_for_both,
-                                   figure_not_computed, link_side_reversed, name_not_shown, names_term, negation_dropped, sampled_literals,
-                                   thing_not_used, unasked_limit, with_both, without_limit)
+                                   figure_not_computed, link_side_reversed, name_not_shown, names_term,
+                                   negation_dropped, sampled_literals, thing_not_used, unasked_limit, with_both,
+                                   without_limit)
 from agent.sources.sqlite import SQLiteSource
 
 # A catalogue's shape (agent.sources.base.TableSchema), for schemas that are not on disk.
@@ -454,7 +455,8 @@ NO_FRIENDS = "What is the lowest grade of students who do not have any friends?"
                                                                            "friends")),
     ("Show the names of Kyle's friends.", "SELECT h.name FROM Friend AS f JOIN Highschooler AS h "  # both sides
      "ON h.id = f.friend_id WHERE f.student_id = 1", None),
-    ("Who has the most follows?", "SELECT f2 FROM Follows GROUP BY f2 ORDER BY count(*) DESC LIMIT 1", None),  # no side named
+    # Sides not told apart by name.
+    ("Who has the most follows?", "SELECT f2 FROM Follows GROUP BY f2 ORDER BY count(*) DESC LIMIT 1", None),
     ("Who has 3 or more friends?", "SELECT friend_id FROM Friend GROUP BY friend_id HAVING count(*) >= 3",
      ("Friend", "friend_id", "student_id", "friends")),
     # Found in review: "have" not about having; the owner's side read through USING, `*`, or a name two tables share.
