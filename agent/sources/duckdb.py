@@ -15,6 +15,7 @@ bound one huge value, so the worker's address-space limit and a kill at the dead
 from __future__ import annotations
 
 import atexit
+import json
 import shutil
 import tempfile
 import threading
@@ -30,6 +31,7 @@ from agent.sources.base import (
     COUNT_CAP, Column, FileSource, ForeignKey, QueryResult, TableSchema, capped_count_sql, capped_result, clamp,
     contains_pattern, quote_identifier, render_cell, resolve_name, row_limit,
 )
+from agent.sources.duckdb_functions import parsed_refusal
 from agent.sources.errors import (
     QueryFailed, SQLRejected, SourceUnavailable, UnknownColumn, UnknownTable, out_of_memory, timed_out,
 )
@@ -109,6 +111,7 @@ class DuckDBSource(FileSource):
         limit = row_limit(max_rows, self.max_rows)
         with self._cursor() as cursor:
             started = time.perf_counter()
+            _check_as_duckdb_parses(cursor, sql)
             cursor.execute(sql)
             if cursor.description is None:
                 raise SQLRejected("the statement is not a query (it has no result columns); send one SELECT")
@@ -232,6 +235,20 @@ class DuckDBSource(FileSource):
 
     def _resolve_table(self, cursor: duckdb.DuckDBPyConnection, table: str) -> str:
         return resolve_name(table, self._table_names(cursor), UnknownTable, f"no table or view named {table!r}")
+
+
+def _check_as_duckdb_parses(cursor: duckdb.DuckDBPyConnection, sql: str) -> None:
+    """Layer 3 before the query runs: DuckDB's own parse of it names only listed functions and tables
+    (duckdb_functions.py), whatever the guard's parser made of the text. The locked configuration does
+    not stop `enable_logging()`, so this is what keeps the shared instance from recording other users'
+    queries when the guard is bypassed or misreads a query.
+
+    Raises:
+        SQLRejected: with the first name refused.
+    """
+    (tree,) = cursor.execute("SELECT json_serialize_sql($sql)", {"sql": sql}).fetchone()
+    if refusal := parsed_refusal(json.loads(tree)):
+        raise SQLRejected(refusal)
 
 
 def _batches(cursor: duckdb.DuckDBPyConnection) -> Iterator[tuple]:

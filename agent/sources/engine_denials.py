@@ -17,6 +17,8 @@ from typing import Mapping
 
 from sqlglot import exp
 
+from agent.sources import duckdb_functions
+
 _OUTSIDE = "it reaches outside the database"
 _INTERNALS = "it exposes database internals"
 _NATIVE = "it loads native code into the database process"
@@ -107,15 +109,26 @@ MYSQL_DENIED_NAMES: Mapping[str, str] = MappingProxyType({
 MYSQL_DENIED_SCHEMAS: Mapping[str, str] = MappingProxyType(dict.fromkeys(("mysql", "performance_schema", "sys"),
                                                                          _OTHERS))
 
-# DuckDB: file readers, SQL text the guard cannot see, the environment and settings, checkpoints.
+# DuckDB: file readers, SQL text the guard cannot see, the environment and settings, checkpoints,
+# logging and profiling (they record every later query, other users' included, and the instance is
+# shared), waits. Named so the model reads why; beyond these, DuckDB runs only the functions on
+# duckdb_functions.py's allow-list.
 DUCKDB_DENIED_NAMES: Mapping[str, str] = MappingProxyType({
     "load_extension": _NATIVE,
     **dict.fromkeys(("glob", "sniff_csv", "parquet_scan", "iceberg_scan", "delta_scan", "arrow_scan",
                      "pandas_scan"), _OUTSIDE),
     **dict.fromkeys(("query", "query_table", "json_execute_serialized_sql"), _HIDDEN_SQL),
     **dict.fromkeys(("getenv", "getvariable", "duckdb_secrets", "which_secret", "duckdb_settings",
-                     "current_setting", "duckdb_databases", "duckdb_temporary_files", "duckdb_extensions"), _OTHERS),
-    "checkpoint": _SERVER, "force_checkpoint": _SERVER,
+                     "current_setting", "duckdb_databases", "duckdb_temporary_files", "duckdb_extensions",
+                     "duckdb_logs", "duckdb_logs_parsed", "duckdb_log_contexts", "duckdb_memory",
+                     "duckdb_prepared_statements", "duckdb_variables", "duckdb_profiling_settings",
+                     "duckdb_external_file_cache", "duckdb_connection_count", "duckdb_approx_database_count",
+                     "current_connection_id", "current_query_id", "current_transaction_id", "txid_current"),
+                    _OTHERS),
+    **dict.fromkeys(("enable_logging", "disable_logging", "truncate_duckdb_logs", "write_log",
+                     "parse_duckdb_log_message", "enable_profiling", "disable_profiling", "checkpoint",
+                     "force_checkpoint"), _SERVER),
+    **dict.fromkeys(("sleep_ms", "pg_sleep"), _WAITS),
 })
 DUCKDB_DENIED_PREFIXES: Mapping[str, str] = MappingProxyType({
     **dict.fromkeys(("read_", "parquet_", "sqlite_", "postgres_", "mysql_"), _OUTSIDE), "pragma_": _PRAGMA,
@@ -144,6 +157,26 @@ def node_denial(node: exp.Expression, dialect: str) -> str | None:
     if dialect == "mysql" and isinstance(node, (exp.Parameter, exp.SessionParameter)):
         return ("variables (@name, @@name) are not allowed: they keep state between queries or expose "
                 "server settings; write the value into the query")
-    if dialect == "duckdb" and isinstance(node, exp.Table) and _FILE_LIKE.search(node.name):
-        return f"table {node.name} is not allowed: it names a file; query the tables listed in the schema"
+    if dialect == "duckdb":
+        return _duckdb_denial(node)
+    return None
+
+
+def _duckdb_denial(node: exp.Expression) -> str | None:
+    """DuckDB runs only listed functions (duckdb_functions.py): a table function, or a function
+    sqlglot does not know by name, must be on the list; a file name in FROM is refused."""
+    if isinstance(node, exp.Table):
+        if isinstance(node.this, exp.Func):
+            name = node.this.name if isinstance(node.this, exp.Anonymous) else None
+            if name is not None and (reason := duckdb_functions.table_function_refusal(name)):
+                return f"table function {name} is not allowed: {reason}"
+            return None
+        if _FILE_LIKE.search(node.name):
+            return f"table {node.name} is not allowed: it names a file; query the tables listed in the schema"
+        if reason := duckdb_functions.table_refusal(node.name):
+            return f"table {node.name} is not allowed: {reason}"
+        return None
+    if isinstance(node, exp.Anonymous) and not isinstance(node.parent, exp.Table):
+        if reason := duckdb_functions.function_refusal(node.name):
+            return f"function {node.name} is not allowed: {reason}"
     return None

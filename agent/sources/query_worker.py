@@ -95,13 +95,24 @@ def answer(sources: Sources, request: dict[str, Any]) -> dict[str, Any]:
         return {"error": QueryFailed.__name__, "message": f"the query failed: {type(exc).__name__}"}
 
 
+def _reply_channel():
+    """The pipe to the pool, moved off file descriptor 1, which then points at /dev/null: an engine
+    that prints (DuckDB's profiler and `stdout` logger write there) cannot corrupt the replies."""
+    sys.stdout.flush()
+    replies = os.fdopen(os.dup(1), "wb")
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.close(devnull)
+    return replies
+
+
 def serve(limits: PoolLimits) -> None:
     # Every engine imported before the worker says it is ready: the pool starts a query's clock when
     # it sends it, and importing DuckDB on a loaded machine took seconds of a 2 s limit.
     for module, _ in ENGINES.values():
         importlib.import_module(module)
     sources = Sources(limits)
-    out = sys.stdout.buffer
+    out = _reply_channel()
     out.write(b'{"ready": true}\n')
     out.flush()
     for line in sys.stdin.buffer:

@@ -107,3 +107,23 @@ def test_proxy_mode_takes_the_user_from_the_header(tmp_path, tiny_db):
         assert client.get(f"/api/conversations/{made['thread_id']}", headers={"X-Forwarded-User": "eve"}).status_code == 404
         assert client.get("/api/conversations", headers={"X-Forwarded-User": "bob"}).json()["count"] == 1
         assert client.get("/api/conversations", headers={"X-Forwarded-User": "bad user!"}).status_code == 401
+
+
+def test_one_user_never_reads_anothers_queries_on_a_shared_duckdb(tmp_path, duckdb_sample_path, tokens):
+    """Issue 39, item 1: alice turned DuckDB's logging on through the SQL page, then read bob's
+    query text, literals included, from duckdb_logs. Every step is refused and bob's literal is
+    nowhere in what alice gets back."""
+    path, issued = tokens
+    settings = Settings(database=duckdb_sample_path, store=tmp_path / "store.db", llm="offline", auth="token",
+                        tokens_file=path, memory_embedder="none")
+    alice, bob = bearer(issued["alice"]), bearer(issued["mallory"])
+    with TestClient(create_app(settings)) as client:
+        for sql in ("SELECT * FROM enable_logging()", "SELECT * FROM enable_profiling()"):
+            refused = client.get("/sql", params={"sql": sql}, headers=alice)
+            assert refused.status_code == 400 and "is not allowed" in refused.text
+        answered = client.get("/sql", params={"sql": "SELECT count(*) FROM countries WHERE name = 'bob-secret-42'"},
+                              headers=bob)
+        assert answered.status_code == 200
+        for sql in ("SELECT message FROM duckdb_logs", "SELECT * FROM duckdb_logs_parsed('QueryLog')"):
+            read = client.get("/sql", params={"sql": sql}, headers=alice)
+            assert read.status_code == 400 and "bob-secret-42" not in read.text
