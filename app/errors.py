@@ -35,6 +35,7 @@ from storage.errors import (
 )
 from storage.examples import DuplicateQuestion, ExampleNotFound
 from storage.memory_items import DuplicateMemory, MemoryItemNotFound
+from storage.validity import InvalidText
 
 log = logging.getLogger("askdb")
 RETRY_AFTER_S = 5
@@ -59,6 +60,7 @@ STATUS: dict[type[AskdbError], int] = {
     NothingToVerify: 422,
     FeedbackError: 422,
     InvalidExport: 422,
+    InvalidText: 422,  # a lone surrogate or a non-finite number (storage/validity.py)
     SQLRejected: 400,
     QueryFailed: 400,
     QueryTimeout: 400,

@@ -8,7 +8,6 @@ JavaScript: the forms post and redirect.
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any, Literal
 from urllib.parse import urlencode
 
@@ -24,6 +23,7 @@ from app.core import AskDB
 from app.deps import AskDBDep, SourceDep, UserDep
 from app.templating import templates
 from storage.examples import Example, Feedback
+from storage.validity import InvalidText, loads
 
 router = APIRouter()
 PER_PAGE = 50
@@ -215,7 +215,9 @@ def delete_form(example_id: int, askdb: AskDBDep, user: UserDep, source: SourceD
 def import_form(askdb: AskDBDep, user: UserDep, source: SourceDep, file: Annotated[UploadFile, File()]):
     """Import an exported file from the page."""
     try:
-        document = json.loads(file.file.read())
+        document = loads(file.file.read(), "the file")
+    except InvalidText as exc:
+        return RedirectResponse(_page_url(source, notice=str(exc)), status_code=303)
     except (ValueError, UnicodeDecodeError):
         return RedirectResponse(_page_url(source, notice="that file is not JSON"), status_code=303)
     retriever, database = _examples(askdb, source, user)

@@ -1,10 +1,13 @@
-"""A cap on request bodies, enforced before any route reads them (413 with the error shape)."""
+"""Request bodies checked before any route reads them: a cap on their size (413), and JSON whose
+text or numbers could not be stored and written out again (422; storage/validity.py)."""
 
 from __future__ import annotations
 
 import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from storage.validity import InvalidText, loads
 
 
 class BodyLimitMiddleware:
@@ -49,8 +52,53 @@ class BodyLimitMiddleware:
         await self.app(scope, counted_receive, guarded_send)
 
     async def _refuse(self, send: Send) -> None:
-        body = json.dumps({"detail": f"request body over {self.max_bytes} bytes (ASKDB_MAX_BODY_BYTES)",
-                           "error": "BodyTooLarge"}).encode()
-        await send({"type": "http.response.start", "status": 413,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
-        await send({"type": "http.response.body", "body": body})
+        await _send_json(send, 413, {"detail": f"request body over {self.max_bytes} bytes (ASKDB_MAX_BODY_BYTES)",
+                                     "error": "BodyTooLarge"})
+
+
+class ValidJSONMiddleware:
+    """Refuse a JSON body holding a lone surrogate (`"\\ud800"`) or a non-finite number (`1e999`,
+    `NaN`) with 422 before any route sees it: Python reads both, nothing can write them out again,
+    and one such tag stored on a conversation once broke every page listing it. Bodies that are not
+    JSON at all are left to the route (its own 422). Runs inside BodyLimitMiddleware, so the body it
+    holds is already capped."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = dict(scope.get("headers") or []) if scope["type"] == "http" else {}
+        content_type = headers.get(b"content-type", b"").split(b";")[0].strip().lower()
+        if content_type != b"application/json" or scope["method"] not in ("POST", "PUT", "PATCH"):
+            return await self.app(scope, receive, send)
+        chunks, more = [], True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":  # the client left
+                return
+            chunks.append(message.get("body", b""))
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        try:
+            loads(body, "the request")
+        except InvalidText as exc:
+            return await _send_json(send, 422, {"detail": str(exc), "error": "InvalidText", "status": 422})
+        except ValueError:  # not JSON, or not UTF-8: the route answers that
+            pass
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if replayed:
+                return await receive()
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": False}
+
+        await self.app(scope, replay, send)
+
+
+async def _send_json(send: Send, status: int, content: dict) -> None:
+    body = json.dumps(content).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})

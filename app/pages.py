@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, File, Form, Query, Request, UploadFile
@@ -19,7 +18,8 @@ from app.i18n import LANG_COOKIE, LANGUAGES, language_of
 from app.schema_panel import schema_panel
 from app.templating import templates
 from app.views import ResultOptions, ResultView, conversation_view, format_sql
-from storage.errors import InvalidExport, ResultNotFound
+from storage.errors import InvalidExport
+from storage.validity import InvalidText, loads
 
 router = APIRouter()
 PER_PAGE = 50
@@ -140,7 +140,9 @@ def favicon():
 def import_file(askdb: AskDBDep, user: UserDep, file: Annotated[UploadFile, File()]):
     """A conversation exported from askdb (the page's Export link, or `store export`), as a new one."""
     try:
-        document = json.loads(file.file.read())
+        document = loads(file.file.read(), "the file")
+    except InvalidText as exc:
+        raise InvalidExport(str(exc)) from exc
     except (ValueError, UnicodeDecodeError) as exc:
         raise InvalidExport(f"{file.filename or 'the file'} is not JSON") from exc
     created = askdb.import_conversation(document, user_id=user)

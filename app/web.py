@@ -14,7 +14,7 @@ from app import api, data_pages, errors, examples, memories, pages
 from app.auth import NotAuthenticated
 from app.core import AskDB
 from app.deps import UserDep, get_user
-from app.limits import BodyLimitMiddleware
+from app.limits import BodyLimitMiddleware, ValidJSONMiddleware
 from app.origin import OriginMiddleware
 from app.settings import ROOT, Settings
 
@@ -46,6 +46,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(examples.router)
     app.include_router(data_pages.router)
     errors.install(app)
+    app.add_middleware(ValidJSONMiddleware)  # inside the size cap: the body it holds is bounded
     app.add_middleware(BodyLimitMiddleware, max_bytes=askdb.settings.max_body_bytes,
                        own_limit_paths=frozenset({data_pages.UPLOAD_PATH}))
     app.add_middleware(OriginMiddleware, allowed_hosts=askdb.settings.allowed_hosts)

@@ -34,6 +34,7 @@ from storage.schema import migrate
 from storage.steps import StepsAndResults
 from storage.sql import Database, Dialect, Row, Transaction, UniqueViolation
 from storage.threads import check_thread_id, short_title, write_state
+from storage.validity import check, repaired
 
 StateT = TypeVar("StateT", bound=BaseModel)
 
@@ -181,6 +182,7 @@ class ConversationStore(ExportImport, StepsAndResults, Generic[StateT]):
                tags: list[str] | None = None, tool_categories: list[str] | None = None) -> Conversation:
         """Create a conversation; a new random thread id unless one is given."""
         thread_id = check_thread_id(thread_id or uuid.uuid4().hex)
+        check(title, "the title"), check(tags, "the tags")
         d = self.db.dialect
         with self.db.write() as tx:
             try:
@@ -248,6 +250,7 @@ class ConversationStore(ExportImport, StepsAndResults, Generic[StateT]):
         """Rename and/or retag a conversation (does not change its state, version or last activity:
         renaming does not move it to the top of the list)."""
         check_thread_id(thread_id)
+        check(title, "the title"), check(tags, "the tags")
         with self.db.write() as tx:
             cursor = tx.execute(
                 f"UPDATE conversations SET title = coalesce(?, title), tags = coalesce({self.db.dialect.json_in}, tags)"
@@ -278,8 +281,9 @@ class ConversationStore(ExportImport, StepsAndResults, Generic[StateT]):
 
 
 def _conversation(row: Row) -> Conversation:
+    # repaired: a title or tag stored before the check (a lone surrogate) must not break every list.
     return Conversation(
-        thread_id=row["thread_id"], user_id=row["user_id"], title=row["title"], created_at=row["created_at"],
+        thread_id=row["thread_id"], user_id=row["user_id"], title=repaired(row["title"]), created_at=row["created_at"],
         updated_at=row["updated_at"], tags=_json_list(row["tags"]), tool_categories=_json_list(row["tool_categories"]),
         version=row["version"], message_count=row["message_count"] or 0, question_count=row["question_count"] or 0,
         source=row["source"])
@@ -290,4 +294,4 @@ def _json_list(text: str | None) -> list[str]:
         value = json.loads(text or "[]")
     except ValueError:
         return []
-    return [str(v) for v in value] if isinstance(value, list) else []
+    return [repaired(str(v)) for v in value] if isinstance(value, list) else []

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from storage.errors import InvalidExport
+from storage.validity import problem
 
 # "archive" was added to version 1 without a new format string: older exports, which lack
 # it, import as before (their archive was never exported).
@@ -103,6 +104,8 @@ class ExportImport:
         """
         if not isinstance(document, dict) or document.get("format") != EXPORT_FORMAT:
             raise InvalidExport(f"not an askdb conversation export (expected format {EXPORT_FORMAT!r})")
+        if reason := problem(document, "the export"):  # a lone surrogate, 1e999 in a result's rows
+            raise InvalidExport(reason)
         parts: _Document = _valid(_Document, document, "the export")
         state = _valid(self.state_model, parts.state, "the export's state")
         for n, step in enumerate(parts.steps if step_model else []):
