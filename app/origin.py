@@ -10,6 +10,10 @@
   acting with a user's cookie or a loopback-only trust.
 - A state change under /api/ must send JSON (`Content-Type: application/json`): an HTML form
   cannot, so a cross-site form never reaches the JSON API.
+- A read another site's page makes the browser send (an `<img>`, `<script>` or `fetch` whose
+  `Sec-Fetch-Site` is `cross-site` or `same-site` and whose `Sec-Fetch-Mode` is not `navigate`) is
+  refused too: `<img src=".../sql?sql=...">` ran a 10 s query in a worker each time (issue 39, item
+  11). A link the user follows is a navigation and still works; askdb's static files are exempt.
 """
 
 from __future__ import annotations
@@ -48,6 +52,9 @@ class OriginMiddleware:
         if not self.any_host and host_name(host) not in self.allowed:
             return await _refuse(scope, receive, send, 400, "HostNotAllowed",
                                  "this host name is not served; add it to ASKDB_ALLOWED_HOSTS")
+        if scope["method"] not in UNSAFE_METHODS and _foreign_subresource(headers, scope["path"]):
+            return await _refuse(scope, receive, send, 403, "CrossSiteRequest",
+                                 "another site's page may not load askdb's pages or data; open askdb itself")
         if scope["method"] in UNSAFE_METHODS:
             problem = _cross_origin(headers, host)
             if problem:
@@ -58,6 +65,13 @@ class OriginMiddleware:
                 return await _refuse(scope, receive, send, 415, "UnsupportedMediaType",
                                      "the API takes JSON: send Content-Type: application/json")
         await self.app(scope, receive, send)
+
+
+def _foreign_subresource(headers: dict[str, str], path: str) -> bool:
+    """A read another site's page made the browser send without the user navigating."""
+    return (headers.get("sec-fetch-site") in ("cross-site", "same-site")
+            and headers.get("sec-fetch-mode", "navigate") != "navigate"
+            and not path.startswith("/static/") and path != "/favicon.ico")
 
 
 def _cross_origin(headers: dict[str, str], host: str) -> str | None:

@@ -126,6 +126,10 @@ class Settings(BaseSettings):
     allowed_hosts: Annotated[list[str], NoDecode, BeforeValidator(_names)] = _env(
         "ASKDB_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "::1"],
         description="Host names served, comma-separated (others get 400, against DNS rebinding); `*` serves any.")
+    frame_ancestors: Annotated[list[str], NoDecode, BeforeValidator(_names)] = _env(
+        "ASKDB_FRAME_ANCESTORS", default=[],
+        description="Sites allowed to show askdb's pages in a frame, as CSP sources separated by commas "
+                    "(`https://intranet.example.com`); empty: none may (clickjacking).")
     max_body_bytes: int = _env("ASKDB_MAX_BODY_BYTES", default=1_000_000, ge=1024,
                                description="Largest request body accepted; larger gets 413.")
     max_question_chars: int = _env("ASKDB_MAX_QUESTION_CHARS", default=4000, ge=1, description="Longest question accepted.")

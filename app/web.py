@@ -16,6 +16,7 @@ from app.core import AskDB
 from app.deps import UserDep, get_user
 from app.limits import BodyLimitMiddleware, ValidJSONMiddleware
 from app.origin import OriginMiddleware
+from app.page_headers import PageHeadersMiddleware
 from app.settings import ROOT, Settings
 
 log = logging.getLogger(__name__)
@@ -50,6 +51,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(BodyLimitMiddleware, max_bytes=askdb.settings.max_body_bytes,
                        own_limit_paths=frozenset({data_pages.UPLOAD_PATH}))
     app.add_middleware(OriginMiddleware, allowed_hosts=askdb.settings.allowed_hosts)
+    app.add_middleware(PageHeadersMiddleware, frame_ancestors=askdb.settings.frame_ancestors)
     app.add_middleware(errors.IntegerRangeMiddleware)
     app.add_middleware(errors.RequestIdMiddleware)  # outermost: every reply, refusals included, has an id
 

@@ -47,12 +47,12 @@ def test_the_analyst_flow_with_the_offline_planner(page, offline_server):
     assert "GROUP BY" in page.inner_text(".answer .sql")
     assert page.locator("table.rows tbody tr").count() == 8
     # The chart is drawn (bars for a category and a number) and can be switched.
-    page.wait_for_function("document.querySelector('figure.chart').dataset.kind === 'bar'")
+    page.wait_for_function("() => document.querySelector('figure.chart').dataset.kind === 'bar'")
     assert page.locator("figure.chart canvas").is_visible()
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / "conversation.png"), full_page=True)
     page.click("figure.chart button[data-kind=line]")
-    page.wait_for_function("document.querySelector('figure.chart').dataset.kind === 'line'")
+    page.wait_for_function("() => document.querySelector('figure.chart').dataset.kind === 'line'")
     page.click("figure.chart button[data-kind=bar]")
 
     with page.expect_download() as download:
@@ -72,7 +72,7 @@ def test_the_analyst_flow_with_the_offline_planner(page, offline_server):
     assert page.locator(".turn").count() == 1 and "Answered by offline planner" in page.inner_text(".answer")
 
     ask(page, "每个国家有多少个发射场？")  # a follow-up in the same conversation, in Chinese
-    page.wait_for_function("document.querySelectorAll('.turn .answer').length === 2")
+    page.wait_for_function("() => document.querySelectorAll('.turn .answer').length === 2")
     assert "美国" in page.locator(".answer .answer-text").nth(1).inner_text()
 
     page.click("details.edit summary")
@@ -178,7 +178,7 @@ def test_stop_ends_a_running_turn_cleanly(page, scripted_server, scripted_llm):
     # The conversation goes on: the next question is answered as usual.
     scripted_llm.enqueue(tool_call("answer", {"text": "Answered after the stop."}))
     ask(page, "And now?")
-    page.wait_for_function("document.querySelectorAll('.turn .answer').length === 2")
+    page.wait_for_function("() => document.querySelectorAll('.turn .answer').length === 2")
     assert page.locator(".answer .answer-text").nth(1).inner_text().endswith("Answered after the stop.")
 
 

@@ -54,7 +54,7 @@ def test_edit_the_sql_rerun_it_and_sort_the_result(page, offline_server):
     page.click("details.edit-sql summary")
     page.fill("details.edit-sql textarea[name=sql]", "SELECT orbit, count(*) AS launches FROM launches GROUP BY orbit")
     page.click("details.edit-sql button[type=submit]")
-    page.wait_for_function("document.querySelectorAll('.turn .answer').length === 2")
+    page.wait_for_function("() => document.querySelectorAll('.turn .answer').length === 2")
     last = page.locator(".turn").nth(1)
     assert "Run this SQL:" in last.locator(".question").inner_text()
     assert last.locator("table.rows th").nth(1).inner_text() == "Orbit"
@@ -91,12 +91,12 @@ def test_a_phone_sized_screen_has_no_horizontal_page_scroll(browser, offline_ser
         page.goto(offline_server.url + "/new")
         ask(page, "What is the average payload mass by orbit?")
         page.wait_for_selector(".answer .answer-text")
-        assert page.evaluate("document.documentElement.scrollWidth") <= 390
-        page.evaluate("window.scrollTo(0, 0)")
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+        page.evaluate("() => window.scrollTo(0, 0)")
         page.screenshot(path=str(SCREENSHOTS / "phone.png"))
         for path in ["/", "/sql?sql=SELECT+*+FROM+launches+LIMIT+20", "/examples", "/memories"]:
             page.goto(offline_server.url + path)
-            assert page.evaluate("document.documentElement.scrollWidth") <= 390, path
+            assert page.evaluate("() => document.documentElement.scrollWidth") <= 390, path
         wrap = page.goto(offline_server.url + "/sql?sql=SELECT+*+FROM+launches+LIMIT+20")
         wrap = page.locator(".table-wrap").first
         assert wrap.evaluate("e => e.scrollWidth > e.clientWidth")  # the wide table scrolls in its box
@@ -123,13 +123,13 @@ def test_examples_page_labels_sit_above_their_fields_and_remove_asks_first(page,
 def test_a_chart_has_axis_titles_remembers_its_type_and_downloads_as_png(page, offline_server):
     page.goto(offline_server.url + "/new")
     ask(page, "What is the average payload mass by orbit?")
-    page.wait_for_function("document.querySelector('figure.chart') && document.querySelector('figure.chart').dataset.kind === 'bar'")
+    page.wait_for_function("() => document.querySelector('figure.chart') && document.querySelector('figure.chart').dataset.kind === 'bar'")
     titles = page.evaluate("(() => { const s = Chart.getChart(document.querySelector('figure.chart canvas')).options.scales;"
                            " return [s.x.title.text, s.y.title.text]; })()")
     assert titles == ["Orbit", "Average mass (kg)"]
     page.click("figure.chart button[data-kind=line]")
     page.reload()
-    page.wait_for_function("document.querySelector('figure.chart').dataset.kind === 'line'")  # remembered
+    page.wait_for_function("() => document.querySelector('figure.chart').dataset.kind === 'line'")  # remembered
     with page.expect_download() as download:
         page.click("figure.chart a.chart-png")
     assert download.value.suggested_filename == "what-is-the-average-payload-mass-by-orbit-turn-1.png"

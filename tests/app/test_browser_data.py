@@ -89,7 +89,7 @@ def test_add_preview_confirm_rename_and_delete_files(page, data_server, files):
                                          ("List the label and km of orbits with km above 10", 5)]):
         ask(page, question)
         page.wait_for_url(re.compile(r"/c/[0-9a-f]+"))
-        page.wait_for_function(f"document.querySelectorAll('.turn .answer .answer-text').length === {n + 1}")
+        page.wait_for_function(f"() => document.querySelectorAll('.turn .answer .answer-text').length === {n + 1}")
         assert page.locator(".turn").nth(n).locator("table.rows tbody tr").count() == rows
     assert "猎鹰9号" in page.locator(".turn").nth(0).inner_text() and "orbit 11" in page.locator(".turn").nth(2).inner_text()
     page.goto(data_server.url + "/data")

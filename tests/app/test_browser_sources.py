@@ -47,7 +47,7 @@ def test_choosing_a_second_source_answers_from_it(page, server):
     assert page.locator("select[name=source]").count() == 0
     page.fill("textarea[name=question]", "How many countries are there?")
     page.click("form#ask-form button[type=submit]")
-    page.wait_for_function("document.querySelectorAll('.turn .answer').length === 2")
+    page.wait_for_function("() => document.querySelectorAll('.turn .answer').length === 2")
     assert page.locator("table.rows tbody td.num").nth(1).inner_text() == "2"
 
 

@@ -76,3 +76,35 @@ def test_any_host_when_configured(tmp_path, tiny_db):
     settings = Settings(database=tiny_db, store=tmp_path / "store.db", llm="offline", allowed_hosts=["*"])
     with TestClient(create_app(settings)) as client:
         assert client.get("/healthz", headers={"Host": "askdb.internal"}).status_code == 200
+
+
+def test_every_reply_forbids_framing_and_names_what_pages_may_load(client):
+    for path in ("/", "/api/conversations", "/no-such-page", "/static/askdb.css"):
+        response = client.get(path)
+        assert response.headers["x-frame-options"] == "DENY", path
+        policy = response.headers["content-security-policy"]
+        assert "frame-ancestors 'none'" in policy and "script-src 'self';" in policy, path
+        assert response.headers["x-content-type-options"] == "nosniff"
+
+
+def test_an_operator_who_embeds_askdb_names_the_sites_that_may_frame_it(tmp_path, tiny_db):
+    settings = Settings(database=tiny_db, store=tmp_path / "store.db", llm="offline",
+                        frame_ancestors=["https://intranet.example.com"])
+    with TestClient(create_app(settings), base_url="http://127.0.0.1") as client:
+        response = client.get("/")
+    assert "frame-ancestors https://intranet.example.com" in response.headers["content-security-policy"]
+    assert "x-frame-options" not in response.headers
+
+
+@pytest.mark.parametrize("site, mode, path, status", [
+    ("cross-site", "no-cors", "/sql?sql=SELECT%201", 403),  # an <img> on another site
+    ("same-site", "cors", "/api/conversations", 403),  # fetch() from another port of this host
+    ("cross-site", "navigate", "/sql?sql=SELECT%201", 200),  # a link the user follows
+    ("same-origin", "cors", "/api/conversations", 200),  # askdb's own script
+    ("cross-site", "no-cors", "/static/askdb.css", 200),
+])
+def test_a_read_another_sites_page_makes_without_a_navigation_is_refused(client, site, mode, path, status):
+    response = client.get(path, headers={"Sec-Fetch-Site": site, "Sec-Fetch-Mode": mode})
+    assert response.status_code == status
+    if status == 403:
+        assert "open askdb itself" in response.text
