@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import unicodedata
 from collections.abc import Sequence
 from typing import Any
@@ -35,11 +36,26 @@ def render_table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+# A spreadsheet runs a cell beginning with one of these as a formula (=HYPERLINK(...), @SUM(...)).
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
+
+
+def csv_cell(value: Any) -> Any:
+    """A value safe to open in a spreadsheet: text that would start a formula gets a leading `'`, as
+    OWASP advises for CSV injection; numbers, and text that is only a number ("-5"), are kept. Only
+    CSV is escaped: JSON and the page show values as they are."""
+    if isinstance(value, str) and value.startswith(_FORMULA_STARTS) and not _PLAIN_NUMBER.fullmatch(value):
+        return "'" + value
+    return value
+
+
 def to_csv(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """Every CSV askdb writes (downloads, the SQL page, the CLI), with formula-like cells escaped."""
     buffer = io.StringIO()
     writer = csv.writer(buffer)
-    writer.writerow(columns)
-    writer.writerows(rows)
+    writer.writerow([csv_cell(c) for c in columns])
+    writer.writerows([csv_cell(v) for v in row] for row in rows)
     return buffer.getvalue()
 
 
