@@ -1,4 +1,4 @@
-"""The command line: `python -m app serve|ask|sql|store|data|token|eval`, over the same core as the web app.
+"""The command line: `python -m app serve|ask|sql|mcp|store|data|token|eval`, over the same core as the web app.
 
 Domain errors become one line on stderr and a non-zero exit status.
 """
@@ -123,6 +123,34 @@ def cmd_ask(args: argparse.Namespace) -> int:
         return 2 if isinstance(exc, (BadQuestion, UnknownSource, SourceMismatch)) else 1
     finally:
         askdb.close()
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """Serve askdb's MCP tools over stdio (stdin and stdout), as --user, until the client closes stdin."""
+    import anyio
+
+    from app.auth import USER_ID_PATTERN
+    from app.core import AskDB
+    from app.mcp.server import build_server
+    from app.sources import SourcesFileError
+    from storage.errors import StoreError, UnsupportedStore
+
+    if not USER_ID_PATTERN.match(args.user):
+        print("error: user ids are 1-128 letters, digits, '_', '.', '@' or '-'", file=sys.stderr)
+        return 2
+    try:
+        askdb = AskDB(_settings(args))
+    except (SourcesFileError, StoreError) as exc:  # said on stderr: stdout is the protocol's
+        print(f"error: {exc}", file=sys.stderr)
+        return 2 if isinstance(exc, (SourcesFileError, UnsupportedStore)) else 1
+    try:
+        server = build_server(askdb, local_user=args.user, **({"site": args.url} if args.url else {}))
+        anyio.run(server.run_stdio_async)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        askdb.close()
+    return 0
 
 
 def _source_location(settings: Settings, source: str | None, *, user_id: str) -> Path | str | None:
@@ -380,6 +408,19 @@ def build_parser() -> argparse.ArgumentParser:
                                                           f"(default: {DEFAULT_USER})")
     _add_paths(sql, store=False)
     sql.set_defaults(func=cmd_sql)
+
+    mcp = commands.add_parser(
+        "mcp", help="serve askdb's tools to an MCP client over stdio",
+        description="Serve askdb as an MCP server on stdin and stdout, for a client that starts it (a desktop "
+                    "assistant, an IDE): the tools ask, run_sql, list_sources, describe, search_schema, "
+                    "list_conversations, get_conversation, recall and feedback, as USER. The running web app "
+                    "serves the same at /mcp over HTTP. Example: python -m app mcp --user alice")
+    mcp.add_argument("--user", default=DEFAULT_USER, help=f"user id the conversations belong to "
+                                                          f"(default: {DEFAULT_USER}, the web app's local user)")
+    mcp.add_argument("--url", default=None, help="where askdb's pages are served, for the conversations' links "
+                                                 "(default: http://127.0.0.1:8000, where `make run` serves them)")
+    _add_paths(mcp)
+    mcp.set_defaults(func=cmd_mcp)
 
     store = commands.add_parser("store", help="operate on the conversation store")
     store_commands = store.add_subparsers(dest="store_command", required=True, metavar="COMMAND")

@@ -15,6 +15,7 @@ from app.auth import NotAuthenticated
 from app.core import AskDB
 from app.deps import UserDep, get_user
 from app.limits import BodyLimitMiddleware, ValidJSONMiddleware
+from app.mcp.http import METHODS as MCP_METHODS, PATH as MCP_PATH, McpEndpoint
 from app.origin import OriginMiddleware
 from app.page_headers import PageHeadersMiddleware
 from app.settings import ROOT, Settings
@@ -31,9 +32,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     except OSError:  # an unreadable uploads folder: the pages that use it say so; the app still starts
         log.warning("pending uploads not swept", exc_info=True)
 
+    mcp = McpEndpoint(askdb)  # the MCP face (app/mcp/): its requests run in its task group
+
     @asynccontextmanager
     async def lifespan(app: FastAPI):
-        yield
+        async with mcp.running():
+            yield
         askdb.close()
 
     # docs_url=None: the default /docs page loads Swagger UI from a CDN; ours serves it vendored.
@@ -46,6 +50,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(memories.router)
     app.include_router(examples.router)
     app.include_router(data_pages.router)
+    app.add_route(MCP_PATH, mcp, methods=MCP_METHODS, include_in_schema=False)
     errors.install(app)
     app.add_middleware(ValidJSONMiddleware)  # inside the size cap: the body it holds is bounded
     app.add_middleware(BodyLimitMiddleware, max_bytes=askdb.settings.max_body_bytes,
