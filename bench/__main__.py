@@ -31,6 +31,7 @@ BENCHMARKS = {
     "postgres": ("bench.postgres", "PostgreSQL: store save and load beside SQLite; two app servers on one store"),
     "local_model": ("bench.local_model", "Local model: a real 1.5B model through llama.cpp on this machine"),
     "sources": ("bench.sources", "Sources: a 100k-row file as a table"),
+    "mcp": ("bench.mcp", "MCP: what the MCP layer adds to an ask over POST /api/chat"),
 }
 
 
