@@ -14,6 +14,7 @@ import hashlib
 import json
 import logging
 import re
+import time
 
 import numpy as np
 from pydantic import BaseModel
@@ -47,6 +48,30 @@ class SQLDoesNotFit(FeedbackError):
     """The answer's SQL names tables or columns the current database does not have (it changed)."""
 
 
+class NotTheAuthor(AskdbError):
+    """A shared verified example is changed, removed or confirmed only by its author or an operator:
+    bob once rewrote alice's example and her next question came back ok with his filter."""
+
+    def __init__(self, example: Example, action: str):
+        super().__init__(f"only the example's author ({example.created_by}) or an operator may {action} it")
+
+
+def check_may(example: Example, action: str, *, user_id: str, operator: bool) -> None:
+    """Who may do what to a shared example: its author or an operator changes or removes it; its
+    author, or an operator other than the one who last changed it, confirms a change.
+
+    Raises:
+        NotTheAuthor.
+    """
+    allowed = user_id == example.created_by or (
+        operator and (action != "confirm" or user_id != example.edited_by))
+    if not allowed:
+        raise NotTheAuthor(example, action)
+
+
+#: One import's bounds: items in one request, and CPU seconds spent checking them.
+MAX_IMPORT_ITEMS = 1000
+IMPORT_CPU_S = 10.0
 #: Reciprocal rank fusion's k for keywords and vectors: 60, Cormack et al.'s constant. Recall's
 #: 10 was tuned on LoCoMo conversations (agent.memory.recall); no set of examples measures it here.
 RRF_K = 60
@@ -159,9 +184,10 @@ class ExampleRetriever:
             return []
         keyword = [i for i, _ in self.store.keyword_search(question, database_key=self.key, limit=max(20, k))]
         scores = fuse([(keyword, 1.0), (self._vector_ranking(question, depth=max(20, k)), 1.0)], k=RRF_K)
-        best = sorted(scores, key=lambda i: (-scores[i], i))[:k]
-        found = self.store.by_ids(best, database_key=self.key)
-        return [found[i] for i in best if i in found]
+        ranked = sorted(scores, key=lambda i: (-scores[i], i))
+        found = self.store.by_ids(ranked, database_key=self.key)
+        # An example someone other than its author changed is not verified until confirmed.
+        return [found[i] for i in ranked if i in found and not found[i].unconfirmed][:k]
 
     def few_shot(self, question: str) -> str:
         """The block for the system prompt; "" when there is nothing to show or the store fails
@@ -313,31 +339,74 @@ def example_problem(database: DataSource, question: object, sql: object) -> str 
     return "; ".join(problems) or None
 
 
-def edit_example(retriever: ExampleRetriever, database: DataSource, example_id: int, *,
-                   question: str | None = None, sql: str | None = None, note: str | None = None) -> Example:
-    """Edit an example; the edited pair must pass the checks an import does (`example_problem`).
+def edit_example(retriever: ExampleRetriever, database: DataSource, example_id: int, *, user_id: str,
+                 operator: bool, question: str | None = None, sql: str | None = None,
+                 note: str | None = None) -> Example:
+    """Edit an example; the edited pair must pass the checks an import does (`example_problem`). Only
+    its author or an operator may; an operator's edit of another's example waits for confirmation.
 
     Raises:
-        ExampleNotFound; FeedbackError: the edit would not pass (nothing changed).
+        ExampleNotFound; NotTheAuthor; FeedbackError: the edit would not pass (nothing changed).
     """
     current = retriever.store.get(example_id, database_key=retriever.key)
+    check_may(current, "edit", user_id=user_id, operator=operator)
     problem = example_problem(database, current.question if question is None else question,
                               current.sql if sql is None else sql)
     if problem:
         raise FeedbackError(f"the example was not changed: {problem}")
-    return retriever.store.update(example_id, database_key=retriever.key, question=question, sql=sql, note=note)
+    return retriever.store.update(example_id, database_key=retriever.key, edited_by=user_id, question=question,
+                                  sql=sql, note=note)
+
+
+def remove_example(retriever: ExampleRetriever, example_id: int, *, user_id: str, operator: bool) -> None:
+    """Remove an example: its author or an operator only.
+
+    Raises:
+        ExampleNotFound; NotTheAuthor.
+    """
+    check_may(retriever.store.get(example_id, database_key=retriever.key), "remove", user_id=user_id,
+              operator=operator)
+    retriever.store.delete(example_id, database_key=retriever.key)
+
+
+def confirm_example(retriever: ExampleRetriever, example_id: int, *, user_id: str, operator: bool) -> Example:
+    """Use a changed example as verified again: its author, or an operator who did not make the change.
+
+    Raises:
+        ExampleNotFound; NotTheAuthor.
+    """
+    check_may(retriever.store.get(example_id, database_key=retriever.key), "confirm", user_id=user_id,
+              operator=operator)
+    return retriever.store.confirm(example_id, database_key=retriever.key)
 
 
 def import_examples(retriever: ExampleRetriever, database: DataSource, document: object, *,
-                    user_id: str) -> ImportReport:
+                    user_id: str, cpu_budget_s: float = IMPORT_CPU_S) -> ImportReport:
     """Add examples from an export (or a plain list of {"question", "sql"}) to this database's; each
-    SQL must pass the guard and name only real columns, or it is skipped with the reason."""
+    SQL must pass the guard and name only real columns, or it is skipped with the reason.
+
+    Bounded, since one request of 8,500 items took 163 s of CPU: more than MAX_IMPORT_ITEMS is refused
+    whole, and items left when checking has used `cpu_budget_s` of this thread's CPU are skipped,
+    each saying so (import them again).
+
+    Raises:
+        FeedbackError: not an export, or too many items (nothing imported).
+    """
     items = document.get("examples") if isinstance(document, dict) else document
     if not isinstance(items, list):
         raise FeedbackError('expected {"format": "askdb.examples/1", "examples": [...]} or a list of '
                             '{"question", "sql"} objects')
+    if len(items) > MAX_IMPORT_ITEMS:
+        raise FeedbackError(f"{len(items):,} examples in one import; at most {MAX_IMPORT_ITEMS:,}: "
+                            "split the file")
     accepted, skipped = [], []
+    started = time.thread_time()
     for item in items:
+        if time.thread_time() - started > cpu_budget_s:
+            skipped.append({"question": str(item.get("question") if isinstance(item, dict) else item)[:200],
+                            "reason": f"not checked: the import used its {cpu_budget_s:g} s of CPU; import "
+                                      "the rest again"})
+            continue
         question = item.get("question") if isinstance(item, dict) else None
         sql = (item.get("sql") or item.get("query") or item.get("SQL")) if isinstance(item, dict) else None
         problem = example_problem(database, question, sql)

@@ -53,6 +53,12 @@ def add_token(path: Path, user_id: str) -> str:
     return token
 
 
+def is_operator(settings: Settings, user_id: str) -> bool:
+    """An operator may edit, remove and confirm shared verified examples of others: a user named in
+    ASKDB_OPERATORS, or the one local user when there are no accounts (ASKDB_AUTH=none)."""
+    return settings.auth == "none" or user_id in settings.operators
+
+
 def resolve_user(settings: Settings, *, headers: dict[str, str], cookies: dict[str, str]) -> str:
     """The user id of a request.
 

@@ -21,7 +21,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from agent.sources.errors import (
     QueryBusy, QueryFailed, QueryTimeout, SourceUnavailable, SQLRejected, UnknownColumn, UnknownTable,
 )
-from agent.examples import AnswerNotFound, FeedbackError, NothingToVerify, SQLDoesNotFit
+from agent.examples import AnswerNotFound, FeedbackError, NothingToVerify, NotTheAuthor, SQLDoesNotFit
 from agent.llm import ModelError
 from app.auth import NotAuthenticated
 from app.core import BadQuestion
@@ -48,6 +48,7 @@ STATUS: dict[type[AskdbError], int] = {
     MemoryItemNotFound: 404,
     ExampleNotFound: 404,
     AnswerNotFound: 404,
+    NotTheAuthor: 403,  # a shared example changed by someone other than its author or an operator
     VersionConflict: 409,
     StoreConflict: 409,  # a write PostgreSQL rolled back for a concurrent one (a deadlock): try again
     TurnInProgress: 409,

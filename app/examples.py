@@ -16,9 +16,11 @@ from fastapi.responses import JSONResponse, RedirectResponse
 from pydantic import BaseModel, Field, model_validator
 
 from agent.examples import (
-    ExampleRetriever, ImportReport, database_key, edit_example, export_examples, import_examples, record_feedback,
+    ExampleRetriever, ImportReport, confirm_example, database_key, edit_example, export_examples, import_examples,
+    record_feedback, remove_example,
 )
 from agent.sources.base import DataSource
+from app.auth import is_operator
 from app.core import AskDB
 from app.deps import AskDBDep, SourceDep, UserDep
 from app.templating import templates
@@ -81,6 +83,10 @@ class ExamplePublic(BaseModel):
     note: str
     source: str
     created_by: str
+    edited_by: str | None = Field(None, description="The last user other than the author who changed it.")
+    unconfirmed: bool = Field(False, description="Changed by someone other than its author and not yet "
+                                                 "confirmed: not used as verified until its author or an "
+                                                 "operator confirms it (POST .../confirm).")
     created_at: str
     updated_at: str
 
@@ -109,7 +115,8 @@ def _feedback(askdb: AskDB, thread_id: str, user: str, body: FeedbackCreate) -> 
 
 def _update(askdb: AskDB, source: str, user: str, example_id: int, body: ExampleUpdate) -> Example:
     retriever, database = _examples(askdb, source, user)
-    return edit_example(retriever, database, example_id, question=body.question, sql=body.sql, note=body.note)
+    return edit_example(retriever, database, example_id, user_id=user, operator=is_operator(askdb.settings, user),
+                        question=body.question, sql=body.sql, note=body.note)
 
 
 # -- JSON ---------------------------------------------------------------------------
@@ -146,10 +153,19 @@ def update_example(example_id: int, body: ExampleUpdate, askdb: AskDBDep, user: 
 
 @router.delete("/api/examples/{example_id}", status_code=204)
 def delete_example(example_id: int, askdb: AskDBDep, user: UserDep, source: SourceDep):
-    """Remove an example (the verdicts that made it stay, unlinked)."""
+    """Remove an example (the verdicts that made it stay, unlinked): its author or an operator only."""
     retriever, _ = _examples(askdb, source, user)
-    retriever.store.delete(example_id, database_key=retriever.key)
+    remove_example(retriever, example_id, user_id=user, operator=is_operator(askdb.settings, user))
     return Response(status_code=204)
+
+
+@router.post("/api/examples/{example_id}/confirm", response_model=ExamplePublic)
+def confirm(example_id: int, askdb: AskDBDep, user: UserDep, source: SourceDep):
+    """Use an example someone other than its author changed as verified again: its author, or an
+    operator other than the one who changed it."""
+    retriever, _ = _examples(askdb, source, user)
+    return ExamplePublic.of(confirm_example(retriever, example_id, user_id=user,
+                                            operator=is_operator(askdb.settings, user)))
 
 
 @router.get("/api/examples/export")
@@ -209,6 +225,13 @@ def delete_form(example_id: int, askdb: AskDBDep, user: UserDep, source: SourceD
     """Remove an example."""
     delete_example(example_id, askdb, user, source)
     return RedirectResponse(_page_url(source, notice="example removed"), status_code=303)
+
+
+@router.post("/examples/{example_id}/confirm")
+def confirm_form(example_id: int, askdb: AskDBDep, user: UserDep, source: SourceDep):
+    """Confirm a changed example from the page."""
+    confirm(example_id, askdb, user, source)
+    return RedirectResponse(_page_url(source, anchor=f"example-{example_id}"), status_code=303)
 
 
 @router.post("/examples/import")

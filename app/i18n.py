@@ -51,9 +51,12 @@ ZH: dict[str, str] = {
     "Verified examples": "已验证示例", "Verified examples of {db}": "{db} 的已验证示例", "Export (JSON)": "导出（JSON）",
     "A thumbs up on an answer keeps its question and SQL here. Before each question the {k} closest go to the "
     "model as worked examples, and the offline planner reuses a verified query when the same question comes "
-    "again. Examples are shared by everyone who asks about this database; anyone may correct or remove them.":
+    "again. Examples are shared by everyone who asks about this database; only an example's author or an "
+    "operator may change or remove it, and a change by anyone else is used only once confirmed.":
         "对回答点赞后，它的问题和 SQL 会保存在这里。每次提问前，最接近的 {k} 个会作为示例交给模型；同样的问题"
-        "再次出现时，离线规划器会直接复用已验证的查询。示例由所有询问这个数据库的人共享，任何人都可以修改或删除。",
+        "再次出现时，离线规划器会直接复用已验证的查询。示例由所有询问这个数据库的人共享；只有示例的提交者或管理员"
+        "可以修改或删除它，他人的修改在确认后才会被使用。",
+    "changed by {who}; not used until confirmed": "已由 {who} 修改；确认前不会使用", "Confirm": "确认",
     "Search questions and SQL": "搜索问题和 SQL", "1 example": "1 个示例", "{n} examples": "{n} 个示例",
     "matching “{q}”": "匹配“{q}”", "Note": "备注", "Remove": "删除", "by {who}": "由 {who} 提交",
     "No verified examples yet. Give a thumbs up to a right answer on a conversation page.":

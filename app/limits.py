@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 
+from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.errors import render_error
 from storage.validity import InvalidText, loads
 
 
@@ -82,8 +84,9 @@ class ValidJSONMiddleware:
         try:
             loads(body, "the request")
         except InvalidText as exc:
-            return await _send_json(send, 422, {"detail": str(exc), "error": "InvalidText", "status": 422})
-        except ValueError:  # not JSON, or not UTF-8: the route answers that
+            response = render_error(Request(scope), 422, {"detail": str(exc), "error": "InvalidText"})
+            return await response(scope, receive, send)
+        except (ValueError, RecursionError):  # not JSON, not UTF-8, or nested too deep: the route says so
             pass
         replayed = False
 

@@ -126,6 +126,10 @@ class Settings(BaseSettings):
     allowed_hosts: Annotated[list[str], NoDecode, BeforeValidator(_names)] = _env(
         "ASKDB_ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "::1"],
         description="Host names served, comma-separated (others get 400, against DNS rebinding); `*` serves any.")
+    operators: Annotated[list[str], NoDecode, BeforeValidator(_names)] = _env(
+        "ASKDB_OPERATORS", default=[],
+        description="User ids, comma-separated, who may edit, remove and confirm other users' shared verified "
+                    "examples (ASKDB_AUTH=token or proxy; with none, the one local user may).")
     frame_ancestors: Annotated[list[str], NoDecode, BeforeValidator(_names)] = _env(
         "ASKDB_FRAME_ANCESTORS", default=[],
         description="Sites allowed to show askdb's pages in a frame, as CSP sources separated by commas "

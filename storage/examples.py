@@ -34,7 +34,7 @@ _FEEDBACK_FIELDS = ("thread_id, user_id, turn_index, result_id, rating, note, qu
 
 
 def _example_columns(d: Dialect) -> str:
-    return ("id, database_key, question, sql, note, source, created_by, embedding_model,"
+    return ("id, database_key, question, sql, note, source, created_by, edited_by, unconfirmed, embedding_model,"
             f" {d.timestamp('created_at')} AS created_at, {d.timestamp('updated_at')} AS updated_at")
 
 
@@ -78,6 +78,8 @@ class Example(BaseModel):
     note: str = ""
     source: Source
     created_by: str
+    edited_by: str | None = None  # the last user other than the author who changed it
+    unconfirmed: bool = False  # changed by someone else and not yet confirmed: not used as verified
     embedding_model: str | None = None
     created_at: str
     updated_at: str
@@ -114,7 +116,9 @@ class ExampleStore(Tables):
 
     def upsert(self, *, database_key: str, question: str, sql: str, source: Source, created_by: str,
                note: str = "", embedding: bytes | None = None, embedding_model: str | None = None) -> Example:
-        """Keep a verified pair; the same question (folded) for the same database replaces its SQL."""
+        """Keep a verified pair; the same question (folded) for the same database replaces its SQL. A
+        replacement by someone other than the example's author keeps the author, records the change's
+        author in `edited_by` and leaves it unconfirmed (not used as verified until confirmed)."""
         d = self.db.dialect
         texts = index_terms(question, sql)
         document = d.terms_document(INDEX, texts)
@@ -126,6 +130,9 @@ class ExampleStore(Tables):
                 " ON CONFLICT (database_key, question_key) DO UPDATE SET question = excluded.question,"
                 " sql = excluded.sql, note = CASE WHEN excluded.note <> '' THEN excluded.note ELSE examples.note END,"
                 " source = excluded.source, embedding = excluded.embedding,"
+                " edited_by = CASE WHEN examples.created_by = excluded.created_by THEN examples.edited_by"
+                " ELSE excluded.created_by END,"
+                " unconfirmed = CASE WHEN examples.created_by = excluded.created_by THEN 0 ELSE 1 END,"
                 f" embedding_model = excluded.embedding_model, updated_at = excluded.updated_at{document.from_excluded}"
                 " RETURNING id",
                 (database_key, question, question_key(question), sql, note, source, created_by,
@@ -133,9 +140,12 @@ class ExampleStore(Tables):
             d.write_text_index(tx, INDEX, example_id, texts, {})
         return self.get(example_id, database_key=database_key)
 
-    def update(self, example_id: int, *, database_key: str, question: str | None = None, sql: str | None = None,
-               note: str | None = None, embedding: bytes | None = None, embedding_model: str | None = None) -> Example:
-        """Edit an example; a changed question drops its embedding unless a new one is given.
+    def update(self, example_id: int, *, database_key: str, edited_by: str, question: str | None = None,
+               sql: str | None = None, note: str | None = None, embedding: bytes | None = None,
+               embedding_model: str | None = None) -> Example:
+        """Edit an example; a changed question drops its embedding unless a new one is given. An edit by
+        anyone but the author is recorded (`edited_by`) and leaves the example unconfirmed; the
+        author's own edit confirms it.
 
         Raises:
             ExampleNotFound: no such example for this database.
@@ -152,15 +162,30 @@ class ExampleStore(Tables):
             try:
                 tx.execute(
                     "UPDATE examples SET question = ?, question_key = ?, sql = ?, note = ?, source = 'edit',"
+                    " edited_by = CASE WHEN created_by = ? THEN edited_by ELSE ? END,"
+                    " unconfirmed = CASE WHEN created_by = ? THEN 0 ELSE 1 END,"
                     f" embedding = CASE WHEN ? THEN embedding ELSE {d.vector_in} END,"
                     f" embedding_model = CASE WHEN ? THEN embedding_model ELSE ? END, updated_at = {d.now}"
                     f"{document.assignment} WHERE id = ? AND database_key = ?",
-                    (question, question_key(question), sql, current.note if note is None else note, keep_vector,
+                    (question, question_key(question), sql, current.note if note is None else note,
+                     edited_by, edited_by, edited_by, keep_vector,
                      d.vector_param(embedding), keep_vector, embedding_model, *document.params, example_id,
                      database_key))
             except UniqueViolation:
                 raise DuplicateQuestion(question) from None
             d.write_text_index(tx, INDEX, example_id, texts, {})
+        return self.get(example_id, database_key=database_key)
+
+    def confirm(self, example_id: int, *, database_key: str) -> Example:
+        """Mark an example changed by someone else as verified again.
+
+        Raises:
+            ExampleNotFound: no such example for this database.
+        """
+        with self.db.write() as tx:
+            if tx.execute("UPDATE examples SET unconfirmed = 0 WHERE id = ? AND database_key = ?",
+                          (example_id, database_key)).rowcount == 0:
+                raise ExampleNotFound(example_id)
         return self.get(example_id, database_key=database_key)
 
     def delete(self, example_id: int, *, database_key: str) -> None:

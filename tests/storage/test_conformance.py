@@ -723,15 +723,15 @@ def test_examples_are_kept_per_database_edited_searched_and_embedded(store):
     examples.set_embedding(first.id, vector(1, 0), model="m")
     examples.set_embedding(stadiums.id, vector(0.5, 0.5), model="m")
     assert dict(examples.vectors(database_key="db", model="m"))[stadiums.id] == vector(0.5, 0.5)
-    edited = examples.update(first.id, database_key="db", sql="SELECT 2")
+    edited = examples.update(first.id, database_key="db", edited_by="u", sql="SELECT 2")
     assert (edited.sql, edited.source, edited.embedding_model, edited.note) == ("SELECT 2", "edit", "m", "checked")
-    renamed = examples.update(stadiums.id, database_key="db", question="Stadiums by size")
+    renamed = examples.update(stadiums.id, database_key="db", edited_by="u", question="Stadiums by size")
     assert renamed.embedding_model is None and examples.keyword_search("list", database_key="db") == []
     assert [i for i, _ in examples.keyword_search("size", database_key="db")] == [stadiums.id]  # re-indexed
     with pytest.raises(DuplicateQuestion):
-        examples.update(stadiums.id, database_key="db", question="how many singers")
+        examples.update(stadiums.id, database_key="db", edited_by="u", question="how many singers")
     with pytest.raises(ExampleNotFound):
-        examples.update(first.id, database_key="other", sql="SELECT 3")
+        examples.update(first.id, database_key="other", edited_by="u", sql="SELECT 3")
     examples.delete(first.id, database_key="db")
     with pytest.raises(ExampleNotFound):
         examples.delete(first.id, database_key="db")

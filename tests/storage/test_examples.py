@@ -47,15 +47,15 @@ def test_list_search_and_keyword_ranking(examples):
 def test_edit_delete_and_not_found(examples):
     example = _add(examples, "How many singers?")
     examples.set_embedding(example.id, b"\0" * 8, model="m")
-    edited = examples.update(example.id, database_key=KEY, sql="SELECT 2", note="checked")
+    edited = examples.update(example.id, database_key=KEY, edited_by="u", sql="SELECT 2", note="checked")
     assert (edited.sql, edited.note, edited.source, edited.embedding_model) == ("SELECT 2", "checked", "edit", "m")
-    renamed = examples.update(example.id, database_key=KEY, question="Number of singers?")
+    renamed = examples.update(example.id, database_key=KEY, edited_by="u", question="Number of singers?")
     assert renamed.embedding_model is None  # a new question needs a new vector
     _add(examples, "How many stadiums?")
     with pytest.raises(DuplicateQuestion):
-        examples.update(example.id, database_key=KEY, question="how many stadiums")
+        examples.update(example.id, database_key=KEY, edited_by="u", question="how many stadiums")
     with pytest.raises(ExampleNotFound):
-        examples.update(example.id, database_key=OTHER, sql="SELECT 3")  # another database's id is not found
+        examples.update(example.id, database_key=OTHER, edited_by="u", sql="SELECT 3")  # another database's id is not found
     with pytest.raises(ExampleNotFound):
         examples.delete(example.id, database_key=OTHER)
     examples.delete(example.id, database_key=KEY)
@@ -100,6 +100,26 @@ def test_user_text_is_only_ever_a_value(examples, payload):
     examples.keyword_search(payload, database_key=KEY)
     examples.list(database_key=KEY, search=payload)
     examples.list(database_key=payload)
-    examples.update(example.id, database_key=KEY, note=payload)
+    examples.update(example.id, database_key=KEY, edited_by="u", note=payload)
     assert examples.count(database_key=KEY) == 1
     assert examples.db.conn.execute("SELECT count(*) FROM examples_fts").fetchone()[0] == 1
+
+
+def test_a_change_by_someone_other_than_the_author_keeps_the_author_and_waits_for_confirmation(examples):
+    """Issue 39, item 6: the same question promoted by another user, or an edit by another, is recorded
+    and left unconfirmed; the author's own change, or a confirmation, makes it verified again."""
+    mine = examples.upsert(database_key=KEY, question="How many sites?", sql="SELECT 1", source="feedback",
+                           created_by="alice")
+    again = examples.upsert(database_key=KEY, question="how many sites", sql="SELECT 1", source="feedback",
+                            created_by="alice")
+    assert (again.id, again.unconfirmed, again.edited_by) == (mine.id, False, None)
+    theirs = examples.upsert(database_key=KEY, question="How many sites?", sql="SELECT 2", source="feedback",
+                             created_by="bob")
+    assert (theirs.id, theirs.created_by, theirs.edited_by, theirs.unconfirmed) == (mine.id, "alice", "bob", True)
+    assert examples.confirm(mine.id, database_key=KEY).unconfirmed is False
+    edited = examples.update(mine.id, database_key=KEY, edited_by="carol", note="x")
+    assert (edited.edited_by, edited.unconfirmed) == ("carol", True)
+    own = examples.update(mine.id, database_key=KEY, edited_by="alice", note="y")
+    assert (own.edited_by, own.unconfirmed) == ("carol", False)
+    with pytest.raises(ExampleNotFound):
+        examples.confirm(mine.id, database_key=OTHER)
