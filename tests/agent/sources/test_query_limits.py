@@ -8,6 +8,7 @@ import os
 import resource
 import signal
 import sqlite3
+import stat
 import threading
 import time
 from pathlib import Path
@@ -158,11 +159,29 @@ def test_a_worker_that_died_while_idle_is_cleaned_up_and_replaced(lone) -> None:
     assert_discarded(worker, pool)
 
 
+def reply_pipe(worker) -> str:
+    """The worker's end of its reply pipe: not fd 1, which points at /dev/null (query_worker._reply_channel)."""
+    pipe = os.fstat(worker.process.stdout.fileno()).st_ino
+    fds = Path(f"/proc/{worker.process.pid}/fd")
+    return next(str(fd) for fd in fds.iterdir() if fd.name != "1" and os.stat(fd).st_ino == pipe
+                and stat.S_ISFIFO(os.stat(fd).st_mode))
+
+
+def test_what_a_worker_prints_never_reaches_its_replies(lone) -> None:
+    """DuckDB's profiler and stdout logger print; fd 1 of a worker is not its reply pipe (issue 39, item 3)."""
+    source, pool = lone
+    worker = idle_worker(source, pool)
+    assert os.readlink(f"/proc/{worker.process.pid}/fd/1") == os.devnull
+    with open(f"/proc/{worker.process.pid}/fd/1", "wb") as printed:
+        printed.write(b"this is not JSON\n")
+    assert source.execute("SELECT count(*) FROM t").rows == [[10]]
+
+
 @pytest.mark.parametrize("garbage", [b"this is not JSON\n", b"[1, 2]\n"])
 def test_a_reply_that_is_not_a_json_object_discards_the_worker(lone, garbage: bytes) -> None:
     source, pool = lone
     worker = idle_worker(source, pool)
-    with open(f"/proc/{worker.process.pid}/fd/1", "wb") as replies:  # the worker's own reply pipe
+    with open(reply_pipe(worker), "wb") as replies:  # the worker's own reply pipe
         replies.write(garbage)
     with pytest.raises(QueryFailed, match="not a JSON object"):
         source.execute("SELECT count(*) FROM t")
