@@ -91,6 +91,9 @@ POSTGRES_DENIED_PREFIXES: Mapping[str, str] = MappingProxyType({
                     _HIDDEN_SQL),
     "pg_advisory": _LOCKS, "pg_try_advisory": _LOCKS, "pg_sleep": _WAITS,
     "pg_replication_": _SERVER, "pg_logical_": _SERVER, "pg_wal_": _SERVER, "pg_backup_": _SERVER,
+    # The functions behind the pg_stat_* views: pg_stat_get_activity(NULL) lists the other pooled sessions
+    # and their queries although the view is denied.
+    "pg_stat_get_": _OTHERS,
 })
 POSTGRES_DENIED_TABLES: Mapping[str, str] = MappingProxyType(dict.fromkeys((
     "pg_authid", "pg_shadow", "pg_user_mapping", "pg_user_mappings", "pg_hba_file_rules", "pg_ident_file_mappings",
@@ -108,6 +111,12 @@ MYSQL_DENIED_NAMES: Mapping[str, str] = MappingProxyType({
 })
 MYSQL_DENIED_SCHEMAS: Mapping[str, str] = MappingProxyType(dict.fromkeys(("mysql", "performance_schema", "sys"),
                                                                          _OTHERS))
+# information_schema's other sessions and server variables: GLOBAL_VARIABLES gave DATADIR, SOCKET,
+# LOG_ERROR, PID_FILE and HOSTNAME although @@datadir is refused.
+MYSQL_DENIED_TABLES: Mapping[str, str] = MappingProxyType(dict.fromkeys((
+    "processlist", "global_variables", "session_variables", "global_status", "session_status",
+    "system_variables", "user_variables", "user_statistics", "client_statistics", "thread_pool_queues",
+    "thread_pool_stats", "thread_pool_groups", "thread_pool_waits"), _OTHERS))
 
 # DuckDB: file readers, SQL text the guard cannot see, the environment and settings, checkpoints,
 # logging and profiling (they record every later query, other users' included, and the instance is
@@ -137,7 +146,7 @@ DUCKDB_DENIED_PREFIXES: Mapping[str, str] = MappingProxyType({
 DENIALS: Mapping[str, Denials] = MappingProxyType({
     "sqlite": Denials(SQLITE_DENIED_NAMES, _SQLITE_PREFIXES, SQLITE_DENIED_NAMES, _SQLITE_PREFIXES),
     "postgres": Denials(POSTGRES_DENIED_NAMES, POSTGRES_DENIED_PREFIXES, POSTGRES_DENIED_TABLES),
-    "mysql": Denials(MYSQL_DENIED_NAMES, tables={"processlist": _OTHERS}, schemas=MYSQL_DENIED_SCHEMAS),
+    "mysql": Denials(MYSQL_DENIED_NAMES, tables=MYSQL_DENIED_TABLES, schemas=MYSQL_DENIED_SCHEMAS),
     # FROM pragma_database_list names the file's path.
     "duckdb": Denials(DUCKDB_DENIED_NAMES, DUCKDB_DENIED_PREFIXES, table_prefixes={"pragma_": _PRAGMA}),
 })

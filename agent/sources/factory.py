@@ -48,7 +48,8 @@ def open_source(location: str | Path, *, time_limit_s: float = 10.0, max_rows: i
         from agent.sources.mysql import MySQLSource
 
         return MySQLSource(str(location), time_limit_s=time_limit_s, max_rows=max_rows,
-                           max_cell_bytes=max_cell_bytes, trusted=trusted)
+                           max_cell_bytes=max_cell_bytes, trusted=trusted,
+                           max_temp_mb=limits.max_temp_mb if limits else None)
     if is_duckdb_path(location):
         from agent.sources.duckdb import DuckDBSource
 

@@ -192,6 +192,11 @@ def test_writes_and_server_files_are_refused_by_every_layer(my, mariadb_sample_o
     ("SELECT @a := 1", "variables"),
     ("SELECT * FROM mysql.user", "credentials"),
     ("SELECT * FROM information_schema.processlist", "other sessions"),
+    # Issue 39, item 9: server paths and host name, although @@datadir is refused.
+    ("SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_VARIABLES WHERE VARIABLE_NAME = 'DATADIR'",
+     "other sessions"),
+    ("SELECT * FROM information_schema.SESSION_VARIABLES", "other sessions"),
+    ("SELECT GLOBAL_VALUE FROM INFORMATION_SCHEMA.SYSTEM_VARIABLES", "other sessions"),
     # MySQL runs what an executable comment holds; the parser reads a comment (found in review).
     ("SELECT /*!@@datadir, */ 1", "executable comments"),
     ("SELECT 1 /*!, (SELECT authentication_string FROM mysql.user) */ FROM dual", "executable comments"),

