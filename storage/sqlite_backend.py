@@ -7,6 +7,7 @@ processes never deadlock upgrading a read lock.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -293,6 +294,12 @@ def connect(path: str | Path) -> sqlite3.Connection:
     return conn
 
 
+def _writable(path: Path) -> bool:
+    """The store file (or, before it exists, its folder) may be written by this process."""
+    target = path if path.exists() else path.parent
+    return os.access(target, os.W_OK) and (not path.exists() or os.access(path.parent, os.W_OK))
+
+
 def connect_checked(path: str | Path) -> sqlite3.Connection:
     """`connect`, then SQLite's quick_check (issue 18): a corrupt or truncated store is refused, never
     served and written to. quick_check reads every page once; it skips the index cross-checks.
@@ -305,6 +312,16 @@ def connect_checked(path: str | Path) -> sqlite3.Connection:
         conn = connect(path)
         problems = [row[0] for row in conn.execute("PRAGMA quick_check(3)")]
     except sqlite3.DatabaseError as exc:
+        if conn is not None:
+            conn.close()
+        code = getattr(exc, "sqlite_errorname", "") or ""
+        if code.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN")) or not _writable(Path(path)):
+            # Not damage: a read-only mount or a file this user may not write. Saying "damaged" once
+            # invited an operator to overwrite a good store with a backup.
+            raise StoreUnavailable(
+                f"the store {Path(path).name} cannot be written ({exc}): it is on a read-only file system or "
+                "this user may not write it or its folder. askdb keeps conversations there; mount it "
+                "read-write or set ASKDB_STORE to a writable place. The file itself was not changed.") from None
         problems = [str(exc)]
     if problems == ["ok"]:
         return conn

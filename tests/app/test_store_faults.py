@@ -68,3 +68,36 @@ def test_a_damaged_store_is_refused_at_start_up(settings, damage, capsys):
     assert main(["serve", "--store", str(settings.store), "--db", str(settings.database)]) == 1
     err = capsys.readouterr().err
     assert err.startswith("error: the store") and "cp BACKUP" in err and "Traceback" not in err
+
+
+@pytest.fixture
+def read_only_mount(tmp_path):
+    """A folder bind-mounted read-only (as a read-only volume would be); skipped where mounting is not allowed."""
+    import subprocess
+
+    source, mounted = tmp_path / "rw", tmp_path / "ro"
+    source.mkdir()
+    mounted.mkdir()
+    yield source, mounted, lambda: subprocess.run(
+        f"mount --bind {source} {mounted} && mount -o remount,ro,bind {mounted}", shell=True, capture_output=True)
+    subprocess.run(["umount", str(mounted)], capture_output=True)
+
+
+def test_a_store_on_a_read_only_mount_is_reported_as_read_only_never_as_damaged(settings, read_only_mount,
+                                                                                 capsys):
+    """Issue 39, item 10: a good store on a read-only mount was refused as "damaged ... put a backup in
+    its place", which invites an operator to overwrite it."""
+    source, mounted, mount = read_only_mount
+    with TestClient(create_app(settings.model_copy(update={"store": source / "store.db"}))) as client:
+        client.post("/api/conversations", json={"title": "kept"})
+    conn = sqlite3.connect(source / "store.db")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    if mount().returncode != 0:
+        pytest.skip("this machine does not allow a read-only bind mount")
+    before = (mounted / "store.db").read_bytes()
+    assert main(["serve", "--store", str(mounted / "store.db"), "--db", str(settings.database)]) == 1
+    err = capsys.readouterr().err
+    assert "read-only file system" in err and "damaged" not in err and "backup" not in err
+    assert "Traceback" not in err and str(mounted) not in err
+    assert (mounted / "store.db").read_bytes() == before
