@@ -18,7 +18,7 @@ def cmd_data_add(args: argparse.Namespace) -> int:
     target = uploads_path(settings.uploads_dir, args.user)
     try:
         loaded = add_table(target, args.file, table=args.table, max_bytes=settings.max_upload_bytes,
-                           replace=args.replace)
+                           replace=args.replace, quota_bytes=settings.upload_quota_mb << 20)
     except (UploadRejected, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -21,8 +21,8 @@ from starlette.formparsers import MultiPartException, MultiPartParser
 
 from agent.sources.pending_uploads import PENDING_TTL_S, PendingUpload, PendingUploads, expire_pending
 from agent.sources.uploads import (
-    UploadNotFound, UploadRejected, UploadTooLarge, add_table, list_tables, preview_file, remove_table, rename_table,
-    uploads_path,
+    TablesUnreadable, UploadNotFound, UploadRejected, UploadTooLarge, add_table, list_tables, preview_file,
+    remove_table, rename_table, set_tables_aside, uploads_path,
 )
 from app.deps import UserDep
 from app.templating import templates
@@ -34,7 +34,8 @@ FORM_OVERHEAD_BYTES = 64 * 1024
 CHUNK_BYTES = 1 << 20
 #: What a redirect back to /data may announce; anything else is ignored.
 NOTICES = {"added": "Table {name} is ready.", "renamed": "Table renamed to {name}.",
-           "deleted": "Table {name} deleted.", "cancelled": "Upload cancelled; nothing was loaded."}
+           "deleted": "Table {name} deleted.", "cancelled": "Upload cancelled; nothing was loaded.",
+           "set-aside": "Your damaged tables were set aside; add your files again."}
 
 
 def _settings(request: Request):
@@ -48,8 +49,12 @@ def _pending(request: Request, user: str) -> PendingUploads:
 def _data_page(request: Request, user: str, *, error: UploadRejected | None = None, status: int = 200,
                notice: str = "", notice_table: str = "") -> Response:
     settings = _settings(request)
+    try:
+        tables = list_tables(uploads_path(settings.uploads_dir, user))
+    except TablesUnreadable as damaged:  # the page still opens, with the way out
+        tables, error, status = [], damaged, 409
     context = {"settings": settings, "user": user, "error": error, "max_bytes": settings.max_upload_bytes,
-               "tables": list_tables(uploads_path(settings.uploads_dir, user)),
+               "tables": tables, "damaged": isinstance(error, TablesUnreadable),
                "pending": _pending(request, user).list(), "notice": NOTICES.get(notice), "notice_table": notice_table}
     return templates.TemplateResponse(request, "data.html", context, status_code=status)
 
@@ -63,7 +68,8 @@ def _preview_page(request: Request, user: str, pending: PendingUpload, *, error:
 
 def _refused(request: Request, user: str, error: UploadRejected) -> Response:
     """The data page saying why: 413 for a file too large, 404 for a table or upload not found."""
-    status = 413 if isinstance(error, UploadTooLarge) else 404 if isinstance(error, UploadNotFound) else 400
+    status = (413 if isinstance(error, UploadTooLarge) else 404 if isinstance(error, UploadNotFound)
+              else 409 if isinstance(error, TablesUnreadable) else 400)
     return _data_page(request, user, error=error, status=status)
 
 
@@ -96,7 +102,8 @@ async def upload(request: Request, user: UserDep):
         file, replace = form.get("file"), str(form.get("replace") or "") or None
         if not isinstance(file, UploadFile) or not file.filename:
             raise UploadRejected("choose a file to upload")
-        staged = await run_in_threadpool(_stage, pending, file, limit, replace)
+        with request.app.state.askdb.slots.hold(user):  # one of the user's running slots, as a question's
+            staged = await run_in_threadpool(_stage, pending, file, limit, replace)
     except UploadRejected as e:
         return await run_in_threadpool(_refused, request, user, e)
     return RedirectResponse(f"/data/pending/{staged.token}", status_code=303)
@@ -160,10 +167,13 @@ def confirm_upload(request: Request, token: str, user: UserDep, table: Annotated
     except UploadRejected as e:
         return _refused(request, user, e)
     try:
-        loaded = add_table(uploads_path(settings.uploads_dir, user), pending.file, table=table,
-                           max_bytes=settings.max_upload_bytes, replace=replace, header=pending.preview.header)
+        with request.app.state.askdb.slots.hold(user):  # one of the user's running slots, as a question's
+            loaded = add_table(uploads_path(settings.uploads_dir, user), pending.file, table=table,
+                               max_bytes=settings.max_upload_bytes, replace=replace, header=pending.preview.header,
+                               quota_bytes=settings.upload_quota_mb << 20)
     except UploadRejected as e:
-        return _preview_page(request, user, pending, error=e, table=table, status=400)
+        return _preview_page(request, user, pending, error=e, table=table,
+                             status=413 if isinstance(e, UploadTooLarge) else 400)
     uploads.discard(token)
     return _done("added", loaded.name)
 
@@ -186,10 +196,21 @@ def rename(request: Request, user: UserDep, table: Annotated[str, Form(max_lengt
     return _done("renamed", renamed.name)
 
 
+@router.post("/data/set-aside")
+def set_aside(request: Request, user: UserDep):
+    """The way out of a damaged tables file: it is moved aside (kept for an operator), and the user
+    starts again with no tables."""
+    set_tables_aside(uploads_path(_settings(request).uploads_dir, user))
+    return _done("set-aside")
+
+
 @router.get("/data/delete")
 def confirm_delete(request: Request, user: UserDep, table: str):
     """Ask before deleting a table (the page without JavaScript; askdb.js asks with confirm())."""
-    found = [t for t in list_tables(uploads_path(_settings(request).uploads_dir, user)) if t.name == table]
+    try:
+        found = [t for t in list_tables(uploads_path(_settings(request).uploads_dir, user)) if t.name == table]
+    except TablesUnreadable as e:
+        return _refused(request, user, e)
     if not found:
         return _refused(request, user, UploadNotFound("no table named {name}", name=table))
     context = {"settings": _settings(request), "user": user, "table": found[0]}

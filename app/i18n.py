@@ -98,6 +98,20 @@ ZH: dict[str, str] = {
     "No tables yet. Add a file above.": "还没有数据表。请在上方添加文件。",
     "Table {name} is ready.": "数据表 {name} 已就绪。", "Table renamed to {name}.": "数据表已重命名为 {name}。",
     "Table {name} deleted.": "数据表 {name} 已删除。", "Upload cancelled; nothing was loaded.": "已取消上传，未载入任何数据。",
+    "Your damaged tables were set aside; add your files again.": "已将损坏的数据表移到一旁；请重新添加文件。",
+    "Set my tables aside and start again": "将我的数据表移到一旁并重新开始",
+    "your tables would take {size:,} bytes; your quota is {limit:,} (ASKDB_UPLOAD_QUOTA_MB): remove a table first":
+        "你的数据表将占用 {size:,} 字节，超过配额 {limit:,}（ASKDB_UPLOAD_QUOTA_MB）：请先删除一个数据表",
+    "your tables cannot be read ({reason}); set them aside to start again":
+        "无法读取你的数据表（{reason}）；请将它们移到一旁后重新开始",
+    "{file}, line {line}: longer than {limit:,} characters": "{file} 第 {line} 行：超过 {limit:,} 个字符",
+    "{file}, line {line}: a field longer than {limit:,} characters": "{file} 第 {line} 行：有字段超过 {limit:,} 个字符",
+    "{file} has {count:,} columns; at most {limit:,}": "{file} 有 {count:,} 列；最多 {limit:,} 列",
+    "{file} unzips to {size:,} bytes; at most {limit:,}: save the sheet as CSV":
+        "{file} 解压后有 {size:,} 字节，最多 {limit:,}：请将工作表另存为 CSV",
+    "{file}, row {row}: a cell longer than {limit:,} characters": "{file} 第 {row} 行：有单元格超过 {limit:,} 个字符",
+    "{file}: the sheet holds more than {limit:,} bytes of text; save it as CSV":
+        "{file}：工作表的文本超过 {limit:,} 字节；请另存为 CSV",
     "Ask about these tables": "就这些数据表提问",
     "Check “{file}” before it becomes a table": "在“{file}”成为数据表之前检查一下", "Encoding": "编码",
     "Header": "表头", "The first line holds the column names.": "第一行是列名。",

@@ -119,6 +119,9 @@ class Settings(BaseSettings):
                                          "DuckDB file per user.")
     max_upload_bytes: int = _env("ASKDB_MAX_UPLOAD_BYTES", default=100_000_000, gt=0,
                                  description="Largest file `data add` loads as a table, in bytes.")
+    upload_quota_mb: int = _env("ASKDB_UPLOAD_QUOTA_MB", default=1024, ge=1,
+                                description="Disk each user's uploaded tables may take together, in MB; an upload "
+                                            "past it is refused and nothing changes.")
     tokens_file: Path = _env("ASKDB_TOKENS_FILE", default=ROOT / "data" / "tokens.txt",
                              description="Users and hashed tokens for ASKDB_AUTH=token (`python -m app token add USER`).")
     proxy_header: str = _env("ASKDB_PROXY_HEADER", default="X-Forwarded-User",

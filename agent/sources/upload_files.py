@@ -10,6 +10,8 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import json
+import re
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +20,15 @@ import duckdb
 from agent.sources.errors import SourceError
 
 KINDS = {".csv": "csv", ".tsv": "tsv", ".parquet": "parquet", ".xlsx": "excel"}
+# What one upload may expand to, checked before or while it is read (issue 39, item 2: a 1 MB .xlsx
+# whose shared string expands to 1 GB took the server to 3.8 GB; a 3 KB one referencing a large
+# string from many cells wrote 3 GB; an 800 KB CSV of 200,000 columns took 3.2 GB and 200 s).
+MAX_COLUMNS = 1_000
+MAX_FIELD_CHARS = 131_072  # one CSV field or Excel cell (Python's csv module's own limit)
+MAX_LINE_BYTES = 2_000_000  # one CSV line (DuckDB's max_line_size)
+MAX_XLSX_MEMBER_BYTES = 200 << 20  # one part of the workbook, unzipped
+MAX_XLSX_EXPANDED_BYTES = 400 << 20  # the whole workbook, unzipped
+MAX_SHEET_BYTES = 512 << 20  # the rows a sheet becomes (sheet.json)
 ENCODINGS = (("utf-8-sig", "UTF-8"), ("gb18030", "GBK"))  # UTF-8 (with a BOM or without), then GBK's superset
 
 
@@ -31,7 +42,12 @@ class UploadRejected(SourceError):
 
 
 class UploadTooLarge(UploadRejected):
-    """The file is larger than ASKDB_MAX_UPLOAD_BYTES."""
+    """The file, or what it expands to, is past a limit: ASKDB_MAX_UPLOAD_BYTES, columns, a field's or a
+    line's length, an Excel workbook's unzipped size, or the user's quota (413 on the page)."""
+
+
+class TablesUnreadable(UploadRejected):
+    """The user's own tables file cannot be opened (damaged): the page offers to set it aside."""
 
 
 class UploadNotFound(UploadRejected):
@@ -88,16 +104,22 @@ def open_reader(duck: duckdb.DuckDBPyConnection, file: Path, scratch: Path, *,
     delimiter = "\t" if kind == "tsv" else ","
     _check_rows(text, file.name, delimiter)
     if header is None:
-        (header,) = duck.execute("SELECT HasHeader FROM sniff_csv(?, delim = ?, sample_size = -1)",
-                                 [str(text), delimiter]).fetchone()
+        try:
+            (header,) = duck.execute("SELECT HasHeader FROM sniff_csv(?, delim = ?, sample_size = -1)",
+                                     [str(text), delimiter]).fetchone()
+        except duckdb.Error as e:
+            raise read_failure(file, e) from None
     return FileReader("read_csv(?, delim = ?, header = ?, sample_size = -1)", [str(text), delimiter, bool(header)],
                       encoding=encoding, header=bool(header))
 
 
 def read_failure(file: Path, error: duckdb.Error) -> UploadRejected:
-    """DuckDB's reason a file would not load, short (its first two lines)."""
+    """DuckDB's reason a file would not load, short (its first two lines), naming no folder: the
+    server's paths are not the user's business."""
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-    return UploadRejected("{file}: {reason}", file=file.name, reason=" ".join(lines[:2])[:300])
+    reason = " ".join(lines[:2]).replace(str(file.parent) + "/", "")
+    reason = re.sub(r"(/[^\s\"']+)+/", "", reason)  # any other absolute path: its last part only
+    return UploadRejected("{file}: {reason}", file=file.name, reason=reason[:300])
 
 
 def _utf8(file: Path, scratch: Path) -> tuple[Path, str]:
@@ -122,13 +144,46 @@ def _check_rows(path: Path, label: str, delimiter: str) -> None:
     own error names no line when it cannot tell the file's dialect)."""
     with path.open(encoding="utf-8", newline="") as text:
         reader = csv.reader(text, delimiter=delimiter)
-        first = next(reader, None)
-        if not first:
-            raise UploadRejected("{file} is empty", file=label)
-        for row in reader:
-            if row and len(row) != len(first):
-                raise UploadRejected("{file}, line {line}: {found} fields where the first line has {expected}",
-                                     file=label, line=reader.line_num, found=len(row), expected=len(first))
+        try:
+            first = next(reader, None)
+            if not first:
+                raise UploadRejected("{file} is empty", file=label)
+            check_columns(label, len(first))
+            for row in reader:
+                if row and len(row) != len(first):
+                    raise UploadRejected("{file}, line {line}: {found} fields where the first line has {expected}",
+                                         file=label, line=reader.line_num, found=len(row), expected=len(first))
+                if sum(len(field) for field in row) > MAX_LINE_BYTES:
+                    raise UploadTooLarge("{file}, line {line}: longer than {limit:,} characters",
+                                         file=label, line=reader.line_num, limit=MAX_LINE_BYTES)
+        except csv.Error:  # a field past MAX_FIELD_CHARS (the csv module's field_size_limit)
+            raise UploadTooLarge("{file}, line {line}: a field longer than {limit:,} characters",
+                                 file=label, line=reader.line_num, limit=MAX_FIELD_CHARS) from None
+
+
+def check_columns(label: str, count: int) -> None:
+    """Refuse more than MAX_COLUMNS columns."""
+    if count > MAX_COLUMNS:
+        raise UploadTooLarge("{file} has {count:,} columns; at most {limit:,}", file=label, count=count,
+                             limit=MAX_COLUMNS)
+
+
+def check_workbook(file: Path) -> None:
+    """Refuse a workbook whose parts unzip past MAX_XLSX_MEMBER_BYTES each or MAX_XLSX_EXPANDED_BYTES in
+    all, from the zip's own directory, before any part is parsed.
+
+    Raises:
+        UploadRejected: too large unzipped, or not a zip file at all.
+    """
+    try:
+        with zipfile.ZipFile(file) as workbook:
+            sizes = [member.file_size for member in workbook.infolist()]
+    except (zipfile.BadZipFile, OSError):
+        raise UploadRejected("{file}: not a readable Excel workbook ({kind})", file=file.name,
+                             kind="BadZipFile") from None
+    if max(sizes, default=0) > MAX_XLSX_MEMBER_BYTES or sum(sizes) > MAX_XLSX_EXPANDED_BYTES:
+        raise UploadTooLarge("{file} unzips to {size:,} bytes; at most {limit:,}: save the sheet as CSV",
+                             file=file.name, size=sum(sizes), limit=MAX_XLSX_EXPANDED_BYTES)
 
 
 def _excel_as_json(file: Path, scratch: Path, *, header: bool) -> Path:
@@ -136,6 +191,7 @@ def _excel_as_json(file: Path, scratch: Path, *, header: bool) -> Path:
     when `header`, else columns column0, column1, ..."""
     import openpyxl
 
+    check_workbook(file)
     try:
         book = openpyxl.load_workbook(file, read_only=True, data_only=True)
     except Exception as e:  # noqa: BLE001 - openpyxl raises many kinds for a file that is not a workbook
@@ -146,12 +202,22 @@ def _excel_as_json(file: Path, scratch: Path, *, header: bool) -> Path:
         first = next(rows, ())
         if not first:
             raise UploadRejected("{file}: the first sheet is empty", file=file.name)
+        check_columns(file.name, len(first))
         names = _column_names(first) if header else [f"column{i}" for i in range(len(first))]
         lines = scratch / "sheet.json"
+        written = 0
         with lines.open("w", encoding="utf-8") as out:
-            for row in rows if header else [first, *rows]:
+            for number, row in enumerate(rows if header else [first, *rows], start=2 if header else 1):
                 if any(v is not None for v in row):
-                    out.write(json.dumps(dict(zip(names, row)), ensure_ascii=False, default=_json_value) + "\n")
+                    if any(isinstance(v, str) and len(v) > MAX_FIELD_CHARS for v in row):
+                        raise UploadTooLarge("{file}, row {row}: a cell longer than {limit:,} characters",
+                                             file=file.name, row=number, limit=MAX_FIELD_CHARS)
+                    line = json.dumps(dict(zip(names, row)), ensure_ascii=False, default=_json_value) + "\n"
+                    written += len(line)
+                    if written > MAX_SHEET_BYTES:
+                        raise UploadTooLarge("{file}: the sheet holds more than {limit:,} bytes of text; save "
+                                             "it as CSV", file=file.name, limit=MAX_SHEET_BYTES)
+                    out.write(line)
         return lines
     finally:
         book.close()

@@ -17,6 +17,7 @@ import re
 import shutil
 import tempfile
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -26,14 +27,17 @@ import duckdb
 
 from agent.sources.base import plain_value, quote_identifier
 from agent.sources.upload_files import (
-    UploadNotFound, UploadRejected, UploadTooLarge, check_size, file_kind, open_reader, read_failure,
+    TablesUnreadable, UploadNotFound, UploadRejected, UploadTooLarge, check_size, file_kind, open_reader,
+    read_failure,
 )
 
 __all__ = ["UploadRejected", "UploadTooLarge", "UploadNotFound", "LoadedTable", "FilePreview", "uploads_path",
-           "user_key", "table_name", "add_table", "preview_file", "list_tables", "rename_table", "remove_table"]
+           "user_key", "table_name", "add_table", "preview_file", "list_tables", "rename_table", "remove_table",
+           "TablesUnreadable", "set_tables_aside"]
 
 MAX_NAME_CHARS = 64
 PREVIEW_ROWS = 10
+PREVIEW_CELL_CHARS = 500  # a preview shows the start of a long value (a 157 MB preview page once)
 
 
 @dataclass
@@ -75,21 +79,23 @@ def table_name(requested: str | None, file: Path | None = None) -> str:
 
 
 def add_table(target: Path, file: Path, *, table: str | None = None, max_bytes: int, replace: bool = False,
-              header: bool | None = None) -> LoadedTable:
+              header: bool | None = None, quota_bytes: int | None = None) -> LoadedTable:
     """Load `file` as one table of the DuckDB file `target` (created when missing).
 
     Args:
         header: whether the file's first line names the columns; None: detected (open_reader).
+        quota_bytes: the most the user's tables may take on disk, this one included
+            (ASKDB_UPLOAD_QUOTA_MB); past it nothing changes.
 
     Raises:
-        UploadRejected: too large, not CSV/TSV/Parquet/Excel, malformed, or the name taken
-            (without `replace`).
+        UploadRejected: too large, not CSV/TSV/Parquet/Excel, malformed, the name taken
+            (without `replace`), or over the quota.
     """
     file = Path(file)
     file_kind(file)
     check_size(file, max_bytes)
     name = table_name(table, file)
-    with _changing(target) as (duck, scratch):
+    with _changing(target, quota_bytes=quota_bytes) as (duck, scratch):
         if (existing := _existing(duck, name)) is not None and not replace:
             raise UploadRejected("a table named {name} exists; choose another name or replace it", name=existing)
         reader = open_reader(duck, file, scratch, header=header)
@@ -122,7 +128,7 @@ def preview_file(file: Path, *, max_bytes: int, table: str | None = None, header
         except duckdb.Error as e:
             raise read_failure(file, e) from None
     return FilePreview(table=LoadedTable(name=name, columns=columns, rows=count),
-                       first_rows=[[plain_value(v) for v in row] for row in first], kind=kind,
+                       first_rows=[[_shortened(plain_value(v)) for v in row] for row in first], kind=kind,
                        encoding=reader.encoding, header=reader.header)
 
 
@@ -134,9 +140,30 @@ def list_tables(target: Path) -> list[LoadedTable]:
         # Attached, not connect(target): a server asking about the file holds it open with the
         # source's settings, and DuckDB refuses a second instance of a file with other settings
         # in one process. The path is ours (a hash under ASKDB_UPLOADS_DIR); ATTACH takes no parameter.
-        duck.execute(f"ATTACH '{str(target).replace(chr(39), chr(39) * 2)}' AS uploads (READ_ONLY)")
-        duck.execute("USE uploads")
-        return [_loaded(duck, name) for name in _tables(duck)]
+        try:
+            duck.execute(f"ATTACH '{str(target).replace(chr(39), chr(39) * 2)}' AS uploads (READ_ONLY)")
+            duck.execute("USE uploads")
+            return [_loaded(duck, name) for name in _tables(duck)]
+        except duckdb.Error as e:
+            raise _unreadable(e) from None
+
+
+def set_tables_aside(target: Path) -> Path | None:
+    """The way out of a damaged tables file: move it aside (kept beside, for an operator), so the user
+    starts again with none. Returns where it went, or None when there was none."""
+    with _locked(target):
+        if not target.exists():
+            return None
+        aside = target.with_name(f"{target.stem}.damaged-{int(time.time())}{target.suffix}")
+        target.replace(aside)
+        return aside
+
+
+def _unreadable(error: duckdb.Error) -> TablesUnreadable:
+    reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    reason = re.sub(r"(/[^\s\"']+)+/", "", reason)[:200]  # no server paths
+    return TablesUnreadable("your tables cannot be read ({reason}); set them aside to start again",
+                            reason=reason)
 
 
 def rename_table(target: Path, name: str, new_name: str) -> LoadedTable:
@@ -189,18 +216,32 @@ def _locked(target: Path) -> Iterator[None]:
         yield
 
 
+def _shortened(value):
+    if isinstance(value, str) and len(value) > PREVIEW_CELL_CHARS:
+        return value[:PREVIEW_CELL_CHARS] + "…"
+    return value
+
+
 @contextmanager
-def _changing(target: Path) -> Iterator[tuple[duckdb.DuckDBPyConnection, Path]]:
+def _changing(target: Path, *, quota_bytes: int | None = None) -> Iterator[tuple[duckdb.DuckDBPyConnection, Path]]:
     """Under the user's lock, a writable copy of `target` and a scratch directory; the copy
-    replaces `target` only when the block ends without an error."""
+    replaces `target` only when the block ends without an error and within `quota_bytes`."""
     target.parent.mkdir(parents=True, exist_ok=True)
     with _locked(target), tempfile.TemporaryDirectory(prefix="askdb-upload-", dir=target.parent) as scratch:
         copy = Path(scratch) / "next.duckdb"
         if target.exists():
             shutil.copyfile(target, copy)
-        with duckdb.connect(str(copy)) as duck:
+        try:
+            duck = duckdb.connect(str(copy))
+            _tables(duck)
+        except duckdb.Error as e:  # the user's own file is damaged: say so, with the way out
+            raise _unreadable(e) from None
+        with duck:
             yield duck, Path(scratch)
             duck.execute("CHECKPOINT")
+        if quota_bytes is not None and (size := copy.stat().st_size) > quota_bytes:
+            raise UploadTooLarge("your tables would take {size:,} bytes; your quota is {limit:,} "
+                                 "(ASKDB_UPLOAD_QUOTA_MB): remove a table first", size=size, limit=quota_bytes)
         copy.replace(target)
 
 

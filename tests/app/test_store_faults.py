@@ -80,7 +80,7 @@ def read_only_mount(tmp_path):
     mounted.mkdir()
     yield source, mounted, lambda: subprocess.run(
         f"mount --bind {source} {mounted} && mount -o remount,ro,bind {mounted}", shell=True, capture_output=True)
-    subprocess.run(["umount", str(mounted)], capture_output=True)
+    subprocess.run(["umount", "-l", str(mounted)], capture_output=True)
 
 
 def test_a_store_on_a_read_only_mount_is_reported_as_read_only_never_as_damaged(settings, read_only_mount,
