@@ -1,6 +1,6 @@
 """Turn leases: at most one running turn per conversation, across every process sharing the store.
 
-A lease is a row per thread with an owner (`host:pid:token`), an expiry on the store's own
+A lease is a row per thread with an owner (`node:pid:start:token`, `new_owner`), an expiry on the store's own
 clock (PostgreSQL's, which every app server shares), and whether a stop was asked of the turn
 (from any server). The turn renews it as it goes, and confirms it in each of its writes (a turn
 whose lease was taken over writes nothing more); a lease
@@ -14,32 +14,51 @@ from __future__ import annotations
 import os
 import socket
 import uuid
+from pathlib import Path
 
 from storage.errors import ConversationNotFound, LeaseLost
 from storage.sql import Database
 from storage.threads import require_conversation
 
 LEASE_SECONDS = 30.0
-HOST = socket.gethostname()
+
+
+def _node() -> str:
+    """This machine and process namespace. A host name alone is shared by containers (two on one
+    host, or the same image elsewhere), and a pid means nothing in another namespace: judged by
+    host:pid, one container took over another's live turn because that pid did not exist in its own."""
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()[:8]
+        namespace = os.stat("/proc/self/ns/pid").st_ino
+    except OSError:
+        boot, namespace = uuid.uuid4().hex[:8], 0  # unknown: never judged gone from here
+    return f"{socket.gethostname()}/{boot}/{namespace}"
+
+
+def _started(pid: int) -> str | None:
+    """When process `pid` started (clock ticks since boot), or None when there is none: with the pid it
+    names one process, even after the pid is reused."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+    except (OSError, IndexError):
+        return None
+
+
+NODE = _node()
 
 
 def new_owner() -> str:
-    return f"{HOST}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+    """A lease owner, unique across processes and containers: `node:pid:start:token`."""
+    return f"{NODE}:{os.getpid()}:{_started(os.getpid())}:{uuid.uuid4().hex[:8]}"
 
 
 def _owner_is_gone(owner: str) -> bool:
-    """True when the owner was a process on this host that has exited."""
-    host, _, rest = owner.partition(":")
-    pid = rest.partition(":")[0]
-    if host != HOST or not pid.isdigit():
+    """True when the owner was a process of this very node (machine and pid namespace) that has ended;
+    an owner elsewhere, or written in an older form, keeps its lease until it expires."""
+    parts = owner.split(":")
+    if len(parts) != 4 or parts[0] != NODE or not parts[1].isdigit():
         return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        return False
-    return False
+    return _started(int(parts[1])) != parts[2]
 
 
 class TurnLeases:

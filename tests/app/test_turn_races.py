@@ -4,6 +4,7 @@ fails half way. Real SQLite files, the offline planner or the scripted model ser
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 import time
@@ -232,3 +233,26 @@ def test_stop_on_another_server_ends_the_turn_before_its_next_model_call(tmp_pat
         assert turn_b.events[-1].type == "answer" and turn_b.events[-1].answer.ok
     finally:
         servers.close()
+
+
+def test_a_lease_owner_names_its_node_and_process_so_another_container_never_judges_it_gone():
+    """Issue 39: owners were host:pid, and a container sharing the host name took over a live turn
+    whose pid did not exist in its own namespace. Now only a process of this very node that has
+    ended (or whose pid was reused) is gone."""
+    import subprocess
+    import sys
+
+    from storage import leases
+
+    mine = leases.new_owner()
+    node, pid, started, token = mine.split(":")
+    assert node == leases.NODE and int(pid) == os.getpid() and started and len(token) == 8
+    assert not leases._owner_is_gone(mine)
+    other_container = mine.replace(leases.NODE, leases.NODE.rsplit("/", 1)[0] + "/1")
+    assert not leases._owner_is_gone(other_container)
+    ended = subprocess.run([sys.executable, "-c", "from storage.leases import new_owner; print(new_owner())"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    assert leases._owner_is_gone(ended)  # this node, a process that has ended
+    reused = f"{node}:{pid}:{int(started) + 1}:{token}"  # this pid, another process's start
+    assert leases._owner_is_gone(reused)
+    assert not leases._owner_is_gone(f"{node.split('/')[0]}:{pid}:{token}")  # the old form: let it expire
