@@ -9,6 +9,8 @@ changes are POSTs, so the origin checks of app/origin.py apply as on every other
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from collections.abc import AsyncIterator
 from typing import Annotated, Literal
 from urllib.parse import urlencode
@@ -21,9 +23,10 @@ from starlette.formparsers import MultiPartException, MultiPartParser
 
 from agent.sources.pending_uploads import PENDING_TTL_S, PendingUpload, PendingUploads, expire_pending
 from agent.sources.uploads import (
-    TablesUnreadable, UploadNotFound, UploadRejected, UploadTooLarge, add_table, list_tables, preview_file,
-    remove_table, rename_table, set_tables_aside, uploads_path,
+    TablesUnreadable, UploadNotFound, UploadRejected, UploadTooLarge, list_tables, remove_table, rename_table,
+    set_tables_aside, uploads_path,
 )
+from agent.sources.upload_worker import run_upload_job
 from app.deps import UserDep
 from app.templating import templates
 
@@ -32,6 +35,7 @@ UPLOAD_PATH = "/data/upload"
 # The form's own bytes around the file (boundaries, part headers, the other fields).
 FORM_OVERHEAD_BYTES = 64 * 1024
 CHUNK_BYTES = 1 << 20
+DISCONNECT_POLL_S = 0.2  # how often a running upload job looks for a client that left
 #: What a redirect back to /data may announce; anything else is ignored.
 NOTICES = {"added": "Table {name} is ready.", "renamed": "Table renamed to {name}.",
            "deleted": "Table {name} deleted.", "cancelled": "Upload cancelled; nothing was loaded.",
@@ -103,23 +107,46 @@ async def upload(request: Request, user: UserDep):
         if not isinstance(file, UploadFile) or not file.filename:
             raise UploadRejected("choose a file to upload")
         with request.app.state.askdb.slots.hold(user):  # one of the user's running slots, as a question's
-            staged = await run_in_threadpool(_stage, pending, file, limit, replace)
+            staged = await _stage(request, pending, file, limit, replace)
     except UploadRejected as e:
         return await run_in_threadpool(_refused, request, user, e)
     return RedirectResponse(f"/data/pending/{staged.token}", status_code=303)
 
 
-def _stage(pending: PendingUploads, file: UploadFile, limit: int, replace: str | None) -> PendingUpload:
-    """Write the upload to a pending directory and preview it; a file that cannot be read is not kept."""
-    staged = pending.stage(file.filename, iter(lambda: file.file.read(CHUNK_BYTES), b""), max_bytes=limit,
-                           replace=replace)
+async def _stage(request: Request, pending: PendingUploads, file: UploadFile, limit: int,
+                 replace: str | None) -> PendingUpload:
+    """Write the upload to a pending directory and preview it in a worker; a file that cannot be read is
+    not kept."""
+    staged = await run_in_threadpool(pending.stage, file.filename, iter(lambda: file.file.read(CHUNK_BYTES), b""),
+                                     max_bytes=limit, replace=replace)
     try:
-        staged.preview = preview_file(staged.file, max_bytes=limit, table=replace)
+        staged.preview = await _in_worker(request, "preview", file=staged.file, max_bytes=limit, table=replace)
     except BaseException:
-        pending.discard(staged.token)
+        await run_in_threadpool(pending.discard, staged.token)
         raise
-    pending.save(staged)
+    await run_in_threadpool(pending.save, staged)
     return staged
+
+
+async def _in_worker(request: Request, op: str, **arguments):
+    """Read an uploaded file in a process of its own under the upload limits (agent/sources/upload_worker.py),
+    killed if the client leaves before it ends."""
+    left, done = threading.Event(), threading.Event()
+
+    async def watch() -> None:
+        while not done.is_set():
+            if await request.is_disconnected():
+                left.set()
+                return
+            await asyncio.sleep(DISCONNECT_POLL_S)
+
+    watcher = asyncio.create_task(watch())
+    try:
+        return await run_in_threadpool(run_upload_job, op, arguments, limits=_settings(request).upload_limits(),
+                                       cancelled=left.is_set)
+    finally:
+        done.set()
+        watcher.cancel()
 
 
 async def _form(request: Request, *, max_bytes: int):
@@ -143,38 +170,40 @@ async def _form(request: Request, *, max_bytes: int):
 
 
 @router.get("/data/pending/{token}")
-def pending_page(request: Request, token: str, user: UserDep, header: Literal["yes", "no", ""] = ""):
+async def pending_page(request: Request, token: str, user: UserDep, header: Literal["yes", "no", ""] = ""):
     """Step 2: what the file would become; `header` reads it again with or without a header line."""
     uploads = _pending(request, user)
     try:
-        pending = uploads.get(token)
+        pending = await run_in_threadpool(uploads.get, token)
         if header and (header == "yes") != pending.preview.header:
-            pending.preview = preview_file(pending.file, max_bytes=_settings(request).max_upload_bytes,
-                                           table=pending.preview.table.name, header=header == "yes")
-            uploads.save(pending)
+            pending.preview = await _in_worker(request, "preview", file=pending.file,
+                                               max_bytes=_settings(request).max_upload_bytes,
+                                               table=pending.preview.table.name, header=header == "yes")
+            await run_in_threadpool(uploads.save, pending)
     except UploadRejected as e:
-        return _refused(request, user, e)
-    return _preview_page(request, user, pending)
+        return await run_in_threadpool(_refused, request, user, e)
+    return await run_in_threadpool(_preview_page, request, user, pending)
 
 
 @router.post("/data/pending/{token}/confirm")
-def confirm_upload(request: Request, token: str, user: UserDep, table: Annotated[str, Form(max_length=200)] = "",
-                   replace: Annotated[bool, Form()] = False):
-    """Load the pending file as a table under the name chosen; then it is no longer pending."""
+async def confirm_upload(request: Request, token: str, user: UserDep,
+                         table: Annotated[str, Form(max_length=200)] = "", replace: Annotated[bool, Form()] = False):
+    """Load the pending file as a table under the name chosen, in a worker; then it is no longer pending."""
     settings, uploads = _settings(request), _pending(request, user)
     try:
-        pending = uploads.get(token)
+        pending = await run_in_threadpool(uploads.get, token)
     except UploadRejected as e:
-        return _refused(request, user, e)
+        return await run_in_threadpool(_refused, request, user, e)
     try:
         with request.app.state.askdb.slots.hold(user):  # one of the user's running slots, as a question's
-            loaded = add_table(uploads_path(settings.uploads_dir, user), pending.file, table=table,
-                               max_bytes=settings.max_upload_bytes, replace=replace, header=pending.preview.header,
-                               quota_bytes=settings.upload_quota_mb << 20)
+            loaded = await _in_worker(request, "add", target=uploads_path(settings.uploads_dir, user),
+                                      file=pending.file, table=table, max_bytes=settings.max_upload_bytes,
+                                      replace=replace, header=pending.preview.header,
+                                      quota_bytes=settings.upload_quota_mb << 20)
     except UploadRejected as e:
-        return _preview_page(request, user, pending, error=e, table=table,
-                             status=413 if isinstance(e, UploadTooLarge) else 400)
-    uploads.discard(token)
+        return await run_in_threadpool(_preview_page, request, user, pending, error=e, table=table,
+                                       status=413 if isinstance(e, UploadTooLarge) else 400)
+    await run_in_threadpool(uploads.discard, token)
     return _done("added", loaded.name)
 
 

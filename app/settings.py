@@ -14,6 +14,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from agent.memory.config import MemoryConfig
 from agent.sources.query_pool import PoolLimits
+from agent.sources.upload_worker import UploadLimits
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATABASE = ROOT / "sample_db" / "aerospace.db"
@@ -122,6 +123,10 @@ class Settings(BaseSettings):
     upload_quota_mb: int = _env("ASKDB_UPLOAD_QUOTA_MB", default=1024, ge=1,
                                 description="Disk each user's uploaded tables may take together, in MB; an upload "
                                             "past it is refused and nothing changes.")
+    upload_max_memory_mb: int = _env("ASKDB_UPLOAD_MAX_MEMORY_MB", default=2048, ge=256,
+                                     description="Address space of the process that reads one uploaded file, in MB.")
+    upload_max_cpu_s: int = _env("ASKDB_UPLOAD_MAX_CPU_S", default=120, ge=5,
+                                 description="CPU seconds the process reading one uploaded file may use.")
     tokens_file: Path = _env("ASKDB_TOKENS_FILE", default=ROOT / "data" / "tokens.txt",
                              description="Users and hashed tokens for ASKDB_AUTH=token (`python -m app token add USER`).")
     proxy_header: str = _env("ASKDB_PROXY_HEADER", default="X-Forwarded-User",
@@ -211,6 +216,11 @@ class Settings(BaseSettings):
         if self.llm is None:
             self.llm = "openai" if (self.openai_base_url or self.openai_api_key) else "offline"
         return self
+
+    def upload_limits(self) -> UploadLimits:
+        """The hard limits of the process that reads one uploaded file (agent/sources/upload_worker.py)."""
+        return UploadLimits(memory_mb=self.upload_max_memory_mb, cpu_s=self.upload_max_cpu_s,
+                            temp_mb=max(self.upload_quota_mb, 512) + 64)
 
     def query_limits(self) -> PoolLimits:
         """The analytics queries' hard limits as the data sources take them."""

@@ -95,7 +95,7 @@ def answer(sources: Sources, request: dict[str, Any]) -> dict[str, Any]:
         return {"error": QueryFailed.__name__, "message": f"the query failed: {type(exc).__name__}"}
 
 
-def _reply_channel():
+def reply_channel():
     """The pipe to the pool, moved off file descriptor 1, which then points at /dev/null: an engine
     that prints (DuckDB's profiler and `stdout` logger write there) cannot corrupt the replies."""
     sys.stdout.flush()
@@ -112,7 +112,7 @@ def serve(limits: PoolLimits) -> None:
     for module, _ in ENGINES.values():
         importlib.import_module(module)
     sources = Sources(limits)
-    out = _reply_channel()
+    out = reply_channel()
     out.write(b'{"ready": true}\n')
     out.flush()
     for line in sys.stdin.buffer:

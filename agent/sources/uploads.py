@@ -79,13 +79,15 @@ def table_name(requested: str | None, file: Path | None = None) -> str:
 
 
 def add_table(target: Path, file: Path, *, table: str | None = None, max_bytes: int, replace: bool = False,
-              header: bool | None = None, quota_bytes: int | None = None) -> LoadedTable:
+              header: bool | None = None, quota_bytes: int | None = None,
+              engine_memory_mb: int | None = None) -> LoadedTable:
     """Load `file` as one table of the DuckDB file `target` (created when missing).
 
     Args:
         header: whether the file's first line names the columns; None: detected (open_reader).
         quota_bytes: the most the user's tables may take on disk, this one included
             (ASKDB_UPLOAD_QUOTA_MB); past it nothing changes.
+        engine_memory_mb: DuckDB's memory limit (in an upload worker, below its address space).
 
     Raises:
         UploadRejected: too large, not CSV/TSV/Parquet/Excel, malformed, the name taken
@@ -95,7 +97,7 @@ def add_table(target: Path, file: Path, *, table: str | None = None, max_bytes: 
     file_kind(file)
     check_size(file, max_bytes)
     name = table_name(table, file)
-    with _changing(target, quota_bytes=quota_bytes) as (duck, scratch):
+    with _changing(target, quota_bytes=quota_bytes, engine_memory_mb=engine_memory_mb) as (duck, scratch):
         if (existing := _existing(duck, name)) is not None and not replace:
             raise UploadRejected("a table named {name} exists; choose another name or replace it", name=existing)
         reader = open_reader(duck, file, scratch, header=header)
@@ -108,7 +110,7 @@ def add_table(target: Path, file: Path, *, table: str | None = None, max_bytes: 
 
 
 def preview_file(file: Path, *, max_bytes: int, table: str | None = None, header: bool | None = None,
-                 rows: int = PREVIEW_ROWS) -> FilePreview:
+                 rows: int = PREVIEW_ROWS, engine_memory_mb: int | None = None) -> FilePreview:
     """What `add_table` would make of `file`, without loading it anywhere.
 
     Raises:
@@ -118,7 +120,8 @@ def preview_file(file: Path, *, max_bytes: int, table: str | None = None, header
     kind = file_kind(file)
     check_size(file, max_bytes)
     name = table_name(table, file)
-    with tempfile.TemporaryDirectory(prefix="askdb-preview-") as scratch, duckdb.connect() as duck:
+    with tempfile.TemporaryDirectory(prefix="askdb-preview-") as scratch, \
+            duckdb.connect(config=_engine_config(engine_memory_mb)) as duck:
         reader = open_reader(duck, file, Path(scratch), header=header)
         try:
             columns = [(c[0], c[1]) for c in duck.execute(f"DESCRIBE SELECT * FROM {reader.sql}",
@@ -216,6 +219,11 @@ def _locked(target: Path) -> Iterator[None]:
         yield
 
 
+def _engine_config(memory_mb: int | None) -> dict:
+    """DuckDB's settings for reading an upload: within `memory_mb` and two threads when bounded."""
+    return {} if memory_mb is None else {"memory_limit": f"{memory_mb}MB", "threads": 2}
+
+
 def _shortened(value):
     if isinstance(value, str) and len(value) > PREVIEW_CELL_CHARS:
         return value[:PREVIEW_CELL_CHARS] + "…"
@@ -223,7 +231,8 @@ def _shortened(value):
 
 
 @contextmanager
-def _changing(target: Path, *, quota_bytes: int | None = None) -> Iterator[tuple[duckdb.DuckDBPyConnection, Path]]:
+def _changing(target: Path, *, quota_bytes: int | None = None,
+              engine_memory_mb: int | None = None) -> Iterator[tuple[duckdb.DuckDBPyConnection, Path]]:
     """Under the user's lock, a writable copy of `target` and a scratch directory; the copy
     replaces `target` only when the block ends without an error and within `quota_bytes`."""
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -232,7 +241,7 @@ def _changing(target: Path, *, quota_bytes: int | None = None) -> Iterator[tuple
         if target.exists():
             shutil.copyfile(target, copy)
         try:
-            duck = duckdb.connect(str(copy))
+            duck = duckdb.connect(str(copy), config=_engine_config(engine_memory_mb))
             _tables(duck)
         except duckdb.Error as e:  # the user's own file is damaged: say so, with the way out
             raise _unreadable(e) from None

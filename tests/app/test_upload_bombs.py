@@ -5,14 +5,15 @@ file has a way out on the page; no message names a server path."""
 from __future__ import annotations
 
 import io
+import os
 import zipfile
 from pathlib import Path
 
-import duckdb
 import pytest
 from fastapi.testclient import TestClient
 
 from agent.sources import upload_files
+from agent.sources.upload_worker import UploadCancelled, UploadLimits, run_upload_job
 from agent.sources.uploads import uploads_path
 from app.settings import Settings
 from app.web import create_app
@@ -63,13 +64,60 @@ def test_a_workbook_that_unzips_past_the_limit_is_refused_before_it_is_parsed(cl
     assert nothing_pending(client)
 
 
-def test_a_small_workbook_pointing_many_cells_at_one_long_string_is_stopped(client, monkeypatch):
-    monkeypatch.setattr(upload_files, "MAX_SHEET_BYTES", 5 << 20)  # the bound, made quick to reach
-    small = workbook("x" * 50_000, 3_000)
-    assert len(small) < 300_000  # 300 KB on the wire; 450 MB of rows unbounded
-    response = upload(client, "cells.xlsx", small)
-    assert response.status_code == 413 and "save it as CSV" in response.text
-    assert nothing_pending(client)
+def test_a_small_workbook_pointing_many_cells_at_one_long_string_is_stopped(tmp_path, monkeypatch):
+    """The sheet's rows are capped as they are written (here in process, the cap made quick to reach)."""
+    from agent.sources.uploads import preview_file
+
+    monkeypatch.setattr(upload_files, "MAX_SHEET_BYTES", 5 << 20)
+    small = tmp_path / "cells.xlsx"
+    small.write_bytes(workbook("x" * 50_000, 3_000))
+    assert small.stat().st_size < 300_000  # 300 KB on the wire; 450 MB of rows unbounded
+    with pytest.raises(upload_files.UploadTooLarge, match="save it as CSV"):
+        preview_file(small, max_bytes=1 << 30)
+
+
+def worker_processes() -> list[str]:
+    """This process's upload workers still running."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and b"agent.sources.upload_worker" in (proc / "cmdline").read_bytes() \
+                    and int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1]) == os.getpid():
+                found.append(proc.name)
+        except (OSError, IndexError, ValueError):
+            continue
+    return found
+
+
+def long_csv(tmp_path) -> Path:
+    path = tmp_path / "long.csv"
+    with path.open("w") as out:
+        out.write("n,label\n")
+        for chunk in range(30):
+            out.write("".join(f"{i},row {i}\n" for i in range(chunk * 100_000, (chunk + 1) * 100_000)))
+    return path
+
+
+def test_a_file_that_needs_more_cpu_than_allowed_is_stopped_in_its_own_process(tmp_path):
+    """The worker's hard CPU limit ends the read; the app only hears that it passed the limit."""
+    path = long_csv(tmp_path)
+    with pytest.raises(upload_files.UploadTooLarge, match="1 s of CPU"):
+        run_upload_job("preview", {"file": path, "max_bytes": 1 << 30},
+                       limits=UploadLimits(memory_mb=1024, cpu_s=1, temp_mb=512))
+    assert worker_processes() == []
+
+
+def test_a_read_is_killed_when_the_client_leaves(tmp_path):
+    path = long_csv(tmp_path)
+    asked = []
+
+    def cancelled() -> bool:
+        asked.append(1)
+        return len(asked) > 2  # the client is gone after the job started
+
+    with pytest.raises(UploadCancelled):
+        run_upload_job("preview", {"file": path, "max_bytes": 1 << 30}, limits=UploadLimits(), cancelled=cancelled)
+    assert worker_processes() == []
 
 
 def test_a_csv_field_past_the_field_limit_is_a_clear_413(client):

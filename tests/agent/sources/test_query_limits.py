@@ -160,7 +160,7 @@ def test_a_worker_that_died_while_idle_is_cleaned_up_and_replaced(lone) -> None:
 
 
 def reply_pipe(worker) -> str:
-    """The worker's end of its reply pipe: not fd 1, which points at /dev/null (query_worker._reply_channel)."""
+    """The worker's end of its reply pipe: not fd 1, which points at /dev/null (query_worker.reply_channel)."""
     pipe = os.fstat(worker.process.stdout.fileno()).st_ino
     fds = Path(f"/proc/{worker.process.pid}/fd")
     return next(str(fd) for fd in fds.iterdir() if fd.name != "1" and os.stat(fd).st_ino == pipe
