@@ -18,12 +18,11 @@ import tempfile
 import time
 from pathlib import Path
 
-import anyio
 import httpx
 
 from app.settings import DEFAULT_DATABASE
 from bench.live_server import LiveServer
-from bench.mcp_client import over_http, structured
+from bench.mcp_client import over_http, run_async, structured
 from bench.planner_questions import QUESTIONS
 from bench.traffic import percentile
 
@@ -66,7 +65,7 @@ def run() -> dict:
         server = LiveServer({"ASKDB_DATABASE": str(DEFAULT_DATABASE), "ASKDB_STORE": str(Path(tmp) / "store.db"),
                              "ASKDB_LLM": "offline", "MEMORY_EMBEDDER": "none"}).start()
         try:
-            times = anyio.run(_measure, server, questions)
+            times = run_async(_measure, server, questions)
         finally:
             server.stop()
     figures = {name: {"p50_ms": round(statistics.median(v), 1), "p95_ms": round(percentile(v, 0.95), 1)}

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, TypeVar
 
+import anyio
 import httpx2
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
@@ -23,6 +25,14 @@ from bench.live_server import ROOT
 
 #: An `ask` through a slow model takes minutes; the SDK's own default read timeout is 300 s too.
 READ_TIMEOUT_S = 300.0
+T = TypeVar("T")
+
+
+def run_async(scenario: Callable[..., Awaitable[T]], *args: Any) -> T:
+    """`anyio.run(scenario, *args)` in a thread of its own: the calling thread may already run an
+    event loop (Playwright's sync API keeps one running for the whole test session)."""
+    with ThreadPoolExecutor(max_workers=1) as thread:
+        return thread.submit(anyio.run, scenario, *args).result()
 
 
 @asynccontextmanager

@@ -16,7 +16,7 @@ from mcp import MCPError
 
 from app.auth import add_token
 from bench.live_server import LiveServer
-from bench.mcp_client import error_text, over_http, structured
+from bench.mcp_client import error_text, over_http, run_async, structured
 from bench.scripted_llm import ScriptedLLMServer, error, tool_call
 
 pytestmark = pytest.mark.slow
@@ -46,7 +46,7 @@ class Served:
         async def main():
             async with over_http(self.mcp, headers=self.bearer(user), mode=mode) as client:
                 return await scenario(client)
-        return anyio.run(main)
+        return run_async(main)
 
     def rows(self, sql: str, *params) -> list[tuple]:
         with sqlite3.connect(self.store) as conn:
@@ -238,7 +238,7 @@ def test_the_sdk_client_without_a_token_gets_nowhere(served):
             await client.list_tools()
 
     with pytest.raises(ExceptionGroup) as refused:  # the SDK's client, told 401 at its first request
-        anyio.run(main)
+        run_async(main)
     assert refused.group_contains(MCPError, depth=2)
 
 
@@ -310,7 +310,7 @@ def test_proxy_mode_and_no_model_over_http(tmp_path, sample_db_path, live_server
         async with over_http(server.url + "/mcp", headers={"X-Forwarded-User": "bob"}) as client:
             return structured(await client.call_tool("ask", {"question": "How many launches were there in 2020?"}))
 
-    asked = anyio.run(scenario)
+    asked = run_async(scenario)
     assert asked["ok"] and asked["answered_by"] == "offline planner" and "No model is configured" in asked["note"]
     mine = httpx.get(asked["url"], headers={"X-Forwarded-User": "bob"})
     assert mine.status_code == 200 and "How many launches were there in 2020?" in mine.text

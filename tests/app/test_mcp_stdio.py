@@ -11,13 +11,12 @@ import sqlite3
 import subprocess
 import sys
 
-import anyio
 import httpx
 import pytest
 from mcp import Client, StdioServerParameters
 
 from app.settings import ROOT
-from bench.mcp_client import error_text, over_stdio, structured
+from bench.mcp_client import error_text, over_stdio, run_async, structured
 
 pytestmark = pytest.mark.slow
 README = (ROOT / "README.md").read_text()
@@ -41,7 +40,7 @@ def test_ask_over_stdio_then_a_follow_up_and_the_web_page_shows_it(env, tmp_path
                 "sql": "SELECT count(*) AS n FROM launches WHERE launch_date LIKE '2020%'"}))
             return tools, first, follow, listed, counted
 
-    tools, first, follow, listed, counted = anyio.run(scenario)
+    tools, first, follow, listed, counted = run_async(scenario)
     assert len(tools) == 9
     thread = first["conversation_id"]
     assert first["ok"] and first["answered_by"] == "offline planner" and "offline planner" in first["note"]
@@ -71,7 +70,7 @@ def test_stdio_runs_as_its_user_and_bad_input_never_stops_it(env, tmp_path):
             again = structured(await client.call_tool("describe", {"table": "launch_sites"}))
             return asked, refused, again
 
-    asked, refused, again = anyio.run(scenario)
+    asked, refused, again = run_async(scenario)
     assert asked["url"] == f"https://askdb.example/c/{asked['conversation_id']}"
     reasons = [error_text(r) for r in refused]
     assert "SQLRejected" in reasons[0] and "ConversationNotFound" in reasons[1]
@@ -105,4 +104,4 @@ def test_the_readmes_client_configurations_start_askdb(env, tmp_path):
         async with Client(params, mode="legacy") as client:
             return {t.name for t in (await client.list_tools()).tools}
 
-    assert "ask" in anyio.run(scenario)
+    assert "ask" in run_async(scenario)
