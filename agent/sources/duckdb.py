@@ -32,6 +32,7 @@ from agent.sources.base import (
     contains_pattern, quote_identifier, render_cell, resolve_name, row_limit,
 )
 from agent.sources.duckdb_functions import parsed_refusal
+from agent.sources.engine_denials import DENIALS
 from agent.sources.errors import (
     QueryFailed, SQLRejected, SourceUnavailable, UnknownColumn, UnknownTable, out_of_memory, timed_out,
 )
@@ -247,7 +248,7 @@ def _check_as_duckdb_parses(cursor: duckdb.DuckDBPyConnection, sql: str) -> None
         SQLRejected: with the first name refused.
     """
     (tree,) = cursor.execute("SELECT json_serialize_sql($sql)", {"sql": sql}).fetchone()
-    if refusal := parsed_refusal(json.loads(tree)):
+    if refusal := parsed_refusal(json.loads(tree), DENIALS["duckdb"].function):
         raise SQLRejected(refusal)
 
 

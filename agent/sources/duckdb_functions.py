@@ -13,15 +13,15 @@ does not stop them: one user turning logging on let another read every later que
   as DuckDB will run it.
 
 `duckdb_functions.txt` holds the scalar, aggregate and macro names of the pinned DuckDB minus the
-denied ones; `python -m agent.sources.duckdb_functions` rewrites it from the installed DuckDB, and
-a test fails when the installed DuckDB has a function the file does not, so a new one is reviewed
-before it can run.
+ones engine_denials.py denies by name; `python -m agent.sources.engine_denials` rewrites it from the
+installed DuckDB, and a test fails when the installed DuckDB has a function the file does not, so a
+new one is reviewed before it can run. (This module knows no denial reasons: engine_denials.py
+imports it, and passes its `function` lookup where a reason is wanted.)
 """
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -72,11 +72,12 @@ def table_refusal(name: str) -> str | None:
     return None
 
 
-def parsed_refusal(parsed: Mapping[str, Any]) -> str | None:
+def parsed_refusal(parsed: Mapping[str, Any], denied: Callable[[str], str | None] = lambda name: None) -> str | None:
     """Why DuckDB's own parse of a query (`json_serialize_sql`'s output) must not run, or None.
 
     Every function call, table function and table name anywhere in the tree (subqueries, CTEs,
-    lambdas) is judged; the message names the first one refused.
+    lambdas) is judged; the message names the first one refused, with `denied`'s reason for it when
+    it has one (engine_denials' `Denials.function`).
     """
     if parsed.get("error"):
         if parsed.get("error_type") == "not implemented":  # only SELECTs serialise
@@ -84,9 +85,6 @@ def parsed_refusal(parsed: Mapping[str, Any]) -> str | None:
         return None  # a syntax error: DuckDB says it better when the query runs
     if len(parsed.get("statements") or []) != 1:
         return "only one statement is allowed"
-    from agent.sources.engine_denials import DENIALS  # it imports this module
-
-    denied = DENIALS["duckdb"].function
     for kind, name in _names(parsed["statements"]):
         refusal = {"function": function_refusal, "table function": table_function_refusal,
                    "table": table_refusal}[kind](name)
@@ -118,29 +116,23 @@ def _names(node: Any) -> Iterator[tuple[str, str]]:
             yield from _names(value)
 
 
-def installed_functions(connection: Any) -> set[str]:
-    """The scalar, aggregate and macro names the installed DuckDB has, less what askdb denies by name
-    (engine_denials) and macros that call a denied function (pg_sleep calls sleep_ms)."""
-    from agent.sources.engine_denials import DENIALS
-
-    denials = DENIALS["duckdb"]
+def installed_functions(connection: Any, denied: Callable[[str], str | None]) -> set[str]:
+    """The scalar, aggregate and macro names the installed DuckDB has, less those `denied` gives a
+    reason for and macros that call one (pg_sleep calls sleep_ms)."""
     rows = connection.execute(
         "SELECT DISTINCT lower(function_name), coalesce(macro_definition, '') FROM duckdb_functions()"
         " WHERE function_type IN ('scalar', 'aggregate', 'macro')").fetchall()
-    denied = {name for name, _ in rows if denials.function(name)}
-    return {name for name, body in rows if name not in denied
-            and not any(f"{d}(" in body.lower() for d in denied)}
+    refused = {name for name, _ in rows if denied(name)}
+    return {name for name, body in rows if name not in refused
+            and not any(f"{d}(" in body.lower() for d in refused)}
 
 
-def _write() -> None:
+def write_list(denied: Callable[[str], str | None]) -> int:
+    """Rewrite duckdb_functions.txt from the installed DuckDB; the number of names written."""
     import duckdb
 
-    names = sorted(installed_functions(duckdb.connect()))
+    names = sorted(installed_functions(duckdb.connect(), denied))
     header = ("# DuckDB functions askdb runs (agent/sources/duckdb_functions.py), from DuckDB "
-              f"{duckdb.__version__}.\n# Rewritten by: python -m agent.sources.duckdb_functions\n")
+              f"{duckdb.__version__}.\n# Rewritten by: python -m agent.sources.engine_denials\n")
     LIST_FILE.write_text(header + "\n".join(names) + "\n", encoding="utf-8")
-    print(f"{len(names)} names written to {LIST_FILE}", file=sys.stderr)
-
-
-if __name__ == "__main__":
-    _write()
+    return len(names)

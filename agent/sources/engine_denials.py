@@ -189,3 +189,9 @@ def _duckdb_denial(node: exp.Expression) -> str | None:
         if reason := duckdb_functions.function_refusal(node.name):
             return f"function {node.name} is not allowed: {reason}"
     return None
+
+
+if __name__ == "__main__":
+    # Rewrite DuckDB's allow-list from the installed DuckDB, less the names denied above.
+    count = duckdb_functions.write_list(DENIALS["duckdb"].function)
+    print(f"{count} names written to {duckdb_functions.LIST_FILE}")

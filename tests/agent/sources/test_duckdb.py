@@ -246,11 +246,12 @@ def test_a_function_duckdb_does_not_have_on_the_list_is_refused(duck):
 
 def test_the_function_list_matches_the_installed_duckdb():
     """A DuckDB upgrade that adds a function fails here until the list is rewritten (and reviewed):
-    python -m agent.sources.duckdb_functions."""
+    python -m agent.sources.engine_denials."""
     from agent.sources.duckdb_functions import FUNCTIONS, installed_functions
+    from agent.sources.engine_denials import DENIALS
 
     connection = duckdb.connect()
     try:
-        assert installed_functions(connection) == set(FUNCTIONS)
+        assert installed_functions(connection, DENIALS["duckdb"].function) == set(FUNCTIONS)
     finally:
         connection.close()
