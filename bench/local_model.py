@@ -95,12 +95,12 @@ def sample_conversations(which: str) -> list[list[EvalQuestion]]:
     return [by_id[w] for w in wanted]
 
 
-def spider_questions(count: int) -> tuple[list[EvalQuestion], Path] | None:
+def spider_questions(count: int, *, datasets: Path = DATASETS) -> tuple[list[EvalQuestion], Path] | None:
     """`count` Spider dev questions spread over its databases: every k-th of those whose database
     is present, k = present // count, asked database by database. None when the dataset is missing."""
-    if not (DATASETS / SUITES["spider-dev"][0]).is_file() or count <= 0:
+    if not (datasets / SUITES["spider-dev"][0]).is_file() or count <= 0:
         return None
-    questions, db_dir = load_suite("spider-dev", datasets=DATASETS)
+    questions, db_dir = load_suite("spider-dev", datasets=datasets)
     present = [q for q in questions if database_path(db_dir, q.db_id) is not None]
     step = max(1, len(present) // count)
     # One database's questions in a row share the system prompt and its schema block, which the

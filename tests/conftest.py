@@ -13,5 +13,6 @@ pytest_plugins = [
     "tests.fixtures.postgres",
     "tests.fixtures.sample_db",
     "tests.fixtures.scripted_llm",
+    "tests.fixtures.spider_dev",
     "tests.fixtures.stores",
 ]

@@ -27,6 +27,7 @@ from agent.sources.sqlite import SQLiteSource
 from agent.tools import tool_schemas
 from bench.planner_questions import QUESTIONS, Conversation, check_question
 from storage.text import has_cjk
+from tests.fixtures.spider_dev import dev_questions
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data"
@@ -216,9 +217,8 @@ def test_odd_questions_plan_safely(planners, question):
 
 def test_spider_question_outside_the_documented_set_does_not_crash(planners):
     planner, database, _ = planners["world_1"]
-    dev = Path("/work/shared/datasets/spider/dev.json")
-    questions = ([q["question"] for q in json.loads(dev.read_text()) if q["db_id"] == "world_1"]
-                 if dev.exists() else [q["question"] for q in QUESTIONS if q["db"] == "world_1"])
+    questions = [q["question"] for q in dev_questions() if q["db_id"] == "world_1"]
+    assert len(questions) == 120
     for question in questions:
         plan = planner.plan(question)
         assert (plan.sql is None) != (plan.failure is None)

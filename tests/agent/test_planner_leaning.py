@@ -3,8 +3,8 @@
 Measured on SParC dev (Yu et al., ACL 2019; docs/evaluation.md): follow-ups the planner did not
 recognise were read alone and answered confidently, and follow-ups of an answer that had left words
 out inherited the gap without a word. The rules are general (pointing words, a question naming no
-table, "also", the previous answer's state); these tests use the sample database, and the Spider
-dev check that no single question is flagged skips when ../shared is missing.
+table, "also", the previous answer's state); these tests use the sample database, and Spider dev's
+questions asked alone on each database whose file is at hand (tests.fixtures.spider_dev).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from agent.sources.sqlite import SQLiteSource
 from app.core import AskDB
 from app.settings import Settings
 
-from tests.agent.conftest import SPIDER
+from tests.fixtures.spider_dev import spider_database
 from tests.agent.test_planner_followup import planner, result, sample, talk  # noqa: F401 (fixtures)
 
 ALONE = "I read this question on its own: I could not tie it to the previous answer."
@@ -234,12 +234,13 @@ def test_no_single_spider_question_is_flagged_by_the_leaning_rules(spider_dev):
     assert leaning  # "it", "his or her", "also" appear in single questions too
     planners: dict[str, OfflinePlanner] = {}
     for q in leaning:
-        path = SPIDER / "database" / q["db_id"] / f"{q['db_id']}.sqlite"
-        if not path.exists():
+        path = spider_database(q["db_id"])
+        if path is None:  # planning reads the database's values, not only its catalogue
             continue
         planner = planners.setdefault(q["db_id"], OfflinePlanner(SQLiteSource(path)))
         plan = planner.plan(q["question"])
         assert plan.frame is None or plan.frame.link is None, q["question"]
+    assert planners  # tests/data/spider's four databases at least
 
 
 def test_the_planner_knows_the_memory_note_action():

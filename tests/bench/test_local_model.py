@@ -4,6 +4,7 @@ the figures, and the recorded fixtures' shape (the model itself runs only under 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import openai
@@ -16,6 +17,7 @@ from bench.local_model_figures import part_figures
 from bench.llama_server import free_port
 from bench.recording_proxy import RecordingProxy
 from bench.scripted_llm import default_responder, text
+from tests.fixtures.spider_dev import QUESTIONS_FILE, SPIDER_DATA
 
 FIXTURES = ROOT / "tests" / "data" / "local_model"
 
@@ -124,12 +126,14 @@ def test_a_journal_keeps_each_turn_for_a_resumed_run_of_the_same_commit(tmp_path
     assert Journal(None, "abc1234", "text").done == {}  # LOCAL_MODEL_JOURNAL=none
 
 
-def test_spider_questions_are_asked_database_by_database():
-    chosen = spider_questions(40)
-    if chosen is None:
-        pytest.skip("the Spider dev set is not under ../shared/datasets")
-    db_ids = [q.db_id for q in chosen[0]]
-    assert db_ids == sorted(db_ids) and len(db_ids) == 40
+def test_spider_questions_are_asked_database_by_database(tmp_path):
+    # The datasets folder's layout, holding tests/data's copy of Spider dev: its four databases hold 247 questions.
+    (tmp_path / "spider").mkdir()
+    shutil.copy(QUESTIONS_FILE, tmp_path / "spider" / "dev.json")
+    (tmp_path / "spider" / "database").symlink_to(SPIDER_DATA, target_is_directory=True)
+    chosen, db_dir = spider_questions(40, datasets=tmp_path)
+    db_ids = [q.db_id for q in chosen]
+    assert db_ids == sorted(db_ids) and len(db_ids) == 40 and db_dir == tmp_path / "spider" / "database"
 
 
 def test_a_line_half_written_by_a_killed_run_is_asked_again(tmp_path):

@@ -11,11 +11,9 @@ from sqlglot import exp
 
 from agent.sources.errors import SQLRejected, SourceError
 from agent.sources.sql_guard import WRITE_NODE_NAMES, check_sql
+from tests.fixtures.spider_dev import dev_questions, intruder_lines
 
 DATA = Path(__file__).resolve().parents[2] / "data"
-SHARED = Path(__file__).resolve().parents[4] / "shared" / "datasets"
-SPIDER_GOLD = SHARED / "spider" / "dev_gold.sql"
-INTRUDER = SHARED / "sql_injection_payloads" / "payloadsallthethings" / "Intruder"
 
 
 def load_payloads() -> list[str]:
@@ -50,13 +48,11 @@ def test_spider_subset_covers_the_shapes() -> None:
         assert shape in text, shape
 
 
-@pytest.mark.skipif(not SPIDER_GOLD.exists(), reason=f"shared Spider data not found at {SPIDER_GOLD}")
 def test_accepts_every_spider_dev_gold_query() -> None:
-    lines = SPIDER_GOLD.read_text(encoding="utf-8").splitlines()
-    assert len(lines) == 1034
+    queries = [q["query"] for q in dev_questions()]
+    assert len(queries) == 1034
     refused = []
-    for line in lines:
-        sql = line.split("\t")[0]
+    for sql in queries:
         try:
             check_sql(sql)
         except SQLRejected as e:
@@ -189,11 +185,9 @@ def test_read_only_probes_never_crash(probe: str) -> None:
     assert_never_crashes(f"SELECT * FROM users WHERE name = '{probe}'")
 
 
-@pytest.mark.skipif(not INTRUDER.exists(), reason=f"shared payload lists not found at {INTRUDER}")
 def test_every_intruder_line_never_crashes() -> None:
-    lines = [line for path in sorted(INTRUDER.glob("*.txt"))
-             for line in path.read_bytes().decode("utf-8", "replace").splitlines()]
-    assert len(lines) >= 1400
+    lines = intruder_lines()
+    assert len(lines) == 1466
     for line in lines:
         assert_never_crashes(line)
         assert_never_crashes(f"SELECT * FROM users WHERE name = '{line}'")
