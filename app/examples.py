@@ -107,7 +107,8 @@ class ExampleUpdate(BaseModel):
     note: str | None = Field(None, max_length=2000)
 
 
-def _feedback(askdb: AskDB, thread_id: str, user: str, body: FeedbackCreate) -> Feedback:
+def give_verdict(askdb: AskDB, thread_id: str, user: str, body: FeedbackCreate) -> Feedback:
+    """Record a user's thumbs on one answer of their conversation: the page, the API and MCP's `feedback`."""
     retriever, database = _examples(askdb, askdb.conversation_source(thread_id, user_id=user), user)
     return record_feedback(askdb.store, retriever, database, thread_id=thread_id, user_id=user, rating=body.rating,
                            note=body.note.strip(), turn_index=body.turn, result_id=body.result_id)
@@ -125,7 +126,7 @@ def _update(askdb: AskDB, source: str, user: str, example_id: int, body: Example
 def give_feedback(thread_id: str, body: FeedbackCreate, askdb: AskDBDep, user: UserDep):
     """Thumbs up or down on one answer (by turn or result number), with an optional note; up keeps
     the question and its SQL as a verified example of this database."""
-    return FeedbackPublic.of(_feedback(askdb, thread_id, user, body))
+    return FeedbackPublic.of(give_verdict(askdb, thread_id, user, body))
 
 
 @router.get("/api/conversations/{thread_id}/feedback", response_model=FeedbackList)
@@ -190,7 +191,7 @@ def import_(document: Annotated[Any, Body()], askdb: AskDBDep, user: UserDep, so
 def feedback_form(thread_id: str, askdb: AskDBDep, user: UserDep, turn: Annotated[int, Form(ge=0)],
                   rating: Annotated[Literal["up", "down"], Form()], note: Annotated[str, Form(max_length=2000)] = ""):
     """Thumbs up or down from the conversation page (no JavaScript needed)."""
-    _feedback(askdb, thread_id, user, FeedbackCreate(rating=rating, note=note, turn=turn))
+    give_verdict(askdb, thread_id, user, FeedbackCreate(rating=rating, note=note, turn=turn))
     return RedirectResponse(f"/c/{thread_id}?feedback={turn}-{rating}#turn-{turn}", status_code=303)
 
 

@@ -107,6 +107,8 @@ ZH: dict[str, str] = {
     "{file}, line {line}: longer than {limit:,} characters": "{file} 第 {line} 行：超过 {limit:,} 个字符",
     "{file}, line {line}: a field longer than {limit:,} characters": "{file} 第 {line} 行：有字段超过 {limit:,} 个字符",
     "{file} has {count:,} columns; at most {limit:,}": "{file} 有 {count:,} 列；最多 {limit:,} 列",
+    "{file} has a part that unzips to {size:,} bytes; at most {limit:,}: save the sheet as CSV":
+        "{file} 有一部分解压后有 {size:,} 字节，最多 {limit:,}：请将工作表另存为 CSV",
     "{file} unzips to {size:,} bytes; at most {limit:,}: save the sheet as CSV":
         "{file} 解压后有 {size:,} 字节，最多 {limit:,}：请将工作表另存为 CSV",
     "{file}, row {row}: a cell longer than {limit:,} characters": "{file} 第 {row} 行：有单元格超过 {limit:,} 个字符",

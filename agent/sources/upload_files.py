@@ -181,7 +181,10 @@ def check_workbook(file: Path) -> None:
     except (zipfile.BadZipFile, OSError):
         raise UploadRejected("{file}: not a readable Excel workbook ({kind})", file=file.name,
                              kind="BadZipFile") from None
-    if max(sizes, default=0) > MAX_XLSX_MEMBER_BYTES or sum(sizes) > MAX_XLSX_EXPANDED_BYTES:
+    if max(sizes, default=0) > MAX_XLSX_MEMBER_BYTES:
+        raise UploadTooLarge("{file} has a part that unzips to {size:,} bytes; at most {limit:,}: save the sheet "
+                             "as CSV", file=file.name, size=max(sizes), limit=MAX_XLSX_MEMBER_BYTES)
+    if sum(sizes) > MAX_XLSX_EXPANDED_BYTES:
         raise UploadTooLarge("{file} unzips to {size:,} bytes; at most {limit:,}: save the sheet as CSV",
                              file=file.name, size=sum(sizes), limit=MAX_XLSX_EXPANDED_BYTES)
 

@@ -26,7 +26,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -76,20 +75,20 @@ def run_upload_job(op: str, arguments: dict[str, Any], *, limits: UploadLimits,
         process = subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                    stderr=subprocess.DEVNULL, env=env, cwd=scratch)
         try:
-            process.stdin.write(request.encode() + b"\n")
-            process.stdin.close()
-            while process.poll() is None:
-                if cancelled():
-                    process.kill()
-                    process.wait()
-                    raise UploadCancelled("the upload was stopped: you left the page")
-                time.sleep(POLL_S)
-            reply = process.stdout.read()
+            reply = b""
+            sending = request.encode() + b"\n"
+            while True:  # read the reply as it comes: one past a pipe's buffer would block the worker
+                try:
+                    reply = process.communicate(sending, timeout=POLL_S)[0]
+                    break
+                except subprocess.TimeoutExpired:
+                    sending = None
+                    if cancelled():
+                        raise UploadCancelled("the upload was stopped: you left the page") from None
         finally:
             if process.poll() is None:
                 process.kill()
                 process.wait()
-            process.stdout.close()
         return _answer(op, reply, process.returncode, limits, arguments)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

@@ -18,7 +18,7 @@ from agent.sources.base import DataSource
 from agent.sources.schema_search import TableIndex
 from agent.state import Step
 from app.core import AskDB
-from app.examples import FeedbackCreate, FeedbackPublic, _feedback
+from app.examples import FeedbackCreate, FeedbackPublic, give_verdict
 from app.mcp.results import (
     AskResult, ColumnInfo, ConversationDetail, ConversationList, ForeignKeyInfo, QueryResult, RecalledTurn,
     RecallResult, RememberedFact, Rows, SchemaDescription, SchemaMatches, SourceInfo, SourceList, TableInfo,
@@ -224,4 +224,4 @@ def feedback(caller: Caller, conversation_id: str, *, turn: int, rating: str, no
         ConversationNotFound, AnswerNotFound, FeedbackError, NothingToVerify, SQLDoesNotFit.
     """
     body = FeedbackCreate(rating=rating, note=note, turn=turn)
-    return FeedbackPublic.of(_feedback(caller.askdb, conversation_id, caller.user_id, body))
+    return FeedbackPublic.of(give_verdict(caller.askdb, conversation_id, caller.user_id, body))

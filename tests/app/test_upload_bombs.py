@@ -171,3 +171,14 @@ def test_a_parquet_that_will_not_read_names_no_server_path(client):
     response = upload(client, "broken.parquet", b"PAR1" + b"\0" * 64 + b"PAR1")
     assert 400 <= response.status_code < 500
     assert str(client.uploads) not in response.text and "/tmp" not in response.text
+
+
+def test_a_preview_larger_than_a_pipes_buffer_comes_back(tmp_path):
+    """A worker's reply is read as it comes: one of 500 KB (100 columns of long values) once blocked the
+    worker on a full pipe until the client gave up."""
+    path = tmp_path / "wide_values.csv"
+    path.write_text(",".join(f"c{i}" for i in range(100)) + "\n"
+                    + "".join(",".join(["v" * 600] * 100) + "\n" for _ in range(12)))
+    preview = run_upload_job("preview", {"file": path, "max_bytes": 1 << 30}, limits=UploadLimits())
+    assert preview.table.rows == 12 and len(preview.first_rows) == 10
+    assert all(len(cell) == 501 for cell in preview.first_rows[0])  # 500 characters and an ellipsis
