@@ -10,7 +10,8 @@ refuse most bombs early; this is what bounds the rest. `run_upload_job` starts
 - a CPU-time limit (`cpu_s`; SIGXCPU, then SIGKILL),
 - a file-size limit (`temp_mb`) on every file it writes (the UTF-8 copy, an Excel sheet's rows, the
   user's tables), in a private temporary directory removed after it,
-- a lower CPU priority, no core dumps, and its end with the app's;
+- the lowest CPU priority (nice 19, the query pool's slow lane's), no core dumps, and its end with
+  the app's;
 
 and kills it when `cancelled()` says the client left. The job's reply comes back as JSON on a pipe
 off fd 1 (query_worker.reply_channel); nothing is unpickled. A refusal keeps its class, template and
@@ -31,6 +32,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from agent.sources.query_pool import SLOW_NICENESS
 from agent.sources.upload_files import TablesUnreadable, UploadNotFound, UploadRejected, UploadTooLarge
 
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]
@@ -128,7 +130,9 @@ def _limit_this_process(limits: UploadLimits) -> None:
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a file past the limit fails its write (EFBIG)
     resource.setrlimit(resource.RLIMIT_FSIZE, (limits.temp_mb * mb, limits.temp_mb * mb))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    os.setpriority(os.PRIO_PROCESS, 0, min(19, os.getpriority(os.PRIO_PROCESS, 0) + 10))
+    # The lowest priority, below the query workers (10) beside the slow lane's: reading a file may take
+    # a core for a minute, and the analysts asking meanwhile come first.
+    os.setpriority(os.PRIO_PROCESS, 0, SLOW_NICENESS)
 
 
 def _serve() -> None:
