@@ -2,13 +2,16 @@
 
 It goes through the same guard and limits as the agent's run_sql, and is kept as a turn of its
 own: the analyst's SQL as the question, the result as the answer, so the page shows it in place
-and the model reads it (columns and first rows) on the next turn.
+and the model reads it (columns and first rows) on the next turn. The turn it edits is kept in
+its step's arguments (`corrects`), so a thumbs up keeps the SQL under the question it corrects
+(issue 38).
 """
 
 from __future__ import annotations
 
 import json
 
+from agent.examples import CORRECTS
 from agent.sources.base import DataSource
 from agent.loop import ANSWER_ROWS
 from agent.state import AgentState, Answer, AnswerData, Message, SQLRecord, Step, utc_now
@@ -21,9 +24,12 @@ QUESTION_PREFIX = "Run this SQL:\n"
 
 
 def run_analyst_sql(store: ConversationStore[AgentState], database: DataSource, *, thread_id: str,
-                    user_id: str, sql: str) -> int:
+                    user_id: str, sql: str, corrects: int | None = None) -> int:
     """Run `sql` through the guard and add it to the conversation as a turn; return its turn index.
     The caller holds the conversation's turn lease.
+
+    Args:
+        corrects: the earlier turn whose SQL this edits (ignored unless it is one).
 
     Raises:
         SQLRejected, QueryFailed, QueryTimeout, SourceUnavailable: nothing was written.
@@ -33,6 +39,9 @@ def run_analyst_sql(store: ConversationStore[AgentState], database: DataSource, 
     state, version = loaded.state, loaded.conversation.version
     result = database.execute(sql)
     turn_index = store.archive(Message).stats(thread_id).user_messages + state.turn_count
+    args: dict = {"sql": sql}
+    if corrects is not None and 0 <= corrects < turn_index:
+        args[CORRECTS] = corrects
     with store.transaction():  # the result, its step and the state: all of them or none
         result_id = store.save_result(thread_id, sql=result.sql, columns=result.columns, rows=result.rows,
                                       truncated=result.truncated)
@@ -50,7 +59,7 @@ def run_analyst_sql(store: ConversationStore[AgentState], database: DataSource, 
             row_count=result.row_count, truncated=result.truncated, result_id=result_id, model=ANALYST))
         state.done = True
         step = Step(step_index=state.steps[-1].step_index + 1 if state.steps else 0, turn_index=turn_index,
-                    step_type="answer", action="run_sql", args={"sql": sql}, observation=observation, content=text,
+                    step_type="answer", action="run_sql", args=args, observation=observation, content=text,
                     result_id=result_id, sql=result.sql, ok=True, model=ANALYST, timestamp=utc_now(),
                     duration_ms=round(result.duration_ms, 2))
         state.steps.append(step)

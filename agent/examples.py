@@ -48,6 +48,10 @@ class SQLDoesNotFit(FeedbackError):
     """The answer's SQL names tables or columns the current database does not have (it changed)."""
 
 
+class CorrectionRefused(FeedbackError):
+    """The right SQL given with a thumbs down does not pass the guard or names what the database lacks."""
+
+
 class NotTheAuthor(AskdbError):
     """A shared verified example is changed, removed or confirmed only by its author or an operator:
     bob once rewrote alice's example and her next question came back ok with his filter."""
@@ -236,13 +240,30 @@ class ExampleRetriever:
 
 # -- feedback -------------------------------------------------------------------------
 
+#: The argument of an analyst's edited re-run (`agent.analyst_sql`) naming the turn whose SQL it corrects.
+CORRECTS = "corrects"
+
+
 class AnsweredTurn(BaseModel):
     """One answered question of a conversation, as feedback needs it."""
 
     turn_index: int
-    question: str
+    question: str  # for an edited re-run, the question of the turn it corrects
     sql: str | None
     result_id: int | None
+
+
+def corrected_turn(finals: dict[int, Step], turn_index: int) -> int:
+    """The turn whose question `turn_index` answers: itself, or for an analyst's edited re-run the turn
+    it corrects, followed back through re-runs of re-runs (issue 38: a thumbs up on a re-run kept it
+    under "Run this SQL: ..." and the question stayed wrong). `finals`: each turn's answer step."""
+    turn = turn_index
+    while (final := finals.get(turn)) is not None:
+        corrects = final.args.get(CORRECTS)
+        if not isinstance(corrects, int) or isinstance(corrects, bool) or not 0 <= corrects < turn:
+            break
+        turn = corrects
+    return turn
 
 
 def find_answer(store, thread_id: str, *, user_id: str, turn_index: int | None = None,
@@ -267,23 +288,35 @@ def find_answer(store, thread_id: str, *, user_id: str, turn_index: int | None =
         [m for m in loaded.state.messages if m.role == "user"]
     if final.turn_index >= len(questions):
         raise AnswerNotFound(f"turn {final.turn_index} has no question")
-    return AnsweredTurn(turn_index=final.turn_index, question=questions[final.turn_index].content or "",
+    asked = corrected_turn({f.turn_index: f for f in finals}, final.turn_index)
+    return AnsweredTurn(turn_index=final.turn_index, question=questions[asked].content or "",
                         sql=final.sql, result_id=final.result_id)
 
 
 def record_feedback(store, retriever: ExampleRetriever, database: DataSource, *, thread_id: str,
                     user_id: str, rating: Rating, note: str = "", turn_index: int | None = None,
-                    result_id: int | None = None) -> Feedback:
+                    result_id: int | None = None, right_sql: str | None = None) -> Feedback:
     """Keep a user's verdict on an answer; "up" also promotes its (question, SQL) to the verified
-    examples of the database. A later verdict on the same answer replaces the earlier one; a "down"
-    never removes an example (the examples page does).
+    examples of the database, and "down" with `right_sql` promotes (question, right_sql) instead. An
+    edited re-run's question is the question it corrects (`corrected_turn`). A later verdict on the
+    same answer replaces the earlier one; a "down" never removes an example (the examples page does).
+    A change to another user's example waits for its author's confirmation (`ExampleStore.upsert`).
 
     Raises:
         ConversationNotFound, AnswerNotFound, NothingToVerify, SQLDoesNotFit.
+        CorrectionRefused: `right_sql` with "up", or one that does not pass the checks (nothing kept).
     """
     answered = find_answer(store, thread_id, user_id=user_id, turn_index=turn_index, result_id=result_id)
     example_id = None
-    if rating == "up":
+    right_sql = (right_sql or "").strip() or None
+    if right_sql is not None:
+        if rating != "down":
+            raise CorrectionRefused("the right SQL goes with a thumbs down; a thumbs up keeps the answer's own SQL")
+        problem = example_problem(database, answered.question, right_sql)
+        if problem:
+            raise CorrectionRefused(f"your SQL was not kept (nor your verdict): {problem}")
+        example_id = retriever.promote(answered.question, right_sql, created_by=user_id).id
+    elif rating == "up":
         if not answered.sql:
             raise NothingToVerify("this answer rests on no SQL, so there is nothing to keep as an example; "
                                   "give a thumbs down with a note instead")

@@ -167,8 +167,9 @@ class AskDB:
                                       max_steps=self.settings.max_steps, hold=lease, source=source)
         return recorder, lease
 
-    def run_analyst_sql(self, thread_id: str, *, user_id: str, sql: str) -> int:
+    def run_analyst_sql(self, thread_id: str, *, user_id: str, sql: str, corrects: int | None = None) -> int:
         """Run the analyst's edited SQL in the conversation, as a turn of its own; return its index.
+        `corrects`: the turn whose SQL was edited (a thumbs up keeps the SQL under its question).
 
         Raises:
             TurnInProgress, SQLRejected, SourceError (nothing written), ConversationNotFound.
@@ -180,7 +181,8 @@ class AskDB:
             with self.store.transaction():  # a question a killed process left is closed first, as a turn does
                 lease.take(thread_id)
                 close_interrupted_turn(self.store, thread_id, user_id=user_id)
-            return run_analyst_sql(self.store, database, thread_id=thread_id, user_id=user_id, sql=sql)
+            return run_analyst_sql(self.store, database, thread_id=thread_id, user_id=user_id, sql=sql,
+                                   corrects=corrects)
         finally:
             lease.release()
 

@@ -16,13 +16,14 @@ from fastapi.responses import JSONResponse, RedirectResponse
 from pydantic import BaseModel, Field, model_validator
 
 from agent.examples import (
-    ExampleRetriever, ImportReport, confirm_example, database_key, edit_example, export_examples, import_examples,
-    record_feedback, remove_example,
+    CorrectionRefused, ExampleRetriever, ImportReport, confirm_example, database_key, edit_example, export_examples,
+    import_examples, record_feedback, remove_example,
 )
 from agent.sources.base import DataSource
 from app.auth import is_operator
 from app.core import AskDB
 from app.deps import AskDBDep, SourceDep, UserDep
+from app.pages import conversation_page
 from app.templating import templates
 from storage.examples import Example, Feedback
 from storage.validity import InvalidText, loads
@@ -46,6 +47,10 @@ class FeedbackCreate(BaseModel):
     note: str = Field("", max_length=2000, description="Optional: what was right or wrong.")
     turn: int | None = Field(None, ge=0, description="The turn's number in the conversation, from 0.")
     result_id: int | None = Field(None, ge=1, description="Or the number of the result the answer rests on.")
+    sql: str | None = Field(None, max_length=20_000, description=(
+        "Optional, with rating down: the right SQL for the question. Checked by the guard and against the "
+        "schema, then kept as a verified example of the question (a refusal keeps nothing, not even the "
+        "verdict)."))
 
     @model_validator(mode="after")
     def _one_target(self) -> FeedbackCreate:
@@ -62,7 +67,8 @@ class FeedbackPublic(BaseModel):
     note: str
     question: str
     sql: str | None
-    example_id: int | None = Field(description="The verified example an up-vote made or updated.")
+    example_id: int | None = Field(description="The verified example an up-vote, or a down-vote's right SQL, "
+                                               "made or updated.")
     updated_at: str
 
     @classmethod
@@ -111,7 +117,8 @@ def give_verdict(askdb: AskDB, thread_id: str, user: str, body: FeedbackCreate) 
     """Record a user's thumbs on one answer of their conversation: the page, the API and MCP's `feedback`."""
     retriever, database = _examples(askdb, askdb.conversation_source(thread_id, user_id=user), user)
     return record_feedback(askdb.store, retriever, database, thread_id=thread_id, user_id=user, rating=body.rating,
-                           note=body.note.strip(), turn_index=body.turn, result_id=body.result_id)
+                           note=body.note.strip(), turn_index=body.turn, result_id=body.result_id,
+                           right_sql=body.sql)
 
 
 def _update(askdb: AskDB, source: str, user: str, example_id: int, body: ExampleUpdate) -> Example:
@@ -125,7 +132,8 @@ def _update(askdb: AskDB, source: str, user: str, example_id: int, body: Example
 @router.post("/api/conversations/{thread_id}/feedback", response_model=FeedbackPublic, status_code=201)
 def give_feedback(thread_id: str, body: FeedbackCreate, askdb: AskDBDep, user: UserDep):
     """Thumbs up or down on one answer (by turn or result number), with an optional note; up keeps
-    the question and its SQL as a verified example of this database."""
+    the question and its SQL as a verified example of this database, down with `sql` keeps the
+    question with that SQL instead."""
     return FeedbackPublic.of(give_verdict(askdb, thread_id, user, body))
 
 
@@ -188,11 +196,23 @@ def import_(document: Annotated[Any, Body()], askdb: AskDBDep, user: UserDep, so
 # -- pages --------------------------------------------------------------------------
 
 @router.post("/c/{thread_id}/feedback")
-def feedback_form(thread_id: str, askdb: AskDBDep, user: UserDep, turn: Annotated[int, Form(ge=0)],
-                  rating: Annotated[Literal["up", "down"], Form()], note: Annotated[str, Form(max_length=2000)] = ""):
-    """Thumbs up or down from the conversation page (no JavaScript needed)."""
-    give_verdict(askdb, thread_id, user, FeedbackCreate(rating=rating, note=note, turn=turn))
-    return RedirectResponse(f"/c/{thread_id}?feedback={turn}-{rating}#turn-{turn}", status_code=303)
+def feedback_form(request: Request, thread_id: str, askdb: AskDBDep, user: UserDep, turn: Annotated[int, Form(ge=0)],
+                  rating: Annotated[Literal["up", "down"], Form()], note: Annotated[str, Form(max_length=2000)] = "",
+                  sql: Annotated[str, Form(max_length=20_000)] = ""):
+    """Thumbs up or down from the conversation page (no JavaScript needed); down may give the right
+    SQL. A correction that is refused comes back in its turn's box with the reason (422)."""
+    try:
+        given = give_verdict(askdb, thread_id, user, FeedbackCreate(rating=rating, note=note, turn=turn,
+                                                                    sql=sql.strip() or None))
+    except CorrectionRefused as exc:
+        response = conversation_page(request, thread_id, askdb, user, feedback_error={
+            "turn": turn, "sql": sql, "note": note, "message": str(exc)})
+        response.status_code = 422
+        return response
+    outcome = "corrected" if rating == "down" and given.example_id else rating
+    if given.example_id and askdb.examples_store.get(given.example_id, database_key=given.database_key).unconfirmed:
+        outcome += "-pending"  # another user's example of this question: their confirmation first
+    return RedirectResponse(f"/c/{thread_id}?feedback={turn}-{outcome}#feedback-{turn}", status_code=303)
 
 
 @router.get("/examples")

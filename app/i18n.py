@@ -43,6 +43,22 @@ ZH: dict[str, str] = {
     "Try one of these": "试试这些问题", "Click a column to add its name to your question.": "点击列名即可把它加入问题。",
     "Right": "正确", "Wrong": "错误", "Note (optional)": "备注（可选）", "verified examples": "已验证示例",
     "Context": "上下文", "Details for developers": "开发者详情",
+    # Who answered, a stopped turn, and corrections (issue 38).
+    "offline planner": "离线规划器", "analyst": "分析师", "Stopped before {model} answered": "在{model}回答前已停止",
+    "Your edit of the SQL for “{q}”": "你为“{q}”编辑的 SQL",
+    "Right: keep this question and its SQL as a verified example": "正确：把这个问题和它的 SQL 保存为已验证示例",
+    "Wrong: record it, with your note and the right SQL if you give it":
+        "错误：记录下来，连同你的备注，以及你给出的正确 SQL",
+    "Wrong? Give the right SQL (optional)": "回答错了？给出正确的 SQL（可选）", "The right SQL": "正确的 SQL",
+    "With 👎 Wrong, this SQL becomes the verified example of “{q}”: askdb uses it the next time the question is "
+    "asked.": "点 👎 错误 后，这条 SQL 会成为“{q}”的已验证示例：下次再问这个问题时 askdb 会使用它。",
+    "You marked this answer right": "你把这个回答标记为正确", "You marked this answer wrong": "你把这个回答标记为错误",
+    "Thanks: “{q}” and its SQL are now a verified example.": "谢谢：“{q}”和它的 SQL 现在是已验证示例。",
+    "Thanks: recorded as wrong, and your SQL is now the verified example of “{q}”.":
+        "谢谢：已记录为错误，你的 SQL 现在是“{q}”的已验证示例。",
+    "Thanks: recorded. Another user's verified example already answers “{q}”; your change is used once its "
+    "author or an operator confirms it.": "谢谢，已记录。“{q}”已有其他用户的已验证示例；你的修改要等其作者或管理员确认后才会使用。",
+    "Thanks: recorded as wrong.": "谢谢：已记录为错误。",
     "One read-only query on {db}, through the same guard and limits as the agent ({s} s, {rows} rows).":
         "在 {db} 上运行一条只读查询，与智能体使用相同的检查和限制（{s} 秒，{rows} 行）。",
     "Formatted": "格式化", "Back to your conversations": "返回对话列表", "Cancel": "取消",

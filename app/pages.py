@@ -75,11 +75,14 @@ def conversation(request: Request, thread_id: str, askdb: AskDBDep, user: UserDe
     """A conversation: each question, its steps, its answer with SQL, table, chart and CSV; `result`
     with `page`, `sort` and `order` pages or sorts that stored result as a whole."""
     options = {result: ResultOptions(page=page, sort=sort, descending=order == "desc")} if result else {}
-    return _conversation_page(request, thread_id, askdb, user, result_options=options)
+    return conversation_page(request, thread_id, askdb, user, result_options=options)
 
 
-def _conversation_page(request: Request, thread_id: str, askdb, user: str, *,
-                       result_options: dict[int, ResultOptions] | None = None, sql_error: dict | None = None) -> Response:
+def conversation_page(request: Request, thread_id: str, askdb, user: str, *,
+                      result_options: dict[int, ResultOptions] | None = None, sql_error: dict | None = None,
+                      feedback_error: dict | None = None) -> Response:
+    """The conversation page; `sql_error` or `feedback_error` ({"turn", "sql", "message"}, and the
+    verdict's "note") puts a refused edit or correction back in its turn's box with the reason."""
     loaded = askdb.store.load(thread_id, user_id=user)
     source = loaded.state.source
     database = askdb.sources.bound(source, user_id=user)  # one no longer configured: the page, no panel
@@ -89,7 +92,7 @@ def _conversation_page(request: Request, thread_id: str, askdb, user: str, *,
     votes = askdb.examples_store.feedback_for_thread(thread_id, user_id=user)
     return _page(request, "conversation.html", view=view, user=user, votes=votes, source=source,
                  source_label=askdb.sources.label(source, user_id=user), panel=_panel(request, askdb, database),
-                 sql_error=sql_error)
+                 sql_error=sql_error, feedback_error=feedback_error)
 
 
 @router.post("/c/{thread_id}/stop")
@@ -102,13 +105,15 @@ def stop(thread_id: str, askdb: AskDBDep, user: UserDep):
 @router.post("/c/{thread_id}/sql")
 def rerun_sql(request: Request, thread_id: str, askdb: AskDBDep, user: UserDep,
               sql: Annotated[str, Form(max_length=100_000)] = "", turn: Annotated[int, Form()] = -1):
-    """Run an edited query through the guard; it becomes a turn of the conversation. A refused
-    query comes back in its box with the reason (400), and nothing is written."""
+    """Run an edited query through the guard; it becomes a turn of the conversation that corrects
+    turn `turn` (a thumbs up on it keeps the SQL under that turn's question). A refused query comes
+    back in its box with the reason (400), and nothing is written; the form's action ends in the
+    box's anchor, so the page lands on it."""
     try:
         with askdb.slots.hold(user):  # one of the user's running slots, as a question or the SQL page takes
-            askdb.run_analyst_sql(thread_id, user_id=user, sql=sql)
+            askdb.run_analyst_sql(thread_id, user_id=user, sql=sql, corrects=turn if turn >= 0 else None)
     except SourceError as exc:
-        response = _conversation_page(request, thread_id, askdb, user, sql_error={
+        response = conversation_page(request, thread_id, askdb, user, sql_error={
             "turn": turn, "sql": sql, "message": error_body(exc, 400)["detail"]})
         response.status_code = 400
         return response

@@ -9,6 +9,7 @@ from urllib.parse import quote
 import sqlglot
 from pydantic import BaseModel
 
+from agent.examples import corrected_turn
 from agent.memory.hooks import NOTE_ACTION
 from agent.state import AgentState, Message, Step
 from app.charts import ChartSpec, suggest_chart
@@ -130,6 +131,7 @@ class ContextView(BaseModel):
 class TurnView(BaseModel):
     index: int
     question: str
+    corrects: str | None = None  # an edited re-run: the question of the turn it corrects
     asked_at: str
     steps: list[Step]
     answer: AnswerView | None
@@ -155,12 +157,15 @@ def conversation_view(store: ConversationStore[AgentState], conversation: Conver
     # Archived questions first: turn numbers (steps' turn_index) count them.
     archived = store.archive(Message).messages(conversation.thread_id, user_id=user_id, role="user")
     questions = archived + [m for m in state.messages if m.role == "user"]
+    answers = {s.turn_index: s for s in steps if s.step_type == "answer"}
     turns = []
     for index, question in enumerate(questions):
         turn_steps = [s for s in steps if s.turn_index == index]
         final = next((s for s in reversed(turn_steps) if s.step_type in ("answer", "error")), None)
+        asked = corrected_turn(answers, index)
         turns.append(TurnView(
             index=index, question=question.content or "", asked_at=question.timestamp, steps=turn_steps,
+            corrects=(questions[asked].content or "") if asked != index else None,
             answer=_answer_view(store, conversation, final, user_id=user_id, dialect=dialect,
                                 options=result_options.get(final.result_id) if final and final.result_id else None),
             tokens=sum((s.tokens or {}).get("total_tokens", 0) for s in turn_steps),

@@ -131,12 +131,16 @@ def build_server(askdb: AskDB, *, local_user: str = DEFAULT_USER, site: str = DE
                  turn: Annotated[int, Field(ge=0, description="The turn's number, from 0 (`turn` of `ask`).")],
                  rating: Annotated[Literal["up", "down"], Field(description="`up`: the answer is right; `down`: "
                                                                           "it is wrong.")],
-                 note: Annotated[str, Field(max_length=2000, description="What was right or wrong.")] = ""
+                 note: Annotated[str, Field(max_length=2000, description="What was right or wrong.")] = "",
+                 sql: Annotated[str | None, Field(max_length=20_000, description=(
+                     "With `down`, optionally: the right SQL for the question, kept as its verified example once "
+                     "it passes the guard and names only real columns."))] = None
                  ) -> FeedbackPublic:
         """Mark an answer right or wrong, as the thumbs on askdb's page do. `up` keeps the question and its SQL
-        as a verified example that askdb shows the model for similar questions later."""
+        as a verified example that askdb shows the model for similar questions later; `down` with `sql` keeps
+        the question with that SQL instead."""
         with _reasons(ToolError):
-            return tools.feedback(caller(ctx), conversation_id, turn=turn, rating=rating, note=note)
+            return tools.feedback(caller(ctx), conversation_id, turn=turn, rating=rating, note=note, sql=sql)
 
     reads = ToolAnnotations(read_only_hint=True, open_world_hint=False)
     writes = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)

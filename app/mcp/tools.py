@@ -216,12 +216,13 @@ def recall(caller: Caller, text: str) -> RecallResult:
     return RecallResult(turns=turns, memories=memories, ranking=found.mode)
 
 
-def feedback(caller: Caller, conversation_id: str, *, turn: int, rating: str, note: str) -> FeedbackPublic:
+def feedback(caller: Caller, conversation_id: str, *, turn: int, rating: str, note: str,
+             sql: str | None = None) -> FeedbackPublic:
     """The page's thumbs (`POST /api/conversations/{id}/feedback`): up keeps the turn's question and SQL
-    as a verified example of its source.
+    as a verified example of its source; down with `sql` keeps the question with that SQL.
 
     Raises:
         ConversationNotFound, AnswerNotFound, FeedbackError, NothingToVerify, SQLDoesNotFit.
     """
-    body = FeedbackCreate(rating=rating, note=note, turn=turn)
+    body = FeedbackCreate(rating=rating, note=note, turn=turn, sql=sql)
     return FeedbackPublic.of(give_verdict(caller.askdb, conversation_id, caller.user_id, body))

@@ -319,6 +319,15 @@
     source.addEventListener("done", () => { source.close(); window.location.reload(); });
   }
 
+  // A refused edit or correction comes back as this page: land on its reason. The form's action
+  // carries its box's anchor (the browser focuses the box); this centres the reason below it.
+  function showRefusal() {
+    const reason = document.querySelector(".edit-sql[open] p.error, .right-sql[open] p.error");
+    if (!reason) return false;
+    reason.scrollIntoView({ block: "center" });
+    return true;
+  }
+
   document.addEventListener("DOMContentLoaded", () => {
     const words = document.body.dataset.words;
     if (words) T = JSON.parse(words);
@@ -326,6 +335,7 @@
     setUpTables();
     setUpConfirm();
     setUpCopy();
+    const refused = showRefusal();
     const form = document.getElementById("ask-form");
     setUpSchema(form);
     if (!form) return;
@@ -344,7 +354,7 @@
     });
     const running = document.querySelector(".turn[data-running]");
     if (form.dataset.follow && running) follow(running, form.dataset.follow);
-    if (window.location.hash === "#turn-last") {
+    if (!refused && window.location.hash === "#turn-last") {
       const last = document.querySelector(".turn[data-last]");
       if (last) last.scrollIntoView();
     }

@@ -60,7 +60,7 @@ def test_edit_the_sql_rerun_it_and_sort_the_result(page, offline_server):
     assert last.locator("table.rows th").nth(1).inner_text() == "Orbit"
     # A refused edit shows the reason with the query kept, and adds nothing.
     last.locator("details.edit-sql summary").click()
-    last.locator("textarea[name=sql]").fill("DROP TABLE launches")
+    last.locator("details.edit-sql textarea[name=sql]").fill("DROP TABLE launches")
     last.locator("details.edit-sql button[type=submit]").click()
     assert "query rejected" in page.inner_text("details.edit-sql[open] p.error")
     assert page.input_value("details.edit-sql[open] textarea[name=sql]") == "DROP TABLE launches"

@@ -52,10 +52,10 @@ def test_thumbs_up_on_the_page_makes_an_example_the_planner_reuses(offline):
     response = offline.post("/ask", data={"question": "How many launches were there in 2020?"}, follow_redirects=False)
     thread = response.headers["location"].split("/c/")[1].split("#")[0]
     page = offline.get(f"/c/{thread}").text
-    assert f'action="/c/{thread}/feedback"' in page and 'value="up"' in page and 'value="down"' in page
+    assert f'action="/c/{thread}/feedback#right-sql-0"' in page and 'value="up"' in page and 'value="down"' in page
     voted = offline.post(f"/c/{thread}/feedback", data={"turn": 0, "rating": "up", "note": "checked by hand"},
                          follow_redirects=False)
-    assert voted.status_code == 303 and voted.headers["location"] == f"/c/{thread}?feedback=0-up#turn-0"
+    assert voted.status_code == 303 and voted.headers["location"] == f"/c/{thread}?feedback=0-up#feedback-0"
     assert "now a verified example" in offline.get(voted.headers["location"]).text
     assert "You marked this answer right: “checked by hand”." in offline.get(f"/c/{thread}").text  # stays visible
     [example] = offline.get("/api/examples").json()["data"]
@@ -67,6 +67,98 @@ def test_thumbs_up_on_the_page_makes_an_example_the_planner_reuses(offline):
     assert reused["answer"]["data"]["sql"] == example["sql"] and "verified query" in reused["answer"]["data"]["text"]
     other_year = ask(offline, "How many launches were there in 2021?")  # not the same question: planned afresh
     assert other_year["steps"][0]["action"] == "list_tables" and "2021" in other_year["answer"]["data"]["text"]
+
+
+def test_a_thumbs_up_on_an_edited_rerun_keeps_the_sql_under_the_question_it_corrects(offline):
+    """Issue 38: the example was kept under "Run this SQL: SELECT ...", so the question stayed wrong."""
+    question = "How many launches were there in 2020?"
+    thread = offline.post("/ask", data={"question": question}, follow_redirects=False).headers["location"][3:35]
+    fixed = "SELECT count(*) AS launches FROM launches WHERE launch_date >= '2020-01-01' AND launch_date < '2021-01-01'"
+    rerun = offline.post(f"/c/{thread}/sql", data={"sql": fixed, "turn": 0}, follow_redirects=False)
+    assert rerun.status_code == 303
+    assert f"Your edit of the SQL for “{question}”" in offline.get(f"/c/{thread}").text
+    voted = offline.post(f"/c/{thread}/feedback", data={"turn": 1, "rating": "up"}, follow_redirects=False)
+    assert voted.headers["location"] == f"/c/{thread}?feedback=1-up#feedback-1"
+    assert f"Thanks: “{question}” and its SQL are now a verified example." in offline.get(voted.headers["location"]).text
+    [example] = offline.get("/api/examples").json()["data"]
+    assert (example["question"], example["sql"]) == (question, fixed)
+    [verdict] = offline.get(f"/api/conversations/{thread}/feedback").json()["data"]
+    assert verdict["question"] == question and verdict["turn"] == 1
+
+    # An edit of the edit still corrects the first question; its thumbs up replaces the example's SQL.
+    refixed = fixed.replace("count(*)", "count(id)")
+    offline.post(f"/c/{thread}/sql", data={"sql": refixed, "turn": 1})
+    offline.post(f"/api/conversations/{thread}/feedback", json={"rating": "up", "turn": 2})
+    [example] = offline.get("/api/examples").json()["data"]
+    assert (example["question"], example["sql"]) == (question, refixed)
+    reused = ask(offline, "how many launches were there in 2020")["answer"]["data"]
+    assert reused["sql"] == refixed and "verified query" in reused["text"]
+    # A re-run sent without a turn (or a turn that is not an earlier one) corrects nothing.
+    offline.post(f"/c/{thread}/sql", data={"sql": "SELECT count(*) AS n FROM countries", "turn": 9})
+    offline.post(f"/api/conversations/{thread}/feedback", json={"rating": "up", "turn": 3})
+    assert {e["question"] for e in offline.get("/api/examples").json()["data"]} == {
+        question, "Run this SQL:\nSELECT count(*) AS n FROM countries"}
+
+
+def test_a_thumbs_down_with_the_right_sql_makes_it_the_questions_verified_example(offline):
+    """Issue 38: the thumbs down had no place for the right SQL. It goes through the guard and the
+    schema check; refused, nothing is kept (not even the verdict); kept, the next paraphrase uses it."""
+    question = "Which launch vehicles are reusable?"
+    thread = ask(offline, question)["thread_id"]
+    url = f"/api/conversations/{thread}/feedback"
+    right = "SELECT name FROM launch_vehicles WHERE reusable = 1 ORDER BY name"
+    for sql, rating, reason in [("DROP TABLE launch_vehicles", "down", "query rejected"),
+                                ("SELECT nom FROM launch_vehicles", "down", "nom"),
+                                (right, "up", "goes with a thumbs down")]:
+        refused = offline.post(url, json={"rating": rating, "turn": 0, "sql": sql})
+        assert refused.status_code == 422 and refused.json()["error"] == "CorrectionRefused", refused.text
+        assert reason in refused.json()["detail"]
+    assert offline.get(url).json()["count"] == 0 and offline.get("/api/examples").json()["count"] == 0
+
+    given = offline.post(url, json={"rating": "down", "turn": 0, "note": "lists 1/0", "sql": right})
+    assert given.status_code == 201 and given.json()["example_id"] and given.json()["rating"] == "down"
+    [example] = offline.get("/api/examples").json()["data"]
+    assert (example["question"], example["sql"], example["unconfirmed"]) == (question, right, False)
+    reused = ask(offline, "which launch vehicles are reusable")["answer"]["data"]
+    assert reused["sql"] == right and "verified query" in reused["text"]
+
+
+def test_the_right_sql_box_on_the_page(offline):
+    question = "Which launch vehicles are reusable?"
+    thread = ask(offline, question)["thread_id"]
+    page = offline.get(f"/c/{thread}").text
+    assert 'name="sql"' in page.split('class="feedback"')[1] and "Give the right SQL" in page
+    refused = offline.post(f"/c/{thread}/feedback", data={"turn": 0, "rating": "down", "note": "wrong rows",
+                                                          "sql": "DELETE FROM launch_vehicles"})
+    assert refused.status_code == 422  # the page again, the reason in the box, the SQL and the note kept
+    assert "query rejected" in refused.text and ">DELETE FROM launch_vehicles</textarea>" in refused.text
+    assert 'value="wrong rows"' in refused.text and offline.get("/api/examples").json()["count"] == 0
+    right = "SELECT name FROM launch_vehicles WHERE reusable = 1"
+    kept = offline.post(f"/c/{thread}/feedback", data={"turn": 0, "rating": "down", "sql": right},
+                        follow_redirects=False)
+    assert kept.headers["location"] == f"/c/{thread}?feedback=0-corrected#feedback-0"
+    assert f"your SQL is now the verified example of “{question}”" in offline.get(kept.headers["location"]).text
+
+
+def test_a_correction_of_another_users_example_waits_for_its_author(tmp_path, sample_db_path):
+    """Corrections keep issue 39's rule: bob's right SQL for alice's question is kept unconfirmed."""
+    tokens = tmp_path / "tokens.txt"
+    alice, bob = ({"Authorization": f"Bearer {add_token(tokens, name)}"} for name in ("alice", "bob"))
+    settings = Settings(database=sample_db_path, store=tmp_path / "store.db", llm="offline", memory_embedder="none",
+                        auth="token", tokens_file=tokens)
+    question = "How many launches were there in 2020?"
+    with TestClient(create_app(settings)) as client:
+        thread = ask(client, question, headers=alice)["thread_id"]
+        client.post(f"/api/conversations/{thread}/feedback", json={"rating": "up", "turn": 0}, headers=alice)
+        theirs = ask(client, question, headers=bob)["thread_id"]
+        bobs = "SELECT count(*) AS n FROM launches WHERE launch_date LIKE '1999%'"
+        voted = client.post(f"/c/{theirs}/feedback", data={"turn": 0, "rating": "down", "sql": bobs}, headers=bob,
+                            follow_redirects=False)
+        assert voted.headers["location"] == f"/c/{theirs}?feedback=0-corrected-pending#feedback-0"
+        assert "once its author or an operator confirms it" in client.get(voted.headers["location"], headers=bob).text
+        [example] = client.get("/api/examples", headers=alice).json()["data"]
+        assert (example["created_by"], example["edited_by"], example["unconfirmed"]) == ("alice", "bob", True)
+        assert "1999" not in ask(client, question, headers=alice)["answer"]["data"]["sql"]
 
 
 def test_the_closest_examples_go_into_the_prompt(client, scripted_llm):
