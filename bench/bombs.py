@@ -178,5 +178,5 @@ def markdown(figures: dict) -> str:
         lines += [f"With upload bombs / alone: {figures['upload_p95_ratio']} (target: at most 2, no errors). The "
                   "upload bombs: an .xlsx that unzips to 210 MB, a CSV of 200,000 columns, a workbook pointing "
                   "3,000 cells at one 50,000-character string, a CSV of 3 million lines; each read in a process "
-                  "of its own (agent/sources/upload_worker.py), so the app's peak memory is the app's."]
+                  "of its own (agent/sources/upload_worker.py), so the app process does not hold the file."]
     return "\n".join(lines)
