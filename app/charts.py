@@ -2,7 +2,9 @@
 
 A category and a number: bars. A date (or year) and a number: a line. Anything
 else, a wide result (SELECT *) or only id/key columns to plot: no chart. The page can
-switch between them; this only picks the default.
+switch between them; this only picks the default. Percentages beside other numbers get
+an axis of their own, on the right: on the counts' axis a failure share of 3% was a
+flat line at the bottom (issue 38).
 """
 
 from __future__ import annotations
@@ -21,11 +23,14 @@ MAX_SERIES = 3
 MAX_COLUMNS = 6  # a wider result reads better as a table
 # Identifiers and keys are numbers that mean nothing as a height or a label (issue 20).
 KEY_COLUMN = re.compile(r"(^|_)(id|key|pk|uuid|rowid)$", re.I)
+#: Columns that hold a percentage or a ratio, by their name's words ("percent", "failure_rate", "share_pct").
+PERCENT_COLUMN = re.compile(r"(^|_)(pct|percent|percentage|share|rate|ratio|proportion)(_|$)", re.I)
 
 
 class Series(BaseModel):
     name: str
     data: list[float | None]
+    axis: Literal["y", "y2"] = "y"  # y2: the right-hand axis, for percentages beside other numbers
 
 
 class ChartSpec(BaseModel):
@@ -35,6 +40,8 @@ class ChartSpec(BaseModel):
     series: list[Series]
     x_title: str = ""
     y_title: str = ""
+    y2_title: str = ""  # the right-hand axis, when a series is on it
+    rows: list[int] = []  # each point's row in the result (the page's row filter hides the others)
     note: str | None = None
 
 
@@ -72,16 +79,20 @@ def suggest_chart(columns: list[str], rows: list[list[Any]]) -> ChartSpec | None
     if label is None or not measures:
         return None
     limit = MAX_POINTS if kind == "line" else MAX_BARS
-    shown = rows[:limit]
+    shown = list(enumerate(rows[:limit]))
     if kind == "line":
-        shown = sorted(shown, key=lambda r: str(r[label]))
+        shown = sorted(shown, key=lambda r: str(r[1][label]))
     note = f"first {limit} of {len(rows)} rows" if len(rows) > limit else None
+    percents = [i for i in measures if PERCENT_COLUMN.search(columns[i])]
+    right = set(percents) if len(percents) < len(measures) else set()  # all percentages: one axis is right
     return ChartSpec(
         kind=kind,
         label_column=columns[label],
-        labels=["" if r[label] is None else str(r[label]) for r in shown],
-        series=[Series(name=human_header(columns[i]), data=[r[i] if _is_number(r[i]) else None for r in shown])
-                for i in measures],
-        x_title=human_header(columns[label]), y_title=", ".join(human_header(columns[i]) for i in measures),
-        note=note,
+        labels=["" if r[label] is None else str(r[label]) for _, r in shown],
+        series=[Series(name=human_header(columns[i]), data=[r[i] if _is_number(r[i]) else None for _, r in shown],
+                       axis="y2" if i in right else "y") for i in measures],
+        x_title=human_header(columns[label]),
+        y_title=", ".join(human_header(columns[i]) for i in measures if i not in right),
+        y2_title=", ".join(human_header(columns[i]) for i in measures if i in right),
+        rows=[n for n, _ in shown], note=note,
     )

@@ -19,7 +19,11 @@ ZH: dict[str, str] = {
     "Conversations": "对话", "New conversation": "新对话", "SQL": "SQL", "Examples": "示例", "Memories": "记忆",
     "offline planner (no LLM configured)": "离线规划器（未配置大模型）", "model": "模型",
     "Search titles and tags": "搜索标题和标签", "Search": "搜索", "Title": "标题", "Last activity": "最近活动",
-    "Questions": "问题", "Tags": "标签", "No conversations yet.": "还没有对话。",
+    "Questions": "问题", "Tags": "标签", "No conversations yet.": "还没有对话。", "Ask a first question.": "提出第一个问题。",
+    "No conversation matches “{q}”.": "没有与“{q}”匹配的对话。", "Show all conversations": "显示全部对话",
+    "Newer": "较新", "Older": "较早", "Page {p} of {n}": "第 {p} 页，共 {n} 页", "Import a conversation": "导入对话",
+    "A file from a conversation's Export link (or store export), archived turns included; it becomes a new "
+    "conversation of yours.": "对话“导出”链接（或 store export）得到的文件，包括已归档的轮次；导入后成为你的一个新对话。",
     "conversation": "个对话", "conversations": "个对话",
     "Ask a question about {db}, in English or Chinese.": "用中文或英文提问关于 {db} 的问题。",
     "Question": "问题", "Ask": "提问", "Data source": "数据源", "Your uploaded tables": "你上传的表",
@@ -35,7 +39,7 @@ ZH: dict[str, str] = {
     "Edit and re-run": "编辑并重新运行", "Run": "运行", "Copy SQL": "复制 SQL", "Copied": "已复制",
     "Open in the SQL page": "在 SQL 页面打开",
     "{n} rows": "{n} 行", "1 row": "1 行", "Download CSV": "下载 CSV", "Download JSON": "下载 JSON",
-    "Download PNG": "下载 PNG", "Bars": "柱状图", "Line": "折线图", "Table only": "仅表格",
+    "Download PNG": "下载 PNG", "{y} by {x}": "按{x}的{y}", "Bars": "柱状图", "Line": "折线图", "Table only": "仅表格",
     "Filter rows shown": "筛选显示的行", "Rows {a}–{b} · page {p} of {n}": "第 {a}–{b} 行 · 第 {p} 页，共 {n} 页", "Previous": "上一页", "Next": "下一页",
     "truncated: the query returned more rows than the limit ({n}); add filters or LIMIT":
         "已截断：查询返回的行数超过上限（{n}）；请加筛选条件或 LIMIT",
@@ -44,7 +48,7 @@ ZH: dict[str, str] = {
     "Right": "正确", "Wrong": "错误", "Note (optional)": "备注（可选）", "verified examples": "已验证示例",
     "Context": "上下文", "Details for developers": "开发者详情",
     # Who answered, a stopped turn, and corrections (issue 38).
-    "offline planner": "离线规划器", "analyst": "分析师", "Stopped before {model} answered": "在{model}回答前已停止",
+    "offline planner": "离线规划器", "analyst": "分析师", "Stopped: {model} did not answer": "已停止：{model}没有作答",
     "Your edit of the SQL for “{q}”": "你为“{q}”编辑的 SQL",
     "Right: keep this question and its SQL as a verified example": "正确：把这个问题和它的 SQL 保存为已验证示例",
     "Wrong: record it, with your note and the right SQL if you give it":

@@ -8,10 +8,12 @@ import re
 
 from pydantic import BaseModel
 
+from agent.planner.lexicon import ZH_WORDS
 from agent.sources.base import DataSource
 from agent.sources.errors import SourceError
 from agent.sources.schema_search import TableDoc, TableIndex
 from app.headers import human_header
+from storage.text import has_cjk, singular
 
 MAX_SUGGESTIONS = 5
 SAMPLES_PER_COLUMN = 3
@@ -20,10 +22,16 @@ _NOT_CATEGORIES = re.compile(r"(^|_)(id|name|code|notes?|description|title|model
 _NOT_MEASURES = re.compile(r"(^|_)(id|latitude|longitude|lat|lon|lng|year)$|_id$", re.I)
 _UNIT = re.compile(r"_(kg|km|kmh|m|usd|eur|pct|s|ms)$", re.I)
 _QUESTIONS = {
-    "count_by": ("How many {table} are there by {category}?", "每个 {category} 有多少 {table}？"),
-    "average_by": ("What is the average {measure} by {category}?", "每个 {category} 的平均 {measure}"),
-    "per_year": ("How many {table} per year?", "{table} 每年有多少？"),
+    "count_by": ("How many {table} are there by {category}?", "每个{category}有多少{table}？"),
+    "average_by": ("What is the average {measure} by {category}?", "每个{category}的平均{measure}"),
+    "per_year": ("How many {table} per year?", "每年有多少{table}？"),
 }
+#: Chinese for the English words of schema names, from the planner's lexicon (its first word for each):
+#: "每个 orbit 有多少 payloads？" mixed the languages (issue 38).
+_ZH_NAMES: dict[str, str] = {}
+for _zh, _en in ZH_WORDS.items():
+    if _en and not has_cjk(_en):
+        _ZH_NAMES.setdefault(_en, _zh)
 
 
 class ColumnInfo(BaseModel):
@@ -58,9 +66,30 @@ def schema_panel(database: DataSource, *, language: str, examples: list[str] = (
     return SchemaPanel(tables=tables, suggestions=suggestions)
 
 
+def zh_name(identifier: str) -> str | None:
+    """A schema name in Chinese: itself when it is Chinese already, else its words through the
+    lexicon, longest phrase first ("launch_vehicles": 运载火箭, "launch_sites": 发射场); None when a
+    word has no Chinese, or the whole is one character (a lone 场 names nothing)."""
+    if has_cjk(identifier):
+        return identifier
+    words = [singular(w) for w in re.findall(r"[A-Za-z]+", identifier)]
+    out, at = [], 0
+    while at < len(words):
+        for end in range(len(words), at, -1):
+            if (found := _ZH_NAMES.get(" ".join(words[at:end]))) is not None:
+                out.append(found)
+                at = end
+                break
+        else:
+            return None
+    name = "".join(out)
+    return name if len(name) > 1 else None
+
+
 def _suggest(docs: list[TableDoc], language: str) -> list[str]:
     """Questions the schema invites, from the largest tables down: a count by a category, an
-    average of a measure by a category, a count per year of a date."""
+    average of a measure by a category, a count per year of a date. In Chinese, only questions
+    whose names all have Chinese (`zh_name`); English ones when none has."""
     zh = language == "zh"
     out: list[str] = []
     for doc in sorted(docs, key=lambda d: -d.row_count):
@@ -68,14 +97,25 @@ def _suggest(docs: list[TableDoc], language: str) -> list[str]:
         categories = [c for c in doc.columns if doc.values.get(c) and not _NOT_CATEGORIES.search(c)]
         measures = [c for c in doc.columns if "REAL" in types[c].upper() and not _NOT_MEASURES.search(c)]
         dates = [c for c in doc.columns if "date" in c.lower() or "DATE" in types[c].upper()]
-        table = doc.name.replace("_", " ")  # "aircraft hardware": a question, not an identifier
+        name = zh_name if zh else _english_name
+        table = name(doc.name)
         if categories:
-            out.append(_QUESTIONS["count_by"][zh].format(table=table, category=categories[0]))
+            out.append(_question("count_by", zh, table=table, category=name(categories[0])))
         if categories and measures:
-            measure = _UNIT.sub("", measures[0]).replace("_", " ")
-            out.append(_QUESTIONS["average_by"][zh].format(measure=measure, category=categories[min(1, len(categories) - 1)]))
+            out.append(_question("average_by", zh, measure=name(_UNIT.sub("", measures[0])),
+                                 category=name(categories[min(1, len(categories) - 1)])))
         if dates:
-            out.append(_QUESTIONS["per_year"][zh].format(table=table))
+            out.append(_question("per_year", zh, table=table))
+        out = [q for q in out if q]
         if len(out) >= MAX_SUGGESTIONS:
             break
-    return out
+    return out or (_suggest(docs, "en") if zh else [])
+
+
+def _english_name(identifier: str) -> str:
+    return identifier.replace("_", " ")  # "aircraft hardware": a question, not an identifier
+
+
+def _question(kind: str, zh: bool, **names: str | None) -> str | None:
+    """One suggested question, or None when a name is missing (no Chinese for it)."""
+    return None if None in names.values() else _QUESTIONS[kind][zh].format(**names)

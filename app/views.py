@@ -53,12 +53,14 @@ class ResultOptions(BaseModel):
         return f"sort={quote(self.sort)}&order={'desc' if self.descending else 'asc'}&"
 
 
-def sort_rows(rows: list[list[Any]], index: int, *, descending: bool) -> list[list[Any]]:
-    """The rows by one column: numbers by value, text by text, NULLs last either way."""
-    present = [r for r in rows if r[index] is not None]
-    present.sort(key=lambda r: (isinstance(r[index], str), r[index]) if isinstance(r[index], (int, float, str))
-                 else (True, str(r[index])), reverse=descending)
-    return present + [r for r in rows if r[index] is None]
+def sort_order(rows: list[list[Any]], index: int, *, descending: bool) -> list[int]:
+    """The rows' positions ordered by one column: numbers by value, text by text, NULLs last either way."""
+    def key(value: Any) -> tuple:
+        return (isinstance(value, str), value) if isinstance(value, (int, float, str)) else (True, str(value))
+
+    present = sorted((i for i, r in enumerate(rows) if r[index] is not None), key=lambda i: key(rows[i][index]),
+                     reverse=descending)
+    return present + [i for i, r in enumerate(rows) if r[index] is None]
 
 
 class ResultView(BaseModel):
@@ -68,6 +70,7 @@ class ResultView(BaseModel):
     headers: list[str]  # the columns as an analyst reads them (sum_mass_kg: "Sum mass (kg)")
     numeric: list[bool]  # columns holding only numbers (and NULLs): aligned right
     rows: list[list[Any]]
+    row_ids: list[int] = []  # each shown row's position in the result (the chart's points name them)
     row_count: int
     truncated: bool
     page: int
@@ -85,18 +88,20 @@ class ResultView(BaseModel):
            json_url: str | None = None, chart_key: str | None = None, file_stem: str = "askdb-result") -> ResultView:
         options = options or ResultOptions()
         rows = result.rows
+        order = list(range(len(rows)))
         if options.sort in result.columns:  # the whole stored result, not just the page shown
-            rows = sort_rows(rows, result.columns.index(options.sort), descending=options.descending)
+            order = sort_order(rows, result.columns.index(options.sort), descending=options.descending)
         else:
             options = ResultOptions(page=options.page)
         pages = max(1, -(-len(rows) // PAGE_ROWS))
         page = min(max(1, options.page), pages)
         start = (page - 1) * PAGE_ROWS
+        shown = order[start: start + PAGE_ROWS]
         return cls(result_id=getattr(result, "result_id", None), sql=result.sql, columns=result.columns,
                    headers=[human_header(c) for c in result.columns], options=options,
                    numeric=[all(isinstance(r[i], (int, float)) for r in rows if r[i] is not None) and
                             any(r[i] is not None for r in rows) for i in range(len(result.columns))],
-                   rows=rows[start: start + PAGE_ROWS], row_count=result.row_count,
+                   rows=[rows[i] for i in shown], row_ids=shown, row_count=result.row_count,
                    truncated=result.truncated, page=page, pages=pages, first_row=start + 1,
                    chart=suggest_chart(result.columns, result.rows), csv_url=csv_url, json_url=json_url,
                    chart_key=chart_key, file_stem=file_stem)

@@ -10,6 +10,27 @@
 
   // -- charts ------------------------------------------------------------------------
 
+  // The canvas itself is transparent: paint it white under the chart, so a PNG (or the browser's
+  // "Save image as") is not a black or checkered square in other programs (issue 38).
+  const WHITE_BACKGROUND = {
+    id: "askdbWhiteBackground",
+    beforeDraw(chart) {
+      const g = chart.ctx;
+      g.save();
+      g.globalCompositeOperation = "destination-over";
+      g.fillStyle = "#fff";
+      g.fillRect(0, 0, chart.width, chart.height);
+      g.restore();
+    },
+  };
+
+  // The points to draw: all of them, or only those of the rows the table's filter leaves shown.
+  function chartPoints(figure, spec) {
+    const all = spec.labels.map((_, k) => k);
+    if (!figure._shownRows) return all;
+    return all.filter((k) => figure._shownRows.has(spec.rows[k]));
+  }
+
   function drawChart(figure, kind) {
     const spec = JSON.parse(figure.dataset.chart);
     const canvas = figure.querySelector("canvas");
@@ -22,19 +43,47 @@
     figure.dataset.kind = kind;
     if (kind === "none" || typeof Chart === "undefined") return;
     const axis = (title) => ({ title: { display: true, text: title } });
+    const points = chartPoints(figure, spec);
+    const scales = { x: axis(spec.x_title), y: axis(spec.y_title) };
+    if (spec.series.some((s) => s.axis === "y2")) {  // percentages beside counts: an axis of their own
+      scales.y2 = { ...axis(spec.y2_title), position: "right", grid: { drawOnChartArea: false } };
+    }
     figure._chart = new Chart(canvas, {
       type: kind,
       data: {
-        labels: spec.labels,
+        labels: points.map((k) => spec.labels[k]),
         datasets: spec.series.map((s, i) => ({
-          label: s.name, data: s.data, borderColor: COLORS[i % COLORS.length],
+          label: s.name, data: points.map((k) => s.data[k]), yAxisID: s.axis || "y",
+          borderColor: COLORS[i % COLORS.length],
           backgroundColor: COLORS[i % COLORS.length] + (kind === "bar" ? "cc" : "33"), tension: 0.2,
         })),
       },
-      options: { animation: false, responsive: true, maintainAspectRatio: false,
-                 scales: { x: axis(spec.x_title), y: axis(spec.y_title) },
+      options: { animation: false, responsive: true, maintainAspectRatio: false, scales,
                  plugins: { legend: { display: spec.series.length > 1 } } },
+      plugins: [WHITE_BACKGROUND],
     });
+  }
+
+  // The chart as a PNG: white, with its title (the question) above it.
+  function chartPng(figure) {
+    const canvas = figure.querySelector("canvas");
+    const scale = canvas.width / Math.max(1, canvas.clientWidth);
+    const band = Math.round(36 * scale);
+    const copy = document.createElement("canvas");
+    copy.width = canvas.width;
+    copy.height = canvas.height + band;
+    const g = copy.getContext("2d");
+    g.fillStyle = "#fff";
+    g.fillRect(0, 0, copy.width, copy.height);
+    g.fillStyle = "#1d2430";
+    g.font = "600 " + Math.round(16 * scale) + "px system-ui, sans-serif";
+    g.textBaseline = "middle";
+    let title = figure.dataset.title || "";
+    const room = copy.width - 16 * scale;
+    while (title.length > 1 && g.measureText(title).width > room) title = title.slice(0, -2) + "…";
+    g.fillText(title, 8 * scale, band / 2);
+    g.drawImage(canvas, 0, band);
+    return copy.toDataURL("image/png");
   }
 
   function setUpCharts() {
@@ -49,16 +98,17 @@
           try { if (key) window.localStorage.setItem(key, button.dataset.kind); } catch (e) { /* storage off */ }
         }));
       const png = figure.querySelector(".chart-png");
-      if (png) png.addEventListener("click", () => {
-        // A white background: the canvas itself is transparent.
-        const canvas = figure.querySelector("canvas");
-        const copy = document.createElement("canvas");
-        copy.width = canvas.width; copy.height = canvas.height;
-        const g = copy.getContext("2d");
-        g.fillStyle = "#fff"; g.fillRect(0, 0, copy.width, copy.height); g.drawImage(canvas, 0, 0);
-        png.href = copy.toDataURL("image/png");
-      });
+      if (png) png.addEventListener("click", () => { png.href = chartPng(figure); });
     });
+  }
+
+  // The table's row filter: the chart follows the rows it leaves shown.
+  function filterChart(result, table, filtering) {
+    const figure = result.querySelector("figure.chart[data-chart]");
+    if (!figure) return;
+    figure._shownRows = filtering ? new Set(Array.from(table.tBodies[0].rows)
+      .filter((row) => !row.hidden).map((row) => Number(row.dataset.row))) : null;
+    drawChart(figure, figure.dataset.kind);
   }
 
   // -- result tables: sort by a header, filter the rows shown ---------------------------
@@ -113,6 +163,7 @@
         Array.from(table.tBodies[0].rows).forEach((row) => {
           row.hidden = needle !== "" && !row.textContent.toLowerCase().includes(needle);
         });
+        filterChart(result, table, needle !== "");
       });
     });
   }

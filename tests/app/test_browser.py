@@ -169,6 +169,9 @@ def test_stop_ends_a_running_turn_cleanly(page, scripted_server, scripted_llm):
     page.click(".turn[data-running] form.stop button")
     page.wait_for_selector(".answer.stopped", timeout=20_000)
     assert "Stopped at your request" in page.inner_text(".answer.stopped .answer-text")
+    # Issue 38: it said "Answered by ..." under a turn nobody answered.
+    assert page.inner_text(".answer.stopped .model").startswith("Stopped:") and \
+        "Answered by" not in page.inner_text(".answer.stopped")
     assert page.locator(".turn[data-running]").count() == 0 and page.locator("form.stop").count() == 0
     thread_id = page.url.split("/c/")[1].split("#")[0]
     state = page.evaluate(f"fetch('/api/conversations/{thread_id}/state').then(r => r.json())")

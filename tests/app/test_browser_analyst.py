@@ -73,8 +73,8 @@ def test_the_chinese_ui(browser, offline_server):
     try:
         page.goto(offline_server.url + "/new")
         assert "新对话" in page.inner_text("header") and "数据表" in page.inner_text(".schema-panel")
-        assert "每个 outcome 有多少 launches？" in page.inner_text(".suggestions")
-        ask(page, "每个 outcome 有多少 launches？")
+        assert "每个结果有多少发射？" in page.inner_text(".suggestions")
+        ask(page, "每个结果有多少发射？")
         page.wait_for_selector(".answer .answer-text")
         assert "回答者" in page.inner_text(".answer") and "行" in page.inner_text(".result-meta")
         page.screenshot(path=str(SCREENSHOTS / "chinese.png"), full_page=True)

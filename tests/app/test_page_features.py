@@ -8,11 +8,15 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 
+from agent.sources.schema_search import TableDoc
 from app.charts import suggest_chart
 from app.headers import human_header
 from app.i18n import ZH
+from app.schema_panel import _suggest, zh_name
 from app.settings import ROOT, Settings
+from app.views import ResultOptions, ResultView
 from app.web import create_app
+from storage.steps import StoredResult
 from tests.app.test_pages import ask_form, ask_numbers, client  # noqa: F401 (the fixture)
 
 
@@ -43,13 +47,51 @@ def test_charts_have_axis_titles_and_skip_keys_and_wide_tables():
     assert suggest_chart(["year", "n"], [[2020, 1], [2021, 2]]).kind == "line"
 
 
+def test_a_percentage_beside_other_numbers_gets_the_right_hand_axis():
+    """Issue 38: a failure share of 3% on the launches' axis was a flat line at the bottom."""
+    chart = suggest_chart(["orbit", "percent", "count"], [["LEO", 1.9, 1421], ["GEO", 7.6, 79]])
+    assert [(s.name, s.axis) for s in chart.series] == [("Percent", "y2"), ("Count", "y")]
+    assert (chart.y_title, chart.y2_title, chart.rows) == ("Count", "Percent", [0, 1])
+    both = suggest_chart(["orbit", "success_rate_pct", "failure_share"], [["LEO", 98.0, 2.0], ["GEO", 92.4, 7.6]])
+    assert {s.axis for s in both.series} == {"y"} and both.y2_title == ""  # all percentages: one axis
+    line = suggest_chart(["year", "n"], [[2021, 5], [2020, 3]])
+    assert line.labels == ["2020", "2021"] and line.rows == [1, 0]  # sorted points keep their rows
+
+
+def test_a_sorted_page_knows_each_rows_place_in_the_result():
+    result = StoredResult(thread_id="t", result_id=1, sql="SELECT 1", columns=["orbit", "n"], row_count=3,
+                          rows=[["LEO", 5], ["GEO", 9], ["MEO", None]], truncated=False, created_at="2026-01-01")
+    view = ResultView.of(result, options=ResultOptions(sort="n", descending=True))
+    assert view.rows == [["GEO", 9], ["LEO", 5], ["MEO", None]] and view.row_ids == [1, 0, 2]
+
+
+@pytest.mark.parametrize(("name", "zh"), [
+    ("launches", "发射"), ("payloads", "载荷"), ("launch_vehicles", "运载火箭"), ("launch_sites", "发射场"),
+    ("mass", "质量"), ("销售额", "销售额"), ("aircraft_hardware", None), ("sites", None), ("team", None),
+])
+def test_schema_names_in_chinese_come_from_the_lexicon_or_not_at_all(name, zh):
+    assert zh_name(name) == zh
+
+
+def test_chinese_suggestions_never_mix_languages(sample_client):
+    """Issue 38: "每个 orbit 有多少 payloads？". A question whose names have no Chinese is left out; a
+    schema with none at all gets English questions rather than mixed ones."""
+    zh = sample_client.get("/new", headers={"Accept-Language": "zh-CN"}).text
+    suggested = re.findall(r'name="question" value="([^"]*)"', zh)
+    assert "每个轨道有多少载荷？" in suggested and not [q for q in suggested if re.search(r"[A-Za-z]", q)]
+    budget = TableDoc(name="budget", columns=["team", "amount"], types=["TEXT", "REAL"], row_count=2,
+                      values={"team": ["engines", "avionics"]})
+    assert _suggest([budget], "zh") == _suggest([budget], "en") == [
+        "How many budget are there by team?", "What is the average amount by team?"]
+
+
 def test_new_conversation_lists_tables_columns_and_suggested_questions(sample_client):
     page = sample_client.get("/new").text
     assert 'class="schema-panel"' in page and "<code>launches</code>" in page and "2,639" in page
     assert 'data-insert="orbit"' in page and "LEO" in page  # a column with its sample values
     assert "How many launches are there by outcome?" in page
     zh = sample_client.get("/new", headers={"Accept-Language": "zh-CN,zh;q=0.9"}).text
-    assert "每个 outcome 有多少 launches？" in zh and "新对话" in zh and '<html lang="zh-CN">' in zh
+    assert "每个结果有多少发射？" in zh and "新对话" in zh and '<html lang="zh-CN">' in zh
 
 
 def test_a_suggested_question_is_answered_by_the_offline_planner(sample_client):
