@@ -68,7 +68,7 @@ class ArchiveStore(Generic[MessageT]):
         tokens = tokens or [0] * len(messages)
         d = self.db.dialect
         with self.db.write() as tx:
-            version = write_state(tx, thread_id, user_id=user_id, state_json=state.model_dump_json(),
+            version = write_state(tx, thread_id, user_id=user_id, state=state,
                                   expected_version=expected_version)
             start = tx.value("SELECT coalesce(max(position) + 1, 0) AS next FROM archived_messages WHERE thread_id = ?",
                              (thread_id,))

@@ -33,7 +33,7 @@ from storage.memory_items import MemoryItemStore
 from storage.schema import migrate
 from storage.steps import StepsAndResults
 from storage.sql import Database, Dialect, Row, Transaction, UniqueViolation
-from storage.threads import check_thread_id, short_title, write_state
+from storage.threads import check_thread_id, short_title, state_columns, write_state
 from storage.validity import check, repaired
 
 StateT = TypeVar("StateT", bound=BaseModel)
@@ -71,14 +71,13 @@ def _select_conversation(d: Dialect, extra: str = "") -> str:
     SELECT thread_id, user_id, title, {d.timestamp("created_at")} AS created_at,
            {d.timestamp("updated_at")} AS updated_at, {d.json_out("tags")} AS tags,
            {d.json_out("tool_categories")} AS tool_categories, version,
-           coalesce({d.json_array_length("state_data", "messages")}, 0)
-             -- archived messages count too: positions run 0..n-1, so max + 1 (an index seek, not a count)
-             + coalesce((SELECT max(position) + 1 FROM archived_messages a
-                         WHERE a.thread_id = conversations.thread_id), 0) AS message_count,
-           (SELECT count(*) FROM {d.json_elements("state_data", "messages")} WHERE {d.element_text("role")} = 'user')
-             + (SELECT count(*) FROM archived_messages a
-                WHERE a.thread_id = conversations.thread_id AND a.role = 'user') AS question_count,
-           {d.json_text("state_data", "source")} AS source
+           -- the hot state's counts are kept beside it (write_state); archived messages count too:
+           -- positions run 0..n-1, so max + 1 (an index seek, not a count)
+           live_messages + coalesce((SELECT max(position) + 1 FROM archived_messages a
+                                     WHERE a.thread_id = conversations.thread_id), 0) AS message_count,
+           live_questions + (SELECT count(*) FROM archived_messages a
+                             WHERE a.thread_id = conversations.thread_id AND a.role = 'user') AS question_count,
+           live_source AS source
            {extra}
     FROM conversations"""
 
@@ -188,11 +187,12 @@ class ConversationStore(ExportImport, StepsAndResults, Generic[StateT]):
             try:
                 tx.execute(
                     # One clock reading for both, so a new conversation's created_at == updated_at.
-                    "INSERT INTO conversations (thread_id, user_id, title, tags, tool_categories, state_data, version,"
-                    f" created_at, updated_at) SELECT ?, ?, ?, {d.json_in}, {d.json_in}, {d.json_in}, 1, t.ts, t.ts"
+                    "INSERT INTO conversations (thread_id, user_id, title, tags, tool_categories, state_data,"
+                    " live_messages, live_questions, live_source, version, created_at, updated_at)"
+                    f" SELECT ?, ?, ?, {d.json_in}, {d.json_in}, {d.json_in}, ?, ?, ?, 1, t.ts, t.ts"
                     f" FROM (SELECT {d.now} AS ts) t",
                     (thread_id, user_id, short_title(title), json.dumps(tags or []), json.dumps(tool_categories or []),
-                     d.json_param(state.model_dump_json())))
+                     d.json_param(state.model_dump_json()), *state_columns(state)))
             except UniqueViolation as exc:
                 raise InvalidThreadId(thread_id) from exc
         return self.get(thread_id, user_id=user_id)
@@ -226,7 +226,7 @@ class ConversationStore(ExportImport, StepsAndResults, Generic[StateT]):
         """
         check_thread_id(thread_id)
         with self.db.write() as tx:
-            return write_state(tx, thread_id, user_id=user_id, state_json=state.model_dump_json(),
+            return write_state(tx, thread_id, user_id=user_id, state=state,
                                expected_version=expected_version, title=title)
 
     def list(self, *, user_id: str, search: str | None = None, limit: int = 50, offset: int = 0) -> ConversationPage:

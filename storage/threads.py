@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from pydantic import BaseModel
+
 from storage.errors import ConversationNotFound, InvalidThreadId, VersionConflict
 from storage.sql import Transaction
 
@@ -44,10 +46,18 @@ def require_conversation(tx: Transaction, thread_id: str, *, user_id: str | None
         raise ConversationNotFound(thread_id)
 
 
-def write_state(tx: Transaction, thread_id: str, *, user_id: str, state_json: str, expected_version: int,
+def state_columns(state: BaseModel) -> tuple[int, int, str | None]:
+    """(messages, the user's questions, the data source) of a state, kept beside it as live_messages,
+    live_questions and live_source (migration 9) so that no read parses state_data for them."""
+    messages = getattr(state, "messages", None) or []
+    return (len(messages), sum(1 for m in messages if getattr(m, "role", None) == "user"),
+            getattr(state, "source", None))
+
+
+def write_state(tx: Transaction, thread_id: str, *, user_id: str, state: BaseModel, expected_version: int,
                 title: str | None = None) -> int:
-    """Replace a conversation's state if nobody saved since `expected_version` (and name it `title`
-    if it has no title yet); return the new version.
+    """Replace a conversation's state (and the columns kept beside it, `state_columns`) if nobody saved since
+    `expected_version` (and name it `title` if it has no title yet); return the new version.
 
     Raises:
         VersionConflict: someone else saved first (in any process); nothing was written.
@@ -55,10 +65,12 @@ def write_state(tx: Transaction, thread_id: str, *, user_id: str, state_json: st
     """
     d = tx.dialect
     cursor = tx.execute(
-        f"UPDATE conversations SET state_data = {d.json_in}, version = version + 1, updated_at = {d.now},"
+        f"UPDATE conversations SET state_data = {d.json_in}, live_messages = ?, live_questions = ?, live_source = ?,"
+        f" version = version + 1, updated_at = {d.now},"
         " title = CASE WHEN title = '' AND CAST(? AS TEXT) IS NOT NULL THEN ? ELSE title END"
         " WHERE thread_id = ? AND user_id = ? AND version = ?",
-        (d.json_param(state_json), title, short_title(title or ""), thread_id, user_id, expected_version))
+        (d.json_param(state.model_dump_json()), *state_columns(state), title, short_title(title or ""), thread_id,
+         user_id, expected_version))
     if cursor.rowcount == 0:
         current = tx.value("SELECT version FROM conversations WHERE thread_id = ? AND user_id = ?",
                            (thread_id, user_id))

@@ -36,3 +36,29 @@ def test_the_list_counts_questions_not_internal_messages(store):  # noqa: F811
     store.archive(Message).archive(created.thread_id, user_id="u", state=kept, expected_version=created.version,
                                    messages=state.messages[:3])
     assert store.get(created.thread_id, user_id="u").question_count == 2
+
+
+def test_counts_and_source_kept_beside_the_state_are_rebuilt_for_rows_written_before(store):  # noqa: F811
+    """Migration 9 reads each row's counts and source once from its state_data (messages that are not a
+    list count 0); from then on saves write them and no read parses state_data (issue 35)."""
+    from storage.schema import migrations
+
+    d = store.db.dialect
+    state = AgentState(source="uploads", messages=[Message(role="user", content="q"), Message(role="assistant",
+                                                                                               content="a")])
+    kept = store.create(user_id="u", state=state, title="kept")
+    broken = store.create(user_id="u", state=AgentState(), title="broken")
+    with store.db.write() as tx:
+        tx.execute("UPDATE conversations SET live_messages = 0, live_questions = 0, live_source = NULL")
+        tx.execute(f"UPDATE conversations SET state_data = {d.json_in} WHERE thread_id = ?",
+                   (d.json_param('{"messages": "not a list"}'), broken.thread_id))
+        [script] = [text for number, text in migrations(d.migrations_dir) if number == 9]
+        for statement in d.migration_statements(script):
+            if "UPDATE conversations SET" in statement:
+                tx.execute(statement[statement.index("UPDATE conversations SET"):])
+    again = store.get(kept.thread_id, user_id="u")
+    assert (again.message_count, again.question_count, again.source) == (2, 1, "uploads")
+    assert store.get(broken.thread_id, user_id="u").message_count == 0
+    store.save(kept.thread_id, user_id="u", state=AgentState(messages=state.messages * 2),
+               expected_version=kept.version)
+    assert store.get(kept.thread_id, user_id="u").question_count == 2
