@@ -94,6 +94,7 @@ class ConversationStore(ExportImport, StepsAndResults, Generic[StateT]):
     def __init__(self, db: Database | sqlite3.Connection, state_model: type[StateT], *, owns_db: bool = False):
         self.db, self.state_model, self._owns_db = as_database(db), state_model, owns_db
         self.backend = self.db.dialect.name  # "sqlite" or "postgresql"
+        self._loaded = Loaded[state_model]  # pydantic builds a generic class per subscript: once, not per load
         self._select = _select_conversation(self.db.dialect)
         self._select_state = _select_conversation(
             self.db.dialect, f", {self.db.dialect.json_out('state_data')} AS state_data, (SELECT coalesce(max(result_id),"
@@ -215,7 +216,7 @@ class ConversationStore(ExportImport, StepsAndResults, Generic[StateT]):
             state = self.state_model.model_validate_json(row["state_data"])
         except ValidationError as exc:
             raise CorruptState(thread_id, f"{exc.error_count()} validation errors; first: {exc.errors()[0]['msg']}") from exc
-        return Loaded[self.state_model](conversation=_conversation(row), state=state,
+        return self._loaded(conversation=_conversation(row), state=state,
                                         last_result_id=row["last_result_id"])
 
     def save(self, thread_id: str, *, user_id: str, state: StateT, expected_version: int, title: str | None = None) -> int:
