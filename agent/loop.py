@@ -29,7 +29,7 @@ from agent.memory.hooks import NOTE_ACTION, Memory, before_turn, remember_statem
 from agent.memory.summary import refresh_summary, summariser_for
 from agent.memory.tiers import ContextWindowTooSmall
 from agent.memory.tokens import context_window_for, counter_for
-from agent.model_budget import budget_config, calibrate, learn_window
+from agent.model_budget import ModelBudget
 from agent.offline_planner import LABEL as PLANNER_LABEL
 from agent.offline_planner import OfflinePlanner
 from agent.planner.followup import is_follow_up
@@ -88,6 +88,9 @@ class TurnSetup:
     database: DataSource
     model: ChatModel
     max_steps: int = 12
+    #: What was learnt of the model's window and token count: the service's, kept from turn to turn;
+    #: a new one learns afresh.
+    budget: ModelBudget = field(default_factory=ModelBudget)
     memory: MemoryConfig = field(default_factory=MemoryConfig)
     #: Called with the messages about to be archived (the recall index); a failure postpones archival.
     on_archive: ArchiveHook = no_archive_hook
@@ -147,7 +150,7 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
         if before.step is not None:  # the page shows what was remembered
             yield from emit([turn.record(before.step, time.perf_counter(), None)])
     turn.tools = tools_for_turn(memory=turn.ctx.memory is not None)
-    tools = tools_for_window(tool_schemas(turn.tools), budget_config(setup.model, setup.memory))
+    tools = tools_for_window(tool_schemas(turn.tools), setup.budget.config_for(setup.model, setup.memory))
     few_shot = setup.examples.few_shot(question) if setup.examples is not None else ""
     note = remember_statements(setup.recall, question=question, thread_id=thread_id, user_id=user_id) \
         if setup.recall is not None else None
@@ -241,7 +244,7 @@ class _Turn:
         """
         setup = self.setup
         for attempt in (1, 2):
-            config = budget_config(setup.model, setup.memory)
+            config = setup.budget.config_for(setup.model, setup.memory)
             try:
                 offered = offered_schemas(tools, schema_shown=bool(schema) and setup.model.reads_schema)
                 context = build_context(self.state, config, database_name=setup.database.label, tools=offered,
@@ -271,12 +274,13 @@ class _Turn:
                 if exc.kind != "context_length" or attempt == 2:
                     raise
                 window = context.report.window
-                learn_window(setup.model, int(min(exc.window or window, window) * 0.75))
+                setup.budget.learn_window(setup.model, int(min(exc.window or window, window) * 0.75))
                 schema = _schema_for(setup, tools)  # the schema may no longer fit the smaller window
                 continue
             self.model_ms = round((time.perf_counter() - asked) * 1000, 2)
             if reply.usage is not None:
-                calibrate(setup.model, counted=context.report.tokens_sent, reported=reply.usage.prompt_tokens)
+                setup.budget.calibrate(setup.model, counted=context.report.tokens_sent,
+                                       reported=reply.usage.prompt_tokens)
             return reply
         raise AssertionError("unreachable: the second attempt returns or raises")
 
@@ -886,7 +890,7 @@ def _schema_for(setup: TurnSetup, tools: list[dict[str, Any]]) -> str:
     block = schema_block(setup.database, setup.schema)
     if not block:
         return ""
-    config = budget_config(setup.model, setup.memory)
+    config = setup.budget.config_for(setup.model, setup.memory)
     counter = counter_for(config.model)
     usable = min(context_window_for(config.model, config.context_window), config.context_budget)
     instructions = system_prompt(database_name=setup.database.label, engine=setup.database.engine)

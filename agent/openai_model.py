@@ -12,8 +12,8 @@ Tool calls a model writes in its content (fenced JSON, `<tool_call>` tags, tags 
 a tool, `Action:` lines) are read as tool calls in every mode (`agent.tool_text`): prose that
 holds a call is never an answer. Endpoints without native tool calling get text ReAct
 (`agent.react_text`): `tool_mode="text"`, or `"auto"` once the endpoint has rejected `tools`
-or the model has written a call as text instead of sending it; `auto` remembers that per
-endpoint and model for the life of the process.
+or the model has written a call as text instead of sending it; `auto` remembers that for
+the life of the client (the service builds one and keeps it).
 
 Every request carries `max_tokens`; a reply cut off there (`finish_reason: length`) is asked
 again once with twice the room, unless it was repeating itself: then more room only buys more of
@@ -61,12 +61,6 @@ _REJECTION = re.compile(
 #: piece MIN_PERIOD to MAX_PERIOD characters long; a stream is checked every REPEAT_CHECK_EVERY events.
 MIN_PERIOD, MAX_PERIOD, REPEATS, REPEAT_SPAN, REPEAT_CHECK_EVERY = 8, 200, 4, 300, 32
 
-#: (base URL, model) pairs seen writing tool calls as text or refusing `tools`: `auto` goes
-#: straight to text ReAct for them, in every OpenAIChatModel of this process.
-_TEXT_TOOL_MODELS: set[tuple[str, str]] = set()
-#: (base URL, model) -> the window the server reported (None: it said nothing), asked once a process.
-_SERVER_WINDOWS: dict[tuple[str, str], int | None] = {}
-
 
 class _StreamCut(Exception):
     """The stream ended before the model finished (connection dropped or no finish_reason)."""
@@ -107,8 +101,13 @@ class OpenAIChatModel:
         self.max_output_tokens = max_output_tokens
         self.label = _label(model, base_url)
         self.base_url = base_url or OPENAI_BASE_URL
-        self._key = (self.base_url.rstrip("/"), model)
         self._api_key = api_key
+        # Learnt of the endpoint, for this client's life (the service builds one and keeps it): that it
+        # writes tool calls as text or refuses `tools` (then `auto` goes straight to text ReAct), and the
+        # window its server reports (asked once; None: it said nothing).
+        self._text_tools = False
+        self._window: int | None = None
+        self._window_asked = False
         self._client = openai.OpenAI(
             base_url=base_url or OPENAI_BASE_URL,
             api_key=api_key or "not-needed",
@@ -119,19 +118,20 @@ class OpenAIChatModel:
     @property
     def uses_text_tools(self) -> bool:
         """True when tools go through text ReAct (configured, or learnt in auto mode)."""
-        return self.tool_mode == "text" or (self.tool_mode == "auto" and self._key in _TEXT_TOOL_MODELS)
+        return self.tool_mode == "text" or (self.tool_mode == "auto" and self._text_tools)
 
     @property
     def hosted_by_openai(self) -> bool:
         return urlsplit(self.base_url).netloc == "api.openai.com"
 
     def context_window(self) -> int | None:
-        """The window the server reports for this model (asked once a process); None when it does not say."""
+        """The window the server reports for this model (asked once); None when it does not say."""
         if self.hosted_by_openai:
             return None
-        if self._key not in _SERVER_WINDOWS:
-            _SERVER_WINDOWS[self._key] = model_window.server_window(self.base_url, self.model, api_key=self._api_key)
-        return _SERVER_WINDOWS[self._key]
+        if not self._window_asked:
+            self._window = model_window.server_window(self.base_url, self.model, api_key=self._api_key)
+            self._window_asked = True
+        return self._window
 
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *,
                  max_tokens: int | None = None, on_text: DraftCallback | None = None,
@@ -161,13 +161,13 @@ class OpenAIChatModel:
             except (openai.BadRequestError, openai.UnprocessableEntityError) as err:
                 if not (tools and self.tool_mode == "auto" and _rejects_tools(err)):
                     raise
-                _TEXT_TOOL_MODELS.add(self._key)  # remembered: later calls skip the failing attempt
+                self._text_tools = True  # remembered: later calls skip the failing attempt
             else:
                 if reply.tool_calls or not tools:
                     return reply.model_copy(update={"tool_style": "native"}) if reply.tool_calls else reply
                 found = tool_text.find_calls(reply.content, readable)
                 if found is not None and self.tool_mode == "auto":
-                    _TEXT_TOOL_MODELS.add(self._key)  # native calls do not come: text ReAct from the next call
+                    self._text_tools = True  # native calls do not come: text ReAct from the next call
                 return _with_text_calls(reply, found, messages)
         reply = self._request(react_text.render_messages(messages, tools), stop=react_text.STOP_SEQUENCES,
                               max_tokens=max_tokens, on_text=on_text)

@@ -22,7 +22,12 @@ from agent.sources.schema_search import SchemaOptions, TableIndex
 VALUES_SHOWN = 3
 VALUE_CHARS = 30
 CHARS_PER_TOKEN = 4  # the budget is in tokens; the block's words and names run about 4 characters a token
+MAX_CACHED = 16
 
+# Blocks already written, by the database's version (`cache_key`: a file's path, time and size; a server's
+# location and time bucket) and the options: the same key always gives the same text, so the cache is a
+# memo, not something learnt, and nothing is cleared between tests. Bounded, as a server's key moves on
+# every INDEX_TTL_S and an upload's with each change; the oldest entry goes first.
 _cache: dict[tuple, str] = {}
 _lock = threading.Lock()
 
@@ -39,6 +44,8 @@ def schema_block(database: DataSource, options: SchemaOptions) -> str:
     except SourceError:
         return ""
     with _lock:
+        if key not in _cache and len(_cache) >= MAX_CACHED:
+            _cache.pop(next(iter(_cache)))
         _cache[key] = block
     return block
 

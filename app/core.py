@@ -44,14 +44,18 @@ class BadQuestion(AskdbError, ValueError):
 class AskDB:
     """Holds the settings and the store; opens the data sources and the model on demand."""
 
-    def __init__(self, settings: Settings):
+    def __init__(self, settings: Settings, *, models: Models | None = None):
+        """Args:
+            models: the chat model and what was learnt of it, shared by a harness that builds an AskDB
+                per question (`app.eval`); None: built from `settings`.
+        """
         self.settings = settings
         self.store: Store[AgentState] = open_store(settings.store, AgentState)
         self.store.max_result_bytes = settings.max_result_bytes
         self.store.max_conversation_result_bytes = settings.max_conversation_result_bytes
         self.turns = TurnRegistry()
         self.slots = UserSlots(settings.max_running_per_user if settings.auth != "none" else None)
-        self.models = Models(settings)
+        self.models = models if models is not None else Models(settings)
         self.sources = Sources(settings)  # a bad ASKDB_SOURCES file is refused here, at start-up
         self.examples_store = self.store.examples()
         self.remembering = Remembering(self.store, settings, embedder=self.models.embedder)
@@ -208,7 +212,7 @@ class AskDB:
         try:
             database = self.sources.bound(recorder.state.source, user_id=user_id)
             model, memory = self.model(database), self.memory
-            setup = TurnSetup(store=self.store, database=database, model=model,
+            setup = TurnSetup(store=self.store, database=database, model=model, budget=self.models.budget,
                               max_steps=self.settings.max_steps, memory=self.settings.memory_config(),
                               schema=self.schema_options(), examples=self.examples(database), recall=memory,
                               stop_requested=stop_requested, on_draft=on_draft)

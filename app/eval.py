@@ -30,6 +30,7 @@ from agent.sources.factory import open_source
 from agent.state import Step
 from app.eval_match import MAX_ROWS, Location, gold_rows, holds_answer, is_ordered, same_result
 from app.eval_postgres import copied_to_postgres
+from app.service.models import Models
 from app.settings import ROOT, Settings
 from storage.errors import AskdbError
 
@@ -195,8 +196,13 @@ def spider_hardness(sql: dict) -> str:
 
 # -- running --------------------------------------------------------------------------
 
-def run_question(q: EvalQuestion, location: Location, settings: Settings) -> QuestionResult:
-    """Ask one question through the whole agent with a fresh store, then compare with the gold."""
+def run_question(q: EvalQuestion, location: Location, settings: Settings, *,
+                 models: Models | None = None) -> QuestionResult:
+    """Ask one question through the whole agent with a fresh store, then compare with the gold.
+
+    Args:
+        models: the run's chat model and what was learnt of it (`run_suite` shares one); None: built here.
+    """
     from app.core import AskDB
 
     result = new_result(q)
@@ -206,7 +212,8 @@ def run_question(q: EvalQuestion, location: Location, settings: Settings) -> Que
     if gold is None:
         return result
     with tempfile.TemporaryDirectory(prefix="askdb-eval-") as tmp:
-        askdb = AskDB(settings.model_copy(update={"database": location, "store": Path(tmp) / "store.db"}))
+        askdb = AskDB(settings.model_copy(update={"database": location, "store": Path(tmp) / "store.db"}),
+                      models=models)
         try:
             events, state = ask_turn(askdb, q.question, result)
         finally:
@@ -306,11 +313,14 @@ def compare(result: QuestionResult, gold: list[tuple], location: Location, *, ti
 
 
 def run_suite(questions: list[EvalQuestion], databases: Path | Mapping[str, Location], settings: Settings, *,
-              on_result: Callable[[int, int, QuestionResult], None] | None = None) -> tuple[list[QuestionResult], list[str]]:
+              on_result: Callable[[int, int, QuestionResult], None] | None = None,
+              models: Models | None = None) -> tuple[list[QuestionResult], list[str]]:
     """Every question whose database is present; returns the results and the ids skipped (no database).
 
     Args:
         databases: a directory of SQLite files (as `database_path` finds them), or each db_id's database.
+        models: the chat model for every question, with what it learns of its endpoint and window on the
+            way (a store per question, one model per run); None: built here from `settings`.
     """
     # A fresh store per question: nothing to recall, and no memories to extract (which would
     # add model calls to the measured cost).
@@ -320,9 +330,10 @@ def run_suite(questions: list[EvalQuestion], databases: Path | Mapping[str, Loca
     present = [(q, locate(q.db_id)) for q in questions]
     skipped = [q.id for q, location in present if location is None]
     todo = [(q, location) for q, location in present if location is not None]
+    models = models if models is not None else Models(settings)
     results = []
     for n, (q, location) in enumerate(todo, start=1):
-        results.append(run_question(q, location, settings))
+        results.append(run_question(q, location, settings, models=models))
         if on_result is not None:
             on_result(n, len(todo), results[-1])
     return results, skipped

@@ -17,6 +17,7 @@ from typing import Any
 
 from app.eval import (DATASETS, QuestionResult, SuiteError, ask_turn, confidently_wrong, database_path, score_turn,
                       scorable_gold)
+from app.service.models import Models
 from app.settings import Settings
 
 SPARC_DEV = "sparc/dev.json"
@@ -37,6 +38,7 @@ def run_interactions(interactions: list[dict[str, Any]], db_dir: Path, settings:
 
     settings = settings.model_copy(update={"memory_embedder": "none", "memory_recall_top_k": 0,
                                            "memory_user_memory": False})
+    models = Models(settings)  # one for the run, as in `run_suite`: what the model teaches is learnt once
     done = []
     for n, item in enumerate(interactions):
         location = database_path(db_dir, item["database_id"])
@@ -44,7 +46,8 @@ def run_interactions(interactions: list[dict[str, Any]], db_dir: Path, settings:
             continue
         turns: list[QuestionResult] = []
         with tempfile.TemporaryDirectory(prefix="askdb-sparc-") as tmp:
-            askdb = AskDB(settings.model_copy(update={"database": location, "store": Path(tmp) / "store.db"}))
+            askdb = AskDB(settings.model_copy(update={"database": location, "store": Path(tmp) / "store.db"}),
+                          models=models)
             try:
                 thread_id = None
                 for k, turn in enumerate(item["interaction"]):

@@ -38,6 +38,7 @@ from typing import Any
 from agent.tools import tool_schemas
 from app.eval import (DATASETS, SUITES, EvalQuestion, QuestionResult, ask_turn, database_path, load_suite,
                       new_result, run_suite, scorable_gold, score_turn)
+from app.service.models import Models
 from app.settings import DEFAULT_DATABASE, ROOT, Settings
 from bench.llama_server import MODEL_ALIAS, LlamaServer
 from bench.local_model_figures import Turn, part_figures
@@ -141,15 +142,16 @@ def bench_settings(base_url: str, tool_mode: str, store: Path) -> Settings:
                     memory_recall_top_k=0, memory_user_memory=False, database=DEFAULT_DATABASE, store=store)
 
 
-def run_conversation(turns: list[EvalQuestion], settings: Settings, proxy: RecordingProxy,
-                     ) -> list[tuple[QuestionResult, list[dict[str, Any]]]]:
-    """Ask each question in one conversation (a fresh store); each turn's result and model calls."""
+def run_conversation(turns: list[EvalQuestion], settings: Settings, proxy: RecordingProxy, *,
+                     models: Models | None = None) -> list[tuple[QuestionResult, list[dict[str, Any]]]]:
+    """Ask each question in one conversation (a fresh store); each turn's result and model calls.
+    `models`: the mode's model, shared by its conversations and its Spider questions (None: built here)."""
     from app.core import AskDB
 
     location = settings.database
     scored = []
     with tempfile.TemporaryDirectory(prefix="askdb-local-model-") as tmp:
-        askdb = AskDB(settings.model_copy(update={"store": Path(tmp) / "store.db"}))
+        askdb = AskDB(settings.model_copy(update={"store": Path(tmp) / "store.db"}), models=models)
         thread_id = None
         try:
             for q in turns:
@@ -198,6 +200,7 @@ def run_mode(mode: str, server: LlamaServer, *, sample: str, spider: int, record
              journal: Journal) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp, RecordingProxy(server.base_url) as proxy:
         settings = bench_settings(proxy.base_url, mode, Path(tmp) / "unused.db")
+        models = Models(settings)  # what the model teaches of its endpoint and window, learnt once a mode
         print(f"mode {mode}: sample database", file=sys.stderr, flush=True)
         sample_turns = []
         for turns in sample_conversations(sample):
@@ -205,7 +208,7 @@ def run_mode(mode: str, server: LlamaServer, *, sample: str, spider: int, record
             if all(k in journal.done for k in keys):
                 scored = [journal.done[k] for k in keys]
             else:
-                scored = run_conversation(turns, settings, proxy)
+                scored = run_conversation(turns, settings, proxy, models=models)
                 for key, turn in zip(keys, scored):
                     journal.add(key, turn)
             if record is not None:
@@ -227,7 +230,8 @@ def run_mode(mode: str, server: LlamaServer, *, sample: str, spider: int, record
             journal.add(f"spider/{result.id}", (result, calls))
             _progress(result, calls)
 
-        run_suite([q for q in questions if f"spider/{q.id}" not in journal.done], db_dir, settings, on_result=collect)
+        run_suite([q for q in questions if f"spider/{q.id}" not in journal.done], db_dir, settings, on_result=collect,
+                  models=models)
         spider_turns = [journal.done[f"spider/{q.id}"] for q in questions if f"spider/{q.id}" in journal.done]
         figures["spider"] = part_figures(spider_turns)
         return figures

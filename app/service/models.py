@@ -1,4 +1,5 @@
-"""The chat model and the embedder, built once from the settings and shared by every turn."""
+"""The chat model and the embedder, built once from the settings and shared by every turn, with what
+was learnt of the model's window and token count."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import threading
 
 from agent.sources.base import DataSource
 from agent.llm import ChatModel
+from agent.model_budget import ModelBudget
 from agent.memory.embeddings import Embedder
 from agent.memory.recall_config import RecallConfig
 from app.settings import Settings
@@ -13,10 +15,16 @@ from app.settings import Settings
 
 class Models:
     """Builds each model once, under its own lock: the OpenAI-compatible client keeps connections, and
-    in `auto` tool mode it remembers an endpoint that refuses tools."""
+    what it learns of its endpoint (in `auto` tool mode, that it refuses tools; the window its server
+    reports). `budget` keeps what turns learn of the model's window and token count.
+
+    One per AskDB; the eval harness shares one among the AskDBs it builds per question, so a run
+    learns these once, and a test that builds its own learns afresh.
+    """
 
     def __init__(self, settings: Settings):
         self.settings = settings
+        self.budget = ModelBudget()
         self._lock = threading.Lock()
         self._chat: ChatModel | None = None
         self._embedder_built, self._embedder = False, None

@@ -10,14 +10,14 @@ import pytest
 
 from app.cli import main
 from app.eval import (QuestionResult, SuiteError, answer_accuracy, compare, confidently_wrong, database_path,
-                      load_suite, spider_hardness, summarise)
+                      load_suite, run_suite, spider_hardness, summarise)
 from app.eval_match import gold_rows, holds_answer, same_result
 from app.eval_report import markdown
 from app.settings import Settings
 from bench.eval import gold_sql_responder
 from bench.local_model_figures import markdown as local_model_markdown
 from bench.local_model_figures import part_figures
-from bench.scripted_llm import tool_call
+from bench.scripted_llm import text, tool_call
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = ROOT / "tests" / "data" / "eval" / "spider_small.json"
@@ -245,6 +245,21 @@ def test_local_model_figures_by_answer_with_and_without_an_older_journals_turns(
     assert "| accuracy | confidently wrong | accuracy by answer | confidently wrong by answer |" in table[2]
     assert "| **33.3%** (1) | **66.7%** (2 of 3) | 100.0% (1 of 1) | 0.0% (0 of 1) |" in table[4]
     assert "| **50.0%** (1) | **50.0%** (1 of 2) | - | - |" in table[5]
+
+
+def test_what_the_model_teaches_in_one_question_holds_for_the_next(tmp_path, scripted_llm):
+    # One model for the run (app.service.models.Models, shared by the AskDB of each question): its server's
+    # window is asked once, and once it has written a call as text, later questions go straight to text ReAct.
+    scripted_llm.n_ctx = 8192
+    scripted_llm.responder(lambda request: text('```json\n{"name": "answer", "arguments": {"text": "No idea."}}\n```'))
+    questions, db_dir = load_suite(str(SMALL), db_dir=SPIDER_DBS)
+    settings = Settings(llm="openai", openai_base_url=scripted_llm.base_url, model="m", llm_max_retries=0,
+                        tool_mode="auto", store=tmp_path / "unused.db")
+    results, _ = run_suite(questions[:3], db_dir, settings)
+    assert len(results) == 3
+    chats = scripted_llm.chat_requests
+    assert len(chats) == 3 and "tools" in chats[0] and not any("tools" in r for r in chats[1:])
+    assert [r.path for r in scripted_llm.requests].count("/props") == 1
 
 
 def test_a_turn_the_offline_planner_answered_counts_as_the_models_in_neither_score(tmp_path, scripted_llm, monkeypatch):
