@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from app.headers import human_header
+from agent.planner.words import human_header
 
 DATE_PATTERN = re.compile(r"^\d{4}(-\d{2}(-\d{2}([ T][\d:.]+)?)?)?$")
 MAX_BARS = 50

@@ -9,10 +9,10 @@ import re
 from pydantic import BaseModel
 
 from agent.planner.lexicon import ZH_WORDS
+from agent.planner.words import human_header
 from agent.sources.base import DataSource
 from agent.sources.errors import SourceError
 from agent.sources.schema_search import TableDoc, TableIndex
-from app.headers import human_header
 from storage.text import has_cjk, singular
 
 MAX_SUGGESTIONS = 5

@@ -11,9 +11,9 @@ from pydantic import BaseModel
 
 from agent.examples import corrected_turn
 from agent.memory.hooks import NOTE_ACTION
+from agent.planner.words import human_header
 from agent.state import AgentState, Message, Step
 from app.charts import ChartSpec, suggest_chart
-from app.headers import human_header
 from storage.conversations import Conversation, ConversationStore
 from storage.steps import StoredResult
 from storage.errors import ResultNotFound

@@ -11,6 +11,7 @@ from typing import Any
 
 from agent.planner.frame import Condition, Frame
 from agent.planner.schema_index import SchemaIndex
+from agent.planner.words import human_header
 
 SHOWN_ROWS = 3  # rows quoted in the answer; the page shows the whole result
 _FUNC_EN = {"count": "number", "avg": "average", "sum": "total", "min": "minimum", "max": "maximum"}
@@ -42,19 +43,19 @@ def result_answer(frame: Frame, *, columns: list[str], rows: list[list[Any]], ro
         if measure.condition is not None:
             return (f"占比为 {value}%" + (f"（{where}）" if where else "") + "。") if zh else \
                 (f"The share is {value}%" + (f" ({where})" if where else "") + ".")
-        name = measure.column.name if measure.column is not None else frame.subject_text
+        name = human_header(measure.column.name).lower() if measure.column is not None else frame.subject_text
         if zh:
             return f"{name} 的{_FUNC_ZH[measure.func]}值是 {value}" + (f"（{where}）" if where else "") + "。"
         return f"The {_FUNC_EN[measure.func]} {name} is {value}" + (f" ({where})" if where else "") + "."
     if len(rows) == 1 and frame.kind == "aggregate":
-        parts = [f"{c}: {_value(v)}" for c, v in zip(columns, rows[0])]
+        parts = [f"{human_header(c)}: {_value(v)}" for c, v in zip(columns, rows[0])]
         joined = ("；" if zh else "; ").join(parts)
         return (f"结果：{joined}" + (f"（{where}）" if where else "") + "。") if zh else \
             (f"Result: {joined}" + (f" ({where})" if where else "") + ".")
     if len(rows) == 1 and len(columns) == 1:
         return f"结果是 {_value(rows[0][0])}。" if zh else f"The answer is {_value(rows[0][0])}."
     shown = [_row(r, zh) for r in rows[:SHOWN_ROWS]]
-    of = ("、" if zh else ", ").join(columns)
+    of = ("、" if zh else ", ").join(human_header(c) for c in columns)
     if len(rows) == 1 and not truncated:
         return f"共 1 行（{of}）：{shown[0]}。" if zh else f"1 row ({of}): {shown[0]}."
     count = f"至少 {row_count}" if truncated and zh else (f"at least {row_count}" if truncated else str(row_count))
@@ -72,7 +73,7 @@ def verified_answer(*, zh: bool, question: str, columns: list[str], rows: list[l
     if len(rows) == 1 and len(columns) == 1:
         return (f"结果是 {_value(rows[0][0])}" if zh else f"The answer is {_value(rows[0][0])}") + source + \
             ("。" if zh else ".")
-    of = ("、" if zh else ", ").join(columns)
+    of = ("、" if zh else ", ").join(human_header(c) for c in columns)
     count = f"至少 {row_count}" if truncated and zh else (f"at least {row_count}" if truncated else str(row_count))
     shown = ("、" if zh else ", ").join(_row(r, zh) for r in rows[:SHOWN_ROWS])
     if zh:
@@ -139,6 +140,6 @@ def _row(row: list[Any], zh: bool) -> str:
 def _value(value: Any) -> str:
     if value is None:
         return "NULL"
-    if isinstance(value, float):
-        return f"{value:.2f}".rstrip("0").rstrip(".") if not value.is_integer() else str(int(value))
+    if isinstance(value, float):  # rounded for reading, with thousands separators; the table keeps it exact
+        return f"{value:,.2f}".rstrip("0").rstrip(".") if not value.is_integer() else f"{int(value):,}"
     return str(value)

@@ -1,7 +1,8 @@
 """How the planner read the question, said in one plain sentence, and what it could not use.
 
 Every answer starts with these, so a wrong reading shows at a glance: "Counted launches with
-launches.outcome = failure, grouped by countries.name." The caveat comes first when a word of
+outcome = failure, grouped by country name." Columns are named as the result table heads them,
+with their table's name in front when the column's own words do not say whose it is. The caveat comes first when a word of
 the question went unused ("I could not use 'purple': the answer below leaves it out."); the
 loop then does not mark the answer ok.
 """
@@ -9,6 +10,8 @@ loop then does not mark the answer ok.
 from __future__ import annotations
 
 from agent.planner.frame import Condition, Frame, Measure
+from agent.planner.words import core_words, human_header
+from storage.text import singular
 
 _MEASURE_EN = {"share": "the percentage of {fact} with {condition}", "rows": "the number of {fact}",
                "distinct": "the number of distinct {column}", "avg": "the average {column}",
@@ -71,12 +74,32 @@ def interpretation(frame: Frame, carried: list[str] | None = None) -> str:
     return _zh(frame, carried or []) if frame.zh else _en(frame, carried or [])
 
 
+#: Column words that name no thing of their own: "name" of what, "code" of what.
+_WHOSE_WORDS = frozenset("name id code type status title date year value number description label key kind".split())
+
+
 def _name(column) -> str:
-    return f"{column.table}.{column.name}"
+    """A column as the result table heads it ("launch date", "mass (kg)"), with its table's name in
+    front when its own words do not say whose it is ("country name", not "countries.name")."""
+    header = human_header(column.name)
+    words = header.split()
+    if words and not (words[0].isupper() and len(words[0]) > 1):  # "ID", "LEO" keep their capitals
+        header = header[0].lower() + header[1:]
+    if set(core_words(column.name)) <= _WHOSE_WORDS:
+        header = f"{_table(column.table, one=True)} {header}"
+    return header
+
+
+def _table(name: str, *, one: bool = False) -> str:
+    """A table's name in words: "launch sites", or with `one` a single one: "launch site"."""
+    words = name.replace("_", " ").split()
+    if one and words and words[-1].isascii():
+        words[-1] = singular(words[-1].lower())
+    return " ".join(words)
 
 
 def _en(frame: Frame, carried: list[str]) -> str:
-    fact = frame.fact.replace("_", " ")
+    fact = _table(frame.fact)
     if frame.measures and all(m.func == "count" and m.column is None for m in frame.measures):
         head = f"Counted {fact}"
     elif frame.measures:
@@ -87,7 +110,7 @@ def _en(frame: Frame, carried: list[str]) -> str:
     if frame.conditions:
         parts[0] += " with " + " and ".join(_condition_en(c) for c in frame.conditions)
     for absent in frame.absent:
-        parts[0] += f" that have no matching {', '.join(absent.tables)} row" + (
+        parts[0] += f" that have no matching {', '.join(_table(t, one=True) for t in absent.tables)}" + (
             " with " + " and ".join(_condition_en(c) for c in absent.conditions) if absent.conditions else "")
     if frame.having is not None:
         op, numbers = frame.having
@@ -134,7 +157,7 @@ def _order(frame: Frame, fact: str, zh: bool) -> str:
 def _group_en(frame: Frame) -> str:
     keys = []
     if frame.entity:
-        keys.append(f"each {frame.entity.replace('_', ' ')} row")
+        keys.append(f"each {_table(frame.entity, one=True)}")
     keys += [_name(c) for c in frame.group_columns]
     if frame.group_time is not None:
         keys.append(f"the {_BUCKET_EN[frame.bucket]} of {_name(frame.group_time)}")
@@ -152,7 +175,7 @@ def _condition_en(c: Condition) -> str:
 
 
 def _zh(frame: Frame, carried: list[str]) -> str:
-    fact = frame.fact
+    fact = _table(frame.fact)
     if frame.measures and all(m.func == "count" and m.column is None for m in frame.measures):
         head = f"统计了 {fact} 的行数"
     elif frame.measures:
@@ -164,8 +187,8 @@ def _zh(frame: Frame, carried: list[str]) -> str:
         parts.append("条件：" + "，且".join(_condition_zh(c) for c in frame.conditions))
     for absent in frame.absent:
         where = "（" + "，且".join(_condition_zh(c) for c in absent.conditions) + "）" if absent.conditions else ""
-        parts.append(f"只保留在 {'、'.join(absent.tables)} 中没有对应记录{where}的行")
-    keys = ([f"每个 {frame.entity}"] if frame.entity else []) + [_name(c) for c in frame.group_columns]
+        parts.append(f"只保留在 {'、'.join(_table(t) for t in absent.tables)} 中没有对应记录{where}的行")
+    keys = ([f"每个 {_table(frame.entity, one=True)}"] if frame.entity else []) + [_name(c) for c in frame.group_columns]
     if frame.group_time is not None:
         keys.append(f"{_name(frame.group_time)} 的{_BUCKET_ZH[frame.bucket]}")
     if keys:

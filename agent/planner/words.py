@@ -20,6 +20,33 @@ _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 #: Trailing words of a column name that say its unit or language, not what it is.
 UNIT_WORDS = frozenset("kg g t lb m km cm mm kmh mph usd eur cny pct percent zh cn en s ms".split())
 
+# Column names as an analyst reads them (the result table's headers, the chart's axes, the planner's
+# sentences): `avg_price_usd` -> "Average price (USD)". Display only: CSV, JSON and the SQL keep the real name.
+# A trailing unit is put in parentheses; the spelling is how it is written in text.
+UNITS = {"kg": "kg", "g": "g", "t": "t", "km": "km", "m": "m", "cm": "cm", "mm": "mm", "kmh": "km/h", "ms": "ms",
+         "s": "s", "h": "h", "usd": "USD", "eur": "EUR", "cny": "CNY", "pct": "%", "percent": "%", "zh": "zh",
+         "en": "en"}
+WORDS = {"avg": "average", "cnt": "count", "num": "number", "qty": "quantity", "max": "max", "min": "min",
+         "id": "ID", "leo": "LEO", "gto": "GTO", "url": "URL", "api": "API", "sql": "SQL"}
+_SPLIT = re.compile(r"[_\s.\-]+|(?<=[a-z0-9])(?=[A-Z])")
+_PLAIN = re.compile(r"^[A-Za-z0-9_.\- ]+$")
+
+
+def human_header(name: str) -> str:
+    """A readable header for a column name; names that are not plain ASCII words are kept as written."""
+    if not name or not _PLAIN.match(name) or "(" in name:
+        return name
+    words = [w for w in _SPLIT.split(name) if w]
+    if not words:
+        return name
+    unit = None
+    if len(words) > 1 and words[-1].lower() in UNITS:
+        unit = UNITS[words.pop().lower()]
+    words = [WORDS.get(w.lower(), w if w.isupper() and len(w) > 1 else w.lower()) for w in words]
+    text = " ".join(words)
+    text = text[0].upper() + text[1:]
+    return f"{text} ({unit})" if unit else text
+
 
 def split_identifier(name: str) -> list[str]:
     """Split a schema name into singular lower-case words (snake_case, camelCase, digits); a run of

@@ -90,7 +90,7 @@ def test_documented_question_matches_gold(entry, planners):
 def test_first_question_explores_then_answers(sample):
     steps, answer = sample.ask("How many launches were there in 2020?")
     assert steps == ["list_tables", "describe_table", "run_sql", "answer"]
-    assert answer["text"] == "Counted launches with launches.launch_date in 2020. There were 117 launches in 2020."
+    assert answer["text"] == "Counted launches with launch date in 2020. There were 117 launches in 2020."
     assert "caveat" not in answer
     assert answer["sql"] == sample.last_sql
 
@@ -101,7 +101,7 @@ def test_values_are_looked_up_and_a_chinese_question_gets_a_chinese_answer(sampl
     lookup = [json.loads(c["function"]["arguments"]) for m in sample.messages for c in m.get("tool_calls") or []
               if c["function"]["name"] == "find_values"][0]
     assert lookup["term"] == "长征二号丁" and lookup["table"] == "launch_vehicles"
-    assert answer["text"] == "统计了 launches 的行数，条件：launch_vehicles.name_zh = 长征二号丁。共有 75 条发射记录（长征二号丁）。"
+    assert answer["text"] == "统计了 launches 的行数，条件：launch vehicle name (zh) = 长征二号丁。共有 75 条发射记录（长征二号丁）。"
 
 
 def test_follow_up_does_not_list_or_describe_again(sample):
@@ -146,14 +146,14 @@ def test_failing_sql_gets_a_plain_answer(sample):
 
 def test_a_list_answer_gives_the_count_and_first_rows(sample):
     _, answer = sample.ask("List the launch sites in China")
-    assert result_of(answer).startswith("6 rows (name); first: Jiuquan Satellite Launch Center")
+    assert result_of(answer).startswith("6 rows (Name); first: Jiuquan Satellite Launch Center")
     _, answer = sample.ask("每个国家有多少个发射场？")
-    assert result_of(answer).startswith("共 10 行（name_zh、count）；前几行：中国（6）、美国（6）、俄罗斯（2）")
+    assert result_of(answer).startswith("共 10 行（Name (zh)、Count）；前几行：中国（6）、美国（6）、俄罗斯（2）")
     # Groups read largest first when no order is asked for.
     _, answer = sample.ask("Which launch vehicles flew more than 10 times since 2015?")
-    assert result_of(answer).startswith("30 rows (name, count); first: Falcon 9 (572), Long March 3B (89), Electron (77)")
+    assert result_of(answer).startswith("30 rows (Name, Count); first: Falcon 9 (572), Long March 3B (89), Electron (77)")
     _, answer = sample.ask("Which aircraft has the highest max speed?")
-    assert result_of(answer) == "1 row (model, max_speed_kmh): F-15EX Eagle II (2650)."
+    assert result_of(answer) == "1 row (Model, Max speed (km/h)): F-15EX Eagle II (2,650)."
 
 
 def test_only_offered_tools_are_called(planners):

@@ -8,9 +8,9 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 
+from agent.planner.words import human_header
 from agent.sources.schema_search import TableDoc
 from app.charts import suggest_chart
-from app.headers import human_header
 from app.i18n import ZH
 from app.schema_panel import _suggest, zh_name
 from app.settings import ROOT, Settings
