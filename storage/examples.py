@@ -182,10 +182,8 @@ class ExampleStore(Tables):
         Raises:
             ExampleNotFound: no such example for this database.
         """
-        with self.db.write() as tx:
-            if tx.execute("UPDATE examples SET unconfirmed = 0 WHERE id = ? AND database_key = ?",
-                          (example_id, database_key)).rowcount == 0:
-                raise ExampleNotFound(example_id)
+        self._change_one("UPDATE examples SET unconfirmed = 0 WHERE id = ? AND database_key = ?", example_id,
+                         database_key)
         return self.get(example_id, database_key=database_key)
 
     def delete(self, example_id: int, *, database_key: str) -> None:
@@ -194,9 +192,12 @@ class ExampleStore(Tables):
         Raises:
             ExampleNotFound: no such example for this database.
         """
+        self._change_one("DELETE FROM examples WHERE id = ? AND database_key = ?", example_id, database_key)
+
+    def _change_one(self, sql: str, example_id: int, database_key: str) -> None:
+        """Run `sql` (bound to the id and the database's key) on exactly one example, or raise ExampleNotFound."""
         with self.db.write() as tx:
-            if tx.execute("DELETE FROM examples WHERE id = ? AND database_key = ?",
-                          (example_id, database_key)).rowcount == 0:
+            if tx.execute(sql, (example_id, database_key)).rowcount == 0:
                 raise ExampleNotFound(example_id)
 
     def get(self, example_id: int, *, database_key: str) -> Example:
