@@ -31,15 +31,19 @@ ENGINES = {"sqlite": ("agent.sources.sqlite", "SQLiteSource"), "duckdb": ("agent
 KEPT_SOURCES = 8
 
 
-def apply_limits(limits: PoolLimits) -> None:
-    """Hard limits of this process: address space, size of any file it writes, no core dumps, and a
-    lower CPU priority."""
-    max_memory_mb, max_temp_mb = limits.max_memory_mb, limits.max_temp_mb
+def hard_limits(max_memory_mb: int, max_file_mb: int) -> None:
+    """This process's address space and the size of any file it writes, in MB, and no core dumps; a
+    write past the file limit fails with EFBIG (SQLite: SQLITE_FULL) instead of a signal. The query
+    workers and the upload workers (upload_worker.py) both start with it."""
     resource.setrlimit(resource.RLIMIT_AS, (max_memory_mb * MB, max_memory_mb * MB))
-    # A temp file past the limit fails its write with EFBIG (SQLITE_FULL) instead of a signal.
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-    resource.setrlimit(resource.RLIMIT_FSIZE, (max_temp_mb * MB, max_temp_mb * MB))
+    resource.setrlimit(resource.RLIMIT_FSIZE, (max_file_mb * MB, max_file_mb * MB))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+def apply_limits(limits: PoolLimits) -> None:
+    """Hard limits of a query worker: `hard_limits`, SQLite's heap, and a lower CPU priority."""
+    hard_limits(limits.max_memory_mb, limits.max_temp_mb)
     # Below the app's CPU priority: a query that burns a core until it is killed slows its own
     # kind, not the server answering everyone else. Short of the slow lane's SLOW_NICENESS, so a slow
     # query still drops below the rest when the app itself runs under `nice`.

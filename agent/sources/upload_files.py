@@ -28,6 +28,7 @@ MAX_FIELD_CHARS = 131_072  # one CSV field or Excel cell (Python's csv module's 
 MAX_LINE_BYTES = 2_000_000  # one CSV line (DuckDB's max_line_size)
 MAX_XLSX_MEMBER_BYTES = 200 << 20  # one part of the workbook, unzipped
 MAX_XLSX_EXPANDED_BYTES = 400 << 20  # the whole workbook, unzipped
+_FOLDERS = re.compile(r"(/[^\s\"']+)+/")
 MAX_SHEET_BYTES = 512 << 20  # the rows a sheet becomes (sheet.json)
 ENCODINGS = (("utf-8-sig", "UTF-8"), ("gb18030", "GBK"))  # UTF-8 (with a BOM or without), then GBK's superset
 
@@ -117,9 +118,13 @@ def read_failure(file: Path, error: duckdb.Error) -> UploadRejected:
     """DuckDB's reason a file would not load, short (its first two lines), naming no folder: the
     server's paths are not the user's business."""
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
-    reason = " ".join(lines[:2]).replace(str(file.parent) + "/", "")
-    reason = re.sub(r"(/[^\s\"']+)+/", "", reason)  # any other absolute path: its last part only
-    return UploadRejected("{file}: {reason}", file=file.name, reason=reason[:300])
+    return UploadRejected("{file}: {reason}", file=file.name, reason=without_paths(" ".join(lines[:2]))[:300])
+
+
+def without_paths(text: str) -> str:
+    """`text` with every absolute path cut to its last part: the server's folders are not the user's
+    business (a Parquet error quoted the pending upload's whole path)."""
+    return _FOLDERS.sub("", text)
 
 
 def _utf8(file: Path, scratch: Path) -> tuple[Path, str]:

@@ -122,14 +122,10 @@ def _jsonable(arguments: dict[str, Any]) -> dict[str, Any]:
 
 
 def _limit_this_process(limits: UploadLimits) -> None:
-    import signal
+    from agent.sources.query_worker import hard_limits
 
-    mb = 1 << 20
-    resource.setrlimit(resource.RLIMIT_AS, (limits.memory_mb * mb, limits.memory_mb * mb))
+    hard_limits(limits.memory_mb, limits.temp_mb)
     resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 5))
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a file past the limit fails its write (EFBIG)
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limits.temp_mb * mb, limits.temp_mb * mb))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     # The lowest priority, below the query workers (10) beside the slow lane's: reading a file may take
     # a core for a minute, and the analysts asking meanwhile come first.
     os.setpriority(os.PRIO_PROCESS, 0, SLOW_NICENESS)

@@ -28,7 +28,7 @@ import duckdb
 from agent.sources.base import plain_value, quote_identifier
 from agent.sources.upload_files import (
     TablesUnreadable, UploadNotFound, UploadRejected, UploadTooLarge, check_size, file_kind, open_reader,
-    read_failure,
+    read_failure, without_paths,
 )
 
 __all__ = ["UploadRejected", "UploadTooLarge", "UploadNotFound", "LoadedTable", "FilePreview", "uploads_path",
@@ -164,7 +164,7 @@ def set_tables_aside(target: Path) -> Path | None:
 
 def _unreadable(error: duckdb.Error) -> TablesUnreadable:
     reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-    reason = re.sub(r"(/[^\s\"']+)+/", "", reason)[:200]  # no server paths
+    reason = without_paths(reason)[:200]
     return TablesUnreadable("your tables cannot be read ({reason}); set them aside to start again",
                             reason=reason)
 
