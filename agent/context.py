@@ -36,6 +36,11 @@ def system_prompt(*, database_name: str, engine: str = "SQLite", schema: str = "
     return _templates.get_template("system.md").render(database_name=database_name, engine=engine, schema=schema)
 
 
+def render_prompt(name: str, **values: Any) -> str:
+    """A prompt template of agent/prompts, filled in."""
+    return _templates.get_template(name).render(**values)
+
+
 def turn_note(state: AgentState, *, examples: str = "", user_memory: str = "", schema_shown: bool = False,
               follows: str | None = None) -> str:
     """What this turn adds before its question: the verified examples closest to it

@@ -37,6 +37,9 @@ from agent.schema_block import schema_block
 from agent.sources.base import DataSource
 from agent.sources.errors import SourceError, SourceUnavailable
 from agent.sources.schema_search import SchemaOptions
+from agent.strategies import sql_first
+from agent.strategies.choice import choose
+from agent.strategies.sql_prompt import SqlPrompt, schema_ddl, value_hints
 from agent.state import (
     AgentState, Answer, AnswerData, ErrorRecord, FunctionCall, Message, MessageToolCall, SQLRecord, Step, utc_now,
 )
@@ -106,6 +109,9 @@ class TurnSetup:
     #: Called with the answer's text while a streamed reply arrives (`agent.answer_draft`), for the
     #: page to show before the step is written; None: no draft.
     on_draft: DraftCallback | None = None
+    #: How the turn finds its query (agent.strategies): "auto", "sql_first" or "loop". The service passes
+    #: ASKDB_STRATEGY; code that builds a setup itself gets the tool loop unless it asks otherwise.
+    strategy: str = "loop"
 
 
 def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | None = None,
@@ -161,6 +167,23 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
                              follows=turn.previous_sql if turn.follows_up else None)
     if context_note:  # kept on the question, so later turns send the same bytes (agent.context)
         asked_message.note = context_note
+    if not state.done and _strategy(setup, question) == "sql_first":
+        prompt = SqlPrompt(engine=setup.database.engine, question=question, hints=_value_hints(setup, question),
+                           examples=[(e.question, e.sql) for e in setup.examples.search(question)]
+                           if setup.examples is not None and few_shot else [],
+                           previous=[(turn.previous_question, turn.previous_sql)]
+                           if turn.follows_up and turn.previous_sql else [],
+                           about_analyst=user_memory)
+        ddl = _ddl(setup)
+        if ddl and sql_first.fits(turn, prompt.messages(ddl)):
+            try:
+                yield from emit(sql_first.run(turn, prompt, ddl))
+            except ModelError as exc:
+                yield from emit(turn.fail(_model_failure(exc), kind=exc.kind))
+            except SourceUnavailable as exc:
+                yield from emit(turn.database_down(exc))
+            if not state.done and not setup.stop_requested():
+                turn.handed_over = True
     for step_number in range(0 if state.done else setup.max_steps):
         if setup.stop_requested():
             yield from emit(turn.fail(_NOTES["stopped"][has_cjk(question)], kind="stopped"))
@@ -235,6 +258,7 @@ class _Turn:
         self.tools = tools_for_turn(memory=False)  # run_turn offers recall_memory once memory gives access
         self.checked: set[str] = set()  # the kinds of answer check the model was told of (`check_answer`)
         self.planned = False  # the offline planner's query answered, the model's turn stopped (`planner_query`)
+        self.handed_over = False  # the SQL-first way found no query that runs; the tool loop goes on (agent.strategies)
 
     def ask(self, *, tools: list[dict[str, Any]], schema: str, recalled: str | None, archived: Any) -> ModelReply:
         """Build the context and ask the model. A "too long" error shrinks the window and asks once more.
@@ -882,6 +906,33 @@ _CHECKS = {
     "repeating": "your reply was cut off: it kept repeating {text!r} until its length limit. Write it again once, "
                  "short, with no repeated conditions.",
 }
+
+
+def _strategy(setup: TurnSetup, question: str) -> str:
+    """The turn's strategy (agent.strategies.choice): SQL-first needs a model that writes plain text
+    and a schema small enough for the schema block."""
+    return choose(setup.strategy, writes_sql=hasattr(setup.model, "write"),
+                  schema_fits=bool(schema_block(setup.database, setup.schema)), question=question)
+
+
+def _ddl(setup: TurnSetup) -> str:
+    """The schema as CREATE statements with example rows; "" when it cannot be read."""
+    try:
+        return schema_ddl(setup.database)
+    except SourceUnavailable:
+        raise
+    except SourceError:
+        return ""
+
+
+def _value_hints(setup: TurnSetup, question: str) -> list[str]:
+    """The database's values the question names (the offline planner's value index)."""
+    try:
+        return value_hints(question, OfflinePlanner(setup.database).schema.values)
+    except SourceUnavailable:
+        raise
+    except SourceError:
+        return []
 
 
 def _schema_for(setup: TurnSetup, tools: list[dict[str, Any]]) -> str:

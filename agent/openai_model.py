@@ -153,6 +153,19 @@ class OpenAIChatModel:
         except openai.OpenAIError as err:
             raise self._model_error(err) from err
 
+    def write(self, messages: list[dict[str, Any]], *, max_tokens: int, temperature: float | None = None) -> ModelReply:
+        """A plain reply to `messages`: no tools offered, none read from the text, no ReAct format. The
+        SQL-first strategy asks this way (agent.strategies). `temperature`: this call's (None: the model's).
+
+        Raises:
+            ModelError: as `complete`.
+        """
+        try:
+            return _with_repeating(self._request(_native_messages(messages), max_tokens=max_tokens,
+                                                 temperature=temperature))
+        except openai.OpenAIError as err:
+            raise self._model_error(err) from err
+
     def _complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], max_tokens: int,
                   on_text: DraftCallback | None, readable: list[dict[str, Any]]) -> ModelReply:
         if not self.uses_text_tools:
@@ -185,12 +198,13 @@ class OpenAIChatModel:
         stop: list[str] | None = None,
         max_tokens: int,
         on_text: DraftCallback | None = None,
+        temperature: float | None = None,
     ) -> ModelReply:
         params: dict[str, Any] = {"model": self.model, "messages": messages}
         # OpenAI's reasoning models refuse `max_tokens`; the servers people run locally read only it.
         params["max_completion_tokens" if self.hosted_by_openai else "max_tokens"] = max_tokens
-        if self.temperature is not None:
-            params["temperature"] = self.temperature
+        if temperature is not None or self.temperature is not None:
+            params["temperature"] = temperature if temperature is not None else self.temperature
         if tools:
             params["tools"] = tools
         if stop:

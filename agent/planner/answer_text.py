@@ -64,10 +64,10 @@ def result_answer(frame: Frame, *, columns: list[str], rows: list[list[Any]], ro
     return f"{count} rows ({of}); first: {', '.join(shown)}" + ("..." if row_count > SHOWN_ROWS else ".")
 
 
-def verified_answer(*, zh: bool, question: str, columns: list[str], rows: list[list[Any]], row_count: int,
-                    truncated: bool) -> str:
-    """The result of a verified example's SQL, reused for the same question (no frame to phrase it by)."""
-    source = f"（沿用已验证的查询：“{question}”）" if zh else f" (the verified query for “{question}”)"
+def described_answer(*, zh: bool, columns: list[str], rows: list[list[Any]], row_count: int, truncated: bool,
+                     source: str = "") -> str:
+    """A result stated without a frame to phrase it by (a model's query, a verified example's): one
+    value as a sentence, several rows as a count and the first rows. `source` goes before the full stop."""
     if not rows:
         return ("没有符合条件的数据" if zh else "No rows match this question") + source + ("。" if zh else ".")
     if len(rows) == 1 and len(columns) == 1:
@@ -79,6 +79,14 @@ def verified_answer(*, zh: bool, question: str, columns: list[str], rows: list[l
     if zh:
         return f"共 {count} 行（{of}）；前几行：{shown}{source}。"
     return f"{count} row{'' if row_count == 1 else 's'} ({of}); first: {shown}{source}."
+
+
+def verified_answer(*, zh: bool, question: str, columns: list[str], rows: list[list[Any]], row_count: int,
+                    truncated: bool) -> str:
+    """The result of a verified example's SQL, reused for the same question."""
+    source = f"（沿用已验证的查询：“{question}”）" if zh else f" (the verified query for “{question}”)"
+    return described_answer(zh=zh, columns=columns, rows=rows, row_count=row_count, truncated=truncated,
+                            source=source)
 
 
 def error_answer(*, zh: bool, error: str) -> str:

@@ -53,7 +53,8 @@ def test_a_recorded_conversation_replayed_is_never_confidently_wrong(path, sampl
         return error(500, message="the recording has no more replies for this turn")
 
     scripted_llm.responder(reply)
-    settings = bench_settings(scripted_llm.base_url.removesuffix("/v1"), recording["tool_mode"], tmp_path / "store.db")
+    settings = bench_settings(scripted_llm.base_url.removesuffix("/v1"), recording["tool_mode"], tmp_path / "store.db",
+                              strategy=recording.get("strategy", "loop"))
     askdb = AskDB(settings.model_copy(update={"database": sample_db_path}))
     thread_id, checked = None, 0
     try:

@@ -238,13 +238,13 @@ def test_local_model_figures_by_answer_with_and_without_an_older_journals_turns(
     new = part_figures(old + [(_scored("wrong_result", ok=True, held=True), [])])
     assert new["answer_accuracy"] == {"questions": 1, "holds_answer": 1, "accuracy": 100.0}
     assert new["confidently_wrong"]["ok_but_wrong_answer"] == 0 and new["results"][2]["holds_answer"] is True
-    kept_before = {k: v for k, v in f.items() if k != "answer_accuracy"}  # docs/benchmarks.json of an earlier run
-    table = local_model_markdown({"_meta": {"code": "abc"}, "model": "m", "server": "s", "context": 8192,
-                                  "sample": "default", "spider_requested": 0,
-                                  "modes": {"text": {"sample": new, "spider": kept_before}}}).splitlines()
-    assert "| accuracy | confidently wrong | accuracy by answer | confidently wrong by answer |" in table[2]
-    assert "| **33.3%** (1) | **66.7%** (2 of 3) | 100.0% (1 of 1) | 0.0% (0 of 1) |" in table[4]
-    assert "| **50.0%** (1) | **50.0%** (1 of 2) | - | - |" in table[5]
+    table = local_model_markdown({"_meta": {"code": "abc", "command": "make bench BENCH=local_model"}, "model": "m",
+                                  "server": "s", "context": 8192,
+                                  "runs": {"alone": {"sample": f}, "auto": {"sample": new}}}).splitlines()
+    assert "| part | run | questions | right | confidently wrong (by answer) | flagged right |" in table[2]
+    assert "| sample | alone | 2 | **1** (50.0%) | **50.0%** (1 of 2; -) | 0.0% (0 of 1) |" in table[4]
+    assert "| sample | auto | 3 | **1** (33.3%) | **66.7%** (2 of 3; 0.0%) | 0.0% (0 of 1) |" in table[5]
+    assert "- auto, sample: 1 vs 1 right (+0), - the seconds" in table
 
 
 def test_what_the_model_teaches_in_one_question_holds_for_the_next(tmp_path, scripted_llm):

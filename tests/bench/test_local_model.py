@@ -142,3 +142,37 @@ def test_a_line_half_written_by_a_killed_run_is_asked_again(tmp_path):
     with journal.path.open("a", encoding="utf-8") as out:
         out.write('{"key": "sample/b", "resu')
     assert set(Journal(tmp_path, "abc1234", "auto").done) == {"sample/a"}
+
+
+def test_the_model_alone_gets_the_evaluation_prompt_and_once_more_the_error_when_its_sql_fails(scripted_llm,
+                                                                                               sample_db_path):
+    from bench.local_model import ask_alone
+
+    (turns,) = sample_conversations("follow-1")
+    scripted_llm.enqueue(text("```sql\nSELECT COUNT(*) FROM launches WHERE launch_year = 2019\n```"),
+                         text("SELECT COUNT(*) FROM launches WHERE launch_date LIKE '2019-%'"),
+                         text("SELECT COUNT(*) FROM launches WHERE launch_date LIKE '2019-%' AND outcome = 'failure'"))
+    with RecordingProxy(_upstream(scripted_llm)) as proxy:
+        settings = bench_settings(proxy.base_url, "auto", Path("unused.db")).model_copy(
+            update={"database": sample_db_path})
+        first, repaired = ask_alone(turns, sample_db_path, proxy, settings)
+    assert [r.outcome for r, _ in first] == ["sql_error", "correct"]
+    assert [r.outcome for r, _ in repaired] == ["correct", "correct"] and repaired[0][0].model_calls == 2
+    assert first[0][0].ok is False and repaired[0][0].ok is True  # ok: its SQL ran, as a chat shows it
+    opening, fixing, follow = (r["messages"] for r in scripted_llm.chat_requests)
+    assert len(opening) == 1 and "CREATE TABLE launches" in opening[0]["content"]
+    assert "no such column" in fixing[-1]["content"]
+    # The follow-up continues the chat after the first question's own reply (not the repaired one).
+    assert follow[:1] == opening and "launch_year" in follow[1]["content"]
+    assert follow[2]["content"].startswith("-- Question: How many of them failed?")
+
+
+def test_the_held_out_split_shares_no_question_with_the_development_split(tmp_path):
+    from bench.local_model import heldout_questions
+
+    (tmp_path / "spider").mkdir()
+    shutil.copy(QUESTIONS_FILE, tmp_path / "spider" / "dev.json")
+    (tmp_path / "spider" / "database").symlink_to(SPIDER_DATA, target_is_directory=True)
+    development, _ = spider_questions(100, datasets=tmp_path)
+    held_out, _ = heldout_questions(50, datasets=tmp_path)
+    assert len(held_out) == 50 and not {q.id for q in development} & {q.id for q in held_out}

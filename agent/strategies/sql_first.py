@@ -1,0 +1,148 @@
+"""The SQL-first turn: ask for the SQL at once, repair by rule, ask once more, or hand over.
+
+1. One model call (`ChatModel.write`, no tools) with the prompt of agent.strategies.sql_prompt.
+2. The SQL runs as `run_sql` runs it (the guard, the column check, the limits), recorded as a step.
+3. On an error: askdb's own repairs (agent.strategies.repair), then the model once more with the
+   error. On an empty result: a value respelled as stored.
+4. A result: the answer's text is written from it (`described_answer`, no model call) and the turn
+   ends through `_Turn.finish`, the same checks as every other answer. No result: the turn goes on
+   in the tool loop with these steps in its history (agent.loop).
+
+`run` takes the loop's `_Turn` (it records steps, runs tools and finishes the answer) and returns,
+as a generator's value, whether the turn was answered.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Generator
+from typing import Any
+
+from agent.llm import ModelReply, ToolCall
+from agent.memory.tokens import context_window_for, counter_for
+from agent.notes import note
+from agent.planner.answer_text import described_answer
+from agent.state import FunctionCall, Message, MessageToolCall, Step
+from agent.strategies.repair import Repair, joined_in, requalified, respelled
+from agent.strategies.sql_prompt import SqlPrompt, repair_messages
+from agent.strategies.sql_reply import sql_from_reply
+from agent.tool_types import ToolOutcome
+from storage.text import has_cjk
+
+#: Room for the SQL reply: a query, not an essay (a 1.5B model left to 1,024 tokens repeated a condition
+#: until they ran out).
+MAX_SQL_TOKENS = 384
+#: Errors the rule repairs can mend: a column the tables of its query level do not have.
+_COLUMN_ERRORS = ("no such column", "unknown column", "does not exist", "not found in", "has no column")
+
+
+def fits(turn: Any, messages: list[dict[str, str]]) -> bool:
+    """Whether the prompt and the reply's room fit the model's window, after the margin."""
+    setup = turn.setup
+    config = setup.budget.config_for(setup.model, setup.memory)
+    counter = counter_for(config.model)
+    usable = min(context_window_for(config.model, config.context_window), config.context_budget)
+    return sum(counter.text(m["content"]) for m in messages) + MAX_SQL_TOKENS <= usable * (1 - config.margin)
+
+
+def run(turn: Any, prompt: SqlPrompt, schema: str) -> Generator[Any, None, bool]:
+    """Answer the turn SQL-first; the generator's value: whether it answered (False: go on in the loop)."""
+    zh = has_cjk(prompt.question)
+    first = prompt.messages(schema)
+    started = time.perf_counter()
+    reply = _write(turn, first)
+    sql = sql_from_reply(reply.content)
+    hints = note("sql_first.with_hints", zh=zh, hints="; ".join(prompt.hints)) if prompt.hints else ""
+    wrote = note("sql_first.wrote", zh=zh, extra=hints)
+    if sql is None:
+        yield turn.record(Step(step_index=0, action="write_sql", thought=wrote, content=reply.content,
+                               observation=note("sql_first.no_sql", zh=zh)), started, reply)
+        return False
+    outcome = yield from _attempt(turn, sql, wrote, started, reply)
+    if not outcome.ok:
+        outcome = yield from _repair_by_rule(turn, sql, outcome, zh)
+    if not outcome.ok and not turn.setup.stop_requested():
+        started = time.perf_counter()
+        reply = _write(turn, repair_messages(first, sql, outcome.observation.get("error", "")))
+        again = sql_from_reply(reply.content)
+        if again and again.strip() != sql.strip():
+            outcome = yield from _attempt(turn, again, note("sql_first.asked_again", zh=zh), started, reply)
+            if not outcome.ok:
+                outcome = yield from _repair_by_rule(turn, again, outcome, zh)
+    if outcome.ok and outcome.observation.get("unmatched"):
+        respelt = respelled(turn.last_result.sql, turn.setup.database)
+        if respelt is not None:
+            better = yield from _attempt(turn, respelt.sql, _repaired(respelt, zh), time.perf_counter(), None)
+            outcome = better if better.ok else outcome
+    if not outcome.ok:
+        return False
+    yield _answer(turn, zh)
+    return True
+
+
+def _write(turn: Any, messages: list[dict[str, str]]) -> ModelReply:
+    """One plain model call, timed and reported as the loop's calls are."""
+    setup = turn.setup
+    config = setup.budget.config_for(setup.model, setup.memory)
+    counter = counter_for(config.model)
+    tokens = sum(counter.text(m["content"]) for m in messages)
+    turn.context = {"mode": "sql_first", "tiers": ["sql_first"], "tokens_sent": tokens, "history_tokens": tokens,
+                    "messages_total": len(messages), "messages_full": len(messages), "messages_condensed": 0,
+                    "messages_omitted": 0}
+    asked = time.perf_counter()
+    reply = setup.model.write(messages, max_tokens=MAX_SQL_TOKENS)
+    turn.model_ms = round((time.perf_counter() - asked) * 1000, 2)
+    if reply.usage is not None:
+        setup.budget.calibrate(setup.model, counted=tokens, reported=reply.usage.prompt_tokens)
+    return reply
+
+
+def _attempt(turn: Any, sql: str, thought: str, started: float,
+             reply: ModelReply | None) -> Generator[Any, None, ToolOutcome]:
+    """Run `sql` as the model's run_sql call: in the history (so a hand-over to the loop reads it), as a step."""
+    call_id = f"sql_{turn.next_step_index()}"
+    arguments = json.dumps({"sql": sql}, ensure_ascii=False)
+    turn.state.messages.append(Message(role="assistant", tool_calls=[
+        MessageToolCall(id=call_id, function=FunctionCall(name="run_sql", arguments=arguments))]))
+    outcome, args = turn.call_tool(ToolCall(id=call_id, name="run_sql", arguments=arguments))
+    turn.state.messages.append(Message(role="tool", tool_call_id=call_id, name="run_sql",
+                                       content=outcome.observation_text()))
+    yield turn.record(Step(step_index=0, action="run_sql", args=args, thought=thought,
+                           observation=outcome.observation_text(), result_id=turn.last_result_id(outcome)),
+                      started, reply)
+    return outcome
+
+
+def _repair_by_rule(turn: Any, sql: str, failed: ToolOutcome, zh: bool) -> Generator[Any, None, ToolOutcome]:
+    """askdb's repairs of a query that named a column its tables lack, each tried once, in order."""
+    error = str(failed.observation.get("error", "")).lower()
+    if not any(e in error for e in _COLUMN_ERRORS):
+        return failed
+    catalogue, dialect = turn.catalogue(), turn.setup.database.dialect
+    outcome = failed
+    for repair in (requalified, joined_in):
+        fixed = repair(sql, catalogue, dialect=dialect)
+        if fixed is None:
+            continue
+        outcome = yield from _attempt(turn, fixed.sql, _repaired(fixed, zh), time.perf_counter(), None)
+        if outcome.ok:
+            return outcome
+        sql = fixed.sql  # the next repair starts from this one
+    return outcome
+
+
+def _repaired(repair: Repair, zh: bool) -> str:
+    return note("sql_first.repaired", zh=zh, changes="; ".join(repair.changes))
+
+
+def _answer(turn: Any, zh: bool) -> Any:
+    """End the turn with the last result, its text written from the rows."""
+    record = turn.last_result
+    stored = turn.recorder.result(record.result_id)
+    text = described_answer(zh=zh, columns=stored.columns, rows=stored.rows, row_count=stored.row_count,
+                            truncated=stored.truncated)
+    turn.state.messages.append(Message(role="assistant", content=text))
+    turn.finish(text, sql=record.sql, confident=True)
+    return turn.record(turn.answer_step(action="answer", args={"text": text, "sql": record.sql}),
+                       time.perf_counter(), None)

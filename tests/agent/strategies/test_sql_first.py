@@ -1,0 +1,168 @@
+"""The SQL-first turn through the real `openai` client against the scripted server, on a real
+SQLite file: the SQL in one call, askdb's repairs, the model asked once more, the hand-over to the
+tool loop, and the checks that decide `ok` on this path as on every other (issue 36)."""
+
+import sqlite3
+
+import pytest
+
+from app.core import AskDB
+from app.settings import Settings
+from bench.scripted_llm import text, tool_call
+from tests.agent.strategies.test_repair import SCHEMA
+
+
+@pytest.fixture
+def concerts_db(tmp_path):
+    path = tmp_path / "concerts.db"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(SCHEMA)
+    return path
+
+
+def _askdb(scripted_llm, database, tmp_path, strategy="sql_first"):
+    return AskDB(Settings(llm="openai", openai_base_url=scripted_llm.base_url, model="m", llm_max_retries=0,
+                          llm_stream=False, database=database, store=tmp_path / "store.db", strategy=strategy,
+                          memory_embedder="none"))
+
+
+def _turn(askdb, question, thread_id=None):
+    events = list(askdb.ask(question, user_id="u", thread_id=thread_id))
+    answer = next(e.answer for e in events if e.type == "answer")
+    steps = [e.step for e in events if e.type == "step"]
+    return answer, steps, events[0].thread_id
+
+
+def test_the_sql_comes_in_one_call_and_the_answer_is_written_from_its_result(scripted_llm, concerts_db, tmp_path):
+    scripted_llm.enqueue(text("```sql\nSELECT count(*) FROM singer WHERE age > 40;\n```"))
+    askdb = _askdb(scripted_llm, concerts_db, tmp_path)
+    try:
+        answer, steps, _ = _turn(askdb, "How many singers are older than 40?")
+    finally:
+        askdb.close()
+    assert answer.ok and answer.data.sql == "SELECT count(*) FROM singer WHERE age > 40"
+    assert answer.data.text == "The answer is 2." and answer.data.rows == [[2]]
+    (request,) = scripted_llm.chat_requests  # one model call; no tools offered
+    assert "tools" not in request and len(request["messages"]) == 1
+    prompt = request["messages"][0]["content"]
+    assert "CREATE TABLE singer" in prompt and "3 example rows:" in prompt
+    assert prompt.rstrip().endswith("-- Question: How many singers are older than 40?\nReturn only the SQL query.")
+    assert [s.action for s in steps] == ["run_sql", "answer"] and steps[0].context["mode"] == "sql_first"
+
+
+def test_the_prompt_names_the_values_the_question_names_as_stored(scripted_llm, concerts_db, tmp_path):
+    scripted_llm.enqueue(text("SELECT name FROM singer WHERE country = 'France'"))
+    askdb = _askdb(scripted_llm, concerts_db, tmp_path)
+    try:
+        answer, steps, _ = _turn(askdb, "Which singers come from france?")
+    finally:
+        askdb.close()
+    assert "-- singer.country = 'France'" in scripted_llm.chat_requests[0]["messages"][0]["content"]
+    assert answer.ok and answer.data.rows == [["Rose White"]]
+    assert "singer.country = 'France'" in steps[0].thought
+
+
+def test_a_column_read_from_the_wrong_table_is_repaired_by_rule_without_asking_again(scripted_llm, concerts_db,
+                                                                                    tmp_path):
+    scripted_llm.enqueue(text("SELECT T2.name, T1.capacity FROM stadium AS T1 JOIN concert AS T2 "
+                              "ON T1.stadium_id = T2.stadium_id"))
+    askdb = _askdb(scripted_llm, concerts_db, tmp_path)
+    try:
+        answer, steps, _ = _turn(askdb, "Show each stadium's name and capacity")
+    finally:
+        askdb.close()
+    assert len(scripted_llm.chat_requests) == 1
+    assert [s.action for s in steps] == ["run_sql", "run_sql", "answer"]
+    assert "error" in steps[0].observation and "T2.name → T1.name" in steps[1].thought
+    assert answer.data.sql.startswith("SELECT T1.name, T1.capacity") and answer.data.row_count == 2
+
+
+def test_a_failure_no_rule_mends_is_sent_back_once_with_the_error(scripted_llm, concerts_db, tmp_path):
+    scripted_llm.enqueue(text("SELECT nme FROM singer ORDER BY age DESC LIMIT 1"),
+                         text("SELECT name FROM singer ORDER BY age DESC LIMIT 1"))
+    askdb = _askdb(scripted_llm, concerts_db, tmp_path)
+    try:
+        answer, steps, _ = _turn(askdb, "Who is the oldest singer?")
+    finally:
+        askdb.close()
+    first, second = scripted_llm.chat_requests
+    assert second["messages"][:1] == first["messages"] and second["messages"][1]["role"] == "assistant"
+    assert "That query failed" in second["messages"][2]["content"] and "nme" in second["messages"][2]["content"]
+    assert answer.ok and answer.data.rows == [["Joe Sharp"]]
+
+
+def test_when_nothing_runs_the_tool_loop_takes_over_with_the_attempts_in_its_history(scripted_llm, concerts_db,
+                                                                                     tmp_path):
+    scripted_llm.enqueue(text("SELECT nme FROM singer"), text("I cannot."),  # no SQL the second time
+                         tool_call("run_sql", {"sql": "SELECT name FROM singer ORDER BY name"}),
+                         tool_call("answer", {"text": "Joe Sharp, Rose White and Timbaland.",
+                                              "sql": "SELECT name FROM singer ORDER BY name"}))
+    askdb = _askdb(scripted_llm, concerts_db, tmp_path)
+    try:
+        answer, steps, _ = _turn(askdb, "List the singers' names")
+    finally:
+        askdb.close()
+    loop_call = scripted_llm.chat_requests[2]
+    assert loop_call.get("tools") and any("nme" in str(m.get("content")) or "nme" in str(m.get("tool_calls"))
+                                          for m in loop_call["messages"])
+    assert answer.ok and answer.data.text == "Joe Sharp, Rose White and Timbaland."
+
+
+def test_the_checks_decide_ok_on_this_path_too(scripted_llm, concerts_db, tmp_path):
+    scripted_llm.enqueue(text("SELECT count(*) FROM concert"))  # the year is left out
+    askdb = _askdb(scripted_llm, concerts_db, tmp_path)
+    try:
+        answer, _, _ = _turn(askdb, "How many concerts were there in 2014?")
+    finally:
+        askdb.close()
+    assert not answer.ok and "2014" in answer.data.caveat and answer.data.text.startswith(answer.data.caveat)
+
+
+def test_a_chinese_question_gets_its_answer_in_chinese_without_another_call(scripted_llm, concerts_db, tmp_path):
+    scripted_llm.enqueue(text("SELECT count(*) FROM singer"))
+    askdb = _askdb(scripted_llm, concerts_db, tmp_path)
+    try:
+        answer, _, _ = _turn(askdb, "一共有多少位歌手？")
+    finally:
+        askdb.close()
+    assert answer.data.text == "结果是 3。" and len(scripted_llm.chat_requests) == 1
+
+
+def test_a_follow_up_sends_the_previous_question_with_its_sql(scripted_llm, concerts_db, tmp_path):
+    scripted_llm.enqueue(text("SELECT name FROM singer WHERE age > 40"),
+                         text("SELECT count(*) FROM singer WHERE age > 40 AND country = 'France'"))
+    askdb = _askdb(scripted_llm, concerts_db, tmp_path)
+    try:
+        _, _, thread = _turn(askdb, "Which singers are older than 40?")
+        answer, _, _ = _turn(askdb, "How many of them are from France?", thread)
+    finally:
+        askdb.close()
+    prompt = scripted_llm.chat_requests[1]["messages"][0]["content"]
+    assert "-- Earlier question: Which singers are older than 40?\nSELECT name FROM singer WHERE age > 40;" in prompt
+    assert answer.ok and answer.data.rows == [[1]]
+
+
+@pytest.mark.parametrize("strategy, question, first_tools", [
+    ("auto", "How many singers are there?", False),
+    ("auto", "What tables are in this database?", True),  # about the data's shape: the tool loop
+    ("loop", "How many singers are there?", True),
+])
+def test_auto_takes_the_loop_for_questions_about_the_tables_and_loop_always(scripted_llm, concerts_db, tmp_path,
+                                                                            strategy, question, first_tools):
+    scripted_llm.responder(lambda request: tool_call("answer", {"text": "4 tables.", "sql": "SELECT 4"})
+                           if request.get("tools") else text("SELECT count(*) FROM singer"))
+    askdb = _askdb(scripted_llm, concerts_db, tmp_path, strategy=strategy)
+    try:
+        _turn(askdb, question)
+    finally:
+        askdb.close()
+    assert bool(scripted_llm.chat_requests[0].get("tools")) is first_tools
+
+
+def test_the_offline_planner_and_a_schema_too_large_for_the_prompt_keep_the_loop():
+    from agent.strategies.choice import choose
+
+    assert choose("sql_first", writes_sql=False, schema_fits=True, question="How many?") == "loop"
+    assert choose("sql_first", writes_sql=True, schema_fits=False, question="How many?") == "loop"
+    assert choose("auto", writes_sql=True, schema_fits=True, question="列出数据库里有哪些表") == "loop"
+    assert choose("auto", writes_sql=True, schema_fits=True, question="Which singer is the oldest?") == "sql_first"
