@@ -339,7 +339,8 @@ def run_part(part: str, conversations: list[Conversation], runs: list[str], serv
         for run in runs:
             names = ["alone", "alone_repair"] if run == "alone" else [run]
             if not all(k in journals[name].done for name in names for k in keys):
-                settings = bench_settings(proxy.base_url, "auto", Path("unused.db"), strategy=run) \
+                settings = bench_settings(proxy.base_url, "auto", Path("unused.db"),
+                                          strategy="loop" if run == "alone" else run) \
                     .model_copy(update={"database": location})
                 if run == "alone":
                     for name, scored in zip(names, ask_alone(turns, location, proxy, settings)):
