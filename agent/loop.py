@@ -112,6 +112,8 @@ class TurnSetup:
     #: How the turn finds its query (agent.strategies): "auto", "sql_first" or "loop". The service passes
     #: ASKDB_STRATEGY; code that builds a setup itself gets the tool loop unless it asks otherwise.
     strategy: str = "loop"
+    #: SQL-first: how many queries to ask for and vote on (1: the model's first only).
+    candidates: int = 1
 
 
 def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | None = None,

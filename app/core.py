@@ -215,7 +215,8 @@ class AskDB:
             setup = TurnSetup(store=self.store, database=database, model=model, budget=self.models.budget,
                               max_steps=self.settings.max_steps, memory=self.settings.memory_config(),
                               schema=self.schema_options(), examples=self.examples(database), recall=memory,
-                              stop_requested=stop_requested, on_draft=on_draft, strategy=self.settings.strategy)
+                              stop_requested=stop_requested, on_draft=on_draft, strategy=self.settings.strategy,
+                              candidates=self.settings.candidates)
             if memory is not None:
                 setup.on_archive = archive_hook(memory, archived_questions=lambda t: self.store.archive(Message)
                                                 .stats(t).user_messages)

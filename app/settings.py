@@ -84,6 +84,11 @@ class Settings(BaseSettings):
                     "by rule, asked once more on an error, then the tool loop), `loop` (the tool loop: explore, "
                     "query, answer), or `auto` (sql_first when the schema fits the prompt, else the loop; "
                     "docs/strategies.md).")
+    candidates: int = _env(
+        "ASKDB_CANDIDATES", default=1, ge=1, le=9,
+        description="SQL-first: queries asked for each question (the first at the model's temperature, the others "
+                    "at 0.7), each run; the answer rests on the result most agree on and says so when none has a "
+                    "majority. 1: no vote (measured on a CPU-only 1.5B model in docs/strategies.md).")
     llm_stream: bool = _env("ASKDB_LLM_STREAM", default=True,
                             description="Ask the endpoint to stream its replies, so the page shows the answer's "
                                         "text as it is written (`false` for endpoints that cannot stream).")

@@ -19,7 +19,8 @@ the checks may be developed on (`spider`, `spider_questions`) and others only ev
 mini-dev questions with their evidence (`bird`), SParC dev interactions (`sparc`).
 
 Environment (the run is long: seconds per call on 2 shared cores):
-  LOCAL_MODEL_RUNS     runs, comma-separated (default "alone,auto"; askdb runs are strategies)
+  LOCAL_MODEL_RUNS     runs, comma-separated (default "alone,auto"; askdb runs are strategies, with
+                       "+voteN" for N candidates voted on: "auto+vote3")
   LOCAL_MODEL_PARTS    parts, comma-separated (default "sample,spider,spider_heldout,bird,sparc")
   LOCAL_MODEL_SAMPLE   "default" (the ten questions and three follow-up conversations below), "all",
                        or ids, comma-separated (sample-03,follow-1)
@@ -145,6 +146,17 @@ class Journal:
             with self.path.open("a", encoding="utf-8") as out:
                 out.write(json.dumps({"key": key, "result": turn[0].model_dump(), "calls": turn[1]},
                                      ensure_ascii=False) + "\n")
+
+
+def run_settings(base_url: str, run: str) -> Settings:
+    """An askdb run's settings: `auto`, `sql_first`, `loop`, or one of them with a vote (`auto+vote3`:
+    ASKDB_CANDIDATES=3)."""
+    strategy, _, votes = run.partition("+vote")
+    if strategy not in ("auto", "sql_first", "loop") or (votes and not (votes.isdigit() and 1 < int(votes) < 10)):
+        raise ValueError(f"LOCAL_MODEL_RUNS names no run {run}: use alone, auto, sql_first, loop, or one with "
+                         f"+voteN (auto+vote3)")
+    return bench_settings(base_url, "auto", Path("unused.db"), strategy=strategy) \
+        .model_copy(update={"candidates": int(votes or 1)})
 
 
 def bench_settings(base_url: str, tool_mode: str, store: Path, strategy: str = "loop") -> Settings:
@@ -339,9 +351,8 @@ def run_part(part: str, conversations: list[Conversation], runs: list[str], serv
         for run in runs:
             names = ["alone", "alone_repair"] if run == "alone" else [run]
             if not all(k in journals[name].done for name in names for k in keys):
-                settings = bench_settings(proxy.base_url, "auto", Path("unused.db"),
-                                          strategy="loop" if run == "alone" else run) \
-                    .model_copy(update={"database": location})
+                settings = (bench_settings(proxy.base_url, "auto", Path("unused.db")) if run == "alone"
+                            else run_settings(proxy.base_url, run)).model_copy(update={"database": location})
                 if run == "alone":
                     for name, scored in zip(names, ask_alone(turns, location, proxy, settings)):
                         for k, turn in zip(keys, scored):
@@ -380,9 +391,9 @@ def run() -> dict:
     from bench.llama_setup import LLAMA_PACKAGE, LLAMA_VERSION, ensure_model, ensure_server
 
     runs = [r.strip() for r in os.environ.get("LOCAL_MODEL_RUNS", "alone,auto").split(",") if r.strip()]
-    unknown = [r for r in runs if r not in ("alone", "auto", "sql_first", "loop")]
-    if unknown:
-        raise ValueError(f"LOCAL_MODEL_RUNS names no run {', '.join(unknown)}: use alone, auto, sql_first, loop")
+    for run in runs:
+        if run != "alone":
+            run_settings("http://127.0.0.1:1", run)  # a run it cannot read fails before the model is built
     parts = [p.strip() for p in os.environ.get("LOCAL_MODEL_PARTS", ",".join(PARTS)).split(",") if p.strip()]
     if unknown := [p for p in parts if p not in PARTS]:
         raise ValueError(f"LOCAL_MODEL_PARTS names no part {', '.join(unknown)}: use {', '.join(PARTS)}")
@@ -398,8 +409,7 @@ def run() -> dict:
         props = server.get("/props")
         journals = {name: Journal(journal_dir, commit, name) for name in expanded(runs)}
         # One model per askdb run: what it learns of the endpoint and window holds for all its questions.
-        models = {run: Models(bench_settings(proxy.base_url, "auto", Path("unused.db"), strategy=run))
-                  for run in runs if run != "alone"}
+        models = {run: Models(run_settings(proxy.base_url, run)) for run in runs if run != "alone"}
         for part in parts:
             conversations = part_conversations(part, sample=sample, sizes=sizes)
             if isinstance(conversations, str):

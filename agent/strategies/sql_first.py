@@ -4,7 +4,9 @@
 2. The SQL runs as `run_sql` runs it (the guard, the column check, the limits), recorded as a step.
 3. On an error: askdb's own repairs (agent.strategies.repair), then the model once more with the
    error. On an empty result: a value respelled as stored.
-4. A result: the answer's text is written from it (`described_answer`, no model call) and the turn
+4. With `ASKDB_CANDIDATES` above 1, more queries at a temperature, each run: the answer rests on
+   the result most agree on, and says so when none has a majority.
+5. A result: the answer's text is written from it (`described_answer`, no model call) and the turn
    ends through `_Turn.finish`, the same checks as every other answer. No result: the turn goes on
    in the tool loop with these steps in its history (agent.loop).
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 from collections.abc import Generator
 from typing import Any
 
@@ -33,6 +36,8 @@ from storage.text import has_cjk
 #: Room for the SQL reply: a query, not an essay (a 1.5B model left to 1,024 tokens repeated a condition
 #: until they ran out).
 MAX_SQL_TOKENS = 384
+#: The temperature of the vote's other candidates (the first is the model's own, usually greedy).
+VOTE_TEMPERATURE = 0.7
 #: Errors the rule repairs can mend: a column the tables of its query level do not have.
 _COLUMN_ERRORS = ("no such column", "unknown column", "does not exist", "not found in", "has no column")
 
@@ -77,11 +82,12 @@ def run(turn: Any, prompt: SqlPrompt, schema: str) -> Generator[Any, None, bool]
             outcome = better if better.ok else outcome
     if not outcome.ok:
         return False
-    yield _answer(turn, zh)
+    caveat = (yield from _vote(turn, first, zh)) if turn.setup.candidates > 1 else None
+    yield _answer(turn, zh, caveat)
     return True
 
 
-def _write(turn: Any, messages: list[dict[str, str]]) -> ModelReply:
+def _write(turn: Any, messages: list[dict[str, str]], *, temperature: float | None = None) -> ModelReply:
     """One plain model call, timed and reported as the loop's calls are."""
     setup = turn.setup
     config = setup.budget.config_for(setup.model, setup.memory)
@@ -91,23 +97,26 @@ def _write(turn: Any, messages: list[dict[str, str]]) -> ModelReply:
                     "messages_total": len(messages), "messages_full": len(messages), "messages_condensed": 0,
                     "messages_omitted": 0}
     asked = time.perf_counter()
-    reply = setup.model.write(messages, max_tokens=MAX_SQL_TOKENS)
+    reply = setup.model.write(messages, max_tokens=MAX_SQL_TOKENS, temperature=temperature)
     turn.model_ms = round((time.perf_counter() - asked) * 1000, 2)
     if reply.usage is not None:
         setup.budget.calibrate(setup.model, counted=tokens, reported=reply.usage.prompt_tokens)
     return reply
 
 
-def _attempt(turn: Any, sql: str, thought: str, started: float,
-             reply: ModelReply | None) -> Generator[Any, None, ToolOutcome]:
-    """Run `sql` as the model's run_sql call: in the history (so a hand-over to the loop reads it), as a step."""
+def _attempt(turn: Any, sql: str, thought: str, started: float, reply: ModelReply | None, *,
+             in_history: bool = True) -> Generator[Any, None, ToolOutcome]:
+    """Run `sql` as the model's run_sql call, as a step, and in the history (so a hand-over to the loop
+    reads it) unless `in_history` is False (a candidate of the vote)."""
     call_id = f"sql_{turn.next_step_index()}"
     arguments = json.dumps({"sql": sql}, ensure_ascii=False)
-    turn.state.messages.append(Message(role="assistant", tool_calls=[
-        MessageToolCall(id=call_id, function=FunctionCall(name="run_sql", arguments=arguments))]))
+    if in_history:
+        turn.state.messages.append(Message(role="assistant", tool_calls=[
+            MessageToolCall(id=call_id, function=FunctionCall(name="run_sql", arguments=arguments))]))
     outcome, args = turn.call_tool(ToolCall(id=call_id, name="run_sql", arguments=arguments))
-    turn.state.messages.append(Message(role="tool", tool_call_id=call_id, name="run_sql",
-                                       content=outcome.observation_text()))
+    if in_history:
+        turn.state.messages.append(Message(role="tool", tool_call_id=call_id, name="run_sql",
+                                           content=outcome.observation_text()))
     yield turn.record(Step(step_index=0, action="run_sql", args=args, thought=thought,
                            observation=outcome.observation_text(), result_id=turn.last_result_id(outcome)),
                       started, reply)
@@ -136,13 +145,50 @@ def _repaired(repair: Repair, zh: bool) -> str:
     return note("sql_first.repaired", zh=zh, changes="; ".join(repair.changes))
 
 
-def _answer(turn: Any, zh: bool) -> Any:
+def _vote(turn: Any, messages: list[dict[str, str]], zh: bool) -> Generator[Any, None, str | None]:
+    """`ASKDB_CANDIDATES` - 1 more queries asked at VOTE_TEMPERATURE, each run; the answer rests on the
+    result most of them agree on (the first, greedy one wins a tie), and says so when no result has
+    more than half of them. Returns the caveat, or None."""
+    total = turn.setup.candidates
+    ballots = [(turn.last_result, _rows_key(turn, turn.last_result))]
+    for n in range(2, total + 1):
+        if turn.setup.stop_requested():
+            break
+        started = time.perf_counter()
+        reply = _write(turn, messages, temperature=VOTE_TEMPERATURE)
+        sql = sql_from_reply(reply.content)
+        if sql is None:
+            continue
+        outcome = yield from _attempt(turn, sql, note("sql_first.candidate", zh=zh, n=n, total=total), started,
+                                      reply, in_history=False)
+        if outcome.ok:
+            ballots.append((turn.last_result, _rows_key(turn, turn.last_result)))
+    counts = Counter(key for _, key in ballots)
+    best = max(counts.values())
+    winner = next(record for record, key in ballots if counts[key] == best)
+    turn.last_result = winner
+    if best * 2 > len(ballots):
+        return None
+    return note("sql_first.disagree", zh=zh, agree=best, total=len(ballots))
+
+
+def _rows_key(turn: Any, record: Any) -> tuple:
+    """A result as a value two candidates share when they found the same rows, in any order."""
+    rows = turn.recorder.result(record.result_id).rows if record.result_id is not None else []
+    return tuple(sorted((tuple(_cell_key(v) for v in row) for row in rows), key=repr))
+
+
+def _cell_key(value: Any) -> Any:
+    return round(value, 6) if isinstance(value, float) else value
+
+
+def _answer(turn: Any, zh: bool, caveat: str | None = None) -> Any:
     """End the turn with the last result, its text written from the rows."""
     record = turn.last_result
     stored = turn.recorder.result(record.result_id)
     text = described_answer(zh=zh, columns=stored.columns, rows=stored.rows, row_count=stored.row_count,
                             truncated=stored.truncated)
     turn.state.messages.append(Message(role="assistant", content=text))
-    turn.finish(text, sql=record.sql, confident=True)
+    turn.finish(text, sql=record.sql, caveat=caveat, confident=True)
     return turn.record(turn.answer_step(action="answer", args={"text": text, "sql": record.sql}),
                        time.perf_counter(), None)

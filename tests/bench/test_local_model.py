@@ -176,3 +176,24 @@ def test_the_held_out_split_shares_no_question_with_the_development_split(tmp_pa
     development, _ = spider_questions(100, datasets=tmp_path)
     held_out, _ = heldout_questions(50, datasets=tmp_path)
     assert len(held_out) == 50 and not {q.id for q in development} & {q.id for q in held_out}
+
+
+def test_run_local_points_askdb_at_the_local_server_and_keeps_the_callers_other_settings():
+    from bench.run_local import environment
+
+    env = environment("http://127.0.0.1:8081", {"ASKDB_STRATEGY": "loop", "OPENAI_API_KEY": "sk-secret",
+                                                "OPENAI_BASE_URL": "https://api.example.com/v1", "PATH": "/bin"})
+    assert env["OPENAI_BASE_URL"] == "http://127.0.0.1:8081/v1" and env["ASKDB_LLM"] == "openai"
+    assert env["ASKDB_MODEL"] == "qwen2.5-coder-1.5b-instruct" and env["MEMORY_CONTEXT_WINDOW"] == "8192"
+    assert env["ASKDB_STRATEGY"] == "loop" and env["PATH"] == "/bin" and "OPENAI_API_KEY" not in env
+
+
+def test_a_run_names_a_strategy_and_a_vote_and_a_bad_name_is_refused_before_any_model_call():
+    from bench.local_model import run_settings
+
+    assert (run_settings("http://x", "auto").strategy, run_settings("http://x", "auto").candidates) == ("auto", 1)
+    assert (run_settings("http://x", "sql_first+vote3").strategy, run_settings("http://x", "sql_first+vote3").candidates) \
+        == ("sql_first", 3)
+    for bad in ("fast", "auto+vote", "auto+vote1", "loop+vote12"):
+        with pytest.raises(ValueError, match="LOCAL_MODEL_RUNS names no run"):
+            run_settings("http://x", bad)

@@ -20,10 +20,10 @@ def concerts_db(tmp_path):
     return path
 
 
-def _askdb(scripted_llm, database, tmp_path, strategy="sql_first"):
+def _askdb(scripted_llm, database, tmp_path, strategy="sql_first", candidates=1):
     return AskDB(Settings(llm="openai", openai_base_url=scripted_llm.base_url, model="m", llm_max_retries=0,
                           llm_stream=False, database=database, store=tmp_path / "store.db", strategy=strategy,
-                          memory_embedder="none"))
+                          memory_embedder="none", candidates=candidates))
 
 
 def _turn(askdb, question, thread_id=None):
@@ -166,3 +166,30 @@ def test_the_offline_planner_and_a_schema_too_large_for_the_prompt_keep_the_loop
     assert choose("sql_first", writes_sql=True, schema_fits=False, question="How many?") == "loop"
     assert choose("auto", writes_sql=True, schema_fits=True, question="列出数据库里有哪些表") == "loop"
     assert choose("auto", writes_sql=True, schema_fits=True, question="Which singer is the oldest?") == "sql_first"
+
+
+def test_candidates_vote_and_the_answer_rests_on_the_result_most_agree_on(scripted_llm, concerts_db, tmp_path):
+    scripted_llm.enqueue(text("SELECT name FROM singer WHERE age > 50"),  # greedy: Joe Sharp only
+                         text("SELECT name FROM singer WHERE age >= 41"),
+                         text("SELECT name FROM singer WHERE age > 40 ORDER BY name"))
+    askdb = _askdb(scripted_llm, concerts_db, tmp_path, candidates=3)
+    try:
+        answer, steps, _ = _turn(askdb, "Which singers are older than 40?")
+    finally:
+        askdb.close()
+    assert [r.get("temperature") for r in scripted_llm.chat_requests] == [0.0, 0.7, 0.7]
+    assert answer.ok and sorted(answer.data.rows) == [["Joe Sharp"], ["Rose White"]]
+    assert answer.data.sql == "SELECT name FROM singer WHERE age >= 41"  # the first of the two that agree
+    assert [s.action for s in steps] == ["run_sql", "run_sql", "run_sql", "answer"] and "2 of 3" in steps[1].thought
+
+
+def test_candidates_that_all_disagree_leave_the_answer_unsure_and_say_so(scripted_llm, concerts_db, tmp_path):
+    scripted_llm.enqueue(text("SELECT name FROM singer WHERE age > 50"), text("SELECT name FROM singer"),
+                         text("SELECT name FROM singer WHERE age < 40"))
+    askdb = _askdb(scripted_llm, concerts_db, tmp_path, candidates=3)
+    try:
+        answer, _, _ = _turn(askdb, "Which singers are older than 40?")
+    finally:
+        askdb.close()
+    assert not answer.ok and answer.data.caveat == "The model's candidate queries disagree: only 1 of 3 found this result."
+    assert answer.data.sql == "SELECT name FROM singer WHERE age > 50"  # a tie: the first, the model's own
