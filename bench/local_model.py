@@ -151,8 +151,8 @@ class Journal:
 def run_settings(base_url: str, run: str) -> Settings:
     """An askdb run's settings: `auto`, `sql_first`, `loop`, or one of them with a vote (`auto+vote3`:
     ASKDB_CANDIDATES=3)."""
-    strategy, _, votes = run.partition("+vote")
-    if strategy not in ("auto", "sql_first", "loop") or (votes and not (votes.isdigit() and 1 < int(votes) < 10)):
+    strategy, vote, votes = run.partition("+vote")
+    if strategy not in ("auto", "sql_first", "loop") or (vote and not (votes.isdigit() and 1 < int(votes) < 10)):
         raise ValueError(f"LOCAL_MODEL_RUNS names no run {run}: use alone, auto, sql_first, loop, or one with "
                          f"+voteN (auto+vote3)")
     return bench_settings(base_url, "auto", Path("unused.db"), strategy=strategy) \
