@@ -30,6 +30,7 @@ from agent.memory.summary import refresh_summary, summariser_for
 from agent.memory.tiers import ContextWindowTooSmall
 from agent.memory.tokens import context_window_for, counter_for
 from agent.model_budget import ModelBudget
+from agent.notes import load_table, note
 from agent.offline_planner import LABEL as PLANNER_LABEL
 from agent.offline_planner import OfflinePlanner
 from agent.planner.followup import is_follow_up
@@ -160,10 +161,10 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
     turn.tools = tools_for_turn(memory=turn.ctx.memory is not None)
     tools = tools_for_window(tool_schemas(turn.tools), setup.budget.config_for(setup.model, setup.memory))
     few_shot = setup.examples.few_shot(question) if setup.examples is not None else ""
-    note = remember_statements(setup.recall, question=question, thread_id=thread_id, user_id=user_id) \
+    remembered = remember_statements(setup.recall, question=question, thread_id=thread_id, user_id=user_id) \
         if setup.recall is not None else None
-    if note is not None:  # nothing was asked: acknowledge what was remembered, run nothing
-        yield from emit([turn.acknowledge(note)])
+    if remembered is not None:  # nothing was asked: acknowledge what was remembered, run nothing
+        yield from emit([turn.acknowledge(remembered)])
     schema = _schema_for(setup, tools)
     context_note = turn_note(state, examples=few_shot, user_memory=user_memory, schema_shown=bool(schema),
                              follows=turn.previous_sql if turn.follows_up else None)
@@ -188,7 +189,7 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
                 turn.handed_over = True
     for step_number in range(0 if state.done else setup.max_steps):
         if setup.stop_requested():
-            yield from emit(turn.fail(_NOTES["stopped"][has_cjk(question)], kind="stopped"))
+            yield from emit(turn.fail(note("loop.stopped", zh=has_cjk(question)), kind="stopped"))
             break
         started = time.perf_counter()
         try:
@@ -197,7 +198,7 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
             yield from emit(turn.fail(_model_failure(exc), kind=exc.kind))
             break
         if setup.stop_requested():  # the reply is dropped: the history never holds a call without its result
-            yield from emit(turn.fail(_NOTES["stopped"][has_cjk(question)], kind="stopped"))
+            yield from emit(turn.fail(note("loop.stopped", zh=has_cjk(question)), kind="stopped"))
             break
         try:
             yield from emit(turn.handle(reply, started, can_continue=step_number < setup.max_steps - 1))
@@ -323,7 +324,7 @@ class _Turn:
                 yield from self.send_back(reply, text, checked, started)
                 return
             zh = has_cjk(state.question or "")
-            caveat = _NOTES["cut_off"][zh] if cut else (_NOTES["blind"][zh] if _same_text(text) in self.written_blind
+            caveat = note("loop.cut_off", zh=zh) if cut else (note("loop.blind", zh=zh) if _same_text(text) in self.written_blind
                                                         else None)
             shown = text or ("" if cut else "The model returned an empty reply.")
             state.messages.append(Message(role="assistant", content=shown or caveat))
@@ -365,9 +366,9 @@ class _Turn:
                 # An answer cut off at max_tokens, or left empty once its label is stripped, is never confident.
                 cut = reply.finish_reason == "length"
                 zh = has_cjk(state.question or "")
-                caveat = args.get("caveat") or (_NOTES["cut_off"][zh] if cut else None)
+                caveat = args.get("caveat") or (note("loop.cut_off", zh=zh) if cut else None)
                 if caveat is None and (sent_back or _same_text(text) in self.written_blind):
-                    caveat = _NOTES["blind"][zh]
+                    caveat = note("loop.blind", zh=zh)
                 state.messages.append(Message(role="assistant", content=text))
                 self.finish(text, sql=args.get("sql"), caveat=caveat, confident=bool(text) and not cut)
                 step = self.answer_step(thought=step.thought, action=call.name, args=args,
@@ -431,22 +432,22 @@ class _Turn:
         if record is None:  # no query ran in this turn
             return self.without_query()
         if wrong_language(question, text):
-            kind, problem = "language", _NOTES["language"][0]
+            kind, problem = "language", note("loop.language", zh=False)
         elif (unused := self.unused_parts(record.sql, zh=False)) is not None:
             kind, problem = "unused", unused
         elif both := self.both_values(record.sql):
-            kind, problem = "both", _NOTES["both"][0].format(values=", ".join(both))
+            kind, problem = "both", note("loop.both", zh=False, values=", ".join(both))
         elif (limit := self.cut_by_limit(record)) is not None:
-            kind, problem = "limit", _NOTES["limit"][0].format(limit=limit)
+            kind, problem = "limit", note("loop.limit", zh=False, limit=limit)
         elif (itself := self.counted_itself(record)) is not None:
-            kind, problem = "itself", _NOTES["itself"][0].format(table=itself[0], other=itself[1])
+            kind, problem = "itself", note("loop.itself", zh=False, table=itself[0], other=itself[1])
         elif has_cjk(question) and (in_chinese := in_question_language(  # the catalogue only when it can matter
                 question, record.sql, self.catalogue(), dialect=self.setup.database.dialect)) is not None:
             kind, problem = "names", "The question is in Chinese, and the result shows names in English."
         elif "label" not in self.checked and (labelled := self.with_label(record)) is not None:
             kind, problem = "label", "The question asks which one, and the result shows no name."
         elif "grouped" not in self.checked and (labelled := self.grouped_label(record)) is not None:
-            kind, problem = "grouped", _NOTES["grouped"][0]
+            kind, problem = "grouped", note("loop.grouped", zh=False)
         else:
             kind, problem = "numbers", self.unsupported(text, record, zh=False)
         if problem is None or kind in self.checked:
@@ -586,21 +587,21 @@ class _Turn:
             if named:
                 record = named[-1]
                 if _sql_key(sql) in self.qualified and confident and caveat is None:
-                    caveat = _NOTES["qualified"][zh]
+                    caveat = note("loop.qualified", zh=zh)
             elif confident and caveat is None:
-                caveat = _NOTES["other_sql" if record else "no_query"][zh]
+                caveat = note("loop." + ("other_sql" if record else "no_query"), zh=zh)
         elif record is None and confident and caveat is None:
-            caveat = _NOTES["no_query"][zh]
+            caveat = note("loop.no_query", zh=zh)
         if caveat is None and confident and wrong_language(self.state.question or "", text):
-            caveat = _NOTES["language"][zh]
+            caveat = note("loop.language", zh=zh)
         if caveat is None and confident and record is not None:
             itself = self.counted_itself(record)
             limit = self.cut_by_limit(record)
             caveat = self.unused_parts(record.sql, zh) or self.either_caveat(record.sql, zh) or \
-                (_NOTES["limit"][zh].format(limit=limit) if limit else None) or (
-                _NOTES["itself"][zh].format(table=itself[0], other=itself[1]) if itself else None) or \
-                (_NOTES["label"][zh] if self.with_label(record) else None) or \
-                (_NOTES["grouped"][zh] if self.grouped_label(record) else None) or self.unasked(record.sql, zh) or \
+                (note("loop.limit", zh=zh, limit=limit) if limit else None) or (
+                note("loop.itself", zh=zh, table=itself[0], other=itself[1]) if itself else None) or \
+                (note("loop.label", zh=zh) if self.with_label(record) else None) or \
+                (note("loop.grouped", zh=zh) if self.grouped_label(record) else None) or self.unasked(record.sql, zh) or \
                 self.unsupported(text, record, zh)
         ok = confident and not caveat and record is not None
         if caveat and not text.startswith(caveat):
@@ -628,37 +629,37 @@ class _Turn:
         ("who have friends" read from `friend_id`). None when none is found."""
         question = self.state.question or ""
         if self.partial_values and copies_partial_values(sql, self.partial_values, dialect=self.setup.database.dialect):
-            return _NOTES["partial_values"][zh]
+            return note("loop.partial_values", zh=zh)
         dropped = dropped_conditions(question, sql, self.previous_sql, dialect=self.setup.database.dialect)
         if dropped:
-            return _NOTES["dropped"][zh].format(conditions=", ".join(dropped))
+            return note("loop.dropped", zh=zh, conditions=", ".join(dropped))
         # A follow-up naming no year of its own, of a turn that did not answer: that question's years.
         carried = self.previous_sql is None and points_back(question) and not missing_years(question, "")
         asked = question + (f" {self.previous_question}" if carried else "")
         years = missing_years(asked, sql, dialect=self.setup.database.dialect)
         if years:
-            return _NOTES["years"][zh].format(years=", ".join(years))
+            return note("loop.years", zh=zh, years=", ".join(years))
         if self.unmatched.get(sql):
-            return _NOTES["unmatched"][zh].format(conditions="; ".join(self.unmatched[sql]))
+            return note("loop.unmatched", zh=zh, conditions="; ".join(self.unmatched[sql]))
         if per_group_missing(question, sql, dialect=self.setup.database.dialect):
-            return _NOTES["per_group"][zh]
+            return note("loop.per_group", zh=zh)
         database = self.setup.database
         if figure := figure_not_computed(question, sql, self.catalogue, dialect=database.dialect):
-            return _NOTES[figure][zh]
+            return note("loop." + figure, zh=zh)
         if amounts := counts_an_amount(sql, self.catalogue, dialect=database.dialect):
-            return _NOTES["amount"][zh].format(columns=", ".join(amounts))
+            return note("loop.amount", zh=zh, columns=", ".join(amounts))
         if thing := thing_not_used(question, sql, self.catalogue, dialect=database.dialect):
-            return _NOTES["thing"][zh].format(thing=thing)
+            return note("loop.thing", zh=zh, thing=thing)
         if name := name_not_shown(question, sql, self.catalogue, dialect=database.dialect):
-            return _NOTES["name"][zh].format(column=name)
+            return note("loop.name", zh=zh, column=name)
         if unshown := columns_not_shown(question, sql, self.catalogue, dialect=database.dialect):
-            return _NOTES["columns"][zh].format(columns=", ".join(unshown))
+            return note("loop.columns", zh=zh, columns=", ".join(unshown))
         if side := link_side_reversed(question, sql, self.catalogue, dialect=database.dialect):
-            return _NOTES["side"][zh].format(table=side[0], read=side[1], meant=side[2], relation=side[3])
+            return note("loop.side", zh=zh, table=side[0], read=side[1], meant=side[2], relation=side[3])
         if negated := negation_dropped(question, sql, dialect=database.dialect):
-            return _NOTES["negated"][zh].format(values=", ".join(negated))
+            return note("loop.negated", zh=zh, values=", ".join(negated))
         echoed = echoes_filter(question, sql, dialect=database.dialect)
-        return _NOTES["echo"][zh].format(conditions=", ".join(echoed)) if echoed else None
+        return note("loop.echo", zh=zh, conditions=", ".join(echoed)) if echoed else None
 
     def both_values(self, sql: str) -> list[str]:
         """The values the question joins with "and" that the query takes as either, where a row it shows
@@ -669,7 +670,7 @@ class _Turn:
     def either_caveat(self, sql: str, zh: bool) -> str | None:
         """A caveat naming the values the query takes as either where the question says both; None: none."""
         values = self.both_values(sql)
-        return _NOTES["both"][zh].format(values=("、" if zh else ", ").join(values)) if values else None
+        return note("loop.both", zh=zh, values=("、" if zh else ", ").join(values)) if values else None
 
     def cut_by_limit(self, record: SQLRecord) -> int | None:
         """The LIMIT of a query that the question does not name (nor, for a follow-up, the question it
@@ -691,7 +692,7 @@ class _Turn:
         values = unasked_values(asked, sql, known, dialect=dialect)
         values += [v for v in sampled_literals(asked, sql, self.sampled_values - known, dialect=dialect)
                    if v not in values]
-        return _NOTES["unasked"][zh].format(values=", ".join(values)) if values else None
+        return note("loop.unasked", zh=zh, values=", ".join(values)) if values else None
 
     def with_label(self, record: SQLRecord) -> str | None:
         question = self.state.question or ""
@@ -722,10 +723,10 @@ class _Turn:
         numbers = unsupported_numbers(text, rows=rows, row_count=None if record.truncated else record.row_count,
                                       question=question, sql=record.sql)
         if numbers:
-            return _NOTES["numbers"][zh].format(numbers=", ".join(numbers))
+            return note("loop.numbers", zh=zh, numbers=", ".join(numbers))
         asked = question + (f" {self.previous_question}" if self.follows_up else "")
         names = unsupported_names(text, rows=rows, question=asked, sql=record.sql, known=self.shown_values)
-        return _NOTES["names_unshown"][zh].format(names=", ".join(names)) if names else None
+        return note("loop.names_unshown", zh=zh, names=", ".join(names)) if names else None
 
     def fail(self, message: str, *, kind: str) -> Iterator[TurnEvent]:
         """End the turn on an infrastructure failure, saying what happened and what to do."""
@@ -753,9 +754,9 @@ class _Turn:
     def stop_repeating(self) -> Iterator[TurnEvent]:
         """The model made the same call with the same result a third time: end with the best result so far."""
         zh = has_cjk(self.state.question or "")
-        caveat = _NOTES["repeated"][zh]
+        caveat = note("loop.repeated", zh=zh)
         planned = yield from self.planner_query()
-        text = _NOTES["planner" if planned else "best_so_far" if self.last_result else "nothing_ran"][zh]
+        text = note("loop." + ("planner" if planned else "best_so_far" if self.last_result else "nothing_ran"), zh=zh)
         self.state.messages.append(Message(role="assistant", content=f"{caveat} {text}"))
         self.finish(text, sql=None, caveat=caveat, confident=False)
         yield self.record(self.answer_step(), time.perf_counter(), None)
@@ -765,7 +766,7 @@ class _Turn:
         text = f"I reached the limit of {self.setup.max_steps} steps before finishing."
         planned = yield from self.planner_query()
         if planned:
-            text += " " + _NOTES["planner"][has_cjk(self.state.question or "")]
+            text += " " + note("loop.planner", zh=has_cjk(self.state.question or ""))
         elif self.last_result is not None:
             text += f" The last query that worked returned {self.last_result.row_count} rows; it is shown below."
         else:
@@ -793,7 +794,7 @@ class _Turn:
         if plan.sql is None:
             return False
         outcome, args = self.call_tool(ToolCall(id="", name="run_sql", arguments=json.dumps({"sql": plan.sql})))
-        thought = _NOTES["planner_step"][has_cjk(question)] + (f" {plan.caveat}" if plan.caveat else "")
+        thought = note("loop.planner_step", zh=has_cjk(question)) + (f" {plan.caveat}" if plan.caveat else "")
         yield self.record(Step(step_index=0, action="run_sql", args=args, thought=thought,
                                observation=outcome.observation_text(), result_id=self.last_result_id(outcome)),
                           started, None)
@@ -801,113 +802,8 @@ class _Turn:
         return outcome.ok
 
 
-#: Caveats the loop adds itself, English and Chinese (picked by the question's script).
-_NOTES = {
-    "no_query": ("No query ran in this turn, so this answer is not checked against the data.",
-                 "本轮没有运行任何查询，这个回答未经数据核对。"),
-    "stopped": ("Stopped at your request before an answer; the steps so far are kept. Ask again to continue.",
-                "已按你的要求在作答前停止；已完成的步骤都保留着。再问一次即可继续。"),
-    "cut_off": ("The model's reply was cut off at its length limit (ASKDB_MAX_OUTPUT_TOKENS), even with twice "
-                "the room; it is not a complete answer.",
-                "模型的回复在长度上限处被截断（ASKDB_MAX_OUTPUT_TOKENS），加倍后仍未写完；这不是完整的回答。"),
-    "repeated": ("The model repeated the same step with the same result three times, so this turn was stopped.",
-                 "模型三次重复同一步骤并得到相同结果，本轮已停止。"),
-    "qualified": ("askdb ran this query with an ambiguous column qualified by the table the question names; "
-                  "check that it is the column meant.",
-                  "askdb 按问题所指的表限定了查询中有歧义的列后才运行了它；请确认这是你要的列。"),
-    "unasked": ("The query compares with {values}, which the question does not name; check that it answers the "
-                "question asked.", "查询里比较了 {values}，但问题没有提到它；请确认它回答的是你问的问题。"),
-    "thing": ("The question asks about {thing}, and this query uses no table or column about {thing}.",
-              "问题问的是 {thing}，但这个查询没有用到任何与 {thing} 有关的表或列。"),
-    "both": ("The question joins {values} with \"and\", and this query keeps the rows having either of them, not "
-             "only those having both.", "问题同时提到 {values}，但这个查询保留的是具有其中任意一个的行，而不只是两者都有的行。"),
-    "limit": ("This query stops at {limit} rows (LIMIT {limit}), which the question does not ask for, so it may leave "
-              "rows out.", "这个查询在 {limit} 行处截止（LIMIT {limit}），但问题没有要求只看这么多，结果可能漏掉了一些行。"),
-    "echo": ("This query shows only what it picks rows by ({conditions}), so its result repeats that value.",
-             "这个查询只显示它用来筛选行的值（{conditions}），结果只是重复了这个值。"),
-    "negated": ("The question says it does not want {values}, and this query keeps the rows that have it.",
-                "问题说不要 {values}，但这个查询保留的正是含有它的行。"),
-    "name": ("The question asks for a name, and this query does not show {column}.",
-             "问题问的是名称，但这个查询没有显示 {column}。"),
-    "label": ("The question asks which one, and the result shown has no name for it.",
-              "问题问的是哪一个，但下方结果里没有它的名称。"),
-    "grouped": ("The result shows each group by its key, not by its name.", "下方结果按编号而不是名称列出每一组。"),
-    "best_so_far": ("The result shown is the last query that worked in this turn, not a checked answer.",
-                    "下方是本轮最后一次成功查询的结果，并非核对过的回答。"),
-    "planner": ("The result shown is from askdb's offline planner's query for this question, not a query the model "
-                "wrote or checked.", "下方结果来自 askdb 离线规划器为这个问题生成的查询，并非模型编写或核对的查询。"),
-    "planner_step": ("The model found no query that works; askdb's offline planner runs its own query for the question.",
-                     "模型没有找到可用的查询；askdb 离线规划器为这个问题运行自己的查询。"),
-    "nothing_ran": ("No query worked in this turn; try a more specific question.", "本轮没有成功的查询；请把问题问得更具体一些。"),
-    "language": ("This answer is not in the language of the question.", "这个回答没有使用提问的语言。"),
-    "dropped": ("This query leaves out the conditions of the answer this question follows ({conditions}), "
-                "so it may be about more than you asked.",
-                "这个查询没有沿用上一个回答的条件（{conditions}），结果可能超出你所问的范围。"),
-    "partial_values": ("This query lists values copied from a lookup that showed only some of them, so rows "
-                       "with the other values are left out.",
-                       "这个查询列出的取值抄自只显示了部分取值的查找结果，其余取值的行没有算进去。"),
-    "unmatched": ("This query finds nothing because {conditions}, so the value may be spelled otherwise in "
-                  "the data.", "这个查询没有找到任何行，因为{conditions}；数据中的取值可能写法不同。"),
-    "per_group": ("The question asks for a figure for each of something, but this query gives one for all the "
-                  "rows it reads (it groups nothing).",
-                  "问题问的是每一组的数字，但这个查询没有分组，只给出一个总体结果。"),
-    "ranks": ("The question asks for the most or least of something, and this query ranks nothing: it orders, "
-              "aggregates and limits none of its rows.", "问题问的是最多或最少的一个，但这个查询没有排序、聚合或限制任何行。"),
-    "counts": ("The question asks how many for each of something, and this query counts nothing: it shows only text, "
-               "with no group or aggregate.", "问题问的是每一组有多少，但这个查询没有分组或聚合，只显示文字，没有计数。"),
-    "amount": ("This query counts the rows that have a {columns}, not the amounts they hold (SUM adds them up; "
-               "the column itself is one row's amount).",
-               "这个查询数的是有 {columns} 值的行数，而不是这些值本身的数量（SUM 才是相加；列本身是一行的数量）。"),
-    "columns": ("The question asks for {columns}, and this query does not show it.",
-                "问题要求显示 {columns}，但这个查询没有显示它。"),
-    "side": ("The question is about those who have {relation}: in {table} they are {meant}, and this query reads "
-             "only {read}, the other side of the link.",
-             "问题问的是拥有 {relation} 的一方：在 {table} 中那是 {meant}，而这个查询只读了 {read}，即关系的另一方。"),
-    "itself": ("This query counts the {table} row the question names (1), not the {other} rows that refer to it, "
-               "which the question counts.", "这个查询数的是问题所指的 {table} 这一行本身（1），而不是问题要数的、引用它的 {other} 中的行。"),
-    "names_unshown": ("This answer names {names}, which the query's result does not show (it shows no names).",
-                      "这个回答提到的 {names} 不在查询结果中（结果里没有任何名称）。"),
-    "numbers": ("This answer states {numbers}, which the query's result does not show.",
-                "这个回答给出的 {numbers} 不在查询结果中。"),
-    "years": ("This query does not use {years}, which the question names, so it may be about other years.",
-              "这个查询没有用到问题中的 {years}，结果可能不只是这些年份。"),
-    "blind": ("This answer was written before its query's result was read, so its text is not checked against "
-              "the result shown.", "这个回答写于读到查询结果之前，其文字未与下方结果核对。"),
-    "other_sql": ("The query this answer names did not run in this turn; the result shown is from the last "
-                  "query that did.", "回答所引用的查询本轮没有成功运行；下方显示的是最后一次成功查询的结果。"),
-}
-
-
 #: What the model is told when its answer fails a check (`_Turn.check_answer`), after the problem itself.
-_CHECKS = {
-    "unrun": "the SQL in your answer had not run in this turn; it ran now, and this is its result: call answer "
-             "again with text that says what this result shows",
-    "unused": "Run a query that uses it, then answer from that result; or call answer again with a caveat "
-              "saying what is left out.",
-    "numbers": "Answer again with what the result shows, or run the query that gives what you state.",
-    "lookups": "you have looked enough: now write the SQL that answers the question and run it with run_sql",
-    "lookups_after_result": "your last query ran and returned {rows} row(s): if they answer the question, call "
-                            "answer with its SQL; if not, run a better query with run_sql",
-    "unrun_failed": "the SQL in your answer had not run in this turn; run now, it failed: correct it with run_sql",
-    "language": "Call answer again, written in the question's language.",
-    "counted": "no query ran in this turn; askdb counted the rows of the previous answer's query (the SQL below): "
-               "if this answers the question, call answer with this SQL.",
-    "no_query": "no query ran in this turn, so nothing checks this answer. Run the query that answers the question "
-                "with run_sql, then answer from its result. The previous answer's SQL, to start from:",
-    "names": "askdb ran the query with the names in Chinese (the SQL below): call answer with this SQL, in Chinese.",
-    "itself": "askdb counted the {other} rows that refer to it (the SQL below): if this answers the question, call "
-              "answer with this SQL.",
-    "label": "askdb ran it with the name of each row shown first (the SQL below): answer from this result, with "
-             "this SQL.",
-    "grouped": "askdb ran it with the name of each group shown instead of its key (the SQL below): answer from this "
-               "result, with this SQL.",
-    "both": "askdb ran it keeping only the rows that have each of them (the SQL below): if the question means "
-            "both, answer from this result with this SQL; if it means either, call answer with a caveat saying so.",
-    "limit": "askdb ran it without the limit (the SQL below): answer from this result, with this SQL.",
-    "kept": "askdb ran it with them (the SQL below): if this result answers the question, call answer with this SQL.",
-    "repeating": "your reply was cut off: it kept repeating {text!r} until its length limit. Write it again once, "
-                 "short, with no repeated conditions.",
-}
+_CHECKS: dict[str, str] = load_table("answer_checks.toml")
 
 
 def _strategy(setup: TurnSetup, question: str) -> str:

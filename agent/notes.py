@@ -31,3 +31,9 @@ def note(key: str, *, zh: bool, **values: Any) -> str:
     for part in key.split("."):
         entry = entry[part]
     return entry["zh" if zh else "en"].format(**values)
+
+
+def load_table(name: str) -> dict[str, str]:
+    """A flat table of sentences in agent/prompts (`name` = "answer_checks.toml"): key -> text."""
+    with (NOTES.parent / name).open("rb") as f:
+        return tomllib.load(f)
