@@ -51,7 +51,7 @@ from agent.question_checks import (columns_not_shown, counts_an_amount, echoes_f
                                    without_limit)
 from agent.turn_checks import (REPEAT_NOTE, STOP_AFTER, RepeatGuard, copies_partial_values, count_of, counted_itself,
                                counts_previous_rows, dropped_conditions, grouped_label, in_question_language,
-                               missing_years, per_group_missing, points_back, sql_literals, strip_label,
+                               missing_periods, missing_years, per_group_missing, points_back, sql_literals, strip_label,
                                unasked_values, unsupported_names, unsupported_numbers, which_one, with_conditions,
                                with_label, wrong_language)
 from agent.turn_recorder import TurnRecorder
@@ -617,7 +617,8 @@ class _Turn:
     def unused_parts(self, sql: str, zh: bool) -> str | None:
         """What of the question the answer's query leaves out, as a caveat: rows whose values a lookup
         did not show (an IN list copied from find_values' first 20), a year the question names (or, for
-        a follow-up of a turn that did not answer, that turn's question named), the conditions of
+        a follow-up of a turn that did not answer, that turn's question named) or a period finer than a year
+        ("the second half of 2022": `turn_checks.missing_periods`), the conditions of
         the answer a follow-up points back at, the thing a "which X" question asks for, or the name
         column "the X name" asks for, a value the question says it does not want, a result that only repeats
         the value it picks rows by, a ranking or count per group the query does not compute, or a count of
@@ -636,6 +637,8 @@ class _Turn:
         years = missing_years(asked, sql, dialect=self.setup.database.dialect)
         if years:
             return _NOTES["years"][zh].format(years=", ".join(years))
+        if periods := missing_periods(asked, sql, dialect=self.setup.database.dialect):
+            return _NOTES["periods"][zh].format(periods=", ".join(periods))
         if self.unmatched.get(sql):
             return _NOTES["unmatched"][zh].format(conditions="; ".join(self.unmatched[sql]))
         if per_group_missing(question, sql, dialect=self.setup.database.dialect):
@@ -869,6 +872,8 @@ _NOTES = {
                 "这个回答给出的 {numbers} 不在查询结果中。"),
     "years": ("This query does not use {years}, which the question names, so it may be about other years.",
               "这个查询没有用到问题中的 {years}，结果可能不只是这些年份。"),
+    "periods": ("The question asks about {periods}, and this query does not keep to that range of dates.",
+                "问题问的是{periods}，但这个查询没有限定在这个日期范围内。"),
     "blind": ("This answer was written before its query's result was read, so its text is not checked against "
               "the result shown.", "这个回答写于读到查询结果之前，其文字未与下方结果核对。"),
     "other_sql": ("The query this answer names did not run in this turn; the result shown is from the last "

@@ -35,7 +35,8 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
         missing.append((m.start, m.text))
     missing.extend((-1, text) for text in r.ignored)
     covered = {i for m in r.mentions for i in range(m.start, m.end)}
-    missing.extend((i, t.text) for i, t in enumerate(r.q.tokens) if i not in covered and t.text in r.q.unmatched)
+    missing.extend((i, t.text) for i, t in enumerate(r.q.tokens) if i not in covered and i not in r.period_tokens
+                   and t.text in r.q.unmatched)
     words = [text for _, text in sorted(missing, key=lambda p: p[0])]
     return list(dict.fromkeys(words + _unknown_chinese(r)))
 
@@ -85,6 +86,8 @@ def _unknown_chinese(r: RoleResolver) -> list[str]:
     for t in r.q.tokens:
         if t.zh or t.kind == "value":
             covered[t.start:t.end] = [True] * (t.end - t.start)
+    for start, end in r.period_spans:  # 2021年第三季度: 第 is part of the period
+        covered[start:end] = [True] * (end - start)
     runs, current = [], ""
     for i, char in enumerate(text):
         if is_cjk_char(char) and not covered[i] and char not in STOPWORDS_ZH:

@@ -21,7 +21,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from agent.planner.frame import Condition, Frame, Measure, Ordering, PlanningFailed, YearFilter
+from agent.planner.frame import Condition, Frame, Measure, Ordering, PlanningFailed
 from agent.planner.framing import Assembler
 from agent.planner.negation import Absence
 from agent.planner.question import Mention, ParsedQuestion
@@ -30,7 +30,7 @@ from agent.planner.schema_index import ColumnInfo, SchemaIndex
 from agent.turn_checks import counts_previous_rows
 
 _MARKER_EN = re.compile(r"^\s*(and|what about|how about|only|just|which of|of (those|these|them)|among|same|the same|"
-                        r"now|also|but|instead|then)\b|\b(their|they|them|those|these|its|this(?! year| month))\b", re.IGNORECASE)
+                        r"now|also|but|instead|then)\b|\b(their|they|them|those|these|its|this(?! year| month| quarter| week| decade))\b", re.IGNORECASE)
 _MARKER_ZH = re.compile(r"^\s*(其中|那|只看|只|仅|同样|换成|改成|改为|按)|呢\s*[？?]?\s*$")
 _RESTRICT = re.compile(r"\b(which|who|what) of (those|these|them)\b|\bof (those|these)\b|\bamong (those|them|these)\b"
                        r"|\blist them\b|其中|这些|那些", re.IGNORECASE)
@@ -44,7 +44,7 @@ _NOT_THOSE = re.compile(r"\b(?:not|except|other than|besides|excluding|apart fro
                         r"(?:\w+\s+){1,3}?(?:those|these|them)\b|除了?(?:这些|那些|它们)|不在(?:这些|那些)", re.I)
 
 
-_PRONOUN = re.compile(r"\b(their|they|them|those|these|its|this(?! year| month))\b|其中|这些|那些", re.IGNORECASE)
+_PRONOUN = re.compile(r"\b(their|they|them|those|these|its|this(?! year| month| quarter| week| decade))\b|其中|这些|那些", re.IGNORECASE)
 
 
 def unresolved_reference(question: str) -> str | None:
@@ -152,10 +152,7 @@ def _time(frame: Frame, a: Assembler) -> list[str]:
     for year in r.years:
         frame.conditions.append(Condition(a.time_column(year), f"year_{year.relation}", year.years, year.text))
     for period in r.periods:
-        column = a.time_column(YearFilter("in", (), period.text))
-        frame.conditions.append(Condition(column, "year_period", (period.start.isoformat(), period.end.isoformat(),
-                                                                  period.first_year, period.last_year), period.text))
-        frame.periods.append(period.describe(frame.zh))
+        a.period_condition(frame, period)
     return ["time"]
 
 

@@ -190,3 +190,37 @@ and or but than much when where like up only same else
 #: earlier turn ("his or her hometown", "the battles, too", "also provide ...", "not ... yet"). Ignored,
 #: 13 SParC follow-ups read on their own were marked ok (12 of them wrong).
 REFERRING_WORDS: frozenset[str] = frozenset("he him his himself she her hers herself too yet provide".split())
+
+#: The words of the period grammar (`agent.planner.period_grammar`): month names, ordinals of halves and
+#: quarters, and the relations that open a range ("since March 2024", 2024年3月以后).
+MONTHS: dict[str, int] = {
+    "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4, "may": 5,
+    "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8, "september": 9, "sept": 9, "sep": 9,
+    "october": 10, "oct": 10, "november": 11, "nov": 11, "december": 12, "dec": 12,
+}
+ORDINALS: dict[str, int] = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4,
+                            "4th": 4, "last": 4}
+ZH_HALVES: dict[str, int] = {"上": 1, "前": 1, "下": 2, "后": 2}
+#: A relation before a month or year (English) or after it (Chinese) -> since | after | before | until.
+PERIOD_RELATIONS: dict[str, str] = {
+    "since": "since", "from": "since", "starting": "since", "starting in": "since", "starting from": "since",
+    "after": "after", "later than": "after", "before": "before", "prior to": "before", "earlier than": "before",
+    "until": "until", "till": "until", "through": "until", "up to": "until", "by": "until",
+    "以来": "since", "起": "since", "开始": "since", "以后": "after", "之后": "after", "后": "after",
+    "以前": "before", "之前": "before", "前": "before",
+}
+#: Periods counted from today, by their words: the unit and how many of it back from the current one
+#: (0: the current year, quarter or month; 1: the one before), or "to_date" (from the start of the year).
+RELATIVE_PERIODS: dict[str, tuple[str, int]] = {
+    "this year": ("year", 0), "current year": ("year", 0), "last year": ("year", 1), "previous year": ("year", 1),
+    "year before last": ("year", 2), "this quarter": ("quarter", 0), "current quarter": ("quarter", 0),
+    "last quarter": ("quarter", 1), "previous quarter": ("quarter", 1), "this month": ("month", 0),
+    "current month": ("month", 0), "last month": ("month", 1), "previous month": ("month", 1),
+    "year to date": ("to_date", 0), "ytd": ("to_date", 0), "so far this year": ("to_date", 0),
+    "今年以来": ("to_date", 0), "今年迄今": ("to_date", 0), "年初至今": ("to_date", 0), "本年迄今": ("to_date", 0),
+    "今年": ("year", 0), "去年": ("year", 1), "前年": ("year", 2), "本季度": ("quarter", 0), "这个季度": ("quarter", 0),
+    "上季度": ("quarter", 1), "上个季度": ("quarter", 1), "上一季度": ("quarter", 1), "本月": ("month", 0),
+    "这个月": ("month", 0), "上个月": ("month", 1), "上月": ("month", 1),
+}
+#: Words before a count of units back from today ("the past 5 years", "last 6 months", 近五年, 过去3个月).
+ROLLING_WORDS: tuple[str, ...] = ("past", "last", "previous", "recent", "近", "过去", "最近")

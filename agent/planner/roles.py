@@ -46,7 +46,9 @@ class RoleResolver:
         self.sort: bool | None = None  # a direction without a column: sort by the first column shown
         self.group: Mention | None = None
         self.bucket: str | None = None  # a time bucket to group by ("per month")
-        self.periods: list[Period] = []  # periods relative to today ("last year")
+        self.periods: list[Period] = []  # periods of the period grammar ("the second half of 2022", "last year")
+        self.period_tokens: set[int] = set()  # the tokens of their words, accounted for
+        self.period_spans: list[tuple[int, int]] = []  # ... and their character spans (Chinese filler within)
         self.share: Mention | None = None  # "what share of", "failure rate"
         self.ignored: list[str] = []  # words a pass recognised but could not use
         self.negations: list[tuple[Mention, list[Mention]]] = []  # "no launch vehicles", "never launched"
