@@ -8,9 +8,11 @@ loop does not mark the answer ok. A word is never dropped in silence.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from agent.planner.frame import Frame
+from agent.planner.lexicon import ZH_WORDS
 from agent.planner.schema_index import SchemaIndex
 from storage.text import STOPWORDS_ZH, is_cjk_char
 
@@ -20,6 +22,8 @@ if TYPE_CHECKING:
 #: Keywords that shape the sentence, not the query ("which", "list", "in China").
 _STRUCTURAL = frozenset({"which", "list", "filler", "in", "from", "to", "distinct", "by"})
 _AGGREGATES = frozenset({"avg", "sum", "max", "min"})
+#: Chinese words the lexicon reads as nothing ("是多少", "分别是"): known, so never a word not understood.
+_SILENT_ZH = tuple(word for word, english in ZH_WORDS.items() if not english)
 _RANKING = frozenset({"most", "least", "superlative", "top", "most_common", "order", "order_desc", "order_asc",
                       "desc", "asc"})
 
@@ -63,6 +67,8 @@ def _accounted(m, frame: Frame, tables: set[str], columns: set[int]) -> bool:
         return frame.having is not None or any(x.func == "count" for x in frame.measures)
     if code in _AGGREGATES:
         return any(x.func == code for x in frame.measures)
+    if code == "sum_post":  # "how many launches in total": a count, in total
+        return bool(frame.measures) or frame.having is not None
     if code in _RANKING:
         return frame.order is not None
     return False  # comparisons, time relations, buckets, relative periods no pass placed
@@ -88,6 +94,9 @@ def _unknown_chinese(r: RoleResolver) -> list[str]:
             covered[t.start:t.end] = [True] * (t.end - t.start)
     for start, end in r.period_spans:  # 2021年第三季度: 第 is part of the period
         covered[start:end] = [True] * (end - start)
+    for word in _SILENT_ZH:  # 是多少: read, and meaning nothing beyond the question's own measure
+        for found in re.finditer(re.escape(word), text):
+            covered[found.start():found.end()] = [True] * len(word)
     runs, current = [], ""
     for i, char in enumerate(text):
         if is_cjk_char(char) and not covered[i] and char not in STOPWORDS_ZH:

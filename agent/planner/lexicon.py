@@ -13,9 +13,11 @@ KEYWORDS: dict[str, str] = {
     # counting
     "how many": "count", "number of": "count", "count of": "count", "count": "count",
     "total number of": "count", "the number of": "count",
-    # aggregates of a numeric column
+    # aggregates of a numeric column; a word of a total after its measure ("the payload mass in total",
+    # 质量一共) is sum_post: the SUM of that measure, and nothing more beside a count ("how many in total")
     "average": "avg", "mean": "avg", "avg": "avg",
-    "total": "sum", "sum": "sum", "sum of": "sum", "combined": "sum", "in total": "filler",
+    "total": "sum", "sum": "sum", "sum of": "sum", "combined": "sum", "sum total": "sum",
+    "in total": "sum_post", "altogether": "sum_post", "all together": "sum_post",
     "maximum": "max", "max": "max", "minimum": "min", "min": "min",
     # superlatives: a ranking (which X has the highest Y) or an aggregate (what is the highest Y)
     "highest": "most", "largest": "most", "biggest": "most", "greatest": "most", "most": "most",
@@ -114,7 +116,7 @@ ZH_WORDS: dict[str, str] = {
     # question words and aggregates
     "多少": "how many", "几": "how many", "数量": "number of", "个数": "number of", "次数": "number of",
     "平均": "average", "均值": "average", "总": "total", "总计": "total", "合计": "total",
-    "总和": "total", "总共": "in total", "一共": "in total",
+    "总和": "total", "总共": "in total", "一共": "in total", "共计": "in total",
     "最高": "highest", "最大": "largest", "最多": "most", "最低": "lowest", "最小": "smallest",
     "最少": "least", "最常见": "most common", "最年轻": "youngest", "最老": "oldest", "最早": "earliest", "最晚": "latest",
     "最新": "newest", "最近": "most recent", "最重": "heaviest", "最轻": "lightest",

@@ -309,9 +309,27 @@ class RoleResolver:
                     self.aggregates.append(("count", None, False))
                     self.counted = self.counted or target
                     self.use(m, target)
+                elif m.code == "sum" and (measure := self._measure_before(m)) is not None:  # 质量总和, 质量合计
+                    self.aggregates.append(("sum", measure, False))
+                    self.use(m)
+                    bound.append(measure)
+            elif m.code == "sum_post" and (measure := self._measure_before(m)) is not None:  # "mass in total"
+                self.aggregates.append(("sum", measure, False))
+                self.use(m)
+                bound.append(measure)
             elif m.code == "count":
                 self._count(m)
         self.use(*bound)
+
+    def _measure_before(self, m: Mention) -> Mention | None:
+        """The numeric column named just before a word of a total ("载荷质量总和", "the payload mass in
+        total"), when nothing ranks or compares it already; None otherwise (a count "in total" stays a count)."""
+        if self.rank is not None:
+            return None
+        before = self.previous_mention(m, 1, skip=("filler",))
+        while before is not None and before.kind == "table":  # "the mass of all payloads altogether"
+            before = self.previous_mention(before, 2, skip=("filler",))
+        return before if before is not None and before.kind == "column" and _numeric(before) else None
 
     def _count(self, m: Mention) -> None:
         distinct = self.next_mention(m, 1, kinds=("keyword",))
