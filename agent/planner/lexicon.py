@@ -113,6 +113,11 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
 #: words mapped to "" (listed only so that a shorter word inside them is not read).
 ZH_WORDS: dict[str, str] = {
     "是多少": "", "为多少": "", "是什么": "", "分别是": "",
+    # filler: the Chinese stop list (`FILLER_WORDS_ZH`): adverbs of time that add no condition (目前, not
+    # 目 and 前 "top"), measure words (多少颗卫星), verbs of making that name no column of their own
+    "目前": "", "现在": "", "当前": "", "如今": "", "仍然": "", "依然": "", "仍": "", "还": "", "一直": "", "至今": "",
+    "迄今": "", "曾经": "", "总体": "", "生产": "", "制造": "", "拥有": "",
+    "架": "", "颗": "", "枚": "", "艘": "", "台": "", "辆": "", "座": "", "位": "", "名": "", "种": "", "款": "",
     # question words and aggregates
     "多少": "how many", "几": "how many", "数量": "number of", "个数": "number of", "次数": "number of",
     "平均": "average", "均值": "average", "总": "total", "总计": "total", "合计": "total",
@@ -159,6 +164,19 @@ ZH_WORDS: dict[str, str] = {
     # shares and rates
     "比例": "share", "占比": "share", "百分比": "share", "比率": "rate", "率": "rate",
 }
+
+#: The Chinese stop list: words read as nothing (是多少, 目前, 颗), never named as a word left out.
+FILLER_WORDS_ZH: frozenset[str] = frozenset(word for word, english in ZH_WORDS.items() if not english)
+#: The English stop list: words that, left unused, never raise a caveat, for they name no condition,
+#: measure or grouping: adverbs of time and degree ("still", "currently", "so far") and verbs of making
+#: and operating that the schema's keys already say ("operates", "made"). Only words the planner read as
+#: no name: a word it took for a table, column or value and did not use is still named (issue 38). Not
+#: "built": Spider dev's "not built by 'Ford Motor Company'" was answered wrong with only it named.
+FILLER_WORDS: frozenset[str] = frozenset("""
+still currently presently now ever so far already actually really anymore nowadays overall
+make makes made making produce produces produced producing operate operates operated operating
+own owns owned run runs
+""".split())
 
 #: English number words, for "more than one pet" and "at least two people".
 EN_NUMBERS: dict[str, int] = {

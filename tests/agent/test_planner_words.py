@@ -36,3 +36,38 @@ def test_a_count_in_total_stays_a_count(planner, question):
     plan = planner.plan(question)
     assert "COUNT(*)" in plan.sql and "SUM(" not in plan.sql, plan.sql
     assert plan.caveat is None, plan.caveat
+
+
+# -- filler and question words never raise a caveat --------------------------------------------------
+
+@pytest.mark.parametrize("question", [
+    "Which launch vehicles are still active?",
+    "How many launch vehicles are currently active?",
+    "How many launches has SpaceX made so far?",
+    "How many satellites does China operate?",
+    "Which country operates the most satellites?",
+    "How many aircraft models does Boeing have?",
+    "How many models does Airbus make?",
+    "Which manufacturers make launch vehicles?",
+    "载荷的平均质量是多少？",
+    "中国目前有多少颗卫星？",
+    "现在有多少枚火箭？",
+    "波音公司生产了多少种飞机？",
+    "波音有多少架飞机？",
+])
+def test_filler_and_question_words_raise_no_caveat(planner, question):
+    plan = planner.plan(question)
+    assert plan.sql is not None, plan.failure
+    assert plan.caveat is None, plan.caveat
+
+
+@pytest.mark.parametrize("question, named", [
+    ("Which Boeing aircraft are still in service?", "'service'"),  # a condition the query does not use
+    ("How many launches were there in 2020 on a Tuesday?", "'Tuesday'"),
+    ("现在有多少枚火箭仍在使用？", "“使用”"),
+    ("How many launch vehicles are still active per weekday?", "'weekday'"),
+])
+def test_a_word_naming_what_the_query_does_not_use_still_raises_one(planner, question, named):
+    caveat = planner.plan(question).caveat
+    assert caveat is not None and named in caveat
+    assert "still" not in caveat and "现在" not in caveat and "枚" not in caveat
