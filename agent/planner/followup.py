@@ -89,18 +89,34 @@ def ends_on_its_verb(question: str) -> bool:
     return bool(_ELLIPSIS.search(question))
 
 
-def names_no_table(parsed: ParsedQuestion) -> bool:
-    """The question names no table of its own ("How many exist?", "What is the average range of airliners?").
-    A weak sign: a value or column can be the question's own subject (`OfflinePlanner._read`)."""
-    return not any(m.kind == "table" for m in parsed.mentions)
+def is_fragment(parsed: ParsedQuestion) -> bool:
+    """The question names no table and no column: nothing it asks about or measures is its own ("Which
+    leave from Aberdeen?", "Russia?", "and in 2020?"). A complete question ("What is the most expensive
+    part on the Boeing 787-9?") is never read against the previous answer on this sign (issue 38)."""
+    return not any(m.kind in ("table", "column") for m in parsed.mentions)
 
 
 def follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, today) -> tuple[Frame, list[str]]:
     """The previous frame changed by the follow-up; and what was carried over, in words.
 
+    "Which of those …" after an answer about the rows of a table, all of them ("Which launch vehicles
+    flew more than 10 times since 2015?"), keeps those rows as its subject when what it adds is about
+    them ("which of those are retired?": the vehicles, retired); a filter on the rows counted ("which of
+    those failed?") would change the counts, so those rows are listed instead, as before.
+
     Raises:
         PlanningFailed: the follow-up changes nothing the planner can tell.
     """
+    if previous.entity and previous.limit is None and _RESTRICT.search(parsed.text):
+        frame, carried = _follow_up(parsed, schema, previous, today, keep_subject=True)
+        added = [c for c in frame.conditions if not any(_same(c, old) for old in previous.conditions)]
+        if all(c.column.table == previous.entity for c in added):
+            return frame, carried
+    return _follow_up(parsed, schema, previous, today, keep_subject=False)
+
+
+def _follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, today, *,
+               keep_subject: bool) -> tuple[Frame, list[str]]:
     r = RoleResolver(parsed, schema, today, follow_up=True).resolve()
     frame = replace(previous, conditions=[replace(c) for c in previous.conditions], measures=list(previous.measures),
                     group_columns=list(previous.group_columns), columns=list(previous.columns), notes=[],
@@ -111,7 +127,7 @@ def follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, toda
     changed: list[str] = []
     lost: list[str] = []  # what of the previous answer's rows the new frame cannot keep, in words
     if _RESTRICT.search(parsed.text):
-        lost += _restrict(frame, a)
+        lost += [] if keep_subject else _restrict(frame, a)
         changed.append("rows")
     changed += _time(frame, a) + _values(frame, a) + _negations(frame, a) + _comparisons(frame, a) + _grouping(frame, a)
     changed += _measures(frame, a) + _ranking(frame, a)

@@ -101,8 +101,13 @@ def period_range(values: tuple, zh: bool, *, years: bool = False) -> str:
 
 
 def interpretation(frame: Frame, carried: list[str] | None = None) -> str:
-    """One sentence: what was counted or shown, with which filters, grouping and ranking."""
-    return _zh(frame, carried or []) if frame.zh else _en(frame, carried or [])
+    """One sentence: what was counted or shown, with which filters, grouping and ranking. A follow-up's
+    (`carried`: what it kept from the previous question) opens with "Following your last question:", so
+    the analyst sees it was read against that answer (issue 38)."""
+    sentence = _zh(frame, carried or []) if frame.zh else _en(frame, carried or [])
+    if not carried:
+        return sentence
+    return FOLLOWING[frame.zh] + (sentence if frame.zh else sentence[0].lower() + sentence[1:])
 
 
 #: Column words that name no thing of their own: "name" of what, "code" of what.
