@@ -52,7 +52,7 @@ from agent.question_checks import (columns_not_shown, counts_an_amount, echoes_f
                                    without_limit)
 from agent.turn_checks import (REPEAT_NOTE, STOP_AFTER, RepeatGuard, copies_partial_values, count_of, counted_itself,
                                counts_previous_rows, dropped_conditions, grouped_label, in_question_language,
-                               missing_years, per_group_missing, points_back, sql_literals, strip_label,
+                               missing_periods, missing_years, per_group_missing, points_back, sql_literals, strip_label,
                                unasked_values, unsupported_names, unsupported_numbers, which_one, with_conditions,
                                with_label, wrong_language)
 from agent.turn_recorder import TurnRecorder
@@ -620,7 +620,8 @@ class _Turn:
     def unused_parts(self, sql: str, zh: bool) -> str | None:
         """What of the question the answer's query leaves out, as a caveat: rows whose values a lookup
         did not show (an IN list copied from find_values' first 20), a year the question names (or, for
-        a follow-up of a turn that did not answer, that turn's question named), the conditions of
+        a follow-up of a turn that did not answer, that turn's question named) or a period finer than a year
+        ("the second half of 2022": `turn_checks.missing_periods`), the conditions of
         the answer a follow-up points back at, the thing a "which X" question asks for, or the name
         column "the X name" asks for, a value the question says it does not want, a result that only repeats
         the value it picks rows by, a ranking or count per group the query does not compute, or a count of
@@ -639,6 +640,8 @@ class _Turn:
         years = missing_years(asked, sql, dialect=self.setup.database.dialect)
         if years:
             return note("loop.years", zh=zh, years=", ".join(years))
+        if periods := missing_periods(asked, sql, dialect=self.setup.database.dialect):
+            return note("loop.periods", zh=zh, periods=", ".join(periods))
         if self.unmatched.get(sql):
             return note("loop.unmatched", zh=zh, conditions="; ".join(self.unmatched[sql]))
         if per_group_missing(question, sql, dialect=self.setup.database.dialect):

@@ -31,7 +31,7 @@ from agent.planner.units import UnitPreference, convert, names_own_unit, remembe
 from agent.planner.answer_text import error_answer, result_answer, unmappable_answer, verified_answer
 from agent.planner.frame import Condition, Frame, PlanningFailed
 from agent.planner.followup import (ends_on_its_verb, follow_up, frame_from_dict, frame_to_dict, is_follow_up,
-                                    leans_on_previous, names_no_table, unresolved_reference)
+                                    is_fragment, leans_on_previous, unresolved_reference)
 from agent.planner.framing import build_frame
 from agent.planner.linking import MeaningLinker
 from agent.planner.question import ParsedQuestion, parse_question
@@ -172,14 +172,17 @@ class OfflinePlanner:
               ended: str | None) -> tuple[Frame, list[str]]:
         """The question as a follow-up of the previous frame when its words point back at it, else alone.
 
-        A question with a subject of its own and no pointing word is read alone, as a first question is. The
-        weak signs (it names no table, it ends on its verb) read it against the previous answer only when
-        it cannot be read cleanly alone, and that answer is not ok: nothing in the question ties it. A
+        A question with a subject of its own and no pointing word is read alone, as a first question is, even
+        when it cannot be answered alone. The weak signs (a fragment naming no table or column, an ellipsis
+        ending on its verb) read it against the previous answer only when it cannot be read cleanly alone,
+        and that answer is not ok: nothing in the question ties it. A
         reading that leans on an answer it could not use, on one that was not complete, or that joins a
         table the previous answer did not touch, says so (`Frame.link`: the answer is then not ok)."""
         before = frame_from_dict(previous, self.schema) if previous else None
         pointing = ended is not None and leans_on_previous(question)  # "those", "he", "also", "what about"
-        weak = ended is not None and not pointing and (ends_on_its_verb(question) or names_no_table(parsed))
+        # A question with a subject or measure of its own stands alone; only a fragment or an ellipsis may
+        # lean on the previous answer with no word saying so (issue 38).
+        weak = ended is not None and not pointing and (ends_on_its_verb(question) or is_fragment(parsed))
         as_follow_up: PlanningFailed | None = None
         if before is not None:
             try:
@@ -192,7 +195,7 @@ class OfflinePlanner:
         except PlanningFailed as alone:
             if as_follow_up is not None:
                 raise as_follow_up from None
-            if before is None:
+            if before is None or not weak:
                 raise
             try:
                 return self._linked(follow_up(parsed, self.schema, before, self.today), before, ended, tied=False)

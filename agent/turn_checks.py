@@ -12,12 +12,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from datetime import date, timedelta
 from typing import Any
 
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
+from agent.planner.period_grammar import NamedPeriod, named_periods
 from agent.sources.base import may_hold_text
 from agent.sources.column_check import name_words
 from storage.text import has_cjk, singular, stem
@@ -127,6 +129,37 @@ def missing_years(question: str, sql: str, *, dialect: str = "sqlite") -> list[s
     not an alias or a comment (`count(*) AS failed_2019` over every year is not about 2019)."""
     used = {int(y) for y in _YEAR.findall(" ".join(sql_literals(sql, dialect)))}
     return sorted(y for y in set(_YEAR.findall(question)) if int(y) not in used and int(y) + 1 not in used)
+
+
+def missing_periods(question: str, sql: str, *, dialect: str = "sqlite") -> list[str]:
+    """The periods finer than a year a question names that its query does not keep to: "the second half
+    of 2022" answered over all of 2022 names 2022 (so `missing_years` passes) and is still not an answer.
+    A period is kept to when the query's values hold each end it has (`period_grammar`): its first day
+    (or month, '2022-07'), and its first day after or its last day ('2023-01-01', '2022-12-31', '2022-12'),
+    or, for a period of whole years, the year. Whole years with a relation ("after 2015") are left to
+    `missing_years`, and periods counted from today to `unasked_values`' reading: the query's dates then
+    depend on a today the check does not know."""
+    periods = [p for p in named_periods(question) if p.kind not in ("years", "relative", "rolling")]
+    if not periods:
+        return []
+    values = {v.strip("%_ ") for v in sql_literals(sql, dialect)}
+    return [p.text for p in periods if not _keeps_to(p, values)]
+
+
+def _keeps_to(period: NamedPeriod, values: set[str]) -> bool:
+    """Whether the values written in a query include each end of the period, in any of its spellings."""
+    def spellings(day: date, *, last: bool) -> set[str]:
+        month = (day - timedelta(days=1)) if last else day
+        found = {day.isoformat(), month.strftime("%Y-%m")} | ({(day - timedelta(days=1)).isoformat()} if last else set())
+        if (day.month, day.day) == (1, 1):
+            found |= {str(day.year), str(day.year - 1)} if last else {str(day.year)}
+            if period.kind == "decade" and not last:
+                found.add(str(day.year)[:3])  # LIKE '201%'
+        return found
+
+    return (period.since is None or bool(spellings(period.since, last=False) & values)) and \
+        (period.until is None or bool(spellings(period.until, last=True) & values)
+         or (period.kind == "decade" and str(period.since.year)[:3] in values))
 
 
 def sql_literals(sql: str, dialect: str) -> list[str]:

@@ -8,9 +8,11 @@ loop does not mark the answer ok. A word is never dropped in silence.
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from agent.planner.frame import Frame
+from agent.planner.lexicon import FILLER_WORDS, FILLER_WORDS_ZH
 from agent.planner.schema_index import SchemaIndex
 from storage.text import STOPWORDS_ZH, is_cjk_char
 
@@ -20,6 +22,8 @@ if TYPE_CHECKING:
 #: Keywords that shape the sentence, not the query ("which", "list", "in China").
 _STRUCTURAL = frozenset({"which", "list", "filler", "in", "from", "to", "distinct", "by"})
 _AGGREGATES = frozenset({"avg", "sum", "max", "min"})
+_GENERIC_LABELS = frozenset({"name", "title", "label"})
+
 _RANKING = frozenset({"most", "least", "superlative", "top", "most_common", "order", "order_desc", "order_asc",
                       "desc", "asc"})
 
@@ -30,12 +34,13 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     columns = {id(c) for c in _columns(frame)}
     missing: list[tuple[int, str]] = []
     for m in r.mentions:
-        if not r.is_free(m) or _accounted(m, frame, tables, columns):
+        if not r.is_free(m) or _accounted(m, frame, tables, columns) or _names_counted_rows(m, frame, schema):
             continue
         missing.append((m.start, m.text))
     missing.extend((-1, text) for text in r.ignored)
     covered = {i for m in r.mentions for i in range(m.start, m.end)}
-    missing.extend((i, t.text) for i, t in enumerate(r.q.tokens) if i not in covered and t.text in r.q.unmatched)
+    missing.extend((i, t.text) for i, t in enumerate(r.q.tokens) if i not in covered and i not in r.period_tokens
+                   and t.text in r.q.unmatched and t.norm not in FILLER_WORDS)
     words = [text for _, text in sorted(missing, key=lambda p: p[0])]
     return list(dict.fromkeys(words + _unknown_chinese(r)))
 
@@ -62,9 +67,23 @@ def _accounted(m, frame: Frame, tables: set[str], columns: set[int]) -> bool:
         return frame.having is not None or any(x.func == "count" for x in frame.measures)
     if code in _AGGREGATES:
         return any(x.func == code for x in frame.measures)
+    if code == "sum_post":  # "how many launches in total": a count, in total
+        return bool(frame.measures) or frame.having is not None
     if code in _RANKING:
         return frame.order is not None
     return False  # comparisons, time relations, buckets, relative periods no pass placed
+
+
+def _names_counted_rows(m, frame: Frame, schema: SchemaIndex) -> bool:
+    """A column mention naming the rows a plain count counts, by their name column: "how many aircraft
+    models" counts aircraft, each one model (`aircraft.model`, the table's label), so "models" is used.
+    Not a generic name ("the name of the breed with the most dogs" asks to see it), nor in groups."""
+    if m.kind != "column" or frame.entity or frame.group_columns or frame.group_time or \
+            not any(x.func == "count" and x.column is None for x in frame.measures):
+        return False
+    counted = schema.tables[frame.fact]
+    return any(c.table == frame.fact and c.name in (counted.label, counted.label_zh)
+               and not set(c.words) <= _GENERIC_LABELS for c in m.columns)
 
 
 def _columns(frame: Frame) -> list:
@@ -85,6 +104,11 @@ def _unknown_chinese(r: RoleResolver) -> list[str]:
     for t in r.q.tokens:
         if t.zh or t.kind == "value":
             covered[t.start:t.end] = [True] * (t.end - t.start)
+    for start, end in r.period_spans:  # 2021年第三季度: 第 is part of the period
+        covered[start:end] = [True] * (end - start)
+    for word in FILLER_WORDS_ZH:  # 是多少, 目前, 颗: read, and meaning nothing beyond the question's own
+        for found in re.finditer(re.escape(word), text):
+            covered[found.start():found.end()] = [True] * len(word)
     runs, current = [], ""
     for i, char in enumerate(text):
         if is_cjk_char(char) and not covered[i] and char not in STOPWORDS_ZH:

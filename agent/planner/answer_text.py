@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent.planner.frame import Condition, Frame
+from agent.planner.reading import period_range
 from agent.planner.schema_index import SchemaIndex
 from agent.planner.words import human_header
 
@@ -122,7 +123,7 @@ def _conditions(conditions: list[Condition], zh: bool) -> str:
     parts = []
     for c in conditions:
         if c.op == "year_period":
-            parts.append(c.text if zh else f"for '{c.text}'")
+            parts.append(period_range(c.values, zh, years=not c.column.is_date))
         elif c.op.startswith("year_"):
             parts.append((_YEAR_ZH if zh else _YEAR_EN)[c.op[5:]].format(*c.values))
         elif c.op in ("=", "in") and c.looked_up:

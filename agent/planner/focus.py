@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date
 from typing import Literal
 
 from agent.memory.user_memory import remembered_in
+from agent.planner.period_grammar import named_periods
 
 Relation = Literal["after", "since", "before"]
 
@@ -75,4 +77,4 @@ def as_remembered(said: str, zh: bool, what: str, what_zh: str) -> str:
 
 def names_own_time(question: str) -> bool:
     """True when the question says which years it is about; a remembered focus then gives way."""
-    return bool(_OWN_TIME.search(question))
+    return bool(_OWN_TIME.search(question)) or bool(named_periods(question, date.today()))  # "this quarter", YTD

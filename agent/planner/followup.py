@@ -21,7 +21,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from agent.planner.frame import Condition, Frame, Measure, Ordering, PlanningFailed, YearFilter
+from agent.planner.frame import Condition, Frame, Measure, Ordering, PlanningFailed
 from agent.planner.framing import Assembler
 from agent.planner.negation import Absence
 from agent.planner.question import Mention, ParsedQuestion
@@ -30,7 +30,7 @@ from agent.planner.schema_index import ColumnInfo, SchemaIndex
 from agent.turn_checks import counts_previous_rows
 
 _MARKER_EN = re.compile(r"^\s*(and|what about|how about|only|just|which of|of (those|these|them)|among|same|the same|"
-                        r"now|also|but|instead|then)\b|\b(their|they|them|those|these|its|this(?! year| month))\b", re.IGNORECASE)
+                        r"now|also|but|instead|then)\b|\b(their|they|them|those|these|its|this(?! year| month| quarter| week| decade))\b", re.IGNORECASE)
 _MARKER_ZH = re.compile(r"^\s*(其中|那|只看|只|仅|同样|换成|改成|改为|按)|呢\s*[？?]?\s*$")
 _RESTRICT = re.compile(r"\b(which|who|what) of (those|these|them)\b|\bof (those|these)\b|\bamong (those|them|these)\b"
                        r"|\blist them\b|其中|这些|那些", re.IGNORECASE)
@@ -44,7 +44,7 @@ _NOT_THOSE = re.compile(r"\b(?:not|except|other than|besides|excluding|apart fro
                         r"(?:\w+\s+){1,3}?(?:those|these|them)\b|除了?(?:这些|那些|它们)|不在(?:这些|那些)", re.I)
 
 
-_PRONOUN = re.compile(r"\b(their|they|them|those|these|its|this(?! year| month))\b|其中|这些|那些", re.IGNORECASE)
+_PRONOUN = re.compile(r"\b(their|they|them|those|these|its|this(?! year| month| quarter| week| decade))\b|其中|这些|那些", re.IGNORECASE)
 
 
 def unresolved_reference(question: str) -> str | None:
@@ -89,18 +89,34 @@ def ends_on_its_verb(question: str) -> bool:
     return bool(_ELLIPSIS.search(question))
 
 
-def names_no_table(parsed: ParsedQuestion) -> bool:
-    """The question names no table of its own ("How many exist?", "What is the average range of airliners?").
-    A weak sign: a value or column can be the question's own subject (`OfflinePlanner._read`)."""
-    return not any(m.kind == "table" for m in parsed.mentions)
+def is_fragment(parsed: ParsedQuestion) -> bool:
+    """The question names no table and no column: nothing it asks about or measures is its own ("Which
+    leave from Aberdeen?", "Russia?", "and in 2020?"). A complete question ("What is the most expensive
+    part on the Boeing 787-9?") is never read against the previous answer on this sign (issue 38)."""
+    return not any(m.kind in ("table", "column") for m in parsed.mentions)
 
 
 def follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, today) -> tuple[Frame, list[str]]:
     """The previous frame changed by the follow-up; and what was carried over, in words.
 
+    "Which of those …" after an answer about the rows of a table, all of them ("Which launch vehicles
+    flew more than 10 times since 2015?"), keeps those rows as its subject when what it adds is about
+    them ("which of those are retired?": the vehicles, retired); a filter on the rows counted ("which of
+    those failed?") would change the counts, so those rows are listed instead, as before.
+
     Raises:
         PlanningFailed: the follow-up changes nothing the planner can tell.
     """
+    if previous.entity and previous.limit is None and _RESTRICT.search(parsed.text):
+        frame, carried = _follow_up(parsed, schema, previous, today, keep_subject=True)
+        added = [c for c in frame.conditions if not any(_same(c, old) for old in previous.conditions)]
+        if all(c.column.table == previous.entity for c in added):
+            return frame, carried
+    return _follow_up(parsed, schema, previous, today, keep_subject=False)
+
+
+def _follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, today, *,
+               keep_subject: bool) -> tuple[Frame, list[str]]:
     r = RoleResolver(parsed, schema, today, follow_up=True).resolve()
     frame = replace(previous, conditions=[replace(c) for c in previous.conditions], measures=list(previous.measures),
                     group_columns=list(previous.group_columns), columns=list(previous.columns), notes=[],
@@ -111,7 +127,7 @@ def follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, toda
     changed: list[str] = []
     lost: list[str] = []  # what of the previous answer's rows the new frame cannot keep, in words
     if _RESTRICT.search(parsed.text):
-        lost += _restrict(frame, a)
+        lost += [] if keep_subject else _restrict(frame, a)
         changed.append("rows")
     changed += _time(frame, a) + _values(frame, a) + _negations(frame, a) + _comparisons(frame, a) + _grouping(frame, a)
     changed += _measures(frame, a) + _ranking(frame, a)
@@ -152,10 +168,7 @@ def _time(frame: Frame, a: Assembler) -> list[str]:
     for year in r.years:
         frame.conditions.append(Condition(a.time_column(year), f"year_{year.relation}", year.years, year.text))
     for period in r.periods:
-        column = a.time_column(YearFilter("in", (), period.text))
-        frame.conditions.append(Condition(column, "year_period", (period.start.isoformat(), period.end.isoformat(),
-                                                                  period.first_year, period.last_year), period.text))
-        frame.periods.append(period.describe(frame.zh))
+        a.period_condition(frame, period)
     return ["time"]
 
 

@@ -12,7 +12,7 @@ from datetime import date
 from agent.planner.accounting import unaccounted
 from agent.planner.frame import Condition, Frame, Measure, Ordering, PlanningFailed, YearFilter
 from agent.planner.negation import Absence
-from agent.planner.periods import DATE_ONLY
+from agent.planner.periods import DATE_ONLY, Period
 from agent.planner.question import Mention, ParsedQuestion
 from agent.planner.roles import DIRECT_WORDS, RoleResolver, span_text
 from agent.planner.schema_index import ColumnInfo, SchemaIndex, ValueRef
@@ -233,11 +233,7 @@ class Assembler:
     def _conditions(self, frame: Frame) -> None:
         r = self.r
         for period in r.periods:
-            column = self.time_column(YearFilter("in", (), period.text))
-            frame.conditions.append(Condition(column, "year_period", (period.start.isoformat(), period.end.isoformat(),
-                                                                      period.first_year, period.last_year),
-                                              period.text))
-            frame.periods.append(period.describe(self.q.zh))
+            self.period_condition(frame, period)
         for c in r.comparisons:
             if c.having:
                 continue
@@ -263,6 +259,16 @@ class Assembler:
             self._share(frame, r.share)
         for condition in frame.conditions:
             self.notes.append(f"'{condition.text}' → {condition.describe()}")
+
+    def period_condition(self, frame: Frame, period: Period) -> None:
+        """A period as one range condition on the time column: [start, end) on a date, its years on a year
+        column. A year column cannot hold part of a year: the period's words are then named as not used."""
+        column = self.time_column(YearFilter("in", (), period.text))
+        frame.conditions.append(Condition(column, "year_period", period.values(), period.text))
+        if (said := period.describe(self.q.zh)) is not None:
+            frame.periods.append(said)
+        if not column.is_date and not period.whole_years:
+            self.r.ignored.append(period.text)
 
     def negation(self, frame: Frame, word: Mention, negated: list[Mention]) -> None:
         """"no launch vehicles", "never launched", "do not have a cat": rows with no matching row

@@ -13,9 +13,11 @@ KEYWORDS: dict[str, str] = {
     # counting
     "how many": "count", "number of": "count", "count of": "count", "count": "count",
     "total number of": "count", "the number of": "count",
-    # aggregates of a numeric column
+    # aggregates of a numeric column; a word of a total after its measure ("the payload mass in total",
+    # 质量一共) is sum_post: the SUM of that measure, and nothing more beside a count ("how many in total")
     "average": "avg", "mean": "avg", "avg": "avg",
-    "total": "sum", "sum": "sum", "sum of": "sum", "combined": "sum", "in total": "filler",
+    "total": "sum", "sum": "sum", "sum of": "sum", "combined": "sum", "sum total": "sum",
+    "in total": "sum_post", "altogether": "sum_post", "all together": "sum_post",
     "maximum": "max", "max": "max", "minimum": "min", "min": "min",
     # superlatives: a ranking (which X has the highest Y) or an aggregate (what is the highest Y)
     "highest": "most", "largest": "most", "biggest": "most", "greatest": "most", "most": "most",
@@ -111,10 +113,15 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
 #: words mapped to "" (listed only so that a shorter word inside them is not read).
 ZH_WORDS: dict[str, str] = {
     "是多少": "", "为多少": "", "是什么": "", "分别是": "",
+    # filler: the Chinese stop list (`FILLER_WORDS_ZH`): adverbs of time that add no condition (目前, not
+    # 目 and 前 "top"), measure words (多少颗卫星), verbs of making that name no column of their own
+    "目前": "", "现在": "", "当前": "", "如今": "", "仍然": "", "依然": "", "仍": "", "还": "", "一直": "", "至今": "",
+    "迄今": "", "曾经": "", "总体": "", "生产": "", "制造": "", "拥有": "",
+    "架": "", "颗": "", "枚": "", "艘": "", "台": "", "辆": "", "座": "", "位": "", "名": "", "种": "", "款": "",
     # question words and aggregates
     "多少": "how many", "几": "how many", "数量": "number of", "个数": "number of", "次数": "number of",
     "平均": "average", "均值": "average", "总": "total", "总计": "total", "合计": "total",
-    "总和": "total", "总共": "in total", "一共": "in total",
+    "总和": "total", "总共": "in total", "一共": "in total", "共计": "in total",
     "最高": "highest", "最大": "largest", "最多": "most", "最低": "lowest", "最小": "smallest",
     "最少": "least", "最常见": "most common", "最年轻": "youngest", "最老": "oldest", "最早": "earliest", "最晚": "latest",
     "最新": "newest", "最近": "most recent", "最重": "heaviest", "最轻": "lightest",
@@ -158,6 +165,19 @@ ZH_WORDS: dict[str, str] = {
     "比例": "share", "占比": "share", "百分比": "share", "比率": "rate", "率": "rate",
 }
 
+#: The Chinese stop list: words read as nothing (是多少, 目前, 颗), never named as a word left out.
+FILLER_WORDS_ZH: frozenset[str] = frozenset(word for word, english in ZH_WORDS.items() if not english)
+#: The English stop list: words that, left unused, never raise a caveat, for they name no condition,
+#: measure or grouping: adverbs of time and degree ("still", "currently", "so far") and verbs of making
+#: and operating that the schema's keys already say ("operates", "made"). Only words the planner read as
+#: no name: a word it took for a table, column or value and did not use is still named (issue 38). Not
+#: "built": Spider dev's "not built by 'Ford Motor Company'" was answered wrong with only it named.
+FILLER_WORDS: frozenset[str] = frozenset("""
+still currently presently now ever so far already actually really anymore nowadays overall
+make makes made making produce produces produced producing operate operates operated operating
+own owns owned run runs
+""".split())
+
 #: English number words, for "more than one pet" and "at least two people".
 EN_NUMBERS: dict[str, int] = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
@@ -190,3 +210,37 @@ and or but than much when where like up only same else
 #: earlier turn ("his or her hometown", "the battles, too", "also provide ...", "not ... yet"). Ignored,
 #: 13 SParC follow-ups read on their own were marked ok (12 of them wrong).
 REFERRING_WORDS: frozenset[str] = frozenset("he him his himself she her hers herself too yet provide".split())
+
+#: The words of the period grammar (`agent.planner.period_grammar`): month names, ordinals of halves and
+#: quarters, and the relations that open a range ("since March 2024", 2024年3月以后).
+MONTHS: dict[str, int] = {
+    "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4, "may": 5,
+    "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8, "september": 9, "sept": 9, "sep": 9,
+    "october": 10, "oct": 10, "november": 11, "nov": 11, "december": 12, "dec": 12,
+}
+ORDINALS: dict[str, int] = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4,
+                            "4th": 4, "last": 4}
+ZH_HALVES: dict[str, int] = {"上": 1, "前": 1, "下": 2, "后": 2}
+#: A relation before a month or year (English) or after it (Chinese) -> since | after | before | until.
+PERIOD_RELATIONS: dict[str, str] = {
+    "since": "since", "from": "since", "starting": "since", "starting in": "since", "starting from": "since",
+    "after": "after", "later than": "after", "before": "before", "prior to": "before", "earlier than": "before",
+    "until": "until", "till": "until", "through": "until", "up to": "until", "by": "until",
+    "以来": "since", "起": "since", "开始": "since", "以后": "after", "之后": "after", "后": "after",
+    "以前": "before", "之前": "before", "前": "before",
+}
+#: Periods counted from today, by their words: the unit and how many of it back from the current one
+#: (0: the current year, quarter or month; 1: the one before), or "to_date" (from the start of the year).
+RELATIVE_PERIODS: dict[str, tuple[str, int]] = {
+    "this year": ("year", 0), "current year": ("year", 0), "last year": ("year", 1), "previous year": ("year", 1),
+    "year before last": ("year", 2), "this quarter": ("quarter", 0), "current quarter": ("quarter", 0),
+    "last quarter": ("quarter", 1), "previous quarter": ("quarter", 1), "this month": ("month", 0),
+    "current month": ("month", 0), "last month": ("month", 1), "previous month": ("month", 1),
+    "year to date": ("to_date", 0), "ytd": ("to_date", 0), "so far this year": ("to_date", 0),
+    "今年以来": ("to_date", 0), "今年迄今": ("to_date", 0), "年初至今": ("to_date", 0), "本年迄今": ("to_date", 0),
+    "今年": ("year", 0), "去年": ("year", 1), "前年": ("year", 2), "本季度": ("quarter", 0), "这个季度": ("quarter", 0),
+    "上季度": ("quarter", 1), "上个季度": ("quarter", 1), "上一季度": ("quarter", 1), "本月": ("month", 0),
+    "这个月": ("month", 0), "上个月": ("month", 1), "上月": ("month", 1),
+}
+#: Words before a count of units back from today ("the past 5 years", "last 6 months", 近五年, 过去3个月).
+ROLLING_WORDS: tuple[str, ...] = ("past", "last", "previous", "recent", "近", "过去", "最近")

@@ -1,16 +1,20 @@
-"""Time in a question beyond plain years: buckets ("per month", "by quarter") and periods
-relative to today ("last year", "the past 5 years", 去年, 近五年).
+"""Time in a question beyond plain years: buckets ("per month", "by quarter") and the periods of the
+period grammar (`agent.planner.period_grammar`): halves, quarters, months and month ranges, ranges
+open at one end, decades, and periods relative to today ("last year", "the past 5 years", 去年, 近五年).
 
-A relative period is resolved against the planner's `today` once, and the answer states
-the dates it stands for, so "last year" never silently means a year the reader did not
-expect.
+Each period becomes one range condition on the date column, and the answer states its dates; a
+relative period is resolved against the planner's `today` once, and the answer says which today,
+so "last year" never silently means a year the reader did not expect.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from typing import TYPE_CHECKING
+
+from agent.planner.period_grammar import NamedPeriod, named_periods
+from agent.planner.reading import PERIOD_EN, PERIOD_ZH, period_range
 
 if TYPE_CHECKING:
     from agent.planner.roles import RoleResolver
@@ -20,32 +24,46 @@ UNITS = {"unit_month": "month", "unit_quarter": "quarter", "unit_half": "half_ye
          "unit_year": "year"}
 #: Buckets that need a full date, not a year number.
 DATE_ONLY = frozenset({"month", "quarter", "half_year"})
-_YEAR_UNITS = frozenset({"year", "years", "年"})
-_MONTH_UNITS = frozenset({"month", "months", "月"})
 
 
 @dataclass
 class Period:
-    """A span of time relative to today: [start, end) as dates, and the years it covers."""
+    """A period the question names (`period_grammar.NamedPeriod`), as the planner applies it: [start, end)
+    as dates (None: open), the years a year column takes for it, and today for one counted from today."""
 
     text: str  # the question's words
-    start: date
-    end: date  # exclusive
-    first_year: int
-    last_year: int
-    today: date
-    calendar: bool  # whole calendar years (last year) rather than a rolling span (past 5 years)
+    start: date | None
+    end: date | None  # exclusive
+    first_year: int | None
+    last_year: int | None
+    today: date | None  # set for a period counted from today
+    whole_years: bool = True  # a year column holds it exactly
 
-    def describe(self, zh: bool) -> str:
-        if self.calendar and self.first_year == self.last_year:
-            span = f"{self.first_year}年" if zh else str(self.first_year)
-        elif self.calendar:
-            span = f"{self.first_year}年至{self.last_year}年" if zh else f"{self.first_year} to {self.last_year}"
-        else:
-            span = f"{self.start.isoformat()} 起" if zh else f"since {self.start.isoformat()}"
-        if zh:
-            return f"“{self.text}”即{span}（今天是 {self.today.isoformat()}）"
-        return f"'{self.text}' as {span} (today is {self.today.isoformat()})"
+    @classmethod
+    def of(cls, named: NamedPeriod) -> Period:
+        return cls(named.text, named.since, named.until, named.first_year, named.last_year,
+                   named.today, named.whole_years)
+
+    def describe(self, zh: bool) -> str | None:
+        """How a period counted from today was resolved, for the answer; None for one with dates of its own."""
+        if self.today is None:
+            return None
+        words = PERIOD_ZH if zh else PERIOD_EN
+        calendar = self.whole_years and self.start is not None and self.end is not None
+        if calendar and self.first_year == self.last_year:
+            span = words["year"].format(self.first_year)
+        elif calendar:
+            span = words["years"].format(self.first_year, self.last_year)
+        elif self.end == self.today + timedelta(days=1):  # up to today: "the past 5 years", 今年以来
+            span = words["since"].format(self.start.isoformat())
+        else:  # a whole quarter or month: "this quarter", 上个月
+            span = period_range(self.values(), zh)
+        return words["resolved"].format(text=self.text, span=span, today=self.today.isoformat())
+
+    def values(self) -> tuple:
+        """The values of its `year_period` condition: (start, end, first year, last year), None where open."""
+        return (self.start.isoformat() if self.start else None, self.end.isoformat() if self.end else None,
+                self.first_year, self.last_year)
 
 
 def find_bucket(r: RoleResolver) -> str | None:
@@ -60,41 +78,19 @@ def find_bucket(r: RoleResolver) -> str | None:
 
 
 def find_periods(r: RoleResolver, today: date) -> list[Period]:
-    """Periods relative to today; their words are marked used."""
+    """The periods the question names (`period_grammar`), other than whole years with a relation ("since
+    2015", 2010年之前: the year pass reads those, with the column they name); their words are marked used."""
     found: list[Period] = []
     tokens = r.q.tokens
-    for m in r.mentions:
-        if m.kind != "keyword" or not r.is_free(m) or not m.code.startswith("rel_"):
+    for named in named_periods(r.q.text, today):
+        if named.kind == "years":
             continue
-        text = _words(r, m.start, m.end)
-        if m.code in ("rel_last_year", "rel_this_year", "rel_year_before_last"):
-            year = today.year - {"rel_last_year": 1, "rel_this_year": 0, "rel_year_before_last": 2}[m.code]
-            found.append(Period(text, date(year, 1, 1), date(year + 1, 1, 1), year, year, today, True))
-            r.use(m)
+        inside = [i for i, t in enumerate(tokens) if named.at <= t.start and t.end <= named.to]
+        mentions = [m for m in r.mentions if m.start in inside and m.end - 1 in inside]
+        if not inside or any(not r.is_free(m) for m in mentions):
             continue
-        # "the past 5 years", "last 3 months", "近五年": a count, then a unit.
-        i, count = m.end, 1
-        if i < len(tokens) and tokens[i].kind == "number" and tokens[i].number and float(tokens[i].number).is_integer():
-            count, i = int(tokens[i].number), i + 1
-        if i >= len(tokens) or tokens[i].norm not in _YEAR_UNITS | _MONTH_UNITS or not 0 < count <= 200:
-            continue
-        months = count * (12 if tokens[i].norm in _YEAR_UNITS else 1)
-        start = _months_before(today, months)
-        text = _words(r, m.start, i + 1)
-        found.append(Period(text, start, date.fromordinal(today.toordinal() + 1), start.year if start.month == 1 and start.day == 1
-                            else start.year + 1, today.year, today, False))
-        r.use(m, *(o for o in r.mentions if m.end <= o.start <= i))
+        r.use(*mentions)
+        r.period_tokens.update(inside)
+        r.period_spans.append((named.at, named.to))
+        found.append(Period.of(named))
     return found
-
-
-def _months_before(day: date, months: int) -> date:
-    total = day.year * 12 + day.month - 1 - months
-    year, month = divmod(total, 12)
-    return date(year, month + 1, min(day.day, 28))
-
-
-def _words(r: RoleResolver, start: int, end: int) -> str:
-    tokens = r.q.tokens[start:end]
-    if tokens and not tokens[0].zh and tokens[0].end:
-        return r.q.text[tokens[0].start:tokens[-1].end]
-    return "".join(dict.fromkeys(t.text for t in tokens))

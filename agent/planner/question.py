@@ -99,7 +99,7 @@ def parse_question(question: str, schema: SchemaIndex,
     candidates: list[tuple[int, int, Mention]] = []
     for i in range(len(tokens)):
         for n in range(min(MAX_SPAN, len(tokens) - i), 0, -1):
-            candidates.extend((n, PRIORITY.get(_priority_kind(m), 0), m) for m in _readings(tokens, i, n, schema))
+            candidates.extend((n, PRIORITY.get(_priority_kind(m), 0), m) for m in _readings(tokens, i, n, schema, text))
     taken: set[int] = set()
     for _, _, mention in sorted(candidates, key=lambda c: (-c[0], -c[1], c[2].start)):
         span = set(range(mention.start, mention.end))
@@ -211,14 +211,15 @@ def _zh_word_at(run: str, i: int, j: int) -> bool:
 
 # -- pass 2: readings of one span -------------------------------------------------
 
-def _readings(tokens: list[Token], i: int, n: int, schema: SchemaIndex) -> list[Mention]:
+def _readings(tokens: list[Token], i: int, n: int, schema: SchemaIndex, text: str = "") -> list[Mention]:
     span = tokens[i:i + n]
     kinds = {t.kind for t in span}
     if kinds - {"word"}:
         if n == 1:
             return [_atom(span[0], i)]
-        if kinds <= {"word", "number"}:  # "Falcon 9" as a value, "line 1" as a column name
-            return _value_readings(span, i, n, schema) + _schema_readings(span, i, n, schema, _surface(span))
+        if kinds <= {"word", "number"}:  # "Falcon 9" as a value, "line 1" as a column name, "Boeing 787-9"
+            written = text[span[0].start:span[-1].end] if text and not span[0].zh and span[-1].end else ""
+            return _value_readings(span, i, n, schema, written) + _schema_readings(span, i, n, schema, _surface(span))
         return []
     if len({t.zh for t in span}) > 1:
         return []
@@ -290,8 +291,9 @@ def _fits(name_words: tuple[str, ...], span_words: list[set[str]]) -> bool:
     return len(name_words) == len(span_words) and all(w in s for w, s in zip(name_words, span_words))
 
 
-def _value_readings(span: list[Token], i: int, n: int, schema: SchemaIndex) -> list[Mention]:
-    """A data value spelled by this span (case-insensitive; short codes must match case)."""
+def _value_readings(span: list[Token], i: int, n: int, schema: SchemaIndex, written: str = "") -> list[Mention]:
+    """A data value spelled by this span (case-insensitive; short codes must match case); `written`, the
+    span as the question writes it, is tried too ("Boeing 787-9", whose tokens are Boeing, 787 and 9)."""
     if span[0].zh:
         keys = [" ".join(t.norm for t in span)]
         text = _surface(span)
@@ -300,6 +302,9 @@ def _value_readings(span: list[Token], i: int, n: int, schema: SchemaIndex) -> l
         keys = [text.casefold()]
         if n == 1:
             keys.append(singular(span[0].norm))
+        elif written and written.casefold() not in keys and schema.values.get(written.casefold()):
+            text = written
+            keys = [written.casefold()]
     if n == 1 and (span[0].norm in _NOT_NAMES or span[0].norm in KEYWORDS or span[0].kind == "number"):
         return []
     for key in dict.fromkeys(keys):

@@ -9,6 +9,8 @@ loop then does not mark the answer ok.
 
 from __future__ import annotations
 
+from datetime import date, timedelta
+
 from agent.planner.frame import Condition, Frame, Measure
 from agent.planner.words import core_words, human_header
 from storage.text import singular
@@ -28,6 +30,19 @@ _YEAR_EN = {"in": "in {0}", "since": "since {0}", "after": "after {0}", "before"
 _YEAR_ZH = {"in": "{0}年", "since": "{0}年以来", "after": "{0}年之后", "before": "{0}年之前",
             "until": "截至{0}年", "between": "{0}年至{1}年"}
 
+
+#: A period's range in words: its first and last day, or the one end it has (`agent.planner.period_grammar`).
+#: On a year column, its years ("in_year", "year_range", "year_from", "year_until").
+PERIOD_EN = {"range": "from {0} to {1}", "from": "from {0} on", "before": "before {0}",
+             "resolved": "'{text}' as {span} (today is {today})", "year": "{0}", "years": "{0} to {1}",
+             "since": "since {0}", "in_year": "in {0}", "year_range": "from {0} to {1}", "year_from": "from {0} on",
+             "year_until": "up to {0}"}
+PERIOD_ZH = {"range": "{0}至{1}", "from": "{0}及以后", "before": "{0}之前",
+             "resolved": "“{text}”即{span}（今天是 {today}）", "year": "{0}年", "years": "{0}年至{1}年",
+             "since": "{0} 起", "in_year": "{0}年", "year_range": "{0}年至{1}年", "year_from": "{0}年及以后",
+             "year_until": "截至{0}年"}
+#: The opening of a follow-up's interpretation: the analyst sees it was read against the previous answer.
+FOLLOWING = {False: "Following your last question: ", True: "接着上一个问题："}
 
 _LINK_EN = {"alone": "I read this question on its own: I could not tie it to the previous answer.",
             "incomplete": "This builds on the previous answer, which was not complete: what it left out is left "
@@ -69,9 +84,30 @@ def _unused(frame: Frame) -> str:
     return f"I could not use {words}: the answer below leaves {'it' if len(frame.unused) == 1 else 'them'} out."
 
 
+def period_range(values: tuple, zh: bool, *, years: bool = False) -> str:
+    """A `year_period` condition's range as its first and last day: "from 2022-07-01 to 2022-12-31"; with
+    `years` (a year column), as the years it takes: "from 2010 to 2019"."""
+    start, end = values[0], values[1]
+    words = PERIOD_ZH if zh else PERIOD_EN
+    if years:
+        first, last = values[2], values[3]
+        if first is not None and last is not None:
+            return words["in_year" if first == last else "year_range"].format(first, last)
+        return words["year_from"].format(first) if first is not None else words["year_until"].format(last)
+    last = (date.fromisoformat(end) - timedelta(days=1)).isoformat() if end else None
+    if start and last:
+        return words["range"].format(start, last)
+    return words["from"].format(start) if start else words["before"].format(end)
+
+
 def interpretation(frame: Frame, carried: list[str] | None = None) -> str:
-    """One sentence: what was counted or shown, with which filters, grouping and ranking."""
-    return _zh(frame, carried or []) if frame.zh else _en(frame, carried or [])
+    """One sentence: what was counted or shown, with which filters, grouping and ranking. A follow-up's
+    (`carried`: what it kept from the previous question) opens with "Following your last question:", so
+    the analyst sees it was read against that answer (issue 38)."""
+    sentence = _zh(frame, carried or []) if frame.zh else _en(frame, carried or [])
+    if not carried:
+        return sentence
+    return FOLLOWING[frame.zh] + (sentence if frame.zh else sentence[0].lower() + sentence[1:])
 
 
 #: Column words that name no thing of their own: "name" of what, "code" of what.
@@ -166,7 +202,7 @@ def _group_en(frame: Frame) -> str:
 
 def _condition_en(c: Condition) -> str:
     if c.op == "year_period":
-        return f"{_name(c.column)} in '{c.text}'"
+        return f"{_name(c.column)} {period_range(c.values, False, years=not c.column.is_date)}"
     if c.op.startswith("year_"):
         return f"{_name(c.column)} " + _YEAR_EN[c.op[5:]].format(*c.values)
     values = " and ".join(map(str, c.values)) if c.op == "between" else ", ".join(map(str, c.values))
@@ -208,7 +244,7 @@ def _zh(frame: Frame, carried: list[str]) -> str:
 
 def _condition_zh(c: Condition) -> str:
     if c.op == "year_period":
-        return f"{_name(c.column)} 在“{c.text}”内"
+        return f"{_name(c.column)} 在{period_range(c.values, True, years=not c.column.is_date)}"
     if c.op.startswith("year_"):
         return f"{_name(c.column)} 在" + _YEAR_ZH[c.op[5:]].format(*c.values)
     values = "、".join(map(str, c.values))

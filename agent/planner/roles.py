@@ -46,7 +46,9 @@ class RoleResolver:
         self.sort: bool | None = None  # a direction without a column: sort by the first column shown
         self.group: Mention | None = None
         self.bucket: str | None = None  # a time bucket to group by ("per month")
-        self.periods: list[Period] = []  # periods relative to today ("last year")
+        self.periods: list[Period] = []  # periods of the period grammar ("the second half of 2022", "last year")
+        self.period_tokens: set[int] = set()  # the tokens of their words, accounted for
+        self.period_spans: list[tuple[int, int]] = []  # ... and their character spans (Chinese filler within)
         self.share: Mention | None = None  # "what share of", "failure rate"
         self.ignored: list[str] = []  # words a pass recognised but could not use
         self.negations: list[tuple[Mention, list[Mention]]] = []  # "no launch vehicles", "never launched"
@@ -156,7 +158,10 @@ class RoleResolver:
             elif m.kind == "number" and float(m.number).is_integer():
                 nxt = self.next_mention(m, 1)
                 if nxt is not None and nxt.kind == "table":  # "the 3 countries with the fewest people"
-                    nxt = self.next_mention(nxt, 3, kinds=("keyword",))
+                    # Chinese names the ranking first: 发射次数最多的三个发射场 (the three sites with the most launches)
+                    before = self.previous_mention(m, 1, kinds=("keyword",)) if self.q.zh else None
+                    nxt = before if before is not None and before.code in ("most", "least") else \
+                        self.next_mention(nxt, 3, kinds=("keyword",))
                 if nxt is not None and nxt.kind == "keyword" and nxt.code in ("most", "least", "superlative"):
                     self.limit = int(m.number)
                     self.use(m)
@@ -307,9 +312,27 @@ class RoleResolver:
                     self.aggregates.append(("count", None, False))
                     self.counted = self.counted or target
                     self.use(m, target)
+                elif m.code == "sum" and (measure := self._measure_before(m)) is not None:  # 质量总和, 质量合计
+                    self.aggregates.append(("sum", measure, False))
+                    self.use(m)
+                    bound.append(measure)
+            elif m.code == "sum_post" and (measure := self._measure_before(m)) is not None:  # "mass in total"
+                self.aggregates.append(("sum", measure, False))
+                self.use(m)
+                bound.append(measure)
             elif m.code == "count":
                 self._count(m)
         self.use(*bound)
+
+    def _measure_before(self, m: Mention) -> Mention | None:
+        """The numeric column named just before a word of a total ("载荷质量总和", "the payload mass in
+        total"), when nothing ranks or compares it already; None otherwise (a count "in total" stays a count)."""
+        if self.rank is not None:
+            return None
+        before = self.previous_mention(m, 1, skip=("filler",))
+        while before is not None and before.kind == "table":  # "the mass of all payloads altogether"
+            before = self.previous_mention(before, 2, skip=("filler",))
+        return before if before is not None and before.kind == "column" and _numeric(before) else None
 
     def _count(self, m: Mention) -> None:
         distinct = self.next_mention(m, 1, kinds=("keyword",))

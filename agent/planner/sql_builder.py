@@ -227,12 +227,16 @@ def _condition(c: Condition, col) -> str:
 
 
 def _period_condition(c: Condition, ref: str) -> str:
-    """A period relative to today: [start, end) on an ISO date, its years on a year column."""
+    """A period (`agent.planner.period_grammar`): [start, end) on an ISO date, half-open so that a date
+    with a time of day still falls in its day; its years on a year column. Either end may be open."""
     start, end, first, last = c.values
     if c.column.is_date:
-        return f"{ref} >= {quote_literal(start)} AND {ref} < {quote_literal(end)}"
+        bounds = ([f"{ref} >= {quote_literal(start)}"] if start else []) + ([f"{ref} < {quote_literal(end)}"] if end else [])
+        return " AND ".join(bounds)
     number = ref if c.column.affinity in ("integer", "real", "numeric") else f"CAST({ref} AS INTEGER)"
-    return f"{number} BETWEEN {int(first)} AND {int(last)}"
+    if first is not None and last is not None:
+        return f"{number} BETWEEN {int(first)} AND {int(last)}"
+    return f"{number} >= {int(first)}" if first is not None else f"{number} <= {int(last)}"
 
 
 def _year_condition(c: Condition, ref: str) -> str:

@@ -126,3 +126,18 @@ def test_an_answer_left_empty_by_its_label_is_not_ok(store, tiny_db, scripted_ll
                         tool_call("run_sql", {"sql": GOOD_SQL}),
                         tool_call("answer", {"text": "Final Answer:", "sql": GOOD_SQL}))
     assert not answer.ok
+
+
+def test_an_answer_over_the_whole_year_for_half_of_it_is_not_ok(store, sample_db_path, scripted_llm):
+    # Issue 38: "the second half of 2022" names 2022, so the year check passed a query over all of 2022.
+    question = "How many launches were there in the second half of 2022?"
+    whole_year = "SELECT COUNT(*) FROM launches WHERE strftime('%Y', launch_date) = '2022'"
+    half = "SELECT COUNT(*) FROM launches WHERE launch_date >= '2022-07-01' AND launch_date < '2023-01-01'"
+    said = tool_call("answer", {"text": "162 launches.", "sql": whole_year})
+    answer, _ = _answer(store, sample_db_path, scripted_llm, question, tool_call("run_sql", {"sql": whole_year}),
+                        said, said)  # sent back once with the check's finding; the same answer again stands, flagged
+    assert not answer.ok and answer.data.caveat.startswith("The question asks about the second half of 2022, and "
+                                                           "this query does not keep to that range of dates.")
+    answer, _ = _answer(store, sample_db_path, scripted_llm, question, tool_call("run_sql", {"sql": half}),
+                        tool_call("answer", {"text": "83 launches.", "sql": half}))
+    assert answer.ok and answer.data.caveat is None

@@ -1,0 +1,199 @@
+"""The period grammar: the spans of time a question names, each as a half-open range of dates.
+
+One grammar, read by the offline planner (`agent.planner.periods`, which writes the range as the
+query's condition) and by the trust checks (`agent.turn_checks.missing_periods`, which flags a query
+that does not keep to it), so the two never disagree on what "the second half of 2022" means.
+
+Shapes, in English and Chinese:
+
+- halves and quarters: "the second half of 2022", "H1 2023", 2023年下半年; "Q3 2021",
+  "the third quarter of 2021", 2021年第三季度;
+- months and month ranges: "March 2021", "between March and June 2021", 2021年3月到6月;
+- ranges open at one end: "since March 2024", 2024年3月以后; "before 2010", 2010年之前, "after 2015"
+  (whole years: `kind` "years", which the planner's year pass reads as before);
+- decades: "the 2010s", 2010年代;
+- periods counted from today: "last year", "this quarter", "the past 5 years", "last 6 months",
+  "year to date", 今年以来, 近五年 (only when `today` is given).
+
+Each range is [since, until): `since` the first day in it, `until` the first day after it; None
+where it is open.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, timedelta
+
+from agent.planner.lexicon import (EN_NUMBERS, MONTHS, ORDINALS, PERIOD_RELATIONS, RELATIVE_PERIODS, ROLLING_WORDS,
+                                   ZH_HALVES)
+from agent.planner.words import zh_number
+
+
+@dataclass(frozen=True)
+class NamedPeriod:
+    """A span of time named by a question: its words, where they stand, and the dates it covers."""
+
+    text: str  # the question's words, as written
+    at: int  # character offsets of those words in the text read
+    to: int
+    since: date | None  # the first day in the range; None: open
+    until: date | None  # the first day after it; None: open
+    kind: str  # half | quarter | month | months | open | years | decade | relative | rolling
+    today: date | None = None  # set for a period counted from today
+
+    @property
+    def first_year(self) -> int | None:
+        """The first year a year column takes for it: the year it starts in; for a span rolled back from
+        today ("the past 5 years"), the first whole year in it, as the planner has always read it."""
+        if self.since is None:
+            return None
+        partial = self.kind == "rolling" and (self.since.month, self.since.day) != (1, 1)
+        return self.since.year + partial
+
+    @property
+    def last_year(self) -> int | None:
+        return (self.until - timedelta(days=1)).year if self.until is not None else None
+
+    @property
+    def whole_years(self) -> bool:
+        """Whether the range starts and ends on a new year: a year column can hold it exactly."""
+        return all(d is None or (d.month, d.day) == (1, 1) for d in (self.since, self.until))
+
+
+_YEAR = r"(?<!\d)(?P<{name}>1\d{{3}}|2\d{{3}})(?!\d)"
+_MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
+_ZH_MONTH = r"1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九]"
+_ORDINAL = "|".join(sorted(ORDINALS, key=len, reverse=True))
+_RELATION_EN = "|".join(sorted((r for r in PERIOD_RELATIONS if r.isascii()), key=len, reverse=True))
+_RELATION_ZH = "|".join(sorted((r for r in PERIOD_RELATIONS if not r.isascii()), key=len, reverse=True))
+_COUNT = r"\d+|" + "|".join(sorted(EN_NUMBERS, key=len, reverse=True)) + r"|[一二两三四五六七八九十]+"
+_RELATIVE = "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(RELATIVE_PERIODS, key=len, reverse=True))
+_ROLLING = "|".join(ROLLING_WORDS)
+
+
+def _y(name: str = "y") -> str:
+    return _YEAR.format(name=name)
+
+
+#: Each shape: its kind and its pattern. Where two overlap, the longest, then the first, wins.
+_SHAPES: list[tuple[str, re.Pattern]] = [(kind, re.compile(pattern, re.IGNORECASE)) for kind, pattern in [
+    ("half", rf"\b(?:the\s+)?(?P<ord>{_ORDINAL})\s+half\s+(?:of\s+)?(?:the\s+year\s+)?{_y()}"),
+    ("half", rf"\bH(?P<n>[12])\s*(?:of\s+)?{_y()}|{_y('y2')}\s*-?\s*H(?P<n2>[12])\b"),
+    ("half", rf"{_y()}\s*年\s*(?P<zh>[上下前后])半年"),
+    ("quarter", rf"\b(?:the\s+)?(?P<ord>{_ORDINAL})\s+quarter\s+(?:of\s+)?(?:the\s+year\s+)?{_y()}"),
+    ("quarter", rf"\bQ(?P<n>[1-4])\s*(?:of\s+)?{_y()}|{_y('y2')}\s*-?\s*Q(?P<n2>[1-4])\b"),
+    ("quarter", rf"{_y()}\s*年\s*(?:第\s*)?(?P<n>[1-4一二三四])\s*季度?"),
+    ("months", rf"(?:\b(?:between|from)\s+)?\b(?P<m1>{_MONTH})\.?(?:\s+{_y('y1')})?\s*(?:and|to|through|till|until|-|–)"
+               rf"\s*(?P<m2>{_MONTH})\.?(?:\s+of)?,?\s+{_y()}"),
+    ("months", rf"(?:[从自]\s*)?{_y()}\s*年\s*(?P<m1>{_ZH_MONTH})\s*月份?\s*(?:到|至|-|~|—|－)\s*(?:{_y('y2')}\s*年\s*)?"
+               rf"(?P<m2>{_ZH_MONTH})\s*月份?"),
+    ("open", rf"\b(?P<rel>{_RELATION_EN})\s+(?:the\s+end\s+of\s+)?(?P<m>{_MONTH})\.?(?:\s+of)?,?\s+{_y()}"),
+    ("open", rf"{_y()}\s*年\s*(?P<m>{_ZH_MONTH})\s*月份?\s*(?P<rel>{_RELATION_ZH})"),
+    ("month", rf"\b(?P<m>{_MONTH})\.?(?:\s+of)?,?\s+{_y()}"),
+    ("month", rf"{_y()}\s*年\s*(?P<m>{_ZH_MONTH})\s*月份?"),
+    ("years", rf"\b(?P<rel>{_RELATION_EN})\s+(?:the\s+year\s+)?{_y()}(?!\s*(?:-|–|to|and|through|or)\s*\d)"),
+    ("years", rf"{_y()}\s*年?\s*(?P<rel>以来|以后|之后|以前|之前)"),
+    ("decade", r"\b(?:the\s+)?(?P<y>1\d{2}0|2\d{2}0)'?s\b|(?P<y2>1\d{2}0|2\d{2}0)\s*年代"),
+    ("relative", rf"(?:\bthe\s+)?\b(?P<rel>{_RELATIVE})\b|(?P<relzh>{_RELATIVE})"),
+    ("rolling", rf"(?:\bthe\s+)?(?P<w>{_ROLLING})\s*(?P<n>{_COUNT})?\s*个?\s*(?P<unit>years?\b|months?\b|quarters?\b|年|月|季度)"),
+]]
+
+
+def named_periods(text: str, today: date | None = None) -> list[NamedPeriod]:
+    """The periods `text` names, in order, none overlapping; those counted from today only with `today`."""
+    found: list[NamedPeriod] = []
+    for kind, pattern in _SHAPES:
+        for match in pattern.finditer(text):
+            period = _read(kind, match, today)
+            if period is not None:
+                found.append(period)
+    chosen: list[NamedPeriod] = []
+    for period in sorted(found, key=lambda p: (-(p.to - p.at), p.at)):
+        if all(period.to <= other.at or period.at >= other.to for other in chosen):
+            chosen.append(period)
+    return sorted(chosen, key=lambda p: p.at)
+
+
+def _read(kind: str, match: re.Match, today: date | None) -> NamedPeriod | None:
+    """The period one match names; None when its numbers are not a period (a 13th month, no today)."""
+    g = {k: v for k, v in match.groupdict().items() if v is not None}
+    text, at, to = match.group().strip(), match.start(), match.end()
+    at += len(match.group()) - len(match.group().lstrip())
+    year = int(g.get("y") or g.get("y2") or 0)
+    if kind == "half":
+        half = int(g["n"]) if "n" in g else int(g["n2"]) if "n2" in g else ZH_HALVES[g["zh"]] if "zh" in g \
+            else min(ORDINALS[g["ord"].lower()], 2)
+        return NamedPeriod(text, at, to, date(year, 6 * half - 5, 1), _month_start(year, 6 * half + 1), kind)
+    if kind == "quarter":
+        quarter = ORDINALS[g["ord"].lower()] if "ord" in g else _small(g.get("n") or g["n2"])
+        return NamedPeriod(text, at, to, date(year, 3 * quarter - 2, 1), _month_start(year, 3 * quarter + 1), kind)
+    if kind in ("month", "months", "open"):
+        first = _month(g.get("m") or g["m1"])
+        last = _month(g.get("m2") or g.get("m") or g["m1"])
+        if first is None or last is None:
+            return None
+        first_year = int(g["y1"]) if "y1" in g else year  # "from December 2020 to March 2021"
+        last_year = int(g["y2"]) if "y2" in g and kind == "months" else year  # 2020年12月到2021年3月
+        since, until = date(first_year, first, 1), _month_start(last_year, last + 1)
+        if since >= until:
+            return None
+        if kind == "open":
+            relation = PERIOD_RELATIONS[re.sub(r"\s+", " ", g["rel"].lower())]
+            since, until = {"since": (since, None), "after": (until, None), "before": (None, since),
+                            "until": (None, until)}[relation]
+        return NamedPeriod(text, at, to, since, until, kind)
+    if kind == "years":
+        relation = PERIOD_RELATIONS[re.sub(r"\s+", " ", g["rel"].lower())]
+        since, until = {"since": (date(year, 1, 1), None), "after": (date(year + 1, 1, 1), None),
+                        "before": (None, date(year, 1, 1)), "until": (None, date(year + 1, 1, 1))}[relation]
+        return NamedPeriod(text, at, to, since, until, kind)
+    if kind == "decade":
+        return NamedPeriod(text, at, to, date(year, 1, 1), date(year + 10, 1, 1), kind)
+    if today is None:
+        return None
+    if kind == "relative":
+        unit, back = RELATIVE_PERIODS[re.sub(r"\s+", " ", (g.get("rel") or g["relzh"]).lower())]
+        since, until = _calendar(today, unit, back)
+        return NamedPeriod(text, at, to, since, until, kind, today)
+    count = _small(g["n"]) if "n" in g else 1
+    unit = g["unit"].lower().rstrip("s")
+    months = count * {"year": 12, "年": 12, "quarter": 3, "季度": 3}.get(unit, 1)
+    if count is None or not 0 < months <= 2400:
+        return None
+    return NamedPeriod(text, at, to, _months_before(today, months), today + timedelta(days=1), "rolling", today)
+
+
+def _calendar(today: date, unit: str, back: int) -> tuple[date, date]:
+    """The calendar year, quarter or month `back` before today's ([since, until)); "to_date": this year so far."""
+    if unit == "to_date":
+        return date(today.year, 1, 1), today + timedelta(days=1)
+    if unit == "year":
+        return date(today.year - back, 1, 1), date(today.year - back + 1, 1, 1)
+    size = 3 if unit == "quarter" else 1
+    start = (today.month - 1) // size * size + 1 - back * size
+    return _month_start(today.year, start), _month_start(today.year, start + size)
+
+
+def _month_start(year: int, month: int) -> date:
+    """The first day of a month counted from January of `year` (13 is next January, 0 last December)."""
+    total = year * 12 + month - 1
+    return date(total // 12, total % 12 + 1, 1)
+
+
+def _months_before(day: date, months: int) -> date:
+    total = day.year * 12 + day.month - 1 - months
+    return date(total // 12, total % 12 + 1, min(day.day, 28))
+
+
+def _month(word: str) -> int | None:
+    word = word.lower().rstrip(".")
+    number = MONTHS.get(word) or _small(word)
+    return number if number is not None and 1 <= number <= 12 else None
+
+
+def _small(word: str) -> int | None:
+    """A small count as digits, an English word or a Chinese numeral; None when it is none of them."""
+    if word.isdigit():
+        return int(word)
+    return EN_NUMBERS.get(word.lower()) or zh_number(word.replace("两", "二"))
