@@ -249,6 +249,13 @@ def copies_partial_values(sql: str, shown: set[str], *, dialect: str) -> bool:
 #: Words by which a question asks for a figure per group ("how many launch sites does each country have?").
 #: Not "per" ("miles per gallon") nor "each time" (Spider dev's gold SQL groups none of those).
 _EACH = re.compile(r"\b(?:each|every)\b(?!\s+time)|每个|每一|每|各个|各|按", re.I)
+#: A figure asked "by" something ("the average payload mass by orbit", "total sales by product"): a
+#: grouping, unless "by" names who did something ("the number of cars made by Ford", "sorted by age").
+_FIGURE_BY = re.compile(
+    r"\b(?:average|mean|total|sum|number|count|how many|how much)\b[^?.;]{0,60}?"
+    r"(?<!ed )(?<!en )(?<!made )(?<!built )(?<!sold )(?<!held )(?<!won )(?<!run )(?<!paid )(?<!owned )"
+    r"(?<!sorted )(?<!ordered )(?<!ranked )(?<!grouped )(?<!followed )(?<!led )(?<!done )(?<!played )"
+    r"\bby\s+(?!(?:the\s+)?(?:way|far|then|now)\b)(?:each\s+|every\s+)?(?-i:[a-z])", re.I)
 _QUANTITY = re.compile(r"\b(?:how many|how much|number of|count|average|mean|total|sum|most|least|highest|lowest)\b"
                        r"|多少|几|平均|总|最多|最少|最高|最低", re.I)
 
@@ -256,7 +263,7 @@ _QUANTITY = re.compile(r"\b(?:how many|how much|number of|count|average|mean|tot
 def per_group_missing(question: str, sql: str, *, dialect: str) -> bool:
     """Whether the question asks for a figure for each of something and the query groups nothing, giving
     one figure or one group's rows: the 1.5B model answered "每个国家有多少个发射场？" with China's sites."""
-    if not (_EACH.search(question) and _QUANTITY.search(question)):
+    if not ((_EACH.search(question) and _QUANTITY.search(question)) or _FIGURE_BY.search(question)):
         return False
     tree = parsed(sql, dialect=dialect)
     if tree is None:

@@ -153,9 +153,21 @@ def test_names_shown_before_are_known():
     ("How much does each charge type costs? List both charge type and amount.",
      "SELECT charge_type, charge_amount FROM Charges", False),
     ("How many sites does each country have?", "SELECT COUNT(*) FROM launch_sites", True),
+    # A figure asked "by" something is one per group; "by" naming who did something is a filter.
+    ("What is the average payload mass by orbit?", "SELECT AVG(mass_kg) FROM payloads", True),
+    ("What is the average payload mass by orbit?", "SELECT orbit, AVG(mass_kg) FROM payloads GROUP BY orbit", False),
+    ("How many aircraft were built by Boeing?", "SELECT COUNT(*) FROM aircraft WHERE manufacturer_id = 21", False),
+    ("What is the number of launches operated by SpaceX?", "SELECT COUNT(*) FROM launches WHERE operator = 'SpaceX'",
+     False),
+    ("Show the average age sorted by name", "SELECT AVG(age) FROM singer", False),
 ])
 def test_a_figure_for_each_group_needs_a_grouping(question, sql, missing):
     assert per_group_missing(question, sql, dialect="sqlite") is missing
+
+
+def test_no_spider_gold_query_is_read_as_a_missing_grouping(spider_dev):
+    questions, _ = spider_dev
+    assert [q["question"] for q in questions if per_group_missing(q["question"], q["query"], dialect="sqlite")] == []
 
 
 @pytest.mark.parametrize("sql, previous, kept", [

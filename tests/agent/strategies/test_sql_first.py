@@ -75,6 +75,7 @@ def test_a_column_read_from_the_wrong_table_is_repaired_by_rule_without_asking_a
     assert [s.action for s in steps] == ["run_sql", "run_sql", "answer"]
     assert "error" in steps[0].observation and "T2.name → T1.name" in steps[1].thought
     assert answer.data.sql.startswith("SELECT T1.name, T1.capacity") and answer.data.row_count == 2
+    assert not answer.ok and "rests on a corrected one" in answer.data.caveat
 
 
 def test_a_failure_no_rule_mends_is_sent_back_once_with_the_error(scripted_llm, concerts_db, tmp_path):
@@ -88,7 +89,9 @@ def test_a_failure_no_rule_mends_is_sent_back_once_with_the_error(scripted_llm, 
     first, second = scripted_llm.chat_requests
     assert second["messages"][:1] == first["messages"] and second["messages"][1]["role"] == "assistant"
     assert "That query failed" in second["messages"][2]["content"] and "nme" in second["messages"][2]["content"]
-    assert answer.ok and answer.data.rows == [["Joe Sharp"]]
+    assert answer.data.rows == [["Joe Sharp"]]
+    # A corrected query is a guess at what the first meant: said, and never ok.
+    assert not answer.ok and answer.data.caveat.startswith("The first query failed (unknown column")
 
 
 def test_when_nothing_runs_the_tool_loop_takes_over_with_the_attempts_in_its_history(scripted_llm, concerts_db,
