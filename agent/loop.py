@@ -595,14 +595,7 @@ class _Turn:
         if caveat is None and confident and wrong_language(self.state.question or "", text):
             caveat = note("loop.language", zh=zh)
         if caveat is None and confident and record is not None:
-            itself = self.counted_itself(record)
-            limit = self.cut_by_limit(record)
-            caveat = self.unused_parts(record.sql, zh) or self.either_caveat(record.sql, zh) or \
-                (note("loop.limit", zh=zh, limit=limit) if limit else None) or (
-                note("loop.itself", zh=zh, table=itself[0], other=itself[1]) if itself else None) or \
-                (note("loop.label", zh=zh) if self.with_label(record) else None) or \
-                (note("loop.grouped", zh=zh) if self.grouped_label(record) else None) or self.unasked(record.sql, zh) or \
-                self.unsupported(text, record, zh)
+            caveat = self.problem(record, text, zh)
         ok = confident and not caveat and record is not None
         if caveat and not text.startswith(caveat):
             text = f"{caveat} {text}" if text else caveat
@@ -616,6 +609,19 @@ class _Turn:
             data.row_count, data.truncated, data.result_id = stored.row_count, stored.truncated, record.result_id
         self.state.answer = Answer(ok=ok, data=data)
         self.state.done = True
+
+    def problem(self, record: SQLRecord, text: str, zh: bool) -> str | None:
+        """The first part of the question the answer (its query `record`, its `text`) leaves out or gets
+        wrong, as a caveat; None: none found. `finish` puts it on the answer; the SQL-first strategy
+        tells the model once before that (agent.strategies.sql_first)."""
+        itself = self.counted_itself(record)
+        limit = self.cut_by_limit(record)
+        return self.unused_parts(record.sql, zh) or self.either_caveat(record.sql, zh) or \
+            (note("loop.limit", zh=zh, limit=limit) if limit else None) or (
+            note("loop.itself", zh=zh, table=itself[0], other=itself[1]) if itself else None) or \
+            (note("loop.label", zh=zh) if self.with_label(record) else None) or \
+            (note("loop.grouped", zh=zh) if self.grouped_label(record) else None) or self.unasked(record.sql, zh) or \
+            self.unsupported(text, record, zh)
 
     def unused_parts(self, sql: str, zh: bool) -> str | None:
         """What of the question the answer's query leaves out, as a caveat: rows whose values a lookup

@@ -5,9 +5,11 @@
 3. On an error: askdb's own repairs (agent.strategies.repair), then the model once more with the
    error; an answer resting on a corrected query is never ok (measured: most such answers of a
    1.5B model were wrong, docs/strategies.md). On an empty result: a value respelled as stored.
-4. With `ASKDB_CANDIDATES` above 1, more queries at a temperature, each run: the answer rests on
+4. A query that ran but that a check finds leaves out a part of the question: the model is told that
+   finding once, and its new query is kept when it runs (the checks judge it again in `finish`).
+5. With `ASKDB_CANDIDATES` above 1, more queries at a temperature, each run: the answer rests on
    the result most agree on, and says so when none has a majority.
-5. A result: the answer's text is written from it (`described_answer`, no model call) and the turn
+6. A result: the answer's text is written from it (`described_answer`, no model call) and the turn
    ends through `_Turn.finish`, the same checks as every other answer. No result: the turn goes on
    in the tool loop with these steps in its history (agent.loop).
 
@@ -29,7 +31,7 @@ from agent.notes import note
 from agent.planner.answer_text import described_answer
 from agent.state import FunctionCall, Message, MessageToolCall, Step
 from agent.strategies.repair import Repair, joined_in, requalified, respelled
-from agent.strategies.sql_prompt import SqlPrompt, repair_messages
+from agent.strategies.sql_prompt import SqlPrompt, feedback_messages, repair_messages
 from agent.strategies.sql_reply import sql_from_reply
 from agent.tool_types import ToolOutcome
 from storage.text import has_cjk
@@ -84,11 +86,37 @@ def run(turn: Any, prompt: SqlPrompt, schema: str) -> Generator[Any, None, bool]
             outcome = better if better.ok else outcome
     if not outcome.ok:
         return False
+    if failed is None and not turn.setup.stop_requested():
+        outcome = yield from _told_of_problem(turn, first, outcome, zh)
     caveat = (yield from _vote(turn, first, zh)) if turn.setup.candidates > 1 else None
     if failed is not None and caveat is None:  # a corrected query is a guess at what the first one meant
         caveat = note("sql_first.corrected", zh=zh, error=_short(failed))
     yield _answer(turn, zh, caveat)
     return True
+
+
+def _told_of_problem(turn: Any, first: list[dict[str, str]], outcome: ToolOutcome,
+                     zh: bool) -> Generator[Any, None, ToolOutcome]:
+    """A query that ran but leaves out a part of the question (the checks' first finding, as `finish`
+    would put it) is shown to the model once with that finding; its new query is kept when it runs.
+    Whether the answer is then ok is for `finish` to say, on the new query."""
+    record = turn.last_result
+    stored = turn.recorder.result(record.result_id)
+    text = described_answer(zh=False, columns=stored.columns, rows=stored.rows, row_count=stored.row_count,
+                            truncated=stored.truncated)
+    problem = turn.problem(record, text, False)
+    if problem is None:
+        return outcome
+    started = time.perf_counter()
+    reply = _write(turn, feedback_messages(first, record.sql, problem))
+    again = sql_from_reply(reply.content)
+    if not again or again.strip() == record.sql.strip():
+        return outcome
+    retried = yield from _attempt(turn, again, note("sql_first.told", zh=zh, problem=problem), started, reply)
+    if retried.ok:
+        return retried
+    turn.last_result = record  # the new query failed: the answer rests on the first, with its caveat
+    return outcome
 
 
 def _write(turn: Any, messages: list[dict[str, str]], *, temperature: float | None = None) -> ModelReply:

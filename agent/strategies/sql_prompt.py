@@ -137,3 +137,9 @@ def repair_messages(first: list[dict[str, str]], sql: str, error: str) -> list[d
     """The first prompt, the model's SQL, and the error: asked once for a corrected query."""
     return [*first, {"role": "assistant", "content": f"```sql\n{sql}\n```"},
             {"role": "user", "content": render_prompt("sql_repair.md", error=error)}]
+
+
+def feedback_messages(first: list[dict[str, str]], sql: str, problem: str) -> list[dict[str, str]]:
+    """The first prompt, the model's SQL, and what a check found it leaves out: asked once for a better query."""
+    return [*first, {"role": "assistant", "content": f"```sql\n{sql}\n```"},
+            {"role": "user", "content": render_prompt("sql_feedback.md", problem=problem)}]

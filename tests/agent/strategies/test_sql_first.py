@@ -112,13 +112,27 @@ def test_when_nothing_runs_the_tool_loop_takes_over_with_the_attempts_in_its_his
 
 
 def test_the_checks_decide_ok_on_this_path_too(scripted_llm, concerts_db, tmp_path):
-    scripted_llm.enqueue(text("SELECT count(*) FROM concert"))  # the year is left out
+    # The year is left out; told so once, the model writes the same query again.
+    scripted_llm.enqueue(text("SELECT count(*) FROM concert"), text("SELECT count(*) FROM concert"))
     askdb = _askdb(scripted_llm, concerts_db, tmp_path)
     try:
         answer, _, _ = _turn(askdb, "How many concerts were there in 2014?")
     finally:
         askdb.close()
     assert not answer.ok and "2014" in answer.data.caveat and answer.data.text.startswith(answer.data.caveat)
+    told = scripted_llm.chat_requests[1]["messages"][-1]["content"]
+    assert told.startswith("That query ran, but: This query does not use 2014")
+
+
+def test_a_query_a_check_finds_wanting_is_written_again_once_and_judged_again(scripted_llm, concerts_db, tmp_path):
+    scripted_llm.enqueue(text("SELECT count(*) FROM concert"), text("SELECT count(*) FROM concert WHERE year = '2014'"))
+    askdb = _askdb(scripted_llm, concerts_db, tmp_path)
+    try:
+        answer, steps, _ = _turn(askdb, "How many concerts were there in 2014?")
+    finally:
+        askdb.close()
+    assert answer.ok and answer.data.sql == "SELECT count(*) FROM concert WHERE year = '2014'"
+    assert answer.data.rows == [[1]] and "left out part of the question" in steps[1].thought
 
 
 def test_a_chinese_question_gets_its_answer_in_chinese_without_another_call(scripted_llm, concerts_db, tmp_path):

@@ -37,5 +37,5 @@ def test_every_note_the_strategies_name_exists_in_both_languages():
     keys = set(re.findall(r'note\("([a-z_.]+)"', code))
     assert keys >= {"sql_first.wrote", "sql_first.repaired"}
     for key in keys:
-        fields = dict(extra="", hints="", changes="", error="", n=2, total=3, agree=1)
+        fields = dict(extra="", hints="", changes="", error="", n=2, total=3, agree=1, problem="")
         assert note(key, zh=False, **fields) and note(key, zh=True, **fields)
