@@ -172,3 +172,13 @@ def respelled(sql: str, database: DataSource) -> Repair | None:
                 changes.append(f"'{value.this}' → '{stored}'")
                 value.replace(exp.Literal.string(stored))
     return Repair(tree.sql(dialect=dialect), changes) if changes else None
+
+
+def filter_columns(sql: str, dialect: str) -> set[str]:
+    """The columns a query picks rows by (WHERE and HAVING, any level), lower case; empty when
+    sqlglot cannot read it."""
+    tree, _ = _parse(sql, dialect)
+    if tree is None:
+        return set()
+    return {column.name.lower() for clause in (*tree.find_all(exp.Where), *tree.find_all(exp.Having))
+            for column in clause.find_all(exp.Column)}

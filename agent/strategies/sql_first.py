@@ -30,7 +30,7 @@ from agent.memory.tokens import context_window_for, counter_for
 from agent.notes import note
 from agent.planner.answer_text import described_answer
 from agent.state import FunctionCall, Message, MessageToolCall, Step
-from agent.strategies.repair import Repair, joined_in, requalified, respelled
+from agent.strategies.repair import Repair, filter_columns, joined_in, requalified, respelled
 from agent.strategies.sql_prompt import SqlPrompt, feedback_messages, repair_messages
 from agent.strategies.sql_reply import sql_from_reply
 from agent.tool_types import ToolOutcome
@@ -113,9 +113,12 @@ def _told_of_problem(turn: Any, first: list[dict[str, str]], outcome: ToolOutcom
     if not again or again.strip() == record.sql.strip():
         return outcome
     retried = yield from _attempt(turn, again, note("sql_first.told", zh=zh, problem=problem), started, reply)
-    if retried.ok:
+    dialect = turn.setup.database.dialect
+    if retried.ok and filter_columns(record.sql, dialect) <= filter_columns(turn.last_result.sql, dialect):
         return retried
-    turn.last_result = record  # the new query failed: the answer rests on the first, with its caveat
+    # The new query failed, or fixed one part by dropping another (told it left out 2019, a 1.5B model kept
+    # 2019 and dropped the failures): the answer rests on the first, with its caveat.
+    turn.last_result = record
     return outcome
 
 

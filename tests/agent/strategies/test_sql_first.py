@@ -210,3 +210,17 @@ def test_candidates_that_all_disagree_leave_the_answer_unsure_and_say_so(scripte
         askdb.close()
     assert not answer.ok and answer.data.caveat == "The model's candidate queries disagree: only 1 of 3 found this result."
     assert answer.data.sql == "SELECT name FROM singer WHERE age > 50"  # a tie: the first, the model's own
+
+
+def test_a_rewrite_that_drops_a_condition_of_the_first_query_is_not_taken(scripted_llm, concerts_db, tmp_path):
+    # Told the year is missing, the model keeps the year and drops the age: the first query stays, flagged.
+    scripted_llm.enqueue(text("SELECT count(*) FROM singer WHERE age > 40"),
+                         text("SELECT count(*) FROM singer_in_concert AS s JOIN concert AS c "
+                              "ON c.concert_id = s.concert_id WHERE c.year = '2014'"))
+    askdb = _askdb(scripted_llm, concerts_db, tmp_path)
+    try:
+        answer, _, _ = _turn(askdb, "How many singers older than 40 sang in 2014?")
+    finally:
+        askdb.close()
+    assert not answer.ok and answer.data.sql == "SELECT count(*) FROM singer WHERE age > 40"
+    assert "2014" in answer.data.caveat
