@@ -111,17 +111,28 @@ def sample_conversations(which: str) -> list[list[EvalQuestion]]:
     return [by_id[w] for w in wanted]
 
 
-def spider_questions(count: int, *, datasets: Path = DATASETS) -> tuple[list[EvalQuestion], Path] | None:
-    """`count` Spider dev questions spread over its databases: every k-th of those whose database
-    is present, k = present // count, asked database by database. None when the dataset is missing."""
-    if not (datasets / SUITES["spider-dev"][0]).is_file() or count <= 0:
+def _present(suite: str, datasets: Path) -> tuple[list[EvalQuestion], Path] | None:
+    """A suite's questions whose database is present, and its databases' folder; None when it is missing."""
+    if not (datasets / SUITES[suite][0]).is_file():
         return None
-    questions, db_dir = load_suite("spider-dev", datasets=datasets)
-    present = [q for q in questions if database_path(db_dir, q.db_id) is not None]
-    step = max(1, len(present) // count)
-    # One database's questions in a row share the system prompt and its schema block, which the
-    # server then keeps in its prompt cache, as an analyst's questions about one database do.
-    return sorted(present[::step][:count], key=lambda q: q.db_id), db_dir
+    questions, db_dir = load_suite(suite, datasets=datasets)
+    return [q for q in questions if database_path(db_dir, q.db_id) is not None], db_dir
+
+
+def _every_kth(questions: list[EvalQuestion], count: int, *, start: int = 0,
+               step: int | None = None) -> list[EvalQuestion]:
+    """`count` questions spread over the list (every k-th from `start`, k = len // count unless given),
+    database by database: one database's questions in a row share the prompt's schema, which the server
+    then keeps in its prompt cache, as an analyst's questions about one database do."""
+    step = step or max(1, len(questions) // count)
+    return sorted(questions[start::step][:count], key=lambda q: q.db_id)
+
+
+def spider_questions(count: int, *, datasets: Path = DATASETS) -> tuple[list[EvalQuestion], Path] | None:
+    """The development split: `count` Spider dev questions, every k-th of those whose database is
+    present, k = present // count. None when the dataset is missing."""
+    found = _present("spider-dev", datasets) if count > 0 else None
+    return None if found is None else (_every_kth(found[0], count), found[1])
 
 
 class Journal:
@@ -291,26 +302,22 @@ def heldout_questions(count: int, *, datasets: Path = DATASETS) -> tuple[list[Ev
     """`count` Spider dev questions that are never looked at while developing askdb, only measured:
     with k = present // 100 (the development split's step), those at positions k // 2, k // 2 + k, ...
     of the questions whose database is present (halfway between two development questions, so the two
-    splits share no question and cover the same databases), the first `count`. docs/strategies.md."""
-    if not (datasets / SUITES["spider-dev"][0]).is_file() or count <= 0:
+    splits share no question and cover the same databases), every other one of those as needed, the
+    first `count`. docs/strategies.md."""
+    found = _present("spider-dev", datasets) if count > 0 else None
+    if found is None:
         return None
-    questions, db_dir = load_suite("spider-dev", datasets=datasets)
-    present = [q for q in questions if database_path(db_dir, q.db_id) is not None]
+    present, db_dir = found
     step = max(2, len(present) // 100)
     chosen = present[step // 2::step]
-    every = max(1, len(chosen) // count)
-    return sorted(chosen[::every][:count], key=lambda q: q.db_id), db_dir
+    return _every_kth(chosen, count), db_dir
 
 
 def bird_questions(count: int, *, datasets: Path = DATASETS) -> tuple[list[EvalQuestion], Path] | None:
     """`count` BIRD mini-dev questions (their evidence in the question, as app.eval reads them), every
-    k-th of those whose database is present, database by database."""
-    if not (datasets / SUITES["bird-minidev"][0]).is_file() or count <= 0:
-        return None
-    questions, db_dir = load_suite("bird-minidev", datasets=datasets)
-    present = [q for q in questions if database_path(db_dir, q.db_id) is not None]
-    step = max(1, len(present) // count)
-    return sorted(present[::step][:count], key=lambda q: q.db_id), db_dir
+    k-th of those whose database is present."""
+    found = _present("bird-minidev", datasets) if count > 0 else None
+    return None if found is None else (_every_kth(found[0], count), found[1])
 
 
 def sparc_conversations(count: int, *, datasets: Path = DATASETS) -> list[Conversation] | None:

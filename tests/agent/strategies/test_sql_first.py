@@ -26,6 +26,16 @@ def _askdb(scripted_llm, database, tmp_path, strategy="sql_first", candidates=1)
                           memory_embedder="none", candidates=candidates))
 
 
+def _ask(scripted_llm, database, tmp_path, question, **settings):
+    """One question in a new conversation: its answer and steps."""
+    askdb = _askdb(scripted_llm, database, tmp_path, **settings)
+    try:
+        answer, steps, _ = _turn(askdb, question)
+    finally:
+        askdb.close()
+    return answer, steps
+
+
 def _turn(askdb, question, thread_id=None):
     events = list(askdb.ask(question, user_id="u", thread_id=thread_id))
     answer = next(e.answer for e in events if e.type == "answer")
@@ -35,11 +45,7 @@ def _turn(askdb, question, thread_id=None):
 
 def test_the_sql_comes_in_one_call_and_the_answer_is_written_from_its_result(scripted_llm, concerts_db, tmp_path):
     scripted_llm.enqueue(text("```sql\nSELECT count(*) FROM singer WHERE age > 40;\n```"))
-    askdb = _askdb(scripted_llm, concerts_db, tmp_path)
-    try:
-        answer, steps, _ = _turn(askdb, "How many singers are older than 40?")
-    finally:
-        askdb.close()
+    answer, steps = _ask(scripted_llm, concerts_db, tmp_path, "How many singers are older than 40?")
     assert answer.ok and answer.data.sql == "SELECT count(*) FROM singer WHERE age > 40"
     assert answer.data.text == "The answer is 2." and answer.data.rows == [[2]]
     (request,) = scripted_llm.chat_requests  # one model call; no tools offered
@@ -52,11 +58,7 @@ def test_the_sql_comes_in_one_call_and_the_answer_is_written_from_its_result(scr
 
 def test_the_prompt_names_the_values_the_question_names_as_stored(scripted_llm, concerts_db, tmp_path):
     scripted_llm.enqueue(text("SELECT name FROM singer WHERE country = 'France'"))
-    askdb = _askdb(scripted_llm, concerts_db, tmp_path)
-    try:
-        answer, steps, _ = _turn(askdb, "Which singers come from france?")
-    finally:
-        askdb.close()
+    answer, steps = _ask(scripted_llm, concerts_db, tmp_path, "Which singers come from france?")
     assert "-- singer.country = 'France'" in scripted_llm.chat_requests[0]["messages"][0]["content"]
     assert answer.ok and answer.data.rows == [["Rose White"]]
     assert "singer.country = 'France'" in steps[0].thought
@@ -66,11 +68,7 @@ def test_a_column_read_from_the_wrong_table_is_repaired_by_rule_without_asking_a
                                                                                     tmp_path):
     scripted_llm.enqueue(text("SELECT T2.name, T1.capacity FROM stadium AS T1 JOIN concert AS T2 "
                               "ON T1.stadium_id = T2.stadium_id"))
-    askdb = _askdb(scripted_llm, concerts_db, tmp_path)
-    try:
-        answer, steps, _ = _turn(askdb, "Show each stadium's name and capacity")
-    finally:
-        askdb.close()
+    answer, steps = _ask(scripted_llm, concerts_db, tmp_path, "Show each stadium's name and capacity")
     assert len(scripted_llm.chat_requests) == 1
     assert [s.action for s in steps] == ["run_sql", "run_sql", "answer"]
     assert "error" in steps[0].observation and "T2.name → T1.name" in steps[1].thought
@@ -81,11 +79,7 @@ def test_a_column_read_from_the_wrong_table_is_repaired_by_rule_without_asking_a
 def test_a_failure_no_rule_mends_is_sent_back_once_with_the_error(scripted_llm, concerts_db, tmp_path):
     scripted_llm.enqueue(text("SELECT nme FROM singer ORDER BY age DESC LIMIT 1"),
                          text("SELECT name FROM singer ORDER BY age DESC LIMIT 1"))
-    askdb = _askdb(scripted_llm, concerts_db, tmp_path)
-    try:
-        answer, steps, _ = _turn(askdb, "Who is the oldest singer?")
-    finally:
-        askdb.close()
+    answer, steps = _ask(scripted_llm, concerts_db, tmp_path, "Who is the oldest singer?")
     first, second = scripted_llm.chat_requests
     assert second["messages"][:1] == first["messages"] and second["messages"][1]["role"] == "assistant"
     assert "That query failed" in second["messages"][2]["content"] and "nme" in second["messages"][2]["content"]
@@ -100,11 +94,7 @@ def test_when_nothing_runs_the_tool_loop_takes_over_with_the_attempts_in_its_his
                          tool_call("run_sql", {"sql": "SELECT name FROM singer ORDER BY name"}),
                          tool_call("answer", {"text": "Joe Sharp, Rose White and Timbaland.",
                                               "sql": "SELECT name FROM singer ORDER BY name"}))
-    askdb = _askdb(scripted_llm, concerts_db, tmp_path)
-    try:
-        answer, steps, _ = _turn(askdb, "List the singers' names")
-    finally:
-        askdb.close()
+    answer, steps = _ask(scripted_llm, concerts_db, tmp_path, "List the singers' names")
     loop_call = scripted_llm.chat_requests[2]
     assert loop_call.get("tools") and any("nme" in str(m.get("content")) or "nme" in str(m.get("tool_calls"))
                                           for m in loop_call["messages"])
@@ -114,11 +104,7 @@ def test_when_nothing_runs_the_tool_loop_takes_over_with_the_attempts_in_its_his
 def test_the_checks_decide_ok_on_this_path_too(scripted_llm, concerts_db, tmp_path):
     # The year is left out; told so once, the model writes the same query again.
     scripted_llm.enqueue(text("SELECT count(*) FROM concert"), text("SELECT count(*) FROM concert"))
-    askdb = _askdb(scripted_llm, concerts_db, tmp_path)
-    try:
-        answer, _, _ = _turn(askdb, "How many concerts were there in 2014?")
-    finally:
-        askdb.close()
+    answer, _ = _ask(scripted_llm, concerts_db, tmp_path, "How many concerts were there in 2014?")
     assert not answer.ok and "2014" in answer.data.caveat and answer.data.text.startswith(answer.data.caveat)
     told = scripted_llm.chat_requests[1]["messages"][-1]["content"]
     assert told.startswith("That query ran, but: This query does not use 2014")
@@ -126,22 +112,14 @@ def test_the_checks_decide_ok_on_this_path_too(scripted_llm, concerts_db, tmp_pa
 
 def test_a_query_a_check_finds_wanting_is_written_again_once_and_judged_again(scripted_llm, concerts_db, tmp_path):
     scripted_llm.enqueue(text("SELECT count(*) FROM concert"), text("SELECT count(*) FROM concert WHERE year = '2014'"))
-    askdb = _askdb(scripted_llm, concerts_db, tmp_path)
-    try:
-        answer, steps, _ = _turn(askdb, "How many concerts were there in 2014?")
-    finally:
-        askdb.close()
+    answer, steps = _ask(scripted_llm, concerts_db, tmp_path, "How many concerts were there in 2014?")
     assert answer.ok and answer.data.sql == "SELECT count(*) FROM concert WHERE year = '2014'"
     assert answer.data.rows == [[1]] and "left out part of the question" in steps[1].thought
 
 
 def test_a_chinese_question_gets_its_answer_in_chinese_without_another_call(scripted_llm, concerts_db, tmp_path):
     scripted_llm.enqueue(text("SELECT count(*) FROM singer"))
-    askdb = _askdb(scripted_llm, concerts_db, tmp_path)
-    try:
-        answer, _, _ = _turn(askdb, "一共有多少位歌手？")
-    finally:
-        askdb.close()
+    answer, _ = _ask(scripted_llm, concerts_db, tmp_path, "一共有多少位歌手？")
     assert answer.data.text == "结果是 3。" and len(scripted_llm.chat_requests) == 1
 
 
@@ -189,11 +167,7 @@ def test_candidates_vote_and_the_answer_rests_on_the_result_most_agree_on(script
     scripted_llm.enqueue(text("SELECT name FROM singer WHERE age > 50"),  # greedy: Joe Sharp only
                          text("SELECT name FROM singer WHERE age >= 41"),
                          text("SELECT name FROM singer WHERE age > 40 ORDER BY name"))
-    askdb = _askdb(scripted_llm, concerts_db, tmp_path, candidates=3)
-    try:
-        answer, steps, _ = _turn(askdb, "Which singers are older than 40?")
-    finally:
-        askdb.close()
+    answer, steps = _ask(scripted_llm, concerts_db, tmp_path, "Which singers are older than 40?", candidates=3)
     assert [r.get("temperature") for r in scripted_llm.chat_requests] == [0.0, 0.7, 0.7]
     assert answer.ok and sorted(answer.data.rows) == [["Joe Sharp"], ["Rose White"]]
     assert answer.data.sql == "SELECT name FROM singer WHERE age >= 41"  # the first of the two that agree
@@ -203,11 +177,7 @@ def test_candidates_vote_and_the_answer_rests_on_the_result_most_agree_on(script
 def test_candidates_that_all_disagree_leave_the_answer_unsure_and_say_so(scripted_llm, concerts_db, tmp_path):
     scripted_llm.enqueue(text("SELECT name FROM singer WHERE age > 50"), text("SELECT name FROM singer"),
                          text("SELECT name FROM singer WHERE age < 40"))
-    askdb = _askdb(scripted_llm, concerts_db, tmp_path, candidates=3)
-    try:
-        answer, _, _ = _turn(askdb, "Which singers are older than 40?")
-    finally:
-        askdb.close()
+    answer, _ = _ask(scripted_llm, concerts_db, tmp_path, "Which singers are older than 40?", candidates=3)
     assert not answer.ok and answer.data.caveat == "The model's candidate queries disagree: only 1 of 3 found this result."
     assert answer.data.sql == "SELECT name FROM singer WHERE age > 50"  # a tie: the first, the model's own
 
@@ -217,10 +187,6 @@ def test_a_rewrite_that_drops_a_condition_of_the_first_query_is_not_taken(script
     scripted_llm.enqueue(text("SELECT count(*) FROM singer WHERE age > 40"),
                          text("SELECT count(*) FROM singer_in_concert AS s JOIN concert AS c "
                               "ON c.concert_id = s.concert_id WHERE c.year = '2014'"))
-    askdb = _askdb(scripted_llm, concerts_db, tmp_path)
-    try:
-        answer, _, _ = _turn(askdb, "How many singers older than 40 sang in 2014?")
-    finally:
-        askdb.close()
+    answer, _ = _ask(scripted_llm, concerts_db, tmp_path, "How many singers older than 40 sang in 2014?")
     assert not answer.ok and answer.data.sql == "SELECT count(*) FROM singer WHERE age > 40"
     assert "2014" in answer.data.caveat
