@@ -15,8 +15,8 @@ from agent.examples import CORRECTS
 from agent.sources.base import DataSource
 from agent.loop import ANSWER_ROWS
 from agent.state import AgentState, Answer, AnswerData, Message, SQLRecord, Step, utc_now
-from agent.tool_types import bound_text
-from agent.tools import result_observation
+from agent.tools.base import bound_text
+from agent.tools.registry import result_observation
 from storage.conversations import ConversationStore
 
 ANALYST = "analyst"

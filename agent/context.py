@@ -24,7 +24,7 @@ from agent.memory.groups import group_messages
 from agent.memory.tiers import RECALL_TOOL, Context, ContextReport, assemble, make_budget, memory_block
 from agent.memory.tokens import context_window_for, counter_for
 from agent.state import AgentState
-from agent.tools import compact_schema
+from agent.tools.registry import compact_schema
 
 PROMPTS = Path(__file__).parent / "prompts"
 _templates = Environment(loader=FileSystemLoader(PROMPTS), undefined=StrictUndefined, autoescape=False,
@@ -124,7 +124,7 @@ def build_context(state: AgentState, config: MemoryConfig | None = None, *, data
     return Context(messages=messages, report=report)
 
 
-#: Tool schemas taking more of the usable window than this are sent compact (`agent.tools.compact_schema`).
+#: Tool schemas taking more of the usable window than this are sent compact (`agent.tools.registry.compact_schema`).
 COMPACT_TOOLS_SHARE = 0.15
 
 

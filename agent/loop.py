@@ -19,17 +19,17 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from agent.answer_draft import DraftCallback
+from agent.models.answer_draft import DraftCallback
 from agent.context import build_context, system_prompt, tools_for_window, turn_note
 from agent.examples import ExampleRetriever
-from agent.llm import ChatModel, ModelError, ModelReply, ToolCall
+from agent.models.llm import ChatModel, ModelError, ModelReply, ToolCall
 from agent.memory.archival import ArchiveHook, archive_cut, archive_if_due, no_archive_hook
 from agent.memory.config import MemoryConfig
 from agent.memory.hooks import NOTE_ACTION, Memory, before_turn, remember_statements
 from agent.memory.summary import refresh_summary, summariser_for
 from agent.memory.tiers import ContextWindowTooSmall
 from agent.memory.tokens import context_window_for, counter_for
-from agent.model_budget import ModelBudget
+from agent.models.budget import ModelBudget
 from agent.notes import load_table, note
 from agent.offline_planner import LABEL as PLANNER_LABEL
 from agent.offline_planner import OfflinePlanner
@@ -44,17 +44,17 @@ from agent.strategies.sql_prompt import SqlPrompt, schema_ddl, value_hints
 from agent.state import (
     AgentState, Answer, AnswerData, ErrorRecord, FunctionCall, Message, MessageToolCall, SQLRecord, Step, utc_now,
 )
-from agent.tool_types import ToolContext, ToolOutcome, bound_text, error
-from agent.tools import offered_schemas, parse_arguments, run_tool, tool_schemas, tools_for_turn
-from agent.question_checks import (columns_not_shown, counts_an_amount, echoes_filter, either_for_both,
+from agent.tools.base import ToolContext, ToolOutcome, bound_text, error
+from agent.tools.registry import offered_schemas, parse_arguments, run_tool, tool_schemas, tools_for_turn
+from agent.checks.question import (columns_not_shown, counts_an_amount, echoes_filter, either_for_both,
                                    figure_not_computed, link_side_reversed, name_not_shown, names_term,
                                    negation_dropped, sampled_literals, thing_not_used, unasked_limit, with_both,
                                    without_limit)
-from agent.turn_checks import (REPEAT_NOTE, STOP_AFTER, RepeatGuard, copies_partial_values, count_of, counted_itself,
+from agent.checks.turn import (REPEAT_NOTE, STOP_AFTER, RepeatGuard, copies_partial_values, count_of, counted_itself,
                                counts_previous_rows, dropped_conditions, grouped_label, in_question_language,
-                               missing_periods, missing_years, per_group_missing, points_back, sql_literals, strip_label,
-                               unasked_values, unsupported_names, unsupported_numbers, which_one, with_conditions,
-                               with_label, wrong_language)
+                               missing_periods, missing_years, per_group_missing, points_back, sql_literals,
+                               strip_label, unasked_values, unsupported_names, unsupported_numbers, which_one,
+                               with_conditions, with_label, wrong_language)
 from agent.turn_recorder import TurnRecorder
 from storage.conversations import ConversationStore
 from storage.text import has_cjk
@@ -107,7 +107,7 @@ class TurnSetup:
     #: Asked before each model call and after it returns: True ends the turn as stopped, its steps
     #: and state kept (the page's Stop button, issue 20). A model call under way is not interrupted.
     stop_requested: Callable[[], bool] = lambda: False
-    #: Called with the answer's text while a streamed reply arrives (`agent.answer_draft`), for the
+    #: Called with the answer's text while a streamed reply arrives (`agent.models.answer_draft`), for the
     #: page to show before the step is written; None: no draft.
     on_draft: DraftCallback | None = None
     #: How the turn finds its query (agent.strategies): "auto", "sql_first" or "loop". The service passes
@@ -627,7 +627,7 @@ class _Turn:
         """What of the question the answer's query leaves out, as a caveat: rows whose values a lookup
         did not show (an IN list copied from find_values' first 20), a year the question names (or, for
         a follow-up of a turn that did not answer, that turn's question named) or a period finer than a year
-        ("the second half of 2022": `turn_checks.missing_periods`), the conditions of
+        ("the second half of 2022": `checks.turn.missing_periods`), the conditions of
         the answer a follow-up points back at, the thing a "which X" question asks for, or the name
         column "the X name" asks for, a value the question says it does not want, a result that only repeats
         the value it picks rows by, a ranking or count per group the query does not compute, or a count of
@@ -672,7 +672,7 @@ class _Turn:
 
     def both_values(self, sql: str) -> list[str]:
         """The values the question joins with "and" that the query takes as either, where a row it shows
-        can have several: `question_checks.either_for_both`."""
+        can have several: `checks.question.either_for_both`."""
         database = self.setup.database
         return either_for_both(self.state.question or "", sql, self.catalogue, dialect=database.dialect)
 
@@ -683,14 +683,14 @@ class _Turn:
 
     def cut_by_limit(self, record: SQLRecord) -> int | None:
         """The LIMIT of a query that the question does not name (nor, for a follow-up, the question it
-        follows), when the result reached it (rows may be left out): `question_checks.unasked_limit`."""
+        follows), when the result reached it (rows may be left out): `checks.question.unasked_limit`."""
         asked = (self.state.question or "") + (f" {self.previous_question}" if self.follows_up else "")
         limit = unasked_limit(asked, record.sql, dialect=self.setup.database.dialect)
         return limit if limit is not None and record.row_count >= limit else None
 
     def unasked(self, sql: str, zh: bool) -> str | None:
         """A caveat naming the numbers the query compares with that the question does not name (nor a
-        lookup showed, nor the previous answer used, for a follow-up its question): `turn_checks.unasked_values`;
+        lookup showed, nor the previous answer used, for a follow-up its question): `checks.turn.unasked_values`;
         and any value it compares with that only sample rows or an unrelated lookup showed (`sampled_literals`)."""
         dialect = self.setup.database.dialect
         known = set(self.shown_values)
@@ -710,11 +710,11 @@ class _Turn:
         return with_label(question, record.sql, self.catalogue(), dialect=self.setup.database.dialect)
 
     def grouped_label(self, record: SQLRecord) -> str | None:
-        """The query with each group's name shown instead of its key (`turn_checks.grouped_label`)."""
+        """The query with each group's name shown instead of its key (`checks.turn.grouped_label`)."""
         return grouped_label(self.state.question or "", record.sql, self.catalogue(), dialect=self.setup.database.dialect)
 
     def counted_itself(self, record: SQLRecord) -> tuple[str, str, str] | None:
-        """A count of the thing itself (1) where the question counts the rows referring to it (`turn_checks.counted_itself`)."""
+        """A count of the thing itself (1) where the question counts the rows referring to it (`checks.turn.counted_itself`)."""
         if record.result_id is None or record.row_count != 1:
             return None
         rows = self.recorder.result(record.result_id).rows

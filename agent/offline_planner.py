@@ -21,7 +21,7 @@ from typing import Any
 
 from agent.context import question_of
 from agent.examples import parse_few_shot, verified_match
-from agent.llm import ModelReply, ToolCall
+from agent.models.llm import ModelReply, ToolCall
 from agent.memory.embeddings import Embedder
 from agent.sources.base import DataSource
 from agent.sources.errors import SourceError, SourceUnavailable

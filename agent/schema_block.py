@@ -5,7 +5,7 @@ it invented (`vehicles`, `rocket_launches`; issue 16). For a schema that fits th
 (ASKDB_SCHEMA_MAX_TABLES, ASKDB_SCHEMA_TOKEN_BUDGET), every table goes into the system
 prompt from the first call: its columns with types and keys, what each foreign key points
 at, and the most frequent values of its text columns. Large schemas keep the exploration
-tools (agent.tools.list_tables ranks them).
+tools (agent.tools.registry.list_tables ranks them).
 
 Tables are in name order, not ranked by the question: the block is the same for every turn
 on the same database file, so it stays in the cached prompt prefix (issue 16).

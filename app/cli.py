@@ -323,7 +323,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from datetime import datetime
 
     from agent.sources.errors import SourceError
-    from app.eval import DATASETS, SuiteError, load_suite, run_suite, suite_databases, summarise, write_report
+    from app.eval.harness import DATASETS, SuiteError, load_suite, run_suite, suite_databases, summarise, write_report
 
     updates: dict = {"max_steps": args.max_steps} if args.max_steps else {}
     if args.model == "offline":

@@ -13,9 +13,9 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 from agent.analyst_sql import run_analyst_sql
-from agent.answer_draft import DraftCallback
+from agent.models.answer_draft import DraftCallback
 from agent.examples import ExampleRetriever, database_key
-from agent.llm import ChatModel
+from agent.models.llm import ChatModel
 from agent.loop import TurnEvent, TurnSetup, run_turn
 from agent.memory.hooks import Memory, archive_hook, index_conversation
 from agent.recovery import close_interrupted_turn
@@ -47,7 +47,7 @@ class AskDB:
     def __init__(self, settings: Settings, *, models: Models | None = None):
         """Args:
             models: the chat model and what was learnt of it, shared by a harness that builds an AskDB
-                per question (`app.eval`); None: built from `settings`.
+                per question (`app.eval.harness`); None: built from `settings`.
         """
         self.settings = settings
         self.store: Store[AgentState] = open_store(settings.store, AgentState)

@@ -22,7 +22,7 @@ from agent.sources.errors import (
     QueryBusy, QueryFailed, QueryTimeout, SourceUnavailable, SQLRejected, UnknownColumn, UnknownTable,
 )
 from agent.examples import AnswerNotFound, FeedbackError, NothingToVerify, NotTheAuthor, SQLDoesNotFit
-from agent.llm import ModelError
+from agent.models.llm import ModelError
 from app.auth import NotAuthenticated
 from app.core import BadQuestion
 from app.quotas import TooManyRequests

@@ -44,7 +44,7 @@ class RunningTurn:
             self._changed.notify_all()
 
     def publish_draft(self, text: str, *, restart: bool = False) -> None:
-        """More of the answer's text as the model writes it (`agent.answer_draft`); never stored."""
+        """More of the answer's text as the model writes it (`agent.models.answer_draft`); never stored."""
         self.publish(TurnEvent(type="draft", thread_id=self.thread_id, text=text, restart=restart or None))
 
     def close(self) -> None:

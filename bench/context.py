@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.context import build_context, system_prompt, turn_note
-from agent.llm import ChatModel, ModelReply
+from agent.models.llm import ChatModel, ModelReply
 from agent.memory.archival import archive_if_due
 from agent.memory.config import MemoryConfig
 from agent.memory.hooks import Memory, after_turn, before_turn
@@ -32,7 +32,7 @@ from agent.memory.recall_config import RecallConfig
 from agent.memory.summary import refresh_summary
 from agent.memory.tokens import counter_for
 from agent.state import AgentState, Answer, AnswerData, FunctionCall, Message, MessageToolCall, SQLRecord, Step
-from agent.tools import tool_schemas, tools_for_turn
+from agent.tools.registry import tool_schemas, tools_for_turn
 from bench.generator import turn_messages
 from storage.base import open_store
 

@@ -6,7 +6,7 @@ present (972), the same through the scripted OpenAI-compatible server answering 
 question with its gold SQL (what the harness itself costs, and how much of a perfect
 model's answer survives the guard and the comparison), and the offline planner on BIRD
 mini-dev's 140 questions; then SParC dev's conversations, each asked turn by turn in one
-conversation (app/eval_sparc.py). The offline run's context sizes give the cost estimate
+conversation (app/eval/sparc.py). The offline run's context sizes give the cost estimate
 for a real endpoint (docs/evaluation.md). Last, the offline planner's documented sample questions
 on each engine, SQLite, PostgreSQL, MariaDB and DuckDB (bench/eval_engines.py, issue 21).
 """
@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from app.eval import DATASETS, SUITES, load_suite, run_suite, summarise
-from app.eval_sparc import SPARC_DEV, run_sparc
+from app.eval.harness import DATASETS, SUITES, load_suite, run_suite, summarise
+from app.eval.sparc import SPARC_DEV, run_sparc
 from app.settings import Settings
 from bench import eval_engines
 

@@ -47,9 +47,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agent.tools import tool_schemas
-from app.eval import (DATASETS, SUITES, EvalQuestion, QuestionResult, ask_turn, compare, database_path, load_suite,
-                      new_result, scorable_gold, score_turn)
+from agent.tools.registry import tool_schemas
+from app.eval.harness import (DATASETS, SUITES, EvalQuestion, QuestionResult, ask_turn, compare, database_path,
+                              load_suite, new_result, scorable_gold, score_turn)
 from app.service.models import Models
 from app.settings import DEFAULT_DATABASE, ROOT, Settings
 from bench.llama_server import MODEL_ALIAS, LlamaServer
@@ -322,7 +322,7 @@ def bird_questions(count: int, *, datasets: Path = DATASETS) -> tuple[list[EvalQ
 
 def sparc_conversations(count: int, *, datasets: Path = DATASETS) -> list[Conversation] | None:
     """`count` SParC dev interactions (every k-th with its database present), each a conversation."""
-    from app.eval_sparc import SPIDER_DATABASES, load_interactions
+    from app.eval.sparc import SPIDER_DATABASES, load_interactions
 
     if not (datasets / "sparc" / "dev.json").is_file() or count <= 0:
         return None

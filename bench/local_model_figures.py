@@ -7,7 +7,7 @@ import statistics
 from collections import Counter
 from typing import Any
 
-from app.eval import QuestionResult, answer_accuracy, confidently_wrong
+from app.eval.harness import QuestionResult, answer_accuracy, confidently_wrong
 
 Turn = tuple[QuestionResult, list[dict[str, Any]]]  # a scored turn and its recorded model calls
 

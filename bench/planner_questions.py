@@ -9,12 +9,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agent.llm import ModelReply
+from agent.models.llm import ModelReply
 from agent.offline_planner import OfflinePlanner
 from agent.sources.base import DataSource
 from agent.state import AgentState
-from agent.tools import ToolContext, parse_arguments, run_tool, tool_schemas
-from app.eval_match import gold_rows, is_ordered, same_result
+from agent.tools.registry import ToolContext, parse_arguments, run_tool, tool_schemas
+from app.eval.match import gold_rows, is_ordered, same_result
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTIONS = json.loads((ROOT / "tests" / "data" / "planner_questions.json").read_text(encoding="utf-8"))

@@ -1,6 +1,7 @@
-"""The layers of docs/architecture.md, checked: imports point down only, and no module imports
-another that imports it back, not even inside a function (a cycle hidden in a late import is
-still a cycle). `TYPE_CHECKING` imports do not run and are not counted."""
+"""The layers of docs/architecture.md, checked: imports point down only, the families inside
+agent/ import only what their rule allows, and no module imports another that imports it back, not
+even inside a function (a cycle hidden in a late import is still a cycle). `TYPE_CHECKING` imports
+do not run and are not counted."""
 
 from __future__ import annotations
 
@@ -15,6 +16,28 @@ MAY_IMPORT = {
     "app": {"app", "agent", "storage", "sample_db"},  # the eval harness loads databases as sample_db does
     "bench": {"bench", "app", "agent", "storage", "sample_db"},
     "sample_db": {"sample_db", "agent", "storage"},
+}
+
+#: The families inside agent/ and what each may import (itself included). The turn (agent/'s own
+#: modules, agent/strategies/, agent/memory/) puts them together and has no rule of its own.
+AGENT_FAMILIES = {
+    # The engines, the SQL guard and schema search: nothing of the agent, only the store's errors
+    # and text helpers.
+    "agent.sources": {"agent.sources", "storage"},
+    # Trust checks read the question, the SQL and the rows: no model client, no tool, no memory.
+    "agent.checks": {"agent.checks", "agent.planner", "agent.sources", "agent.notes", "storage"},
+    # A model turns messages into a reply: no check, tool, planner or database.
+    "agent.models": {"agent.models", "agent.memory", "storage"},
+    # The tools run on the database: no model client.
+    "agent.tools": {"agent.tools", "agent.checks", "agent.memory", "agent.sources", "agent.state", "storage"},
+    # The planner's parts read words and a schema index: no model client, tool or database.
+    "agent.planner": {"agent.planner", "agent.checks", "agent.memory", "storage"},
+}
+#: Known exceptions to AGENT_FAMILIES, each with its reason.
+FAMILY_EXCEPTIONS = {
+    # Schema search ranks by embeddings when it is handed an embedder, and falls back to words
+    # when that fails: it catches the embedder's error.
+    ("agent.sources.schema_search", "agent.memory.embeddings"),
 }
 
 
@@ -56,6 +79,27 @@ GRAPH = {module: _imports(path) for module, path in MODULES.items()}
 def test_imports_point_down_only():
     upward = sorted(f"{module} -> {target}" for module, targets in GRAPH.items() for target in targets
                     if target.split(".")[0] not in MAY_IMPORT[module.split(".")[0]])
+    assert upward == []
+
+
+
+def _in(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def test_each_family_of_agent_imports_only_what_its_rule_allows():
+    strays = sorted(f"{module} -> {target}" for module, targets in GRAPH.items() for target in targets
+                    for family, allowed in AGENT_FAMILIES.items()
+                    if _in(module, family) and not any(_in(target, ok) for ok in allowed)
+                    and (module, target) not in FAMILY_EXCEPTIONS)
+    assert strays == []
+
+
+def test_only_the_turn_imports_the_loop():
+    """The families are parts the turn is built from: none of them reaches back into it."""
+    upward = sorted(f"{module} -> {target}" for module, targets in GRAPH.items() for target in targets
+                    if any(_in(module, family) for family in (*AGENT_FAMILIES, "agent.memory", "agent.strategies"))
+                    and target in {"agent.loop", "agent.turn_recorder", "agent.analyst_sql"})
     assert upward == []
 
 

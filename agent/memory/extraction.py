@@ -19,7 +19,7 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from pydantic import ValidationError
 
-from agent.llm import ChatModel, ModelError
+from agent.models.llm import ChatModel, ModelError
 from agent.memory.user_memory import MemoryCandidate
 from storage.text import has_cjk, is_cjk_char
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from agent.llm import ChatModel
+from agent.models.llm import ChatModel
 from agent.memory.embeddings import Embedder, EmbeddingError
 from agent.memory.extraction import extract, extract_offline, only_statements
 from agent.memory.recall import EpisodeIndex, RecallHit, recall_for_turn

@@ -1,6 +1,6 @@
 """The `recall_memory` tool: the model asks for earlier turns by meaning.
 
-Offered by `agent.tools.tools_for_turn` only when memory is on. It reads what it needs from
+Offered by `agent.tools.registry.tools_for_turn` only when memory is on. It reads what it needs from
 `ctx.memory`, the `RecallAccess` the loop attaches to its `ToolContext`; without one it answers
 with an error observation the model can read.
 """
@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from agent.memory.recall import EpisodeIndex, recall_observation
-from agent.tool_types import ToolContext, ToolOutcome, error
+from agent.tools.base import ToolContext, ToolOutcome, error
 
 
 @dataclass

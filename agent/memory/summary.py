@@ -18,7 +18,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from pydantic import BaseModel
 
-from agent.llm import ChatModel, ModelError
+from agent.models.llm import ChatModel, ModelError
 from agent.memory import extractive
 from agent.memory.cards import cut, result_card
 from agent.memory.config import MemoryConfig

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from agent.llm import ModelError
+from agent.models.llm import ModelError
 from agent.memory import extractive
 from agent.memory.cards import condense_group, cut
 from agent.memory.config import MemoryConfig

@@ -27,7 +27,7 @@ from agent.planner.negation import Absence
 from agent.planner.question import Mention, ParsedQuestion
 from agent.planner.roles import RoleResolver
 from agent.planner.schema_index import ColumnInfo, SchemaIndex
-from agent.turn_checks import counts_previous_rows
+from agent.checks.turn import counts_previous_rows
 
 _MARKER_EN = re.compile(r"^\s*(and|what about|how about|only|just|which of|of (those|these|them)|among|same|the same|"
                         r"now|also|but|instead|then)\b|\b(their|they|them|those|these|its|this(?! year| month| quarter| week| decade))\b", re.IGNORECASE)

@@ -1,7 +1,7 @@
 """The period grammar: the spans of time a question names, each as a half-open range of dates.
 
 One grammar, read by the offline planner (`agent.planner.periods`, which writes the range as the
-query's condition) and by the trust checks (`agent.turn_checks.missing_periods`, which flags a query
+query's condition) and by the trust checks (`agent.checks.turn.missing_periods`, which flags a query
 that does not keep to it), so the two never disagree on what "the second half of 2022" means.
 
 Shapes, in English and Chinese:

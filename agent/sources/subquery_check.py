@@ -8,7 +8,7 @@ no row; a 1.5B model answered it as "none" (Spider dev 854). Only the selected c
 unqualified or qualified with an outer alias: an outer column written in the subquery's WHERE is a
 correlation made on purpose. Like the unknown-column check (column_check.py), it only speaks when it
 is sure: a source whose columns it cannot see (a table outside the schema, a star in a subquery)
-means no judgement. It flags none of the Spider dev gold queries (tests/agent/test_correlated_subquery.py).
+means no judgement. It flags none of the Spider dev gold queries (tests/agent/tools/test_correlated_subquery.py).
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Generator
 from typing import Any
 
-from agent.llm import ModelReply, ToolCall
+from agent.models.llm import ModelReply, ToolCall
 from agent.memory.tokens import context_window_for, counter_for
 from agent.notes import note
 from agent.planner.answer_text import described_answer
@@ -33,7 +33,7 @@ from agent.state import FunctionCall, Message, MessageToolCall, Step
 from agent.strategies.repair import Repair, filter_columns, joined_in, requalified, respelled
 from agent.strategies.sql_prompt import SqlPrompt, feedback_messages, repair_messages
 from agent.strategies.sql_reply import sql_from_reply
-from agent.tool_types import ToolOutcome
+from agent.tools.base import ToolOutcome
 from storage.text import has_cjk
 
 #: Room for the SQL reply: a query, not an essay (a 1.5B model left to 1,024 tokens repeated a condition

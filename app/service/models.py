@@ -6,8 +6,8 @@ from __future__ import annotations
 import threading
 
 from agent.sources.base import DataSource
-from agent.llm import ChatModel
-from agent.model_budget import ModelBudget
+from agent.models.llm import ChatModel
+from agent.models.budget import ModelBudget
 from agent.memory.embeddings import Embedder
 from agent.memory.recall_config import RecallConfig
 from app.settings import Settings
@@ -38,7 +38,7 @@ class Models:
             return OfflinePlanner(database, embedder=self.embedder())
         with self._lock:
             if self._chat is None:
-                from agent.openai_model import OpenAIChatModel
+                from agent.models.openai_model import OpenAIChatModel
 
                 self._chat = OpenAIChatModel(
                     base_url=s.openai_base_url, api_key=s.openai_api_key, model=s.model, timeout_s=s.llm_timeout,

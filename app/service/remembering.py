@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from agent.llm import ChatModel
+from agent.models.llm import ChatModel
 from agent.memory.embeddings import Embedder
 from agent.memory.hooks import Memory, after_turn
 from agent.memory.recall_config import RecallConfig

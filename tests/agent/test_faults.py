@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 
 from agent.loop import TurnSetup, run_turn
-from agent.openai_model import OpenAIChatModel
+from agent.models.openai_model import OpenAIChatModel
 from agent.sources.sqlite import SQLiteSource
 from bench.scripted_llm import cut_stream, error, raw, text, tool_call
 

@@ -18,7 +18,7 @@ import pytest
 
 from agent.loop import TurnSetup, run_turn
 from agent.memory.config import MemoryConfig
-from agent.openai_model import OpenAIChatModel
+from agent.models.openai_model import OpenAIChatModel
 from agent.sources.schema_search import SchemaOptions
 from agent.sources.sqlite import SQLiteSource
 from bench.scripted_llm import error, raw, text, tool_call, tool_calls

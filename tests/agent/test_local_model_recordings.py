@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from agent.openai_model import OpenAIChatModel
-from agent.tools import tool_schemas
+from agent.models.openai_model import OpenAIChatModel
+from agent.tools.registry import tool_schemas
 from bench.scripted_llm import raw
 
 RECORDINGS = Path(__file__).parents[1] / "data" / "local_model"

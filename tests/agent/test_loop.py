@@ -8,7 +8,7 @@ import json
 import pytest
 
 from agent.loop import TurnSetup, run_turn
-from agent.openai_model import OpenAIChatModel
+from agent.models.openai_model import OpenAIChatModel
 from agent.sources.schema_search import SchemaOptions
 from agent.sources.sqlite import SQLiteSource
 from bench.scripted_llm import error, hang, text, tool_call

@@ -24,7 +24,7 @@ import sqlglot
 
 from agent.offline_planner import OfflinePlanner
 from agent.sources.sqlite import SQLiteSource
-from agent.tools import tool_schemas
+from agent.tools.registry import tool_schemas
 from bench.planner_questions import QUESTIONS, Conversation, check_question
 from storage.text import has_cjk
 from tests.fixtures.spider_dev import dev_questions

@@ -7,7 +7,7 @@ import pytest
 
 from agent.analyst_sql import run_analyst_sql
 from agent.loop import TurnSetup, run_turn
-from agent.openai_model import OpenAIChatModel
+from agent.models.openai_model import OpenAIChatModel
 from agent.sources.errors import SQLRejected
 from agent.sources.sqlite import SQLiteSource
 from bench.scripted_llm import tool_call

@@ -10,7 +10,7 @@ from pathlib import Path
 import openai
 import pytest
 
-from app.eval import QuestionResult
+from app.eval.harness import QuestionResult
 from app.settings import ROOT
 from bench.local_model import Journal, bench_settings, run_conversation, sample_conversations, spider_questions
 from bench.local_model_figures import part_figures

@@ -9,7 +9,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from app.eval_postgres import with_search_path
+from app.eval.postgres import with_search_path
 from sample_db.to_postgres import copy_database, pg_name, pg_type
 
 

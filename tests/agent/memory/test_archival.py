@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 from agent.loop import TurnSetup, run_turn
 from agent.memory.archival import archive_cut, split_state
 from agent.memory.config import MemoryConfig
-from agent.openai_model import OpenAIChatModel
+from agent.models.openai_model import OpenAIChatModel
 from agent.sources.sqlite import SQLiteSource
 from agent.state import Message, Step
 from app.settings import Settings

@@ -13,10 +13,10 @@ from agent.loop import TurnSetup, run_turn
 from agent.memory.config import MemoryConfig
 from agent.memory.tiers import ContextWindowTooSmall, fit_summary, fit_text
 from agent.memory.tokens import counter_for
-from agent.openai_model import OpenAIChatModel
+from agent.models.openai_model import OpenAIChatModel
 from agent.sources.sqlite import SQLiteSource
 from agent.state import AgentState, Message
-from agent.tools import offered_schemas, tool_schemas
+from agent.tools.registry import offered_schemas, tool_schemas
 from bench.scripted_llm import tool_call
 
 FACT = "Turn 2: the user said their organisation counts only crewed launches as missions (fact 7731)."

@@ -11,7 +11,7 @@ from agent.memory import extractive
 from agent.memory.config import MemoryConfig
 from agent.memory.summary import config_hash, refresh_summary, summary_boundary
 from agent.memory.tokens import counter_for
-from agent.openai_model import OpenAIChatModel
+from agent.models.openai_model import OpenAIChatModel
 from agent.sources.sqlite import SQLiteSource
 from agent.state import FunctionCall, Message, MessageToolCall
 from bench.generator import add_turn, conversation

@@ -14,7 +14,7 @@ from agent.memory.groups import MISSING_RESULT, group_messages
 from agent.memory.tiers import make_budget
 from agent.memory.tokens import counter_for
 from agent.state import AgentState, FunctionCall, Message, MessageToolCall
-from agent.tools import tool_schemas
+from agent.tools.registry import tool_schemas
 from bench.generator import conversation, turn_messages
 
 SMALL = MemoryConfig(context_budget=4_000, output_reserve=500)

@@ -11,7 +11,7 @@ from agent.loop import TurnSetup, run_turn
 from agent.memory.hooks import (
     after_turn, archive_hook, before_turn, episode_from_state, episodes_from_messages, index_archived, recent_turns, topics_of,
 )
-from agent.openai_model import OpenAIChatModel
+from agent.models.openai_model import OpenAIChatModel
 from agent.sources.sqlite import SQLiteSource
 from agent.state import AgentState, Message
 from storage.episodes import episode_id
@@ -144,7 +144,7 @@ def test_episode_from_an_unanswered_state_keeps_the_question():
 
 def test_a_question_that_says_nothing_about_the_user_is_not_sent_to_the_model(scripted_llm):
     from agent.memory.extraction import extract
-    from agent.openai_model import OpenAIChatModel
+    from agent.models.openai_model import OpenAIChatModel
 
     model = OpenAIChatModel(base_url=scripted_llm.base_url, api_key=None, model="m", max_retries=0)
     assert extract("How many launches were there in 2020?", model=model) == []

@@ -14,7 +14,7 @@ from agent.offline_planner import OfflinePlanner
 from agent.planner.focus import Focus, names_own_time, remembered_focus
 from agent.planner.units import convert, names_own_unit, remembered_units
 from agent.sources.sqlite import SQLiteSource
-from agent.tools import tool_schemas
+from agent.tools.registry import tool_schemas
 
 
 def _note(*memories: str) -> str:

@@ -16,7 +16,7 @@ from agent.memory.extraction import extract_offline, only_statements
 from agent.memory.hooks import after_turn
 from agent.memory.user_memory import normalize_text
 from agent.offline_planner import OfflinePlanner
-from agent.openai_model import OpenAIChatModel
+from agent.models.openai_model import OpenAIChatModel
 from agent.sources.sqlite import SQLiteSource
 from bench.scripted_llm import tool_call
 

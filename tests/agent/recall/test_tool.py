@@ -8,10 +8,10 @@ import pytest
 
 from agent.loop import TurnSetup, run_turn
 from agent.memory.recall_tool import RecallAccess
-from agent.openai_model import OpenAIChatModel
+from agent.models.openai_model import OpenAIChatModel
 from agent.sources.sqlite import SQLiteSource
 from agent.state import AgentState
-from agent.tools import NO_MEMORY_TOOLS, ToolContext, parse_arguments, run_tool, tool_schemas, tools_for_turn
+from agent.tools.registry import NO_MEMORY_TOOLS, ToolContext, parse_arguments, run_tool, tool_schemas, tools_for_turn
 from tests.agent.recall.conftest import LAUNCH_TURNS, add_thread
 from bench.scripted_llm import tool_call
 

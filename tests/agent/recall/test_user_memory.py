@@ -11,7 +11,7 @@ import pytest
 from agent.memory.extraction import extract, extract_offline
 from agent.memory.user_memory import MemoryCandidate, dedupe_hash, memory_text, normalize_text
 from agent.offline_planner import OfflinePlanner
-from agent.openai_model import OpenAIChatModel
+from agent.models.openai_model import OpenAIChatModel
 from bench.scripted_llm import error, text
 
 

@@ -12,12 +12,12 @@ import sqlglot
 from sqlglot import exp
 
 from agent.loop import TurnSetup, run_turn
-from agent.openai_model import OpenAIChatModel
+from agent.models.openai_model import OpenAIChatModel
 from agent.sources.column_check import ambiguous_columns, schema_columns, unknown_columns, with_qualifiers
 from agent.sources.schema_search import SchemaOptions
 from agent.sources.sqlite import SQLiteSource
 from agent.state import AgentState
-from agent.tools import ToolContext, parse_arguments, run_tool
+from agent.tools.registry import ToolContext, parse_arguments, run_tool
 from bench.scripted_llm import tool_call
 from tests.fixtures.spider_dev import dev_catalogues, dev_questions, spider_database
 

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from agent.lookup_words import ranking_or_computation
+from agent.tools.lookup_words import ranking_or_computation
 from agent.sources.base import DataSource
 from agent.sources.errors import QueryTimeout, SourceError, SQLRejected, UnknownColumn, UnknownTable
 from agent.sources.factory import open_source

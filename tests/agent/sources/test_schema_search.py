@@ -12,7 +12,7 @@ from agent.memory.embeddings import OpenAIEmbedder
 from agent.sources.schema_search import SchemaOptions, TableIndex, declared_comments, query_terms, read_catalog, words
 from agent.sources.sqlite import SQLiteSource
 from agent.state import AgentState
-from agent.tools import ToolContext, parse_arguments, run_tool
+from agent.tools.registry import ToolContext, parse_arguments, run_tool
 
 DOMAIN = """
 CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT, city TEXT);

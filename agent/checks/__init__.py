@@ -1,0 +1,9 @@
+"""Trust checks: does the query answer the question asked, and does the answer say what the rows say?
+
+- `turn`: checks on the turn (the answer against its rows, the follow-up against the previous
+  query, repeated calls);
+- `question`: checks of the SQL against the question's words (the thing asked, negation, limits,
+  either/both, counted amounts).
+
+Each reads the question, the SQL and the rows; none calls a model.
+"""
