@@ -33,6 +33,7 @@ from agent.models.budget import ModelBudget
 from agent.notes import load_table, note
 from agent.offline_planner import LABEL as PLANNER_LABEL
 from agent.offline_planner import OfflinePlanner
+from agent.planner.answer_text import found_no_rows
 from agent.planner.followup import is_follow_up
 from agent.schema_block import schema_block
 from agent.sources.base import DataSource
@@ -559,7 +560,7 @@ class _Turn:
         """The step that ends a turn, carrying the answer's text, SQL and result number."""
         data = self.state.answer.data
         return Step(step_index=0, step_type="answer", content=data.text, result_id=data.result_id,
-                    sql=data.sql, ok=self.state.answer.ok, **fields)
+                    sql=data.sql, ok=self.state.answer.ok, caveat=data.caveat, **fields)
 
     def record(self, step: Step, started: float, reply: ModelReply | None) -> TurnEvent:
         """Number the step, keep it in the state and the store at once (the step that ends the turn:
@@ -597,6 +598,8 @@ class _Turn:
         if caveat is None and confident and record is not None:
             caveat = self.problem(record, text, zh)
         ok = confident and not caveat and record is not None
+        if not ok and record is not None and record.row_count == 0:  # unsure of the question: no fact of no rows
+            text = found_no_rows(text)
         if caveat and not text.startswith(caveat):
             text = f"{caveat} {text}" if text else caveat
         # The SQL shown is always the one whose result is shown: never a query that failed or did not run.

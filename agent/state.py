@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
 from storage.clock import utc_now
 
@@ -17,6 +17,17 @@ STATE_VERSION = 2
 #: The source a conversation asks when none was chosen: ASKDB_DATABASE. A state written before
 #: conversations named their source (it has no `source`) was answered from it.
 DEFAULT_SOURCE = "default"
+#: How far an answer answers its question (issue 38), as the page, the API, the CLI and MCP say it.
+Confidence = Literal["answered", "partly_answered", "not_answered"]
+
+
+def confidence_of(*, ok: bool, sql: str | None, has_result: bool) -> Confidence:
+    """Answered: `ok`. Partly answered: not ok, but a query ran and its result is shown (the caveat
+    says what it leaves out). Not answered: no query result at all (a decline, a failure, a stop,
+    a statement only remembered)."""
+    if ok:
+        return "answered"
+    return "partly_answered" if sql and has_result else "not_answered"
 
 
 class _Model(BaseModel):
@@ -71,9 +82,11 @@ class Step(_Model):
     model: str | None = None
     tokens: dict[str, int] | None = None
     result_id: int | None = None
-    # On the step that ends a turn: the SQL the answer rests on, and whether it answered.
+    # On the step that ends a turn: the SQL the answer rests on, whether it answered, and why not
+    # (the answer's caveat, which leads its text).
     sql: str | None = None
     ok: bool | None = None
+    caveat: str | None = None
     # On the first step of each model call: what the context sent against the whole history
     # (agent.memory.tiers.ContextReport as a dict; the page shows it per turn).
     context: dict[str, Any] | None = None
@@ -114,6 +127,22 @@ class AnswerData(_Model):
 class Answer(_Model):
     ok: bool
     data: AnswerData = Field(default_factory=AnswerData)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _derived(cls, data: Any) -> Any:
+        # `confidence` is written with the answer but always derived: a stored one is not read back
+        # (kept as an extra key, it would be written twice).
+        if isinstance(data, dict) and "confidence" in data:
+            data = {k: v for k, v in data.items() if k != "confidence"}
+        return data
+
+    @computed_field(description="`answered` (ok), `partly_answered` (not ok, but a query's result is shown, "
+                                "and `data.caveat` says what it leaves out) or `not_answered` (no query result).")
+    @property
+    def confidence(self) -> Confidence:
+        return confidence_of(ok=self.ok, sql=self.data.sql,
+                             has_result=self.data.result_id is not None or bool(self.data.columns))
 
 
 class AgentState(_Model):

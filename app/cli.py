@@ -11,10 +11,14 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.auth import DEFAULT_USER
 from app.data_cli import add_data_commands
 from app.settings import Settings
+
+if TYPE_CHECKING:
+    from agent.state import Answer
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -81,13 +85,50 @@ def _print_step(step) -> None:
         print(f"    -> {step.observation[:300]}", file=sys.stderr)
 
 
+#: `ask`'s exit status by how far the answer answers the question (issue 38). 1 stays an error (the
+#: store, the model endpoint or the database failed) and 2 a refused question or source.
+ASK_STATUS = {"answered": 0, "partly_answered": 3, "not_answered": 4}
+#: The label `ask` prints first, as the page shows it (app/i18n.py has the Chinese).
+ASK_LABEL = {"answered": "Answered", "partly_answered": "Partly answered:", "not_answered": "Not answered"}
+
+
+def _print_answer(answer: Answer, *, lang: str) -> None:
+    """The answer as the page shows it: how far it answers first (a partly answered one with its
+    caveat), then its text, its table and its SQL."""
+    from app.formatting import render_table
+    from app.i18n import phrase
+
+    data, label = answer.data, phrase(ASK_LABEL[answer.confidence], lang)
+    text = data.text
+    if answer.confidence == "partly_answered":
+        caveat = data.caveat or phrase("askdb is not sure the result below answers the whole question.", lang)
+        print(label + ("" if lang == "zh" else " ") + caveat)
+        text = text[len(caveat):].lstrip() if text.startswith(caveat) else text
+    else:
+        print(label)
+    if text:
+        print(text)
+    if data.columns:
+        print()
+        sys.stdout.write(render_table(data.columns, data.rows))
+        shown = len(data.rows)
+        if shown < data.row_count or data.truncated:
+            print(f"({shown} of {data.row_count} rows shown"
+                  f"{'; the query hit the row limit' if data.truncated else ''})")
+    if data.sql:
+        print(f"\nSQL: {data.sql}")
+
+
 def cmd_ask(args: argparse.Namespace) -> int:
-    """Ask one question; print each step as it happens, then the answer and its table."""
+    """Ask one question; print each step as it happens, then how far it is answered, the answer and its table.
+
+    Exits 0 answered, 3 partly answered, 4 not answered (`ASK_STATUS`), 1 when the turn failed.
+    """
     from agent.sources.errors import SourceError
     from app.core import AskDB, BadQuestion
-    from app.formatting import render_table
     from app.sources import SourceMismatch, SourcesFileError, UnknownSource
     from storage.errors import StoreError, UnsupportedStore
+    from storage.text import has_cjk
 
     try:
         askdb = AskDB(_settings(args))
@@ -96,6 +137,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
         return 2 if isinstance(exc, (SourcesFileError, UnsupportedStore)) else 1
     try:
         answer = thread_id = None
+        failed = False
         for event in askdb.ask(args.question, user_id=args.user, thread_id=args.thread, source=args.source):
             thread_id = event.thread_id
             if event.type == "start":
@@ -104,20 +146,13 @@ def cmd_ask(args: argparse.Namespace) -> int:
                 _print_step(event.step)
             elif event.type == "answer":
                 answer = event.answer
+            elif event.type == "error":  # the model endpoint or the database failed: said as the answer
+                failed = True
         if args.json:
             print(askdb.store.load(thread_id, user_id=args.user).state.model_dump_json(indent=2))
         elif answer is not None:
-            print(answer.data.text)
-            if answer.data.columns:
-                print()
-                sys.stdout.write(render_table(answer.data.columns, answer.data.rows))
-                shown = len(answer.data.rows)
-                if shown < answer.data.row_count or answer.data.truncated:
-                    print(f"({shown} of {answer.data.row_count} rows shown"
-                          f"{'; the query hit the row limit' if answer.data.truncated else ''})")
-            if answer.data.sql:
-                print(f"\nSQL: {answer.data.sql}")
-        return 0 if answer is not None and answer.ok else 1
+            _print_answer(answer, lang="zh" if has_cjk(args.question) else "en")
+        return 1 if failed or answer is None else ASK_STATUS[answer.confidence]
     except (BadQuestion, UnknownSource, SourceMismatch, StoreError, SourceError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2 if isinstance(exc, (BadQuestion, UnknownSource, SourceMismatch)) else 1
@@ -386,8 +421,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     ask = commands.add_parser(
         "ask", help="ask a question and print the steps and the answer",
-        description="Ask one question. Each step is printed (on stderr) as it happens, then the answer. "
-                    "Example: python -m app ask \"How many launches were there in 2020?\"")
+        description="Ask one question. Each step is printed (on stderr) as it happens, then how far the "
+                    "question is answered (Answered; Partly answered: and what the result leaves out; Not "
+                    "answered), the answer, its table and its SQL. Exits 0 answered, 3 partly answered, 4 not "
+                    "answered, 1 when the turn failed (the model endpoint or the database), 2 for a refused "
+                    "question or source. Example: python -m app ask \"How many launches were there in 2020?\"")
     ask.add_argument("question")
     ask.add_argument("--thread", metavar="ID", help="continue this conversation (default: start a new one)")
     ask.add_argument("--user", default=DEFAULT_USER, help=f"user id (default: {DEFAULT_USER})")

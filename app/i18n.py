@@ -50,6 +50,13 @@ ZH: dict[str, str] = {
     # Who answered, a stopped turn, and corrections (issue 38).
     "offline planner": "离线规划器", "analyst": "分析师", "Stopped: {model} did not answer": "已停止：{model}没有作答",
     "Your edit of the SQL for “{q}”": "你为“{q}”编辑的 SQL",
+    # How far an answer answers its question, said first (issue 38).
+    "Answered": "已回答", "Partly answered:": "部分回答：", "Not answered": "未回答",
+    "askdb is not sure the result below answers the whole question.": "askdb 不确定下面的结果回答了整个问题。",
+    "Result of the query above, which answers only part of the question.": "上面查询的结果，它只回答了问题的一部分。",
+    "The query above found no rows; it answers only part of the question.":
+        "上面的查询没有找到数据；它只回答了问题的一部分。",
+    "Reply from {model}": "回复来自：{model}",
     "Right: keep this question and its SQL as a verified example": "正确：把这个问题和它的 SQL 保存为已验证示例",
     "Wrong: record it, with your note and the right SQL if you give it":
         "错误：记录下来，连同你的备注，以及你给出的正确 SQL",
@@ -180,12 +187,17 @@ def language_of(request: Request | None) -> str:
     return "en"
 
 
+def phrase(text: str, lang: str, **values: Any) -> str:
+    """`text` in `lang` ("en" or "zh"), with `{name}` placeholders filled from `values` (pages and the CLI)."""
+    if lang == "zh":
+        text = ZH.get(text, text)
+    return text.format(**values) if values else text
+
+
 @pass_context
 def translate(context: Any, text: str, **values: Any) -> str:
     """`text` in the page's language, with `{name}` placeholders filled from `values`."""
-    if language_of(context.get("request")) == "zh":
-        text = ZH.get(text, text)
-    return text.format(**values) if values else text
+    return phrase(text, language_of(context.get("request")), **values)
 
 
 @pass_context

@@ -56,7 +56,9 @@ class ChatRequest(BaseModel):
 
 class ChatReply(BaseModel):
     thread_id: str
-    answer: Answer | None
+    answer: Answer | None = Field(description="The answer: `ok`, and `confidence`, how far it answers the "
+                                              "question: `answered`, `partly_answered` (a query's result, "
+                                              "`data.caveat` saying what it leaves out) or `not_answered`.")
     steps: list[Step]
     error: str | None = None
 

@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from agent.examples import corrected_turn
 from agent.memory.hooks import NOTE_ACTION
 from agent.planner.words import human_header
-from agent.state import AgentState, Message, Step
+from agent.state import AgentState, Confidence, Message, Step, confidence_of
 from app.charts import ChartSpec, suggest_chart
 from storage.conversations import Conversation, ConversationStore
 from storage.steps import StoredResult
@@ -110,11 +110,20 @@ class ResultView(BaseModel):
 class AnswerView(BaseModel):
     text: str
     ok: bool
+    confidence: Confidence = "not_answered"
+    caveat: str | None = None  # partly answered: what the result leaves out of the question
     note: bool = False  # the turn only stated things for memory: acknowledged, nothing to check
     sql: str
     model: str | None
     result: ResultView | None
     stopped: bool = False
+
+    @property
+    def rest(self) -> str:
+        """The text after its caveat, which the page says first, on its own (issue 38)."""
+        if self.caveat and self.text.startswith(self.caveat):
+            return self.text[len(self.caveat):].lstrip()
+        return self.text
 
 
 class ContextView(BaseModel):
@@ -204,8 +213,12 @@ def _answer_view(store: ConversationStore[AgentState], conversation: Conversatio
         except ResultNotFound:
             result = None
     base = f"/c/{thread_id}/results/{final.result_id}"
+    ok = bool(final.ok) and final.step_type == "answer"
+    text = final.content or final.observation or ""
+    confidence = confidence_of(ok=ok, sql=final.sql, has_result=final.result_id is not None) \
+        if final.step_type == "answer" else "not_answered"
     return AnswerView(
-        text=final.content or final.observation or "", ok=bool(final.ok) and final.step_type == "answer",
+        text=text, ok=ok, confidence=confidence, caveat=final.caveat if confidence == "partly_answered" else None,
         note=final.action == NOTE_ACTION,
         sql=format_sql(final.sql or (result.sql if result else None), dialect), model=final.model,
         result=ResultView.of(result, options=options, csv_url=base + ".csv", json_url=base + ".json",

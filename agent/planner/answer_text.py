@@ -23,6 +23,10 @@ _YEAR_ZH = {"in": "{0}年", "since": "{0}年以来", "after": "{0}年之后", "b
             "until": "截至{0}年", "between": "{0}年至{1}年"}
 
 MAX_LISTED_TABLES = 20
+#: An empty result stated as a fact, and as what the query found: the words for an answer whose
+#: query may not be the question's (not ok), which must not say that nothing matches (issue 38).
+NO_MATCH, NO_MATCH_ZH = "No rows match this question", "没有符合条件的数据"
+FOUND_NONE, FOUND_NONE_ZH = "The query found no rows", "查询没有找到数据"
 
 
 def result_answer(frame: Frame, *, columns: list[str], rows: list[list[Any]], row_count: int,
@@ -31,8 +35,8 @@ def result_answer(frame: Frame, *, columns: list[str], rows: list[list[Any]], ro
     zh = frame.zh
     where = _conditions(frame.conditions, zh)
     if not rows:
-        return ("没有符合条件的数据" + (f"（{where}）" if where else "") + "。") if zh else \
-            ("No rows match this question" + (f" ({where})" if where else "") + ".")
+        return (NO_MATCH_ZH + (f"（{where}）" if where else "") + "。") if zh else \
+            (NO_MATCH + (f" ({where})" if where else "") + ".")
     if len(rows) == 1 and len(columns) == 1 and frame.kind in ("count", "aggregate"):
         value = _value(rows[0][0])
         if frame.kind == "count" and frame.measures[0].column is None:
@@ -65,12 +69,18 @@ def result_answer(frame: Frame, *, columns: list[str], rows: list[list[Any]], ro
     return f"{count} rows ({of}); first: {', '.join(shown)}" + ("..." if row_count > SHOWN_ROWS else ".")
 
 
+def found_no_rows(text: str) -> str:
+    """`text` with its statement that no rows match restated as what the query found ("The query found
+    no rows (in 1850)."), for an answer that is not sure its query is the question's."""
+    return text.replace(NO_MATCH, FOUND_NONE).replace(NO_MATCH_ZH, FOUND_NONE_ZH)
+
+
 def described_answer(*, zh: bool, columns: list[str], rows: list[list[Any]], row_count: int, truncated: bool,
                      source: str = "") -> str:
     """A result stated without a frame to phrase it by (a model's query, a verified example's): one
     value as a sentence, several rows as a count and the first rows. `source` goes before the full stop."""
     if not rows:
-        return ("没有符合条件的数据" if zh else "No rows match this question") + source + ("。" if zh else ".")
+        return (NO_MATCH_ZH if zh else NO_MATCH) + source + ("。" if zh else ".")
     if len(rows) == 1 and len(columns) == 1:
         return (f"结果是 {_value(rows[0][0])}" if zh else f"The answer is {_value(rows[0][0])}") + source + \
             ("。" if zh else ".")

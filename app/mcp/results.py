@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from agent.sources.schema_search import RankedTable
+from agent.state import Confidence
 from app.schemas import ConversationPublic
 
 #: Rows a tool result carries at most: a page of the conversation page (app/views.py PAGE_ROWS).
@@ -38,6 +39,9 @@ class AskResult(Rows):
 
     answer: str = Field(description="The answer, in the question's language.")
     ok: bool = Field(description="False when askdb doubts the answer; `caveat` says why.")
+    confidence: Confidence = Field(description="`answered` (ok), `partly_answered` (not ok, but a query's "
+                                               "result is given; `caveat` says what it leaves out) or "
+                                               "`not_answered` (no query result).")
     caveat: str | None = None
     sql: str | None = Field(None, description="The query the answer rests on.")
     conversation_id: str = Field(description="Pass it to `ask` again for a follow-up question.")
@@ -114,6 +118,9 @@ class TurnSummary(Rows):
     question: str
     answer: str | None = Field(None, description="None while the turn is still running.")
     ok: bool | None = None
+    confidence: Confidence | None = Field(None, description="As `ask` says it; None while the turn is still "
+                                                            "running.")
+    caveat: str | None = Field(None, description="Partly answered: what the result leaves out of the question.")
     sql: str | None = None
     answered_by: str | None = None
 

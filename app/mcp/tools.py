@@ -105,9 +105,9 @@ async def ask(caller: Caller, question: str, *, conversation_id: str | None, sou
     data = answer.data
     rows = Rows.first(data.columns, data.rows, row_count=data.row_count, truncated=data.truncated)
     offline = caller.askdb.settings.llm == "offline" and data.model == OFFLINE_PLANNER
-    return AskResult(**rows.model_dump(), answer=data.text, ok=answer.ok, caveat=data.caveat, sql=data.sql,
-                     conversation_id=turn.thread_id, turn=turn_index, url=url, answered_by=data.model,
-                     note=OFFLINE_NOTE if offline else None)
+    return AskResult(**rows.model_dump(), answer=data.text, ok=answer.ok, confidence=answer.confidence,
+                     caveat=data.caveat, sql=data.sql, conversation_id=turn.thread_id, turn=turn_index, url=url,
+                     answered_by=data.model, note=OFFLINE_NOTE if offline else None)
 
 
 def run_sql(caller: Caller, sql: str, *, source: str | None) -> QueryResult:
@@ -187,7 +187,8 @@ def get_conversation(caller: Caller, conversation_id: str) -> ConversationDetail
             rows = Rows.first(result.columns, result.rows, row_count=result.row_count,
                               truncated=result.truncated) if result else Rows()
             summary = TurnSummary(**rows.model_dump(), turn=t.index, question=t.question, answer=t.answer.text,
-                                  ok=t.answer.ok, sql=t.answer.sql or None, answered_by=t.answer.model)
+                                  ok=t.answer.ok, confidence=t.answer.confidence, caveat=t.answer.caveat,
+                                  sql=t.answer.sql or None, answered_by=t.answer.model)
         turns.append(summary)
     return ConversationDetail(conversation=ConversationPublic.of(loaded.conversation), url=caller.page(conversation_id),
                               running=running, turns=turns)

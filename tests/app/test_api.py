@@ -85,6 +85,32 @@ def test_chat_streams_server_sent_events(client, scripted_llm):
     assert "".join(d["text"] for d in drafts[last:]) == "Three sites." and len(drafts) - last > 2
 
 
+def test_an_answer_says_how_far_it_answers_the_question(client, scripted_llm):
+    # Issue 38: `confidence` beside `ok`, in the JSON reply, the `answer` event, and the stored state.
+    script_turn(scripted_llm)
+    answered = ask_json(client)["answer"]
+    assert answered["ok"] and answered["confidence"] == "answered"
+
+    caveat = "I could not use 'per month': this lists all sites."
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": SQL}),
+                         tool_call("answer", {"text": "Three sites.", "sql": SQL, "caveat": caveat}))
+    reply = ask_json(client, question="List the sites per month")
+    partly = reply["answer"]
+    assert not partly["ok"] and partly["confidence"] == "partly_answered" and partly["data"]["caveat"] == caveat
+    assert partly["data"]["rows"] and reply["steps"][-1]["caveat"] == caveat  # the page reads it from the step
+    state = client.get(f"/api/conversations/{reply['thread_id']}/state")
+    assert state.json()["answer"]["confidence"] == "partly_answered" and state.text.count('"confidence"') == 1
+
+    scripted_llm.enqueue(tool_call("answer", {"text": "Hello."}))  # no query to start from: not sent back
+    declined = ask_json(client, question="Say hello")["answer"]
+    assert not declined["ok"] and declined["confidence"] == "not_answered" and declined["data"]["sql"] is None
+
+    script_turn(scripted_llm)
+    response = client.post("/api/chat", json={"question": "List the sites"}, headers={"Accept": "text/event-stream"})
+    [event] = [data for name, data in sse_events(response) if name == "answer"]
+    assert event["answer"]["confidence"] == "answered"
+
+
 def test_conversation_crud(client, scripted_llm):
     created = client.post("/api/conversations", json={"title": "Launch sites", "tags": ["sites"]})
     assert created.status_code == 201
@@ -136,6 +162,7 @@ def test_model_failure_is_reported_and_saved(client, scripted_llm):
     assert reply["error"] and "server_error" in reply["error"]
     state = client.get(f"/api/conversations/{reply['thread_id']}/state").json()
     assert state["messages"][0]["content"] == "List the sites" and not state["answer"]["ok"]
+    assert reply["answer"]["confidence"] == state["answer"]["confidence"] == "not_answered"
 
 
 def test_openapi_lists_the_endpoints(client):

@@ -39,16 +39,41 @@ def test_ask_prints_steps_then_the_answer_and_table(env, scripted_llm, capsys):
     assert main(["ask", "List the sites"]) == 0
     out, err = capsys.readouterr()
     assert "[0] tool list_tables" in err and "[1] tool run_sql" in err
-    assert out.startswith("Three sites.") and "Cape Canaveral" in out and f"SQL: {sql}" in out
+    assert out.startswith("Answered\nThree sites.") and "Cape Canaveral" in out and f"SQL: {sql}" in out
     with ConversationStore.open(env, AgentState) as store:
         [conversation] = store.list(user_id="default").items
     scripted_llm.enqueue(tool_call("answer", {"text": "Still three."}), tool_call("answer", {"text": "Still three."}))
-    # No query ran in this turn: sent back once, the same answer is printed but not ok (exit 1), and says so first.
-    assert main(["ask", "And now?", "--thread", conversation.thread_id, "--json"]) == 1
+    # No query ran in this turn: sent back once, the same answer is printed but not answered (exit 4), and
+    # says so first.
+    assert main(["ask", "And now?", "--thread", conversation.thread_id, "--json"]) == 4
     state = json.loads(capsys.readouterr().out)
     answer = state["answer"]
-    assert not answer["ok"] and answer["data"]["text"].startswith("No query ran in this turn")
+    assert not answer["ok"] and answer["confidence"] == "not_answered"
+    assert answer["data"]["text"].startswith("No query ran in this turn")
     assert answer["data"]["text"].endswith("Still three.") and len(state["messages"]) == 14
+
+
+def test_ask_says_how_far_it_answered_first_and_exits_with_it(env, scripted_llm, capsys):
+    # Issue 38: answered 0, partly answered 3, not answered 4; the label first, in the question's language.
+    sql = "SELECT name FROM sites ORDER BY id"
+    caveat = "I could not use 'per month': this lists all sites."
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": sql}),
+                         tool_call("answer", {"text": "Three sites.", "sql": sql, "caveat": caveat}))
+    assert main(["ask", "List the sites per month"]) == 3
+    out = capsys.readouterr().out
+    assert out.startswith(f"Partly answered: {caveat}\nThree sites.\n") and "Cape Canaveral" in out
+    assert out.count(caveat) == 1
+    zh_caveat = "没有用上“每月”：这里列出全部发射场。"
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": sql}),
+                         tool_call("answer", {"text": "三个发射场。", "sql": sql, "caveat": zh_caveat}))
+    assert main(["ask", "每月列出发射场"]) == 3
+    assert capsys.readouterr().out.startswith(f"部分回答：{zh_caveat}\n三个发射场。\n")
+    scripted_llm.enqueue(tool_call("answer", {"text": "Hello."}))  # no query to start from: not sent back
+    assert main(["ask", "Say hello"]) == 4
+    assert capsys.readouterr().out.startswith("Not answered\nNo query ran in this turn")
+    scripted_llm.enqueue(tool_call("answer", {"text": "你好。"}))
+    assert main(["ask", "打个招呼"]) == 4
+    assert capsys.readouterr().out.startswith("未回答\n本轮没有运行任何查询")
 
 
 def test_ask_reports_errors_with_a_non_zero_status(env, scripted_llm, capsys):
@@ -57,8 +82,25 @@ def test_ask_reports_errors_with_a_non_zero_status(env, scripted_llm, capsys):
     assert main(["ask", "hi", "--thread", "no-such-thread"]) == 1
     assert "not found" in capsys.readouterr().err
     scripted_llm.enqueue(error(500))
-    assert main(["ask", "hi"]) == 1
-    assert "model endpoint failed" in capsys.readouterr().out
+    assert main(["ask", "hi"]) == 1  # the turn failed: an error, not askdb declining (4)
+    out = capsys.readouterr().out
+    assert out.startswith("Not answered\n") and "model endpoint failed" in out
+
+
+def test_an_unsure_empty_result_is_what_the_query_found_not_a_fact(monkeypatch, tmp_path, sample_db_path, capsys):
+    # Issue 38: flagged unsure, an empty result must not say "No rows match" as a fact.
+    for name, value in (("ASKDB_DATABASE", str(sample_db_path)), ("ASKDB_STORE", str(tmp_path / "store.db")),
+                        ("ASKDB_LLM", "offline"), ("MEMORY_EMBEDDER", "none")):
+        monkeypatch.setenv(name, value)
+    assert main(["ask", "Which launches in 1850 carried unicorn payloads?"]) == 3
+    out = capsys.readouterr().out
+    assert out.startswith("Partly answered: I could not use 'carried', 'unicorn'")
+    assert "The query found no rows (in 1850)." in out and "No rows match" not in out
+    assert main(["ask", "列出1850年独角兽的发射"]) == 3
+    out = capsys.readouterr().out
+    assert out.startswith("部分回答：问题中的“独角兽”没有用上") and "查询没有找到数据" in out and "没有符合条件" not in out
+    assert main(["ask", "List the launches in 1850"]) == 0  # sure of the question: nothing matches it
+    assert "No rows match this question (in 1850)." in capsys.readouterr().out
 
 
 def test_sql_formats_and_exit_codes(env, capsys):
@@ -189,7 +231,7 @@ def pg_env(monkeypatch, tiny_db, scripted_llm, pg_store_url):
     monkeypatch.setenv("ASKDB_LLM_MAX_RETRIES", "0")
     scripted_llm.enqueue(tool_call("run_sql", {"sql": "SELECT nope FROM sites"}),
                          tool_call("answer", {"text": "hello"}))
-    assert main(["ask", "Say hello"]) == 1  # answered, but on no query that ran: not ok
+    assert main(["ask", "Say hello"]) == 4  # a reply, but on no query that ran: not answered
     return pg_store_url
 
 

@@ -117,6 +117,7 @@ def test_ask_a_follow_up_then_the_page_the_views_feedback_and_recall(served):
     assert first["columns"] == ["n"] and first["rows"] == [[served.sites]] and first["row_count"] == 1
     assert not first["truncated"] and first["turn"] == 0 and first["answered_by"].startswith("scripted-model")
     assert first["note"] is None  # a model answered
+    assert first["confidence"] == follow["confidence"] == "answered"  # as the page and the API say it (issue 38)
     assert first["url"] == f"{served.server.url}/c/{thread}"
     assert follow["conversation_id"] == thread and follow["turn"] == 1
 
@@ -130,8 +131,8 @@ def test_ask_a_follow_up_then_the_page_the_views_feedback_and_recall(served):
     assert [a for (a,) in actions] == ["run_sql", "answer", "run_sql", "answer"]
 
     assert [t["question"] for t in conversation["turns"]] == ["How many launch sites are there?", "and counted again?"]
-    assert [(t["answer"], t["ok"], t["rows"]) for t in conversation["turns"]] == [
-        (first["answer"], True, [[served.sites]])] * 2
+    assert [(t["answer"], t["ok"], t["confidence"], t["rows"]) for t in conversation["turns"]] == [
+        (first["answer"], True, "answered", [[served.sites]])] * 2
     assert thread in [c["thread_id"] for c in listed["data"]]
     assert verdict["rating"] == "up" and verdict["example_id"] is not None
     assert served.rows("SELECT user_id, rating, note FROM v_feedback WHERE thread_id = ?", thread) == [

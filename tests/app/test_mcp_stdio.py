@@ -68,9 +68,18 @@ def test_stdio_runs_as_its_user_and_bad_input_never_stops_it(env, tmp_path):
                 ("feedback", {"conversation_id": asked["conversation_id"], "turn": 7, "rating": "up"}),
                 ("describe", {"source": "elsewhere"})]]
             again = structured(await client.call_tool("describe", {"table": "launch_sites"}))
-            return asked, refused, again
+            partly = structured(await client.call_tool("ask", {"question": "How many launches were there in 2022 "
+                                                                           "from the moon base?"}))
+            turns = structured(await client.call_tool("get_conversation",
+                                                      {"conversation_id": partly["conversation_id"]}))["turns"]
+            return asked, refused, again, partly, turns
 
-    asked, refused, again = run_async(scenario)
+    asked, refused, again, partly, turns = run_async(scenario)
+    # Issue 38: the state as the page says it, with what the result leaves out.
+    assert asked["confidence"] == "answered"
+    caveat = "I could not use 'moon', 'base': the answer below leaves them out."
+    assert (partly["ok"], partly["confidence"], partly["caveat"]) == (False, "partly_answered", caveat)
+    assert [(t["confidence"], t["caveat"]) for t in turns] == [("partly_answered", caveat)]
     assert asked["url"] == f"https://askdb.example/c/{asked['conversation_id']}"
     reasons = [error_text(r) for r in refused]
     assert "SQLRejected" in reasons[0] and "ConversationNotFound" in reasons[1]

@@ -11,7 +11,7 @@ from markupsafe import escape
 
 from app.settings import Settings
 from app.web import create_app
-from bench.scripted_llm import tool_call
+from bench.scripted_llm import error, tool_call
 
 XSS = '<script>alert("x")</script><img src=x onerror=alert(1)>'
 
@@ -45,6 +45,32 @@ def test_asking_without_javascript_shows_the_answer(client, scripted_llm):
     assert "2 steps" in page and "run_sql" in page
     listing = client.get("/").text
     assert "How many sites per country?" in listing and f"/c/{thread}" in listing
+
+
+def test_the_answer_says_first_how_far_it_answers(client, scripted_llm):
+    # Issue 38: without JavaScript too, the state leads the answer; a partly answered one with its
+    # caveat said once, the number after it, and its table captioned as the narrower query's.
+    thread = ask_form(client, scripted_llm)
+    page = client.get(f"/c/{thread}").text
+    assert '<p class="confidence answered"><strong class="state">Answered</strong></p>' in page
+
+    sql = "SELECT name FROM sites ORDER BY id"
+    caveat = "I could not use 'per month': this lists all sites."
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": sql}),
+                         tool_call("answer", {"text": "Three sites.", "sql": sql, "caveat": caveat}))
+    thread = client.post("/ask", data={"question": "List the sites per month"}).url.path.split("/c/")[1]
+    page = html.unescape(client.get(f"/c/{thread}").text)
+    answer = page.split('<div class="answer partly partly-answered">')[1]
+    assert answer.lstrip().startswith('<p class="confidence partly-answered"><strong class="state">Partly answered:'
+                                      f'</strong> <span class="caveat">{caveat}</span></p>')
+    assert '<p class="answer-text">Three sites.</p>' in answer and answer.count(caveat) == 1
+    assert "Result of the query above, which answers only part of the question.</caption>" in answer
+
+    scripted_llm.enqueue(error(500))
+    thread = client.post("/ask", data={"question": "List the sites"}).url.path.split("/c/")[1]
+    page = client.get(f"/c/{thread}").text
+    assert '<div class="answer failed not-answered">' in page and '<strong class="state">Not answered</strong>' in page
+    assert "Reply from scripted" in page and "Answered by" not in page
 
 
 def test_a_follow_up_in_the_same_conversation(client, scripted_llm):

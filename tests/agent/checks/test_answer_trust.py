@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from agent.loop import TurnSetup, run_turn
 from agent.models.openai_model import OpenAIChatModel
+from agent.planner.answer_text import found_no_rows
 from agent.sources.sqlite import SQLiteSource
 from bench.scripted_llm import tool_call
 
@@ -141,3 +142,28 @@ def test_an_answer_over_the_whole_year_for_half_of_it_is_not_ok(store, sample_db
     answer, _ = _answer(store, sample_db_path, scripted_llm, question, tool_call("run_sql", {"sql": half}),
                         tool_call("answer", {"text": "83 launches.", "sql": half}))
     assert answer.ok and answer.data.caveat is None
+
+
+def test_how_far_an_answer_answers_is_derived_from_ok_its_sql_and_its_result(store, tiny_db, scripted_llm):
+    # Issue 38: answered (ok), partly answered (a result shown, not ok), not answered (no result).
+    answered, _ = _answer(store, tiny_db, scripted_llm, "List the sites",
+                          tool_call("run_sql", {"sql": GOOD_SQL}),
+                          tool_call("answer", {"text": "Three sites.", "sql": GOOD_SQL}))
+    caveat = "I could not use 'per month': this lists all sites."
+    partly, thread_id = _answer(store, tiny_db, scripted_llm, "List the sites per month",
+                                tool_call("run_sql", {"sql": GOOD_SQL}),
+                                tool_call("answer", {"text": "Three sites.", "sql": GOOD_SQL, "caveat": caveat}))
+    declined, _ = _answer(store, tiny_db, scripted_llm, "Say hello", tool_call("answer", {"text": "Hello."}))
+    assert [a.confidence for a in (answered, partly, declined)] == ["answered", "partly_answered", "not_answered"]
+    [step] = [s for s in store.steps(thread_id, user_id="u") if s.data["step_type"] == "answer"]
+    assert step.data["caveat"] == caveat  # the page reads an earlier turn's caveat from its step
+    dumped = partly.model_dump_json()
+    assert dumped.count('"confidence"') == 1
+    assert type(partly).model_validate_json(dumped.replace("partly_answered", "answered", 1)).confidence == \
+        "partly_answered"  # always derived, never read back
+
+
+def test_an_unsure_empty_result_is_what_the_query_found():
+    assert found_no_rows("I could not use 'x'. No rows match this question (in 1850).") == \
+        "I could not use 'x'. The query found no rows (in 1850)."
+    assert found_no_rows("没有用上“x”。没有符合条件的数据（1850年）。") == "没有用上“x”。查询没有找到数据（1850年）。"
