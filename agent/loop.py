@@ -41,7 +41,7 @@ from agent.sources.errors import SourceError, SourceUnavailable
 from agent.sources.schema_search import SchemaOptions
 from agent.strategies import sql_first
 from agent.strategies.choice import choose
-from agent.strategies.sql_prompt import SqlPrompt, schema_ddl, value_hints
+from agent.strategies.sql_prompt import Hint, SqlPrompt, schema_ddl, value_hints
 from agent.state import (
     AgentState, Answer, AnswerData, ErrorRecord, FunctionCall, Message, MessageToolCall, SQLRecord, Step, utc_now,
 )
@@ -835,7 +835,7 @@ def _ddl(setup: TurnSetup) -> str:
         return ""
 
 
-def _value_hints(setup: TurnSetup, question: str) -> list[str]:
+def _value_hints(setup: TurnSetup, question: str) -> list[Hint]:
     """The database's values the question names (the offline planner's value index)."""
     try:
         return value_hints(question, OfflinePlanner(setup.database).schema.values)

@@ -31,7 +31,7 @@ from agent.notes import note
 from agent.planner.answer_text import described_answer
 from agent.state import FunctionCall, Message, MessageToolCall, Step
 from agent.strategies.repair import Repair, filter_columns, joined_in, requalified, respelled
-from agent.strategies.sql_prompt import SqlPrompt, feedback_messages, repair_messages
+from agent.strategies.sql_prompt import SqlPrompt, example_values, feedback_messages, repair_messages
 from agent.strategies.sql_reply import sql_from_reply
 from agent.tools.base import ToolOutcome
 from storage.text import has_cjk
@@ -58,10 +58,14 @@ def run(turn: Any, prompt: SqlPrompt, schema: str) -> Generator[Any, None, bool]
     """Answer the turn SQL-first; the generator's value: whether it answered (False: go on in the loop)."""
     zh = has_cjk(prompt.question)
     first = prompt.messages(schema)
+    # What the prompt showed counts as the loop's lookups do (`_Turn.unasked`): the example rows as rows
+    # seen, not found for the question; the values the question names as found.
+    turn.sampled_values |= example_values(turn.setup.database)
+    turn.shown_values |= {hint.value for hint in prompt.hints}
     started = time.perf_counter()
     reply = _write(turn, first)
     sql = sql_from_reply(reply.content)
-    hints = note("sql_first.with_hints", zh=zh, hints="; ".join(prompt.hints)) if prompt.hints else ""
+    hints = note("sql_first.with_hints", zh=zh, hints="; ".join(map(str, prompt.hints))) if prompt.hints else ""
     wrote = note("sql_first.wrote", zh=zh, extra=hints)
     if sql is None:
         yield turn.record(Step(step_index=0, action="write_sql", thought=wrote, content=reply.content,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from agent.context import render_prompt
 from agent.sources.base import DataSource, TableSchema
@@ -26,7 +26,7 @@ CELL_CHARS = 40
 HINTS_SHOWN = 6
 MAX_CACHED = 16
 
-_cache: dict[tuple, str] = {}  # a memo by the database's version (as agent.schema_block): never stale
+_cache: dict[tuple, tuple[str, set[str]]] = {}  # a memo by the database's version (as agent.schema_block): never stale
 _lock = threading.Lock()
 
 
@@ -38,21 +38,32 @@ def schema_ddl(database: DataSource, *, rows: int = ROWS_SHOWN) -> str:
     Raises:
         SourceError: the schema cannot be read.
     """
+    return _schema(database, rows)[0]
+
+
+def example_values(database: DataSource, *, rows: int = ROWS_SHOWN) -> set[str]:
+    """The values of the example rows `schema_ddl` shows, as a query would write them (4.0 as 4): what
+    the model saw without the question naming it, as the loop's sample_rows shows rows."""
+    return _schema(database, rows)[1]
+
+
+def _schema(database: DataSource, rows: int) -> tuple[str, set[str]]:
     key = (database.cache_key(), rows)
     with _lock:
         if key in _cache:
             return _cache[key]
     declared = _declared(database)
-    text = "\n\n".join(_table_text(database, schema, declared.get(schema.name) or _written(schema), rows)
+    values: set[str] = set()
+    text = "\n\n".join(_table_text(database, schema, declared.get(schema.name) or _written(schema), rows, values)
                         for schema in sorted(database.catalogue(), key=lambda s: s.name.lower()))
     with _lock:
         if len(_cache) >= MAX_CACHED:
             _cache.pop(next(iter(_cache)))
-        _cache[key] = text
-    return text
+        _cache[key] = (text, values)
+    return text, values
 
 
-def _table_text(database: DataSource, schema: TableSchema, ddl: str, rows: int) -> str:
+def _table_text(database: DataSource, schema: TableSchema, ddl: str, rows: int, values: set[str]) -> str:
     if rows <= 0 or not schema.row_count:
         return ddl
     try:
@@ -61,6 +72,8 @@ def _table_text(database: DataSource, schema: TableSchema, ddl: str, rows: int) 
         raise
     except SourceError:
         return ddl
+    values.update(str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
+                  for row in sample.rows for v in row if v is not None)
     lines = [" ".join(sample.columns)] + [" ".join(_cell(v) for v in row) for row in sample.rows]
     return (f"{ddl}\n/*\n{len(sample.rows)} example rows:\nSELECT * FROM {schema.name} LIMIT {rows};\n"
             + "\n".join(lines) + "\n*/")
@@ -88,15 +101,26 @@ def _cell(value: Any) -> str:
     return text if len(text) <= CELL_CHARS else text[: CELL_CHARS - 1] + "…"
 
 
-def value_hints(question: str, values: dict[str, list[Any]], *, limit: int = HINTS_SHOWN) -> list[str]:
+class Hint(NamedTuple):
+    """A value of the database the question names, where it is stored."""
+
+    table: str
+    column: str
+    value: str
+
+    def __str__(self) -> str:
+        return f"{self.table}.{self.column} = '{self.value}'"
+
+
+def value_hints(question: str, values: dict[str, list[Any]], *, limit: int = HINTS_SHOWN) -> list[Hint]:
     """Where the database holds a value the question names, as `table.column = 'Value'` (spelled
     as stored): "Falcon 9" → `launch_vehicles.name = 'Falcon 9'`. `values`: the planner's index
     (folded text → places, `SchemaIndex.values`). Longest phrases first; numbers and one-letter
     values are left out (they match everywhere)."""
     folded = fold(question)
     words = [w.strip(".,;:!?()\"'“”‘’？，。、") for w in folded.split()]
-    found: list[tuple[int, str]] = []
-    seen: set[str] = set()
+    found: list[Hint] = []
+    seen: set[Hint] = set()
     phrases = {" ".join(words[i:i + n]) for n in range(1, 7) for i in range(len(words) - n + 1)}
     keys = [k for k in phrases if k in values]
     if has_cjk(question):
@@ -107,11 +131,11 @@ def value_hints(question: str, values: dict[str, list[Any]], *, limit: int = HIN
             continue  # "Falcon" within "Falcon 9" is the same mention
         taken.append(key)
         for ref in values[key]:
-            hint = f"{ref.table}.{ref.column} = '{ref.value}'"
+            hint = Hint(ref.table, ref.column, ref.value)
             if hint not in seen:
                 seen.add(hint)
-                found.append((len(key), hint))
-    return [hint for _, hint in found[:limit]]
+                found.append(hint)
+    return found[:limit]
 
 
 @dataclass
@@ -120,7 +144,7 @@ class SqlPrompt:
 
     engine: str
     question: str
-    hints: list[str] = field(default_factory=list)
+    hints: list[Hint] = field(default_factory=list)
     examples: list[tuple[str, str]] = field(default_factory=list)  # (question, SQL), nearest first
     previous: list[tuple[str, str]] = field(default_factory=list)  # (question, SQL), oldest first
     about_analyst: str = ""

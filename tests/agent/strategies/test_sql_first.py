@@ -165,12 +165,12 @@ def test_the_offline_planner_and_a_schema_too_large_for_the_prompt_keep_the_loop
 
 def test_candidates_vote_and_the_answer_rests_on_the_result_most_agree_on(scripted_llm, concerts_db, tmp_path):
     scripted_llm.enqueue(text("SELECT name FROM singer WHERE age > 50"),  # greedy: Joe Sharp only
-                         text("SELECT name FROM singer WHERE age >= 41"),
+                         text("SELECT name FROM singer WHERE NOT age <= 40"),
                          text("SELECT name FROM singer WHERE age > 40 ORDER BY name"))
     answer, steps = _ask(scripted_llm, concerts_db, tmp_path, "Which singers are older than 40?", candidates=3)
     assert [r.get("temperature") for r in scripted_llm.chat_requests] == [0.0, 0.7, 0.7]
     assert answer.ok and sorted(answer.data.rows) == [["Joe Sharp"], ["Rose White"]]
-    assert answer.data.sql == "SELECT name FROM singer WHERE age >= 41"  # the first of the two that agree
+    assert answer.data.sql == "SELECT name FROM singer WHERE NOT age <= 40"  # the first of the two that agree
     assert [s.action for s in steps] == ["run_sql", "run_sql", "run_sql", "answer"] and "2 of 3" in steps[1].thought
 
 
@@ -190,3 +190,18 @@ def test_a_rewrite_that_drops_a_condition_of_the_first_query_is_not_taken(script
     answer, _ = _ask(scripted_llm, concerts_db, tmp_path, "How many singers older than 40 sang in 2014?")
     assert not answer.ok and answer.data.sql == "SELECT count(*) FROM singer WHERE age > 40"
     assert "2014" in answer.data.caveat
+
+
+def test_a_value_only_the_example_rows_showed_is_not_taken_for_the_question(scripted_llm, concerts_db, tmp_path):
+    # The prompt's example rows show 'Hampden Park'; the question names no stadium (as the loop's sample_rows).
+    scripted_llm.enqueue(text("SELECT count(*) FROM concert AS c JOIN stadium AS s ON s.stadium_id = c.stadium_id "
+                              "WHERE s.name = 'Hampden Park'"),
+                         text("SELECT count(*) FROM concert AS c JOIN stadium AS s ON s.stadium_id = c.stadium_id "
+                              "WHERE s.name = 'Hampden Park'"))
+    answer, _ = _ask(scripted_llm, concerts_db, tmp_path, "How many concerts were held in the largest stadium?")
+    assert not answer.ok and "Hampden Park" in answer.data.caveat
+    # Named by the question, the same value is found for it.
+    scripted_llm.enqueue(text("SELECT count(*) FROM concert AS c JOIN stadium AS s ON s.stadium_id = c.stadium_id "
+                              "WHERE s.name = 'Hampden Park'"))
+    answer, _ = _ask(scripted_llm, concerts_db, tmp_path / "again", "How many concerts were held at hampden park?")
+    assert answer.ok and answer.data.rows == [[1]]
