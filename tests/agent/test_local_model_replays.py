@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from app.core import AskDB
-from bench.local_model import bench_settings
+from bench.local_model import bench_settings, run_settings
 from bench.scripted_llm import error, raw
 
 RECORDINGS = Path(__file__).parents[1] / "data" / "local_model"
@@ -53,8 +53,10 @@ def test_a_recorded_conversation_replayed_is_never_confidently_wrong(path, sampl
         return error(500, message="the recording has no more replies for this turn")
 
     scripted_llm.responder(reply)
-    settings = bench_settings(scripted_llm.base_url.removesuffix("/v1"), recording["tool_mode"], tmp_path / "store.db",
-                              strategy=recording.get("strategy", "loop"))
+    base_url = scripted_llm.base_url.removesuffix("/v1")
+    # Recorded before the strategies: the tool loop in the recording's tool mode; since, the run's settings.
+    settings = run_settings(base_url, recording["strategy"]).model_copy(update={"store": tmp_path / "store.db"}) \
+        if "strategy" in recording else bench_settings(base_url, recording["tool_mode"], tmp_path / "store.db")
     askdb = AskDB(settings.model_copy(update={"database": sample_db_path}))
     thread_id, checked = None, 0
     try:
