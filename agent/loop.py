@@ -19,17 +19,21 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from agent.models.answer_draft import DraftCallback
+from agent.checks.question import names_term
+from agent.checks.registry import Result, Stage, TurnFacts, Verdict, review
+from agent.checks.turn import (REPEAT_NOTE, STOP_AFTER, RepeatGuard, count_of, counts_previous_rows, dropped_conditions,
+                               points_back, strip_label, with_conditions)
 from agent.context import build_context, system_prompt, tools_for_window, turn_note
 from agent.examples import ExampleRetriever
-from agent.models.llm import ChatModel, ModelError, ModelReply, ToolCall
 from agent.memory.archival import ArchiveHook, archive_cut, archive_if_due, no_archive_hook
 from agent.memory.config import MemoryConfig
 from agent.memory.hooks import NOTE_ACTION, Memory, before_turn, remember_statements
 from agent.memory.summary import refresh_summary, summariser_for
 from agent.memory.tiers import ContextWindowTooSmall
 from agent.memory.tokens import context_window_for, counter_for
+from agent.models.answer_draft import DraftCallback
 from agent.models.budget import ModelBudget
+from agent.models.llm import ChatModel, ModelError, ModelReply, ToolCall
 from agent.notes import load_table, note
 from agent.offline_planner import LABEL as PLANNER_LABEL
 from agent.offline_planner import OfflinePlanner
@@ -47,15 +51,6 @@ from agent.state import (
 )
 from agent.tools.base import ToolContext, ToolOutcome, bound_text, error
 from agent.tools.registry import offered_schemas, parse_arguments, run_tool, tool_schemas, tools_for_turn
-from agent.checks.question import (columns_not_shown, counts_an_amount, echoes_filter, either_for_both,
-                                   figure_not_computed, link_side_reversed, name_not_shown, names_term,
-                                   negation_dropped, sampled_literals, thing_not_used, unasked_limit, with_both,
-                                   without_limit)
-from agent.checks.turn import (REPEAT_NOTE, STOP_AFTER, RepeatGuard, copies_partial_values, count_of, counted_itself,
-                               counts_previous_rows, dropped_conditions, grouped_label, in_question_language,
-                               missing_periods, missing_years, per_group_missing, points_back, sql_literals,
-                               strip_label, unasked_values, unsupported_names, unsupported_numbers, which_one,
-                               with_conditions, with_label, wrong_language)
 from agent.turn_recorder import TurnRecorder
 from storage.conversations import ConversationStore
 from storage.text import has_cjk
@@ -260,7 +255,7 @@ class _Turn:
         asked_before = [m.content or "" for m in self.state.messages if m.role == "user"][:-1]
         self.previous_question = asked_before[-1] if asked_before else ""
         self.tools = tools_for_turn(memory=False)  # run_turn offers recall_memory once memory gives access
-        self.checked: set[str] = set()  # the kinds of answer check the model was told of (`check_answer`)
+        self.checked: set[str] = set()  # the hints the model was given for its answers (`check_answer`)
         self.planned = False  # the offline planner's query answered, the model's turn stopped (`planner_query`)
         self.handed_over = False  # the SQL-first way found no query that runs; the tool loop goes on (agent.strategies)
 
@@ -410,11 +405,11 @@ class _Turn:
         """What the model is told instead of its answer ending the turn, or None: the answer stands.
 
         The answer's SQL was not tried in this turn: it is run now and the model answers from its result
-        (`written_blind` keeps that first text from counting). Else, once per turn each, what `finish`
-        would otherwise put as a caveat: a part of the question the query leaves out, another language.
-        A 1.5B model answered with SQL it never ran, or dropped a follow-up's conditions, and fixed it when
-        told (issue 16). An answer with its own caveat stands, and so does one naming SQL that failed
-        (`finish` flags it).
+        (`written_blind` keeps that first text from counting). A follow-up answered with no query in this
+        turn gets the previous answer's SQL to start from (`without_query`). Else the first check the answer
+        fails (agent.checks.registry, stage "send_back"), with askdb's fix of the query when the check has
+        one, each hint once per turn. An answer with its own caveat stands, and so does one naming SQL that
+        failed (`finish` flags it).
         """
         text, sql = strip_label(str(args.get("text") or "")), args.get("sql")
         if not text or args.get("caveat") or _same_text(text) in self.written_blind:  # a blind guess is flagged
@@ -429,55 +424,42 @@ class _Turn:
         if named and not ran:
             return None
         record = ran[-1] if ran else self.last_result
-        question = self.state.question or ""
         if record is None:  # no query ran in this turn
             return self.without_query()
-        if wrong_language(question, text):
-            kind, problem = "language", note("loop.language", zh=False)
-        elif (unused := self.unused_parts(record.sql, zh=False)) is not None:
-            kind, problem = "unused", unused
-        elif both := self.both_values(record.sql):
-            kind, problem = "both", note("loop.both", zh=False, values=", ".join(both))
-        elif (limit := self.cut_by_limit(record)) is not None:
-            kind, problem = "limit", note("loop.limit", zh=False, limit=limit)
-        elif (itself := self.counted_itself(record)) is not None:
-            kind, problem = "itself", note("loop.itself", zh=False, table=itself[0], other=itself[1])
-        elif has_cjk(question) and (in_chinese := in_question_language(  # the catalogue only when it can matter
-                question, record.sql, self.catalogue(), dialect=self.setup.database.dialect)) is not None:
-            kind, problem = "names", "The question is in Chinese, and the result shows names in English."
-        elif "label" not in self.checked and (labelled := self.with_label(record)) is not None:
-            kind, problem = "label", "The question asks which one, and the result shows no name."
-        elif "grouped" not in self.checked and (labelled := self.grouped_label(record)) is not None:
-            kind, problem = "grouped", note("loop.grouped", zh=False)
-        else:
-            kind, problem = "numbers", self.unsupported(text, record, zh=False)
-        if problem is None or kind in self.checked:
+        verdict = self.review(text, record, stage="send_back")
+        if verdict is None:
             return None
-        self.checked.add(kind)
-        if kind in ("both", "limit"):  # askdb's run of the query taking the question whole, when it works
-            dialect = self.setup.database.dialect
-            whole = with_both(record.sql, both, dialect=dialect) if kind == "both" else \
-                without_limit(record.sql, dialect=dialect)
-            ran = self.run_for_model(whole, f"{problem} {_CHECKS[kind]}") if whole else None
-            if ran is not None:
-                return ran
-            kind = "unused"  # told to write that query itself
-        told = f"{problem} {_CHECKS[kind].format(other=itself[1]) if kind == 'itself' else _CHECKS[kind]}"
+        check, problem, hint = verdict.check, verdict.problem(), verdict.hint()
+        self.checked.add(check.hint)
+        if check.unfixed_hint is not None:  # askdb's run of the query taking the question whole, when it works
+            ran_whole = self.run_for_model(verdict.fix, f"{problem} {hint}") if verdict.fix else None
+            if ran_whole is not None:
+                return ran_whole
+            hint = verdict.hint(check.unfixed_hint)  # told to write that query itself
+        told = f"{problem} {hint}"
         outcome = error("answer_check", f"not answered yet: {told}")
         self.note_error(outcome)
-        if kind == "itself":  # the count of the rows that refer to it, for the model to answer from
-            return self.run_for_model(itself[2], told) or outcome
-        if kind == "names":
-            return self.run_for_model(in_chinese, told) or outcome
-        if kind in ("label", "grouped"):
-            return self.run_for_model(labelled, told) or outcome
+        if verdict.fix is not None and check.unfixed_hint is None:  # askdb's fix, for the model to answer from
+            return self.run_for_model(verdict.fix, told) or outcome
         return self.with_dropped_conditions(record.sql, problem) or outcome
+
+    def review(self, text: str, record: SQLRecord, *, stage: Stage) -> Verdict | None:
+        """The first check the answer `text`, resting on `record`, fails at `stage`; None: none
+        (agent.checks.registry.review)."""
+        rows = functools.cache(lambda: self.recorder.result(record.result_id).rows[:ANSWER_ROWS]
+                               if record.result_id is not None else [])
+        result = Result(sql=record.sql, row_count=record.row_count, truncated=record.truncated, rows=rows)
+        turn = TurnFacts(question=self.state.question or "", dialect=self.setup.database.dialect, catalogue=self.catalogue,
+                    previous_question=self.previous_question, previous_sql=self.previous_sql,
+                    shown_values=self.shown_values, partial_values=self.partial_values,
+                    sampled_values=self.sampled_values, unmatched=self.unmatched)
+        return next(review(text, result, turn, stage=stage, told=self.checked), None)
 
     def without_query(self) -> ToolOutcome | None:
         """Once per turn, a follow-up answered without a query in this turn: "How many are there?" gets
-        askdb's count of the previous answer's rows, any other the previous answer's SQL to start from. The
-        1.5B model answered "How many are there?" from the rows it had seen before, with no query (issue 16).
-        None for a first question (it may need no data: `finish` says no query ran)."""
+        askdb's count of the previous answer's rows, any other the previous answer's SQL to start from, so
+        a follow-up is not answered from rows seen before. None for a first question (it may need no data:
+        `finish` says no query ran)."""
         question = self.state.question or ""
         if not self.previous_sql or "no_query" in self.checked or not self.follows_up:
             return None
@@ -493,8 +475,8 @@ class _Turn:
 
     def with_dropped_conditions(self, sql: str, problem: str) -> ToolOutcome | None:
         """A follow-up's query run again with the previous answer's conditions it dropped, for the model
-        to answer from: told what it dropped, a 1.5B model answered the same again (issue 16). None when
-        it dropped none, or they cannot be added, or the query with them fails."""
+        to answer from (told only what it dropped, a model tends to answer the same again). None when it
+        dropped none, or they cannot be added, or the query with them fails."""
         dialect = self.setup.database.dialect
         if not dropped_conditions(self.state.question or "", sql, self.previous_sql, dialect=dialect):
             return None
@@ -580,7 +562,8 @@ class _Turn:
     def finish(self, text: str, *, sql: str | None, caveat: str | None = None, confident: bool = True) -> None:
         """Set the answer with the result it rests on: the named SQL if it ran in this turn, else the last
         query that did. The answer is ok only when it is confident, has no caveat and rests on a query
-        that ran in this turn; a caveat (given or found here) leads the text, so the analyst reads it."""
+        that ran in this turn; a caveat (given, or the first check it fails: agent.checks.registry, stage
+        "verdict") leads the text, so the analyst reads it."""
         record = self.last_result
         zh = has_cjk(self.state.question or "")
         if sql:
@@ -593,10 +576,9 @@ class _Turn:
                 caveat = note("loop." + ("other_sql" if record else "no_query"), zh=zh)
         elif record is None and confident and caveat is None:
             caveat = note("loop.no_query", zh=zh)
-        if caveat is None and confident and wrong_language(self.state.question or "", text):
-            caveat = note("loop.language", zh=zh)
-        if caveat is None and confident and record is not None:
-            caveat = self.problem(record, text, zh)
+        if caveat is None and confident and record is not None:  # a confident answer with no caveat has a record
+            verdict = self.review(text, record, stage="verdict")
+            caveat = verdict.caveat(zh=zh) if verdict is not None else None
         ok = confident and not caveat and record is not None
         if not ok and record is not None and record.row_count == 0:  # unsure of the question: no fact of no rows
             text = found_no_rows(text)
@@ -614,131 +596,10 @@ class _Turn:
         self.state.done = True
 
     def problem(self, record: SQLRecord, text: str, zh: bool) -> str | None:
-        """The first part of the question the answer (its query `record`, its `text`) leaves out or gets
-        wrong, as a caveat; None: none found. `finish` puts it on the answer; the SQL-first strategy
-        tells the model once before that (agent.strategies.sql_first)."""
-        itself = self.counted_itself(record)
-        limit = self.cut_by_limit(record)
-        return self.unused_parts(record.sql, zh) or self.either_caveat(record.sql, zh) or \
-            (note("loop.limit", zh=zh, limit=limit) if limit else None) or (
-            note("loop.itself", zh=zh, table=itself[0], other=itself[1]) if itself else None) or \
-            (note("loop.label", zh=zh) if self.with_label(record) else None) or \
-            (note("loop.grouped", zh=zh) if self.grouped_label(record) else None) or self.unasked(record.sql, zh) or \
-            self.unsupported(text, record, zh)
-
-    def unused_parts(self, sql: str, zh: bool) -> str | None:
-        """What of the question the answer's query leaves out, as a caveat: rows whose values a lookup
-        did not show (an IN list copied from find_values' first 20), a year the question names (or, for
-        a follow-up of a turn that did not answer, that turn's question named) or a period finer than a year
-        ("the second half of 2022": `checks.turn.missing_periods`), the conditions of
-        the answer a follow-up points back at, the thing a "which X" question asks for, or the name
-        column "the X name" asks for, a value the question says it does not want, a result that only repeats
-        the value it picks rows by, a ranking or count per group the query does not compute, or a count of
-        the rows holding an amount where the amount is meant, a column the question lists and the query
-        does not show, or a link between rows of one table read from the side the question does not mean
-        ("who have friends" read from `friend_id`). None when none is found."""
-        question = self.state.question or ""
-        if self.partial_values and copies_partial_values(sql, self.partial_values, dialect=self.setup.database.dialect):
-            return note("loop.partial_values", zh=zh)
-        dropped = dropped_conditions(question, sql, self.previous_sql, dialect=self.setup.database.dialect)
-        if dropped:
-            return note("loop.dropped", zh=zh, conditions=", ".join(dropped))
-        # A follow-up naming no year of its own, of a turn that did not answer: that question's years.
-        carried = self.previous_sql is None and points_back(question) and not missing_years(question, "")
-        asked = question + (f" {self.previous_question}" if carried else "")
-        years = missing_years(asked, sql, dialect=self.setup.database.dialect)
-        if years:
-            return note("loop.years", zh=zh, years=", ".join(years))
-        if periods := missing_periods(asked, sql, dialect=self.setup.database.dialect):
-            return note("loop.periods", zh=zh, periods=", ".join(periods))
-        if self.unmatched.get(sql):
-            return note("loop.unmatched", zh=zh, conditions="; ".join(self.unmatched[sql]))
-        if per_group_missing(question, sql, dialect=self.setup.database.dialect):
-            return note("loop.per_group", zh=zh)
-        database = self.setup.database
-        if figure := figure_not_computed(question, sql, self.catalogue, dialect=database.dialect):
-            return note("loop." + figure, zh=zh)
-        if amounts := counts_an_amount(sql, self.catalogue, dialect=database.dialect):
-            return note("loop.amount", zh=zh, columns=", ".join(amounts))
-        if thing := thing_not_used(question, sql, self.catalogue, dialect=database.dialect):
-            return note("loop.thing", zh=zh, thing=thing)
-        if name := name_not_shown(question, sql, self.catalogue, dialect=database.dialect):
-            return note("loop.name", zh=zh, column=name)
-        if unshown := columns_not_shown(question, sql, self.catalogue, dialect=database.dialect):
-            return note("loop.columns", zh=zh, columns=", ".join(unshown))
-        if side := link_side_reversed(question, sql, self.catalogue, dialect=database.dialect):
-            return note("loop.side", zh=zh, table=side[0], read=side[1], meant=side[2], relation=side[3])
-        if negated := negation_dropped(question, sql, dialect=database.dialect):
-            return note("loop.negated", zh=zh, values=", ".join(negated))
-        echoed = echoes_filter(question, sql, dialect=database.dialect)
-        return note("loop.echo", zh=zh, conditions=", ".join(echoed)) if echoed else None
-
-    def both_values(self, sql: str) -> list[str]:
-        """The values the question joins with "and" that the query takes as either, where a row it shows
-        can have several: `checks.question.either_for_both`."""
-        database = self.setup.database
-        return either_for_both(self.state.question or "", sql, self.catalogue, dialect=database.dialect)
-
-    def either_caveat(self, sql: str, zh: bool) -> str | None:
-        """A caveat naming the values the query takes as either where the question says both; None: none."""
-        values = self.both_values(sql)
-        return note("loop.both", zh=zh, values=("、" if zh else ", ").join(values)) if values else None
-
-    def cut_by_limit(self, record: SQLRecord) -> int | None:
-        """The LIMIT of a query that the question does not name (nor, for a follow-up, the question it
-        follows), when the result reached it (rows may be left out): `checks.question.unasked_limit`."""
-        asked = (self.state.question or "") + (f" {self.previous_question}" if self.follows_up else "")
-        limit = unasked_limit(asked, record.sql, dialect=self.setup.database.dialect)
-        return limit if limit is not None and record.row_count >= limit else None
-
-    def unasked(self, sql: str, zh: bool) -> str | None:
-        """A caveat naming the numbers the query compares with that the question does not name (nor a
-        lookup showed, nor the previous answer used, for a follow-up its question): `checks.turn.unasked_values`;
-        and any value it compares with that only sample rows or an unrelated lookup showed (`sampled_literals`)."""
-        dialect = self.setup.database.dialect
-        known = set(self.shown_values)
-        asked = self.state.question or ""
-        if self.follows_up:
-            known |= set(sql_literals(self.previous_sql, dialect)) if self.previous_sql else set()
-            asked += f" {self.previous_question}"
-        values = unasked_values(asked, sql, known, dialect=dialect)
-        values += [v for v in sampled_literals(asked, sql, self.sampled_values - known, dialect=dialect)
-                   if v not in values]
-        return note("loop.unasked", zh=zh, values=", ".join(values)) if values else None
-
-    def with_label(self, record: SQLRecord) -> str | None:
-        question = self.state.question or ""
-        if not which_one(question):  # the catalogue only when it can matter
-            return None
-        return with_label(question, record.sql, self.catalogue(), dialect=self.setup.database.dialect)
-
-    def grouped_label(self, record: SQLRecord) -> str | None:
-        """The query with each group's name shown instead of its key (`checks.turn.grouped_label`)."""
-        return grouped_label(self.state.question or "", record.sql, self.catalogue(), dialect=self.setup.database.dialect)
-
-    def counted_itself(self, record: SQLRecord) -> tuple[str, str, str] | None:
-        """A count of the thing itself (1) where the question counts the rows referring to it (`checks.turn.counted_itself`)."""
-        if record.result_id is None or record.row_count != 1:
-            return None
-        rows = self.recorder.result(record.result_id).rows
-        first = rows[0][0] if rows and len(rows[0]) == 1 else None
-        if first != 1:  # before reading the catalogue
-            return None
-        return counted_itself(self.state.question or "", record.sql, first, self.catalogue(),
-                              dialect=self.setup.database.dialect)
-
-    def unsupported(self, text: str, record: SQLRecord, zh: bool) -> str | None:
-        """A caveat naming the numbers the answer's text states, or the names it lists, that its result does
-        not hold; None: none."""
-        rows = self.recorder.result(record.result_id).rows[:ANSWER_ROWS] if record.result_id is not None else []
-        question = self.state.question or ""
-        numbers = unsupported_numbers(text, rows=rows, row_count=None if record.truncated else record.row_count,
-                                      question=question, sql=record.sql)
-        if numbers:
-            return note("loop.numbers", zh=zh, numbers=", ".join(numbers))
-        asked = question + (f" {self.previous_question}" if self.follows_up else "")
-        names = unsupported_names(text, rows=rows, question=asked, sql=record.sql, known=self.shown_values)
-        return note("loop.names_unshown", zh=zh, names=", ".join(names)) if names else None
+        """The caveat `finish` would put on an answer `text` resting on `record` (the registry's verdict);
+        None: none. The SQL-first strategy tells the model it once before that (agent.strategies.sql_first)."""
+        verdict = self.review(text, record, stage="verdict")
+        return verdict.caveat(zh=zh) if verdict is not None else None
 
     def fail(self, message: str, *, kind: str) -> Iterator[TurnEvent]:
         """End the turn on an infrastructure failure, saying what happened and what to do."""

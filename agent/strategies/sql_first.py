@@ -106,9 +106,9 @@ def _told_of_problem(turn: Any, first: list[dict[str, str]], outcome: ToolOutcom
     Whether the answer is then ok is for `finish` to say, on the new query."""
     record = turn.last_result
     stored = turn.recorder.result(record.result_id)
-    text = described_answer(zh=False, columns=stored.columns, rows=stored.rows, row_count=stored.row_count,
+    text = described_answer(zh=zh, columns=stored.columns, rows=stored.rows, row_count=stored.row_count,
                             truncated=stored.truncated)
-    problem = turn.problem(record, text, False)
+    problem = turn.problem(record, text, False)  # the model is told in English, as every check's hint
     if problem is None:
         return outcome
     started = time.perf_counter()

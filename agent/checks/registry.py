@@ -1,0 +1,409 @@
+"""One registry of the trust checks, in the order they are tried, and `review`, the one way to run them.
+
+An answer rests on one query's result. Each check reads the question, that query and its rows
+(and what the turn saw before: the previous answer's query, the values lookups showed) and says
+whether the answer may not answer the question asked. A check declares:
+
+- its `name`, and what it detects (the docstring of its `detect` function);
+- `caveat`: the sentence put before a final answer it fails, a key of agent/prompts/notes.toml
+  (`[loop.<key>]`, in the question's language), or None when it never marks a final answer;
+- `hint`: what the model is told to do when its answer is sent back, a key of
+  agent/prompts/answer_checks.toml, or None when an answer is never sent back for it;
+- `languages`: the languages of the questions it applies to ("en": any question without Chinese).
+
+docs/checks.md lists every check with a question and SQL it catches and one it must not.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from agent.checks.question import (columns_not_shown, counts_an_amount, echoes_filter, either_for_both,
+                                   figure_not_computed, link_side_reversed, name_not_shown, negation_dropped,
+                                   sampled_literals, thing_not_used, unasked_limit, with_both, without_limit)
+from agent.checks.turn import (copies_partial_values, counted_itself, dropped_conditions, grouped_label,
+                               in_question_language, missing_periods, missing_years, per_group_missing,
+                               points_back, sql_literals, unasked_values, unsupported_names, unsupported_numbers,
+                               which_one, with_label, wrong_language)
+from agent.notes import load_table, note
+from agent.planner.followup import is_follow_up
+from storage.text import has_cjk
+
+Stage = Literal["send_back", "verdict"]
+Language = Literal["en", "zh"]
+BOTH: frozenset[Language] = frozenset({"en", "zh"})
+ZH: frozenset[Language] = frozenset({"zh"})
+
+
+class TurnFacts:
+    """What the checks know of the turn besides the answer: the question, what came before it, and what
+    the turn's lookups showed. The loop builds one for each review."""
+
+    def __init__(self, *, question: str, dialect: str, catalogue: Callable[[], list[Any]],
+                 previous_question: str = "", previous_sql: str | None = None,
+                 shown_values: set[str] = frozenset(), partial_values: set[str] = frozenset(),
+                 sampled_values: set[str] = frozenset(), unmatched: Mapping[str, list[str]] | None = None):
+        self.question, self.dialect, self.catalogue = question, dialect, catalogue
+        self.previous_question, self.previous_sql = previous_question, previous_sql
+        #: Values found for the question: the previous answer's, and this turn's lookups' and results'.
+        self.shown_values = shown_values
+        #: Values find_values showed only the first of, in this turn.
+        self.partial_values = partial_values
+        #: Values seen but not found for the question: sample rows', a lookup's of a term the question lacks.
+        self.sampled_values = sampled_values
+        #: Query -> its conditions no row meets (`agent.tools.registry.unmatched_filters`).
+        self.unmatched = unmatched or {}
+
+    @functools.cached_property
+    def follows_up(self) -> bool:
+        """The question's words say it builds on the previous answer ("how many of them failed?", "and in 2020?")."""
+        return points_back(self.question) or is_follow_up(self.question)
+
+    @property
+    def language(self) -> Language:
+        return "zh" if has_cjk(self.question) else "en"
+
+    def asked_with_previous(self) -> str:
+        """The question, and for a follow-up the question it follows."""
+        return self.question + (f" {self.previous_question}" if self.follows_up else "")
+
+
+@dataclass(frozen=True)
+class Result:
+    """The result an answer rests on: its query, its size, and the rows the answer keeps (agent.loop.ANSWER_ROWS),
+    read only when a check needs them."""
+
+    sql: str
+    row_count: int
+    truncated: bool = False
+    rows: Callable[[], list[list[Any]]] = lambda: []
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What a check found: the values its caveat and hint name, and the SQL askdb can run instead (a fix)."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    fix: str | None = None
+
+
+@dataclass(frozen=True)
+class Check:
+    """One trust check (see the module's docstring)."""
+
+    name: str
+    detect: Callable[[TurnFacts, Result, str], Finding | None]
+    caveat: str | None
+    hint: str | None
+    languages: frozenset[Language] = BOTH
+    #: The problem as the model is told it, a key of answer_checks.toml; None: the caveat in English.
+    told: str | None = None
+    #: When the model was already told this hint in this turn: "stands", the answer stands (its final
+    #: verdict carries the caveat); "next", the later checks are tried.
+    after_told: Literal["stands", "next"] = "stands"
+    #: The hint the model gets instead when askdb's fix does not run; None: askdb's fix is run after the
+    #: model is told, and the hint stands whether or not it runs.
+    unfixed_hint: str | None = None
+    separator: str = ", "  # between the values of a list in the sentences
+    separator_zh: str | None = None
+
+    @property
+    def detects(self) -> str:
+        """What the check detects: its `detect` function's docstring."""
+        return " ".join((self.detect.__doc__ or "").split())
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A check the answer fails, with what it found."""
+
+    check: Check
+    finding: Finding
+
+    @property
+    def name(self) -> str:
+        return self.check.name
+
+    @property
+    def fix(self) -> str | None:
+        return self.finding.fix
+
+    def caveat(self, *, zh: bool) -> str:
+        """The sentence that leads the final answer, in the question's language."""
+        assert self.check.caveat is not None, self.check.name
+        return note(f"loop.{self.check.caveat}", zh=zh, **self._values(zh))
+
+    def problem(self) -> str:
+        """The problem as the model is told it, in English."""
+        if self.check.told is not None:
+            return _HINTS[self.check.told]
+        return self.caveat(zh=False)
+
+    def hint(self, key: str | None = None) -> str:
+        """What the model is told to do (`key`: another hint of answer_checks.toml, filled in the same)."""
+        return _HINTS[key or self.check.hint].format(**self._values(False))
+
+    def _values(self, zh: bool) -> dict[str, Any]:
+        separator = self.check.separator_zh if zh and self.check.separator_zh else self.check.separator
+        return {k: separator.join(v) if isinstance(v, list) else v for k, v in self.finding.values.items()}
+
+
+def review(text: str, result: Result, turn: TurnFacts, *, stage: Stage,
+           told: set[str] = frozenset()) -> Iterator[Verdict]:
+    """The checks the answer `text`, resting on `result`, fails, in the registry's order, found lazily:
+    the loop takes the first.
+
+    The two stages differ in which checks they run and what they lead to:
+
+    - "send_back" (`_Turn.check_answer`, while the model can still act): the checks with a `hint`. The
+      first one found sends the answer back to the model, with askdb's fix run when it has one; each hint
+      is given once per turn (`told`, the hints given so far): a check found again after its hint lets
+      the answer stand, unless it is one to pass over (`after_told="next"`). English, for the model.
+    - "verdict" (`_Turn.finish`, the answer the analyst reads): the checks with a `caveat`. The first one
+      found leads the answer, in the question's language, and the answer is not ok.
+
+    Checks only one stage runs: `names` (the question in Chinese, the names in English: askdb can run the
+    query with the Chinese names, and a final answer in English names is still right) is send-back only;
+    `unasked` (a value the question does not name) is verdict only, as the model cannot know better.
+    """
+    for check in CHECKS:
+        if turn.language not in check.languages:
+            continue
+        if stage == "send_back":
+            if check.hint is None or (check.after_told == "next" and check.hint in told):
+                continue
+        elif check.caveat is None:
+            continue
+        finding = check.detect(turn, result, text)
+        if finding is None:
+            continue
+        if stage == "send_back" and check.hint in told:
+            return  # told once already: the answer stands
+        yield Verdict(check, finding)
+        return
+
+
+# The checks, each a function of the turn, the result and the answer's text: what it detects.
+
+def _language(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """A question in Chinese answered in words without a single Chinese character (a bare number is fine)."""
+    return Finding() if wrong_language(turn.question, text) else None
+
+
+def _partial_values(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """An IN list copied from find_values' first values, where it showed only some of those that match."""
+    hit = turn.partial_values and copies_partial_values(result.sql, turn.partial_values, dialect=turn.dialect)
+    return Finding() if hit else None
+
+
+def _dropped(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """A follow-up's query without the conditions of the previous answer it points back at."""
+    dropped = dropped_conditions(turn.question, result.sql, turn.previous_sql, dialect=turn.dialect)
+    return Finding({"conditions": dropped}) if dropped else None
+
+
+def _asked_years(turn: TurnFacts) -> str:
+    # A follow-up naming no year of its own, of a turn that did not answer: that question's years too.
+    carried = turn.previous_sql is None and points_back(turn.question) and not missing_years(turn.question, "")
+    return turn.question + (f" {turn.previous_question}" if carried else "")
+
+
+def _years(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """A year the question names (or, for a follow-up of a turn that did not answer, that turn's question
+    named) that the query does not use."""
+    years = missing_years(_asked_years(turn), result.sql, dialect=turn.dialect)
+    return Finding({"years": years}) if years else None
+
+
+def _periods(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """A period finer than a year the question names ("the second half of 2022") that the query does not
+    keep to."""
+    periods = missing_periods(_asked_years(turn), result.sql, dialect=turn.dialect)
+    return Finding({"periods": periods}) if periods else None
+
+
+def _unmatched(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """Conditions of the query that no row of the database meets (a value spelled otherwise)."""
+    conditions = turn.unmatched.get(result.sql)
+    return Finding({"conditions": conditions}) if conditions else None
+
+
+def _per_group(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """A figure asked for each group ("for each country") computed once over all rows."""
+    return Finding() if per_group_missing(turn.question, result.sql, dialect=turn.dialect) else None
+
+
+def _figure(kind: str) -> Callable[[TurnFacts, Result, str], Finding | None]:
+    def detect(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+        return Finding() if figure_not_computed(turn.question, result.sql, turn.catalogue,
+                                                dialect=turn.dialect) == kind else None
+    return detect
+
+
+_ranks = _figure("ranks")
+_ranks.__doc__ = """A ranking the question asks for ("the most", "the highest") that the query does not compute."""
+_counts = _figure("counts")
+_counts.__doc__ = """A count the question asks for ("how many") that the query does not compute."""
+
+
+def _amount(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """A count of the rows holding an amount (`COUNT(num_employees)`) where the amount itself is meant."""
+    amounts = counts_an_amount(result.sql, turn.catalogue, dialect=turn.dialect)
+    return Finding({"columns": amounts}) if amounts else None
+
+
+def _thing(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """The thing a "which X" or "how many X" question asks about, used by no table or column of the query."""
+    thing = thing_not_used(turn.question, result.sql, turn.catalogue, dialect=turn.dialect)
+    return Finding({"thing": thing}) if thing else None
+
+
+def _name(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """The name column "the X name" asks for, not shown."""
+    name = name_not_shown(turn.question, result.sql, turn.catalogue, dialect=turn.dialect)
+    return Finding({"column": name}) if name else None
+
+
+def _columns(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """Columns the question lists ("the name, age and country of ...") that the query does not show."""
+    unshown = columns_not_shown(turn.question, result.sql, turn.catalogue, dialect=turn.dialect)
+    return Finding({"columns": unshown}) if unshown else None
+
+
+def _side(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """A link between rows of one table read from the side the question does not mean ("who have friends"
+    read from `friend_id`)."""
+    side = link_side_reversed(turn.question, result.sql, turn.catalogue, dialect=turn.dialect)
+    return Finding({"table": side[0], "read": side[1], "meant": side[2], "relation": side[3]}) if side else None
+
+
+def _negated(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """A value the question says it does not want ("not in the USA") that the query picks rows by."""
+    negated = negation_dropped(turn.question, result.sql, dialect=turn.dialect)
+    return Finding({"values": negated}) if negated else None
+
+
+def _echo(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """A result that only repeats the value it picks rows by (`SELECT country ... WHERE country = 'France'`)."""
+    echoed = echoes_filter(turn.question, result.sql, dialect=turn.dialect)
+    return Finding({"conditions": echoed}) if echoed else None
+
+
+def _both(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """Values the question joins with "and" that the query takes as either (`IN (...)`, `OR`), where a row
+    it shows can have several. The fix keeps the rows that have each of them."""
+    values = either_for_both(turn.question, result.sql, turn.catalogue, dialect=turn.dialect)
+    if not values:
+        return None
+    return Finding({"values": values}, fix=with_both(result.sql, values, dialect=turn.dialect))
+
+
+def _limit(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """A LIMIT the question does not name (nor, for a follow-up, the question it follows), which the result
+    reached: rows may be left out. The fix is the query without it."""
+    limit = unasked_limit(turn.asked_with_previous(), result.sql, dialect=turn.dialect)
+    if limit is None or result.row_count < limit:
+        return None
+    return Finding({"limit": limit}, fix=without_limit(result.sql, dialect=turn.dialect))
+
+
+def _itself(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """A count of the thing itself (1) where the question counts the rows referring to it. The fix counts
+    those rows."""
+    if result.row_count != 1:
+        return None
+    rows = result.rows()
+    first = rows[0][0] if rows and len(rows[0]) == 1 else None
+    if first != 1:  # before reading the catalogue
+        return None
+    found = counted_itself(turn.question, result.sql, first, turn.catalogue(), dialect=turn.dialect)
+    return Finding({"table": found[0], "other": found[1]}, fix=found[2]) if found else None
+
+
+def _names(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """A question in Chinese whose result shows names in English where the table has them in Chinese. The
+    fix is the query with the Chinese names."""
+    fix = in_question_language(turn.question, result.sql, turn.catalogue(), dialect=turn.dialect)
+    return Finding(fix=fix) if fix is not None else None
+
+
+def _label(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """A "which one" question whose result shows no name for it. The fix shows each row's name first."""
+    if not which_one(turn.question):  # the catalogue only when it can matter
+        return None
+    fix = with_label(turn.question, result.sql, turn.catalogue(), dialect=turn.dialect)
+    return Finding(fix=fix) if fix is not None else None
+
+
+def _grouped(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """Groups shown by their key rather than their name. The fix shows each group's name instead."""
+    fix = grouped_label(turn.question, result.sql, turn.catalogue(), dialect=turn.dialect)
+    return Finding(fix=fix) if fix is not None else None
+
+
+def _unasked(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """Numbers the query compares with that the question does not name (nor a lookup showed, nor the
+    previous answer used; for a follow-up, nor its question), and values it compares with that only
+    sample rows or an unrelated lookup showed."""
+    known = set(turn.shown_values)
+    asked = turn.question
+    if turn.follows_up:
+        known |= set(sql_literals(turn.previous_sql, turn.dialect)) if turn.previous_sql else set()
+        asked += f" {turn.previous_question}"
+    values = unasked_values(asked, result.sql, known, dialect=turn.dialect)
+    values += [v for v in sampled_literals(asked, result.sql, turn.sampled_values - known, dialect=turn.dialect)
+               if v not in values]
+    return Finding({"values": values}) if values else None
+
+
+def _numbers(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """Numbers the answer's text states that its result does not hold."""
+    rows = result.rows()
+    numbers = unsupported_numbers(text, rows=rows, row_count=None if result.truncated else result.row_count,
+                                  question=turn.question, sql=result.sql)
+    return Finding({"numbers": numbers}) if numbers else None
+
+
+def _names_unshown(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """Names the answer's text lists that its result does not hold."""
+    rows = result.rows()
+    names = unsupported_names(text, rows=rows, question=turn.asked_with_previous(), sql=result.sql,
+                              known=turn.shown_values)
+    return Finding({"names": names}) if names else None
+
+
+#: Every check, in the order they are tried. The first fifteen after `language` read what of the question
+#: the query leaves out: the model is told to use it (`unused`), once for all of them.
+CHECKS: tuple[Check, ...] = (
+    Check("language", _language, caveat="language", hint="language", languages=ZH),
+    Check("partial_values", _partial_values, caveat="partial_values", hint="unused"),
+    Check("dropped", _dropped, caveat="dropped", hint="unused"),
+    Check("years", _years, caveat="years", hint="unused"),
+    Check("periods", _periods, caveat="periods", hint="unused"),
+    Check("unmatched", _unmatched, caveat="unmatched", hint="unused", separator="; "),
+    Check("per_group", _per_group, caveat="per_group", hint="unused"),
+    Check("ranks", _ranks, caveat="ranks", hint="unused"),
+    Check("counts", _counts, caveat="counts", hint="unused"),
+    Check("amount", _amount, caveat="amount", hint="unused"),
+    Check("thing", _thing, caveat="thing", hint="unused"),
+    Check("name", _name, caveat="name", hint="unused"),
+    Check("columns", _columns, caveat="columns", hint="unused"),
+    Check("side", _side, caveat="side", hint="unused"),
+    Check("negated", _negated, caveat="negated", hint="unused"),
+    Check("echo", _echo, caveat="echo", hint="unused"),
+    Check("both", _both, caveat="both", hint="both", unfixed_hint="unused", separator_zh="、"),
+    Check("limit", _limit, caveat="limit", hint="limit", unfixed_hint="unused"),
+    Check("itself", _itself, caveat="itself", hint="itself"),
+    Check("names", _names, caveat=None, hint="names", languages=ZH, told="names_problem"),
+    Check("label", _label, caveat="label", hint="label", told="label_problem", after_told="next"),
+    Check("grouped", _grouped, caveat="grouped", hint="grouped", after_told="next"),
+    Check("unasked", _unasked, caveat="unasked", hint=None),
+    Check("numbers", _numbers, caveat="numbers", hint="numbers"),
+    Check("names_unshown", _names_unshown, caveat="names_unshown", hint="numbers"),
+)
+
+#: What the model is told when its answer fails a check, after the problem itself.
+_HINTS: dict[str, str] = load_table("answer_checks.toml")

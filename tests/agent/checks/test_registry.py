@@ -1,0 +1,302 @@
+"""The registry of trust checks (agent/checks/registry.py): every check has a question and SQL it
+catches, where it is the first check the answer fails, and one it must not catch. docs/checks.md is
+written from these examples: `python -m tests.agent.checks.test_registry` writes it again."""
+
+from __future__ import annotations
+
+import sys
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent.checks.registry import CHECKS, Result, TurnFacts, review
+from agent.sources.sqlite import SQLiteSource
+from tests.agent.checks.test_question_checks import CHANNELS, COURSES, DOGS, NETWORK, VISITS, Column, Table
+
+ROOT = Path(__file__).resolve().parents[3]
+DOCS = ROOT / "docs" / "checks.md"
+PROMPTS = ROOT / "agent" / "prompts"
+VISITORS = [Table("visitor", [Column("id", "INT", True), Column("name", "TEXT"), Column("age", "INT")]), VISITS[0]]
+SCHEMAS = {"dogs": DOGS, "courses": COURSES, "visits": VISITS, "visitors": VISITORS, "friends": NETWORK,
+           "cartoons": CHANNELS}
+SITES_IN_CHINA = ("SELECT s.name FROM launch_sites AS s JOIN countries AS c ON c.id = s.country_id "
+                  "WHERE c.name = 'China'")
+FASTEST = "SELECT max_speed_kmh FROM aircraft ORDER BY max_speed_kmh DESC LIMIT 1"
+SITES_PER_COUNTRY = "SELECT country_id, COUNT(*) FROM launch_sites GROUP BY country_id"
+BY_DIRECTOR = ("SELECT T2.series_name FROM Cartoon AS T1 JOIN TV_Channel AS T2 ON T1.Channel = T2.id "
+               "WHERE T1.Directed_by IN ('Ben Jones', 'Michael Chang')")
+NO_FRIENDS = "What is the lowest grade of students who do not have any friends?"
+
+
+@dataclass
+class Example:
+    """An answer to review: the question, the query it rests on, its text and rows, and what the turn saw."""
+
+    question: str
+    sql: str
+    text: str = "Here is the answer."
+    rows: list[list[Any]] = field(default_factory=lambda: [[1], [2]])
+    schema: str = "sample"  # the sample database (sample_db/), or a key of SCHEMAS
+    previous_sql: str | None = None
+    shown_values: set[str] = field(default_factory=set)
+    partial_values: set[str] = field(default_factory=set)
+    unmatched: list[str] = field(default_factory=list)  # the conditions of `sql` no row meets
+    why: str = ""  # for docs/checks.md
+
+    def review_with(self, sample_catalogue: list[Any]) -> tuple[Result, TurnFacts]:
+        catalogue = sample_catalogue if self.schema == "sample" else SCHEMAS[self.schema]
+        result = Result(sql=self.sql, row_count=len(self.rows), rows=lambda: self.rows)
+        turn = TurnFacts(question=self.question, dialect="sqlite", catalogue=lambda: catalogue,
+                         previous_sql=self.previous_sql, shown_values=self.shown_values,
+                         partial_values=self.partial_values, unmatched={self.sql: self.unmatched})
+        return result, turn
+
+
+#: For each check: an answer it catches (the first check that answer fails), and one it must not catch.
+EXAMPLES: dict[str, tuple[Example, Example]] = {
+    "language": (
+        Example("中国有几个发射场？", SITES_IN_CHINA.replace("s.name", "COUNT(*)"), "China has 3 launch sites.", [[3]]),
+        Example("中国有几个发射场？", SITES_IN_CHINA.replace("s.name", "COUNT(*)"), "中国有 3 个发射场。", [[3]])),
+    "partial_values": (
+        Example("How many launches did Long March vehicles make?",
+                "SELECT COUNT(*) FROM launches AS l JOIN launch_vehicles AS v ON v.id = l.vehicle_id "
+                "WHERE v.name IN ('Long March 2C', 'Long March 2D')", rows=[[12]],
+                partial_values={"Long March 2C", "Long March 2D"},
+                why="find_values showed these two first, of more"),
+        Example("How many launches did Long March vehicles make?",
+                "SELECT COUNT(*) FROM launches AS l JOIN launch_vehicles AS v ON v.id = l.vehicle_id "
+                "WHERE v.name LIKE 'Long March%'", rows=[[40]], partial_values={"Long March 2C", "Long March 2D"})),
+    "dropped": (
+        Example("How many of them failed?", "SELECT count(*) FROM launches WHERE outcome = 'failure'", rows=[[9]],
+                previous_sql="SELECT * FROM launches WHERE launch_date LIKE '2019-%'",
+                why="the previous answer's query: `SELECT * FROM launches WHERE launch_date LIKE '2019-%'`"),
+        Example("How many of them failed?",
+                "SELECT count(*) FROM launches WHERE outcome = 'failure' AND launch_date LIKE '2019%'", rows=[[2]],
+                previous_sql="SELECT * FROM launches WHERE launch_date LIKE '2019-%'")),
+    "years": (
+        Example("How many launches in 2019?", "SELECT count(*) FROM launches", rows=[[120]]),
+        Example("How many launches in 2019?",
+                "SELECT count(*) FROM launches WHERE strftime('%Y', launch_date) = '2019'", rows=[[20]])),
+    "periods": (
+        Example("How many launches in the second half of 2022?",
+                "SELECT count(*) FROM launches WHERE strftime('%Y', launch_date) = '2022'", rows=[[20]]),
+        Example("How many launches in the second half of 2022?",
+                "SELECT count(*) FROM launches WHERE launch_date >= '2022-07-01' AND launch_date < '2023-01-01'",
+                rows=[[9]])),
+    "unmatched": (
+        Example("How many launches failed?", "SELECT COUNT(*) FROM launches WHERE outcome = 'failed'", rows=[[0]],
+                unmatched=["outcome = 'failed'"], why="no launch has the outcome 'failed': they read 'failure'"),
+        Example("How many launches failed?", "SELECT COUNT(*) FROM launches WHERE outcome = 'failure'", rows=[[9]])),
+    "per_group": (
+        Example("每个国家有多少个发射场？", "SELECT name FROM launch_sites WHERE country_id = 2",
+                "酒泉、西昌、太原、文昌"),
+        Example("每个国家有多少个发射场？", "SELECT c.name_zh, COUNT(*) FROM launch_sites AS s JOIN countries AS c "
+                "ON c.id = s.country_id GROUP BY c.name_zh", "中国 4 个，美国 3 个")),
+    "ranks": (
+        Example("What is the name of the course with the most students enrolled?", "SELECT course_name FROM courses",
+                schema="courses"),
+        Example("What is the name of the course with the most students enrolled?",
+                "SELECT course_name FROM courses JOIN enrolments USING (course_id) GROUP BY course_name "
+                "ORDER BY COUNT(*) DESC LIMIT 1", schema="courses")),
+    "counts": (
+        Example("How many students does each course have?", "SELECT course_name FROM courses", schema="courses"),
+        Example("How many credits does each course have?", "SELECT course_name, credits FROM courses",
+                schema="courses")),
+    "amount": (
+        Example("Which visitor bought the most tickets at once?",
+                "SELECT v.name FROM visit AS t JOIN visitor AS v ON t.visitor_id = v.id GROUP BY v.id "
+                "ORDER BY COUNT(t.Num_of_Ticket) DESC LIMIT 1", schema="visits"),
+        Example("Which visitor bought the most tickets at once?",
+                "SELECT v.name FROM visit AS t JOIN visitor AS v ON t.visitor_id = v.id "
+                "ORDER BY t.num_of_ticket DESC LIMIT 1", schema="visits")),
+    "thing": (
+        Example("Which breed do the most dogs have?",
+                "SELECT name FROM dogs GROUP BY name ORDER BY COUNT(name) DESC LIMIT 1", schema="dogs"),
+        Example("Which breed do the most dogs have?", "SELECT b.breed_name FROM breeds AS b JOIN dogs AS d "
+                "USING (breed_code) GROUP BY 1 ORDER BY COUNT(*) DESC LIMIT 1", schema="dogs")),
+    "name": (
+        Example("Which breed do the most dogs have? Give me the breed name.",
+                "SELECT breed_code FROM dogs GROUP BY breed_code ORDER BY COUNT(*) DESC LIMIT 1", schema="dogs"),
+        Example("Give me the breed name of the most common breed.", "SELECT b.breed_name FROM breeds AS b "
+                "JOIN dogs AS d USING (breed_code) GROUP BY 1 ORDER BY COUNT(*) DESC LIMIT 1", schema="dogs")),
+    "columns": (
+        Example("Find the name and age of the visitor who bought the most tickets.",
+                "SELECT v.name, SUM(t.num_of_ticket) AS total FROM visit AS t JOIN visitor AS v "
+                "ON t.visitor_id = v.id GROUP BY v.name ORDER BY total DESC LIMIT 1", schema="visitors"),
+        Example("Find the name and age of the visitor who bought the most tickets.",
+                "SELECT v.name, v.age, SUM(t.num_of_ticket) AS total FROM visit AS t JOIN visitor AS v "
+                "ON t.visitor_id = v.id GROUP BY v.name, v.age ORDER BY total DESC LIMIT 1", schema="visitors")),
+    "side": (
+        Example(NO_FRIENDS, "SELECT grade FROM Highschooler WHERE ID NOT IN (SELECT friend_id FROM Friend) "
+                "ORDER BY grade ASC LIMIT 1", schema="friends"),
+        Example(NO_FRIENDS, "SELECT min(grade) FROM Highschooler WHERE id NOT IN (SELECT student_id FROM Friend)",
+                schema="friends")),
+    "negated": (
+        Example("Which launch sites are not in China?", SITES_IN_CHINA),
+        Example("Which launch sites are not in China?", SITES_IN_CHINA.replace("c.name =", "c.name <>"))),
+    "echo": (
+        Example("Show the names of all of the high schooler Kyle's friends.", "SELECT T2.name FROM Friend AS T1 "
+                "JOIN Highschooler AS T2 ON T1.friend_id = T2.ID WHERE T2.name = 'Kyle'", schema="friends"),
+        Example("Is there a high schooler named Kyle?", "SELECT name FROM Highschooler WHERE name = 'Kyle'",
+                schema="friends")),
+    "both": (
+        Example("Which channels play cartoons by Ben Jones and Michael Chang?", BY_DIRECTOR, schema="cartoons"),
+        Example("Which channels play cartoons by Ben Jones or Michael Chang?", BY_DIRECTOR, schema="cartoons")),
+    "limit": (
+        Example("Which launch sites are in China?", SITES_IN_CHINA + " LIMIT 3",
+                rows=[["Jiuquan"], ["Xichang"], ["Taiyuan"]]),
+        Example("Which are the 3 oldest launch sites?", "SELECT name FROM launch_sites ORDER BY opened_year LIMIT 3",
+                rows=[["Baikonur"], ["Cape Canaveral"], ["Vandenberg"]])),
+    "itself": (
+        Example("How many launches did Falcon 9 have?",
+                "SELECT count(*) FROM launch_vehicles AS lv WHERE lv.name = 'Falcon 9'", "1.", [[1]]),
+        Example("How many vehicles are named Falcon 9?",
+                "SELECT count(*) FROM launch_vehicles WHERE name = 'Falcon 9'", "1.", [[1]])),
+    "names": (
+        Example("有哪些国家？", "SELECT name FROM countries", "中国、美国、俄罗斯",
+                [["China"], ["USA"], ["Russia"]]),
+        Example("有哪些国家？", "SELECT name_zh FROM countries", "中国、美国、俄罗斯",
+                [["中国"], ["美国"], ["俄罗斯"]])),
+    "label": (
+        Example("Which aircraft has the highest max speed?", FASTEST, "2,655 km/h.", [[2655]]),
+        Example("Which aircraft has the highest max speed?", FASTEST.replace("SELECT", "SELECT model,"),
+                "The MiG-25, at 2655 km/h.", [["MiG-25", 2655]])),
+    "grouped": (
+        Example("How many launch sites does each country have?", SITES_PER_COUNTRY, "Country 1 has 4, country 2 has 3.",
+                [[1, 4], [2, 3]]),
+        Example("How many launch sites per country id?", SITES_PER_COUNTRY, "Country 1 has 4, country 2 has 3.",
+                [[1, 4], [2, 3]])),
+    "unasked": (
+        Example("Which launch sites are in China?", "SELECT name FROM launch_sites WHERE country_id = 3",
+                rows=[["Jiuquan"], ["Xichang"]]),
+        Example("Which launch sites are in China?", "SELECT name FROM launch_sites WHERE country_id = 3",
+                rows=[["Jiuquan"], ["Xichang"]], shown_values={"3"}, why="a lookup showed China's id, 3")),
+    "numbers": (
+        Example("How many launches failed?", "SELECT COUNT(*) FROM launches WHERE outcome = 'failure'",
+                "There were 74 failures.", [[9]]),
+        Example("How many launches failed?", "SELECT COUNT(*) FROM launches WHERE outcome = 'failure'",
+                "There were 9 failures.", [[9]])),
+    "names_unshown": (
+        Example("Which launch vehicles did SpaceX build?", "SELECT v.id FROM launch_vehicles AS v JOIN manufacturers "
+                "AS m ON m.id = v.manufacturer_id WHERE m.name = 'SpaceX'", "Falcon Heavy, Starship and Dragon.",
+                [[1], [2], [3]]),
+        Example("Which launch vehicles did SpaceX build?", "SELECT v.name FROM launch_vehicles AS v JOIN manufacturers "
+                "AS m ON m.id = v.manufacturer_id WHERE m.name = 'SpaceX'", "Falcon 9, Falcon Heavy and Starship.",
+                [["Falcon 9"], ["Falcon Heavy"], ["Starship"]])),
+}
+
+
+@pytest.fixture(scope="module")
+def sample_catalogue(sample_db_path):
+    return SQLiteSource(sample_db_path).catalogue()
+
+
+def test_every_check_has_examples():
+    assert list(EXAMPLES) == [check.name for check in CHECKS]
+
+
+@pytest.mark.parametrize("check", CHECKS, ids=lambda check: check.name)
+def test_each_check_catches_its_example_first(sample_catalogue, check):
+    caught, _ = EXAMPLES[check.name]
+    result, turn = caught.review_with(sample_catalogue)
+    stage = "verdict" if check.caveat is not None else "send_back"
+    assert [v.name for v in review(caught.text, result, turn, stage=stage)] == [check.name]
+
+
+@pytest.mark.parametrize("check", CHECKS, ids=lambda check: check.name)
+def test_each_check_leaves_its_counterexample_alone(sample_catalogue, check):
+    _, passed = EXAMPLES[check.name]
+    result, turn = passed.review_with(sample_catalogue)
+    assert check.detect(turn, result, passed.text) is None
+
+
+def test_send_back_gives_each_hint_once_and_the_answer_then_stands(sample_catalogue):
+    caught, _ = EXAMPLES["years"]
+    result, turn = caught.review_with(sample_catalogue)
+    assert [v.name for v in review(caught.text, result, turn, stage="send_back")] == ["years"]
+    assert list(review(caught.text, result, turn, stage="send_back", told={"unused"})) == []
+
+
+def test_a_check_passed_over_once_told_lets_the_next_one_speak(sample_catalogue):
+    example = EXAMPLES["label"][0]
+    wrong = Example(example.question, example.sql, "The MiG-25, at 9,999 km/h.", example.rows)
+    result, turn = wrong.review_with(sample_catalogue)
+    assert [v.name for v in review(wrong.text, result, turn, stage="send_back")] == ["label"]
+    assert [v.name for v in review(wrong.text, result, turn, stage="send_back", told={"label"})] == ["numbers"]
+
+
+def test_the_stages_differ_only_in_the_checks_they_run():
+    assert [c.name for c in CHECKS if c.hint is None] == ["unasked"]  # the model cannot know better
+    assert [c.name for c in CHECKS if c.caveat is None] == ["names"]  # English names still answer
+
+
+def test_every_key_a_check_names_is_written_in_both_languages_or_for_the_model():
+    notes = tomllib.loads((PROMPTS / "notes.toml").read_text(encoding="utf-8"))["loop"]
+    hints = tomllib.loads((PROMPTS / "answer_checks.toml").read_text(encoding="utf-8"))
+    assert [c.caveat for c in CHECKS if c.caveat and set(notes.get(c.caveat, {})) != {"en", "zh"}] == []
+    assert [key for c in CHECKS for key in (c.hint, c.told, c.unfixed_hint) if key and key not in hints] == []
+
+
+def test_the_caveat_is_in_the_questions_language_and_the_problem_in_english(sample_catalogue):
+    caught, _ = EXAMPLES["both"]
+    zh = Example("哪些频道同时播放Ben Jones和Michael Chang导演的动画？", caught.sql, "频道 A", schema="cartoons")
+    result, turn = zh.review_with(sample_catalogue)
+    verdict = next(review(zh.text, result, turn, stage="verdict"))
+    assert "Ben Jones、Michael Chang" in verdict.caveat(zh=True)
+    assert "Ben Jones, Michael Chang" in verdict.problem()
+
+
+def markdown() -> str:
+    """docs/checks.md, from CHECKS and EXAMPLES."""
+    lines = ["# Trust checks", "",
+             "<!-- Written by `python -m tests.agent.checks.test_registry` from agent/checks/registry.py and the",
+             "     examples of tests/agent/checks/test_registry.py; a test fails when it is out of date. -->", "",
+             "Before an answer ends a turn, askdb checks that its query answers the question asked and that its",
+             "text says what the rows say. The checks are one registry, `CHECKS` in agent/checks/registry.py, tried",
+             "in the order below by `review`, at two stages:", "",
+             "- **send back** (`_Turn.check_answer`, while the model can still act): the first check with a hint",
+             "  that the answer fails sends it back to the model, with the problem and the hint (and, for some,",
+             "  the query askdb fixed for it, run). Each hint is given once per turn; found again, the answer",
+             "  stands (except `label` and `grouped`, which let the next check speak).",
+             "- **verdict** (`_Turn.finish`, the answer the analyst reads): the first check with a caveat that",
+             "  the answer fails puts its caveat, in the question's language, before the answer, and the answer",
+             "  is not ok.", "",
+             "Caveats are `[loop.<key>]` in agent/prompts/notes.toml; hints are keys of",
+             "agent/prompts/answer_checks.toml. Before the checks, the loop itself flags an answer whose SQL did",
+             "not run in the turn (`unrun`, `other_sql`, `blind`), one with no query (`no_query`) and one run with",
+             "a column askdb qualified (`qualified`).", "",
+             "Examples run on the sample database (sample_db/) unless another schema is named; each is a test.",
+             "", "| check | caveat | hint | languages |", "|---|---|---|---|"]
+    for check in CHECKS:
+        lines.append(f"| `{check.name}` | {check.caveat or '(send back only)'} | {check.hint or '(verdict only)'} | "
+                     f"{', '.join(sorted(check.languages))} |")
+    notes = tomllib.loads((PROMPTS / "notes.toml").read_text(encoding="utf-8"))["loop"]
+    hints = tomllib.loads((PROMPTS / "answer_checks.toml").read_text(encoding="utf-8"))
+    for check in CHECKS:
+        caught, passed = EXAMPLES[check.name]
+        lines += ["", f"## `{check.name}`", "", check.detects, ""]
+        if check.caveat:
+            lines.append(f"- Caveat: “{notes[check.caveat]['en']}” / “{notes[check.caveat]['zh']}”")
+        if check.hint:
+            lines.append(f"- Sent back with: “{hints[check.hint]}”")
+        for label, example in (("Caught", caught), ("Not caught", passed)):
+            lines.append(f"- {label}: “{example.question}”" + (f" ({example.schema} schema)"
+                                                                 if example.schema != "sample" else ""))
+            lines.append(f"  `{example.sql}`")
+            if example.text != Example.text:
+                lines.append(f"  answered “{example.text}”")
+            if example.why:
+                lines.append(f"  ({example.why})")
+    return "\n".join(lines) + "\n"
+
+
+def test_docs_checks_md_lists_every_check_with_its_examples():
+    assert DOCS.read_text(encoding="utf-8") == markdown(), "run: python -m tests.agent.checks.test_registry"
+
+
+if __name__ == "__main__":
+    DOCS.write_text(markdown(), encoding="utf-8")
+    sys.exit(0)
