@@ -10,8 +10,10 @@ STRATEGIES: tuple[str, ...] = ("auto", "sql_first", "loop")
 
 #: Questions about the database itself, not its rows: the tool loop lists and describes tables.
 _ABOUT_THE_DATA = re.compile(
-    r"\b(?:what|which|list|show)\b.{0,20}\b(?:tables?|columns?|fields?|schema)\b"
-    r"|\bdescribe\b.{0,20}\b(?:tables?|database|schema)\b"
+    r"\b(?:what|which|list|show)\s+(?:me\s+)?(?:all\s+)?(?:of\s+)?(?:the\s+)?(?:tables?|columns?|fields?)\b"
+    r"(?!\s+(?:made|won|played|held|built|sold|of\s+\w+\s+(?:made|won)))"
+    r"|\b(?:tables?|columns?)\s+(?:are|is)\s+(?:there\s+)?in\s+(?:this|the)\s+(?:database|schema)\b"
+    r"|\bdescribe\s+(?:the\s+)?(?:tables?|database|schema)\b|\bschema\b"
     r"|有哪些表|哪些表|什么表|哪些列|哪些字段|表结构|数据库里有什么",
     re.IGNORECASE)
 

@@ -161,6 +161,12 @@ def test_the_offline_planner_and_a_schema_too_large_for_the_prompt_keep_the_loop
     assert choose("sql_first", writes_sql=True, schema_fits=False, question="How many?") == "loop"
     assert choose("auto", writes_sql=True, schema_fits=True, question="列出数据库里有哪些表") == "loop"
     assert choose("auto", writes_sql=True, schema_fits=True, question="Which singer is the oldest?") == "sql_first"
+    for rows in ("List the final tables made and the best finishes of poker players.",  # Spider dev 651
+                 "Which tables won the most tournaments?"):
+        assert choose("auto", writes_sql=True, schema_fits=True, question=rows) == "sql_first", rows
+    for shape in ("What tables are in this database?", "Show me all the tables", "which columns are there in the schema?",
+                  "Describe the database"):
+        assert choose("auto", writes_sql=True, schema_fits=True, question=shape) == "loop", shape
 
 
 def test_candidates_vote_and_the_answer_rests_on_the_result_most_agree_on(scripted_llm, concerts_db, tmp_path):
