@@ -57,7 +57,9 @@ def test_a_recorded_conversation_replayed_is_never_confidently_wrong(path, sampl
     # Recorded before the strategies: the tool loop in the recording's tool mode; since, the run's settings.
     settings = run_settings(base_url, recording["strategy"]).model_copy(update={"store": tmp_path / "store.db"}) \
         if "strategy" in recording else bench_settings(base_url, recording["tool_mode"], tmp_path / "store.db")
-    askdb = AskDB(settings.model_copy(update={"database": sample_db_path}))
+    # The sample database, or the one named (a Spider database tests/data holds).
+    database = RECORDINGS.parent / recording["database"] if "database" in recording else sample_db_path
+    askdb = AskDB(settings.model_copy(update={"database": database}))
     thread_id, checked = None, 0
     try:
         for n, turn in enumerate(recording["turns"]):
@@ -76,6 +78,8 @@ def test_a_recorded_conversation_replayed_is_never_confidently_wrong(path, sampl
                 assert not answer.ok, (turn["question"], answer.data.text)
             elif turn["ok"]:
                 assert answer.ok and answer.data.sql == turn["sql"], (turn["question"], answer.data.text)
+            if "strategy" in recording and turn["sql"]:  # the same way to the same query: first call, repair, vote
+                assert answer.data.sql == turn["sql"], (turn["question"], answer.data.text)
     finally:
         askdb.close()
     if not checked:
