@@ -322,7 +322,7 @@ class _Turn:
             zh = has_cjk(state.question or "")
             caveat = note("loop.cut_off", zh=zh) if cut else (note("loop.blind", zh=zh) if _same_text(text) in self.written_blind
                                                         else None)
-            shown = text or ("" if cut else "The model returned an empty reply.")
+            shown = text or ("" if cut else note("loop.empty_reply", zh=zh))
             state.messages.append(Message(role="assistant", content=shown or caveat))
             self.finish(shown, sql=None, caveat=caveat, confident=bool(text) and not cut)
             yield self.record(self.answer_step(thought=reply.reasoning), started, reply)
@@ -338,7 +338,8 @@ class _Turn:
             outcome, args = self.call_tool(call)
             if reply.repeating and not outcome.ok:  # cut off: say why, so the next try is not the same
                 outcome.add_note(_CHECKS["repeating"].format(text=reply.repeating))
-            if outcome.final and can_continue and reply.finish_reason != "length" and not sent_back:
+            echoed = outcome.final and (_echoes_instructions(args.get("text")) or _echoes_instructions(args.get("caveat")))
+            if outcome.final and can_continue and reply.finish_reason != "length" and not sent_back and not echoed:
                 checked = self.check_answer(args)
                 outcome, sent_back = checked or outcome, checked is not None
             found, seen = _found(call.name, args, outcome.observation, self.state.question or "")
@@ -363,6 +364,9 @@ class _Turn:
                 cut = reply.finish_reason == "length"
                 zh = has_cjk(state.question or "")
                 caveat = args.get("caveat") or (note("loop.cut_off", zh=zh) if cut else None)
+                if echoed:
+                    # A small model copied the answer tool's own parameter descriptions as its answer.
+                    text, caveat, cut = "", note("loop.echoed_instructions", zh=zh), True
                 if caveat is None and (sent_back or _same_text(text) in self.written_blind):
                     caveat = note("loop.blind", zh=zh)
                 state.messages.append(Message(role="assistant", content=text))
@@ -747,6 +751,25 @@ def _found(tool: str, args: dict[str, Any], observation: dict[str, Any], questio
     term = str(args.get("term", "")).strip().casefold()
     values = [v for v in observation.get("values", []) if str(v).strip().casefold() != term]
     return (_as_shown(values), set()) if names_term(question, term) else (set(), _as_shown(values))
+
+
+def _echoes_instructions(text: str | None) -> bool:
+    """Whether `text` is one of the tools' own parameter descriptions (or most of one), not an answer."""
+    said = _letters(text or "")
+    if len(said) < 20:
+        return False
+    return any(said in described or described in said for described in _tool_descriptions())
+
+
+def _letters(text: str) -> str:
+    return "".join(ch for ch in text.casefold() if ch.isalnum())
+
+
+@functools.cache
+def _tool_descriptions() -> tuple[str, ...]:
+    return tuple(_letters(prop.get("description", "")) for schema in tool_schemas(tools_for_turn(memory=True))
+                 for prop in schema["function"]["parameters"].get("properties", {}).values()
+                 if len(prop.get("description", "")) >= 20)
 
 
 def _as_shown(values: Iterable[Any]) -> set[str]:

@@ -167,3 +167,14 @@ def test_an_unsure_empty_result_is_what_the_query_found():
     assert found_no_rows("I could not use 'x'. No rows match this question (in 1850).") == \
         "I could not use 'x'. The query found no rows (in 1850)."
     assert found_no_rows("没有用上“x”。没有符合条件的数据（1850年）。") == "没有用上“x”。查询没有找到数据（1850年）。"
+
+
+def test_an_answer_that_only_repeats_the_answer_tools_own_description_is_no_answer(store, tiny_db, scripted_llm):
+    # Qwen2.5-Coder-1.5B answered 每种用途的载荷平均质量是多少？ with the `caveat` parameter's description (issue 36).
+    answer, _ = _answer(store, tiny_db, scripted_llm, "每个国家有几个发射场？",
+                        tool_call("run_sql", {"sql": "SELECT country_id, count(*) FROM sites GROUP BY country_id"}),
+                        tool_call("answer", {"text": "The query could not use a part of the question: which part, "
+                                                     "in the analyst's language…",
+                                             "sql": "SELECT country_id, count(*) FROM sites GROUP BY country_id"}))
+    assert not answer.ok and answer.data.text.startswith("模型的回答只是复述了 askdb 给它的说明")
+    assert "which part" not in answer.data.text
