@@ -362,8 +362,9 @@ def _unasked(turn: TurnFacts, result: Result, text: str) -> Finding | None:
 def _numbers(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     """Numbers the answer's text states that its result does not hold."""
     rows = result.rows()
+    # A follow-up's answer may restate the question it follows ("3月到6月…"): its numbers are the analyst's.
     numbers = unsupported_numbers(text, rows=rows, row_count=None if result.truncated else result.row_count,
-                                  question=turn.question, sql=result.sql)
+                                  question=turn.asked_with_previous(), sql=result.sql)
     return Finding({"numbers": numbers}) if numbers else None
 
 

@@ -178,3 +178,19 @@ def test_an_answer_that_only_repeats_the_answer_tools_own_description_is_no_answ
                                              "sql": "SELECT country_id, count(*) FROM sites GROUP BY country_id"}))
     assert not answer.ok and answer.data.text.startswith("模型的回答只是复述了 askdb 给它的说明")
     assert "which part" not in answer.data.text
+
+
+def test_a_follow_ups_answer_may_restate_the_numbers_of_the_question_it_follows(sample_db_path, tmp_path):
+    # Re-walk (issue 38): "其中哪个发射场最多？" after a question about March to June 2021 was flagged for the 6 of 6月.
+    from app.core import AskDB
+    from app.settings import Settings
+
+    askdb = AskDB(Settings(llm="offline", database=sample_db_path, store=tmp_path / "store.db"))
+    try:
+        first = list(askdb.ask("2021年3月到6月每个发射场的发射次数", user_id="u"))
+        thread = first[0].thread_id
+        events = list(askdb.ask("其中哪个发射场最多？", user_id="u", thread_id=thread))
+    finally:
+        askdb.close()
+    answer = next(e.answer for e in events if e.type == "answer")
+    assert "6" not in (answer.data.caveat or "").replace("2021", ""), answer.data.caveat
