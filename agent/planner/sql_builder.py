@@ -47,6 +47,11 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
     if not shown:
         raise PlanningFailed("there is nothing left to show", zh="没有可以显示的列")
     distinct = frame.distinct or (fans_out and not frame.measures)
+    ranked_unseen = distinct and frame.order is not None and frame.order.measure is None \
+        and col(frame.order.column) not in shown
+    if ranked_unseen and not frame.ties:
+        # PostgreSQL orders DISTINCT rows only by what they show: the ranked value is shown too.
+        shown.append(col(frame.order.column))
     lines = [("SELECT DISTINCT " if distinct else "SELECT ") + ", ".join(dict.fromkeys(shown)),
              f"FROM {quote_ident(frame.fact)}"]
     for table, edge in joins:
@@ -72,9 +77,12 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
         by = (quote_ident(_alias(frame.order.measure, frame)) if frame.order.measure is not None
               else col(frame.order.column))
         order = [by + (" DESC" if frame.order.desc else "")]
+        if ranked_unseen and frame.ties:
+            order = []  # the rows are the best ones already (`_with_ties`), and DISTINCT may not order by it
         if frame.limit is not None and tie is not None and col(tie) != by:
             order.append(col(tie))  # a stable tie-break, so the same question gives the same rows
-        lines.append("ORDER BY " + ", ".join(order))
+        if order:
+            lines.append("ORDER BY " + ", ".join(order))
     elif year:
         lines.append(f"ORDER BY {quote_ident(frame.bucket)}")  # a time series reads in time order
     elif keys and frame.measures:

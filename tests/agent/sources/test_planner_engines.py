@@ -11,7 +11,7 @@ from agent.sources.factory import open_source
 from bench.planner_questions import QUESTIONS, Conversation, check_question
 
 SAMPLE_QUESTIONS = [q for q in QUESTIONS if q["db"] == "sample"]
-ENGINE_LOCATIONS = {"mysql": "mariadb_analytics_url", "duckdb": "duckdb_sample_path"}
+ENGINE_LOCATIONS = {"mysql": "mariadb_analytics_url", "duckdb": "duckdb_sample_path", "postgres": "postgres_analytics_url"}
 
 
 @pytest.fixture(scope="module", params=sorted(ENGINE_LOCATIONS))
