@@ -124,6 +124,9 @@ def markdown(figures: dict) -> str:
              "| calls / question (median, p90) | s / question (median, p90) | prompt / completion tokens per question "
              "| cached share (first calls) |", "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     runs = figures["runs"]
+    apart = [f"The `{part}` rows were measured apart, at askdb `{m['code']}`: `{m['command']}`."
+             for part, m in figures.get("measured_apart", {}).items()]  # a part run on its own, later
+    lines[1:1] = [" ".join(apart)] if apart else []
     parts = list(dict.fromkeys(part for r in runs.values() for part in r))
     for part in parts:
         for run, by_part in runs.items():
