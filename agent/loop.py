@@ -246,6 +246,9 @@ class _Turn:
         #: The SQL the previous turn's answer rested on, when it answered (a follow-up must keep its conditions).
         self.previous_sql = next((s.sql for s in reversed(self.state.steps)
                                   if s.step_type == "answer" and s.turn_index == self.turn_index - 1 and s.ok), None)
+        #: The previous turn's answer was only partly answered or not answered (None: no previous turn).
+        self.previous_partly = next((not s.ok for s in reversed(self.state.steps)
+                                     if s.step_type == "answer" and s.turn_index == self.turn_index - 1), None)
         #: Values found for the question: the previous answer's, and this turn's lookups' and results' (`_found`).
         self.shown_values: set[str] = _as_shown(v for row in (self.state.answer.data.rows if self.state.answer else [])
                                                 for v in row)
@@ -455,7 +458,7 @@ class _Turn:
         result = Result(sql=record.sql, row_count=record.row_count, truncated=record.truncated, rows=rows)
         turn = TurnFacts(question=self.state.question or "", dialect=self.setup.database.dialect, catalogue=self.catalogue,
                     previous_question=self.previous_question, previous_sql=self.previous_sql,
-                    shown_values=self.shown_values, partial_values=self.partial_values,
+                    previous_partly=bool(self.previous_partly), shown_values=self.shown_values, partial_values=self.partial_values,
                     sampled_values=self.sampled_values, unmatched=self.unmatched)
         return next(review(text, result, turn, stage=stage, told=self.checked), None)
 
@@ -598,12 +601,6 @@ class _Turn:
             data.row_count, data.truncated, data.result_id = stored.row_count, stored.truncated, record.result_id
         self.state.answer = Answer(ok=ok, data=data)
         self.state.done = True
-
-    def problem(self, record: SQLRecord, text: str, zh: bool) -> str | None:
-        """The caveat `finish` would put on an answer `text` resting on `record` (the registry's verdict);
-        None: none. The SQL-first strategy tells the model it once before that (agent.strategies.sql_first)."""
-        verdict = self.review(text, record, stage="verdict")
-        return verdict.caveat(zh=zh) if verdict is not None else None
 
     def fail(self, message: str, *, kind: str) -> Iterator[TurnEvent]:
         """End the turn on an infrastructure failure, saying what happened and what to do."""

@@ -21,6 +21,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agent.checks.direction import reversed_order
+from agent.checks.grouping import grouped_figure
 from agent.checks.question import (columns_not_shown, counts_an_amount, echoes_filter, either_for_both,
                                    figure_not_computed, link_side_reversed, name_not_shown, negation_dropped,
                                    sampled_literals, thing_not_used, unasked_limit, with_both, without_limit)
@@ -28,6 +30,7 @@ from agent.checks.turn import (copies_partial_values, counted_itself, dropped_co
                                in_question_language, missing_periods, missing_years, per_group_missing,
                                points_back, sql_literals, unasked_values, unsupported_names, unsupported_numbers,
                                which_one, with_label, wrong_language)
+from agent.checks.unnamed import invented_values
 from agent.notes import load_table, note
 from agent.planner.followup import is_follow_up
 from storage.text import has_cjk
@@ -43,11 +46,13 @@ class TurnFacts:
     the turn's lookups showed. The loop builds one for each review."""
 
     def __init__(self, *, question: str, dialect: str, catalogue: Callable[[], list[Any]],
-                 previous_question: str = "", previous_sql: str | None = None,
+                 previous_question: str = "", previous_sql: str | None = None, previous_partly: bool = False,
                  shown_values: set[str] = frozenset(), partial_values: set[str] = frozenset(),
                  sampled_values: set[str] = frozenset(), unmatched: Mapping[str, list[str]] | None = None):
         self.question, self.dialect, self.catalogue = question, dialect, catalogue
         self.previous_question, self.previous_sql = previous_question, previous_sql
+        #: The previous answer was partly answered or not answered.
+        self.previous_partly = previous_partly
         #: Values found for the question: the previous answer's, and this turn's lookups' and results'.
         self.shown_values = shown_values
         #: Values find_values showed only the first of, in this turn.
@@ -167,7 +172,8 @@ def review(text: str, result: Result, turn: TurnFacts, *, stage: Stage,
 
     Checks only one stage runs: `names` (the question in Chinese, the names in English: askdb can run the
     query with the Chinese names, and a final answer in English names is still right) is send-back only;
-    `unasked` (a value the question does not name) is verdict only, as the model cannot know better.
+    `unasked` (a value the question does not name) and `inherited` (a follow-up of a partly answered answer)
+    are verdict only, as the model cannot know better.
     """
     for check in CHECKS:
         if turn.language not in check.languages:
@@ -232,8 +238,11 @@ def _unmatched(turn: TurnFacts, result: Result, text: str) -> Finding | None:
 
 
 def _per_group(turn: TurnFacts, result: Result, text: str) -> Finding | None:
-    """A figure asked for each group ("for each country") computed once over all rows."""
-    return Finding() if per_group_missing(turn.question, result.sql, dialect=turn.dialect) else None
+    """A figure asked for each group ("for each country") computed once over all rows. The fix groups by
+    the one column the question's words name, when they name one."""
+    if not per_group_missing(turn.question, result.sql, dialect=turn.dialect):
+        return None
+    return Finding(fix=grouped_figure(turn.question, result.sql, turn.catalogue(), dialect=turn.dialect))
 
 
 def _figure(kind: str) -> Callable[[TurnFacts, Result, str], Finding | None]:
@@ -284,6 +293,12 @@ def _negated(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     """A value the question says it does not want ("not in the USA") that the query picks rows by."""
     negated = negation_dropped(turn.question, result.sql, dialect=turn.dialect)
     return Finding({"values": negated}) if negated else None
+
+
+def _order(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """Rows sorted the other way from the order the question asks for ("from oldest to youngest", 降序)."""
+    wanted = reversed_order(turn.question, result.sql, dialect=turn.dialect)
+    return Finding({"order": wanted}) if wanted else None
 
 
 def _echo(turn: TurnFacts, result: Result, text: str) -> Finding | None:
@@ -344,6 +359,12 @@ def _grouped(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     return Finding(fix=fix) if fix is not None else None
 
 
+def _inherited(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """A question that points back at the previous answer ("what is the country corresponding to it?") when
+    that answer was only partly answered or not answered: what it builds on is in doubt."""
+    return Finding() if turn.previous_partly and points_back(turn.question) else None
+
+
 def _unasked(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     """Numbers the query compares with that the question does not name (nor a lookup showed, nor the
     previous answer used; for a follow-up, nor its question), and values it compares with that only
@@ -355,6 +376,8 @@ def _unasked(turn: TurnFacts, result: Result, text: str) -> Finding | None:
         asked += f" {turn.previous_question}"
     values = unasked_values(asked, result.sql, known, dialect=turn.dialect)
     values += [v for v in sampled_literals(asked, result.sql, turn.sampled_values - known, dialect=turn.dialect)
+               if v not in values]
+    values += [v for v in invented_values(asked, result.sql, known | turn.sampled_values, dialect=turn.dialect)
                if v not in values]
     return Finding({"values": values}) if values else None
 
@@ -376,7 +399,7 @@ def _names_unshown(turn: TurnFacts, result: Result, text: str) -> Finding | None
     return Finding({"names": names}) if names else None
 
 
-#: Every check, in the order they are tried. The first fifteen after `language` read what of the question
+#: Every check, in the order they are tried. The first sixteen after `language` read what of the question
 #: the query leaves out: the model is told to use it (`unused`), once for all of them.
 CHECKS: tuple[Check, ...] = (
     Check("language", _language, caveat="language", hint="language", languages=ZH),
@@ -394,6 +417,7 @@ CHECKS: tuple[Check, ...] = (
     Check("columns", _columns, caveat="columns", hint="unused"),
     Check("side", _side, caveat="side", hint="unused"),
     Check("negated", _negated, caveat="negated", hint="unused"),
+    Check("order", _order, caveat="order", hint="unused"),
     Check("echo", _echo, caveat="echo", hint="unused"),
     Check("both", _both, caveat="both", hint="both", unfixed_hint="unused", separator_zh="、"),
     Check("limit", _limit, caveat="limit", hint="limit", unfixed_hint="unused"),
@@ -402,6 +426,7 @@ CHECKS: tuple[Check, ...] = (
     Check("label", _label, caveat="label", hint="label", told="label_problem", after_told="next"),
     Check("grouped", _grouped, caveat="grouped", hint="grouped", after_told="next"),
     Check("unasked", _unasked, caveat="unasked", hint=None),
+    Check("inherited", _inherited, caveat="inherited", hint=None),
     Check("numbers", _numbers, caveat="numbers", hint="numbers"),
     Check("names_unshown", _names_unshown, caveat="names_unshown", hint="numbers"),
 )

@@ -32,7 +32,7 @@ STOP_AFTER = 3
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?![\ds])")  # not a decade ("the 2010s")
 
 #: Words by which a question points back at the previous answer's rows.
-_BACK_REFERENCE = re.compile(r"\b(?:them|those|these|of it)\b|其中|它们|这些|那些|上述", re.I)
+_BACK_REFERENCE = re.compile(r"\b(?:them|those|these|of it|it|its|their)\b|其中|它们|这些|那些|上述", re.I)
 #: A question asking only how many rows the previous answer has ("How many are there?", 一共有多少个？).
 _BARE_COUNT = re.compile(r"^\s*(?:and\s+|so\s+)?how many(?:\s+(?:are|were|is|was)\s+(?:there|they|that|it))?"
                          r"(?:\s+(?:in total|altogether|overall|in all))?\s*[?？.!]*\s*$"

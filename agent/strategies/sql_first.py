@@ -5,8 +5,9 @@
 3. On an error: askdb's own repairs (agent.strategies.repair), then the model once more with the
    error; an answer resting on a corrected query is never ok (measured: most such answers of a
    1.5B model were wrong, docs/strategies.md). On an empty result: a value respelled as stored.
-4. A query that ran but that a check finds leaves out a part of the question: the model is told that
-   finding once, and its new query is kept when it runs (the checks judge it again in `finish`).
+4. A query that ran but that a check finds leaves out a part of the question: askdb's own fix when the
+   check has one, else the model is told that finding once; the new query is kept when it runs (the
+   checks judge it again in `finish`).
 5. With `ASKDB_CANDIDATES` above 1, more queries at a temperature, each run: the answer rests on
    the result most agree on, and says so when none has a majority.
 6. A result: the answer's text is written from it (`described_answer`, no model call) and the turn
@@ -92,6 +93,8 @@ def run(turn: Any, prompt: SqlPrompt, schema: str) -> Generator[Any, None, bool]
         return False
     if failed is None and not turn.setup.stop_requested():
         outcome = yield from _told_of_problem(turn, first, outcome, zh)
+    elif (verdict := _verdict(turn, zh)) is not None and verdict.fix is not None:  # a corrected query: askdb's fix only
+        outcome = (yield from _fixed(turn, verdict, zh)) or outcome
     caveat = (yield from _vote(turn, first, zh)) if turn.setup.candidates > 1 else None
     if failed is not None and caveat is None:  # a corrected query is a guess at what the first one meant
         caveat = note("sql_first.corrected", zh=zh, error=_short(failed))
@@ -102,15 +105,17 @@ def run(turn: Any, prompt: SqlPrompt, schema: str) -> Generator[Any, None, bool]
 def _told_of_problem(turn: Any, first: list[dict[str, str]], outcome: ToolOutcome,
                      zh: bool) -> Generator[Any, None, ToolOutcome]:
     """A query that ran but leaves out a part of the question (the checks' first finding, as `finish`
-    would put it) is shown to the model once with that finding; its new query is kept when it runs.
-    Whether the answer is then ok is for `finish` to say, on the new query."""
+    would put it): askdb's own fix of the query when the check has one (the groups' names for their keys,
+    the query without a LIMIT the question does not ask for), kept when it runs; else the model is shown
+    the finding once and its new query is kept when it runs, then fixed by askdb in turn when a check
+    finds it can be. Whether the answer is then ok is for `finish` to say, on the query kept."""
     record = turn.last_result
-    stored = turn.recorder.result(record.result_id)
-    text = described_answer(zh=zh, columns=stored.columns, rows=stored.rows, row_count=stored.row_count,
-                            truncated=stored.truncated)
-    problem = turn.problem(record, text, False)  # the model is told in English, as every check's hint
-    if problem is None:
+    verdict = _verdict(turn, zh)
+    if verdict is None:
         return outcome
+    if verdict.fix is not None and (fixed := (yield from _fixed(turn, verdict, zh))) is not None:
+        return fixed
+    problem = verdict.caveat(zh=False)  # the model is told in English, as every check's hint
     started = time.perf_counter()
     reply = _write(turn, feedback_messages(first, record.sql, problem))
     again = sql_from_reply(reply.content)
@@ -119,11 +124,35 @@ def _told_of_problem(turn: Any, first: list[dict[str, str]], outcome: ToolOutcom
     retried = yield from _attempt(turn, again, note("sql_first.told", zh=zh, problem=problem), started, reply)
     dialect = turn.setup.database.dialect
     if retried.ok and filter_columns(record.sql, dialect) <= filter_columns(turn.last_result.sql, dialect):
+        verdict = _verdict(turn, zh)
+        if verdict is not None and verdict.fix is not None and (fixed := (yield from _fixed(turn, verdict, zh))):
+            return fixed
         return retried
     # The new query failed, or fixed one part by dropping another (told it left out 2019, a 1.5B model kept
     # 2019 and dropped the failures): the answer rests on the first, with its caveat.
     turn.last_result = record
     return outcome
+
+
+def _verdict(turn: Any, zh: bool) -> Any:
+    """The first check the answer written from the last result fails, as `finish` would find it; None: none."""
+    record = turn.last_result
+    stored = turn.recorder.result(record.result_id)
+    text = described_answer(zh=zh, columns=stored.columns, rows=stored.rows, row_count=stored.row_count,
+                            truncated=stored.truncated)
+    return turn.review(text, record, stage="verdict")
+
+
+def _fixed(turn: Any, verdict: Any, zh: bool) -> Generator[Any, None, ToolOutcome | None]:
+    """askdb's own fix of the last result's query, run; its outcome when it ran, else None (the last
+    result stays)."""
+    record = turn.last_result
+    fixed = yield from _attempt(turn, verdict.fix, note("sql_first.fixed", zh=zh, problem=verdict.caveat(zh=zh)),
+                                time.perf_counter(), None)
+    if fixed.ok:
+        return fixed
+    turn.last_result = record
+    return None
 
 
 def _write(turn: Any, messages: list[dict[str, str]], *, temperature: float | None = None) -> ModelReply:

@@ -38,6 +38,17 @@ RIGHT_BUT_SCORED_WRONG = {
     ("15be334/auto-sample-02", 0): _WITHOUT_COUNTS, ("15be334/text-sample-02", 0): _WITHOUT_COUNTS,
     ("baa144d/auto-sample-02", 0): _WITHOUT_COUNTS, ("baa144d/text-sample-02", 0): _WITHOUT_COUNTS,
 }
+#: Turns that end on another query today by design, each with that query, whether it is ok, and why; the
+#: new query's result was compared with the gold's (`python -m bench.local_model_rescore`).
+ENDS_OTHERWISE_TODAY = {
+    ("4d8081f/auto-sample-04", 0): (
+        "SELECT orbit, AVG(mass_kg) AS average_payload FROM payloads GROUP BY orbit", False,
+        "askdb groups the corrected query by the column 'by orbit' names (right; still flagged as corrected)"),
+    ("4d8081f/auto-sample-30", 0): (
+        "SELECT referred.name_zh, COUNT(*) FROM launch_sites LEFT JOIN countries AS referred ON referred.id = "
+        "launch_sites.country_id GROUP BY launch_sites.country_id, referred.name_zh", True,
+        "askdb shows the model's groups by the countries' Chinese names, not their ids (right)"),
+}
 
 
 @pytest.mark.parametrize("path", CONVERSATIONS, ids=[f"{p.parent.name}/{p.stem}" for p in CONVERSATIONS])
@@ -72,6 +83,10 @@ def test_a_recorded_conversation_replayed_is_never_confidently_wrong(path, sampl
                 continue
             checked += 1
             answer = next(e.answer for e in events if e.type == "answer")
+            if (f"{path.parent.name}/{path.stem}", n) in ENDS_OTHERWISE_TODAY:
+                sql, ok, _ = ENDS_OTHERWISE_TODAY[(f"{path.parent.name}/{path.stem}", n)]
+                assert (answer.data.sql, answer.ok) == (sql, ok), (turn["question"], answer.data.text)
+                continue
             if (f"{path.parent.name}/{path.stem}", n) in RIGHT_BUT_SCORED_WRONG:
                 assert answer.ok and answer.data.sql == turn["sql"], (turn["question"], answer.data.text)
             elif turn["outcome"] != "correct" and not turn.get("holds_answer"):  # the second score: right

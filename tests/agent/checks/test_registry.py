@@ -41,6 +41,7 @@ class Example:
     rows: list[list[Any]] = field(default_factory=lambda: [[1], [2]])
     schema: str = "sample"  # the sample database (sample_db/), or a key of SCHEMAS
     previous_sql: str | None = None
+    previous_partly: bool = False  # the previous answer was partly answered
     shown_values: set[str] = field(default_factory=set)
     partial_values: set[str] = field(default_factory=set)
     unmatched: list[str] = field(default_factory=list)  # the conditions of `sql` no row meets
@@ -50,7 +51,8 @@ class Example:
         catalogue = sample_catalogue if self.schema == "sample" else SCHEMAS[self.schema]
         result = Result(sql=self.sql, row_count=len(self.rows), rows=lambda: self.rows)
         turn = TurnFacts(question=self.question, dialect="sqlite", catalogue=lambda: catalogue,
-                         previous_sql=self.previous_sql, shown_values=self.shown_values,
+                         previous_sql=self.previous_sql, previous_partly=self.previous_partly,
+                         shown_values=self.shown_values,
                          partial_values=self.partial_values, unmatched={self.sql: self.unmatched})
         return result, turn
 
@@ -137,6 +139,11 @@ EXAMPLES: dict[str, tuple[Example, Example]] = {
     "negated": (
         Example("Which launch sites are not in China?", SITES_IN_CHINA),
         Example("Which launch sites are not in China?", SITES_IN_CHINA.replace("c.name =", "c.name <>"))),
+    "order": (
+        Example("List the aircraft models from the fastest to the slowest.",
+                "SELECT model FROM aircraft ORDER BY max_speed_kmh ASC"),
+        Example("List the aircraft models from the fastest to the slowest.",
+                "SELECT model FROM aircraft ORDER BY max_speed_kmh DESC")),
     "echo": (
         Example("Show the names of all of the high schooler Kyle's friends.", "SELECT T2.name FROM Friend AS T1 "
                 "JOIN Highschooler AS T2 ON T1.friend_id = T2.ID WHERE T2.name = 'Kyle'", schema="friends"),
@@ -174,6 +181,12 @@ EXAMPLES: dict[str, tuple[Example, Example]] = {
                 rows=[["Jiuquan"], ["Xichang"]]),
         Example("Which launch sites are in China?", "SELECT name FROM launch_sites WHERE country_id = 3",
                 rows=[["Jiuquan"], ["Xichang"]], shown_values={"3"}, why="a lookup showed China's id, 3")),
+    "inherited": (
+        Example("How many of them failed?", "SELECT COUNT(*) FROM launches WHERE outcome = 'failure' AND "
+                "launch_date LIKE '2019%'", rows=[[3]], previous_partly=True,
+                why="the previous answer was partly answered"),
+        Example("How many of them failed?", "SELECT COUNT(*) FROM launches WHERE outcome = 'failure' AND "
+                "launch_date LIKE '2019%'", rows=[[3]], why="the previous answer was complete")),
     "numbers": (
         Example("How many launches failed?", "SELECT COUNT(*) FROM launches WHERE outcome = 'failure'",
                 "There were 74 failures.", [[9]]),
@@ -229,7 +242,7 @@ def test_a_check_passed_over_once_told_lets_the_next_one_speak(sample_catalogue)
 
 
 def test_the_stages_differ_only_in_the_checks_they_run():
-    assert [c.name for c in CHECKS if c.hint is None] == ["unasked"]  # the model cannot know better
+    assert [c.name for c in CHECKS if c.hint is None] == ["unasked", "inherited"]  # the model cannot know better
     assert [c.name for c in CHECKS if c.caveat is None] == ["names"]  # English names still answer
 
 

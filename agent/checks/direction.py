@@ -1,0 +1,59 @@
+"""The order a question asks for ("from oldest to youngest", 降序) against the query's ORDER BY.
+
+A question that says which way its rows go is answered wrongly when the query sorts them the other
+way; the rows are the right ones, so no other check notices. Only the outer ORDER BY is read, and
+only a key whose direction the words fix: any key for "descending", "from high to low" and the like;
+for "from old to young" a key named for an age (descending) or a date of birth, a year or a date
+(ascending: the oldest was born first). A key the words cannot fix is not judged.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlglot import exp
+
+from agent.checks.question import parsed
+
+_HIGH = r"(high|larg|big|most|great|long|fast|heav|expensiv|tall|many|new|lat|recent)"
+_LOW = r"(low|small|least|short|few|slow|light|cheap|earl)"
+_DOWN = re.compile(
+    rf"\b(descending|decreasing|in reverse alphabetical|from (the )?{_HIGH}\w*( one)? to (the )?{_LOW}\w*|"
+    rf"{_HIGH}\w* (ones? )?first)\b|降序|倒序|从高到低|从大到小|从多到少|由高到低|由大到小|由多到少|从新到旧|从近到远",
+    re.IGNORECASE)
+_UP = re.compile(
+    rf"\b(ascending|increasing|from (the )?{_LOW}\w*( one)? to (the )?{_HIGH}\w*|{_LOW}\w* (ones? )?first)\b|"
+    r"升序|从低到高|从小到大|从少到多|由低到高|由小到大|由少到多|从旧到新|从远到近", re.IGNORECASE)
+_OLD_FIRST = re.compile(r"\bfrom (the )?old(est)?( one)? to (the )?young(est)?\b|从老到小|从年长到年轻|年龄从大到小", re.IGNORECASE)
+_YOUNG_FIRST = re.compile(r"\bfrom (the )?young(est)?( one)? to (the )?old(est)?\b|从小到老|从年轻到年长|年龄从小到大", re.IGNORECASE)
+_AGE = re.compile(r"(^|_)age($|_)|^age", re.IGNORECASE)
+_BORN = re.compile(r"birth|born|date|year|dob", re.IGNORECASE)
+
+
+def reversed_order(question: str, sql: str, *, dialect: str) -> str | None:
+    """The direction the question asks for ("descending" or "ascending") when the query's outer
+    ORDER BY sorts the other way; None when they agree, or the words or the keys do not say."""
+    tree = parsed(sql, dialect=dialect)
+    order = tree.args.get("order") if tree is not None else None
+    if order is None or not order.expressions:
+        return None
+    key = order.expressions[0]
+    descending = bool(key.args.get("desc"))
+    wanted = _wanted(question, key.this)
+    if wanted is None or wanted == descending:
+        return None
+    return "descending" if wanted else "ascending"
+
+
+def _wanted(question: str, key: exp.Expression) -> bool | None:
+    """True: the words ask for the key descending; False: ascending; None: they do not say."""
+    old_first, young_first = bool(_OLD_FIRST.search(question)), bool(_YOUNG_FIRST.search(question))
+    if old_first != young_first:
+        name = key.name if isinstance(key, exp.Column) else ""
+        if _AGE.search(name):
+            return old_first
+        if _BORN.search(name):
+            return not old_first
+        return None
+    down, up = bool(_DOWN.search(question)), bool(_UP.search(question))
+    return down if down != up else None

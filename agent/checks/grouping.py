@@ -1,0 +1,57 @@
+"""A figure asked "by" or "for each" something, computed once over all rows: askdb's fix groups it.
+
+"What is the average payload mass by orbit?" answered `SELECT AVG(mass_kg) FROM payloads` gives one
+figure where the analyst asked for one per orbit. When the words after "by", "each", "every" or "per"
+name exactly one column of the query's one table (its name, or its name without a plural's "s"), the
+fix shows that column and groups by it: `SELECT orbit, AVG(mass_kg) FROM payloads GROUP BY orbit`.
+A key column is grouped as it is; the `grouped` check then shows the groups by their names.
+Anything else (joins, subqueries, a filter on that column, Chinese words) is left to the model.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from sqlglot import exp
+
+from agent.checks.question import parsed
+
+#: The words that name the groups: "by orbit", "for each orbit", "per country", "by launch site".
+_GROUP_WORDS = re.compile(r"\b(?:by|each|every|per)\s+((?:[a-z]+[ _-]?){1,3})", re.I)
+
+
+def grouped_figure(question: str, sql: str, catalogue: list[Any], *, dialect: str) -> str | None:
+    """The query with its figures computed per group of the column the question groups by; None when the
+    question names no one column of the query's table, or the query is not a plain figure over one table."""
+    tree = parsed(sql, dialect=dialect)
+    if (not isinstance(tree, exp.Select) or tree.args.get("group") or tree.args.get("joins")
+            or tree.find(exp.Subquery) is not None or not all(s.find(exp.AggFunc) for s in tree.selects)):
+        return None
+    tables = list(tree.find_all(exp.Table))
+    schema = next((t for t in catalogue if len(tables) == 1 and t.name.lower() == tables[0].name.lower()), None)
+    if schema is None:
+        return None
+    column = _named_column(question, [c.name for c in schema.columns])
+    if column is None or any(c.name.lower() == column.lower() for w in tree.find_all(exp.Where)
+                             for c in w.find_all(exp.Column)):
+        return None
+    group = exp.column(exp.to_identifier(column, quoted=not re.fullmatch(r"[A-Za-z_]\w*", column)))
+    return tree.select(group, *tree.selects, append=False).group_by(group.copy()).sql(dialect=dialect)
+
+
+def _named_column(question: str, columns: list[str]) -> str | None:
+    """The one column the words after "by"/"each"/"per" name, longest phrase first; None: none or several."""
+    by_words = {_words(c): c for c in columns}
+    for match in _GROUP_WORDS.finditer(question):
+        words = match.group(1).lower().replace("-", " ").replace("_", " ").split()
+        for n in range(len(words), 0, -1):
+            phrase = " ".join(words[:n])
+            found = {by_words[p] for p in (phrase, phrase.removesuffix("s"), phrase.removesuffix("es")) if p in by_words}
+            if len(found) == 1:
+                return found.pop()
+    return None
+
+
+def _words(column: str) -> str:
+    return " ".join(re.sub(r"([a-z])([A-Z])", r"\1 \2", column).replace("_", " ").lower().split())
