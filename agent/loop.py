@@ -40,7 +40,7 @@ from agent.offline_planner import OfflinePlanner
 from agent.planner.answer_text import found_no_rows
 from agent.planner.followup import is_follow_up
 from agent.schema_block import schema_block
-from agent.sources.base import DataSource
+from agent.sources.base import DataSource, as_written
 from agent.sources.errors import SourceError, SourceUnavailable
 from agent.sources.schema_search import SchemaOptions
 from agent.strategies import sql_first
@@ -774,7 +774,7 @@ def _tool_descriptions() -> tuple[str, ...]:
 
 def _as_shown(values: Iterable[Any]) -> set[str]:
     """Values as a query would write them: 4.0 as 4."""
-    return {str(int(v)) if isinstance(v, float) and v.is_integer() else str(v) for v in values}
+    return {as_written(v) for v in values}
 
 
 def _same_sql(a: str, b: str) -> bool:

@@ -18,7 +18,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.scope import traverse_scope
 
-from agent.sources.base import may_hold_text
+from agent.sources.base import as_written, may_hold_text
 from agent.sources.column_check import name_words
 from agent.checks.turn import NOT_A_THING, parsed, whole_numbers
 from storage.text import has_cjk, singular, stem
@@ -357,7 +357,7 @@ def _names_value(question: str, value: str) -> bool:
 
 def sampled_literals(question: str, sql: str, sampled: set[str], *, dialect: str) -> list[str]:
     """The values a query's conditions compare with (`=`, `<`, `IN`, `LIKE`…) that only sample rows or a
-    lookup of a term the question lacks showed (`sampled`, as `loop._as_shown` writes them) and that the
+    lookup of a term the question lacks showed (`sampled`, as `as_written` writes them) and that the
     question does not name: Spider dev 297 at 1054f2c, "How many documents do we have?" answered ok with
     `WHERE Document_Name = 'Introduction of OS'`, a sample row's; 773, "…greater area than that of any
     country in Europe?" with `SurfaceArea > 1246700.0`, Angola's, looked up from a sample row. Numbers
@@ -388,12 +388,11 @@ def _judged_number(text: str) -> bool:
 
 
 def _shown_number(text: str) -> str:
-    """A number as `loop._as_shown` writes a value: 1246700.0 as 1246700."""
+    """A number as the loop writes a value it showed (`as_written`): 1246700.0 as 1246700."""
     try:
-        number = float(text)
+        return as_written(float(text))
     except ValueError:
         return text
-    return str(int(number)) if number.is_integer() else str(number)
 
 
 #: Questions asking whether something is there: a result repeating their value answers them.
