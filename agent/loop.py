@@ -21,8 +21,7 @@ from pydantic import BaseModel
 
 from agent.checks.question import names_term
 from agent.checks.registry import Result, Stage, TurnFacts, Verdict, review
-from agent.checks.turn import (REPEAT_NOTE, STOP_AFTER, RepeatGuard, count_of, counts_previous_rows, dropped_conditions,
-                               points_back, strip_label, with_conditions)
+from agent.checks.turn import REPEAT_NOTE, STOP_AFTER, RepeatGuard, count_of, dropped_conditions, strip_label, with_conditions
 from agent.context import build_context, system_prompt, tools_for_window, turn_note
 from agent.examples import ExampleRetriever
 from agent.memory.archival import ArchiveHook, archive_cut, archive_if_due, no_archive_hook
@@ -52,6 +51,7 @@ from agent.state import (
 from agent.tools.base import ToolContext, ToolOutcome, bound_text, error
 from agent.tools.registry import offered_schemas, parse_arguments, run_tool, tool_schemas, tools_for_turn
 from agent.turn_recorder import TurnRecorder
+from agent.vocabulary.references import counts_previous_rows, points_back
 from storage.conversations import ConversationStore
 from storage.text import has_cjk
 

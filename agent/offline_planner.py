@@ -31,13 +31,14 @@ from agent.planner.units import UnitPreference, convert, names_own_unit, remembe
 from agent.planner.answer_text import error_answer, result_answer, unmappable_answer, verified_answer
 from agent.planner.frame import Condition, Frame, PlanningFailed
 from agent.planner.followup import (ends_on_its_verb, follow_up, frame_from_dict, frame_to_dict, is_follow_up,
-                                    is_fragment, leans_on_previous, unresolved_reference)
+                                    is_fragment, leans_on_previous)
 from agent.planner.framing import build_frame
 from agent.planner.linking import MeaningLinker
 from agent.planner.question import ParsedQuestion, parse_question
 from agent.planner.reading import caveat, interpretation
 from agent.planner.schema_index import SchemaIndex
 from agent.planner.sql_builder import build_sql, to_dialect
+from agent.vocabulary.references import unresolved_reference
 from storage.text import has_cjk
 
 LABEL = "offline planner"

@@ -21,6 +21,8 @@ from sqlglot.optimizer.scope import traverse_scope
 from agent.sources.base import as_written, may_hold_text
 from agent.sources.column_check import name_words
 from agent.checks.turn import NOT_A_THING, parsed, whole_numbers
+from agent.vocabulary.numbers import COUNTERS_ZH
+from agent.vocabulary.ranking import ranking_words
 from storage.text import has_cjk, singular, stem
 
 #: The thing a "which/what X" question asks for: X ("Which breed…" → breed, "…, and what details…" → details),
@@ -427,14 +429,13 @@ def echoes_filter(question: str, sql: str, *, dialect: str) -> list[str]:
 #: Words by which a question asks for a thing ranked first or last ("the course with the most students",
 #: "the oldest dog", 最多), with the bound they may belong to ("at most 3", "at the very least", 最多3个), and
 #: the word after them ("maximum credit": a column `max_credit` may hold it).
-_RANKED = re.compile(r"(\bat\s+(?:the\s+)?(?:very\s+)?)?\b(most|least|fewest|highest|lowest|largest|smallest|biggest|"
-                     r"greatest|maximum|minimum|oldest|youngest|newest|latest|earliest|longest|shortest|cheapest)\b"
+_RANKED = re.compile(rf"(\bat\s+(?:the\s+)?(?:very\s+)?)?\b({'|'.join(ranking_words())})\b"
                      r"(?:\s+([a-z]+))?|最(?:(?:多|少)(?![^，。？！,.?!]{0,4}[0-9一二三四五六七八九十几两])|高|低|大|小|早|晚|新|老|长|短|贵|便宜)",
                      re.I)
 #: Words by which a question counts ("how many documents use each type?", 有多少); not a value's "number"
 #: ("the cell number of each professional") nor 哪几 ("which").
 _COUNTS = re.compile(r"\bhow\s+many\b|(?:^|\b(?:the|total|a)\s+)number\s+of\b|\bcount\b"
-                     r"|有多少|多少(?:个|家|次|名|位|架|种|条|项|人)|(?<!哪)几(?:个|家|次|名|位|架|种|条|项|人)", re.I)
+                     rf"|有多少|多少[{COUNTERS_ZH}]|(?<!哪)几[{COUNTERS_ZH}]", re.I)
 _PER_EACH = re.compile(r"\b(?:each|every|per)\b|每|各", re.I)
 #: What computes a ranking beside ORDER BY, LIMIT and aggregates: GREATEST/LEAST, `>= ALL (…)`, `NOT EXISTS (…)`.
 _RANKS = (exp.Order, exp.Limit, exp.AggFunc, exp.Window, exp.Greatest, exp.Least, exp.All, exp.Any, exp.Exists)

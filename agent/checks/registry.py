@@ -26,10 +26,11 @@ from agent.checks.question import (columns_not_shown, counts_an_amount, echoes_f
                                    sampled_literals, thing_not_used, unasked_limit, with_both, without_limit)
 from agent.checks.turn import (copies_partial_values, counted_itself, dropped_conditions, grouped_label,
                                in_question_language, missing_periods, missing_years, per_group_missing,
-                               points_back, sql_literals, unasked_values, unsupported_names, unsupported_numbers,
+                               sql_literals, unasked_values, unsupported_names, unsupported_numbers,
                                which_one, with_label, wrong_language)
 from agent.notes import load_table, note
 from agent.planner.followup import is_follow_up
+from agent.vocabulary.references import points_back
 from storage.text import has_cjk
 
 Stage = Literal["send_back", "verdict"]

@@ -22,6 +22,8 @@ from sqlglot.errors import SqlglotError
 from agent.planner.period_grammar import NamedPeriod, named_periods
 from agent.sources.base import may_hold_text
 from agent.sources.column_check import name_words
+from agent.vocabulary.numbers import NUMBER_WORDS, ZH_NUMERAL_CHARS, zh_number
+from agent.vocabulary.references import points_back
 from storage.text import has_cjk, singular, stem
 
 #: The second identical call gets its result with this note; the third ends the turn.
@@ -31,13 +33,6 @@ STOP_AFTER = 3
 
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?![\ds])")  # not a decade ("the 2010s")
 
-#: Words by which a question points back at the previous answer's rows.
-_BACK_REFERENCE = re.compile(r"\b(?:them|those|these|of it)\b|其中|它们|这些|那些|上述", re.I)
-#: A question asking only how many rows the previous answer has ("How many are there?", 一共有多少个？).
-_BARE_COUNT = re.compile(r"^\s*(?:and\s+|so\s+)?how many(?:\s+(?:are|were|is|was)\s+(?:there|they|that|it))?"
-                         r"(?:\s+(?:in total|altogether|overall|in all))?\s*[?？.!]*\s*$"
-                         r"|^\s*(?:那|那么)?(?:一共|总共|总计)?有?(?:多少|几)(?:个|次|家|条|项|座|种|位|架|枚)呢?\s*[？?。]*\s*$",
-                         re.I)
 
 #: A question asking which thing ("Which aircraft…", "What vehicle…", 哪架…), not for a value ("What is…").
 NOT_A_THING = r"is|are|was|were|does|do|did"
@@ -49,10 +44,6 @@ _LABELS = ("name", "model", "title", "label")
 _ID_OR_YEAR = re.compile(r"(?:^|_)(?:id|Id|ID)$|[a-z]Id$|[a-z]ID$|(?P<year>(?:^|_)(?:year|Year|YEAR)$)")
 #: Words by which a question counts time from now: its years are not written in it.
 _RELATIVE_TIME = re.compile(r"\b(?:last|this|next|past|previous|current|recent)\b|\bago\b|去年|今年|明年|前年|近|最近", re.I)
-_NUMBER_WORDS = {w: str(n) for n, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve".split())} | \
-    {w: str(n * 10) for n, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)} | \
-    {"hundred": "100", "thousand": "1000", "million": "1000000"}
 
 #: The words after which a question names what it groups by ("each country", "per year", "by vehicle").
 _GROUPED_BY = re.compile(r"\b(?:each|every|per|by)\s+([a-z]+(?:\s+[a-z]+)?)", re.I)
@@ -93,17 +84,6 @@ def parsed(sql: str, *, dialect: str) -> exp.Expression | None:
         return sqlglot.parse_one(sql, read=dialect)
     except (SqlglotError, RecursionError, ValueError):
         return None
-
-
-def points_back(question: str) -> bool:
-    """Whether a question points back at the previous answer's rows ("how many of them failed?", 其中,
-    "How many are there?")."""
-    return bool(_BACK_REFERENCE.search(question)) or counts_previous_rows(question)
-
-
-def counts_previous_rows(question: str) -> bool:
-    """Whether a question asks only how many rows the previous answer has ("How many are there?")."""
-    return bool(_BARE_COUNT.match(question))
 
 
 def count_of(previous_sql: str, *, dialect: str) -> str | None:
@@ -560,9 +540,7 @@ def unasked_values(question: str, sql: str, known: set[str], *, dialect: str) ->
     return list(dict.fromkeys(found))
 
 
-#: Chinese numerals, for the numbers a question names (十 is 10, 二十五 is 25, 两 is 2).
-_CHINESE_DIGITS = {c: n for n, c in enumerate("零一二三四五六七八九")} | {"两": 2}
-_CHINESE_NUMBER = re.compile(r"[零一二两三四五六七八九十百]+")
+_CHINESE_NUMBER = re.compile(f"[{ZH_NUMERAL_CHARS}]+")
 
 
 def whole_numbers(question: str) -> set[str]:
@@ -571,22 +549,10 @@ def whole_numbers(question: str) -> set[str]:
     asked = question.casefold()
     said = set(re.findall(r"\d+", asked))
     for tens, units in re.findall(r"\b([a-z]+ty)-([a-z]+)\b", asked):  # twenty-five
-        if tens in _NUMBER_WORDS and units in _NUMBER_WORDS:
-            said.add(str(int(_NUMBER_WORDS[tens]) + int(_NUMBER_WORDS[units])))
-    said |= {_NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", asked) if w in _NUMBER_WORDS}
+        if tens in NUMBER_WORDS and units in NUMBER_WORDS:
+            said.add(str(NUMBER_WORDS[tens] + NUMBER_WORDS[units]))
+    said |= {str(NUMBER_WORDS[w]) for w in re.findall(r"[a-z]+", asked) if w in NUMBER_WORDS}
     if "dozen" in asked:
         said.add("12")
-    return said | {str(n) for n in map(_chinese_number, _CHINESE_NUMBER.findall(question)) if n is not None}
+    return said | {str(n) for n in map(zh_number, _CHINESE_NUMBER.findall(question)) if n}
 
-
-def _chinese_number(numeral: str) -> int | None:
-    """The value of a Chinese numeral up to 999 (十 10, 十五 15, 三十 30, 一百二十 120); None otherwise."""
-    total, digit = 0, None
-    for char in numeral:
-        if char in _CHINESE_DIGITS:
-            digit = _CHINESE_DIGITS[char]
-        elif char in "十百":
-            total += (1 if digit is None else digit) * (10 if char == "十" else 100)
-            digit = None
-    total += digit or 0
-    return total or None

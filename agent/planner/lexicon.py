@@ -8,6 +8,9 @@ when some database happens to use that word in a table or column name.
 
 from __future__ import annotations
 
+from agent.vocabulary.numbers import MEASURE_WORDS_ZH
+from agent.vocabulary.ranking import HIGHEST, LEAST, LOWEST, MAXIMUM, MINIMUM, MOST, TOP, ZH_SUPERLATIVES
+
 #: English phrases (lower case, as written) -> keyword code. Longest phrase wins.
 KEYWORDS: dict[str, str] = {
     # counting
@@ -18,11 +21,9 @@ KEYWORDS: dict[str, str] = {
     "average": "avg", "mean": "avg", "avg": "avg",
     "total": "sum", "sum": "sum", "sum of": "sum", "combined": "sum", "sum total": "sum",
     "in total": "sum_post", "altogether": "sum_post", "all together": "sum_post",
-    "maximum": "max", "max": "max", "minimum": "min", "min": "min",
+    **dict.fromkeys(MAXIMUM, "max"), **dict.fromkeys(MINIMUM, "min"),
     # superlatives: a ranking (which X has the highest Y) or an aggregate (what is the highest Y)
-    "highest": "most", "largest": "most", "biggest": "most", "greatest": "most", "most": "most",
-    "lowest": "least", "smallest": "least", "least": "least", "fewest": "least",
-    "top": "top",
+    **dict.fromkeys(HIGHEST + MOST, "most"), **dict.fromkeys(LOWEST + LEAST, "least"), **dict.fromkeys(TOP, "top"),
     # grouping
     "each": "group", "per": "group", "every": "group", "for each": "group", "for every": "group",
     "by": "by", "grouped by": "group",
@@ -70,20 +71,6 @@ KEYWORDS: dict[str, str] = {
     "rate": "rate", "ratio": "rate",
 }
 
-#: Superlative adjectives that name their column: word -> (direction on a column
-#: named by one of the hint words, hint words, direction on a date/year column).
-SUPERLATIVES: dict[str, tuple[str | None, tuple[str, ...], str | None]] = {
-    "youngest": ("asc", ("age",), "desc"),
-    "oldest": ("desc", ("age",), "asc"),
-    "newest": (None, (), "desc"), "latest": (None, (), "desc"), "most recent": (None, (), "desc"),
-    "earliest": (None, (), "asc"),
-    "heaviest": ("desc", ("weight", "mass"), None), "lightest": ("asc", ("weight", "mass"), None),
-    "tallest": ("desc", ("height",), None), "shortest": ("asc", ("height", "length"), None),
-    "longest": ("desc", ("length", "range", "duration"), None),
-    "fastest": ("desc", ("speed",), None), "slowest": ("asc", ("speed",), None),
-    "most expensive": ("desc", ("price", "cost"), None), "cheapest": ("asc", ("price", "cost"), None),
-}
-
 #: Comparative adjectives used with "than": word -> (comparison, hint words for the column).
 COMPARATIVES: dict[str, tuple[str, tuple[str, ...]]] = {
     "older": ("gt", ("age",)), "younger": ("lt", ("age",)),
@@ -117,15 +104,12 @@ ZH_WORDS: dict[str, str] = {
     # 目 and 前 "top"), measure words (多少颗卫星), verbs of making that name no column of their own
     "目前": "", "现在": "", "当前": "", "如今": "", "仍然": "", "依然": "", "仍": "", "还": "", "一直": "", "至今": "",
     "迄今": "", "曾经": "", "总体": "", "生产": "", "制造": "", "拥有": "",
-    "架": "", "颗": "", "枚": "", "艘": "", "台": "", "辆": "", "座": "", "位": "", "名": "", "种": "", "款": "",
+    **dict.fromkeys(MEASURE_WORDS_ZH, ""),
     # question words and aggregates
     "多少": "how many", "几": "how many", "数量": "number of", "个数": "number of", "次数": "number of",
     "平均": "average", "均值": "average", "总": "total", "总计": "total", "合计": "total",
     "总和": "total", "总共": "in total", "一共": "in total", "共计": "in total",
-    "最高": "highest", "最大": "largest", "最多": "most", "最低": "lowest", "最小": "smallest",
-    "最少": "least", "最常见": "most common", "最年轻": "youngest", "最老": "oldest", "最早": "earliest", "最晚": "latest",
-    "最新": "newest", "最近": "most recent", "最重": "heaviest", "最轻": "lightest",
-    "最快": "fastest", "最慢": "slowest", "最贵": "most expensive", "最便宜": "cheapest",
+    **ZH_SUPERLATIVES,
     "每个": "each", "每": "each", "各个": "each", "各": "each", "按照": "by", "按": "by",
     "超过": "more than", "大于": "more than", "多于": "more than", "高于": "more than",
     "以上": "or more", "至少": "at least", "不少于": "at least", "不低于": "at least",
@@ -178,19 +162,6 @@ make makes made making produce produces produced producing operate operates oper
 own owns owned run runs
 """.split())
 
-#: English number words, for "more than one pet" and "at least two people".
-EN_NUMBERS: dict[str, int] = {
-    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-    "ten": 10, "eleven": 11, "twelve": 12, "twenty": 20, "fifty": 50, "hundred": 100,
-}
-
-#: Chinese numerals, for "前五" (top 5) and "超过十次" (more than ten times).
-ZH_DIGITS: dict[str, int] = {
-    "零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5,
-    "六": 6, "七": 7, "八": 8, "九": 9,
-}
-ZH_UNITS: dict[str, int] = {"十": 10, "百": 100, "千": 1000, "万": 10000}
-
 #: Irregular past participles: "built by X" names a relation, not a grouping ("launches by country").
 PARTICIPLES: frozenset[str] = frozenset("""
 made built flown run held written driven sold taken given done seen known shown grown drawn led won
@@ -206,11 +177,6 @@ took take takes taken place happen happened happens occur occurred exist exists 
 know see want need instead among via onto many one ones
 and or but than much when where like up only same else
 """.split())
-#: Stopwords this planner still names in the caveat when it does not use them: they point back to an
-#: earlier turn ("his or her hometown", "the battles, too", "also provide ...", "not ... yet"). Ignored,
-#: 13 SParC follow-ups read on their own were marked ok (12 of them wrong).
-REFERRING_WORDS: frozenset[str] = frozenset("he him his himself she her hers herself too yet provide".split())
-
 #: The words of the period grammar (`agent.planner.period_grammar`): month names, ordinals of halves and
 #: quarters, and the relations that open a range ("since March 2024", 2024年3月以后).
 MONTHS: dict[str, int] = {

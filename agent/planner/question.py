@@ -16,10 +16,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.planner.lexicon import (COMPARATIVES, EN_NUMBERS, KEYWORDS, NAMELESS_WORDS, REFERRING_WORDS,
-                                   SUPERLATIVES, SYNONYMS, ZH_DIGITS, ZH_UNITS, ZH_WORDS)
+from agent.planner.lexicon import COMPARATIVES, KEYWORDS, NAMELESS_WORDS, SYNONYMS, ZH_WORDS
 from agent.planner.schema_index import ColumnInfo, SchemaIndex, ValueRef
-from agent.planner.words import zh_number
+from agent.vocabulary.numbers import NUMBER_WORDS, ZH_DIGITS, ZH_UNITS, zh_number
+from agent.vocabulary.ranking import SUPERLATIVES
+from agent.vocabulary.references import REFERRING_WORDS
 from storage.text import CJK, QUERY_WORDS, REQUEST_WORDS, STOPWORDS, has_cjk, is_cjk_char, normalize, singular, stem
 
 MAX_SPAN = 6
@@ -165,9 +166,9 @@ def _tokenize(text: str, schema: SchemaIndex) -> list[Token]:
         elif piece[0].isdigit() and not re.search(r"[A-Za-z]", piece):
             spans.append((match.start(), match.end(), Token(piece, piece, match.start(), match.end(),
                                                              kind="number", number=_to_number(piece))))
-        elif piece.lower() in EN_NUMBERS and spans and spans[-1][2].norm in _BEFORE_NUMBER_WORDS:
+        elif piece.lower() in NUMBER_WORDS and spans and spans[-1][2].norm in _BEFORE_NUMBER_WORDS:
             spans.append((match.start(), match.end(), Token(piece, piece.lower(), match.start(), match.end(),
-                                                             kind="number", number=EN_NUMBERS[piece.lower()])))
+                                                             kind="number", number=NUMBER_WORDS[piece.lower()])))
         else:
             norm = re.sub(r"'s$", "", piece.lower())
             spans.append((match.start(), match.end(), Token(piece, norm, match.start(), match.end())))

@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from agent.sources.sqlite import SQLiteSource
-from agent.checks.turn import (count_of, counted_itself, counts_previous_rows, dropped_conditions, in_question_language,
-                               missing_periods, missing_years, per_group_missing, points_back, table_in_question,
+from agent.checks.turn import (count_of, counted_itself, dropped_conditions, in_question_language,
+                               missing_periods, missing_years, per_group_missing, table_in_question,
                                unasked_values, unsupported_names, unsupported_numbers, whole_numbers, with_conditions,
                                with_label, grouped_label)
+from agent.vocabulary.references import counts_previous_rows, points_back
 
 YEAR_2019 = "SELECT count(*) FROM launches WHERE launch_date LIKE '2019-%'"
 
