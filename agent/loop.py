@@ -51,6 +51,7 @@ from agent.state import (
 from agent.tools.base import ToolContext, ToolOutcome, bound_text, error
 from agent.tools.registry import offered_schemas, parse_arguments, run_tool, tool_schemas, tools_for_turn
 from agent.turn_recorder import TurnRecorder
+from agent.vocabulary.domain import DomainVocabulary
 from agent.vocabulary.references import counts_previous_rows, points_back
 from storage.conversations import ConversationStore
 from storage.text import has_cjk
@@ -111,6 +112,9 @@ class TurnSetup:
     strategy: str = "loop"
     #: SQL-first: how many queries to ask for and vote on (1: the model's first only).
     candidates: int = 1
+    #: The database's own words, for the offline planner's query when a model's turn ends with none
+    #: (`agent.vocabulary.domain`); None: the generic lexicon only.
+    vocabulary: DomainVocabulary | None = None
 
 
 def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | None = None,
@@ -663,7 +667,7 @@ class _Turn:
             return False
         started = time.perf_counter()
         try:  # its first use reads the database's schema and values (agent.planner.schema_index)
-            plan = OfflinePlanner(self.setup.database).plan(question)
+            plan = OfflinePlanner(self.setup.database, vocabulary=self.setup.vocabulary).plan(question)
         except SourceUnavailable:
             raise
         except SourceError:

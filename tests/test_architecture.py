@@ -34,8 +34,9 @@ AGENT_FAMILIES = {
     # The planner's parts read words and a schema index: no model client, tool, check or database.
     "agent.planner": {"agent.planner", "agent.memory", "agent.vocabulary", "storage"},
     # The words questions are read by (numbers, back-references, ranking words), shared by the planner
-    # and the checks: plain data, nothing of the agent.
-    "agent.vocabulary": {"agent.vocabulary"},
+    # and the checks, and a source's own words read from its file: nothing of the agent, only the
+    # store's error root and text helpers.
+    "agent.vocabulary": {"agent.vocabulary", "storage"},
 }
 #: Known exceptions to AGENT_FAMILIES, each with its reason.
 FAMILY_EXCEPTIONS = {

@@ -2,14 +2,22 @@
 
 Only question words, aggregates, comparisons, time words and common nouns live
 here, never a table or column name of a particular database: the planner reads
-those from the schema. A noun listed here (country, launch, aircraft) helps only
-when some database happens to use that word in a table or column name.
+those from the schema, and a database's own words (what its users call its
+tables, in English and Chinese) from its vocabulary file (`agent.vocabulary.domain`),
+added by `Lexicon.of`. A noun listed here (country, aircraft) helps only when some
+database happens to use that word in a table or column name.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+
+from agent.vocabulary.domain import DomainVocabulary
 from agent.vocabulary.numbers import MEASURE_WORDS_ZH
 from agent.vocabulary.ranking import HIGHEST, LEAST, LOWEST, MAXIMUM, MINIMUM, MOST, TOP, ZH_SUPERLATIVES
+from storage.text import has_cjk, singular
 
 #: English phrases (lower case, as written) -> keyword code. Longest phrase wins.
 KEYWORDS: dict[str, str] = {
@@ -80,16 +88,16 @@ COMPARATIVES: dict[str, tuple[str, tuple[str, ...]]] = {
     "more expensive": ("gt", ("price", "cost")), "cheaper": ("lt", ("price", "cost")),
 }
 
-#: Generic English synonyms: a question word -> other words a schema may use for it.
+#: Generic English synonyms: a question word -> other words a schema may use for it. A database's own
+#: words ("rocket" for its vehicles) are its vocabulary file's (`agent.vocabulary.domain`).
 SYNONYMS: dict[str, tuple[str, ...]] = {
-    "rocket": ("vehicle",), "company": ("manufacturer", "maker"), "maker": ("manufacturer",),
-    "manufacturer": ("maker", "company"), "nation": ("country",), "satellite": ("payload",),
-    "spacecraft": ("payload",), "plane": ("aircraft",), "airplane": ("aircraft",),
-    "fly": ("launch", "flight"), "flew": ("launch", "flight"), "flown": ("launch", "flight"),
-    "flight": ("launch",), "launched": ("launch",), "weight": ("mass",), "mass": ("weight",),
+    "company": ("manufacturer", "maker"), "maker": ("manufacturer",),
+    "manufacturer": ("maker", "company"), "nation": ("country",), "plane": ("aircraft",), "airplane": ("aircraft",),
+    "fly": ("flight",), "flew": ("flight",), "flown": ("flight",),
+    "launched": ("launch",), "weight": ("mass",), "mass": ("weight",),
     "type": ("kind", "category"), "kind": ("type", "category"), "category": ("type", "kind"),
     "price": ("cost",), "cost": ("price",), "person": ("people",), "people": ("person",),
-    "place": ("site", "location"), "location": ("site",), "center": ("site",), "base": ("site",),
+    "place": ("site", "location"), "location": ("site",),
     "result": ("outcome",), "outcome": ("result",), "failed": ("failure",), "fail": ("failure",),
     "successful": ("success",), "succeeded": ("success",), "founded": ("found",),
     "weigh": ("weight", "mass"), "weighs": ("weight", "mass"),
@@ -126,20 +134,19 @@ ZH_WORDS: dict[str, str] = {
     "同时": "both", "次": "times",
     "降序": "descending", "从高到低": "descending", "升序": "ascending", "从低到高": "ascending",
     "排序": "sorted by",
-    # generic nouns
+    # generic nouns (a database's own, 运载火箭 or 首飞, are in its vocabulary file)
     "国家": "country", "地区": "region", "区域": "region", "城市": "city", "公司": "company",
     "制造商": "manufacturer", "厂商": "manufacturer", "生产商": "manufacturer", "供应商": "supplier",
-    "发射": "launch", "卫星": "satellite", "载荷": "payload", "有效载荷": "payload",
-    "飞机": "aircraft", "飞行器": "aircraft", "火箭": "rocket", "运载火箭": "launch vehicle",
-    "场": "site", "中心": "center", "基地": "base", "地点": "location", "类型": "type", "种类": "kind",
-    "名称": "name", "名字": "name", "型号": "model", "系列": "family", "家族": "family",
-    "质量": "mass", "重量": "weight", "轨道": "orbit", "高度": "height", "速度": "speed",
-    "航程": "range", "成本": "cost", "价格": "price", "部件": "component", "零件": "part",
-    "用途": "purpose", "目的": "purpose", "状态": "status", "角色": "role", "发动机": "engine",
-    "引擎": "engine", "级": "stage", "任务": "mission", "日期": "date", "结果": "outcome",
+    "飞机": "aircraft", "飞行器": "aircraft",
+    "中心": "center", "基地": "base", "地点": "location", "类型": "type", "种类": "kind",
+    "名称": "name", "名字": "name", "型号": "model",
+    "质量": "mass", "重量": "weight", "高度": "height", "速度": "speed",
+    "成本": "cost", "价格": "price", "部件": "component", "零件": "part",
+    "用途": "purpose", "目的": "purpose", "状态": "status", "角色": "role",
+    "任务": "mission", "日期": "date", "结果": "outcome",
     "失败": "failure", "成功": "success", "人口": "population", "语言": "language",
     "面积": "area", "年龄": "age", "员工": "employee", "产品": "product",
-    "首飞": "first flight", "首次飞行": "first flight", "成立": "founded", "运营": "operator",
+    "成立": "founded", "运营": "operator",
     "运营商": "operator", "城": "city",
     # time buckets and relative periods
     "月": "month", "每月": "per month", "月份": "month", "季度": "quarter", "每季度": "per quarter",
@@ -148,6 +155,46 @@ ZH_WORDS: dict[str, str] = {
     # shares and rates
     "比例": "share", "占比": "share", "百分比": "share", "比率": "rate", "率": "rate",
 }
+
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """The words a question is read by: the generic `SYNONYMS` and `ZH_WORDS`, with one source's own
+    words added (`DomainVocabulary`); a source's Chinese word takes the place of a generic one."""
+
+    synonyms: Mapping[str, tuple[str, ...]]
+    zh_words: Mapping[str, str]
+
+    @classmethod
+    def of(cls, domain: DomainVocabulary | None = None) -> Lexicon:
+        """The generic lexicon with `domain`'s words added; the generic one alone for None."""
+        if not domain:
+            return GENERIC
+        synonyms = dict(SYNONYMS)
+        for word, others in domain.synonyms.items():
+            known = synonyms.get(word, ())
+            synonyms[word] = known + tuple(o for o in others if o not in known)
+        return cls(synonyms, {**ZH_WORDS, **domain.chinese})
+
+    @cached_property
+    def zh_longest(self) -> int:
+        """The length of the longest Chinese word, where segmentation starts (longest match first)."""
+        return max(len(k) for k in self.zh_words)
+
+    @cached_property
+    def chinese_names(self) -> dict[str, str]:
+        """The English words the Chinese words stand for -> the first Chinese word for each."""
+        names: dict[str, str] = {}
+        for zh, english in self.zh_words.items():
+            if english and not has_cjk(english):
+                names.setdefault(english, zh)
+        return names
+
+    def synonyms_of(self, word: str) -> tuple[str, ...]:
+        """Other words a schema may use for `word` (a lower-case English word) or its singular."""
+        return (*self.synonyms.get(word, ()), *self.synonyms.get(singular(word), ()))
+
 
 #: The Chinese stop list: words read as nothing (是多少, 目前, 颗), never named as a word left out.
 FILLER_WORDS_ZH: frozenset[str] = frozenset(word for word, english in ZH_WORDS.items() if not english)
@@ -177,6 +224,9 @@ took take takes taken place happen happened happens occur occurred exist exists 
 know see want need instead among via onto many one ones
 and or but than much when where like up only same else
 """.split())
+#: The lexicon of a source with no words of its own.
+GENERIC = Lexicon(SYNONYMS, ZH_WORDS)
+
 #: The words of the period grammar (`agent.planner.period_grammar`): month names, ordinals of halves and
 #: quarters, and the relations that open a range ("since March 2024", 2024年3月以后).
 MONTHS: dict[str, int] = {
