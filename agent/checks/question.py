@@ -1,10 +1,10 @@
 """Checks that the query an answer rests on takes the whole question: the thing a "which X" question
 asks for, values the question joins as both, every row when it names no number.
 
-Seen with a 1.5B local model on Spider dev (issue 16), each answered ok: "Which breed do the most dogs
-have?" with the most common dog's name (935); channels "playing cartoons directed by Ben Jones and
-cartoons directed by Michael Chang" with the channels of either (638); every professional asked for,
-ten answered (944). Where askdb can write the query that takes the question whole (`with_both`,
+Each catches an answer a model gave and the loop marked ok: "Which breed do the most dogs have?" with
+the most common dog's name; channels "playing cartoons directed by Ben Jones and cartoons directed by
+Michael Chang" with the channels of either; every professional asked for, ten answered (issue 16).
+Where askdb can write the query that takes the question whole (`with_both`,
 `without_limit`), the loop runs it for the model to answer from.
 """
 
@@ -29,10 +29,9 @@ from storage.text import has_cjk, singular, stem
 #: not a kind of it ("What type of…").
 _ASKED_THING = re.compile(rf"(?:^|\band\s+)\s*(?:which|what)\s+(?!(?:{NOT_A_THING}|has|have|had|kinds?|types?|sorts?)\b)([a-z]+)",
                           re.I)
-#: The thing a question asks the name of: "the name of the country…" → country (Spider dev 108 at 1054f2c:
-#: answered with a car maker's name).
+#: The thing a question asks the name of: "the name of the country…" → country (not a car maker's name).
 _NAME_OF_THE = re.compile(r"\bnames?\s+of\s+(?:the\s+|all\s+(?:the\s+)?|each\s+|every\s+)?([a-z]+)", re.I)
-#: The thing a question counts: "how many documents use each type" → documents (342, counted from templates).
+#: The thing a question counts: "how many documents use each type" → documents (not counted from templates).
 _COUNTED = re.compile(r"\bhow\s+many\s+(?:different\s+|distinct\s+)?([a-z]+)", re.I)
 #: Words for a kind of thing, not a thing ("How many different types of pet…" is answered from `pettype`).
 _KINDS = {"kind", "type", "sort"}
@@ -50,8 +49,8 @@ _SOME_ROWS = re.compile(r"\b(?:top|few|some|sample|examples?|couple)\b|前几|�
 def thing_not_used(question: str, sql: str, catalogue: Callable[[], list[Any]], *, dialect: str) -> str | None:
     """The thing an English "which/what X" question asks for, when X is a word of a table or column name of
     the schema and the query uses no table or column with X in its name (a `*` uses every column of its
-    tables); None otherwise, and for a time ("Which year…" is a date's). Spider dev 935 at 912ded1: "Which
-    breed do the most dogs have?" answered ok with `SELECT name FROM Dogs GROUP BY name …`, the most
+    tables); None otherwise, and for a time ("Which year…" is a date's). "Which
+    breed do the most dogs have?" is not answered with `SELECT name FROM Dogs GROUP BY name …`, the most
     common dog's name. Of the Spider dev gold queries, it flags none (a test). `catalogue` is read
     only when it can matter."""
     def things(pattern: re.Pattern) -> list[str]:
@@ -79,8 +78,8 @@ def thing_not_used(question: str, sql: str, catalogue: Callable[[], list[Any]], 
 
 def name_not_shown(question: str, sql: str, catalogue: Callable[[], list[Any]], *, dialect: str) -> str | None:
     """The `X_name` column a question asking for "the X name" wants, when the schema has it, the query
-    uses it nowhere and shows no name column; None otherwise. Spider dev 935 at 310cb39: sent back for
-    not using the breed, the model answered "…Give me the breed name." with `breed_code` 'BUL'. Of the
+    uses it nowhere and shows no name column; None otherwise: "…Give me the breed name." is not answered
+    with `breed_code` 'BUL' (a model did so once sent back for not using the breed). Of the
     Spider dev gold queries, it flags none (a test). `catalogue` is read only when it can matter."""
     asked = [m.group(1).lower() for m in _NAME_OF.finditer(question)]
     tree = parsed(sql, dialect=dialect) if asked else None
@@ -102,9 +101,8 @@ _LINKING = {"have", "has", "had", "be", "is", "are", "was", "were", "been", "bei
 
 def negation_dropped(question: str, sql: str, *, dialect: str) -> list[str]:
     """The text values a query keeps rows by (`=`, `IN`, `LIKE`, not under NOT or EXCEPT) that the question
-    says it does not want: a "not", "except", 不… shortly before the value it names. Spider dev 827 at
-    1054f2c: "Return the names of conductors that do not have the nationality "USA"." answered ok with
-    `WHERE Nationality = 'USA'`. Of the Spider dev gold queries, it flags none (a test)."""
+    says it does not want: a "not", "except", 不… shortly before the value it names: "Return the names of
+    conductors that do not have the nationality "USA"." is not answered with `WHERE Nationality = 'USA'`. Of the Spider dev gold queries, it flags none (a test)."""
     tree = parsed(sql, dialect=dialect)
     if tree is None:
         return []
@@ -147,9 +145,9 @@ def either_for_both(question: str, sql: str, catalogue: Callable[[], list[Any]],
     """The values a query takes as either (`col IN ('A', 'B')`, `col = 'A' OR col = 'B'`, `LIKE` alike) that
     the question joins as both ("A and B", with no "or"/"either" before the last), when a row the query
     shows can have rows with each: the column's table is reached from every table it shows through a
-    join onto a column that is not the joined table's key (one channel, many cartoons). Spider dev 638
-    at baa144d: "…TV channels that are playing cartoons directed by Ben Jones and cartoons directed by
-    Michael Chang?" answered ok with the channels of either. Left alone: a column a shown row has one
+    join onto a column that is not the joined table's key (one channel, many cartoons): "…TV channels that
+    are playing cartoons directed by Ben Jones and cartoons directed by Michael Chang?" is not answered
+    with the channels of either. Left alone: a column a shown row has one
     value of ("sites in Russia and Kazakhstan", `countries.id = sites.country_id`), a condition under NOT
     or in a subquery, and a query that groups or aggregates (a count "from A and B" is as often of
     either). Spider dev's gold queries use IN or OR only where the question says "or" (a test). Empty
@@ -250,7 +248,7 @@ def _one_to_many(tree: exp.Select, column: exp.Column, catalogue: list[Any]) -> 
     one primary key column, else `id`). A foreign key shown stands for the table it refers to: the one
     its join reaches (`l.site_id` joined on `s.id` is a site), else one the query does not read, which
     has many rows of the shown table (`semester_id` shown from enrolments is a semester with many
-    enrolments: Spider dev 575). True too when no join path is found (USING, a subquery): the
+    enrolments). True too when no join path is found (USING, a subquery): the
     question's "and" is taken at its word. False when a column is not placed, or `column`'s own table
     is shown by a column other than a foreign key."""
     schemas = {t.name.lower(): t for t in catalogue}
@@ -308,9 +306,10 @@ def _is_key(schema: Any, name: str) -> bool:
 
 def unasked_limit(question: str, sql: str, *, dialect: str) -> int | None:
     """The row limit of a query's outer `LIMIT n` (n over 1, no OFFSET) that the question does not name
-    (`whole_numbers`) nor leave to the model ("the top airlines", "a few launches"); None otherwise. The 1.5B model ended "What are the first name and last name of the
-    professionals who have done treatment with cost below average?" with `LIMIT 10` (Spider dev 944 at
-    912ded1). All 10 of Spider dev's gold queries with a LIMIT over 1 name it (a test)."""
+    (`whole_numbers`) nor leave to the model ("the top airlines", "a few launches"); None otherwise: "What
+    are the first name and last name of the professionals who have done treatment with cost below
+    average?" does not end with `LIMIT 10`. All 10 of Spider dev's gold queries with a LIMIT over 1 name
+    it (a test)."""
     tree = parsed(sql, dialect=dialect)
     if tree is None or tree.args.get("offset") or _SOME_ROWS.search(question):
         return None  # a page of rows, or some rows asked for: the number is the model's to choose
@@ -360,9 +359,9 @@ def _names_value(question: str, value: str) -> bool:
 def sampled_literals(question: str, sql: str, sampled: set[str], *, dialect: str) -> list[str]:
     """The values a query's conditions compare with (`=`, `<`, `IN`, `LIKE`…) that only sample rows or a
     lookup of a term the question lacks showed (`sampled`, as `as_written` writes them) and that the
-    question does not name: Spider dev 297 at 1054f2c, "How many documents do we have?" answered ok with
-    `WHERE Document_Name = 'Introduction of OS'`, a sample row's; 773, "…greater area than that of any
-    country in Europe?" with `SurfaceArea > 1246700.0`, Angola's, looked up from a sample row. Numbers
+    question does not name: "How many documents do we have?" is not answered with `WHERE Document_Name =
+    'Introduction of OS'`, a sample row's, nor "…greater area than that of any country in Europe?" with
+    `SurfaceArea > 1246700.0`, Angola's, looked up from a sample row. Numbers
     under 10 (`reusable = 1`, `stages = 2`) and years are left alone, and so are Chinese questions, whose
     values are English as often as not (found in review)."""
     tree = parsed(sql, dialect=dialect) if sampled and not has_cjk(question) else None
@@ -403,8 +402,8 @@ _EXISTS = re.compile(r"^\s*(?:is|are|was|were|does|do|did|has|have|can)\b|是否
 
 def echoes_filter(question: str, sql: str, *, dialect: str) -> list[str]:
     """The conditions (`name = 'Kyle'`) pinning every column a query shows to the value it picks rows by,
-    so its result only repeats that value: Spider dev 890 at 1054f2c, "Show the names of all of the high
-    schooler Kyle's friends." answered ok with `SELECT T2.name … WHERE T2.name = 'Kyle'` ('Kyle', 'Kyle').
+    so its result only repeats that value: "Show the names of all of the high schooler Kyle's friends." is
+    not answered with `SELECT T2.name … WHERE T2.name = 'Kyle'` ('Kyle', 'Kyle').
     Empty for a question asking whether something is there ("Is there a site named…?"), and when a
     shown column is an aggregate or not pinned. Of the Spider dev gold queries, it flags none (a test)."""
     tree = parsed(sql, dialect=dialect)
@@ -445,9 +444,9 @@ def figure_not_computed(question: str, sql: str, catalogue: Callable[[], list[An
     """What a question asks to compute that its query leaves alone: "ranks" when it asks for the most,
     the oldest… and the query orders, aggregates and limits nothing; "counts" when it asks how many for
     each of something and the query aggregates and groups nothing and shows only text or keys (no stored
-    count). None otherwise. Spider dev 548 and 342 at 17c575c: sent back for not using the course (the
-    documents), the 1.5B model answered "the course with the most students enrolled" with `SELECT
-    course_name FROM Courses`, and "how many documents use each type" with the documents' names. Of the
+    count). None otherwise: "the course with the most students enrolled" is not answered with `SELECT
+    course_name FROM Courses`, nor "how many documents use each type" with the documents' names (as a
+    model did when only told it had not used the course, the documents). Of the
     Spider dev gold queries, it flags none (a test). `catalogue` is read only when it can matter."""
     ranking = [m for m in _RANKED.finditer(question) if not m.group(1)]
     counts = bool(_COUNTS.search(question) and _PER_EACH.search(question))
@@ -473,7 +472,7 @@ def _held(ranking: list[re.Match], tree: exp.Expression) -> bool:
     says that name (`最高学历`). "Which Most Valuable Player has the highest salary?" still asks for a
     ranking (review)."""
     # Only values compared with, not one the query merely shows ('highest' AS note), as whole words:
-    # 'Almost done' holds no "most" (reviews of 414d34e and 0ee70a8).
+    # 'Almost done' holds no "most" (found in review).
     compared = [lit.this for lit in tree.find_all(exp.Literal) if lit.is_string and lit.find_ancestor(exp.Predicate)]
     literals = {w for value in compared for w in re.findall(r"[^\W_]+", value.lower())}
     words = {stem(w) for c in tree.find_all(exp.Column) for w in name_words(c.name)}
@@ -499,9 +498,8 @@ _AMOUNT = re.compile(r"^(?:num|number|count|total|qty|quantity|amount)s?(?:_of)?
 
 def counts_an_amount(sql: str, catalogue: Callable[[], list[Any]], *, dialect: str) -> list[str]:
     """The columns holding an amount (a number column named for one) that a query counts with `COUNT(col)`,
-    which counts the rows having a value, not the amount: Spider dev 423 at 17c575c, "the visitor who bought
-    the most tickets at once" answered ok by `ORDER BY COUNT(T1.Num_of_Ticket)`, the visitor with the most
-    visits. `COUNT(DISTINCT col)` counts values and is left alone. Of the Spider dev gold queries, it flags
+    which counts the rows having a value, not the amount: "the visitor who bought the most tickets at once"
+    is not answered by `ORDER BY COUNT(T1.Num_of_Ticket)`, the visitor with the most visits. `COUNT(DISTINCT col)` counts values and is left alone. Of the Spider dev gold queries, it flags
     none (a test). `catalogue` is read only when it can matter."""
     tree = parsed(sql, dialect=dialect)
     counted = [c.this for c in tree.find_all(exp.Count)] if tree is not None else []
@@ -520,9 +518,8 @@ _LISTED_COLUMNS = re.compile(r"\b([a-z]+)((?:\s*,\s*[a-z]+)*)\s*,?\s+and\s+([a-z
 
 def columns_not_shown(question: str, sql: str, catalogue: Callable[[], list[Any]], *, dialect: str) -> list[str]:
     """The columns an English question lists ("Find the name and age of the visitor…") that a table the
-    query reads has under that very name and the query does not show (nor a `*`). Spider dev 423 at
-    414d34e: sent back for counting an amount, the 1.5B model answered with the visitor's name and
-    a sum of tickets, no age. Both parts of a UNION are judged, and the first of an INTERSECT or EXCEPT.
+    query reads has under that very name and the query does not show (nor a `*`): sent back for counting
+    an amount, a model answered with the visitor's name and a sum of tickets, no age. Both parts of a UNION are judged, and the first of an INTERSECT or EXCEPT.
     Of the Spider dev gold queries, it flags one, whose gold shows no `result` for "the name, date and
     result of each battle" (a test)."""
     found = list(_LISTED_COLUMNS.finditer(question))
@@ -590,8 +587,8 @@ def link_side_reversed(question: str, sql: str, catalogue: Callable[[], list[Any
     column meant, the relation's word). A link table with two keys to one table (`Friend`: `student_id`,
     `friend_id` to `Highschooler`) has an owner's side and a side named for the relation (`friend_id`); an
     English question about those who "have (any, the most, 3 or more) friends" means the owner's side.
-    Spider dev 917 at 7d6a71e: "What is the lowest grade of students who do not have any friends?" answered
-    ok from `ID NOT IN (SELECT friend_id FROM Friend)`, those who are nobody's friend. A link whose sides
+    "What is the lowest grade of students who do not have any friends?" is not answered from `ID NOT IN
+    (SELECT friend_id FROM Friend)`, those who are nobody's friend. A link whose sides
     are not told apart by name (`f1`, `f2`) is not judged. Of the Spider dev gold queries, it flags none (a
     test). `catalogue` is read only when it can matter."""
     if not _HAVING.search(question) or (tree := parsed(sql, dialect=dialect)) is None:

@@ -1,8 +1,8 @@
 """Checks on what a model does within a turn: repeated calls, answer labels, the answer's language,
 a follow-up that drops what it follows.
 
-Seen with a 1.5B local model (issue 16): the same call with the same result up to 11 times
-at temperature 0, until the step limit; answers starting "Final Answer:"; a Chinese question
+What small local models do (issue 16): the same call with the same result again and again at
+temperature 0, until the step limit; answers starting "Final Answer:"; a Chinese question
 answered in English; "How many of them failed?" after "How many launches were there in 2019?"
 answered over every year, marked ok.
 """
@@ -171,8 +171,8 @@ def dropped_conditions(question: str, sql: str, previous_sql: str | None, *, dia
 def with_conditions(sql: str, previous_sql: str, *, dialect: str) -> str | None:
     """The query with the previous answer's conditions added (AND), each column qualified by the new
     query's name for its table; None when that cannot be done safely (not a plain SELECT, a table the
-    new query does not read, a column whose table is unclear). A 1.5B model told its follow-up
-    dropped `launch_date LIKE '2019%'` answered the same again (issue 16): askdb runs this instead."""
+    new query does not read, a column whose table is unclear). askdb runs it rather than tell the model:
+    a small model told its follow-up dropped `launch_date LIKE '2019%'` answers the same again."""
     try:
         before, now = sqlglot.parse_one(previous_sql, read=dialect), sqlglot.parse_one(sql, read=dialect)
     except (SqlglotError, RecursionError, ValueError):
@@ -242,7 +242,7 @@ _QUANTITY = re.compile(r"\b(?:how many|how much|number of|count|average|mean|tot
 
 def per_group_missing(question: str, sql: str, *, dialect: str) -> bool:
     """Whether the question asks for a figure for each of something and the query groups nothing, giving
-    one figure or one group's rows: the 1.5B model answered "每个国家有多少个发射场？" with China's sites."""
+    one figure or one group's rows: "每个国家有多少个发射场？" is not answered with China's sites."""
     if not ((_EACH.search(question) and _QUANTITY.search(question)) or _FIGURE_BY.search(question)):
         return False
     tree = parsed(sql, dialect=dialect)
@@ -262,8 +262,8 @@ _NUMBER = re.compile(r"(?<![A-Za-z0-9_.\-])\d+(?:,\d{3})*(?:\.\d+)?(?![A-Za-z0-9
 def unsupported_numbers(text: str, *, rows: list[list[Any]], row_count: int | None, question: str,
                         sql: str) -> list[str]:
     """The numbers an answer states that neither its query's result (its cells, numbers within its text
-    cells, its row count) nor the question or the query holds: the 1.5B model named the right aircraft
-    "with a max speed of 839.0 km/h", a figure of another aircraft it had looked up before. `row_count`
+    cells, its row count) nor the question or the query holds: the right aircraft named "with a max speed of 839.0 km/h",
+    a figure of another aircraft looked up before, is flagged. `row_count`
     is None for a result cut at the row cap: its count is not the total, so it supports no figure."""
     known: list[float] = [] if row_count is None else [float(row_count)]
     for cell in (c for row in rows for c in row):
@@ -295,8 +295,8 @@ def unsupported_names(text: str, *, rows: list[list[Any]], question: str, sql: s
     """The names an answer lists (two or more capitalised names, joined by commas, "and", bullets…) that
     neither the question, the query (`_` read as a space), nor `known` (values shown before: a follow-up's
     previous answer, this turn's lookups) holds, when its result shows no text at all, so they cannot
-    come from it: Spider dev 234 at 17c575c, "Which airlines have a flight with source airport AHD?"
-    answered ok with "AirTran Airways, Allegiant Air, American Airlines…" from airline ids 1, 2, 3…
+    come from it: "Which airlines have a flight with source airport AHD?" is not answered with "AirTran
+    Airways, Allegiant Air, American Airlines…" from airline ids 1, 2, 3…
     Months, weekdays and numbers are left alone (a result of numbers may stand for them)."""
     if any(isinstance(cell, str) for row in rows for cell in row):
         return []
@@ -332,7 +332,7 @@ def counted_itself(question: str, sql: str, first_cell: Any, catalogue: list[Any
                    dialect: str) -> tuple[str, str, str] | None:
     """A count of one table's rows picked by a value that found the thing itself (1) when the question
     counts the rows that refer to it: "长征二号丁发射了多少次？" answered `SELECT COUNT(*) FROM launch_vehicles
-    WHERE name_zh = '长征二号丁'` (1) by a 1.5B model, for 75 launches (issue 16). The table counted,
+    WHERE name_zh = '长征二号丁'` (1), for 75 launches. The table counted,
     the one table referring to it that the question names (or, for "how many times", the only one), and
     the query counting that table's rows instead. None when the query or the question is not so."""
     if first_cell != 1:
@@ -369,8 +369,8 @@ def counted_itself(question: str, sql: str, first_cell: Any, catalogue: list[Any
 
 def in_question_language(question: str, sql: str, catalogue: list[Any], *, dialect: str) -> str | None:
     """The query with each name it shows swapped for the same name in Chinese, for a Chinese question:
-    `countries.name` → `countries.name_zh` where the table has that column. A 1.5B model answered
-    "每个国家有多少个发射场？" with the countries' English names (issue 16). Only what the query shows,
+    `countries.name` → `countries.name_zh` where the table has that column, so "每个国家有多少个发射场？"
+    is answered with the countries' Chinese names. Only what the query shows,
     groups and orders by is swapped, not its filters (`WHERE name = 'China'` matches English values).
     None for a question not in Chinese, or when nothing is swapped."""
     if not has_cjk(question):
@@ -418,9 +418,9 @@ def which_one(question: str) -> bool:
 def with_label(question: str, sql: str, catalogue: list[Any], *, dialect: str) -> str | None:
     """The query with its table's name column shown first, when the question asks which thing and the
     query, on one table with no grouping or aggregate, shows no text, and picks no row by its name, and
-    the question's thing is not a column it shows ("What year…": `opened_year`): the 1.5B model answered "Which
-    aircraft has the highest max speed?" with `SELECT max_speed_kmh … ORDER BY max_speed_kmh DESC
-    LIMIT 1` and named an aircraft the result did not hold (issue 16, sample-09). None otherwise."""
+    the question's thing is not a column it shows ("What year…": `opened_year`): "Which aircraft has the
+    highest max speed?" answered with `SELECT max_speed_kmh … ORDER BY max_speed_kmh DESC LIMIT 1` names
+    an aircraft the result does not hold. None otherwise."""
     if not which_one(question):
         return None
     tree = parsed(sql, dialect=dialect)
@@ -469,9 +469,9 @@ _ASKS_KEYS = re.compile(r"(?:\b|_)(?:ids?|codes?|keys?)\b|编号|代码", re.I)
 
 def grouped_label(question: str, sql: str, catalogue: list[Any], *, dialect: str) -> str | None:
     """The query with each group's name shown instead of its foreign key, when a query on one table groups
-    by a foreign key to a table with a name column, shows that key and no text: the 1.5B model answered "How many
-    launch sites does each country have?" with `SELECT country_id, COUNT(*) … GROUP BY country_id` and
-    named countries the result did not hold (sample-23 at 1054f2c). The referenced table is joined (LEFT,
+    by a foreign key to a table with a name column, shows that key and no text: "How many launch sites does
+    each country have?" answered with `SELECT country_id, COUNT(*) … GROUP BY country_id` names countries
+    the result does not hold. The referenced table is joined (LEFT,
     so no group is lost) and the groups stay the key's. None otherwise, and when the question asks for ids."""
     tree = parsed(sql, dialect=dialect)
     if (not isinstance(tree, exp.Select) or not tree.args.get("group") or tree.args.get("joins")
@@ -514,11 +514,11 @@ def unasked_values(question: str, sql: str, known: set[str], *, dialect: str) ->
     """The whole numbers a query's conditions set an id or a year to (`= 3`, `IN (3, 4)` on `id`,
     `Teacher_ID`, `year`, `founded_year`…) that the question does not name, as digits or a word ("two"),
     and that are not in `known` (what the turn's lookups and results showed, the previous answer's
-    values). A year is not judged when the question counts from now ("last year", 去年). The 1.5B model
-    answered "What is the year that had the most concerts?" with `WHERE YEAR = '2014'`, and "Show names
-    of teachers and the number of courses they teach" with `WHERE Teacher_ID = 3` (Spider dev 27, 405).
-    Ranges, measures and text are not judged: their numbers come in too many spellings (一万, 5,000, 90%).
-    Spider dev 953: "What are each owner's first name and their dogs's name?" answered `WHERE owner_id = 1`."""
+    values). A year is not judged when the question counts from now ("last year", 去年). Flagged: "What is
+    the year that had the most concerts?" answered with `WHERE YEAR = '2014'`, "Show names of teachers
+    and the number of courses they teach" with `WHERE Teacher_ID = 3`, "What are each owner's first name
+    and their dogs's name?" with `WHERE owner_id = 1`. Ranges, measures and text are not judged: their
+    numbers come in too many spellings (一万, 5,000, 90%)."""
     tree = parsed(sql, dialect=dialect)
     if tree is None:
         return []

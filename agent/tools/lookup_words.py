@@ -1,8 +1,7 @@
 """Terms a model looks up with find_values that name no value but a ranking or a computation.
 
-A 1.5B model (issue 16) searched cars_data.Horsepower for "lowest" and Dogs.age for "average"
-until its loop was stopped, 6 of 20 Spider questions: told only that no row matched, it looked
-again. It is shown instead what the word stands for, computed on the column when its type orders
+Small models (issue 16) search cars_data.Horsepower for "lowest" and Dogs.age for "average" until
+their loop is stopped: told only that no row matched, they look again. It is shown instead what the word stands for, computed on the column when its type orders
 or adds up (the top values, the average), with the SQL that ranks or computes it, so its next
 step can be the query.
 """
