@@ -40,7 +40,8 @@ _TIMES = {"year", "month", "day", "date", "time", "week", "quarter", "decade", "
 #: Words joining two values as both ("…by Ben Jones and … by Michael Chang"), and words making them either.
 _BOTH = re.compile(r"\b(?:and|both)\b|和|与|及", re.I)
 _EITHER = re.compile(r"\b(?:or|either)\b|或|还是", re.I)
-#: A question naming a thing's name ("Give me the breed name"): the column it wants is `breed_name`.
+#: A question naming a thing's name ("Give me the breed name"): the column it wants is `breed_name`
+#: (`BreedName`, any column whose words are the thing and "name").
 _NAME_OF = re.compile(r"\b([a-z]+) names?\b", re.I)
 #: Words by which a question asks for some rows, not all ("the top airlines", "a few launches", 前几个).
 _SOME_ROWS = re.compile(r"\b(?:top|few|some|sample|examples?|couple)\b|前几|一些|几个|几条|部分", re.I)
@@ -77,7 +78,8 @@ def thing_not_used(question: str, sql: str, catalogue: Callable[[], list[Any]], 
 
 
 def name_not_shown(question: str, sql: str, catalogue: Callable[[], list[Any]], *, dialect: str) -> str | None:
-    """The `X_name` column a question asking for "the X name" wants, when the schema has it, the query
+    """The `X_name` column (its words X and "name": `breed_name`, `BreedName`) a question asking for "the X
+    name" wants, when the schema has it, the query
     uses it nowhere and shows no name column; None otherwise: "…Give me the breed name." is not answered
     with `breed_code` 'BUL' (a model did so once sent back for not using the breed). Of the
     Spider dev gold queries, it flags none (a test). `catalogue` is read only when it can matter."""
@@ -87,8 +89,9 @@ def name_not_shown(question: str, sql: str, catalogue: Callable[[], list[Any]], 
                                                 for c in s.find_all(exp.Column)):
         return None
     used = {c.name.lower() for c in tree.find_all(exp.Column)}
-    columns = {c.name.lower() for t in catalogue() for c in t.columns}
-    return next((f"{x}_name" for x in asked if f"{x}_name" in columns and f"{x}_name" not in used), None)
+    columns = {c.name: name_words(c.name) for t in catalogue() for c in t.columns}
+    return next((name for x in asked for name, words in columns.items()
+                 if words == {singular(x), "name"} and name.lower() not in used), None)
 
 
 #: Words saying a value is not wanted, close before it ("do not have the nationality USA", 不是美国的).
@@ -499,8 +502,9 @@ _AMOUNT = re.compile(r"^(?:num|number|count|total|qty|quantity|amount)s?(?:_of)?
 def counts_an_amount(sql: str, catalogue: Callable[[], list[Any]], *, dialect: str) -> list[str]:
     """The columns holding an amount (a number column named for one) that a query counts with `COUNT(col)`,
     which counts the rows having a value, not the amount: "the visitor who bought the most tickets at once"
-    is not answered by `ORDER BY COUNT(T1.Num_of_Ticket)`, the visitor with the most visits. `COUNT(DISTINCT col)` counts values and is left alone. Of the Spider dev gold queries, it flags
-    none (a test). `catalogue` is read only when it can matter."""
+    is not answered by `ORDER BY COUNT(T1.Num_of_Ticket)`, the visitor with the most visits.
+    `COUNT(DISTINCT col)` counts values and is left alone. Of the Spider dev gold queries, it flags none (a
+    test). `catalogue` is read only when it can matter."""
     tree = parsed(sql, dialect=dialect)
     counted = [c.this for c in tree.find_all(exp.Count)] if tree is not None else []
     counted = [c for c in counted if isinstance(c, exp.Column) and _AMOUNT.search(c.name)]

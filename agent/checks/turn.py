@@ -39,6 +39,9 @@ NOT_A_THING = r"is|are|was|were|does|do|did"
 _WHICH = re.compile(rf"^\s*(?:which|what)\s+(?!(?:{NOT_A_THING})\b)[a-z]|哪", re.I)
 #: Column names that name a row's thing, in order of preference; `*_name` comes after them.
 _LABELS = ("name", "model", "title", "label")
+#: Words by which a column's name says it holds its twin's values in Chinese: `name_zh`, `nameZh`,
+#: `name_cn`, `chinese_name` are `name` in Chinese.
+_CHINESE_TAGS = frozenset({"zh", "cn", "chn", "chinese"})
 
 #: Column names of an id or a year: `id`, `Teacher_ID`, `vehicleId`, `year`, `founded_year`.
 _ID_OR_YEAR = re.compile(r"(?:^|_)(?:id|Id|ID)$|[a-z]Id$|[a-z]ID$|(?P<year>(?:^|_)(?:year|Year|YEAR)$)")
@@ -387,7 +390,7 @@ def in_question_language(question: str, sql: str, catalogue: list[Any], *, diale
     parts = list(tree.selects) + [tree.args[k] for k in ("group", "order") if tree.args.get(k)]
     for column in [c for part in parts for c in part.find_all(exp.Column)]:
         table = named.get(column.table.lower()) if column.table else only
-        chinese = columns.get(table or "", {}).get(f"{column.name.lower()}_zh")
+        chinese = chinese_twin(column.name, columns.get(table or "", {}).values())
         if chinese:
             column.set("this", _named(chinese))
             swapped = True
@@ -459,8 +462,18 @@ def _label_of(schema: Any, *, zh: bool) -> str | None:
     label = next((n for want in _LABELS for n in names if n.lower() == want), None) or \
         next((n for n in names if n.lower().endswith("_name")), None)
     if label is not None and zh:
-        label = next((n for want in (f"{label.lower()}_zh", "name_zh") for n in names if n.lower() == want), label)
+        label = chinese_twin(label, names) or chinese_twin("name", names) or label
     return label
+
+
+def chinese_twin(column: str, columns: Iterable[str]) -> str | None:
+    """The one of `columns` that holds `column`'s values in Chinese, told from the schema by its name: the
+    same words and a Chinese tag (`name` -> `name_zh`, `nameZh`, `name_cn`, `chinese_name`). None when there
+    is none, or more than one. Names only: a twin whose name does not say its language (`名称` beside
+    `name`, `title_local`) is not found."""
+    words = name_words(column)
+    twins = [c for c in columns if (w := name_words(c)) & _CHINESE_TAGS and w - _CHINESE_TAGS == words and words]
+    return twins[0] if len(twins) == 1 else None
 
 
 #: A question asking for ids or codes: groups shown by their keys are what it asks for.
