@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import re
 import threading
-import tomllib
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -35,7 +34,7 @@ from agent.sources.errors import SourceError, SourceUnavailable
 from agent.sources.factory import open_source
 from agent.sources.uploads import uploads_path
 from agent.state import DEFAULT_SOURCE
-from agent.vocabulary.domain import DomainVocabulary, VocabularyFileError, file_beside
+from agent.vocabulary.domain import DomainVocabulary, UnreadableToml, VocabularyFileError, file_beside, read_toml
 from app.settings import Settings
 from storage.errors import AskdbError
 
@@ -258,14 +257,9 @@ class RemovedSource:
 
 def _read(path: Path) -> dict:
     try:
-        with path.open("rb") as file:
-            return tomllib.load(file)
-    except OSError as exc:
-        raise _bad(path, f"cannot be read: {exc.strerror or exc}") from None
-    except tomllib.TOMLDecodeError as exc:  # duplicate [sources.NAME] tables are refused here
-        raise _bad(path, f"is not valid TOML: {exc}") from None
-    except UnicodeDecodeError:
-        raise _bad(path, "is not UTF-8 text") from None
+        return read_toml(path)  # duplicate [sources.NAME] tables are refused there
+    except UnreadableToml as exc:
+        raise _bad(path, str(exc)) from None
 
 
 def _entry(path: Path, name: str, table: object) -> SourceEntry:

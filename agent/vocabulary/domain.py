@@ -97,16 +97,32 @@ def file_beside(location: Path | str) -> Path | None:
     return found if found.is_file() else None
 
 
-def _read(path: Path) -> dict:
+class UnreadableToml(AskdbError, ValueError):
+    """A settings file that cannot be read, is not UTF-8 or is not TOML; the message says which."""
+
+
+def read_toml(path: Path) -> dict:
+    """The document of a TOML settings file (a vocabulary, ASKDB_SOURCES).
+
+    Raises:
+        UnreadableToml: the reason, without the path (each caller names the file its own way).
+    """
     try:
         with path.open("rb") as file:
             return tomllib.load(file)
     except OSError as exc:
-        raise _bad(path, f"cannot be read: {exc.strerror or exc}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise _bad(path, f"is not valid TOML: {exc}") from None
+        raise UnreadableToml(f"cannot be read: {exc.strerror or exc}") from None
+    except tomllib.TOMLDecodeError as exc:  # a table written twice is refused here
+        raise UnreadableToml(f"is not valid TOML: {exc}") from None
     except UnicodeDecodeError:
-        raise _bad(path, "is not UTF-8 text") from None
+        raise UnreadableToml("is not UTF-8 text") from None
+
+
+def _read(path: Path) -> dict:
+    try:
+        return read_toml(path)
+    except UnreadableToml as exc:
+        raise _bad(path, str(exc)) from None
 
 
 def _table(path: Path, document: dict, name: str) -> dict:
