@@ -49,7 +49,7 @@ def turn_note(state: AgentState, *, examples: str = "", user_memory: str = "", s
     (`follows`), and, when the schema is not in the system prompt, the tables and columns the
     conversation already explored. "" when none."""
     parts = [text.strip() for text in (user_memory, examples) if text and text.strip()]
-    if follows:  # a 1.5B model asked "how many of them failed?" counted every year's failures
+    if follows:  # asked "how many of them failed?", a small model counts every year's failures
         parts.append(f"This question follows the previous answer, whose query was:\n{follows}\n"
                      "Start from that query: keep its conditions, change only what this question changes, and add "
                      "what it asks.")

@@ -21,8 +21,7 @@ from pydantic import BaseModel
 
 from agent.checks.question import names_term
 from agent.checks.registry import Result, Stage, TurnFacts, Verdict, review
-from agent.checks.turn import (REPEAT_NOTE, STOP_AFTER, RepeatGuard, count_of, counts_previous_rows, dropped_conditions,
-                               points_back, strip_label, with_conditions)
+from agent.checks.turn import REPEAT_NOTE, STOP_AFTER, RepeatGuard, count_of, dropped_conditions, strip_label, with_conditions
 from agent.context import build_context, system_prompt, tools_for_window, turn_note
 from agent.examples import ExampleRetriever
 from agent.memory.archival import ArchiveHook, archive_cut, archive_if_due, no_archive_hook
@@ -40,7 +39,7 @@ from agent.offline_planner import OfflinePlanner
 from agent.planner.answer_text import found_no_rows
 from agent.planner.followup import is_follow_up
 from agent.schema_block import schema_block
-from agent.sources.base import DataSource
+from agent.sources.base import DataSource, as_written
 from agent.sources.errors import SourceError, SourceUnavailable
 from agent.sources.schema_search import SchemaOptions
 from agent.strategies import sql_first
@@ -52,13 +51,15 @@ from agent.state import (
 from agent.tools.base import ToolContext, ToolOutcome, bound_text, error
 from agent.tools.registry import offered_schemas, parse_arguments, run_tool, tool_schemas, tools_for_turn
 from agent.turn_recorder import TurnRecorder
+from agent.vocabulary.domain import DomainVocabulary
+from agent.vocabulary.references import counts_previous_rows, points_back
 from storage.conversations import ConversationStore
 from storage.text import has_cjk
 
 ANSWER_ROWS = 50  # rows kept inside the state's answer; the full result is in query_results
 #: Lookups that do not answer anything by themselves; after this many in a row, the model is told to write
-#: the query, or to answer from the one that ran. A 1.5B model looked up values five times in a row and then
-#: answered in prose; another, its right count in hand, searched launch vehicles for "failure" (issue 16).
+#: the query, or to answer from the one that ran: small models look up values again and again and then
+#: answer in prose, or, the right count in hand, search on for a word of the question (issue 16).
 LOOKUP_TOOLS = frozenset({"sample_rows", "find_values"})
 NUDGE_AFTER_LOOKUPS = 2
 #: After a reply cut off repeating itself, the next ones get this share of the room, at least this many tokens.
@@ -111,6 +112,9 @@ class TurnSetup:
     strategy: str = "loop"
     #: SQL-first: how many queries to ask for and vote on (1: the model's first only).
     candidates: int = 1
+    #: The database's own words, for the offline planner's query when a model's turn ends with none
+    #: (`agent.vocabulary.domain`); None: the generic lexicon only.
+    vocabulary: DomainVocabulary | None = None
 
 
 def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | None = None,
@@ -289,9 +293,9 @@ class _Turn:
             self.context = context.report.as_step_data()
             asked = time.perf_counter()
             try:
-                # After a reply that repeated itself to the limit, a quarter of the room: the 1.5B model
-                # wrote the same loop again (Spider dev 503, three times 1,024 tokens at about 200 s each);
-                # a reply that needs more is asked again with twice that (OpenAIChatModel.complete).
+                # After a reply that repeated itself to the limit, a quarter of the room: a small model
+                # writes the same loop again (1,024 tokens take about 200 s on a CPU); a reply that needs
+                # more is asked again with twice that (OpenAIChatModel.complete).
                 room = min(config.output_reserve, max(config.output_reserve // AFTER_REPEATING_SHARE,
                                                       AFTER_REPEATING_LEAST)) if self.repeated else config.output_reserve
                 reply = setup.model.complete(context.messages, offered, max_tokens=room,
@@ -653,14 +657,14 @@ class _Turn:
         """A turn ending with no query that worked (a loop, the step limit) runs the offline planner's query
         for the question, as a step the page shows; the answer built on it is never ok. Returns whether it
         ran. Not for a follow-up (the planner does not have the reading it follows) nor when the planner
-        is the model; the answer names the planner as what answered (`AnswerData.model`). The 1.5B model ended 6 of 20 Spider questions looking up "lowest" or "average" as
-        values until it was stopped (issue 16)."""
+        is the model; the answer names the planner as what answered (`AnswerData.model`). Small models
+        end turns looking up "lowest" or "average" as values until they are stopped (issue 16)."""
         question = self.state.question or ""
         if self.last_result is not None or self.setup.model.label == PLANNER_LABEL or self.follows_up:
             return False
         started = time.perf_counter()
         try:  # its first use reads the database's schema and values (agent.planner.schema_index)
-            plan = OfflinePlanner(self.setup.database).plan(question)
+            plan = OfflinePlanner(self.setup.database, vocabulary=self.setup.vocabulary).plan(question)
         except SourceUnavailable:
             raise
         except SourceError:
@@ -736,10 +740,10 @@ def _found(tool: str, args: dict[str, Any], observation: dict[str, Any], questio
     """The values a tool's result showed that count as found for the question (`unasked`), and those it
     showed that do not. Found: a query's rows, and the values of a lookup of a term the question names,
     but not that term echoed back. Not found: sample_rows' rows, which are any rows, and an unrelated
-    lookup's values. The 1.5B model looked up the term '2014' and answered "the year that had the most
-    concerts" for 2014 alone, and picked `Teacher_ID = 3` from sample rows for every teacher (Spider dev
-    27, 405, at 310cb39); it counted only the document named 'Introduction of OS' in sample rows for "How
-    many documents do we have?", and compared areas with Angola's, looked up from a sample row (297, 773)."""
+    lookup's values. So a query is not taken as found when it answers "the year that had the most
+    concerts" for 2014 alone after a lookup of '2014', picks `Teacher_ID = 3` from sample rows for every
+    teacher, counts only the document named 'Introduction of OS' of the sample rows for "How many
+    documents do we have?", or compares areas with Angola's, looked up from a sample row."""
     rows = [v for row in observation.get("rows", []) for v in row]
     if tool == "sample_rows":
         return set(), _as_shown(rows)
@@ -771,7 +775,7 @@ def _tool_descriptions() -> tuple[str, ...]:
 
 def _as_shown(values: Iterable[Any]) -> set[str]:
     """Values as a query would write them: 4.0 as 4."""
-    return {str(int(v)) if isinstance(v, float) and v.is_integer() else str(v) for v in values}
+    return {as_written(v) for v in values}
 
 
 def _same_sql(a: str, b: str) -> bool:

@@ -31,13 +31,16 @@ from agent.planner.units import UnitPreference, convert, names_own_unit, remembe
 from agent.planner.answer_text import error_answer, result_answer, unmappable_answer, verified_answer
 from agent.planner.frame import Condition, Frame, PlanningFailed
 from agent.planner.followup import (ends_on_its_verb, follow_up, frame_from_dict, frame_to_dict, is_follow_up,
-                                    is_fragment, leans_on_previous, unresolved_reference)
+                                    is_fragment, leans_on_previous)
 from agent.planner.framing import build_frame
+from agent.planner.lexicon import Lexicon
 from agent.planner.linking import MeaningLinker
 from agent.planner.question import ParsedQuestion, parse_question
 from agent.planner.reading import caveat, interpretation
 from agent.planner.schema_index import SchemaIndex
 from agent.planner.sql_builder import build_sql, to_dialect
+from agent.vocabulary.domain import DomainVocabulary
+from agent.vocabulary.references import unresolved_reference
 from storage.text import has_cjk
 
 LABEL = "offline planner"
@@ -101,6 +104,8 @@ class OfflinePlanner:
         today: the date "last year" and "the past 5 years" count from (default: the real today).
         embedder: links a word no name matches to a name of close meaning (a guess the answer
             names); None: words are matched by name, value and the lexicon only.
+        vocabulary: the database's own words, added to the generic lexicon (`Lexicon.of`); the
+            service reads them once per source (`app.sources.Sources.vocabulary`). None: none.
     """
 
     label = LABEL
@@ -110,8 +115,10 @@ class OfflinePlanner:
     _indexes: dict[tuple[str, int, int], SchemaIndex] = {}
     MAX_CACHED_INDEXES = 8
 
-    def __init__(self, database: DataSource, *, today: date | None = None, embedder: Embedder | None = None):
+    def __init__(self, database: DataSource, *, today: date | None = None, embedder: Embedder | None = None,
+                 vocabulary: DomainVocabulary | None = None):
         self.database, self.today = database, today
+        self.lexicon = Lexicon.of(vocabulary)
         self.linker = MeaningLinker(embedder) if embedder is not None else None
         self._schema: SchemaIndex | None = None
         self._state: AgentState | None = None
@@ -158,10 +165,10 @@ class OfflinePlanner:
         return plan
 
     def _frame(self, question: str, previous: dict[str, Any] | None, ended: str | None) -> tuple[Frame, list[str]]:
-        parsed = parse_question(question, self.schema)
+        parsed = parse_question(question, self.schema, lexicon=self.lexicon)
         links = self.linker.links(parsed.unmatched, self.schema) if self.linker and parsed.unmatched else {}
         if links:
-            parsed = parse_question(question, self.schema, links)
+            parsed = parse_question(question, self.schema, links, lexicon=self.lexicon)
         frame, carried = self._read(parsed, question, previous, ended)
         used = {t.norm for m in parsed.mentions for t in parsed.tokens[m.start:m.end]}
         frame.guesses = [f"'{w}' as {' '.join(name)}" for w, name in links.items()

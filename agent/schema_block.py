@@ -1,7 +1,7 @@
 """The whole schema, written into the system prompt, when it is small enough.
 
-A 1.5B model given only `list_tables` and `describe_table` wrote SQL at once against tables
-it invented (`vehicles`, `rocket_launches`; issue 16). For a schema that fits the budget
+A small model given only `list_tables` and `describe_table` writes SQL at once against tables
+it invents (`vehicles`, `rocket_launches`; issue 16). For a schema that fits the budget
 (ASKDB_SCHEMA_MAX_TABLES, ASKDB_SCHEMA_TOKEN_BUDGET), every table goes into the system
 prompt from the first call: its columns with types and keys, what each foreign key points
 at, and the most frequent values of its text columns. Large schemas keep the exploration

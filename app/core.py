@@ -112,9 +112,9 @@ class AskDB:
                                  f"ask {source!r} (start a new conversation on it)")
         return bound
 
-    def model(self, database: DataSource) -> ChatModel:
-        """The chat model (`Models.chat`)."""
-        return self.models.chat(database)
+    def model(self, database: DataSource, *, source: str | None = None) -> ChatModel:
+        """The chat model (`Models.chat`) for `database`, the source named `source` (None: the default)."""
+        return self.models.chat(database, vocabulary=self.sources.vocabulary(source))
 
     def ask(self, question: str, *, user_id: str, thread_id: str | None = None,
             source: str | None = None) -> Iterator[TurnEvent]:
@@ -211,8 +211,9 @@ class AskDB:
         self.remembering.wait(user_id, timeout=30)
         try:
             database = self.sources.bound(recorder.state.source, user_id=user_id)
-            model, memory = self.model(database), self.memory
+            model, memory = self.model(database, source=recorder.state.source), self.memory
             setup = TurnSetup(store=self.store, database=database, model=model, budget=self.models.budget,
+                              vocabulary=self.sources.vocabulary(recorder.state.source),
                               max_steps=self.settings.max_steps, memory=self.settings.memory_config(),
                               schema=self.schema_options(), examples=self.examples(database), recall=memory,
                               stop_requested=stop_requested, on_draft=on_draft, strategy=self.settings.strategy,

@@ -8,6 +8,7 @@ from fastapi import APIRouter, File, Form, Query, Request, UploadFile
 from fastapi.responses import RedirectResponse, Response
 
 from agent.examples import database_key
+from agent.planner.lexicon import Lexicon
 from agent.sources.base import DataSource
 from agent.sources.errors import QueryBusy, SourceError, SourceUnavailable
 from app.auth import TOKEN_COOKIE, NotAuthenticated, resolve_user
@@ -45,17 +46,18 @@ def new_conversation(request: Request, askdb: AskDBDep, user: UserDep, source: S
     schema panel and questions to start from. `?source=` preselects a source (422 when unknown)."""
     return _page(request, "conversation.html", view=None, user=user, source=source,
                  choices=askdb.sources.choices(user_id=user), source_label=askdb.sources.label(source, user_id=user),
-                 panel=_panel(request, askdb, askdb.database(source, user_id=user)))
+                 panel=_panel(request, askdb, askdb.database(source, user_id=user), source=source))
 
 
-def _panel(request: Request, askdb, database: DataSource):
-    """The schema panel of `database`, its suggestions led by a few of its verified examples; None
-    when its schema cannot be read."""
+def _panel(request: Request, askdb, database: DataSource, *, source: str | None):
+    """The schema panel of `database` (the source named `source`), its suggestions led by a few of its
+    verified examples and named in Chinese with its own words too; None when its schema cannot be read."""
     try:
         examples = [e.question for e in askdb.examples_store.list(database_key=database_key(database), limit=2).items]
     except SourceError:
         examples = []
-    return schema_panel(database, language=language_of(request), examples=examples)
+    return schema_panel(database, language=language_of(request), examples=examples,
+                        lexicon=Lexicon.of(askdb.sources.vocabulary(source)))
 
 
 @router.post("/ask")
@@ -91,7 +93,7 @@ def conversation_page(request: Request, thread_id: str, askdb, user: str, *,
                              dialect=database.dialect)
     votes = askdb.examples_store.feedback_for_thread(thread_id, user_id=user)
     return _page(request, "conversation.html", view=view, user=user, votes=votes, source=source,
-                 source_label=askdb.sources.label(source, user_id=user), panel=_panel(request, askdb, database),
+                 source_label=askdb.sources.label(source, user_id=user), panel=_panel(request, askdb, database, source=source),
                  sql_error=sql_error, feedback_error=feedback_error)
 
 

@@ -5,10 +5,11 @@ questions to start from (issue 20). Read from the catalogue the agent's list_tab
 from __future__ import annotations
 
 import re
+from functools import partial
 
 from pydantic import BaseModel
 
-from agent.planner.lexicon import ZH_WORDS
+from agent.planner.lexicon import GENERIC, Lexicon
 from agent.planner.words import human_header
 from agent.sources.base import DataSource
 from agent.sources.errors import SourceError
@@ -26,12 +27,6 @@ _QUESTIONS = {
     "average_by": ("What is the average {measure} by {category}?", "每个{category}的平均{measure}"),
     "per_year": ("How many {table} per year?", "每年有多少{table}？"),
 }
-#: Chinese for the English words of schema names, from the planner's lexicon (its first word for each):
-#: "每个 orbit 有多少 payloads？" mixed the languages (issue 38).
-_ZH_NAMES: dict[str, str] = {}
-for _zh, _en in ZH_WORDS.items():
-    if _en and not has_cjk(_en):
-        _ZH_NAMES.setdefault(_en, _zh)
 
 
 class ColumnInfo(BaseModel):
@@ -52,9 +47,11 @@ class SchemaPanel(BaseModel):
     suggestions: list[str]
 
 
-def schema_panel(database: DataSource, *, language: str, examples: list[str] = ()) -> SchemaPanel | None:
-    """The panel for `database`, suggestions in `language` ("en" or "zh"), verified examples first;
-    None when the schema cannot be read (the page then shows just the ask box)."""
+def schema_panel(database: DataSource, *, language: str, examples: list[str] = (),
+                 lexicon: Lexicon = GENERIC) -> SchemaPanel | None:
+    """The panel for `database`, suggestions in `language` ("en" or "zh"), verified examples first,
+    its names put in Chinese by `lexicon` (the source's own words too); None when the schema cannot be
+    read (the page then shows just the ask box)."""
     try:
         docs = TableIndex.for_database(database).docs
     except SourceError:
@@ -62,21 +59,23 @@ def schema_panel(database: DataSource, *, language: str, examples: list[str] = (
     tables = [TableInfo(name=d.name, rows=d.row_count, columns=[
         ColumnInfo(name=c, label=human_header(c), type=t or "", samples=d.values.get(c, [])[:SAMPLES_PER_COLUMN])
         for c, t in zip(d.columns, d.types or [""] * len(d.columns))]) for d in docs]
-    suggestions = list(dict.fromkeys([*examples[:2], *_suggest(docs, language)]))[:MAX_SUGGESTIONS]
+    suggestions = list(dict.fromkeys([*examples[:2], *_suggest(docs, language, lexicon)]))[:MAX_SUGGESTIONS]
     return SchemaPanel(tables=tables, suggestions=suggestions)
 
 
-def zh_name(identifier: str) -> str | None:
+def zh_name(identifier: str, lexicon: Lexicon = GENERIC) -> str | None:
     """A schema name in Chinese: itself when it is Chinese already, else its words through the
-    lexicon, longest phrase first ("launch_vehicles": 运载火箭, "launch_sites": 发射场); None when a
-    word has no Chinese, or the whole is one character (a lone 场 names nothing)."""
+    lexicon (the first Chinese word for each English one: "每个 orbit 有多少 payloads？" mixed the
+    languages, issue 38), longest phrase first ("launch_vehicles": 运载火箭, "launch_sites": 发射场, by
+    the sample database's own words); None when a word has no Chinese, or the whole is one character
+    (a lone 场 names nothing)."""
     if has_cjk(identifier):
         return identifier
     words = [singular(w) for w in re.findall(r"[A-Za-z]+", identifier)]
     out, at = [], 0
     while at < len(words):
         for end in range(len(words), at, -1):
-            if (found := _ZH_NAMES.get(" ".join(words[at:end]))) is not None:
+            if (found := lexicon.chinese_names.get(" ".join(words[at:end]))) is not None:
                 out.append(found)
                 at = end
                 break
@@ -86,7 +85,7 @@ def zh_name(identifier: str) -> str | None:
     return name if len(name) > 1 else None
 
 
-def _suggest(docs: list[TableDoc], language: str) -> list[str]:
+def _suggest(docs: list[TableDoc], language: str, lexicon: Lexicon = GENERIC) -> list[str]:
     """Questions the schema invites, from the largest tables down: a count by a category, an
     average of a measure by a category, a count per year of a date. In Chinese, only questions
     whose names all have Chinese (`zh_name`); English ones when none has."""
@@ -97,7 +96,7 @@ def _suggest(docs: list[TableDoc], language: str) -> list[str]:
         categories = [c for c in doc.columns if doc.values.get(c) and not _NOT_CATEGORIES.search(c)]
         measures = [c for c in doc.columns if "REAL" in types[c].upper() and not _NOT_MEASURES.search(c)]
         dates = [c for c in doc.columns if "date" in c.lower() or "DATE" in types[c].upper()]
-        name = zh_name if zh else _english_name
+        name = partial(zh_name, lexicon=lexicon) if zh else _english_name
         table = name(doc.name)
         if categories:
             out.append(_question("count_by", zh, table=table, category=name(categories[0])))
@@ -109,7 +108,7 @@ def _suggest(docs: list[TableDoc], language: str) -> list[str]:
         out = [q for q in out if q]
         if len(out) >= MAX_SUGGESTIONS:
             break
-    return out or (_suggest(docs, "en") if zh else [])
+    return out or (_suggest(docs, "en", lexicon) if zh else [])
 
 
 def _english_name(identifier: str) -> str:

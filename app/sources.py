@@ -10,10 +10,14 @@ more, and say which one a new conversation gets when none is chosen:
     label = "Sales"                    # optional: shown to people; else the name
     description = "Orders and customers since 2019"            # optional
 
-    [sources.default]                  # optional: ASKDB_DATABASE's label and description only
+    vocabulary = ["sales.vocabulary.toml"]                    # optional: its own words (one or more)
+
+    [sources.default]                  # optional: ASKDB_DATABASE's label, description and vocabulary
     label = "Aerospace (sample)"
 
-A relative path is read from the file's directory. `uploads` is reserved: the signed-in user's own
+A relative path is read from the file's directory. A source's vocabulary (`agent.vocabulary.domain`:
+what its users call its tables, for the offline planner) is the file beside a database file with its
+stem and `.vocabulary.toml`, when there is one, then the files `vocabulary` names. `uploads` is reserved: the signed-in user's own
 tables (agent/sources/uploads.py), which the core resolves per user and never shares.
 """
 
@@ -21,7 +25,6 @@ from __future__ import annotations
 
 import re
 import threading
-import tomllib
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -31,17 +34,19 @@ from agent.sources.errors import SourceError, SourceUnavailable
 from agent.sources.factory import open_source
 from agent.sources.uploads import uploads_path
 from agent.state import DEFAULT_SOURCE
+from agent.vocabulary.domain import DomainVocabulary, UnreadableToml, VocabularyFileError, file_beside, read_toml
 from app.settings import Settings
 from storage.errors import AskdbError
 
 UPLOADS = "uploads"
 UPLOADS_LABEL = "Your uploaded tables"
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
-_ENTRY_KEYS = {"location", "label", "description"}
+_ENTRY_KEYS = {"location", "label", "description", "vocabulary"}
 
 
 class SourcesFileError(AskdbError, ValueError):
-    """ASKDB_SOURCES names a file that cannot be read or is not a valid list of sources."""
+    """ASKDB_SOURCES names a file that cannot be read or is not a valid list of sources, or a source's
+    vocabulary file cannot be read."""
 
 
 class UnknownSource(AskdbError, ValueError):
@@ -59,6 +64,7 @@ class SourceEntry(BaseModel):
     location: Path | str | None
     label: str | None = None  # None: the database's own label (`default`), or the name
     description: str = ""
+    vocabulary: list[Path] = []  # the files of its own words the sources file names
 
 
 class SourceChoice(BaseModel):
@@ -95,7 +101,7 @@ class SourceCatalog:
         for name, table in tables.items():
             entry = _entry(sources_file, name, table)
             if name == DEFAULT_SOURCE:
-                builtin.label, builtin.description = entry.label, entry.description
+                builtin.label, builtin.description, builtin.vocabulary = entry.label, entry.description, entry.vocabulary
                 continue
             same = next((e.name for e in entries if e.name.lower() == name.lower()), None)
             if same is not None:
@@ -131,6 +137,7 @@ class Sources:
         self.settings = settings
         self.catalog = SourceCatalog.from_settings(settings.database, settings.sources)
         self.default = self.catalog.default
+        self._vocabularies = {e.name: _vocabulary(e, settings.database) for e in self.catalog.entries.values()}
         self._opened: dict[tuple[str, str | None], DataSource] = {}  # (name, None); uploads: (name, user)
         self._lock = threading.Lock()
 
@@ -151,6 +158,11 @@ class Sources:
                     opened.label = name  # it keys the verified examples: two copies of one file stay apart
                 self._opened[key] = opened
             return self._opened[key]
+
+    def vocabulary(self, source: str | None = None) -> DomainVocabulary:
+        """The own words of the source named `source` (None: the default), read at start-up; none for
+        `uploads` or a source no longer configured."""
+        return self._vocabularies.get(source or self.default, DomainVocabulary())
 
     def bound(self, source: str, *, user_id: str) -> DataSource:
         """The source a conversation is bound to; one no longer configured is a `RemovedSource`, so its
@@ -245,14 +257,9 @@ class RemovedSource:
 
 def _read(path: Path) -> dict:
     try:
-        with path.open("rb") as file:
-            return tomllib.load(file)
-    except OSError as exc:
-        raise _bad(path, f"cannot be read: {exc.strerror or exc}") from None
-    except tomllib.TOMLDecodeError as exc:  # duplicate [sources.NAME] tables are refused here
-        raise _bad(path, f"is not valid TOML: {exc}") from None
-    except UnicodeDecodeError:
-        raise _bad(path, "is not UTF-8 text") from None
+        return read_toml(path)  # duplicate [sources.NAME] tables are refused there
+    except UnreadableToml as exc:
+        raise _bad(path, str(exc)) from None
 
 
 def _entry(path: Path, name: str, table: object) -> SourceEntry:
@@ -265,19 +272,37 @@ def _entry(path: Path, name: str, table: object) -> SourceEntry:
     if unknown := set(table) - _ENTRY_KEYS:
         raise _bad(path, f"[sources.{name}] has an unknown key {sorted(unknown)[0]!r} "
                          f"(it takes {', '.join(sorted(_ENTRY_KEYS))})")
-    if any(not isinstance(table.get(key, ""), str) for key in _ENTRY_KEYS):
+    if any(not isinstance(table.get(key, ""), str) for key in _ENTRY_KEYS - {"vocabulary"}):
         raise _bad(path, f"[sources.{name}]: location, label and description are text")
+    words = table.get("vocabulary", [])
+    words = [words] if isinstance(words, str) else words
+    if not isinstance(words, list) or not all(isinstance(w, str) and w.strip() for w in words):
+        raise _bad(path, f"[sources.{name}]: vocabulary is a file, or a list of files, of the source's own words")
+    vocabulary = [path.parent / Path(w.strip()).expanduser() for w in words]
     location = table.get("location", "").strip()
     if name == DEFAULT_SOURCE:
         if location:
             raise _bad(path, "[sources.default] is ASKDB_DATABASE: set that instead of its location here")
         return SourceEntry(name=name, location=None, label=table.get("label") or None,
-                           description=table.get("description", ""))
+                           description=table.get("description", ""), vocabulary=vocabulary)
     if not location:
         raise _bad(path, f"[sources.{name}] needs a location (a file path or a database URL)")
     where: Path | str = location if "://" in location else path.parent / Path(location).expanduser()
     return SourceEntry(name=name, location=where, label=table.get("label") or None,
-                       description=table.get("description", ""))
+                       description=table.get("description", ""), vocabulary=vocabulary)
+
+
+def _vocabulary(entry: SourceEntry, database: Path | str) -> DomainVocabulary:
+    """A source's own words: the file beside its database file, then those the sources file names.
+
+    Raises:
+        SourcesFileError: a vocabulary file cannot be read or holds something other than words.
+    """
+    found = file_beside(entry.location or database)
+    try:
+        return DomainVocabulary.load([*([found] if found else []), *entry.vocabulary])
+    except VocabularyFileError as exc:
+        raise SourcesFileError(str(exc)) from None
 
 
 def _bad(path: Path, reason: str) -> SourcesFileError:

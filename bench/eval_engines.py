@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agent.offline_planner import OfflinePlanner
+from agent.vocabulary.domain import DomainVocabulary
 from agent.sources.factory import open_source
 from bench.planner_questions import QUESTIONS, Conversation, check_question
 from sample_db.build import build
@@ -54,7 +55,7 @@ def accuracy(location: Path | str, sample: Path) -> dict[str, Any]:
     source = open_source(location)
     started = time.perf_counter()
     try:
-        planner = OfflinePlanner(source)
+        planner = OfflinePlanner(source, vocabulary=DomainVocabulary.beside(sample))
         wrong = [q["id"] for q in questions if not check_question(q, Conversation(planner, source), sample)[0]]
     finally:
         source.close()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import shutil
 import sqlite3
 import sys
 import tempfile
@@ -20,9 +21,13 @@ from collections import defaultdict
 from datetime import date, timedelta
 from pathlib import Path
 
+from agent.vocabulary.domain import path_beside
 from sample_db import catalog as cat
 
 DEFAULT_PATH = Path(__file__).parent / "aerospace.db"
+#: The database's own words (what its users call its tables, in English and Chinese), for the offline
+#: planner: written beside every copy `build` makes, where askdb reads a database file's vocabulary.
+VOCABULARY = Path(__file__).parent / "aerospace.vocabulary.toml"
 SEED = 20240601
 FIRST_YEAR, LAST_YEAR = 2000, 2025
 AS_OF = date(2025, 12, 31)  # payload status is judged on this day, never on the clock
@@ -173,6 +178,9 @@ def build(path: Path) -> dict[str, int]:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    words = path_beside(path)
+    if words.resolve() != VOCABULARY.resolve():
+        shutil.copyfile(VOCABULARY, words)
     return {table: len(rows[table]) for table in TABLES}
 
 

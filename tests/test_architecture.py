@@ -25,13 +25,18 @@ AGENT_FAMILIES = {
     # and text helpers.
     "agent.sources": {"agent.sources", "storage"},
     # Trust checks read the question, the SQL and the rows: no model client, no tool, no memory.
-    "agent.checks": {"agent.checks", "agent.planner", "agent.sources", "agent.notes", "storage"},
+    "agent.checks": {"agent.checks", "agent.planner", "agent.sources", "agent.notes", "agent.vocabulary", "storage"},
     # A model turns messages into a reply: no check, tool, planner or database.
     "agent.models": {"agent.models", "agent.memory", "storage"},
     # The tools run on the database: no model client.
-    "agent.tools": {"agent.tools", "agent.checks", "agent.memory", "agent.sources", "agent.state", "storage"},
-    # The planner's parts read words and a schema index: no model client, tool or database.
-    "agent.planner": {"agent.planner", "agent.checks", "agent.memory", "storage"},
+    "agent.tools": {"agent.tools", "agent.checks", "agent.memory", "agent.sources", "agent.state", "agent.vocabulary",
+                    "storage"},
+    # The planner's parts read words and a schema index: no model client, tool, check or database.
+    "agent.planner": {"agent.planner", "agent.memory", "agent.vocabulary", "storage"},
+    # The words questions are read by (numbers, back-references, ranking words), shared by the planner
+    # and the checks, and a source's own words read from its file: nothing of the agent, only the
+    # store's error root and text helpers.
+    "agent.vocabulary": {"agent.vocabulary", "storage"},
 }
 #: Known exceptions to AGENT_FAMILIES, each with its reason.
 FAMILY_EXCEPTIONS = {

@@ -1,10 +1,10 @@
 """Checks that the query an answer rests on takes the whole question: the thing a "which X" question
 asks for, values the question joins as both, every row when it names no number.
 
-Seen with a 1.5B local model on Spider dev (issue 16), each answered ok: "Which breed do the most dogs
-have?" with the most common dog's name (935); channels "playing cartoons directed by Ben Jones and
-cartoons directed by Michael Chang" with the channels of either (638); every professional asked for,
-ten answered (944). Where askdb can write the query that takes the question whole (`with_both`,
+Each catches an answer a model gave and the loop marked ok: "Which breed do the most dogs have?" with
+the most common dog's name; channels "playing cartoons directed by Ben Jones and cartoons directed by
+Michael Chang" with the channels of either; every professional asked for, ten answered (issue 16).
+Where askdb can write the query that takes the question whole (`with_both`,
 `without_limit`), the loop runs it for the model to answer from.
 """
 
@@ -18,19 +18,20 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 from sqlglot.optimizer.scope import traverse_scope
 
-from agent.sources.base import may_hold_text
+from agent.sources.base import as_written, may_hold_text
 from agent.sources.column_check import name_words
 from agent.checks.turn import NOT_A_THING, parsed, whole_numbers
+from agent.vocabulary.numbers import COUNTERS_ZH
+from agent.vocabulary.ranking import ranking_words
 from storage.text import has_cjk, singular, stem
 
 #: The thing a "which/what X" question asks for: X ("Which breed…" → breed, "…, and what details…" → details),
 #: not a kind of it ("What type of…").
 _ASKED_THING = re.compile(rf"(?:^|\band\s+)\s*(?:which|what)\s+(?!(?:{NOT_A_THING}|has|have|had|kinds?|types?|sorts?)\b)([a-z]+)",
                           re.I)
-#: The thing a question asks the name of: "the name of the country…" → country (Spider dev 108 at 1054f2c:
-#: answered with a car maker's name).
+#: The thing a question asks the name of: "the name of the country…" → country (not a car maker's name).
 _NAME_OF_THE = re.compile(r"\bnames?\s+of\s+(?:the\s+|all\s+(?:the\s+)?|each\s+|every\s+)?([a-z]+)", re.I)
-#: The thing a question counts: "how many documents use each type" → documents (342, counted from templates).
+#: The thing a question counts: "how many documents use each type" → documents (not counted from templates).
 _COUNTED = re.compile(r"\bhow\s+many\s+(?:different\s+|distinct\s+)?([a-z]+)", re.I)
 #: Words for a kind of thing, not a thing ("How many different types of pet…" is answered from `pettype`).
 _KINDS = {"kind", "type", "sort"}
@@ -39,7 +40,8 @@ _TIMES = {"year", "month", "day", "date", "time", "week", "quarter", "decade", "
 #: Words joining two values as both ("…by Ben Jones and … by Michael Chang"), and words making them either.
 _BOTH = re.compile(r"\b(?:and|both)\b|和|与|及", re.I)
 _EITHER = re.compile(r"\b(?:or|either)\b|或|还是", re.I)
-#: A question naming a thing's name ("Give me the breed name"): the column it wants is `breed_name`.
+#: A question naming a thing's name ("Give me the breed name"): the column it wants is `breed_name`
+#: (`BreedName`, any column whose words are the thing and "name").
 _NAME_OF = re.compile(r"\b([a-z]+) names?\b", re.I)
 #: Words by which a question asks for some rows, not all ("the top airlines", "a few launches", 前几个).
 _SOME_ROWS = re.compile(r"\b(?:top|few|some|sample|examples?|couple)\b|前几|一些|几个|几条|部分", re.I)
@@ -48,8 +50,8 @@ _SOME_ROWS = re.compile(r"\b(?:top|few|some|sample|examples?|couple)\b|前几|�
 def thing_not_used(question: str, sql: str, catalogue: Callable[[], list[Any]], *, dialect: str) -> str | None:
     """The thing an English "which/what X" question asks for, when X is a word of a table or column name of
     the schema and the query uses no table or column with X in its name (a `*` uses every column of its
-    tables); None otherwise, and for a time ("Which year…" is a date's). Spider dev 935 at 912ded1: "Which
-    breed do the most dogs have?" answered ok with `SELECT name FROM Dogs GROUP BY name …`, the most
+    tables); None otherwise, and for a time ("Which year…" is a date's). "Which
+    breed do the most dogs have?" is not answered with `SELECT name FROM Dogs GROUP BY name …`, the most
     common dog's name. Of the Spider dev gold queries, it flags none (a test). `catalogue` is read
     only when it can matter."""
     def things(pattern: re.Pattern) -> list[str]:
@@ -76,9 +78,10 @@ def thing_not_used(question: str, sql: str, catalogue: Callable[[], list[Any]], 
 
 
 def name_not_shown(question: str, sql: str, catalogue: Callable[[], list[Any]], *, dialect: str) -> str | None:
-    """The `X_name` column a question asking for "the X name" wants, when the schema has it, the query
-    uses it nowhere and shows no name column; None otherwise. Spider dev 935 at 310cb39: sent back for
-    not using the breed, the model answered "…Give me the breed name." with `breed_code` 'BUL'. Of the
+    """The `X_name` column (its words X and "name": `breed_name`, `BreedName`) a question asking for "the X
+    name" wants, when the schema has it, the query
+    uses it nowhere and shows no name column; None otherwise: "…Give me the breed name." is not answered
+    with `breed_code` 'BUL' (a model did so once sent back for not using the breed). Of the
     Spider dev gold queries, it flags none (a test). `catalogue` is read only when it can matter."""
     asked = [m.group(1).lower() for m in _NAME_OF.finditer(question)]
     tree = parsed(sql, dialect=dialect) if asked else None
@@ -86,8 +89,9 @@ def name_not_shown(question: str, sql: str, catalogue: Callable[[], list[Any]], 
                                                 for c in s.find_all(exp.Column)):
         return None
     used = {c.name.lower() for c in tree.find_all(exp.Column)}
-    columns = {c.name.lower() for t in catalogue() for c in t.columns}
-    return next((f"{x}_name" for x in asked if f"{x}_name" in columns and f"{x}_name" not in used), None)
+    columns = {c.name: name_words(c.name) for t in catalogue() for c in t.columns}
+    return next((name for x in asked for name, words in columns.items()
+                 if words == {singular(x), "name"} and name.lower() not in used), None)
 
 
 #: Words saying a value is not wanted, close before it ("do not have the nationality USA", 不是美国的).
@@ -100,9 +104,8 @@ _LINKING = {"have", "has", "had", "be", "is", "are", "was", "were", "been", "bei
 
 def negation_dropped(question: str, sql: str, *, dialect: str) -> list[str]:
     """The text values a query keeps rows by (`=`, `IN`, `LIKE`, not under NOT or EXCEPT) that the question
-    says it does not want: a "not", "except", 不… shortly before the value it names. Spider dev 827 at
-    1054f2c: "Return the names of conductors that do not have the nationality "USA"." answered ok with
-    `WHERE Nationality = 'USA'`. Of the Spider dev gold queries, it flags none (a test)."""
+    says it does not want: a "not", "except", 不… shortly before the value it names: "Return the names of
+    conductors that do not have the nationality "USA"." is not answered with `WHERE Nationality = 'USA'`. Of the Spider dev gold queries, it flags none (a test)."""
     tree = parsed(sql, dialect=dialect)
     if tree is None:
         return []
@@ -145,9 +148,9 @@ def either_for_both(question: str, sql: str, catalogue: Callable[[], list[Any]],
     """The values a query takes as either (`col IN ('A', 'B')`, `col = 'A' OR col = 'B'`, `LIKE` alike) that
     the question joins as both ("A and B", with no "or"/"either" before the last), when a row the query
     shows can have rows with each: the column's table is reached from every table it shows through a
-    join onto a column that is not the joined table's key (one channel, many cartoons). Spider dev 638
-    at baa144d: "…TV channels that are playing cartoons directed by Ben Jones and cartoons directed by
-    Michael Chang?" answered ok with the channels of either. Left alone: a column a shown row has one
+    join onto a column that is not the joined table's key (one channel, many cartoons): "…TV channels that
+    are playing cartoons directed by Ben Jones and cartoons directed by Michael Chang?" is not answered
+    with the channels of either. Left alone: a column a shown row has one
     value of ("sites in Russia and Kazakhstan", `countries.id = sites.country_id`), a condition under NOT
     or in a subquery, and a query that groups or aggregates (a count "from A and B" is as often of
     either). Spider dev's gold queries use IN or OR only where the question says "or" (a test). Empty
@@ -248,7 +251,7 @@ def _one_to_many(tree: exp.Select, column: exp.Column, catalogue: list[Any]) -> 
     one primary key column, else `id`). A foreign key shown stands for the table it refers to: the one
     its join reaches (`l.site_id` joined on `s.id` is a site), else one the query does not read, which
     has many rows of the shown table (`semester_id` shown from enrolments is a semester with many
-    enrolments: Spider dev 575). True too when no join path is found (USING, a subquery): the
+    enrolments). True too when no join path is found (USING, a subquery): the
     question's "and" is taken at its word. False when a column is not placed, or `column`'s own table
     is shown by a column other than a foreign key."""
     schemas = {t.name.lower(): t for t in catalogue}
@@ -306,9 +309,10 @@ def _is_key(schema: Any, name: str) -> bool:
 
 def unasked_limit(question: str, sql: str, *, dialect: str) -> int | None:
     """The row limit of a query's outer `LIMIT n` (n over 1, no OFFSET) that the question does not name
-    (`whole_numbers`) nor leave to the model ("the top airlines", "a few launches"); None otherwise. The 1.5B model ended "What are the first name and last name of the
-    professionals who have done treatment with cost below average?" with `LIMIT 10` (Spider dev 944 at
-    912ded1). All 10 of Spider dev's gold queries with a LIMIT over 1 name it (a test)."""
+    (`whole_numbers`) nor leave to the model ("the top airlines", "a few launches"); None otherwise: "What
+    are the first name and last name of the professionals who have done treatment with cost below
+    average?" does not end with `LIMIT 10`. All 10 of Spider dev's gold queries with a LIMIT over 1 name
+    it (a test)."""
     tree = parsed(sql, dialect=dialect)
     if tree is None or tree.args.get("offset") or _SOME_ROWS.search(question):
         return None  # a page of rows, or some rows asked for: the number is the model's to choose
@@ -357,10 +361,10 @@ def _names_value(question: str, value: str) -> bool:
 
 def sampled_literals(question: str, sql: str, sampled: set[str], *, dialect: str) -> list[str]:
     """The values a query's conditions compare with (`=`, `<`, `IN`, `LIKE`…) that only sample rows or a
-    lookup of a term the question lacks showed (`sampled`, as `loop._as_shown` writes them) and that the
-    question does not name: Spider dev 297 at 1054f2c, "How many documents do we have?" answered ok with
-    `WHERE Document_Name = 'Introduction of OS'`, a sample row's; 773, "…greater area than that of any
-    country in Europe?" with `SurfaceArea > 1246700.0`, Angola's, looked up from a sample row. Numbers
+    lookup of a term the question lacks showed (`sampled`, as `as_written` writes them) and that the
+    question does not name: "How many documents do we have?" is not answered with `WHERE Document_Name =
+    'Introduction of OS'`, a sample row's, nor "…greater area than that of any country in Europe?" with
+    `SurfaceArea > 1246700.0`, Angola's, looked up from a sample row. Numbers
     under 10 (`reusable = 1`, `stages = 2`) and years are left alone, and so are Chinese questions, whose
     values are English as often as not (found in review)."""
     tree = parsed(sql, dialect=dialect) if sampled and not has_cjk(question) else None
@@ -388,12 +392,11 @@ def _judged_number(text: str) -> bool:
 
 
 def _shown_number(text: str) -> str:
-    """A number as `loop._as_shown` writes a value: 1246700.0 as 1246700."""
+    """A number as the loop writes a value it showed (`as_written`): 1246700.0 as 1246700."""
     try:
-        number = float(text)
+        return as_written(float(text))
     except ValueError:
         return text
-    return str(int(number)) if number.is_integer() else str(number)
 
 
 #: Questions asking whether something is there: a result repeating their value answers them.
@@ -402,8 +405,8 @@ _EXISTS = re.compile(r"^\s*(?:is|are|was|were|does|do|did|has|have|can)\b|是否
 
 def echoes_filter(question: str, sql: str, *, dialect: str) -> list[str]:
     """The conditions (`name = 'Kyle'`) pinning every column a query shows to the value it picks rows by,
-    so its result only repeats that value: Spider dev 890 at 1054f2c, "Show the names of all of the high
-    schooler Kyle's friends." answered ok with `SELECT T2.name … WHERE T2.name = 'Kyle'` ('Kyle', 'Kyle').
+    so its result only repeats that value: "Show the names of all of the high schooler Kyle's friends." is
+    not answered with `SELECT T2.name … WHERE T2.name = 'Kyle'` ('Kyle', 'Kyle').
     Empty for a question asking whether something is there ("Is there a site named…?"), and when a
     shown column is an aggregate or not pinned. Of the Spider dev gold queries, it flags none (a test)."""
     tree = parsed(sql, dialect=dialect)
@@ -428,14 +431,13 @@ def echoes_filter(question: str, sql: str, *, dialect: str) -> list[str]:
 #: Words by which a question asks for a thing ranked first or last ("the course with the most students",
 #: "the oldest dog", 最多), with the bound they may belong to ("at most 3", "at the very least", 最多3个), and
 #: the word after them ("maximum credit": a column `max_credit` may hold it).
-_RANKED = re.compile(r"(\bat\s+(?:the\s+)?(?:very\s+)?)?\b(most|least|fewest|highest|lowest|largest|smallest|biggest|"
-                     r"greatest|maximum|minimum|oldest|youngest|newest|latest|earliest|longest|shortest|cheapest)\b"
+_RANKED = re.compile(rf"(\bat\s+(?:the\s+)?(?:very\s+)?)?\b({'|'.join(ranking_words())})\b"
                      r"(?:\s+([a-z]+))?|最(?:(?:多|少)(?![^，。？！,.?!]{0,4}[0-9一二三四五六七八九十几两])|高|低|大|小|早|晚|新|老|长|短|贵|便宜)",
                      re.I)
 #: Words by which a question counts ("how many documents use each type?", 有多少); not a value's "number"
 #: ("the cell number of each professional") nor 哪几 ("which").
 _COUNTS = re.compile(r"\bhow\s+many\b|(?:^|\b(?:the|total|a)\s+)number\s+of\b|\bcount\b"
-                     r"|有多少|多少(?:个|家|次|名|位|架|种|条|项|人)|(?<!哪)几(?:个|家|次|名|位|架|种|条|项|人)", re.I)
+                     rf"|有多少|多少[{COUNTERS_ZH}]|(?<!哪)几[{COUNTERS_ZH}]", re.I)
 _PER_EACH = re.compile(r"\b(?:each|every|per)\b|每|各", re.I)
 #: What computes a ranking beside ORDER BY, LIMIT and aggregates: GREATEST/LEAST, `>= ALL (…)`, `NOT EXISTS (…)`.
 _RANKS = (exp.Order, exp.Limit, exp.AggFunc, exp.Window, exp.Greatest, exp.Least, exp.All, exp.Any, exp.Exists)
@@ -445,9 +447,9 @@ def figure_not_computed(question: str, sql: str, catalogue: Callable[[], list[An
     """What a question asks to compute that its query leaves alone: "ranks" when it asks for the most,
     the oldest… and the query orders, aggregates and limits nothing; "counts" when it asks how many for
     each of something and the query aggregates and groups nothing and shows only text or keys (no stored
-    count). None otherwise. Spider dev 548 and 342 at 17c575c: sent back for not using the course (the
-    documents), the 1.5B model answered "the course with the most students enrolled" with `SELECT
-    course_name FROM Courses`, and "how many documents use each type" with the documents' names. Of the
+    count). None otherwise: "the course with the most students enrolled" is not answered with `SELECT
+    course_name FROM Courses`, nor "how many documents use each type" with the documents' names (as a
+    model did when only told it had not used the course, the documents). Of the
     Spider dev gold queries, it flags none (a test). `catalogue` is read only when it can matter."""
     ranking = [m for m in _RANKED.finditer(question) if not m.group(1)]
     counts = bool(_COUNTS.search(question) and _PER_EACH.search(question))
@@ -473,7 +475,7 @@ def _held(ranking: list[re.Match], tree: exp.Expression) -> bool:
     says that name (`最高学历`). "Which Most Valuable Player has the highest salary?" still asks for a
     ranking (review)."""
     # Only values compared with, not one the query merely shows ('highest' AS note), as whole words:
-    # 'Almost done' holds no "most" (reviews of 414d34e and 0ee70a8).
+    # 'Almost done' holds no "most" (found in review).
     compared = [lit.this for lit in tree.find_all(exp.Literal) if lit.is_string and lit.find_ancestor(exp.Predicate)]
     literals = {w for value in compared for w in re.findall(r"[^\W_]+", value.lower())}
     words = {stem(w) for c in tree.find_all(exp.Column) for w in name_words(c.name)}
@@ -499,10 +501,10 @@ _AMOUNT = re.compile(r"^(?:num|number|count|total|qty|quantity|amount)s?(?:_of)?
 
 def counts_an_amount(sql: str, catalogue: Callable[[], list[Any]], *, dialect: str) -> list[str]:
     """The columns holding an amount (a number column named for one) that a query counts with `COUNT(col)`,
-    which counts the rows having a value, not the amount: Spider dev 423 at 17c575c, "the visitor who bought
-    the most tickets at once" answered ok by `ORDER BY COUNT(T1.Num_of_Ticket)`, the visitor with the most
-    visits. `COUNT(DISTINCT col)` counts values and is left alone. Of the Spider dev gold queries, it flags
-    none (a test). `catalogue` is read only when it can matter."""
+    which counts the rows having a value, not the amount: "the visitor who bought the most tickets at once"
+    is not answered by `ORDER BY COUNT(T1.Num_of_Ticket)`, the visitor with the most visits.
+    `COUNT(DISTINCT col)` counts values and is left alone. Of the Spider dev gold queries, it flags none (a
+    test). `catalogue` is read only when it can matter."""
     tree = parsed(sql, dialect=dialect)
     counted = [c.this for c in tree.find_all(exp.Count)] if tree is not None else []
     counted = [c for c in counted if isinstance(c, exp.Column) and _AMOUNT.search(c.name)]
@@ -520,9 +522,8 @@ _LISTED_COLUMNS = re.compile(r"\b([a-z]+)((?:\s*,\s*[a-z]+)*)\s*,?\s+and\s+([a-z
 
 def columns_not_shown(question: str, sql: str, catalogue: Callable[[], list[Any]], *, dialect: str) -> list[str]:
     """The columns an English question lists ("Find the name and age of the visitor…") that a table the
-    query reads has under that very name and the query does not show (nor a `*`). Spider dev 423 at
-    414d34e: sent back for counting an amount, the 1.5B model answered with the visitor's name and
-    a sum of tickets, no age. Both parts of a UNION are judged, and the first of an INTERSECT or EXCEPT.
+    query reads has under that very name and the query does not show (nor a `*`): sent back for counting
+    an amount, a model answered with the visitor's name and a sum of tickets, no age. Both parts of a UNION are judged, and the first of an INTERSECT or EXCEPT.
     Of the Spider dev gold queries, it flags one, whose gold shows no `result` for "the name, date and
     result of each battle" (a test)."""
     found = list(_LISTED_COLUMNS.finditer(question))
@@ -590,8 +591,8 @@ def link_side_reversed(question: str, sql: str, catalogue: Callable[[], list[Any
     column meant, the relation's word). A link table with two keys to one table (`Friend`: `student_id`,
     `friend_id` to `Highschooler`) has an owner's side and a side named for the relation (`friend_id`); an
     English question about those who "have (any, the most, 3 or more) friends" means the owner's side.
-    Spider dev 917 at 7d6a71e: "What is the lowest grade of students who do not have any friends?" answered
-    ok from `ID NOT IN (SELECT friend_id FROM Friend)`, those who are nobody's friend. A link whose sides
+    "What is the lowest grade of students who do not have any friends?" is not answered from `ID NOT IN
+    (SELECT friend_id FROM Friend)`, those who are nobody's friend. A link whose sides
     are not told apart by name (`f1`, `f2`) is not judged. Of the Spider dev gold queries, it flags none (a
     test). `catalogue` is read only when it can matter."""
     if not _HAVING.search(question) or (tree := parsed(sql, dialect=dialect)) is None:

@@ -28,11 +28,12 @@ from agent.checks.question import (columns_not_shown, counts_an_amount, echoes_f
                                    sampled_literals, thing_not_used, unasked_limit, with_both, without_limit)
 from agent.checks.turn import (copies_partial_values, counted_itself, dropped_conditions, grouped_label,
                                in_question_language, missing_periods, missing_years, per_group_missing,
-                               points_back, sql_literals, unasked_values, unsupported_names, unsupported_numbers,
+                               sql_literals, unasked_values, unsupported_names, unsupported_numbers,
                                which_one, with_label, wrong_language)
 from agent.checks.unnamed import invented_values
 from agent.notes import load_table, note
 from agent.planner.followup import is_follow_up
+from agent.vocabulary.references import points_back
 from storage.text import has_cjk
 
 Stage = Literal["send_back", "verdict"]
@@ -114,6 +115,9 @@ class Check:
     unfixed_hint: str | None = None
     separator: str = ", "  # between the values of a list in the sentences
     separator_zh: str | None = None
+    #: How the check reads the schema by its names, where a schema named otherwise escapes it (docs/checks.md
+    #: says it); None: it reads only the query's structure and the question.
+    assumes: str | None = None
 
     @property
     def detects(self) -> str:
@@ -399,6 +403,12 @@ def _names_unshown(turn: TurnFacts, result: Result, text: str) -> Finding | None
     return Finding({"names": names}) if names else None
 
 
+#: How the checks that show names find a column in Chinese and a table's name column.
+_TWIN = ("a column's Chinese twin has the same words and a Chinese tag (`name_zh`, `nameZh`, `name_cn`, "
+         "`chinese_name`); a twin whose name does not say its language (`名称` beside `name`) is not found")
+_LABEL_COLUMN = ("a table's name column is `name`, `model`, `title`, `label` or one ending in `_name`; for a "
+                 "Chinese question, its Chinese twin (" + _TWIN + ")")
+
 #: Every check, in the order they are tried. The first sixteen after `language` read what of the question
 #: the query leaves out: the model is told to use it (`unused`), once for all of them.
 CHECKS: tuple[Check, ...] = (
@@ -411,20 +421,31 @@ CHECKS: tuple[Check, ...] = (
     Check("per_group", _per_group, caveat="per_group", hint="unused"),
     Check("ranks", _ranks, caveat="ranks", hint="unused"),
     Check("counts", _counts, caveat="counts", hint="unused"),
-    Check("amount", _amount, caveat="amount", hint="unused"),
+    Check("amount", _amount, caveat="amount", hint="unused",
+          assumes="an amount column is named for one: num, number, count, total, qty, quantity or amount at "
+                  "either end of its name (`Num_of_Ticket`, `total_count`), not a number naming a thing "
+                  "(`order_number`)"),
     Check("thing", _thing, caveat="thing", hint="unused"),
-    Check("name", _name, caveat="name", hint="unused"),
+    Check("name", _name, caveat="name", hint="unused",
+          assumes="the column \"the X name\" asks for has the words X and name (`breed_name`, `BreedName`)"),
     Check("columns", _columns, caveat="columns", hint="unused"),
-    Check("side", _side, caveat="side", hint="unused"),
+    Check("side", _side, caveat="side", hint="unused",
+          assumes="of a link table's two keys to one table, the one whose name starts with the link table's "
+                  "(`Friend.friend_id`, `Likes.liked_id`) is the far side, meant when the question says who "
+                  "\"have\" the table's word (\"friends\", \"likes\"); keys named otherwise (`f1`, `f2`) are "
+                  "not judged"),
     Check("negated", _negated, caveat="negated", hint="unused"),
     Check("order", _order, caveat="order", hint="unused"),
     Check("echo", _echo, caveat="echo", hint="unused"),
     Check("both", _both, caveat="both", hint="both", unfixed_hint="unused", separator_zh="、"),
     Check("limit", _limit, caveat="limit", hint="limit", unfixed_hint="unused"),
-    Check("itself", _itself, caveat="itself", hint="itself"),
-    Check("names", _names, caveat=None, hint="names", languages=ZH, told="names_problem"),
-    Check("label", _label, caveat="label", hint="label", told="label_problem", after_told="next"),
-    Check("grouped", _grouped, caveat="grouped", hint="grouped", after_told="next"),
+    Check("itself", _itself, caveat="itself", hint="itself",
+          assumes="the question names the table it counts by that table's name, singular or plural "
+                  "(`launches`: \"launched\"), unless one table alone refers to the one counted"),
+    Check("names", _names, caveat=None, hint="names", languages=ZH, told="names_problem", assumes=_TWIN),
+    Check("label", _label, caveat="label", hint="label", told="label_problem", after_told="next",
+          assumes=_LABEL_COLUMN),
+    Check("grouped", _grouped, caveat="grouped", hint="grouped", after_told="next", assumes=_LABEL_COLUMN),
     Check("unasked", _unasked, caveat="unasked", hint=None),
     Check("inherited", _inherited, caveat="inherited", hint=None),
     Check("numbers", _numbers, caveat="numbers", hint="numbers"),

@@ -1,8 +1,8 @@
 """Checks on what a model does within a turn: repeated calls, answer labels, the answer's language,
 a follow-up that drops what it follows.
 
-Seen with a 1.5B local model (issue 16): the same call with the same result up to 11 times
-at temperature 0, until the step limit; answers starting "Final Answer:"; a Chinese question
+What small local models do (issue 16): the same call with the same result again and again at
+temperature 0, until the step limit; answers starting "Final Answer:"; a Chinese question
 answered in English; "How many of them failed?" after "How many launches were there in 2019?"
 answered over every year, marked ok.
 """
@@ -22,6 +22,8 @@ from sqlglot.errors import SqlglotError
 from agent.planner.period_grammar import NamedPeriod, named_periods
 from agent.sources.base import may_hold_text
 from agent.sources.column_check import name_words
+from agent.vocabulary.numbers import NUMBER_WORDS, ZH_NUMERAL_CHARS, zh_number
+from agent.vocabulary.references import points_back
 from storage.text import has_cjk, singular, stem
 
 #: The second identical call gets its result with this note; the third ends the turn.
@@ -31,28 +33,20 @@ STOP_AFTER = 3
 
 _YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?![\ds])")  # not a decade ("the 2010s")
 
-#: Words by which a question points back at the previous answer's rows.
-_BACK_REFERENCE = re.compile(r"\b(?:them|those|these|of it|it|its|their)\b|其中|它们|这些|那些|上述", re.I)
-#: A question asking only how many rows the previous answer has ("How many are there?", 一共有多少个？).
-_BARE_COUNT = re.compile(r"^\s*(?:and\s+|so\s+)?how many(?:\s+(?:are|were|is|was)\s+(?:there|they|that|it))?"
-                         r"(?:\s+(?:in total|altogether|overall|in all))?\s*[?？.!]*\s*$"
-                         r"|^\s*(?:那|那么)?(?:一共|总共|总计)?有?(?:多少|几)(?:个|次|家|条|项|座|种|位|架|枚)呢?\s*[？?。]*\s*$",
-                         re.I)
 
 #: A question asking which thing ("Which aircraft…", "What vehicle…", 哪架…), not for a value ("What is…").
 NOT_A_THING = r"is|are|was|were|does|do|did"
 _WHICH = re.compile(rf"^\s*(?:which|what)\s+(?!(?:{NOT_A_THING})\b)[a-z]|哪", re.I)
 #: Column names that name a row's thing, in order of preference; `*_name` comes after them.
 _LABELS = ("name", "model", "title", "label")
+#: Words by which a column's name says it holds its twin's values in Chinese: `name_zh`, `nameZh`,
+#: `name_cn`, `chinese_name` are `name` in Chinese.
+_CHINESE_TAGS = frozenset({"zh", "cn", "chn", "chinese"})
 
 #: Column names of an id or a year: `id`, `Teacher_ID`, `vehicleId`, `year`, `founded_year`.
 _ID_OR_YEAR = re.compile(r"(?:^|_)(?:id|Id|ID)$|[a-z]Id$|[a-z]ID$|(?P<year>(?:^|_)(?:year|Year|YEAR)$)")
 #: Words by which a question counts time from now: its years are not written in it.
 _RELATIVE_TIME = re.compile(r"\b(?:last|this|next|past|previous|current|recent)\b|\bago\b|去年|今年|明年|前年|近|最近", re.I)
-_NUMBER_WORDS = {w: str(n) for n, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve".split())} | \
-    {w: str(n * 10) for n, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split(), 2)} | \
-    {"hundred": "100", "thousand": "1000", "million": "1000000"}
 
 #: The words after which a question names what it groups by ("each country", "per year", "by vehicle").
 _GROUPED_BY = re.compile(r"\b(?:each|every|per|by)\s+([a-z]+(?:\s+[a-z]+)?)", re.I)
@@ -93,17 +87,6 @@ def parsed(sql: str, *, dialect: str) -> exp.Expression | None:
         return sqlglot.parse_one(sql, read=dialect)
     except (SqlglotError, RecursionError, ValueError):
         return None
-
-
-def points_back(question: str) -> bool:
-    """Whether a question points back at the previous answer's rows ("how many of them failed?", 其中,
-    "How many are there?")."""
-    return bool(_BACK_REFERENCE.search(question)) or counts_previous_rows(question)
-
-
-def counts_previous_rows(question: str) -> bool:
-    """Whether a question asks only how many rows the previous answer has ("How many are there?")."""
-    return bool(_BARE_COUNT.match(question))
 
 
 def count_of(previous_sql: str, *, dialect: str) -> str | None:
@@ -191,8 +174,8 @@ def dropped_conditions(question: str, sql: str, previous_sql: str | None, *, dia
 def with_conditions(sql: str, previous_sql: str, *, dialect: str) -> str | None:
     """The query with the previous answer's conditions added (AND), each column qualified by the new
     query's name for its table; None when that cannot be done safely (not a plain SELECT, a table the
-    new query does not read, a column whose table is unclear). A 1.5B model told its follow-up
-    dropped `launch_date LIKE '2019%'` answered the same again (issue 16): askdb runs this instead."""
+    new query does not read, a column whose table is unclear). askdb runs it rather than tell the model:
+    a small model told its follow-up dropped `launch_date LIKE '2019%'` answers the same again."""
     try:
         before, now = sqlglot.parse_one(previous_sql, read=dialect), sqlglot.parse_one(sql, read=dialect)
     except (SqlglotError, RecursionError, ValueError):
@@ -262,7 +245,7 @@ _QUANTITY = re.compile(r"\b(?:how many|how much|number of|count|average|mean|tot
 
 def per_group_missing(question: str, sql: str, *, dialect: str) -> bool:
     """Whether the question asks for a figure for each of something and the query groups nothing, giving
-    one figure or one group's rows: the 1.5B model answered "每个国家有多少个发射场？" with China's sites."""
+    one figure or one group's rows: "每个国家有多少个发射场？" is not answered with China's sites."""
     if not ((_EACH.search(question) and _QUANTITY.search(question)) or _FIGURE_BY.search(question)):
         return False
     tree = parsed(sql, dialect=dialect)
@@ -282,8 +265,8 @@ _NUMBER = re.compile(r"(?<![A-Za-z0-9_.\-])\d+(?:,\d{3})*(?:\.\d+)?(?![A-Za-z0-9
 def unsupported_numbers(text: str, *, rows: list[list[Any]], row_count: int | None, question: str,
                         sql: str) -> list[str]:
     """The numbers an answer states that neither its query's result (its cells, numbers within its text
-    cells, its row count) nor the question or the query holds: the 1.5B model named the right aircraft
-    "with a max speed of 839.0 km/h", a figure of another aircraft it had looked up before. `row_count`
+    cells, its row count) nor the question or the query holds: the right aircraft named "with a max speed of 839.0 km/h",
+    a figure of another aircraft looked up before, is flagged. `row_count`
     is None for a result cut at the row cap: its count is not the total, so it supports no figure."""
     known: list[float] = [] if row_count is None else [float(row_count)]
     for cell in (c for row in rows for c in row):
@@ -315,8 +298,8 @@ def unsupported_names(text: str, *, rows: list[list[Any]], question: str, sql: s
     """The names an answer lists (two or more capitalised names, joined by commas, "and", bullets…) that
     neither the question, the query (`_` read as a space), nor `known` (values shown before: a follow-up's
     previous answer, this turn's lookups) holds, when its result shows no text at all, so they cannot
-    come from it: Spider dev 234 at 17c575c, "Which airlines have a flight with source airport AHD?"
-    answered ok with "AirTran Airways, Allegiant Air, American Airlines…" from airline ids 1, 2, 3…
+    come from it: "Which airlines have a flight with source airport AHD?" is not answered with "AirTran
+    Airways, Allegiant Air, American Airlines…" from airline ids 1, 2, 3…
     Months, weekdays and numbers are left alone (a result of numbers may stand for them)."""
     if any(isinstance(cell, str) for row in rows for cell in row):
         return []
@@ -352,7 +335,7 @@ def counted_itself(question: str, sql: str, first_cell: Any, catalogue: list[Any
                    dialect: str) -> tuple[str, str, str] | None:
     """A count of one table's rows picked by a value that found the thing itself (1) when the question
     counts the rows that refer to it: "长征二号丁发射了多少次？" answered `SELECT COUNT(*) FROM launch_vehicles
-    WHERE name_zh = '长征二号丁'` (1) by a 1.5B model, for 75 launches (issue 16). The table counted,
+    WHERE name_zh = '长征二号丁'` (1), for 75 launches. The table counted,
     the one table referring to it that the question names (or, for "how many times", the only one), and
     the query counting that table's rows instead. None when the query or the question is not so."""
     if first_cell != 1:
@@ -389,8 +372,8 @@ def counted_itself(question: str, sql: str, first_cell: Any, catalogue: list[Any
 
 def in_question_language(question: str, sql: str, catalogue: list[Any], *, dialect: str) -> str | None:
     """The query with each name it shows swapped for the same name in Chinese, for a Chinese question:
-    `countries.name` → `countries.name_zh` where the table has that column. A 1.5B model answered
-    "每个国家有多少个发射场？" with the countries' English names (issue 16). Only what the query shows,
+    `countries.name` → `countries.name_zh` where the table has that column, so "每个国家有多少个发射场？"
+    is answered with the countries' Chinese names. Only what the query shows,
     groups and orders by is swapped, not its filters (`WHERE name = 'China'` matches English values).
     None for a question not in Chinese, or when nothing is swapped."""
     if not has_cjk(question):
@@ -407,7 +390,7 @@ def in_question_language(question: str, sql: str, catalogue: list[Any], *, diale
     parts = list(tree.selects) + [tree.args[k] for k in ("group", "order") if tree.args.get(k)]
     for column in [c for part in parts for c in part.find_all(exp.Column)]:
         table = named.get(column.table.lower()) if column.table else only
-        chinese = columns.get(table or "", {}).get(f"{column.name.lower()}_zh")
+        chinese = chinese_twin(column.name, columns.get(table or "", {}).values())
         if chinese:
             column.set("this", _named(chinese))
             swapped = True
@@ -438,9 +421,9 @@ def which_one(question: str) -> bool:
 def with_label(question: str, sql: str, catalogue: list[Any], *, dialect: str) -> str | None:
     """The query with its table's name column shown first, when the question asks which thing and the
     query, on one table with no grouping or aggregate, shows no text, and picks no row by its name, and
-    the question's thing is not a column it shows ("What year…": `opened_year`): the 1.5B model answered "Which
-    aircraft has the highest max speed?" with `SELECT max_speed_kmh … ORDER BY max_speed_kmh DESC
-    LIMIT 1` and named an aircraft the result did not hold (issue 16, sample-09). None otherwise."""
+    the question's thing is not a column it shows ("What year…": `opened_year`): "Which aircraft has the
+    highest max speed?" answered with `SELECT max_speed_kmh … ORDER BY max_speed_kmh DESC LIMIT 1` names
+    an aircraft the result does not hold. None otherwise."""
     if not which_one(question):
         return None
     tree = parsed(sql, dialect=dialect)
@@ -479,8 +462,18 @@ def _label_of(schema: Any, *, zh: bool) -> str | None:
     label = next((n for want in _LABELS for n in names if n.lower() == want), None) or \
         next((n for n in names if n.lower().endswith("_name")), None)
     if label is not None and zh:
-        label = next((n for want in (f"{label.lower()}_zh", "name_zh") for n in names if n.lower() == want), label)
+        label = chinese_twin(label, names) or chinese_twin("name", names) or label
     return label
+
+
+def chinese_twin(column: str, columns: Iterable[str]) -> str | None:
+    """The one of `columns` that holds `column`'s values in Chinese, told from the schema by its name: the
+    same words and a Chinese tag (`name` -> `name_zh`, `nameZh`, `name_cn`, `chinese_name`). None when there
+    is none, or more than one. Names only: a twin whose name does not say its language (`名称` beside
+    `name`, `title_local`) is not found."""
+    words = name_words(column)
+    twins = [c for c in columns if (w := name_words(c)) & _CHINESE_TAGS and w - _CHINESE_TAGS == words and words]
+    return twins[0] if len(twins) == 1 else None
 
 
 #: A question asking for ids or codes: groups shown by their keys are what it asks for.
@@ -489,9 +482,9 @@ _ASKS_KEYS = re.compile(r"(?:\b|_)(?:ids?|codes?|keys?)\b|编号|代码", re.I)
 
 def grouped_label(question: str, sql: str, catalogue: list[Any], *, dialect: str) -> str | None:
     """The query with each group's name shown instead of its foreign key, when a query on one table groups
-    by a foreign key to a table with a name column, shows that key and no text: the 1.5B model answered "How many
-    launch sites does each country have?" with `SELECT country_id, COUNT(*) … GROUP BY country_id` and
-    named countries the result did not hold (sample-23 at 1054f2c). The referenced table is joined (LEFT,
+    by a foreign key to a table with a name column, shows that key and no text: "How many launch sites does
+    each country have?" answered with `SELECT country_id, COUNT(*) … GROUP BY country_id` names countries
+    the result does not hold. The referenced table is joined (LEFT,
     so no group is lost) and the groups stay the key's. None otherwise, and when the question asks for ids."""
     tree = parsed(sql, dialect=dialect)
     if (not isinstance(tree, exp.Select) or not tree.args.get("group") or tree.args.get("joins")
@@ -534,11 +527,11 @@ def unasked_values(question: str, sql: str, known: set[str], *, dialect: str) ->
     """The whole numbers a query's conditions set an id or a year to (`= 3`, `IN (3, 4)` on `id`,
     `Teacher_ID`, `year`, `founded_year`…) that the question does not name, as digits or a word ("two"),
     and that are not in `known` (what the turn's lookups and results showed, the previous answer's
-    values). A year is not judged when the question counts from now ("last year", 去年). The 1.5B model
-    answered "What is the year that had the most concerts?" with `WHERE YEAR = '2014'`, and "Show names
-    of teachers and the number of courses they teach" with `WHERE Teacher_ID = 3` (Spider dev 27, 405).
-    Ranges, measures and text are not judged: their numbers come in too many spellings (一万, 5,000, 90%).
-    Spider dev 953: "What are each owner's first name and their dogs's name?" answered `WHERE owner_id = 1`."""
+    values). A year is not judged when the question counts from now ("last year", 去年). Flagged: "What is
+    the year that had the most concerts?" answered with `WHERE YEAR = '2014'`, "Show names of teachers
+    and the number of courses they teach" with `WHERE Teacher_ID = 3`, "What are each owner's first name
+    and their dogs's name?" with `WHERE owner_id = 1`. Ranges, measures and text are not judged: their
+    numbers come in too many spellings (一万, 5,000, 90%)."""
     tree = parsed(sql, dialect=dialect)
     if tree is None:
         return []
@@ -560,9 +553,7 @@ def unasked_values(question: str, sql: str, known: set[str], *, dialect: str) ->
     return list(dict.fromkeys(found))
 
 
-#: Chinese numerals, for the numbers a question names (十 is 10, 二十五 is 25, 两 is 2).
-_CHINESE_DIGITS = {c: n for n, c in enumerate("零一二三四五六七八九")} | {"两": 2}
-_CHINESE_NUMBER = re.compile(r"[零一二两三四五六七八九十百]+")
+_CHINESE_NUMBER = re.compile(f"[{ZH_NUMERAL_CHARS}]+")
 
 
 def whole_numbers(question: str) -> set[str]:
@@ -571,22 +562,10 @@ def whole_numbers(question: str) -> set[str]:
     asked = question.casefold()
     said = set(re.findall(r"\d+", asked))
     for tens, units in re.findall(r"\b([a-z]+ty)-([a-z]+)\b", asked):  # twenty-five
-        if tens in _NUMBER_WORDS and units in _NUMBER_WORDS:
-            said.add(str(int(_NUMBER_WORDS[tens]) + int(_NUMBER_WORDS[units])))
-    said |= {_NUMBER_WORDS[w] for w in re.findall(r"[a-z]+", asked) if w in _NUMBER_WORDS}
+        if tens in NUMBER_WORDS and units in NUMBER_WORDS:
+            said.add(str(NUMBER_WORDS[tens] + NUMBER_WORDS[units]))
+    said |= {str(NUMBER_WORDS[w]) for w in re.findall(r"[a-z]+", asked) if w in NUMBER_WORDS}
     if "dozen" in asked:
         said.add("12")
-    return said | {str(n) for n in map(_chinese_number, _CHINESE_NUMBER.findall(question)) if n is not None}
+    return said | {str(n) for n in map(zh_number, _CHINESE_NUMBER.findall(question)) if n}
 
-
-def _chinese_number(numeral: str) -> int | None:
-    """The value of a Chinese numeral up to 999 (十 10, 十五 15, 三十 30, 一百二十 120); None otherwise."""
-    total, digit = 0, None
-    for char in numeral:
-        if char in _CHINESE_DIGITS:
-            digit = _CHINESE_DIGITS[char]
-        elif char in "十百":
-            total += (1 if digit is None else digit) * (10 if char == "十" else 100)
-            digit = None
-    total += digit or 0
-    return total or None

@@ -17,7 +17,7 @@ the life of the client (the service builds one and keeps it).
 
 Every request carries `max_tokens`; a reply cut off there (`finish_reason: length`) is asked
 again once with twice the room, unless it was repeating itself: then more room only buys more of
-the same (a 1.5B model wrote `AND b.result != 'No Result'` until its 1,024 tokens ran out, then
+the same (a small model may write `AND b.result != 'No Result'` until its 1,024 tokens run out, then
 2,048, four minutes each on a CPU). A streamed reply is cut once, past half its room, its last
 characters (as many as the room has tokens) repeat one piece.
 """

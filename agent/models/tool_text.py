@@ -1,6 +1,6 @@
 """Tool calls that models write as text instead of sending them as native `tool_calls`.
 
-Small local models (Qwen2.5-Coder-1.5B behind llama.cpp, issue 16) write their call in the
+Small local models (behind llama.cpp, issue 16) write their call in the
 reply's content and stop: a fenced or bare JSON object, Hermes `<tool_call>` tags, tags named
 after the tool (`<run_sql><sql>…</sql></run_sql>`), ReAct `Action:` lines, or a Python-style
 call. Read as prose, that text became the "answer" and no SQL ran. `find_calls` reads all of
@@ -79,7 +79,7 @@ _LEAF_TAG = re.compile(r"<(\w+)>([^<>]*)</\1>")
 
 def _function_tags(text: str, schemas: dict[str, dict[str, Any]]) -> FoundCalls | None:
     """`<function name="run_sql" arguments='{...}'/>` and `<function><name>…</name><arguments>…</arguments>`,
-    as Qwen2.5-Coder-1.5B wrote them inside `<tools>` (recorded in tests/data/local_model)."""
+    as a small local model wrote them inside `<tools>` (recorded in tests/data/local_model)."""
     found = [(m.start(), m.group(1), m.group(3) or "{}") for m in _FUNCTION_ATTRS.finditer(text)]
     for m in _FUNCTION_CHILDREN.finditer(text):
         body = (m.group(2) or "").strip()

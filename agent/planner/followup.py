@@ -27,30 +27,21 @@ from agent.planner.negation import Absence
 from agent.planner.question import Mention, ParsedQuestion
 from agent.planner.roles import RoleResolver
 from agent.planner.schema_index import ColumnInfo, SchemaIndex
-from agent.checks.turn import counts_previous_rows
+from agent.vocabulary.references import PRONOUNS_EN, THOSE_EN, THOSE_ZH, counts_previous_rows
 
-_MARKER_EN = re.compile(r"^\s*(and|what about|how about|only|just|which of|of (those|these|them)|among|same|the same|"
-                        r"now|also|but|instead|then)\b|\b(their|they|them|those|these|its|this(?! year| month| quarter| week| decade))\b", re.IGNORECASE)
+_MARKER_EN = re.compile(rf"^\s*(and|what about|how about|only|just|which of|of ({THOSE_EN})|among|same|the same|"
+                        rf"now|also|but|instead|then)\b|\b({PRONOUNS_EN})\b", re.IGNORECASE)
 _MARKER_ZH = re.compile(r"^\s*(其中|那|只看|只|仅|同样|换成|改成|改为|按)|呢\s*[？?]?\s*$")
-_RESTRICT = re.compile(r"\b(which|who|what) of (those|these|them)\b|\bof (those|these)\b|\bamong (those|them|these)\b"
-                       r"|\blist them\b|其中|这些|那些", re.IGNORECASE)
+_RESTRICT = re.compile(rf"\b(which|who|what) of ({THOSE_EN})\b|\bof (those|these)\b|\bamong ({THOSE_EN})\b"
+                       rf"|\blist them\b|{THOSE_ZH}", re.IGNORECASE)
 _YEAR_WORDS = frozenset({"year", "years", "年", "每年", "年份"})
 #: "Also show their names": the columns shown before stay, the new ones are added.
 _ALSO = re.compile(r"\b(?:also|too|as well|along with|in addition|additionally|together with)\b|也|同时|还有", re.I)
 #: The rows of the previous answer taken out ("not one of those", "except for those", "did not visit these"):
 #: the planner cannot take one answer's rows out of another's, so it says it left this out.
 _NOT_THOSE = re.compile(r"\b(?:not|except|other than|besides|excluding|apart from|aside from)\s+(?:\w+\s+){0,3}?"
-                        r"(?:those|these|them|that list)\b|\b(?:did|do|does|have|has|are|were)\s*(?:n't|not)\s+"
-                        r"(?:\w+\s+){1,3}?(?:those|these|them)\b|除了?(?:这些|那些|它们)|不在(?:这些|那些)", re.I)
-
-
-_PRONOUN = re.compile(r"\b(their|they|them|those|these|its|this(?! year| month| quarter| week| decade))\b|其中|这些|那些", re.IGNORECASE)
-
-
-def unresolved_reference(question: str) -> str | None:
-    """A word pointing back at an earlier answer ("their", "those", 其中), as written; None if none."""
-    match = _PRONOUN.search(question)
-    return match.group() if match else None
+                        rf"(?:{THOSE_EN}|that list)\b|\b(?:did|do|does|have|has|are|were)\s*(?:n't|not)\s+"
+                        rf"(?:\w+\s+){{1,3}}?(?:{THOSE_EN})\b|除了?(?:这些|那些|它们)|不在(?:这些|那些)", re.I)
 
 
 def is_follow_up(question: str) -> bool:

@@ -2,11 +2,22 @@
 
 Only question words, aggregates, comparisons, time words and common nouns live
 here, never a table or column name of a particular database: the planner reads
-those from the schema. A noun listed here (country, launch, aircraft) helps only
-when some database happens to use that word in a table or column name.
+those from the schema, and a database's own words (what its users call its
+tables, in English and Chinese) from its vocabulary file (`agent.vocabulary.domain`),
+added by `Lexicon.of`. A noun listed here (country, aircraft) helps only when some
+database happens to use that word in a table or column name.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+
+from agent.vocabulary.domain import DomainVocabulary
+from agent.vocabulary.numbers import MEASURE_WORDS_ZH
+from agent.vocabulary.ranking import HIGHEST, LEAST, LOWEST, MAXIMUM, MINIMUM, MOST, TOP, ZH_SUPERLATIVES
+from storage.text import has_cjk, singular
 
 #: English phrases (lower case, as written) -> keyword code. Longest phrase wins.
 KEYWORDS: dict[str, str] = {
@@ -18,11 +29,9 @@ KEYWORDS: dict[str, str] = {
     "average": "avg", "mean": "avg", "avg": "avg",
     "total": "sum", "sum": "sum", "sum of": "sum", "combined": "sum", "sum total": "sum",
     "in total": "sum_post", "altogether": "sum_post", "all together": "sum_post",
-    "maximum": "max", "max": "max", "minimum": "min", "min": "min",
+    **dict.fromkeys(MAXIMUM, "max"), **dict.fromkeys(MINIMUM, "min"),
     # superlatives: a ranking (which X has the highest Y) or an aggregate (what is the highest Y)
-    "highest": "most", "largest": "most", "biggest": "most", "greatest": "most", "most": "most",
-    "lowest": "least", "smallest": "least", "least": "least", "fewest": "least",
-    "top": "top",
+    **dict.fromkeys(HIGHEST + MOST, "most"), **dict.fromkeys(LOWEST + LEAST, "least"), **dict.fromkeys(TOP, "top"),
     # grouping
     "each": "group", "per": "group", "every": "group", "for each": "group", "for every": "group",
     "by": "by", "grouped by": "group",
@@ -70,20 +79,6 @@ KEYWORDS: dict[str, str] = {
     "rate": "rate", "ratio": "rate",
 }
 
-#: Superlative adjectives that name their column: word -> (direction on a column
-#: named by one of the hint words, hint words, direction on a date/year column).
-SUPERLATIVES: dict[str, tuple[str | None, tuple[str, ...], str | None]] = {
-    "youngest": ("asc", ("age",), "desc"),
-    "oldest": ("desc", ("age",), "asc"),
-    "newest": (None, (), "desc"), "latest": (None, (), "desc"), "most recent": (None, (), "desc"),
-    "earliest": (None, (), "asc"),
-    "heaviest": ("desc", ("weight", "mass"), None), "lightest": ("asc", ("weight", "mass"), None),
-    "tallest": ("desc", ("height",), None), "shortest": ("asc", ("height", "length"), None),
-    "longest": ("desc", ("length", "range", "duration"), None),
-    "fastest": ("desc", ("speed",), None), "slowest": ("asc", ("speed",), None),
-    "most expensive": ("desc", ("price", "cost"), None), "cheapest": ("asc", ("price", "cost"), None),
-}
-
 #: Comparative adjectives used with "than": word -> (comparison, hint words for the column).
 COMPARATIVES: dict[str, tuple[str, tuple[str, ...]]] = {
     "older": ("gt", ("age",)), "younger": ("lt", ("age",)),
@@ -93,16 +88,16 @@ COMPARATIVES: dict[str, tuple[str, tuple[str, ...]]] = {
     "more expensive": ("gt", ("price", "cost")), "cheaper": ("lt", ("price", "cost")),
 }
 
-#: Generic English synonyms: a question word -> other words a schema may use for it.
+#: Generic English synonyms: a question word -> other words a schema may use for it. A database's own
+#: words ("rocket" for its vehicles) are its vocabulary file's (`agent.vocabulary.domain`).
 SYNONYMS: dict[str, tuple[str, ...]] = {
-    "rocket": ("vehicle",), "company": ("manufacturer", "maker"), "maker": ("manufacturer",),
-    "manufacturer": ("maker", "company"), "nation": ("country",), "satellite": ("payload",),
-    "spacecraft": ("payload",), "plane": ("aircraft",), "airplane": ("aircraft",),
-    "fly": ("launch", "flight"), "flew": ("launch", "flight"), "flown": ("launch", "flight"),
-    "flight": ("launch",), "launched": ("launch",), "weight": ("mass",), "mass": ("weight",),
+    "company": ("manufacturer", "maker"), "maker": ("manufacturer",),
+    "manufacturer": ("maker", "company"), "nation": ("country",), "plane": ("aircraft",), "airplane": ("aircraft",),
+    "fly": ("flight",), "flew": ("flight",), "flown": ("flight",),
+    "launched": ("launch",), "weight": ("mass",), "mass": ("weight",),
     "type": ("kind", "category"), "kind": ("type", "category"), "category": ("type", "kind"),
     "price": ("cost",), "cost": ("price",), "person": ("people",), "people": ("person",),
-    "place": ("site", "location"), "location": ("site",), "center": ("site",), "base": ("site",),
+    "place": ("site", "location"), "location": ("site",),
     "result": ("outcome",), "outcome": ("result",), "failed": ("failure",), "fail": ("failure",),
     "successful": ("success",), "succeeded": ("success",), "founded": ("found",),
     "weigh": ("weight", "mass"), "weighs": ("weight", "mass"),
@@ -117,15 +112,12 @@ ZH_WORDS: dict[str, str] = {
     # 目 and 前 "top"), measure words (多少颗卫星), verbs of making that name no column of their own
     "目前": "", "现在": "", "当前": "", "如今": "", "仍然": "", "依然": "", "仍": "", "还": "", "一直": "", "至今": "",
     "迄今": "", "曾经": "", "总体": "", "生产": "", "制造": "", "拥有": "",
-    "架": "", "颗": "", "枚": "", "艘": "", "台": "", "辆": "", "座": "", "位": "", "名": "", "种": "", "款": "",
+    **dict.fromkeys(MEASURE_WORDS_ZH, ""),
     # question words and aggregates
     "多少": "how many", "几": "how many", "数量": "number of", "个数": "number of", "次数": "number of",
     "平均": "average", "均值": "average", "总": "total", "总计": "total", "合计": "total",
     "总和": "total", "总共": "in total", "一共": "in total", "共计": "in total",
-    "最高": "highest", "最大": "largest", "最多": "most", "最低": "lowest", "最小": "smallest",
-    "最少": "least", "最常见": "most common", "最年轻": "youngest", "最老": "oldest", "最早": "earliest", "最晚": "latest",
-    "最新": "newest", "最近": "most recent", "最重": "heaviest", "最轻": "lightest",
-    "最快": "fastest", "最慢": "slowest", "最贵": "most expensive", "最便宜": "cheapest",
+    **ZH_SUPERLATIVES,
     "每个": "each", "每": "each", "各个": "each", "各": "each", "按照": "by", "按": "by",
     "超过": "more than", "大于": "more than", "多于": "more than", "高于": "more than",
     "以上": "or more", "至少": "at least", "不少于": "at least", "不低于": "at least",
@@ -142,20 +134,19 @@ ZH_WORDS: dict[str, str] = {
     "同时": "both", "次": "times",
     "降序": "descending", "从高到低": "descending", "升序": "ascending", "从低到高": "ascending",
     "排序": "sorted by",
-    # generic nouns
+    # generic nouns (a database's own, 运载火箭 or 首飞, are in its vocabulary file)
     "国家": "country", "地区": "region", "区域": "region", "城市": "city", "公司": "company",
     "制造商": "manufacturer", "厂商": "manufacturer", "生产商": "manufacturer", "供应商": "supplier",
-    "发射": "launch", "卫星": "satellite", "载荷": "payload", "有效载荷": "payload",
-    "飞机": "aircraft", "飞行器": "aircraft", "火箭": "rocket", "运载火箭": "launch vehicle",
-    "场": "site", "中心": "center", "基地": "base", "地点": "location", "类型": "type", "种类": "kind",
-    "名称": "name", "名字": "name", "型号": "model", "系列": "family", "家族": "family",
-    "质量": "mass", "重量": "weight", "轨道": "orbit", "高度": "height", "速度": "speed",
-    "航程": "range", "成本": "cost", "价格": "price", "部件": "component", "零件": "part",
-    "用途": "purpose", "目的": "purpose", "状态": "status", "角色": "role", "发动机": "engine",
-    "引擎": "engine", "级": "stage", "任务": "mission", "日期": "date", "结果": "outcome",
+    "飞机": "aircraft", "飞行器": "aircraft",
+    "中心": "center", "基地": "base", "地点": "location", "类型": "type", "种类": "kind",
+    "名称": "name", "名字": "name", "型号": "model",
+    "质量": "mass", "重量": "weight", "高度": "height", "速度": "speed",
+    "成本": "cost", "价格": "price", "部件": "component", "零件": "part",
+    "用途": "purpose", "目的": "purpose", "状态": "status", "角色": "role",
+    "任务": "mission", "日期": "date", "结果": "outcome",
     "失败": "failure", "成功": "success", "人口": "population", "语言": "language",
     "面积": "area", "年龄": "age", "员工": "employee", "产品": "product",
-    "首飞": "first flight", "首次飞行": "first flight", "成立": "founded", "运营": "operator",
+    "成立": "founded", "运营": "operator",
     "运营商": "operator", "城": "city",
     # time buckets and relative periods
     "月": "month", "每月": "per month", "月份": "month", "季度": "quarter", "每季度": "per quarter",
@@ -164,6 +155,46 @@ ZH_WORDS: dict[str, str] = {
     # shares and rates
     "比例": "share", "占比": "share", "百分比": "share", "比率": "rate", "率": "rate",
 }
+
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """The words a question is read by: the generic `SYNONYMS` and `ZH_WORDS`, with one source's own
+    words added (`DomainVocabulary`); a source's Chinese word takes the place of a generic one."""
+
+    synonyms: Mapping[str, tuple[str, ...]]
+    zh_words: Mapping[str, str]
+
+    @classmethod
+    def of(cls, domain: DomainVocabulary | None = None) -> Lexicon:
+        """The generic lexicon with `domain`'s words added; the generic one alone for None."""
+        if not domain:
+            return GENERIC
+        synonyms = dict(SYNONYMS)
+        for word, others in domain.synonyms.items():
+            known = synonyms.get(word, ())
+            synonyms[word] = known + tuple(o for o in others if o not in known)
+        return cls(synonyms, {**ZH_WORDS, **domain.chinese})
+
+    @cached_property
+    def zh_longest(self) -> int:
+        """The length of the longest Chinese word, where segmentation starts (longest match first)."""
+        return max(len(k) for k in self.zh_words)
+
+    @cached_property
+    def chinese_names(self) -> dict[str, str]:
+        """The English words the Chinese words stand for -> the first Chinese word for each."""
+        names: dict[str, str] = {}
+        for zh, english in self.zh_words.items():
+            if english and not has_cjk(english):
+                names.setdefault(english, zh)
+        return names
+
+    def synonyms_of(self, word: str) -> tuple[str, ...]:
+        """Other words a schema may use for `word` (a lower-case English word) or its singular."""
+        return (*self.synonyms.get(word, ()), *self.synonyms.get(singular(word), ()))
+
 
 #: The Chinese stop list: words read as nothing (是多少, 目前, 颗), never named as a word left out.
 FILLER_WORDS_ZH: frozenset[str] = frozenset(word for word, english in ZH_WORDS.items() if not english)
@@ -177,19 +208,6 @@ still currently presently now ever so far already actually really anymore nowada
 make makes made making produce produces produced producing operate operates operated operating
 own owns owned run runs
 """.split())
-
-#: English number words, for "more than one pet" and "at least two people".
-EN_NUMBERS: dict[str, int] = {
-    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-    "ten": 10, "eleven": 11, "twelve": 12, "twenty": 20, "fifty": 50, "hundred": 100,
-}
-
-#: Chinese numerals, for "前五" (top 5) and "超过十次" (more than ten times).
-ZH_DIGITS: dict[str, int] = {
-    "零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5,
-    "六": 6, "七": 7, "八": 8, "九": 9,
-}
-ZH_UNITS: dict[str, int] = {"十": 10, "百": 100, "千": 1000, "万": 10000}
 
 #: Irregular past participles: "built by X" names a relation, not a grouping ("launches by country").
 PARTICIPLES: frozenset[str] = frozenset("""
@@ -206,10 +224,8 @@ took take takes taken place happen happened happens occur occurred exist exists 
 know see want need instead among via onto many one ones
 and or but than much when where like up only same else
 """.split())
-#: Stopwords this planner still names in the caveat when it does not use them: they point back to an
-#: earlier turn ("his or her hometown", "the battles, too", "also provide ...", "not ... yet"). Ignored,
-#: 13 SParC follow-ups read on their own were marked ok (12 of them wrong).
-REFERRING_WORDS: frozenset[str] = frozenset("he him his himself she her hers herself too yet provide".split())
+#: The lexicon of a source with no words of its own.
+GENERIC = Lexicon(SYNONYMS, ZH_WORDS)
 
 #: The words of the period grammar (`agent.planner.period_grammar`): month names, ordinals of halves and
 #: quarters, and the relations that open a range ("since March 2024", 2024年3月以后).

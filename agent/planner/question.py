@@ -16,10 +16,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.planner.lexicon import (COMPARATIVES, EN_NUMBERS, KEYWORDS, NAMELESS_WORDS, REFERRING_WORDS,
-                                   SUPERLATIVES, SYNONYMS, ZH_DIGITS, ZH_UNITS, ZH_WORDS)
+from agent.planner.lexicon import COMPARATIVES, GENERIC, KEYWORDS, NAMELESS_WORDS, Lexicon
 from agent.planner.schema_index import ColumnInfo, SchemaIndex, ValueRef
-from agent.planner.words import zh_number
+from agent.vocabulary.numbers import NUMBER_WORDS, ZH_DIGITS, ZH_UNITS, zh_number
+from agent.vocabulary.ranking import SUPERLATIVES
+from agent.vocabulary.references import REFERRING_WORDS
 from storage.text import CJK, QUERY_WORDS, REQUEST_WORDS, STOPWORDS, has_cjk, is_cjk_char, normalize, singular, stem
 
 MAX_SPAN = 6
@@ -29,7 +30,6 @@ _QUOTED = re.compile(r"(?:^|(?<=[\s(,:]))[\"“'‘]([^\"“”'‘’]{1,60})[\
 _PIECE = re.compile(rf"\d+(?:,\d{{3}})*(?:\.\d+)?(?![A-Za-z])|[A-Za-z0-9]+|[{CJK}]+")
 #: English words never taken for a data value or a schema name on their own.
 _NOT_NAMES = ((STOPWORDS - QUERY_WORDS) | REQUEST_WORDS | NAMELESS_WORDS) - REFERRING_WORDS
-_ZH_LONGEST = max(len(k) for k in ZH_WORDS)
 # Words too generic to name a column on their own unless they are its last word.
 _GENERIC = frozenset("name first last number no code is date year total official".split())
 # Span priorities when two readings cover the same number of tokens.
@@ -49,11 +49,11 @@ class Token:
     values: tuple[ValueRef, ...] = ()
     zh: bool = False
     linked: tuple[str, ...] = ()  # the words of a name linked by meaning (agent.planner.linking)
+    synonyms: tuple[str, ...] = ()  # other words a schema may use for it (`Lexicon.synonyms_of`)
 
     @property
     def words(self) -> set[str]:
-        base = singular(self.norm)
-        return {self.norm, base, *SYNONYMS.get(self.norm, ()), *SYNONYMS.get(base, ()), *self.linked}
+        return {self.norm, singular(self.norm), *self.synonyms, *self.linked}
 
 
 @dataclass
@@ -87,14 +87,16 @@ class ParsedQuestion:
                 and t.norm.isalpha() and len(t.norm) > 2 and t.norm not in _NOT_NAMES and t.norm not in KEYWORDS]
 
 
-def parse_question(question: str, schema: SchemaIndex,
-                   links: dict[str, tuple[str, ...]] | None = None) -> ParsedQuestion:
+def parse_question(question: str, schema: SchemaIndex, links: dict[str, tuple[str, ...]] | None = None, *,
+                   lexicon: Lexicon = GENERIC) -> ParsedQuestion:
     """Turn the question into tokens and non-overlapping mentions, in question order; `links`
-    adds, for a word, the words of a name it was linked to by meaning."""
+    adds, for a word, the words of a name it was linked to by meaning; `lexicon` is the generic one
+    with the source's own words (`Lexicon.of`)."""
     text = normalize(question)
-    tokens = _tokenize(text, schema)
+    tokens = _tokenize(text, schema, lexicon)
     for token in tokens:
         token.linked = (links or {}).get(token.norm, ())
+        token.synonyms = lexicon.synonyms_of(token.norm)
     parsed = ParsedQuestion(text, has_cjk(text), tokens)
     candidates: list[tuple[int, int, Mention]] = []
     for i in range(len(tokens)):
@@ -124,7 +126,7 @@ def _priority_kind(mention: Mention) -> str:
 
 # -- pass 1: tokens ---------------------------------------------------------------
 
-def _tokenize(text: str, schema: SchemaIndex) -> list[Token]:
+def _tokenize(text: str, schema: SchemaIndex, lexicon: Lexicon) -> list[Token]:
     folded = text.casefold()
     folded = folded if len(folded) == len(text) else text  # offsets must line up with the text
     spans: list[tuple[int, int, Token]] = []
@@ -158,16 +160,16 @@ def _tokenize(text: str, schema: SchemaIndex) -> list[Token]:
             for part in re.finditer(r"[^\x00]+", "".join("\x00" if covered[match.start() + k] else c
                                                           for k, c in enumerate(piece))):
                 start = match.start() + part.start()
-                spans.extend((start, start + len(part.group()), t) for t in _chinese_tokens(part.group(), start))
+                spans.extend((start, start + len(part.group()), t) for t in _chinese_tokens(part.group(), start, lexicon))
             continue
         if any(covered[match.start():match.end()]):
             continue
         elif piece[0].isdigit() and not re.search(r"[A-Za-z]", piece):
             spans.append((match.start(), match.end(), Token(piece, piece, match.start(), match.end(),
                                                              kind="number", number=_to_number(piece))))
-        elif piece.lower() in EN_NUMBERS and spans and spans[-1][2].norm in _BEFORE_NUMBER_WORDS:
+        elif piece.lower() in NUMBER_WORDS and spans and spans[-1][2].norm in _BEFORE_NUMBER_WORDS:
             spans.append((match.start(), match.end(), Token(piece, piece.lower(), match.start(), match.end(),
-                                                             kind="number", number=EN_NUMBERS[piece.lower()])))
+                                                             kind="number", number=NUMBER_WORDS[piece.lower()])))
         else:
             norm = re.sub(r"'s$", "", piece.lower())
             spans.append((match.start(), match.end(), Token(piece, norm, match.start(), match.end())))
@@ -179,7 +181,7 @@ def _to_number(piece: str) -> float:
     return int(value) if value.is_integer() else value
 
 
-def _chinese_tokens(run: str, offset: int) -> list[Token]:
+def _chinese_tokens(run: str, offset: int, lexicon: Lexicon) -> list[Token]:
     """Segment a Chinese run by the lexicon (longest match); numerals become numbers."""
     tokens: list[Token] = []
     i = 0
@@ -187,16 +189,16 @@ def _chinese_tokens(run: str, offset: int) -> list[Token]:
         j = i
         while j < len(run) and (run[j] in ZH_DIGITS or run[j] in ZH_UNITS):
             j += 1
-        if j > i and zh_number(run[i:j]) is not None and not _zh_word_at(run, i, j):
+        if j > i and zh_number(run[i:j]) is not None and not _zh_word_at(run, i, j, lexicon):
             tokens.append(Token(run[i:j], str(zh_number(run[i:j])), offset + i, offset + j, kind="number",
                                 number=zh_number(run[i:j]), zh=True))
             i = j
             continue
-        for size in range(min(_ZH_LONGEST, len(run) - i), 0, -1):
+        for size in range(min(lexicon.zh_longest, len(run) - i), 0, -1):
             word = run[i:i + size]
-            if word in ZH_WORDS:
+            if word in lexicon.zh_words:
                 tokens.extend(Token(word, english, offset + i, offset + i + size, zh=True)
-                              for english in ZH_WORDS[word].split())
+                              for english in lexicon.zh_words[word].split())
                 i += size
                 break
         else:
@@ -204,9 +206,9 @@ def _chinese_tokens(run: str, offset: int) -> list[Token]:
     return tokens
 
 
-def _zh_word_at(run: str, i: int, j: int) -> bool:
+def _zh_word_at(run: str, i: int, j: int, lexicon: Lexicon) -> bool:
     """True when a lexicon word longer than the numeral starts here (e.g. "一共")."""
-    return any(run[i:i + size] in ZH_WORDS for size in range(j - i + 1, _ZH_LONGEST + 1))
+    return any(run[i:i + size] in lexicon.zh_words for size in range(j - i + 1, lexicon.zh_longest + 1))
 
 
 # -- pass 2: readings of one span -------------------------------------------------

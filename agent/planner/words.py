@@ -1,4 +1,4 @@
-"""Schema names as words, and Chinese numerals: the planner's own word handling.
+"""Schema names as words: the planner's own word handling.
 
 Schema names and questions meet as lists of singular lower-case English words:
 `order_items` and "order items" both become ("order", "item"),
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 
-from agent.planner.lexicon import ZH_DIGITS, ZH_UNITS
 from storage.text import CJK, singular
 
 _NAME_PART = re.compile(rf"[{CJK}]+|[A-Za-z0-9]+")
@@ -64,16 +63,3 @@ def core_words(name: str) -> list[str]:
         words.pop()
     return words
 
-
-def zh_number(text: str) -> int | None:
-    """Parse a small Chinese numeral ("五", "十二", "二十", "一百"); None if it is not one."""
-    if not text or any(c not in ZH_DIGITS and c not in ZH_UNITS for c in text):
-        return None
-    total, current = 0, 0
-    for char in text:
-        if char in ZH_DIGITS:
-            current = ZH_DIGITS[char]
-        else:
-            total += (current or 1) * ZH_UNITS[char]
-            current = 0
-    return total + current

@@ -236,6 +236,12 @@ def plain_value(value: Any) -> Any:
     return str(value)
 
 
+def as_written(value: Any) -> str:
+    """A result's value as a query would write it: 4.0 as 4. What a model saw in a result (the loop's
+    shown values, the example rows of the SQL-first prompt) is compared with the SQL it then writes."""
+    return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+
+
 class FileSource:
     """What a source that is one file shares: its path and label, its limits checked, `where`,
     `cache_key` and the repr."""

@@ -11,7 +11,7 @@ Over the 972 Spider dev gold queries it reports nothing (tests/agent/sources/tes
 Suggestions put first the columns that store the value the unknown one is compared with
 (`launch_status = 'Failed'`: `outcome` holds 'failure'), then a near-miss spelling (a typo),
 then the columns that name the same kind of fact (`launch_status`: `outcome`; `launch_year`:
-`launch_date`), then the other close spellings: by spelling alone a 1.5B model was sent from
+`launch_date`), then the other close spellings: by spelling alone a model would be sent from
 `launch_status` to `launch_date` (issue 16).
 """
 

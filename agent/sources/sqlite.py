@@ -335,8 +335,8 @@ def _read_only_authorizer(denied: list[str]):
     return authorize
 
 
-#: What SQLite offers instead of the functions models bring from other dialects. A 1.5B model
-#: wrote YEAR(launch_date) = 2019, read "no such function" and never wrote SQL again (issue 16).
+#: What SQLite offers instead of the functions models bring from other dialects: a small model that
+#: writes YEAR(launch_date) = 2019 and reads only "no such function" may never write SQL again (issue 16).
 _MISSING_FUNCTIONS = {
     "year": "strftime('%Y', column) = 'YYYY', or column LIKE 'YYYY%' for ISO date text",
     "month": "strftime('%m', column) = 'MM'",

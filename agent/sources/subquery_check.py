@@ -4,7 +4,7 @@ that selects a column its own tables do not have, but an outer query's table doe
 SQL reads such a column from the outer query's row, so the subquery is correlated by accident:
 `SELECT Orchestra FROM orchestra WHERE Orchestra NOT IN (SELECT Orchestra FROM performance)`, where
 `performance` has `Orchestra_ID` and no `Orchestra`, compares each orchestra with itself and finds
-no row; a 1.5B model answered it as "none" (Spider dev 854). Only the selected column is judged,
+no row, which a model answers as "none". Only the selected column is judged,
 unqualified or qualified with an outer alias: an outer column written in the subquery's WHERE is a
 correlation made on purpose. Like the unknown-column check (column_check.py), it only speaks when it
 is sure: a source whose columns it cannot see (a table outside the schema, a star in a subquery)

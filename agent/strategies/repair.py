@@ -1,7 +1,7 @@
 """Repairs askdb makes to a failed query by rule, before asking the model again.
 
-Measured on the 15 queries the 1.5B model alone got wrong with an error on 100 Spider dev questions:
-asked once more with the error, it fixed 1; naming the table that has the missing column fixed 1. Most
+Measured on the 15 queries a small local model alone got wrong with an error on 100 Spider questions
+(docs/strategies.md): asked once more with the error, it fixed 1; naming the table that has the missing column fixed 1. Most
 were a column read from the wrong table of a join (`T2.Model` where `T1` has `Model`): moved to the one
 table of the query that has it, 6 of 14 ran right; the others needed a table joined in. So:
 

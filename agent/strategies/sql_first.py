@@ -4,7 +4,7 @@
 2. The SQL runs as `run_sql` runs it (the guard, the column check, the limits), recorded as a step.
 3. On an error: askdb's own repairs (agent.strategies.repair), then the model once more with the
    error; an answer resting on a corrected query is never ok (measured: most such answers of a
-   1.5B model were wrong, docs/strategies.md). On an empty result: a value respelled as stored.
+   small local model were wrong, docs/strategies.md). On an empty result: a value respelled as stored.
 4. A query that ran but that a check finds leaves out a part of the question: askdb's own fix when the
    check has one, else the model is told that finding once; the new query is kept when it runs (the
    checks judge it again in `finish`).
@@ -37,8 +37,8 @@ from agent.strategies.sql_reply import sql_from_reply
 from agent.tools.base import ToolOutcome
 from storage.text import has_cjk
 
-#: Room for the SQL reply: a query, not an essay (a 1.5B model left to 1,024 tokens repeated a condition
-#: until they ran out).
+#: Room for the SQL reply: a query, not an essay (a small model left 1,024 tokens may repeat a condition
+#: until they run out).
 MAX_SQL_TOKENS = 384
 #: The temperature of the vote's other candidates (the first is the model's own, usually greedy).
 VOTE_TEMPERATURE = 0.7
@@ -128,8 +128,8 @@ def _told_of_problem(turn: Any, first: list[dict[str, str]], outcome: ToolOutcom
         if verdict is not None and verdict.fix is not None and (fixed := (yield from _fixed(turn, verdict, zh))):
             return fixed
         return retried
-    # The new query failed, or fixed one part by dropping another (told it left out 2019, a 1.5B model kept
-    # 2019 and dropped the failures): the answer rests on the first, with its caveat.
+    # The new query failed, or fixed one part by dropping another (told it left out 2019, a model may keep
+    # 2019 and drop the failures): the answer rests on the first, with its caveat.
     turn.last_result = record
     return outcome
 

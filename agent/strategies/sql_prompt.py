@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from agent.context import render_prompt
-from agent.sources.base import DataSource, TableSchema
+from agent.sources.base import DataSource, TableSchema, as_written
 from agent.sources.errors import SourceError, SourceUnavailable
 from storage.text import fold, has_cjk
 
@@ -72,8 +72,7 @@ def _table_text(database: DataSource, schema: TableSchema, ddl: str, rows: int, 
         raise
     except SourceError:
         return ddl
-    values.update(str(int(v)) if isinstance(v, float) and v.is_integer() else str(v)
-                  for row in sample.rows for v in row if v is not None)
+    values.update(as_written(v) for row in sample.rows for v in row if v is not None)
     lines = [" ".join(sample.columns)] + [" ".join(_cell(v) for v in row) for row in sample.rows]
     return (f"{ddl}\n/*\n{len(sample.rows)} example rows:\nSELECT * FROM {schema.name} LIMIT {rows};\n"
             + "\n".join(lines) + "\n*/")

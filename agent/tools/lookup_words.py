@@ -1,8 +1,7 @@
 """Terms a model looks up with find_values that name no value but a ranking or a computation.
 
-A 1.5B model (issue 16) searched cars_data.Horsepower for "lowest" and Dogs.age for "average"
-until its loop was stopped, 6 of 20 Spider questions: told only that no row matched, it looked
-again. It is shown instead what the word stands for, computed on the column when its type orders
+Small models (issue 16) search cars_data.Horsepower for "lowest" and Dogs.age for "average" until
+their loop is stopped: told only that no row matched, they look again. It is shown instead what the word stands for, computed on the column when its type orders
 or adds up (the top values, the average), with the SQL that ranks or computes it, so its next
 step can be the query.
 """
@@ -16,11 +15,12 @@ from sqlglot import exp
 
 from agent.sources.base import DataSource
 from agent.sources.errors import SourceError, SourceUnavailable
+from agent.vocabulary.ranking import HIGHEST, LOWEST, MAXIMUM, MINIMUM, ZH_SUPERLATIVES
 
 SHOWN = 3  # the top values shown for a ranking word
 # "most", "least", 最多… usually rank by a count (GROUP BY … ORDER BY COUNT(*)), not by a column: not here.
-_RANKING = {"DESC": ("highest", "largest", "biggest", "greatest", "maximum", "max", "最高", "最大"),
-            "ASC": ("lowest", "smallest", "minimum", "min", "最低", "最小")}
+_RANKING = {"DESC": HIGHEST + MAXIMUM + tuple(zh for zh, en in ZH_SUPERLATIVES.items() if en in HIGHEST),
+            "ASC": LOWEST + MINIMUM + tuple(zh for zh, en in ZH_SUPERLATIVES.items() if en in LOWEST)}
 _COMPUTED = {"AVG": ("average", "mean", "avg", "平均", "平均值"), "SUM": ("total", "sum", "总和", "总计")}
 _WORDS = {w: ("rank", d) for d, words in _RANKING.items() for w in words} | \
          {w: ("compute", f) for f, words in _COMPUTED.items() for w in words}

@@ -143,7 +143,7 @@ def find_values(ctx: ToolContext, args: FindValuesArgs) -> ToolOutcome:
     observation = {"ok": True, "table": args.table, "column": args.column, "term": args.term, "values": values}
     if note:
         observation["note"] = note
-    if cut:  # a 1.5B model counted 2020's launches with an IN list of these 20
+    if cut:  # a model counted 2020's launches with an IN list of these 20 (issue 16)
         observation["more"] = (f"only the first {FIND_VALUES_SHOWN} values are shown: filter or count in SQL "
                                "(LIKE, a range) rather than listing them")
     return ToolOutcome(observation)
@@ -152,8 +152,7 @@ def find_values(ctx: ToolContext, args: FindValuesArgs) -> ToolOutcome:
 def _matching_values(database: DataSource, args: FindValuesArgs) -> tuple[list[Any], str | None, bool]:
     """The values, how they were found when the column itself matched nothing, and whether more
     matched than were read. Values holding the term come alone: 'CVO' searched in
-    flights.SourceAirport also found the airports of flights *to* CVO, and a 1.5B model filtered on
-    all 19 (Spider dev 240). A name searched in a foreign key ("China" in launch_sites.country_id)
+    flights.SourceAirport also found the airports of flights *to* CVO, and a model filtered on all 19. A name searched in a foreign key ("China" in launch_sites.country_id)
     finds the ids it refers to: the model found nothing there and searched again and again (issue 16);
     a key is followed when it names a table that can be read. A ranking word ("max") on a number column
     is computed first: the model searched aircraft.max_speed_kmh for "max", was shown the speed of the
@@ -189,8 +188,8 @@ def _matching_values(database: DataSource, args: FindValuesArgs) -> tuple[list[A
 
 
 def _matched_elsewhere(database: DataSource, args: FindValuesArgs) -> str | None:
-    """Where the term is, when the values found do not hold it: the 1.5B model searched
-    launch_vehicles.name for 长征二号丁, was shown 'Long March 2D', and still wrote
+    """Where the term is, when the values found do not hold it: a model that searched
+    launch_vehicles.name for 长征二号丁 and was shown 'Long March 2D' still wrote
     `name = '长征二号丁'` (issue 16). None when no other text column holds it."""
     term = args.term.casefold()
     schema = database.describe_table(args.table)
@@ -216,7 +215,7 @@ def run_sql(ctx: ToolContext, args: SQLArgs) -> ToolOutcome:
             return error("unknown_column", "unknown column, caught before running the query: "
                          + "; ".join(u.describe() for u in unknown) + _what_to_do(ctx))
         outer = outer_row_columns(args.sql, columns, dialect=dialect)
-        if outer:  # `x NOT IN (SELECT Orchestra FROM performance)`: 0 rows answered as "none" (Spider dev 854)
+        if outer:  # `x NOT IN (SELECT Orchestra FROM performance)`: 0 rows answered as "none"
             return error("outer_column", "a subquery selects a column of the outer query, caught before running "
                          "the query: " + "; ".join(o.describe() for o in outer) + _what_to_do(ctx))
     try:
@@ -237,8 +236,8 @@ def _disambiguated(ctx: ToolContext, sql: str, failure: QueryFailed) -> ToolOutc
     """A query that failed on an ambiguous column: run again with it qualified by the table the question
     groups by, or names alone, when the column is only shown, grouped or ordered by (never compared or
     joined on: there a guess changes which rows count), and the result is not empty; the result comes
-    with a note saying so. Else the error, naming the tables that have it. The 1.5B model, told only
-    "ambiguous column name: name", searched for values until it was stopped (issue 16, sample-23)."""
+    with a note saying so. Else the error, naming the tables that have it: a model told only
+    "ambiguous column name: name" searched for values until it was stopped (issue 16)."""
     found = ambiguous_columns(sql, _columns_or_empty(ctx.database), dialect=ctx.database.dialect)
     explained = "; ".join(a.describe() for a in found)
     chosen = {}
@@ -273,7 +272,7 @@ def _nothing_found(result: QueryResult) -> bool:
 
 def unmatched_filters(database: DataSource, sql: str) -> list[str]:
     """The `column = 'text'` conditions of a query that no row meets, each with the values rows holding
-    that text do have: the 1.5B model counted `launch_vehicles.name = '长征二号丁'` (0), where the
+    that text do have: a model counted `launch_vehicles.name = '长征二号丁'` (0), where the
     name is 'Long March 2D' and 长征二号丁 its name_zh, and answered 0 (issue 16)."""
     try:
         tree = sqlglot.parse_one(sql, read=database.dialect)
@@ -310,7 +309,7 @@ def _engine_error(ctx: ToolContext, message: str) -> ToolOutcome:
 
 def _what_to_do(ctx: ToolContext) -> str:
     """The end of a query's error: what to do next. Not describe_table when the schema is in the prompt: a
-    1.5B model told of it there called it three times instead of using the column the error suggested."""
+    small model told of it there called it three times instead of using the column the error suggested."""
     return "; correct the query and run it again" + ("" if ctx.schema_in_prompt else
                                                       " (describe_table gives a table's columns)")
 
@@ -368,7 +367,7 @@ def tools_for_turn(*, memory: bool) -> Mapping[str, Tool]:
 
 
 #: Tools not offered while the whole schema is in the system prompt: what they tell is already there,
-#: and a 1.5B model given them wandered through them instead of writing SQL (issue 16). A call to
+#: and a small model given them wanders through them instead of writing SQL (issue 16). A call to
 #: one still runs: a model's habit is not an error.
 SCHEMA_TOOLS = frozenset({"list_tables", "describe_table"})
 

@@ -10,6 +10,7 @@ from agent.models.llm import ChatModel
 from agent.models.budget import ModelBudget
 from agent.memory.embeddings import Embedder
 from agent.memory.recall_config import RecallConfig
+from agent.vocabulary.domain import DomainVocabulary
 from app.settings import Settings
 
 
@@ -29,13 +30,14 @@ class Models:
         self._chat: ChatModel | None = None
         self._embedder_built, self._embedder = False, None
 
-    def chat(self, database: DataSource) -> ChatModel:
-        """The chat model; the offline planner is made per turn (it reads `database`)."""
+    def chat(self, database: DataSource, *, vocabulary: DomainVocabulary | None = None) -> ChatModel:
+        """The chat model; the offline planner is made per turn (it reads `database`, and `vocabulary`,
+        the source's own words)."""
         s = self.settings
         if s.llm == "offline":
             from agent.offline_planner import OfflinePlanner
 
-            return OfflinePlanner(database, embedder=self.embedder())
+            return OfflinePlanner(database, embedder=self.embedder(), vocabulary=vocabulary)
         with self._lock:
             if self._chat is None:
                 from agent.models.openai_model import OpenAIChatModel

@@ -25,6 +25,7 @@ import sqlglot
 from agent.offline_planner import OfflinePlanner
 from agent.sources.sqlite import SQLiteSource
 from agent.tools.registry import tool_schemas
+from agent.vocabulary.domain import DomainVocabulary
 from bench.planner_questions import QUESTIONS, Conversation, check_question
 from storage.text import has_cjk
 from tests.fixtures.spider_dev import dev_questions
@@ -58,7 +59,7 @@ def planners(sample_db_path: Path) -> dict[str, tuple[OfflinePlanner, SQLiteSour
     for db in dict.fromkeys(q["db"] for q in QUESTIONS):
         path = database_path(db, sample_db_path)
         database = SQLiteSource(path)
-        found[db] = (OfflinePlanner(database), database, path)
+        found[db] = (OfflinePlanner(database, vocabulary=DomainVocabulary.beside(path)), database, path)
     return found
 
 
@@ -236,7 +237,7 @@ def questions_table(sample_db_path: Path) -> str:
         path = database_path(entry["db"], sample_db_path)
         if entry["db"] not in planners:
             database = SQLiteSource(path)
-            planners[entry["db"]] = (OfflinePlanner(database), database)
+            planners[entry["db"]] = (OfflinePlanner(database, vocabulary=DomainVocabulary.beside(path)), database)
         ok, _ = check_question(entry, Conversation(*planners[entry["db"]]), path)
         question = " → ".join([*entry.get("after", []), entry["question"]]).replace("|", "\\|")
         passes = ("declines" if entry.get("expect") == "decline" else "yes") if ok else "**no**"

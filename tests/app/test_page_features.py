@@ -8,14 +8,17 @@ import re
 import pytest
 from fastapi.testclient import TestClient
 
+from agent.planner.lexicon import Lexicon
 from agent.planner.words import human_header
 from agent.sources.schema_search import TableDoc
+from agent.vocabulary.domain import DomainVocabulary
 from app.charts import suggest_chart
 from app.i18n import ZH
 from app.schema_panel import _suggest, zh_name
 from app.settings import ROOT, Settings
 from app.views import ResultOptions, ResultView
 from app.web import create_app
+from sample_db.build import VOCABULARY
 from storage.steps import StoredResult
 from tests.app.test_pages import ask_form, ask_numbers, client  # noqa: F401 (the fixture)
 
@@ -70,6 +73,13 @@ def test_a_sorted_page_knows_each_rows_place_in_the_result():
     ("mass", "质量"), ("销售额", "销售额"), ("aircraft_hardware", None), ("sites", None), ("team", None),
 ])
 def test_schema_names_in_chinese_come_from_the_lexicon_or_not_at_all(name, zh):
+    """The generic lexicon with the sample database's own words (sample_db/aerospace.vocabulary.toml)."""
+    assert zh_name(name, Lexicon.of(DomainVocabulary.load([VOCABULARY]))) == zh
+
+
+@pytest.mark.parametrize(("name", "zh"), [("launch_vehicles", None), ("launch_sites", None), ("mass", "质量"),
+                                          ("countries", "国家")])
+def test_the_generic_lexicon_knows_no_database_of_its_own(name, zh):
     assert zh_name(name) == zh
 
 

@@ -58,6 +58,46 @@ label = "Aerospace"
     assert SourceCatalog.from_settings(sample_db_path, None).default == "default"
 
 
+def test_a_source_reads_its_own_words_beside_its_file_and_from_the_sources_file(tmp_path, tiny_db, sample_db_path):
+    """Issue 35: a database's words (what its users call its tables) come with it, not in the planner's
+    lexicon: the file beside a database file, then those ASKDB_SOURCES names, add up."""
+    (tmp_path / "tiny.vocabulary.toml").write_text('[synonyms]\nspaceport = ["site"]\n', encoding="utf-8")
+    (tmp_path / "more.toml").write_text('[synonyms]\nspaceport = ["place"]\n[chinese]\n"航天港" = "site"\n',
+                                        encoding="utf-8")
+    path = write_sources(tmp_path, f"""
+[sources.sites]
+location = "{tiny_db.name}"
+vocabulary = ["more.toml"]
+""")
+    core = AskDB(Settings(database=sample_db_path, sources=path, store=tmp_path / "store.db",
+                          uploads_dir=tmp_path / "uploads", llm="offline", memory_embedder="none"))
+    try:
+        words = core.sources.vocabulary("sites")
+        assert words.synonyms == {"spaceport": ("site", "place")} and words.chinese == {"航天港": "site"}
+        assert core.sources.vocabulary().chinese["运载火箭"] == "launch vehicle"  # the sample's, beside its file
+        assert not core.sources.vocabulary("uploads")
+        answer = answer_of(core.ask("How many spaceports are there?", user_id="u", source="sites"))
+        assert answer.ok and answer.data.rows == [[3]], answer
+        answer = answer_of(core.ask("有多少个航天港？", user_id="u", source="sites"))
+        assert answer.ok and answer.data.rows == [[3]], answer
+    finally:
+        core.close()
+
+
+@pytest.mark.parametrize("words, reason", [
+    ("[synonyms]\nrocket = 'vehicle'", "must be a list of words"),
+    ("[chinese]\n'火箭' = 3", "must be English words"),
+    ("[words]\nrocket = ['vehicle']", "unknown key 'words'"),
+    ("[synonyms", "is not valid TOML"),
+])
+def test_a_bad_vocabulary_file_is_refused_at_start_up_naming_it(tmp_path, tiny_db, words, reason):
+    (tmp_path / "words.toml").write_text(words, encoding="utf-8")
+    path = write_sources(tmp_path, f'[sources.sites]\nlocation = "{tiny_db.name}"\nvocabulary = "words.toml"\n')
+    with pytest.raises(SourcesFileError, match=reason) as caught:
+        AskDB(Settings(sources=path, store=tmp_path / "store.db"))
+    assert "words.toml" in str(caught.value)
+
+
 @pytest.mark.parametrize("text, reason", [
     ("[sources.a\nlocation = 'x.db'", "is not valid TOML"),
     ("[sources.a]\nlocation = 'x.db'\n[sources.a]\nlocation = 'y.db'", "is not valid TOML"),
@@ -69,6 +109,7 @@ label = "Aerospace"
     ("[sources.'a b']\nlocation = 'x.db'", "may hold only letters"),
     ("[sources.a]\nlocation = 'x.db'\npassword = 'x'", "unknown key 'password'"),
     ("[sources.a]\nlocation = 3", "are text"),
+    ("[sources.a]\nlocation = 'x.db'\nvocabulary = 3", "vocabulary is a file"),
     ("sources = 'a'", "must be tables"),
     ("[source.a]\nlocation = 'x.db'", "unknown key 'source'"),
 ])

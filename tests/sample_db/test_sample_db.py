@@ -115,7 +115,8 @@ def test_build_reports_the_counts_it_wrote_and_leaves_no_temp_file(tmp_path: Pat
         assert counts == {t: con.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in counts}
     finally:
         con.close()
-    assert [p.name for p in tmp_path.iterdir()] == ["aerospace.db"]
+    # The database and its own words beside it (sample_db/aerospace.vocabulary.toml), nothing else.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["aerospace.db", "aerospace.vocabulary.toml"]
 
 
 def test_names_in_english_and_chinese(db: sqlite3.Connection) -> None:

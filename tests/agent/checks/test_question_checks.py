@@ -71,6 +71,15 @@ def test_the_name_a_question_asks_for_must_be_shown(question, sql, column):
     assert name_not_shown(question, sql, lambda: DOGS, dialect="sqlite") == column
 
 
+def test_the_name_column_is_told_by_its_words_not_one_spelling():
+    """`BreedName` is the breed's name as `breed_name` is: the check reads the schema's words."""
+    camel = [Table("Breeds", [Column("BreedCode", "TEXT", True), Column("BreedName", "TEXT")]),
+             Table("Dogs", [Column("DogId", "INTEGER", True), Column("BreedCode", "TEXT")])]
+    question = "Which breed do the most dogs have? Give me the breed name."
+    sql = "SELECT BreedCode FROM Dogs GROUP BY BreedCode ORDER BY COUNT(*) DESC LIMIT 1"
+    assert name_not_shown(question, sql, lambda: camel, dialect="sqlite") == "BreedName"
+
+
 CHANNELS = [Table("Cartoon", [Column("id", "", True), Column("Directed_by", ""), Column("Channel", "")],
                   [ForeignKey("Channel", "TV_Channel", "id")]),
             Table("TV_Channel", [Column("id", "", True), Column("series_name", ""), Column("Country", "")]),

@@ -281,6 +281,10 @@ def markdown() -> str:
              "agent/prompts/answer_checks.toml. Before the checks, the loop itself flags an answer whose SQL did",
              "not run in the turn (`unrun`, `other_sql`, `blind`), one with no query (`no_query`) and one run with",
              "a column askdb qualified (`qualified`).", "",
+             "Most checks read only the query's structure and the question's words. Those that read the schema",
+             "by its names say how (\"Reads the schema by its names\"): a schema named otherwise escapes them, it",
+             "is not flagged. Chinese measure words (个, 架, 枚…) and the other words the checks share with the",
+             "offline planner are one vocabulary, agent/vocabulary/.", "",
              "Examples run on the sample database (sample_db/) unless another schema is named; each is a test.",
              "", "| check | caveat | hint | languages |", "|---|---|---|---|"]
     for check in CHECKS:
@@ -291,6 +295,8 @@ def markdown() -> str:
     for check in CHECKS:
         caught, passed = EXAMPLES[check.name]
         lines += ["", f"## `{check.name}`", "", check.detects, ""]
+        if check.assumes:
+            lines.append(f"- Reads the schema by its names: {check.assumes}.")
         if check.caveat:
             lines.append(f"- Caveat: “{notes[check.caveat]['en']}” / “{notes[check.caveat]['zh']}”")
         if check.hint:

@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from agent.sources.sqlite import SQLiteSource
-from agent.checks.turn import (count_of, counted_itself, counts_previous_rows, dropped_conditions, in_question_language,
-                               missing_periods, missing_years, per_group_missing, points_back, table_in_question,
+from agent.checks.turn import (count_of, counted_itself, dropped_conditions, in_question_language,
+                               missing_periods, missing_years, per_group_missing, table_in_question,
                                unasked_values, unsupported_names, unsupported_numbers, whole_numbers, with_conditions,
-                               with_label, grouped_label)
+                               with_label, grouped_label, chinese_twin)
+from agent.vocabulary.references import counts_previous_rows, points_back
 
 YEAR_2019 = "SELECT count(*) FROM launches WHERE launch_date LIKE '2019-%'"
 
@@ -370,3 +371,15 @@ def test_no_spider_gold_query_compares_with_a_number_its_question_does_not_name(
 ])
 def test_the_whole_numbers_a_question_names(question, numbers):
     assert whole_numbers(question) >= numbers
+
+
+@pytest.mark.parametrize("column, columns, twin", [
+    ("name", ["id", "name", "name_zh"], "name_zh"), ("name", ["name", "nameZh"], "nameZh"),
+    ("name", ["name", "name_cn"], "name_cn"), ("title", ["title", "chinese_title"], "chinese_title"),
+    ("Name", ["Name", "Name_ZH"], "Name_ZH"), ("name", ["name", "name_en"], None),
+    ("name", ["name", "name_zh", "name_cn"], None),  # two: which is meant is unclear
+    ("name_zh", ["name", "name_zh"], None), ("name", ["name", "country_name_zh"], None),
+])
+def test_a_chinese_twin_column_is_told_by_its_name(column, columns, twin):
+    """A localized twin: the same words and a Chinese tag, not only the sample database's `_zh` suffix."""
+    assert chinese_twin(column, columns) == twin

@@ -11,13 +11,14 @@ import pytest
 from agent.offline_planner import OfflinePlanner
 from agent.sources.sqlite import SQLiteSource
 from bench.planner_questions import Conversation
+from agent.vocabulary.domain import DomainVocabulary
 
 TODAY = date(2026, 3, 15)
 
 
 @pytest.fixture(scope="module")
 def planner(sample_db_path) -> OfflinePlanner:
-    return OfflinePlanner(SQLiteSource(sample_db_path), today=TODAY)
+    return OfflinePlanner(SQLiteSource(sample_db_path), today=TODAY, vocabulary=DomainVocabulary.beside(sample_db_path))
 
 
 @pytest.fixture

@@ -17,11 +17,12 @@ from agent.state import AgentState
 from app.core import AskDB
 from app.settings import Settings
 from bench.planner_questions import Conversation
+from agent.vocabulary.domain import DomainVocabulary
 
 
 @pytest.fixture(scope="module")
 def planner(sample_db_path) -> OfflinePlanner:
-    return OfflinePlanner(SQLiteSource(sample_db_path), today=date(2026, 11, 24))
+    return OfflinePlanner(SQLiteSource(sample_db_path), today=date(2026, 11, 24), vocabulary=DomainVocabulary.beside(sample_db_path))
 
 
 @pytest.fixture

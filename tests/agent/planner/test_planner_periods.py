@@ -15,13 +15,14 @@ from agent.planner.period_grammar import named_periods
 from agent.sources.sqlite import SQLiteSource
 from agent.checks.turn import missing_periods
 from bench.planner_questions import Conversation
+from agent.vocabulary.domain import DomainVocabulary
 
 TODAY = date(2026, 3, 15)
 
 
 @pytest.fixture(scope="module")
 def planner(sample_db_path) -> OfflinePlanner:
-    return OfflinePlanner(SQLiteSource(sample_db_path), today=TODAY)
+    return OfflinePlanner(SQLiteSource(sample_db_path), today=TODAY, vocabulary=DomainVocabulary.beside(sample_db_path))
 
 
 @pytest.mark.parametrize("text, since, until", [

@@ -17,13 +17,14 @@ from agent.offline_planner import OfflinePlanner
 from agent.planner.reading import interpretation
 from agent.sources.sqlite import SQLiteSource
 from bench.planner_questions import Conversation
+from agent.vocabulary.domain import DomainVocabulary
 
 TODAY = date(2026, 11, 24)
 
 
 @pytest.fixture(scope="module")
 def planner(sample_db_path) -> OfflinePlanner:
-    return OfflinePlanner(SQLiteSource(sample_db_path), today=TODAY)
+    return OfflinePlanner(SQLiteSource(sample_db_path), today=TODAY, vocabulary=DomainVocabulary.beside(sample_db_path))
 
 
 def rows(planner: OfflinePlanner, question: str) -> list[tuple]:
@@ -165,8 +166,8 @@ def test_a_word_linked_by_meaning_is_used_but_named_as_a_guess(sample_db_path):
     from agent.memory.embeddings import LocalEmbedder
 
     question = "What is the average elevation of launch vehicles?"
-    linked = OfflinePlanner(SQLiteSource(sample_db_path), embedder=LocalEmbedder()).plan(question)
+    linked = OfflinePlanner(SQLiteSource(sample_db_path), embedder=LocalEmbedder(), vocabulary=DomainVocabulary.beside(sample_db_path)).plan(question)
     assert "AVG(height_m)" in linked.sql
     assert linked.caveat == "I read 'elevation' as height by meaning, not by name: check that this is what you meant."
-    alone = OfflinePlanner(SQLiteSource(sample_db_path)).plan(question)
+    alone = OfflinePlanner(SQLiteSource(sample_db_path), vocabulary=DomainVocabulary.beside(sample_db_path)).plan(question)
     assert alone.caveat.startswith("I could not use") and "elevation" in alone.caveat

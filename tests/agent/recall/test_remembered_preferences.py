@@ -15,6 +15,7 @@ from agent.planner.focus import Focus, names_own_time, remembered_focus
 from agent.planner.units import convert, names_own_unit, remembered_units
 from agent.sources.sqlite import SQLiteSource
 from agent.tools.registry import tool_schemas
+from agent.vocabulary.domain import DomainVocabulary
 
 
 def _note(*memories: str) -> str:
@@ -103,7 +104,7 @@ def test_a_verified_query_is_not_reused_over_a_remembered_focus(sample_db_path):
     """A verified example's SQL runs as it is: with a focus to apply, the planner plans instead."""
     verified = "SELECT COUNT(*) AS count FROM launches"
     examples = f'{HEADING}\n- Q: "How many launches are there?"\n  SQL: {verified}'
-    planner = OfflinePlanner(SQLiteSource(sample_db_path))
+    planner = OfflinePlanner(SQLiteSource(sample_db_path), vocabulary=DomainVocabulary.beside(sample_db_path))
 
     def first_call(*memories: str) -> str:
         note = "\n\n".join(filter(None, [_note(*memories) if memories else "", examples]))

@@ -8,6 +8,7 @@ import pytest
 
 from agent.offline_planner import OfflinePlanner
 from agent.sources.factory import open_source
+from agent.vocabulary.domain import DomainVocabulary
 from bench.planner_questions import QUESTIONS, Conversation, check_question
 
 SAMPLE_QUESTIONS = [q for q in QUESTIONS if q["db"] == "sample"]
@@ -15,10 +16,11 @@ ENGINE_LOCATIONS = {"mysql": "mariadb_analytics_url", "duckdb": "duckdb_sample_p
 
 
 @pytest.fixture(scope="module", params=sorted(ENGINE_LOCATIONS))
-def planner(request):
-    """One source and planner per engine for the module: the schema index is built once each."""
+def planner(request, sample_db_path):
+    """One source and planner per engine for the module, with the sample database's own words: the
+    schema index is built once each."""
     source = open_source(request.getfixturevalue(ENGINE_LOCATIONS[request.param]))
-    yield OfflinePlanner(source), source
+    yield OfflinePlanner(source, vocabulary=DomainVocabulary.beside(sample_db_path)), source
     source.close()
 
 

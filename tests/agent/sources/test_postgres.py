@@ -15,6 +15,7 @@ from agent.sources.errors import (
 from agent.sources.factory import open_source
 from agent.sources.postgres import PostgresSource
 from agent.sources.sqlite import SQLiteSource
+from agent.vocabulary.domain import DomainVocabulary
 from tests.agent.sources.test_sql_guard import load_payloads
 
 
@@ -252,8 +253,10 @@ def test_the_offline_planner_answers_the_same_on_postgres(pg, sample_db_path):
 
     lite = SQLiteSource(sample_db_path, max_cell_bytes=pg.max_cell_bytes)
     questions = {q["id"]: q["question"] for q in QUESTIONS}
+    words = DomainVocabulary.beside(sample_db_path)
     for qid in PLANNER_QUESTIONS:
-        on_pg, on_lite = OfflinePlanner(pg).plan(questions[qid]), OfflinePlanner(lite).plan(questions[qid])
+        on_pg = OfflinePlanner(pg, vocabulary=words).plan(questions[qid])
+        on_lite = OfflinePlanner(lite, vocabulary=words).plan(questions[qid])
         mine, theirs = pg.execute(on_pg.sql, max_rows=1000), lite.execute(on_lite.sql, max_rows=1000)
         assert mine.row_count > 0 and sorted(map(repr, mine.rows)) == sorted(map(repr, theirs.rows)), qid
     year = OfflinePlanner(pg).plan("How many launches were there in 2020?").sql

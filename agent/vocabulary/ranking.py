@@ -1,0 +1,48 @@
+"""Words by which a question asks for a ranking: the most or the least of something, the top few.
+
+The planner reads them as an ORDER BY and a LIMIT; the checks flag a query that computes no ranking
+for a question that asks one; `find_values` explains a ranking word looked up as if it were a value.
+"""
+
+from __future__ import annotations
+
+#: Superlatives of a measure, the largest first ("the highest salary") or the smallest first.
+HIGHEST: tuple[str, ...] = ("highest", "largest", "biggest", "greatest")
+LOWEST: tuple[str, ...] = ("lowest", "smallest")
+#: Superlatives of a count ("the most students", "the fewest launches"): usually a ranking by COUNT(*).
+MOST: tuple[str, ...] = ("most",)
+LEAST: tuple[str, ...] = ("least", "fewest")
+#: A measure's extreme ("the maximum speed"), a ranking or an aggregate by where it stands.
+MAXIMUM: tuple[str, ...] = ("maximum", "max")
+MINIMUM: tuple[str, ...] = ("minimum", "min")
+#: The few first rows of a ranking ("the top 5 countries").
+TOP: tuple[str, ...] = ("top",)
+
+#: Superlatives that name their column: word -> (direction on a column named by one of the hint words,
+#: hint words, direction on a date or year column).
+SUPERLATIVES: dict[str, tuple[str | None, tuple[str, ...], str | None]] = {
+    "youngest": ("asc", ("age",), "desc"),
+    "oldest": ("desc", ("age",), "asc"),
+    "newest": (None, (), "desc"), "latest": (None, (), "desc"), "most recent": (None, (), "desc"),
+    "earliest": (None, (), "asc"),
+    "heaviest": ("desc", ("weight", "mass"), None), "lightest": ("asc", ("weight", "mass"), None),
+    "tallest": ("desc", ("height",), None), "shortest": ("asc", ("height", "length"), None),
+    "longest": ("desc", ("length", "range", "duration"), None),
+    "fastest": ("desc", ("speed",), None), "slowest": ("asc", ("speed",), None),
+    "most expensive": ("desc", ("price", "cost"), None), "cheapest": ("asc", ("price", "cost"), None),
+}
+
+#: Chinese superlatives (最 and an adjective) -> the English word they stand for.
+ZH_SUPERLATIVES: dict[str, str] = {
+    "最高": "highest", "最大": "largest", "最多": "most", "最低": "lowest", "最小": "smallest",
+    "最少": "least", "最常见": "most common", "最年轻": "youngest", "最老": "oldest", "最早": "earliest", "最晚": "latest",
+    "最新": "newest", "最近": "most recent", "最重": "heaviest", "最轻": "lightest",
+    "最快": "fastest", "最慢": "slowest", "最贵": "most expensive", "最便宜": "cheapest",
+}
+
+
+def ranking_words() -> tuple[str, ...]:
+    """Every one-word English superlative that ranks: the measures', the counts', the extremes' and those
+    that name their column ("oldest", "cheapest")."""
+    return MOST + LEAST + HIGHEST + LOWEST + (MAXIMUM[0], MINIMUM[0]) + \
+        tuple(word for word in SUPERLATIVES if " " not in word)

@@ -1,0 +1,54 @@
+"""Words by which a question points back at an earlier answer instead of naming what it asks about.
+
+The planner reads them to take a question as a follow-up ("which of those…", "their names", 其中); the
+checks read them to hold a follow-up's query to the conditions of the answer it points back at. The
+patterns are built from the same pieces, each as wide as its reader needs: a check that sends an answer
+back wants a plain pointer at rows ("them", 其中), the planner any pronoun it cannot resolve ("their").
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent.vocabulary.numbers import COUNTERS_ZH
+
+#: Plural pronouns and demonstratives that stand for rows named before ("them", "those", "these").
+THOSE_EN = r"them|those|these"
+#: Their Chinese counterparts: 其中 (among them), 这些 (these), 那些 (those).
+THOSE_ZH = r"其中|这些|那些"
+#: Pronouns and demonstratives that stand for something named before ("their", "its", "this"), not a time
+#: ("this year" is today's year).
+PRONOUNS_EN = rf"their|they|{THOSE_EN}|its|this(?! year| month| quarter| week| decade)"
+
+#: Words by which a question points back at the previous answer's rows ("how many of them failed?", "the
+#: country corresponding to it", "their names", 上述). On SParC dev's 781 and CoSQL dev's 714 follow-ups,
+#: "it", "its" and "their" add no gold query that keeps none of the previous conditions.
+BACK_REFERENCE = re.compile(rf"\b(?:{THOSE_EN}|of it|it|its|their)\b|{THOSE_ZH}|它们|上述", re.I)
+#: A pronoun pointing back at an earlier answer ("their", "those", 其中).
+PRONOUN = re.compile(rf"\b({PRONOUNS_EN})\b|{THOSE_ZH}", re.I)
+#: A question asking only how many rows the previous answer has ("How many are there?", 一共有多少个？).
+BARE_COUNT = re.compile(r"^\s*(?:and\s+|so\s+)?how many(?:\s+(?:are|were|is|was)\s+(?:there|they|that|it))?"
+                        r"(?:\s+(?:in total|altogether|overall|in all))?\s*[?？.!]*\s*$"
+                        rf"|^\s*(?:那|那么)?(?:一共|总共|总计)?有?(?:多少|几)[{COUNTERS_ZH}]呢?\s*[？?。]*\s*$",
+                        re.I)
+#: Words the planner names in its caveat when it does not use them, for they point back to an earlier
+#: turn ("his or her hometown", "the battles, too", "also provide ...", "not ... yet"): ignored, a
+#: follow-up read on its own would be marked ok.
+REFERRING_WORDS: frozenset[str] = frozenset("he him his himself she her hers herself too yet provide".split())
+
+
+def points_back(question: str) -> bool:
+    """Whether a question points back at the previous answer's rows ("how many of them failed?", 其中,
+    "How many are there?")."""
+    return bool(BACK_REFERENCE.search(question)) or counts_previous_rows(question)
+
+
+def counts_previous_rows(question: str) -> bool:
+    """Whether a question asks only how many rows the previous answer has ("How many are there?")."""
+    return bool(BARE_COUNT.match(question))
+
+
+def unresolved_reference(question: str) -> str | None:
+    """A word pointing back at an earlier answer ("their", "those", 其中), as written; None if none."""
+    match = PRONOUN.search(question)
+    return match.group() if match else None
