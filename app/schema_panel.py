@@ -9,9 +9,11 @@ from functools import partial
 
 from pydantic import BaseModel
 
+from agent.checks.turn import CHINESE_TAGS
 from agent.planner.lexicon import GENERIC, Lexicon
 from agent.planner.words import human_header
 from agent.sources.base import DataSource
+from agent.sources.column_check import name_words
 from agent.sources.errors import SourceError
 from agent.sources.schema_search import TableDoc, TableIndex
 from storage.text import has_cjk, singular
@@ -19,7 +21,7 @@ from storage.text import has_cjk, singular
 MAX_SUGGESTIONS = 5
 SAMPLES_PER_COLUMN = 3
 # Columns that name or describe one row rather than group rows: no "by name" questions.
-_NOT_CATEGORIES = re.compile(r"(^|_)(id|name|code|notes?|description|title|model|mission_name|date)$|_zh$", re.I)
+_NOT_CATEGORIES = re.compile(r"(^|_)(id|name|code|notes?|description|title|model|date)$", re.I)
 _NOT_MEASURES = re.compile(r"(^|_)(id|latitude|longitude|lat|lon|lng|year)$|_id$", re.I)
 _UNIT = re.compile(r"_(kg|km|kmh|m|usd|eur|pct|s|ms)$", re.I)
 _QUESTIONS = {
@@ -93,7 +95,8 @@ def _suggest(docs: list[TableDoc], language: str, lexicon: Lexicon = GENERIC) ->
     out: list[str] = []
     for doc in sorted(docs, key=lambda d: -d.row_count):
         types = dict(zip(doc.columns, doc.types or [""] * len(doc.columns)))
-        categories = [c for c in doc.columns if doc.values.get(c) and not _NOT_CATEGORIES.search(c)]
+        categories = [c for c in doc.columns if doc.values.get(c) and not _NOT_CATEGORIES.search(c)
+                      and not name_words(c) & CHINESE_TAGS]  # a Chinese twin groups as its column does
         measures = [c for c in doc.columns if "REAL" in types[c].upper() and not _NOT_MEASURES.search(c)]
         dates = [c for c in doc.columns if "date" in c.lower() or "DATE" in types[c].upper()]
         name = partial(zh_name, lexicon=lexicon) if zh else _english_name

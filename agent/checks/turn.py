@@ -41,7 +41,7 @@ _WHICH = re.compile(rf"^\s*(?:which|what)\s+(?!(?:{NOT_A_THING})\b)[a-z]|哪", r
 _LABELS = ("name", "model", "title", "label")
 #: Words by which a column's name says it holds its twin's values in Chinese: `name_zh`, `nameZh`,
 #: `name_cn`, `chinese_name` are `name` in Chinese.
-_CHINESE_TAGS = frozenset({"zh", "cn", "chn", "chinese"})
+CHINESE_TAGS = frozenset({"zh", "cn", "chn", "chinese"})
 
 #: Column names of an id or a year: `id`, `Teacher_ID`, `vehicleId`, `year`, `founded_year`.
 _ID_OR_YEAR = re.compile(r"(?:^|_)(?:id|Id|ID)$|[a-z]Id$|[a-z]ID$|(?P<year>(?:^|_)(?:year|Year|YEAR)$)")
@@ -472,7 +472,7 @@ def chinese_twin(column: str, columns: Iterable[str]) -> str | None:
     is none, or more than one. Names only: a twin whose name does not say its language (`名称` beside
     `name`, `title_local`) is not found."""
     words = name_words(column)
-    twins = [c for c in columns if (w := name_words(c)) & _CHINESE_TAGS and w - _CHINESE_TAGS == words and words]
+    twins = [c for c in columns if (w := name_words(c)) & CHINESE_TAGS and w - CHINESE_TAGS == words and words]
     return twins[0] if len(twins) == 1 else None
 
 

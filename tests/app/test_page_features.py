@@ -95,6 +95,14 @@ def test_chinese_suggestions_never_mix_languages(sample_client):
         "How many budget are there by team?", "What is the average amount by team?"]
 
 
+def test_a_chinese_twin_column_is_no_category_whatever_its_tag():
+    """`name_zh`, `chinese_name`, `title_cn` hold another column's values in Chinese: no "by" question on them."""
+    for twin in ("name_zh", "chinese_name", "title_cn"):
+        teams = TableDoc(name="teams", columns=[twin, "team", "amount"], types=["TEXT", "TEXT", "REAL"], row_count=2,
+                         values={twin: ["发动机", "航电"], "team": ["engines", "avionics"]})
+        assert _suggest([teams], "en")[0] == "How many teams are there by team?"
+
+
 def test_new_conversation_lists_tables_columns_and_suggested_questions(sample_client):
     page = sample_client.get("/new").text
     assert 'class="schema-panel"' in page and "<code>launches</code>" in page and "2,639" in page
