@@ -21,7 +21,7 @@ from sqlglot.optimizer.scope import traverse_scope
 from agent.sources.base import as_written, may_hold_text
 from agent.sources.column_check import name_words
 from agent.checks.turn import NOT_A_THING, parsed, whole_numbers
-from agent.vocabulary.numbers import COUNTERS_ZH
+from agent.vocabulary.numbers import COUNTERS_ZH, ZH_NUMERAL_CHARS
 from agent.vocabulary.ranking import ranking_words
 from storage.text import has_cjk, singular, stem
 
@@ -432,7 +432,7 @@ def echoes_filter(question: str, sql: str, *, dialect: str) -> list[str]:
 #: "the oldest dog", 最多), with the bound they may belong to ("at most 3", "at the very least", 最多3个), and
 #: the word after them ("maximum credit": a column `max_credit` may hold it).
 _RANKED = re.compile(rf"(\bat\s+(?:the\s+)?(?:very\s+)?)?\b({'|'.join(ranking_words())})\b"
-                     r"(?:\s+([a-z]+))?|最(?:(?:多|少)(?![^，。？！,.?!]{0,4}[0-9一二三四五六七八九十几两])|高|低|大|小|早|晚|新|老|长|短|贵|便宜)",
+                     rf"(?:\s+([a-z]+))?|最(?:(?:多|少)(?![^，。？！,.?!]{{0,4}}[0-9{ZH_NUMERAL_CHARS}几])|高|低|大|小|早|晚|新|老|长|短|贵|便宜)",
                      re.I)
 #: Words by which a question counts ("how many documents use each type?", 有多少); not a value's "number"
 #: ("the cell number of each professional") nor 哪几 ("which").

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from agent.planner.lexicon import MONTHS, ORDINALS, PERIOD_RELATIONS, RELATIVE_PERIODS, ROLLING_WORDS, ZH_HALVES
-from agent.vocabulary.numbers import NUMBER_WORDS, zh_number
+from agent.vocabulary.numbers import NUMBER_WORDS, ZH_NUMERAL_CHARS, zh_number
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ _ZH_MONTH = r"1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九]"
 _ORDINAL = "|".join(sorted(ORDINALS, key=len, reverse=True))
 _RELATION_EN = "|".join(sorted((r for r in PERIOD_RELATIONS if r.isascii()), key=len, reverse=True))
 _RELATION_ZH = "|".join(sorted((r for r in PERIOD_RELATIONS if not r.isascii()), key=len, reverse=True))
-_COUNT = r"\d+|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + r"|[一二两三四五六七八九十]+"
+_COUNT = r"\d+|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) + rf"|[{ZH_NUMERAL_CHARS}]+"
 _RELATIVE = "|".join(re.escape(w).replace(r"\ ", r"\s+") for w in sorted(RELATIVE_PERIODS, key=len, reverse=True))
 _ROLLING = "|".join(ROLLING_WORDS)
 
