@@ -91,7 +91,11 @@ class Frame:
     notes: list[str] = field(default_factory=list)  # the reasoning, shown as the planner's thought
     unused: list[str] = field(default_factory=list)  # words of the question the query does not use
     periods: list[str] = field(default_factory=list)  # relative periods as resolved, for the answer
-    guesses: list[str] = field(default_factory=list)  # words read by meaning, not by name: "'altitude' as height"
+    #: Words read by meaning, not by name, and the name read: ("altitude", "height") (agent.planner.linking).
+    guesses: list[tuple[str, str]] = field(default_factory=list)
+    #: Words read as a name in another language that the glossary confirms, stated but no guess:
+    #: ("sales", "销售额", how), how "meaning" (the embedder agreed) or "glossary" (the glossary alone).
+    translations: list[tuple[str, str, str]] = field(default_factory=list)
     #: How the question stands to the previous answer, when the analyst must check it: read alone though its
     #: words lean on that answer, or built on an answer that was not complete (`agent.planner.reading`).
     link: str | None = None  # alone | incomplete | unanswered | untied | joined

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
+from agent.notes import note
 from agent.planner.frame import Condition, Frame, Measure
 from agent.planner.words import core_words, human_header
 from storage.text import singular
@@ -69,11 +70,23 @@ def caveat(frame: Frame) -> str | None:
 
 
 def _guessed(frame: Frame) -> str | None:
-    if not frame.guesses:
+    return note("planner.guessed", zh=frame.zh, links=_links(frame.guesses, frame.zh)) if frame.guesses else None
+
+
+def translated(frame: Frame | None) -> str | None:
+    """The sentence naming the words read as headers in another language ("I read 'sales' as 销售额 (matched
+    by meaning)."), which opens an answer that rests on them (issue 38); None when there are none."""
+    if frame is None or not frame.translations:
         return None
-    if frame.zh:
-        return f"我按词义把{'、'.join(frame.guesses)}对应到了列或表，而不是按名称：请确认这是你的意思。"
-    return f"I read {', '.join(frame.guesses)} by meaning, not by name: check that this is what you meant."
+    return note("planner.by_meaning", zh=frame.zh, links=_links([(w, n) for w, n, _ in frame.translations], frame.zh))
+
+
+def _links(pairs: list[tuple[str, str]], zh: bool) -> str:
+    """("sales", "销售额") pairs in words: "'sales' as 销售额 and 'product' as 产品"."""
+    if zh:
+        return "、".join(f"“{word}”理解为“{name}”" for word, name in pairs)
+    said = [f"'{word}' as {name}" for word, name in pairs]
+    return ", ".join(said[:-1]) + " and " + said[-1] if len(said) > 1 else said[0]
 
 
 def _unused(frame: Frame) -> str:
