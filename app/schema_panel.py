@@ -8,12 +8,11 @@ import re
 
 from pydantic import BaseModel
 
-from agent.planner.lexicon import ZH_WORDS
+from agent.planner.human_names import zh_name  # the planner's answers name tables the same way
 from agent.planner.words import human_header
 from agent.sources.base import DataSource
 from agent.sources.errors import SourceError
 from agent.sources.schema_search import TableDoc, TableIndex
-from storage.text import has_cjk, singular
 
 MAX_SUGGESTIONS = 5
 SAMPLES_PER_COLUMN = 3
@@ -26,12 +25,6 @@ _QUESTIONS = {
     "average_by": ("What is the average {measure} by {category}?", "每个{category}的平均{measure}"),
     "per_year": ("How many {table} per year?", "每年有多少{table}？"),
 }
-#: Chinese for the English words of schema names, from the planner's lexicon (its first word for each):
-#: "每个 orbit 有多少 payloads？" mixed the languages (issue 38).
-_ZH_NAMES: dict[str, str] = {}
-for _zh, _en in ZH_WORDS.items():
-    if _en and not has_cjk(_en):
-        _ZH_NAMES.setdefault(_en, _zh)
 
 
 class ColumnInfo(BaseModel):
@@ -64,26 +57,6 @@ def schema_panel(database: DataSource, *, language: str, examples: list[str] = (
         for c, t in zip(d.columns, d.types or [""] * len(d.columns))]) for d in docs]
     suggestions = list(dict.fromkeys([*examples[:2], *_suggest(docs, language)]))[:MAX_SUGGESTIONS]
     return SchemaPanel(tables=tables, suggestions=suggestions)
-
-
-def zh_name(identifier: str) -> str | None:
-    """A schema name in Chinese: itself when it is Chinese already, else its words through the
-    lexicon, longest phrase first ("launch_vehicles": 运载火箭, "launch_sites": 发射场); None when a
-    word has no Chinese, or the whole is one character (a lone 场 names nothing)."""
-    if has_cjk(identifier):
-        return identifier
-    words = [singular(w) for w in re.findall(r"[A-Za-z]+", identifier)]
-    out, at = [], 0
-    while at < len(words):
-        for end in range(len(words), at, -1):
-            if (found := _ZH_NAMES.get(" ".join(words[at:end]))) is not None:
-                out.append(found)
-                at = end
-                break
-        else:
-            return None
-    name = "".join(out)
-    return name if len(name) > 1 else None
 
 
 def _suggest(docs: list[TableDoc], language: str) -> list[str]:

@@ -13,13 +13,12 @@ from datetime import date, timedelta
 
 from agent.notes import note
 from agent.planner.frame import Condition, Frame, Measure
-from agent.planner.words import core_words, human_header
-from storage.text import singular
+from agent.planner.human_names import column_words, spaced_zh, table_words
 
 _MEASURE_EN = {"share": "the percentage of {fact} with {condition}", "rows": "the number of {fact}",
                "distinct": "the number of distinct {column}", "avg": "the average {column}",
                "sum": "the total {column}", "min": "the minimum {column}", "max": "the maximum {column}"}
-_MEASURE_ZH = {"share": "{fact} 中 {condition} 的百分比", "rows": "{fact} 的行数", "distinct": "不同 {column} 的个数",
+_MEASURE_ZH = {"share": "{fact} 中 {condition} 的百分比", "rows": "{fact} 的数量", "distinct": "不同 {column} 的个数",
                "avg": " {column} 的平均值", "sum": " {column} 的总和", "min": " {column} 的最小值",
                "max": " {column} 的最大值"}
 _BUCKET_EN = {"year": "year", "month": "month", "quarter": "quarter", "half_year": "half-year", "decade": "decade"}
@@ -123,28 +122,17 @@ def interpretation(frame: Frame, carried: list[str] | None = None) -> str:
     return FOLLOWING[frame.zh] + (sentence if frame.zh else sentence[0].lower() + sentence[1:])
 
 
-#: Column words that name no thing of their own: "name" of what, "code" of what.
-_WHOSE_WORDS = frozenset("name id code type status title date year value number description label key kind".split())
-
-
-def _name(column) -> str:
+def _name(column, zh: bool = False, *, fact: str | None = None) -> str:
     """A column as the result table heads it ("launch date", "mass (kg)"), with its table's name in
-    front when its own words do not say whose it is ("country name", not "countries.name")."""
-    header = human_header(column.name)
-    words = header.split()
-    if words and not (words[0].isupper() and len(words[0]) > 1):  # "ID", "LEO" keep their capitals
-        header = header[0].lower() + header[1:]
-    if set(core_words(column.name)) <= _WHOSE_WORDS:
-        header = f"{_table(column.table, one=True)} {header}"
-    return header
+    front when its own words do not say whose it is ("country name", not "countries.name"); in a
+    Chinese sentence in Chinese when the lexicon has it (发射日期, 国家名称: `agent.planner.human_names`).
+    `fact`: the table the sentence already names, whose own columns need no name in front."""
+    return column_words(column, zh=zh, whose=False if column.table == fact else None)
 
 
-def _table(name: str, *, one: bool = False) -> str:
-    """A table's name in words: "launch sites", or with `one` a single one: "launch site"."""
-    words = name.replace("_", " ").split()
-    if one and words and words[-1].isascii():
-        words[-1] = singular(words[-1].lower())
-    return " ".join(words)
+def _table(name: str, *, one: bool = False, zh: bool = False) -> str:
+    """A table's name in words: "launch sites", or with `one` a single one: "launch site"; 发射场 in Chinese."""
+    return table_words(name, zh=zh, one=one)
 
 
 def _en(frame: Frame, carried: list[str]) -> str:
@@ -179,7 +167,7 @@ def _en(frame: Frame, carried: list[str]) -> str:
 
 
 def _measure(m: Measure, fact: str, zh: bool) -> str:
-    """A measure in words: "the percentage of launches with …", "launches 的行数"."""
+    """A measure in words: "the percentage of launches with …", "发射的数量"."""
     words = _MEASURE_ZH if zh else _MEASURE_EN
     if m.condition is not None:
         condition = _condition_zh(m.condition) if zh else _condition_en(m.condition)
@@ -187,11 +175,11 @@ def _measure(m: Measure, fact: str, zh: bool) -> str:
     if m.column is None:
         return words["rows"].format(fact=fact)
     func = "distinct" if m.func == "count" else m.func
-    return words[func].format(column=_name(m.column))
+    return words[func].format(column=_name(m.column, zh))
 
 
 def _order(frame: Frame, fact: str, zh: bool) -> str:
-    what = _measure(frame.order.measure, fact, zh) if frame.order.measure else _name(frame.order.column)
+    what = _measure(frame.order.measure, fact, zh) if frame.order.measure else _name(frame.order.column, zh)
     if zh:
         order = f"按{what}{'降序' if frame.order.desc else '升序'}排列"
         top = (f"，取前 {frame.limit} 个" if frame.limit > 1 else "，取第一名（并列的都保留）" if frame.ties
@@ -224,22 +212,22 @@ def _condition_en(c: Condition) -> str:
 
 
 def _zh(frame: Frame, carried: list[str]) -> str:
-    fact = _table(frame.fact)
+    fact = _table(frame.fact, zh=True)
     if frame.measures and all(m.func == "count" and m.column is None for m in frame.measures):
-        head = f"统计了 {fact} 的行数"
+        head = f"统计了 {fact} 的数量"
     elif frame.measures:
         head = "计算了" + "和".join(_measure(m, fact, True) for m in frame.measures)
     else:
-        head = f"列出了 {fact} 的 " + "、".join(_name(c) for c in frame.columns)
+        head = f"列出了 {fact} 的 " + "、".join(_name(c, True, fact=frame.fact) for c in frame.columns)
     parts = [head]
     if frame.conditions:
         parts.append("条件：" + "，且".join(_condition_zh(c) for c in frame.conditions))
     for absent in frame.absent:
         where = "（" + "，且".join(_condition_zh(c) for c in absent.conditions) + "）" if absent.conditions else ""
-        parts.append(f"只保留在 {'、'.join(_table(t) for t in absent.tables)} 中没有对应记录{where}的行")
-    keys = ([f"每个 {_table(frame.entity, one=True)}"] if frame.entity else []) + [_name(c) for c in frame.group_columns]
+        parts.append(f"只保留在 {'、'.join(_table(t, zh=True) for t in absent.tables)} 中没有对应记录{where}的行")
+    keys = ([f"每个 {_table(frame.entity, one=True, zh=True)}"] if frame.entity else []) + [_name(c, True) for c in frame.group_columns]
     if frame.group_time is not None:
-        keys.append(f"{_name(frame.group_time)} 的{_BUCKET_ZH[frame.bucket]}")
+        keys.append(f"{_name(frame.group_time, True)} 的{_BUCKET_ZH[frame.bucket]}")
     if keys:
         parts.append("按" + "和".join(keys) + "分组")
     if frame.having is not None:
@@ -250,15 +238,15 @@ def _zh(frame: Frame, carried: list[str]) -> str:
     parts += frame.periods
     if carried:
         parts.append("沿用上一个问题的" + "、".join(carried))
-    return "，".join(parts) + "。"
+    return spaced_zh("，".join(parts) + "。")
 
 
 
 
 def _condition_zh(c: Condition) -> str:
     if c.op == "year_period":
-        return f"{_name(c.column)} 在{period_range(c.values, True, years=not c.column.is_date)}"
+        return f"{_name(c.column, True)} 在{period_range(c.values, True, years=not c.column.is_date)}"
     if c.op.startswith("year_"):
-        return f"{_name(c.column)} 在" + _YEAR_ZH[c.op[5:]].format(*c.values)
+        return f"{_name(c.column, True)} 在" + _YEAR_ZH[c.op[5:]].format(*c.values)
     values = "、".join(map(str, c.values))
-    return f"{_name(c.column)} {_OPS_ZH.get(c.op, c.op)} {values}"
+    return f"{_name(c.column, True)} {_OPS_ZH.get(c.op, c.op)} {values}"
