@@ -18,7 +18,6 @@ from fastapi.testclient import TestClient
 from agent.memory.embeddings import LocalEmbedder
 from agent.offline_planner import OfflinePlanner
 from agent.planner.linking import MeaningLinker, glossary
-from agent.planner.schema_index import SchemaIndex
 from agent.sources.duckdb import DuckDBSource
 from agent.sources.uploads import uploads_path
 from app.auth import add_token
@@ -51,9 +50,8 @@ def app_client(tmp_path_factory, sample_db_path):
     other = {"Authorization": f"Bearer {add_token(tokens, 'bo')}"}
     with TestClient(create_app(settings), headers=headers) as client:
         uploaded(client, "orders.csv", SALES)
-        uploaded(TestClient(client.app, headers=other), "staff.csv", WIDE + "\n" + ",".join(
-            ["A1", "c", "p", "k", "r", "s", "10", "2", "5", "3", "2024-01-01", "x", "1", "2", "d", "e", "n", "30",
-             "100", "2020-01-01"]) + "\n")
+        uploaded(TestClient(client.app, headers=other), "staff.csv",
+                 f"{WIDE}\nA1,c,p,k,r,s,10,2,5,3,2024-01-01,x,1,2,d,e,n,30,100,2020-01-01\n")
         yield client, uploads_path(settings.uploads_dir, "ana"), uploads_path(settings.uploads_dir, "bo")
 
 
