@@ -1,6 +1,7 @@
 """Issue 38, "Readable answers" and words of an upload's own language, in headless Chromium (offline
 planner): a Chinese answer names the schema in Chinese, and "Total sales by product" on an uploaded CSV
-with Chinese headers is answered with the link it made by meaning said first."""
+with Chinese headers is answered with the link it made by meaning said first. The server is the data
+pages' (the local embedder, the default; the glossary links the same without it)."""
 
 from __future__ import annotations
 
@@ -9,19 +10,11 @@ import re
 import pytest
 
 from tests.app.test_browser import ask
-from tests.app.test_browser_data import add_file
+from tests.app.test_browser_data import add_file, data_server  # noqa: F401 (a fixture)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 ORDERS = ("产品,地区,销售额,日期\n手机,华东,1200.5,2024-01-15\n手机,华北,800,2024-02-03\n电脑,华东,3000,2024-01-20\n"
           "电脑,华南,2500,2024-03-11\n平板,华北,950.25,2024-02-28\n平板,华东,700,2024-03-05\n")
-
-
-@pytest.fixture
-def server(tmp_path, sample_db_path, live_server_factory):
-    # The local embedder (the default), as an analyst's `make run` has it.
-    return live_server_factory({"ASKDB_DATABASE": str(sample_db_path), "ASKDB_STORE": str(tmp_path / "store.db"),
-                                "ASKDB_UPLOADS_DIR": str(tmp_path / "uploads"), "ASKDB_LLM": "offline",
-                                "MEMORY_EMBEDDER": "local"}).start()
 
 
 def answered(page, n: int = 1) -> None:
@@ -29,9 +22,9 @@ def answered(page, n: int = 1) -> None:
     page.wait_for_function(f"() => document.querySelectorAll('.turn .answer .answer-text').length === {n}")
 
 
-def test_a_chinese_answer_names_tables_and_columns_in_chinese(page, server):
-    page.goto(server.url + "/lang/zh")
-    page.goto(server.url + "/new")
+def test_a_chinese_answer_names_tables_and_columns_in_chinese(page, data_server):
+    page.goto(data_server.url + "/lang/zh")
+    page.goto(data_server.url + "/new")
     ask(page, "每个国家有多少个发射场？")
     answered(page)
     text = page.inner_text(".answer .answer-text")
@@ -39,10 +32,10 @@ def test_a_chinese_answer_names_tables_and_columns_in_chinese(page, server):
     assert "launch sites" not in text and "country" not in text
 
 
-def test_english_words_find_the_chinese_headers_of_an_upload(page, server, tmp_path):
+def test_english_words_find_the_chinese_headers_of_an_upload(page, data_server, tmp_path):
     orders = tmp_path / "orders.csv"
     orders.write_text(ORDERS, encoding="utf-8")
-    page.goto(server.url + "/data")
+    page.goto(data_server.url + "/data")
     add_file(page, orders)
     page.click("form.confirm-upload button[type=submit]")
     page.wait_for_url(re.compile(r"/data\?notice=added"))
