@@ -116,10 +116,22 @@ def interpretation(frame: Frame, carried: list[str] | None = None) -> str:
     """One sentence: what was counted or shown, with which filters, grouping and ranking. A follow-up's
     (`carried`: what it kept from the previous question) opens with "Following your last question:", so
     the analyst sees it was read against that answer (issue 38)."""
-    sentence = _zh(frame, carried or []) if frame.zh else _en(frame, carried or [])
+    carried = [_kept(item, frame) for item in carried or []]
+    sentence = _zh(frame, carried) if frame.zh else _en(frame, carried)
     if not carried:
         return sentence
     return FOLLOWING[frame.zh] + (sentence if frame.zh else sentence[0].lower() + sentence[1:])
+
+
+def _kept(item: str, frame: Frame) -> str:
+    """One thing a follow-up kept, as `agent.planner.followup` lists it (a table's name, a condition on
+    `table.column`), in the sentence's words: 发射场, "country name = China" (issue 38)."""
+    if item == frame.fact:
+        return _table(item, zh=frame.zh)
+    for c in frame.conditions:
+        if item.startswith(f"{c.column.table}.{c.column.name} "):
+            return f"{_name(c.column, frame.zh)} {item.split(' ', 1)[1]}"
+    return item
 
 
 def _name(column, zh: bool = False, *, fact: str | None = None) -> str:

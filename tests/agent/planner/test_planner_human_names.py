@@ -85,3 +85,20 @@ def test_no_chinese_answer_of_the_documented_questions_shows_an_identifier(plann
 def test_chinese_is_spaced_as_chinese():
     assert spaced_zh("统计了 发射场 的数量，按每个 country分组。") == "统计了发射场的数量，按每个 country 分组。"
     assert spaced_zh("计算了 质量（kg） 的总和，条件：结果 = failure，取前 5 个") == "计算了质量（kg）的总和，条件：结果 = failure，取前 5 个"
+
+
+@pytest.mark.parametrize("first, follow_up, opening", [
+    ("每个国家有多少个发射场？", "俄罗斯呢？", "接着上一个问题：统计了发射场的数量，条件：国家名称 = 俄罗斯，按每个国家分组，"
+                                "沿用上一个问题的发射场、分组、度量。"),
+    ("2019年有多少次发射？", "其中失败的有哪些？", "接着上一个问题：列出了发射的任务名称，条件：发射日期在2019年，且结果 = failure，"
+                                    "沿用上一个问题的发射、发射日期 2019。"),
+    ("How many launches were there in 2020?", "only the successful ones",
+     "Following your last question: counted launches with launch date in 2020 and outcome = success; kept from "
+     "the previous question: launches, launch date 2020, the measure."),
+])
+def test_what_a_follow_up_kept_is_named_as_the_rest(planner, first, follow_up, opening):
+    """"沿用上一个问题的launch_sites、countries.name_zh = 美国" named tables and columns as the SQL does."""
+    conversation = Conversation(planner, planner.database)
+    conversation.ask(first)
+    _, reply = conversation.ask(follow_up)
+    assert reply["text"].startswith(opening)
