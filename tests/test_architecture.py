@@ -30,8 +30,10 @@ AGENT_FAMILIES = {
     "agent.models": {"agent.models", "agent.memory", "storage"},
     # The tools run on the database: no model client.
     "agent.tools": {"agent.tools", "agent.checks", "agent.memory", "agent.sources", "agent.state", "storage"},
-    # The planner's parts read words and a schema index: no model client, tool or database.
-    "agent.planner": {"agent.planner", "agent.checks", "agent.memory", "storage"},
+    # The planner's parts read words and a schema index: no model client, tool or database. Their
+    # sentences to the analyst come from the catalogue (agent/notes.py, agent/prompts/notes.toml), as
+    # the checks' do (issue 38).
+    "agent.planner": {"agent.planner", "agent.checks", "agent.memory", "agent.notes", "storage"},
 }
 #: Known exceptions to AGENT_FAMILIES, each with its reason.
 FAMILY_EXCEPTIONS = {
