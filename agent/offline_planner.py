@@ -36,7 +36,7 @@ from agent.planner.framing import build_frame
 from agent.planner.lexicon import Lexicon
 from agent.planner.linking import MeaningLinker
 from agent.planner.question import ParsedQuestion, parse_question
-from agent.planner.reading import caveat, interpretation
+from agent.planner.reading import caveat, interpretation, translated
 from agent.planner.schema_index import SchemaIndex
 from agent.planner.sql_builder import build_sql, to_dialect
 from agent.vocabulary.domain import DomainVocabulary
@@ -103,7 +103,8 @@ class OfflinePlanner:
             reads its schema and distinct values once, on first use.
         today: the date "last year" and "the past 5 years" count from (default: the real today).
         embedder: links a word no name matches to a name of close meaning (a guess the answer
-            names); None: words are matched by name, value and the lexicon only.
+            names); None: words are matched by name, value and the lexicon only, and, for Chinese
+            names, the bilingual glossary (agent/planner/linking.py).
         vocabulary: the database's own words, added to the generic lexicon (`Lexicon.of`); the
             service reads them once per source (`app.sources.Sources.vocabulary`). None: none.
     """
@@ -119,7 +120,7 @@ class OfflinePlanner:
                  vocabulary: DomainVocabulary | None = None):
         self.database, self.today = database, today
         self.lexicon = Lexicon.of(vocabulary)
-        self.linker = MeaningLinker(embedder) if embedder is not None else None
+        self.linker = MeaningLinker(embedder)
         self._schema: SchemaIndex | None = None
         self._state: AgentState | None = None
 
@@ -156,6 +157,7 @@ class OfflinePlanner:
             ended = "incomplete" if previous.get("complete") is False else "ok"
         try:
             frame, plan.carried = self._frame(question, previous, ended)
+            frame.lexicon = self.lexicon  # the answer names the schema by the words the question was read by
             plan.sql = to_dialect(build_sql(frame, self.schema), self.database.dialect)
         except PlanningFailed as exc:
             plan.failure = exc
@@ -166,13 +168,18 @@ class OfflinePlanner:
 
     def _frame(self, question: str, previous: dict[str, Any] | None, ended: str | None) -> tuple[Frame, list[str]]:
         parsed = parse_question(question, self.schema, lexicon=self.lexicon)
-        links = self.linker.links(parsed.unmatched, self.schema) if self.linker and parsed.unmatched else {}
+        links = self.linker.links(parsed.unmatched, self.schema) if parsed.unmatched else {}
         if links:
-            parsed = parse_question(question, self.schema, links, lexicon=self.lexicon)
+            parsed = parse_question(question, self.schema, {w: link.words for w, link in links.items()},
+                                    lexicon=self.lexicon)
         frame, carried = self._read(parsed, question, previous, ended)
         used = {t.norm for m in parsed.mentions for t in parsed.tokens[m.start:m.end]}
-        frame.guesses = [f"'{w}' as {' '.join(name)}" for w, name in links.items()
-                         if w in used and w not in {u.lower() for u in frame.unused}]
+        held = {w: link for w, link in links.items() if w in used and w not in {u.lower() for u in frame.unused}}
+        # A link the glossary confirms is a translation, stated; the embedder's alone is a guess, in the caveat.
+        frame.guesses = [(w, link.shown) for w, link in held.items() if not link.confirmed]
+        frame.translations = [(w, link.shown, link.how) for w, link in held.items() if link.confirmed]
+        frame.notes += [f"'{w}' read as {link.shown} by {link.how}" + (f" (cosine {link.score:.3f})" if link.score else "")
+                        for w, link in held.items()]
         return frame, carried
 
     def _read(self, parsed: ParsedQuestion, question: str, previous: dict[str, Any] | None,
@@ -385,7 +392,8 @@ class OfflinePlanner:
                                row_count=observation.get("row_count", 0),
                                truncated=observation.get("truncated", False))
         sep = "" if plan.zh else " "
-        text = sep.join(p for p in (plan.caveat, plan.focus_note, interpretation(plan.frame, plan.carried), result) if p)
+        text = sep.join(p for p in (plan.caveat, plan.focus_note, translated(plan.frame),
+                                    interpretation(plan.frame, plan.carried), result) if p)
         if self._state is not None:  # "complete": whether a follow-up of it inherits nothing left out
             self._state.planner_frame = frame_to_dict(plan.frame) | {"complete": plan.caveat is None}
         count = observation.get("row_count", 0)

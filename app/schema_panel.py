@@ -10,13 +10,13 @@ from functools import partial
 from pydantic import BaseModel
 
 from agent.checks.turn import CHINESE_TAGS
+from agent.planner.human_names import zh_name  # the planner's answers name tables the same way
 from agent.planner.lexicon import GENERIC, Lexicon
 from agent.planner.words import human_header
 from agent.sources.base import DataSource
 from agent.sources.column_check import name_words
 from agent.sources.errors import SourceError
 from agent.sources.schema_search import TableDoc, TableIndex
-from storage.text import has_cjk, singular
 
 MAX_SUGGESTIONS = 5
 SAMPLES_PER_COLUMN = 3
@@ -63,28 +63,6 @@ def schema_panel(database: DataSource, *, language: str, examples: list[str] = (
         for c, t in zip(d.columns, d.types or [""] * len(d.columns))]) for d in docs]
     suggestions = list(dict.fromkeys([*examples[:2], *_suggest(docs, language, lexicon)]))[:MAX_SUGGESTIONS]
     return SchemaPanel(tables=tables, suggestions=suggestions)
-
-
-def zh_name(identifier: str, lexicon: Lexicon = GENERIC) -> str | None:
-    """A schema name in Chinese: itself when it is Chinese already, else its words through the
-    lexicon (the first Chinese word for each English one: "每个 orbit 有多少 payloads？" mixed the
-    languages, issue 38), longest phrase first ("launch_vehicles": 运载火箭, "launch_sites": 发射场, by
-    the sample database's own words); None when a word has no Chinese, or the whole is one character
-    (a lone 场 names nothing)."""
-    if has_cjk(identifier):
-        return identifier
-    words = [singular(w) for w in re.findall(r"[A-Za-z]+", identifier)]
-    out, at = [], 0
-    while at < len(words):
-        for end in range(len(words), at, -1):
-            if (found := lexicon.chinese_names.get(" ".join(words[at:end]))) is not None:
-                out.append(found)
-                at = end
-                break
-        else:
-            return None
-    name = "".join(out)
-    return name if len(name) > 1 else None
 
 
 def _suggest(docs: list[TableDoc], language: str, lexicon: Lexicon = GENERIC) -> list[str]:

@@ -31,8 +31,10 @@ AGENT_FAMILIES = {
     # The tools run on the database: no model client.
     "agent.tools": {"agent.tools", "agent.checks", "agent.memory", "agent.sources", "agent.state", "agent.vocabulary",
                     "storage"},
-    # The planner's parts read words and a schema index: no model client, tool, check or database.
-    "agent.planner": {"agent.planner", "agent.memory", "agent.vocabulary", "storage"},
+    # The planner's parts read words and a schema index: no model client, tool, check or database. Their
+    # sentences to the analyst come from the catalogue (agent/notes.py, agent/prompts/notes.toml), as
+    # the checks' do.
+    "agent.planner": {"agent.planner", "agent.memory", "agent.notes", "agent.vocabulary", "storage"},
     # The words questions are read by (numbers, back-references, ranking words), shared by the planner
     # and the checks, and a source's own words read from its file: nothing of the agent, only the
     # store's error root and text helpers.

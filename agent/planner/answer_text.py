@@ -10,13 +10,20 @@ from __future__ import annotations
 from typing import Any
 
 from agent.planner.frame import Condition, Frame
+from agent.planner.human_names import column_words, spaced_zh, zh_column
+from agent.planner.lexicon import GENERIC, Lexicon
 from agent.planner.reading import period_range
 from agent.planner.schema_index import SchemaIndex
+from agent.planner.sql_builder import measure_alias
 from agent.planner.words import human_header
 
 SHOWN_ROWS = 3  # rows quoted in the answer; the page shows the whole result
 _FUNC_EN = {"count": "number", "avg": "average", "sum": "total", "min": "minimum", "max": "maximum"}
 _FUNC_ZH = {"count": "数量", "avg": "平均", "sum": "总", "min": "最小", "max": "最大"}
+#: A result column a query names itself, headed in Chinese (issue 38: "共 10 行（Name (zh)、Count）").
+_HEADS_ZH = {"count": "数量", "percent": "百分比", "year": "年份", "month": "月份", "quarter": "季度",
+             "half_year": "半年", "decade": "年代"}
+_MEASURE_HEADS_ZH = {"avg": "平均{0}", "sum": "{0}总和", "min": "最小{0}", "max": "最大{0}", "count": "不同{0}的个数"}
 _YEAR_EN = {"in": "in {0}", "since": "since {0}", "after": "after {0}", "before": "before {0}",
             "until": "up to {0}", "between": "from {0} to {1}"}
 _YEAR_ZH = {"in": "{0}年", "since": "{0}年以来", "after": "{0}年之后", "before": "{0}年之前",
@@ -33,7 +40,7 @@ def result_answer(frame: Frame, *, columns: list[str], rows: list[list[Any]], ro
                   truncated: bool) -> str:
     """State a query result: one value as a sentence, several rows as a count and the first rows."""
     zh = frame.zh
-    where = _conditions(frame.conditions, zh)
+    where = _conditions(frame.conditions, zh, frame.lexicon)
     if not rows:
         return (NO_MATCH_ZH + (f"（{where}）" if where else "") + "。") if zh else \
             (NO_MATCH + (f" ({where})" if where else "") + ".")
@@ -48,25 +55,60 @@ def result_answer(frame: Frame, *, columns: list[str], rows: list[list[Any]], ro
         if measure.condition is not None:
             return (f"占比为 {value}%" + (f"（{where}）" if where else "") + "。") if zh else \
                 (f"The share is {value}%" + (f" ({where})" if where else "") + ".")
-        name = human_header(measure.column.name).lower() if measure.column is not None else frame.subject_text
+        name = (column_words(measure.column, zh=zh, whose=False, lexicon=frame.lexicon) if measure.column is not None
+                else frame.subject_text)
         if zh:
-            return f"{name} 的{_FUNC_ZH[measure.func]}值是 {value}" + (f"（{where}）" if where else "") + "。"
+            return spaced_zh(f"{name} 的{_FUNC_ZH[measure.func]}值是 {value}") + (f"（{where}）" if where else "") + "。"
         return f"The {_FUNC_EN[measure.func]} {name} is {value}" + (f" ({where})" if where else "") + "."
+    heads = result_headers(columns, frame)
     if len(rows) == 1 and frame.kind == "aggregate":
-        parts = [f"{human_header(c)}: {_value(v)}" for c, v in zip(columns, rows[0])]
+        parts = [f"{h}: {_value(v)}" for h, v in zip(heads, rows[0])]
         joined = ("；" if zh else "; ").join(parts)
         return (f"结果：{joined}" + (f"（{where}）" if where else "") + "。") if zh else \
             (f"Result: {joined}" + (f" ({where})" if where else "") + ".")
     if len(rows) == 1 and len(columns) == 1:
         return f"结果是 {_value(rows[0][0])}。" if zh else f"The answer is {_value(rows[0][0])}."
     shown = [_row(r, zh) for r in rows[:SHOWN_ROWS]]
-    of = ("、" if zh else ", ").join(human_header(c) for c in columns)
+    of = ("、" if zh else ", ").join(heads)
     if len(rows) == 1 and not truncated:
         return f"共 1 行（{of}）：{shown[0]}。" if zh else f"1 row ({of}): {shown[0]}."
     count = f"至少 {row_count}" if truncated and zh else (f"at least {row_count}" if truncated else str(row_count))
     if zh:
         return f"共 {count} 行（{of}）；前几行：{'、'.join(shown)}" + ("……" if row_count > SHOWN_ROWS else "。")
     return f"{count} rows ({of}); first: {', '.join(shown)}" + ("..." if row_count > SHOWN_ROWS else ".")
+
+
+def result_headers(columns: list[str], frame: Frame) -> list[str]:
+    """The result's columns as the answer names them: as the page's table heads them ("Name", "Average
+    mass (kg)"), or, for a Chinese question, in Chinese where the lexicon has the words (国家名称, 数量,
+    平均质量（kg）), never a column name half in each language."""
+    if not frame.zh:
+        return [human_header(c) for c in columns]
+    own = [*frame.columns, *frame.group_columns, *([frame.group_time] if frame.group_time else []),
+           *([frame.order.column] if frame.order and frame.order.column else [])]
+    by_name = {c.name.lower(): c for c in reversed(own)}
+    measures = {measure_alias(m, frame): m for m in frame.measures if m.column is not None and m.condition is None}
+    heads = []
+    for name in columns:
+        key = name.lower()
+        if key in _HEADS_ZH:
+            heads.append(_HEADS_ZH[key])
+        elif key in measures and (zh := zh_column(measures[key].column.name, frame.lexicon)) is not None:
+            heads.append(_MEASURE_HEADS_ZH["count" if measures[key].func == "count" else measures[key].func].format(zh))
+        elif key in by_name:
+            heads.append(column_words(by_name[key], zh=True, lexicon=frame.lexicon))
+        elif frame.entity:  # the label of each group's row
+            heads.append(column_words(_Named(name, frame.entity), zh=True, lexicon=frame.lexicon))
+        else:
+            heads.append(zh_column(name, frame.lexicon) or human_header(name))
+    return heads
+
+
+class _Named:
+    """A result column known only by its name and table (the label of the grouped rows)."""
+
+    def __init__(self, name: str, table: str):
+        self.name, self.table = name, table
 
 
 def found_no_rows(text: str) -> str:
@@ -129,9 +171,10 @@ def unmappable_answer(*, zh: bool, reason: str, schema: SchemaIndex) -> str:
             f"Try naming a table, column or value, e.g. {suggestion}. Tables: {names}.")
 
 
-def _conditions(conditions: list[Condition], zh: bool) -> str:
+def _conditions(conditions: list[Condition], zh: bool, lexicon: Lexicon = GENERIC) -> str:
     parts = []
     for c in conditions:
+        name = column_words(c.column, zh=zh, lexicon=lexicon)
         if c.op == "year_period":
             parts.append(period_range(c.values, zh, years=not c.column.is_date))
         elif c.op.startswith("year_"):
@@ -139,13 +182,13 @@ def _conditions(conditions: list[Condition], zh: bool) -> str:
         elif c.op in ("=", "in") and c.looked_up:
             named = "name" in c.column.words or c.column.words in (("title",), ("model",))
             values = ("、" if zh else " or ").join(map(str, c.values))
-            parts.append(values if zh else (f"for {values}" if named else f"with {c.column.name} {values}"))
+            parts.append(values if zh else (f"for {values}" if named else f"with {name} {values}"))
         elif c.op == "like":
-            parts.append(f"{c.column.name} 包含 “{c.values[0]}”" if zh else f"{c.column.name} containing '{c.values[0]}'")
+            parts.append(f"{name} 包含 “{c.values[0]}”" if zh else f"{name} containing '{c.values[0]}'")
         else:
             op = {"in": "in", "not_in": "not in", "between": "between"}.get(c.op, c.op)
             shown = " and ".join(map(_value, c.values)) if c.op == "between" else ", ".join(map(_value, c.values))
-            parts.append(("" if zh else "with ") + f"{c.column.name} {op} {shown}")
+            parts.append(("" if zh else "with ") + f"{name} {op} {shown}")
     return ("，" if zh else ", ").join(parts)
 
 

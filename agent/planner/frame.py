@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from agent.planner.lexicon import GENERIC, Lexicon
 from agent.planner.schema_index import ColumnInfo, SchemaIndex
 from storage.errors import AskdbError
 
@@ -91,10 +92,16 @@ class Frame:
     notes: list[str] = field(default_factory=list)  # the reasoning, shown as the planner's thought
     unused: list[str] = field(default_factory=list)  # words of the question the query does not use
     periods: list[str] = field(default_factory=list)  # relative periods as resolved, for the answer
-    guesses: list[str] = field(default_factory=list)  # words read by meaning, not by name: "'altitude' as height"
+    #: Words read by meaning, not by name, and the name read: ("altitude", "height") (agent.planner.linking).
+    guesses: list[tuple[str, str]] = field(default_factory=list)
+    #: Words read as a name in another language that the glossary confirms, stated but no guess:
+    #: ("sales", "销售额", how), how "meaning" (the embedder agreed) or "glossary" (the glossary alone).
+    translations: list[tuple[str, str, str]] = field(default_factory=list)
     #: How the question stands to the previous answer, when the analyst must check it: read alone though its
     #: words lean on that answer, or built on an answer that was not complete (`agent.planner.reading`).
     link: str | None = None  # alone | incomplete | unanswered | untied | joined
+    #: The words the question was read by (the source's own included): the answer names the schema by them.
+    lexicon: Lexicon = field(default=GENERIC, repr=False, compare=False)
 
     def tables(self, schema: SchemaIndex) -> list[str]:
         """Every table the frame touches, the fact table first."""

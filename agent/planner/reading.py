@@ -11,14 +11,15 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
+from agent.notes import note
 from agent.planner.frame import Condition, Frame, Measure
-from agent.planner.words import core_words, human_header
-from storage.text import singular
+from agent.planner.human_names import column_words, spaced_zh, table_words
+from agent.planner.lexicon import GENERIC, Lexicon
 
 _MEASURE_EN = {"share": "the percentage of {fact} with {condition}", "rows": "the number of {fact}",
                "distinct": "the number of distinct {column}", "avg": "the average {column}",
                "sum": "the total {column}", "min": "the minimum {column}", "max": "the maximum {column}"}
-_MEASURE_ZH = {"share": "{fact} 中 {condition} 的百分比", "rows": "{fact} 的行数", "distinct": "不同 {column} 的个数",
+_MEASURE_ZH = {"share": "{fact} 中 {condition} 的百分比", "rows": "{fact} 的数量", "distinct": "不同 {column} 的个数",
                "avg": " {column} 的平均值", "sum": " {column} 的总和", "min": " {column} 的最小值",
                "max": " {column} 的最大值"}
 _BUCKET_EN = {"year": "year", "month": "month", "quarter": "quarter", "half_year": "half-year", "decade": "decade"}
@@ -69,11 +70,23 @@ def caveat(frame: Frame) -> str | None:
 
 
 def _guessed(frame: Frame) -> str | None:
-    if not frame.guesses:
+    return note("planner.guessed", zh=frame.zh, links=_links(frame.guesses, frame.zh)) if frame.guesses else None
+
+
+def translated(frame: Frame | None) -> str | None:
+    """The sentence naming the words read as headers in another language ("I read 'sales' as 销售额 (matched
+    by meaning)."), which opens an answer that rests on them (issue 38); None when there are none."""
+    if frame is None or not frame.translations:
         return None
-    if frame.zh:
-        return f"我按词义把{'、'.join(frame.guesses)}对应到了列或表，而不是按名称：请确认这是你的意思。"
-    return f"I read {', '.join(frame.guesses)} by meaning, not by name: check that this is what you meant."
+    return note("planner.by_meaning", zh=frame.zh, links=_links([(w, n) for w, n, _ in frame.translations], frame.zh))
+
+
+def _links(pairs: list[tuple[str, str]], zh: bool) -> str:
+    """("sales", "销售额") pairs in words: "'sales' as 销售额 and 'product' as 产品"."""
+    if zh:
+        return "、".join(f"“{word}”理解为“{name}”" for word, name in pairs)
+    said = [f"'{word}' as {name}" for word, name in pairs]
+    return ", ".join(said[:-1]) + " and " + said[-1] if len(said) > 1 else said[0]
 
 
 def _unused(frame: Frame) -> str:
@@ -104,34 +117,43 @@ def interpretation(frame: Frame, carried: list[str] | None = None) -> str:
     """One sentence: what was counted or shown, with which filters, grouping and ranking. A follow-up's
     (`carried`: what it kept from the previous question) opens with "Following your last question:", so
     the analyst sees it was read against that answer (issue 38)."""
-    sentence = _zh(frame, carried or []) if frame.zh else _en(frame, carried or [])
+    carried = [_kept(item, frame) for item in carried or []]
+    sentence = _zh(frame, carried) if frame.zh else _en(frame, carried)
     if not carried:
         return sentence
     return FOLLOWING[frame.zh] + (sentence if frame.zh else sentence[0].lower() + sentence[1:])
 
 
-#: Column words that name no thing of their own: "name" of what, "code" of what.
-_WHOSE_WORDS = frozenset("name id code type status title date year value number description label key kind".split())
+def _kept(item: str, frame: Frame) -> str:
+    """One thing a follow-up kept, as `agent.planner.followup` lists it (a table's name, a condition on
+    `table.column`), in the sentence's words: 发射场, "country name = China" (issue 38)."""
+    if item == frame.fact:
+        return _table(item, lexicon=_chinese(frame))
+    for c in frame.conditions:
+        if item.startswith(f"{c.column.table}.{c.column.name} "):
+            return f"{_name(c.column, _chinese(frame))} {item.split(' ', 1)[1]}"
+    return item
 
 
-def _name(column) -> str:
+def _chinese(frame: Frame) -> Lexicon | None:
+    """The lexicon a Chinese sentence names the schema by; None for an English one."""
+    return frame.lexicon if frame.zh else None
+
+
+def _name(column, lexicon: Lexicon | None = None, *, fact: str | None = None) -> str:
     """A column as the result table heads it ("launch date", "mass (kg)"), with its table's name in
-    front when its own words do not say whose it is ("country name", not "countries.name")."""
-    header = human_header(column.name)
-    words = header.split()
-    if words and not (words[0].isupper() and len(words[0]) > 1):  # "ID", "LEO" keep their capitals
-        header = header[0].lower() + header[1:]
-    if set(core_words(column.name)) <= _WHOSE_WORDS:
-        header = f"{_table(column.table, one=True)} {header}"
-    return header
+    front when its own words do not say whose it is ("country name", not "countries.name"); in a
+    Chinese sentence in Chinese when the lexicon has it (发射日期, 国家名称: `agent.planner.human_names`).
+    `fact`: the table the sentence already names, whose own columns need no name in front. `lexicon`:
+    a Chinese sentence's (None: an English one)."""
+    return column_words(column, zh=lexicon is not None, whose=False if column.table == fact else None,
+                        lexicon=lexicon or GENERIC)
 
 
-def _table(name: str, *, one: bool = False) -> str:
-    """A table's name in words: "launch sites", or with `one` a single one: "launch site"."""
-    words = name.replace("_", " ").split()
-    if one and words and words[-1].isascii():
-        words[-1] = singular(words[-1].lower())
-    return " ".join(words)
+def _table(name: str, *, one: bool = False, lexicon: Lexicon | None = None) -> str:
+    """A table's name in words: "launch sites", or with `one` a single one: "launch site"; 发射场 in a
+    Chinese sentence (`lexicon`)."""
+    return table_words(name, zh=lexicon is not None, one=one, lexicon=lexicon or GENERIC)
 
 
 def _en(frame: Frame, carried: list[str]) -> str:
@@ -139,7 +161,7 @@ def _en(frame: Frame, carried: list[str]) -> str:
     if frame.measures and all(m.func == "count" and m.column is None for m in frame.measures):
         head = f"Counted {fact}"
     elif frame.measures:
-        head = "Computed " + " and ".join(_measure(m, fact, False) for m in frame.measures)
+        head = "Computed " + " and ".join(_measure(m, fact, None) for m in frame.measures)
     else:
         head = "Listed " + ", ".join(_name(c) for c in frame.columns) + ("" if not frame.columns else f" of {fact}")
     parts = [head]
@@ -156,7 +178,7 @@ def _en(frame: Frame, carried: list[str]) -> str:
     if group:
         parts.insert(1, group)
     if frame.order is not None:
-        parts.append(_order(frame, fact, False))
+        parts.append(_order(frame, fact, None))
     sentence = ", ".join(parts)
     if frame.periods:
         sentence += "; " + "; ".join(frame.periods)
@@ -165,21 +187,21 @@ def _en(frame: Frame, carried: list[str]) -> str:
     return sentence + "."
 
 
-def _measure(m: Measure, fact: str, zh: bool) -> str:
-    """A measure in words: "the percentage of launches with …", "launches 的行数"."""
-    words = _MEASURE_ZH if zh else _MEASURE_EN
+def _measure(m: Measure, fact: str, lexicon: Lexicon | None) -> str:
+    """A measure in words: "the percentage of launches with …", "发射的数量" (`lexicon`: a Chinese sentence's)."""
+    words = _MEASURE_ZH if lexicon is not None else _MEASURE_EN
     if m.condition is not None:
-        condition = _condition_zh(m.condition) if zh else _condition_en(m.condition)
+        condition = _condition_zh(m.condition, lexicon) if lexicon is not None else _condition_en(m.condition)
         return words["share"].format(fact=fact, condition=condition)
     if m.column is None:
         return words["rows"].format(fact=fact)
     func = "distinct" if m.func == "count" else m.func
-    return words[func].format(column=_name(m.column))
+    return words[func].format(column=_name(m.column, lexicon))
 
 
-def _order(frame: Frame, fact: str, zh: bool) -> str:
-    what = _measure(frame.order.measure, fact, zh) if frame.order.measure else _name(frame.order.column)
-    if zh:
+def _order(frame: Frame, fact: str, lexicon: Lexicon | None) -> str:
+    what = _measure(frame.order.measure, fact, lexicon) if frame.order.measure else _name(frame.order.column, lexicon)
+    if lexicon is not None:
         order = f"按{what}{'降序' if frame.order.desc else '升序'}排列"
         top = (f"，取前 {frame.limit} 个" if frame.limit > 1 else "，取第一名（并列的都保留）" if frame.ties
                else "，取第一个") if frame.limit is not None else ""
@@ -211,41 +233,43 @@ def _condition_en(c: Condition) -> str:
 
 
 def _zh(frame: Frame, carried: list[str]) -> str:
-    fact = _table(frame.fact)
+    lexicon = frame.lexicon
+    fact = _table(frame.fact, lexicon=lexicon)
     if frame.measures and all(m.func == "count" and m.column is None for m in frame.measures):
-        head = f"统计了 {fact} 的行数"
+        head = f"统计了 {fact} 的数量"
     elif frame.measures:
-        head = "计算了" + "和".join(_measure(m, fact, True) for m in frame.measures)
+        head = "计算了" + "和".join(_measure(m, fact, lexicon) for m in frame.measures)
     else:
-        head = f"列出了 {fact} 的 " + "、".join(_name(c) for c in frame.columns)
+        head = f"列出了 {fact} 的 " + "、".join(_name(c, lexicon, fact=frame.fact) for c in frame.columns)
     parts = [head]
     if frame.conditions:
-        parts.append("条件：" + "，且".join(_condition_zh(c) for c in frame.conditions))
+        parts.append("条件：" + "，且".join(_condition_zh(c, lexicon) for c in frame.conditions))
     for absent in frame.absent:
-        where = "（" + "，且".join(_condition_zh(c) for c in absent.conditions) + "）" if absent.conditions else ""
-        parts.append(f"只保留在 {'、'.join(_table(t) for t in absent.tables)} 中没有对应记录{where}的行")
-    keys = ([f"每个 {_table(frame.entity, one=True)}"] if frame.entity else []) + [_name(c) for c in frame.group_columns]
+        where = "（" + "，且".join(_condition_zh(c, lexicon) for c in absent.conditions) + "）" if absent.conditions else ""
+        parts.append(f"只保留在 {'、'.join(_table(t, lexicon=lexicon) for t in absent.tables)} 中没有对应记录{where}的行")
+    keys = (([f"每个 {_table(frame.entity, one=True, lexicon=lexicon)}"] if frame.entity else [])
+            + [_name(c, lexicon) for c in frame.group_columns])
     if frame.group_time is not None:
-        keys.append(f"{_name(frame.group_time)} 的{_BUCKET_ZH[frame.bucket]}")
+        keys.append(f"{_name(frame.group_time, lexicon)} 的{_BUCKET_ZH[frame.bucket]}")
     if keys:
         parts.append("按" + "和".join(keys) + "分组")
     if frame.having is not None:
         op, numbers = frame.having
         parts.append(f"只保留行数 {_OPS_ZH.get(op, op)} {'、'.join(f'{n:g}' for n in numbers)} 的组")
     if frame.order is not None:
-        parts.append(_order(frame, fact, True))
+        parts.append(_order(frame, fact, lexicon))
     parts += frame.periods
     if carried:
         parts.append("沿用上一个问题的" + "、".join(carried))
-    return "，".join(parts) + "。"
+    return spaced_zh("，".join(parts) + "。")
 
 
 
 
-def _condition_zh(c: Condition) -> str:
+def _condition_zh(c: Condition, lexicon: Lexicon) -> str:
     if c.op == "year_period":
-        return f"{_name(c.column)} 在{period_range(c.values, True, years=not c.column.is_date)}"
+        return f"{_name(c.column, lexicon)} 在{period_range(c.values, True, years=not c.column.is_date)}"
     if c.op.startswith("year_"):
-        return f"{_name(c.column)} 在" + _YEAR_ZH[c.op[5:]].format(*c.values)
+        return f"{_name(c.column, lexicon)} 在" + _YEAR_ZH[c.op[5:]].format(*c.values)
     values = "、".join(map(str, c.values))
-    return f"{_name(c.column)} {_OPS_ZH.get(c.op, c.op)} {values}"
+    return f"{_name(c.column, lexicon)} {_OPS_ZH.get(c.op, c.op)} {values}"

@@ -43,7 +43,7 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
     if year:
         shown.append(f"{year} AS {quote_ident(frame.bucket)}")
     shown += [col(c) for c in (*frame.group_columns, *frame.columns)]
-    shown += [f"{_measure(m, col)} AS {quote_ident(_alias(m, frame))}" for m in frame.measures]
+    shown += [f"{_measure(m, col)} AS {quote_ident(measure_alias(m, frame))}" for m in frame.measures]
     if not shown:
         raise PlanningFailed("there is nothing left to show", zh="没有可以显示的列")
     distinct = frame.distinct or (fans_out and not frame.measures)
@@ -74,7 +74,7 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
         lines.append(f"HAVING COUNT(*) {'BETWEEN' if op == 'between' else op} {bound}")
     tie = entity_label or (frame.group_columns or frame.columns or [None])[0]
     if frame.order is not None:
-        by = (quote_ident(_alias(frame.order.measure, frame)) if frame.order.measure is not None
+        by = (quote_ident(measure_alias(frame.order.measure, frame)) if frame.order.measure is not None
               else col(frame.order.column))
         order = [by + (" DESC" if frame.order.desc else "")]
         if ranked_unseen and frame.ties:
@@ -88,7 +88,7 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
     elif keys and frame.measures:
         # Groups with no order asked for read largest first ("which vehicles flew more than 10
         # times": Falcon 9 first), ties by name so the same question gives the same rows.
-        lines.append(f"ORDER BY {quote_ident(_alias(frame.measures[0], frame))} DESC, {col(tie)}")
+        lines.append(f"ORDER BY {quote_ident(measure_alias(frame.measures[0], frame))} DESC, {col(tie)}")
     if frame.limit is not None:
         lines.append(f"LIMIT {int(frame.limit)}")
     sql = "\n".join(lines)
@@ -107,7 +107,7 @@ def _with_ties(lines: list[str], frame: Frame, col) -> str:
     best = "MAX" if frame.order.desc else "MIN"
     body = [line for line in lines if not line.startswith("LIMIT ")]
     if frame.order.measure is not None:  # a measure of groups: filter the grouped rows
-        ranked, key = "\n".join(body), quote_ident(_alias(frame.order.measure, frame))
+        ranked, key = "\n".join(body), quote_ident(measure_alias(frame.order.measure, frame))
         return f"SELECT * FROM (\n{ranked}\n) AS ranked\nWHERE {key} = (SELECT {best}({key}) FROM (\n{ranked}\n) AS best)"
     # A column of rows: the same rows, with the column equal to its best value among them.
     source = [line for line in body[1:] if not line.startswith("ORDER BY")]
@@ -207,7 +207,8 @@ def _measure(m: Measure, col) -> str:
     return f"{m.func.upper()}({'DISTINCT ' if m.distinct else ''}{col(m.column)})"
 
 
-def _alias(m: Measure, frame: Frame) -> str:
+def measure_alias(m: Measure, frame: Frame) -> str:
+    """The result column of a measure: count, percent, avg_<column>, count_distinct_<column>."""
     if m.condition is not None:
         return "percent"
     if m.column is None:

@@ -102,7 +102,7 @@ def test_values_are_looked_up_and_a_chinese_question_gets_a_chinese_answer(sampl
     lookup = [json.loads(c["function"]["arguments"]) for m in sample.messages for c in m.get("tool_calls") or []
               if c["function"]["name"] == "find_values"][0]
     assert lookup["term"] == "长征二号丁" and lookup["table"] == "launch_vehicles"
-    assert answer["text"] == "统计了 launches 的行数，条件：launch vehicle name (zh) = 长征二号丁。共有 75 条发射记录（长征二号丁）。"
+    assert answer["text"] == "统计了发射的数量，条件：运载火箭名称 = 长征二号丁。共有 75 条发射记录（长征二号丁）。"
 
 
 def test_follow_up_does_not_list_or_describe_again(sample):
@@ -149,7 +149,7 @@ def test_a_list_answer_gives_the_count_and_first_rows(sample):
     _, answer = sample.ask("List the launch sites in China")
     assert result_of(answer).startswith("6 rows (Name); first: Jiuquan Satellite Launch Center")
     _, answer = sample.ask("每个国家有多少个发射场？")
-    assert result_of(answer).startswith("共 10 行（Name (zh)、Count）；前几行：中国（6）、美国（6）、俄罗斯（2）")
+    assert result_of(answer).startswith("共 10 行（国家名称、数量）；前几行：中国（6）、美国（6）、俄罗斯（2）")
     # Groups read largest first when no order is asked for.
     _, answer = sample.ask("Which launch vehicles flew more than 10 times since 2015?")
     assert result_of(answer).startswith("30 rows (Name, Count); first: Falcon 9 (572), Long March 3B (89), Electron (77)")

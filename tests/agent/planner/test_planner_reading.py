@@ -125,7 +125,7 @@ def test_every_answer_states_its_reading_in_the_questions_language(planner):
     assert answer["text"].startswith("Computed the percentage of launches with outcome = failure and the "
                                      "number of launches, grouped by each country")
     _, answer = conversation.ask("每个国家有多少个发射场？")
-    assert answer["text"].startswith("统计了 launch sites 的行数，按每个 country分组")
+    assert answer["text"].startswith("统计了发射场的数量，按每个国家分组。")
 
 
 # -- negation through a subquery --------------------------------------------------------------
