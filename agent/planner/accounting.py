@@ -34,7 +34,8 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     columns = {id(c) for c in _columns(frame)}
     missing: list[tuple[int, str]] = []
     for m in r.mentions:
-        if not r.is_free(m) or _accounted(m, frame, tables, columns) or _names_counted_rows(m, frame, schema):
+        if not r.is_free(m) or _accounted(m, frame, tables, columns) or _names_counted_rows(m, frame, schema) \
+                or _names_the_value_before(m, r, schema):
             continue
         missing.append((m.start, m.text))
     missing.extend((-1, text) for text in r.ignored)
@@ -43,6 +44,17 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
                    and t.text in r.q.unmatched and t.norm not in FILLER_WORDS)
     words = [text for _, text in sorted(missing, key=lambda p: p[0])]
     return list(dict.fromkeys(words + _unknown_chinese(r)))
+
+
+def _names_the_value_before(m, r: RoleResolver, schema: SchemaIndex) -> bool:
+    """A table word right after a value the query uses, naming that value's kind of thing: "Falcon 9
+    rockets", 长征火箭 (the Long March family's rockets). The value says which rows; the word says what
+    they are, one join away at most."""
+    if m.kind != "table":
+        return False
+    return any(v.kind == "value" and not r.is_free(v) and 0 <= m.start - v.end <= 1
+               and any(schema.distance(ref.table, t) <= 1 for ref in v.values for t in m.tables)
+               for v in r.mentions)
 
 
 def _accounted(m, frame: Frame, tables: set[str], columns: set[int]) -> bool:

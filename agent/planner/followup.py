@@ -121,8 +121,8 @@ def _follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, tod
         lost += [] if keep_subject else _restrict(frame, a)
         changed.append("rows")
     changed += _time(frame, a) + _values(frame, a) + _negations(frame, a) + _comparisons(frame, a) + _grouping(frame, a)
-    changed += _measures(frame, a) + _ranking(frame, a)
-    if not a.r.aggregates:
+    changed += _measures(frame, a) + _ranking(frame, a) + _share(frame, a, previous, zh=parsed.zh)
+    if not a.r.aggregates and "share" not in changed:
         shown, lost_shown = _shown(frame, a, also=bool(_ALSO.search(parsed.text)))
         changed, lost = changed + shown, lost + lost_shown
     if not changed:
@@ -271,6 +271,32 @@ def _measures(frame: Frame, a: Assembler) -> list[str]:
     if frame.order is not None and frame.order.measure is None and not (frame.entity or frame.group_columns):
         frame.order, frame.limit = None, None
     return ["measure"]
+
+
+def _share(frame: Frame, a: Assembler, previous: Frame, *, zh: bool) -> list[str]:
+    """"What share of them succeeded?", 其中成功率是多少？: the condition the follow-up adds becomes the
+    percentage measured over the previous answer's rows (its conditions kept), not one more filter whose
+    rows are listed. The condition is the one named after "share of", or just before "rate" (and in
+    Chinese before its 比例 or 率), as `framing.FrameBuilder._share` reads a question of its own."""
+    word = a.r.share
+    if word is None:
+        return []
+    added = [c for c in frame.conditions if c.at >= 0 and not any(_same(c, old) for old in previous.conditions)]
+    before = word.code == "rate" or zh
+    chosen = max((c for c in added if (c.at < word.start if before else c.at > word.start)),
+                 key=lambda c: c.at, default=None)
+    if chosen is None:
+        raise PlanningFailed(f"I could not tell what '{word.text}' is a share of",
+                             zh=f"看不出“{word.text}”指的是哪部分的比例")
+    frame.conditions.remove(chosen)
+    grouped = bool(frame.entity or frame.group_columns or frame.group_time)
+    frame.measures = [Measure("share", condition=chosen)] + ([Measure("count")] if grouped else [])
+    frame.columns, frame.distinct = [], False
+    if frame.order is not None and not grouped:
+        frame.order, frame.limit = None, None
+    elif frame.order is not None and frame.order.measure is not None:
+        frame.order = Ordering(frame.order.desc, measure=frame.measures[0])
+    return ["share"]
 
 
 def _shown(frame: Frame, a: Assembler, *, also: bool) -> tuple[list[str], list[str]]:

@@ -112,6 +112,8 @@ ZH_WORDS: dict[str, str] = {
     # 目 and 前 "top"), measure words (多少颗卫星), verbs of making that name no column of their own
     "目前": "", "现在": "", "当前": "", "如今": "", "仍然": "", "依然": "", "仍": "", "还": "", "一直": "", "至今": "",
     "迄今": "", "曾经": "", "总体": "", "生产": "", "制造": "", "拥有": "",
+    # verbs of tallying: what is tallied is named by 数量, 总和, 平均 (按国家统计发射场数量)
+    "统计": "", "统计一下": "",
     **dict.fromkeys(MEASURE_WORDS_ZH, ""),
     # question words and aggregates
     "多少": "how many", "几": "how many", "数量": "number of", "个数": "number of", "次数": "number of",
@@ -200,13 +202,15 @@ class Lexicon:
 FILLER_WORDS_ZH: frozenset[str] = frozenset(word for word, english in ZH_WORDS.items() if not english)
 #: The English stop list: words that, left unused, never raise a caveat, for they name no condition,
 #: measure or grouping: adverbs of time and degree ("still", "currently", "so far") and verbs of making
-#: and operating that the schema's keys already say ("operates", "made"). Only words the planner read as
+#: and operating that the schema's keys already say ("operates", "made"), and of taking part ("hosted",
+#: "involved": the launches a site hosted are its launches). Only words the planner read as
 #: no name: a word it took for a table, column or value and did not use is still named (issue 38). Not
 #: "built": Spider dev's "not built by 'Ford Motor Company'" was answered wrong with only it named.
 FILLER_WORDS: frozenset[str] = frozenset("""
 still currently presently now ever so far already actually really anymore nowadays overall
 make makes made making produce produces produced producing operate operates operated operating
 own owns owned run runs
+host hosts hosted hosting involve involves involved involving feature features featured
 """.split())
 
 #: Irregular past participles: "built by X" names a relation, not a grouping ("launches by country").

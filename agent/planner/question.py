@@ -26,6 +26,9 @@ from storage.text import CJK, QUERY_WORDS, REQUEST_WORDS, STOPWORDS, has_cjk, is
 MAX_SPAN = 6
 # "one" is a number after these ("more than one", "at least two"), elsewhere a pronoun ("each one").
 _BEFORE_NUMBER_WORDS = frozenset("than least most top between and or to exactly over under above below".split())
+#: A number word counts as a number when a ranking word follows it ("the three fastest", "five most expensive"),
+#: or after "which" ("which three sites…"; not "which one").
+_RANKED_NEXT = re.compile(r"\s+(?:most|least|[a-z]{2,}est)\b", re.I)
 _QUOTED = re.compile(r"(?:^|(?<=[\s(,:]))[\"“'‘]([^\"“”'‘’]{1,60})[\"”'’](?=$|[\s?.,!)])")
 _PIECE = re.compile(rf"\d+(?:,\d{{3}})*(?:\.\d+)?(?![A-Za-z])|[A-Za-z0-9]+|[{CJK}]+")
 #: English words never taken for a data value or a schema name on their own.
@@ -167,7 +170,9 @@ def _tokenize(text: str, schema: SchemaIndex, lexicon: Lexicon) -> list[Token]:
         elif piece[0].isdigit() and not re.search(r"[A-Za-z]", piece):
             spans.append((match.start(), match.end(), Token(piece, piece, match.start(), match.end(),
                                                              kind="number", number=_to_number(piece))))
-        elif piece.lower() in NUMBER_WORDS and spans and spans[-1][2].norm in _BEFORE_NUMBER_WORDS:
+        elif piece.lower() in NUMBER_WORDS and ((spans and spans[-1][2].norm in _BEFORE_NUMBER_WORDS)
+                                                or _RANKED_NEXT.match(text, match.end())
+                                                or (spans and spans[-1][2].norm == "which" and piece.lower() != "one")):
             spans.append((match.start(), match.end(), Token(piece, piece.lower(), match.start(), match.end(),
                                                              kind="number", number=NUMBER_WORDS[piece.lower()])))
         else:

@@ -100,7 +100,8 @@ class RoleResolver:
             if m.kind != "number" or not self.is_free(m) or not _is_year(m.number):
                 continue
             before, after = self.previous_mention(m, 2), self.next_mention(m, 1)
-            if before is not None and before.kind == "keyword" and before.code in (*_OPS, "cmp", "between", "top"):
+            if before is not None and before.kind == "keyword" and before.code in (*_OPS, "cmp", "between", "top") \
+                    and not self._between_years(before, m):
                 continue
             marker = after if _is_marker(after) else (before if _is_marker(before) else None)
             self.use(m, marker)
@@ -123,7 +124,7 @@ class RoleResolver:
                 nxt = self.next_mention(m, 2, kinds=("number",))
                 if nxt is not None and _is_year(nxt.number):
                     relation, years = "between", [years[0], int(nxt.number)]
-                    self.use(nxt)
+                    self.use(head, nxt)
             elif relation == "in":
                 for other in self.mentions:  # "in 2014 or 2015"
                     if other.kind == "number" and self.is_free(other) and _is_year(other.number) \
@@ -135,6 +136,16 @@ class RoleResolver:
                     and any(c.is_date or c.is_year for c in marker.columns):
                 column = marker  # "in year 2014": a column named Year, if there is one
             self.years.append(YearFilter(relation, tuple(years), span_text(self.q, m), column))
+
+    def _between_years(self, between: Mention, m: Mention) -> bool:
+        """"between 2015 and 2018": two years after "between", and no column of numbers named before it
+        ("mass between 1000 and 2000" compares masses)."""
+        if between.code != "between":
+            return False
+        nxt = self.next_mention(m, 2, kinds=("number",))
+        named = self.previous_mention(between, 2, kinds=("column",))
+        return (nxt is not None and _is_year(nxt.number)
+                and (named is None or any(c.is_date or c.is_year for c in named.columns)))
 
     def _time_column_near(self, m: Mention) -> Mention | None:
         prev = self.previous_mention(m, 2, kinds=("column",))
@@ -165,6 +176,15 @@ class RoleResolver:
                 if nxt is not None and nxt.kind == "keyword" and nxt.code in ("most", "least", "superlative"):
                     self.limit = int(m.number)
                     self.use(m)
+                elif self._which_n(m):
+                    self.limit = int(m.number)
+                    self.use(m)
+
+    def _which_n(self, m: Mention) -> bool:
+        """"哪三个发射场发射次数最多？", "Which three vehicles flew the most?": a number right after "which"
+        (哪) in a question that ranks is how many of the first to keep."""
+        return (m.start > 0 and self.q.tokens[m.start - 1].norm == "which"
+                and any(o.kind == "keyword" and o.code in ("most", "least", "superlative") for o in self.mentions))
 
     def _find_order(self) -> None:
         for m in self.mentions:
