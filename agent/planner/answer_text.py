@@ -7,6 +7,8 @@ query as what failed and what to try. Chinese questions get Chinese answers.
 
 from __future__ import annotations
 
+import re
+
 from typing import Any
 
 from agent.planner.frame import Condition, Frame
@@ -118,20 +120,28 @@ def found_no_rows(text: str) -> str:
 
 
 def described_answer(*, zh: bool, columns: list[str], rows: list[list[Any]], row_count: int, truncated: bool,
-                     source: str = "") -> str:
+                     source: str = "", lexicon: Lexicon = GENERIC) -> str:
     """A result stated without a frame to phrase it by (a model's query, a verified example's): one
-    value as a sentence, several rows as a count and the first rows. `source` goes before the full stop."""
+    value as a sentence, several rows as a count and the first rows, its columns named as the page's
+    table heads them, in Chinese for a Chinese question where `lexicon` has the words (数量, 名称).
+    `source` goes before the full stop."""
     if not rows:
         return (NO_MATCH_ZH if zh else NO_MATCH) + source + ("。" if zh else ".")
     if len(rows) == 1 and len(columns) == 1:
         return (f"结果是 {_value(rows[0][0])}" if zh else f"The answer is {_value(rows[0][0])}") + source + \
             ("。" if zh else ".")
-    of = ("、" if zh else ", ").join(human_header(c) for c in columns)
+    of = ("、" if zh else ", ").join(_head_zh(c, lexicon) if zh else human_header(c) for c in columns)
     count = f"至少 {row_count}" if truncated and zh else (f"at least {row_count}" if truncated else str(row_count))
     shown = ("、" if zh else ", ").join(_row(r, zh) for r in rows[:SHOWN_ROWS])
     if zh:
         return f"共 {count} 行（{of}）；前几行：{shown}{source}。"
     return f"{count} row{'' if row_count == 1 else 's'} ({of}); first: {shown}{source}."
+
+
+def _head_zh(column: str, lexicon: Lexicon) -> str:
+    """A result column's head in Chinese where the words allow: `COUNT(*)` 数量, `name_zh` 名称."""
+    key = re.sub(r"\(\*\)$", "", column.strip().lower())
+    return _HEADS_ZH.get(key) or zh_column(column, lexicon) or human_header(column)
 
 
 def verified_answer(*, zh: bool, question: str, columns: list[str], rows: list[list[Any]], row_count: int,

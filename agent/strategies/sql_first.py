@@ -30,6 +30,7 @@ from agent.models.llm import ModelReply, ToolCall
 from agent.memory.tokens import context_window_for, counter_for
 from agent.notes import note
 from agent.planner.answer_text import described_answer
+from agent.planner.lexicon import Lexicon
 from agent.state import FunctionCall, Message, MessageToolCall, Step
 from agent.strategies.repair import Repair, filter_columns, joined_in, requalified, respelled
 from agent.strategies.sql_prompt import SqlPrompt, example_values, feedback_messages, repair_messages
@@ -139,7 +140,7 @@ def _verdict(turn: Any, zh: bool) -> Any:
     record = turn.last_result
     stored = turn.recorder.result(record.result_id)
     text = described_answer(zh=zh, columns=stored.columns, rows=stored.rows, row_count=stored.row_count,
-                            truncated=stored.truncated)
+                            truncated=stored.truncated, lexicon=Lexicon.of(turn.setup.vocabulary))
     return turn.review(text, record, stage="verdict")
 
 
@@ -261,7 +262,7 @@ def _answer(turn: Any, zh: bool, caveat: str | None = None) -> Any:
     record = turn.last_result
     stored = turn.recorder.result(record.result_id)
     text = described_answer(zh=zh, columns=stored.columns, rows=stored.rows, row_count=stored.row_count,
-                            truncated=stored.truncated)
+                            truncated=stored.truncated, lexicon=Lexicon.of(turn.setup.vocabulary))
     turn.state.messages.append(Message(role="assistant", content=text))
     turn.finish(text, sql=record.sql, caveat=caveat, confident=True)
     return turn.record(turn.answer_step(action="answer", args={"text": text, "sql": record.sql}),
