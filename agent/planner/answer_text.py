@@ -139,7 +139,7 @@ def described_answer(*, zh: bool, columns: list[str], rows: list[list[Any]], row
 
 
 def _head_zh(column: str, lexicon: Lexicon) -> str:
-    """A result column's head in Chinese where the words allow: `COUNT(*)` 数量, `name_zh` 名称."""
+    """A result column's head in Chinese where the words allow: `COUNT(*)` 数量, a name's Chinese twin 名称."""
     key = re.sub(r"\(\*\)$", "", column.strip().lower())
     return _HEADS_ZH.get(key) or zh_column(column, lexicon) or human_header(column)
 
