@@ -114,8 +114,8 @@ ZH_WORDS: dict[str, str] = {
     "迄今": "", "曾经": "", "总体": "", "生产": "", "制造": "", "拥有": "",
     # verbs of tallying: what is tallied is named by 数量, 总和, 平均 (按国家统计发射场数量)
     "统计": "", "统计一下": "",
-    # 3月到6月之间 (the range says it), 分别是多少 (one figure each: the grouping says it)
-    "之间": "", "分别": "",
+    # 3月到6月之间 (the range says it)
+    "之间": "",
     **dict.fromkeys(MEASURE_WORDS_ZH, ""),
     # question words and aggregates
     "多少": "how many", "几": "how many", "数量": "number of", "个数": "number of", "次数": "number of",
