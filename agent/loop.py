@@ -38,6 +38,7 @@ from agent.offline_planner import LABEL as PLANNER_LABEL
 from agent.offline_planner import OfflinePlanner
 from agent.planner.answer_text import found_no_rows
 from agent.planner.followup import is_follow_up
+from agent.planner.lexicon import Lexicon
 from agent.schema_block import schema_block
 from agent.sources.base import DataSource, as_written
 from agent.sources.errors import SourceError, SourceUnavailable
@@ -502,6 +503,11 @@ class _Turn:
             return None
         outcome.add_note(f"not answered yet: {note}", sql=sql)
         return outcome
+
+    @functools.cached_property
+    def lexicon(self) -> Lexicon:
+        """The words this turn's question is read by (the source's own included), once per turn."""
+        return Lexicon.of(self.setup.vocabulary)
 
     @property
     def follows_up(self) -> bool:

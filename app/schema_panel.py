@@ -9,7 +9,6 @@ from functools import partial
 
 from pydantic import BaseModel
 
-from agent.checks.turn import CHINESE_TAGS
 from agent.planner.human_names import zh_name  # the planner's answers name tables the same way
 from agent.planner.lexicon import GENERIC, Lexicon
 from agent.planner.words import human_header
@@ -17,6 +16,7 @@ from agent.sources.base import DataSource
 from agent.sources.column_check import name_words
 from agent.sources.errors import SourceError
 from agent.sources.schema_search import TableDoc, TableIndex
+from agent.vocabulary.names import CHINESE_TAGS
 
 MAX_SUGGESTIONS = 5
 SAMPLES_PER_COLUMN = 3

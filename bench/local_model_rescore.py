@@ -82,7 +82,7 @@ def rescore(journal: Path, parts: set[str] | None = None, *, datasets: Path = DA
                         else database_path(datasets / DATABASES[part], first.db_id))
             if location is None:
                 continue
-            settings = base.model_copy(update={"database": location, "store": Path(tmp) / f"{len(moved)}-{name.replace('/', '_')}.db"})
+            settings = base.model_copy(update={"database": location, "store": Path(tmp) / f"{name.replace('/', '_')}.db"})
             askdb = AskDB(settings)
             thread_id = None
             try:

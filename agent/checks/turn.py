@@ -23,6 +23,7 @@ from agent.planner.period_grammar import NamedPeriod, named_periods
 from agent.sources.base import may_hold_text
 from agent.sources.column_check import name_words
 from agent.vocabulary.numbers import NUMBER_WORDS, ZH_NUMERAL_CHARS, zh_number
+from agent.vocabulary.names import CHINESE_TAGS
 from agent.vocabulary.references import points_back
 from storage.text import has_cjk, singular, stem
 
@@ -39,9 +40,6 @@ NOT_A_THING = r"is|are|was|were|does|do|did"
 _WHICH = re.compile(rf"^\s*(?:which|what)\s+(?!(?:{NOT_A_THING})\b)[a-z]|哪", re.I)
 #: Column names that name a row's thing, in order of preference; `*_name` comes after them.
 _LABELS = ("name", "model", "title", "label")
-#: Words by which a column's name says it holds its twin's values in Chinese: `name_zh`, `nameZh`,
-#: `name_cn`, `chinese_name` are `name` in Chinese.
-CHINESE_TAGS = frozenset({"zh", "cn", "chn", "chinese"})
 
 #: Column names of an id or a year: `id`, `Teacher_ID`, `vehicleId`, `year`, `founded_year`.
 _ID_OR_YEAR = re.compile(r"(?:^|_)(?:id|Id|ID)$|[a-z]Id$|[a-z]ID$|(?P<year>(?:^|_)(?:year|Year|YEAR)$)")

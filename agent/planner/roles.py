@@ -112,14 +112,12 @@ class RoleResolver:
                 self.use(head)
             tail = self.next_mention(marker if marker is not None and marker.start > m.start else m, 1)
             years = [int(m.number)]
-            end = self.next_mention(tail, 2, kinds=("number",)) if tail is not None and tail.code == "until" else None
+            end = (self.next_mention(tail, 2, kinds=("number",))
+                   if tail is not None and tail.kind == "keyword" and tail.code == "until" else None)
             if relation in ("in", "since") and end is not None and _is_year(end.number):  # "from 2011 through 2015"
                 relation, years = "between", [years[0], int(end.number)]
                 self.use(tail, end, self.next_mention(end, 1) if _is_marker(self.next_mention(end, 1)) else None)
-                column = self._time_column_near(head if head is not None and head.kind == "keyword" else m)
-                self.years.append(YearFilter(relation, tuple(years), span_text(self.q, m), column))
-                continue
-            if tail is not None and tail.kind == "keyword" and tail.code in _YEAR_RELATIONS and tail.code != "in":
+            elif tail is not None and tail.kind == "keyword" and tail.code in _YEAR_RELATIONS and tail.code != "in":
                 relation = _YEAR_RELATIONS[tail.code]
                 self.use(tail)
             join = self.next_mention(m, 3, kinds=("keyword",)) if relation in ("in", "since") else None

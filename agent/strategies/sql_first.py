@@ -30,7 +30,6 @@ from agent.models.llm import ModelReply, ToolCall
 from agent.memory.tokens import context_window_for, counter_for
 from agent.notes import note
 from agent.planner.answer_text import described_answer
-from agent.planner.lexicon import Lexicon
 from agent.state import FunctionCall, Message, MessageToolCall, Step
 from agent.strategies.repair import Repair, filter_columns, joined_in, requalified, respelled
 from agent.strategies.sql_prompt import SqlPrompt, example_values, feedback_messages, repair_messages
@@ -92,10 +91,11 @@ def run(turn: Any, prompt: SqlPrompt, schema: str) -> Generator[Any, None, bool]
             outcome = better if better.ok else outcome
     if not outcome.ok:
         return False
-    if failed is None and not turn.setup.stop_requested():
-        outcome = yield from _told_of_problem(turn, first, outcome, zh)
-    elif (verdict := _verdict(turn, zh)) is not None and verdict.fix is not None:  # a corrected query: askdb's fix only
-        outcome = (yield from _fixed(turn, verdict, zh)) or outcome
+    if not turn.setup.stop_requested():
+        if failed is None:
+            outcome = yield from _told_of_problem(turn, first, outcome, zh)
+        elif (verdict := _verdict(turn, zh)) is not None and verdict.fix is not None:  # corrected: askdb's fix only
+            outcome = (yield from _fixed(turn, verdict, zh)) or outcome
     caveat = (yield from _vote(turn, first, zh)) if turn.setup.candidates > 1 else None
     if failed is not None and caveat is None:  # a corrected query is a guess at what the first one meant
         caveat = note("sql_first.corrected", zh=zh, error=_short(failed))
@@ -140,7 +140,7 @@ def _verdict(turn: Any, zh: bool) -> Any:
     record = turn.last_result
     stored = turn.recorder.result(record.result_id)
     text = described_answer(zh=zh, columns=stored.columns, rows=stored.rows, row_count=stored.row_count,
-                            truncated=stored.truncated, lexicon=Lexicon.of(turn.setup.vocabulary))
+                            truncated=stored.truncated, lexicon=turn.lexicon)
     return turn.review(text, record, stage="verdict")
 
 
@@ -262,7 +262,7 @@ def _answer(turn: Any, zh: bool, caveat: str | None = None) -> Any:
     record = turn.last_result
     stored = turn.recorder.result(record.result_id)
     text = described_answer(zh=zh, columns=stored.columns, rows=stored.rows, row_count=stored.row_count,
-                            truncated=stored.truncated, lexicon=Lexicon.of(turn.setup.vocabulary))
+                            truncated=stored.truncated, lexicon=turn.lexicon)
     turn.state.messages.append(Message(role="assistant", content=text))
     turn.finish(text, sql=record.sql, caveat=caveat, confident=True)
     return turn.record(turn.answer_step(action="answer", args={"text": text, "sql": record.sql}),
