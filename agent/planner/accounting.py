@@ -35,7 +35,7 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     missing: list[tuple[int, str]] = []
     for m in r.mentions:
         if not r.is_free(m) or _accounted(m, frame, tables, columns) or _names_counted_rows(m, frame, schema) \
-                or _names_the_value_before(m, r, schema):
+                or _names_the_value_before(m, r, frame, schema):
             continue
         missing.append((m.start, m.text))
     missing.extend((-1, text) for text in r.ignored)
@@ -46,15 +46,21 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     return list(dict.fromkeys(words + _unknown_chinese(r)))
 
 
-def _names_the_value_before(m, r: RoleResolver, schema: SchemaIndex) -> bool:
+def _names_the_value_before(m, r: RoleResolver, frame: Frame, schema: SchemaIndex) -> bool:
     """A table word right after a value the query uses, naming that value's kind of thing: "Falcon 9
     rockets", 长征火箭 (the Long March family's rockets). The value says which rows; the word says what
-    they are, one join away at most."""
+    they are, one join from the value's table, and the query joins that table on its way to the value
+    (so "Falcon 9 launches" answered over the vehicles alone still names 'launches' as left out)."""
     if m.kind != "table":
         return False
-    return any(v.kind == "value" and not r.is_free(v) and 0 <= m.start - v.end <= 1
-               and any(schema.distance(ref.table, t) <= 1 for ref in v.values for t in m.tables)
-               for v in r.mentions)
+    for v in r.mentions:
+        if v.kind != "value" or r.is_free(v) or not 0 <= m.start - v.end <= 1:
+            continue
+        for ref in v.values:
+            joined = {frame.fact} | {t for e in schema.join_path(frame.fact, ref.table) or [] for t in (e.table, e.ref_table)}
+            if any(t in joined and schema.distance(ref.table, t) <= 1 for t in m.tables):
+                return True
+    return False
 
 
 def _accounted(m, frame: Frame, tables: set[str], columns: set[int]) -> bool:
