@@ -29,7 +29,7 @@ from agent.state import AgentState
 from agent.planner.focus import Focus, names_own_time, remembered_focus
 from agent.planner.units import UnitPreference, convert, names_own_unit, remembered_units
 from agent.planner.answer_text import error_answer, result_answer, unmappable_answer, verified_answer
-from agent.planner.frame import Condition, Frame, PlanningFailed
+from agent.planner.frame import Condition, Frame, MissingSubject, PlanningFailed
 from agent.planner.followup import (ends_on_its_verb, follow_up, frame_from_dict, frame_to_dict, is_follow_up,
                                     is_fragment, leans_on_previous)
 from agent.planner.framing import build_frame
@@ -209,7 +209,7 @@ class OfflinePlanner:
         except PlanningFailed as alone:
             if as_follow_up is not None:
                 raise as_follow_up from None
-            if before is None or not weak:
+            if before is None or not (weak or isinstance(alone, MissingSubject)):
                 raise
             try:
                 return self._linked(follow_up(parsed, self.schema, before, self.today), before, ended, tied=False)

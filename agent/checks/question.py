@@ -316,11 +316,16 @@ def unasked_limit(question: str, sql: str, *, dialect: str) -> int | None:
     tree = parsed(sql, dialect=dialect)
     if tree is None or tree.args.get("offset") or _SOME_ROWS.search(question):
         return None  # a page of rows, or some rows asked for: the number is the model's to choose
-    limit = tree.args.get("limit")
+    limit = outer_limit(sql, dialect=dialect)
+    return None if limit is None or limit <= 1 or str(limit) in whole_numbers(question) else limit
+
+
+def outer_limit(sql: str, *, dialect: str) -> int | None:
+    """The number of a query's outer `LIMIT n`; None without one (or when it does not parse)."""
+    tree = parsed(sql, dialect=dialect)
+    limit = tree.args.get("limit") if tree is not None else None
     value = limit.expression if limit is not None else None
-    if not (isinstance(value, exp.Literal) and value.this.isdigit() and int(value.this) > 1):
-        return None
-    return None if value.this in whole_numbers(question) else int(value.this)
+    return int(value.this) if isinstance(value, exp.Literal) and value.this.isdigit() else None
 
 
 def without_limit(sql: str, *, dialect: str) -> str | None:

@@ -25,7 +25,8 @@ from agent.checks.direction import reversed_order
 from agent.checks.grouping import grouped_figure
 from agent.checks.question import (columns_not_shown, counts_an_amount, echoes_filter, either_for_both,
                                    figure_not_computed, link_side_reversed, name_not_shown, negation_dropped,
-                                   sampled_literals, thing_not_used, unasked_limit, with_both, without_limit)
+                                   outer_limit, sampled_literals, thing_not_used, unasked_limit, with_both,
+                                   without_limit)
 from agent.checks.turn import (copies_partial_values, counted_itself, dropped_conditions, grouped_label,
                                in_question_language, missing_periods, missing_years, per_group_missing,
                                sql_literals, unasked_values, unsupported_names, unsupported_numbers,
@@ -322,9 +323,12 @@ def _both(turn: TurnFacts, result: Result, text: str) -> Finding | None:
 
 def _limit(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     """A LIMIT the question does not name (nor, for a follow-up, the question it follows), which the result
-    reached: rows may be left out. The fix is the query without it."""
+    reached: rows may be left out. The fix is the query without it. A follow-up keeps the limit of the
+    answer it follows ("three of them" … 它们一共发射过多少次？: the same three)."""
     limit = unasked_limit(turn.asked_with_previous(), result.sql, dialect=turn.dialect)
     if limit is None or result.row_count < limit:
+        return None
+    if turn.follows_up and turn.previous_sql and outer_limit(turn.previous_sql, dialect=turn.dialect) == limit:
         return None
     return Finding({"limit": limit}, fix=without_limit(result.sql, dialect=turn.dialect))
 

@@ -294,8 +294,10 @@ def _share(frame: Frame, a: Assembler, previous: Frame, *, zh: bool) -> list[str
     frame.columns, frame.distinct = [], False
     if frame.order is not None and not grouped:
         frame.order, frame.limit = None, None
-    elif frame.order is not None and frame.order.measure is not None:
+    elif frame.order is not None and frame.order.measure is not None and frame.limit is None:
         frame.order = Ordering(frame.order.desc, measure=frame.measures[0])
+    elif frame.order is not None and frame.order.measure is not None:
+        frame.order = Ordering(frame.order.desc, measure=frame.measures[1])  # the top 3 stay the same 3 groups
     return ["share"]
 
 
@@ -346,6 +348,10 @@ def _ranking(frame: Frame, a: Assembler) -> list[str]:
     r = a.r
     if r.limit is None and r.rank is None:
         return []
+    grouped = bool(frame.entity or frame.group_columns or frame.group_time)
+    if frame.order is None and grouped and frame.measures:
+        # Groups read largest first already ("which three of them flew most?"): the first measure ranks them.
+        frame.order = Ordering(True, measure=frame.measures[0])
     if frame.order is None:
         return []
     if r.limit is not None:

@@ -63,6 +63,11 @@ class Condition:
         return f"{self.column.name} {self.op} {shown}"
 
 
+class MissingSubject(PlanningFailed):
+    """The question counts rows per something it does not name ("Which three flew the most?"): after an
+    answer, an ellipsis of it, read against it as a weak follow-up (`OfflinePlanner._read`)."""
+
+
 @dataclass
 class Ordering:
     desc: bool
@@ -103,8 +108,9 @@ class Frame:
     #: The words the question was read by (the source's own included): the answer names the schema by them.
     lexicon: Lexicon = field(default=GENERIC, repr=False, compare=False)
 
-    def tables(self, schema: SchemaIndex) -> list[str]:
-        """Every table the frame touches, the fact table first."""
+    def tables(self, schema: SchemaIndex, *, existence: bool = True) -> list[str]:
+        """Every table the frame touches, the fact table first (without the tables named only to
+        require a matching row, with `existence` False)."""
         found = [self.fact]
         if self.entity:
             found.append(self.entity)
@@ -115,7 +121,7 @@ class Frame:
         if self.order and self.order.column is not None:
             columns.append(self.order.column)
         found.extend(c.table for c in columns)
-        found.extend(self.existence)
+        found.extend(self.existence if existence else [])
         return list(dict.fromkeys(t for t in found if t in schema.tables))
 
     @property

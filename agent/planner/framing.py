@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import date
 
 from agent.planner.accounting import unaccounted
-from agent.planner.frame import Condition, Frame, Measure, Ordering, PlanningFailed, YearFilter
+from agent.planner.frame import Condition, Frame, Measure, MissingSubject, Ordering, PlanningFailed, YearFilter
 from agent.planner.negation import Absence
 from agent.planner.periods import DATE_ONLY, Period
 from agent.planner.question import Mention, ParsedQuestion
@@ -73,8 +73,11 @@ class Assembler:
         r = self.r
         by_count = r.rank is not None and r.rank.by_count
         counted = r.counted or (r.rank.counted if by_count else None) or (having.counted if having else None)
-        free_tables = sorted((m for m in r.mentions if m.kind == "table" and r.is_free(m)),
-                             key=lambda m: (m.partial, m.start))
+        free = [m for m in r.mentions if m.kind == "table" and r.is_free(m)]
+        # A table word right before another modifies it ("aircraft manufacturers", 飞机制造商): the
+        # head, the last word of the compound, is what the question asks about.
+        modifiers = {id(m) for m in free for o in free if r.compound(m, o)}
+        free_tables = sorted(free, key=lambda m: (m.partial, id(m) in modifiers, m.start))
         subject = free_tables[0] if free_tables else None
         group = r.group if r.group is not None and r.group.kind == "table" else None
         if group is not None and not (counted or r.aggregates or having or by_count or subject or r.share):
@@ -82,6 +85,10 @@ class Assembler:
         if group is not None:
             frame.entity, fact = self.table(group), counted or subject
         elif having is not None or by_count:
+            # "Which rockets launched at least 15 times": the rows counted refer to the rows asked about,
+            # so the earlier word whose table the subject's rows refer to is the one grouped by.
+            subject = next((m for m in free_tables if subject is not None and m.start < subject.start
+                            and self.table(subject) in self.schema.children(self.table(m))), subject)
             others = [m for m in free_tables if m is not subject]
             if subject is not None and subject is not counted:
                 frame.entity = self.table(subject)
@@ -202,7 +209,7 @@ class Assembler:
         if frame.entity is None and not frame.group_columns and not frame.group_time and (having or (r.rank and r.rank.by_count)):
             column = next((self.column(m) for m in r.mentions if m.kind == "column" and r.is_free(m)), None)
             if column is None:
-                raise PlanningFailed("I could not tell what to count the rows per", zh="看不出要按什么分组计数")
+                raise MissingSubject("I could not tell what to count the rows per", zh="看不出要按什么分组计数")
             frame.group_columns.append(column)
         first_aggregate = min((m.start for m in r.mentions if m.kind == "keyword" and not r.is_free(m)
                                and m.code in ("count", "avg", "sum", "max", "min")), default=None)
@@ -405,6 +412,7 @@ class Assembler:
 
     def _selection(self, frame: Frame) -> None:
         if frame.entity or frame.group_columns or frame.measures:
+            self._join_named(frame, modifiers_only=True)
             return
         used = {id(c.column) for c in frame.conditions}
         named = sorted(self._free_columns(exact=True) + self._free_columns(exact=False), key=lambda m: m.start)
@@ -423,14 +431,21 @@ class Assembler:
                                  zh=f"找到了“{echoed[0].text}”，但数据库里没有与“{words}”对应的内容")
         frame.columns = list(dict.fromkeys(wanted))
         frame.distinct = self.r.has("distinct")
-        for m in self.r.mentions:  # a table named but otherwise unused still joins: "students who have a pet"
-            table = self.table(m) if m.kind == "table" and self.r.is_free(m) else None
-            if table and table not in frame.tables(self.schema) and self.schema.distance(frame.fact, table) < 99:
-                frame.existence.append(table)
-                self.notes.append(f"'{m.text}' → only rows with a matching {table}")
+        self._join_named(frame)
         if frame.order is None and self.r.sort is not None:
             frame.order = Ordering(self.r.sort, column=frame.columns[0])
         self.notes.append("shows " + ", ".join(f"{c.table}.{c.name}" for c in frame.columns))
+
+    def _join_named(self, frame: Frame, *, modifiers_only: bool = False) -> None:
+        """A table named but otherwise unused still joins: "students who have a pet". In a question
+        with a measure or a grouping only a compound's modifier does: "the most aircraft manufacturers"."""
+        for m in self.r.mentions:
+            table = self.table(m) if m.kind == "table" and self.r.is_free(m) else None
+            if modifiers_only and not any(o.kind == "table" and self.r.compound(m, o) for o in self.r.mentions):
+                continue
+            if table and table not in frame.tables(self.schema) and self.schema.distance(frame.fact, table) < 99:
+                frame.existence.append(table)
+                self.notes.append(f"'{m.text}' → only rows with a matching {table}")
 
     def _everything_asked(self, frame: Frame) -> bool:
         """"What are all the airlines?": every column of the rows, not only their names."""

@@ -46,9 +46,10 @@ def find_negated(r, m: Mention) -> list[Mention]:
     return found
 
 
-def subquery(fact: str, absence: Absence, schema: SchemaIndex, condition_sql) -> str:
+def subquery(fact: str, absence: Absence, schema: SchemaIndex, condition_sql, *, present: bool = False) -> str:
     """`outer NOT IN (SELECT inner FROM …)`: the fact table's side of the first foreign key on the
-    way to the negated table, and the other side, read from the negated rows."""
+    way to the negated table, and the other side, read from the negated rows. With `present`, `IN`:
+    rows that have a related row, without the join that would count them once per related row."""
     target = absence.tables[0]
     path = schema.join_path(fact, target)
     if not path:
@@ -70,7 +71,7 @@ def subquery(fact: str, absence: Absence, schema: SchemaIndex, condition_sql) ->
             joined.add(new)
     where = [f"{quote_ident(inner[0])}.{quote_ident(inner[1])} IS NOT NULL"]
     where += [condition_sql(c) for c in absence.conditions]
-    return (f"{quote_ident(fact)}.{quote_ident(outer)} NOT IN ("
+    return (f"{quote_ident(fact)}.{quote_ident(outer)} {'IN' if present else 'NOT IN'} ("
             + " ".join(lines) + " WHERE " + " AND ".join(where) + ")")
 
 

@@ -77,6 +77,21 @@ class RoleResolver:
             return other if not kinds or other.kind in kinds else None
         return None
 
+    def compound(self, m: Mention, o: Mention) -> bool:
+        """`m` written right before `o`, nothing between ("aircraft manufacturers", 飞机制造商, not 国家的飞机)."""
+        tokens = self.q.tokens
+        last, first = tokens[m.end - 1], tokens[o.start]
+        return o.start == m.end and first.start - last.end <= (0 if last.zh and first.zh else 1)
+
+    def head(self, m: Mention | None) -> Mention | None:
+        """The head of a compound of table words: "aircraft manufacturers" counts manufacturers."""
+        while m is not None and m.kind == "table":
+            after = next((o for o in self.mentions if o.kind == "table" and self.is_free(o) and self.compound(m, o)), None)
+            if after is None:
+                break
+            m = after
+        return m
+
     def previous_mention(self, m: Mention, within: int = 3, kinds: tuple[str, ...] = (), skip: tuple[str, ...] = ()):
         """The nearest free mention before `m`, like `next_mention`."""
         pos = m.start
@@ -362,7 +377,7 @@ class RoleResolver:
     def _count(self, m: Mention) -> None:
         distinct = self.next_mention(m, 1, kinds=("keyword",))
         distinct = distinct if distinct is not None and distinct.code == "distinct" else None
-        target = self.next_mention(m, 4, skip=("distinct", "filler"))
+        target = self.head(self.next_mention(m, 4, skip=("distinct", "filler")))
         self.use(m, distinct)
         if distinct is not None and target is not None and target.kind == "column":
             self.aggregates.append(("count", target, True))
@@ -388,7 +403,9 @@ class RoleResolver:
         desc = m.code == "most"
         # Chinese puts it after its noun: "发射场最多", "质量最大的卫星", "发射次数最多".
         before = self.previous_mention(m, 2, kinds=("table", "column"), skip=("count",)) if self.q.zh else None
-        target = before or self.next_mention(m, 4, skip=("filler", "count"))
+        target = before or self.head(self.next_mention(m, 4, skip=("filler", "count")))
+        if target is None and not self.q.zh:  # "Which three flew the most?": the verb's rows, counted
+            target = self.previous_mention(m, 1, kinds=("table",))
         if before is not None:
             self.use(*(o for o in self.mentions if o.kind == "keyword" and o.code == "count"
                         and before.end <= o.start < m.start))

@@ -14,7 +14,7 @@ from sqlglot import exp
 from sqlglot.errors import ParseError
 
 from agent.planner.frame import Condition, Frame, Measure, PlanningFailed
-from agent.planner.negation import qualified, subquery
+from agent.planner.negation import Absence, qualified, subquery
 from agent.planner.schema_index import ColumnInfo, Edge, SchemaIndex, quote_ident, quote_literal
 from storage.errors import AskdbError
 
@@ -31,6 +31,10 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
         SQLBuildError: the rendered SQL does not parse.
     """
     tables = frame.tables(schema)
+    # A table named only to require a matching row would, joined, count each row once per match:
+    # with a measure it is a subquery instead ("how many aircraft manufacturers").
+    required = [t for t in frame.existence if frame.measures and t not in frame.tables(schema, existence=False)]
+    tables = [t for t in tables if t not in required]
     joins, fans_out = _joins(frame.fact, tables, schema)
     qualify = len(tables) > 1
 
@@ -59,6 +63,7 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
                      f"{quote_ident(edge.ref_table)}.{quote_ident(edge.ref_column)}")
     where = [_condition(c, col) for c in frame.conditions]
     where += [subquery(frame.fact, a, schema, lambda c: _condition(c, qualified)) for a in frame.absent]
+    where += [subquery(frame.fact, Absence([t], t), schema, qualified, present=True) for t in required]
     if where:
         lines.append("WHERE " + "\n  AND ".join(where))
     keys: list[str] = []
