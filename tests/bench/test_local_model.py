@@ -56,8 +56,8 @@ def test_sample_conversations_by_name_and_by_id():
     assert any("？" in c[0].question for c in default)  # Chinese questions are in it
     assert len(sample_conversations("all")) > len(default)
     assert [c[0].id for c in sample_conversations("sample-03, follow-2")] == ["sample-03", "follow-2.1"]
-    with pytest.raises(ValueError, match="no question sample-99"):
-        sample_conversations("sample-99")
+    with pytest.raises(ValueError, match="no question sample-999"):
+        sample_conversations("sample-999")
 
 
 def test_a_conversation_is_scored_turn_by_turn_with_its_own_calls(scripted_llm, tmp_path):
