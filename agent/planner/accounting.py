@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from agent.planner.frame import Frame
 from agent.planner.lexicon import FILLER_WORDS, FILLER_WORDS_ZH
 from agent.planner.schema_index import SchemaIndex
+from agent.planner.words import UNIT_NAMES
 from storage.text import STOPWORDS_ZH, is_cjk_char
 
 if TYPE_CHECKING:
@@ -43,7 +44,16 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     missing.extend((i, t.text) for i, t in enumerate(r.q.tokens) if i not in covered and i not in r.period_tokens
                    and t.text in r.q.unmatched and t.norm not in FILLER_WORDS)
     words = [text for _, text in sorted(missing, key=lambda p: p[0])]
-    return list(dict.fromkeys(words + _unknown_chinese(r)))
+    own = _compared_units(frame)
+    return [w for w in dict.fromkeys(words + _unknown_chinese(r, own)) if w.casefold() not in own]
+
+
+def _compared_units(frame: Frame) -> set[str]:
+    """The names of the units of the columns a number is compared with: "mass over 20000 kilograms"
+    against a weight_kg column uses the word; 20 tonnes against it does not (the number would need converting)."""
+    suffixes = {c.column.name.rsplit("_", 1)[-1].lower() for c in frame.conditions
+                if c.op in ("<", "<=", ">", ">=", "=", "between") and "_" in c.column.name}
+    return {name for suffix in suffixes for name in UNIT_NAMES.get(suffix, ())}
 
 
 def _names_the_value_before(m, r: RoleResolver, frame: Frame, schema: SchemaIndex) -> bool:
@@ -115,16 +125,17 @@ def _columns(frame: Frame) -> list:
     return found
 
 
-def _unknown_chinese(r: RoleResolver) -> list[str]:
+def _unknown_chinese(r: RoleResolver, read: set[str] = frozenset()) -> list[str]:
     """Runs of Chinese characters no token covers and that are not grammatical particles
-    (`STOPWORDS_ZH`): any other character the lexicon does not know is a word not understood."""
+    (`STOPWORDS_ZH`) nor words `read` otherwise (a compared column's unit, 公里): any other character
+    the lexicon does not know is a word not understood."""
     text, covered = r.q.text, [False] * len(r.q.text)
     for t in r.q.tokens:
-        if t.zh or t.kind == "value":
+        if t.zh or t.kind in ("value", "number"):  # 2万: the number's own 万
             covered[t.start:t.end] = [True] * (t.end - t.start)
     for start, end in r.period_spans:  # 2021年第三季度: 第 is part of the period
         covered[start:end] = [True] * (end - start)
-    for word in FILLER_WORDS_ZH:  # 是多少, 目前, 颗: read, and meaning nothing beyond the question's own
+    for word in (*FILLER_WORDS_ZH, *(w for w in read if not w.isascii())):  # 是多少, 目前, 颗: read, and meaning nothing beyond the question's own
         for found in re.finditer(re.escape(word), text):
             covered[found.start():found.end()] = [True] * len(word)
     runs, current = [], ""

@@ -168,8 +168,12 @@ def _tokenize(text: str, schema: SchemaIndex, lexicon: Lexicon) -> list[Token]:
         if any(covered[match.start():match.end()]):
             continue
         elif piece[0].isdigit() and not re.search(r"[A-Za-z]", piece):
-            spans.append((match.start(), match.end(), Token(piece, piece, match.start(), match.end(),
-                                                             kind="number", number=_to_number(piece))))
+            end, number = match.end(), _to_number(piece)
+            if text[end:end + 1] in _ZH_MULTIPLIERS:  # 2万公斤: 20000 kg
+                covered[end] = True
+                end, number = end + 1, _to_number(str(number * _ZH_MULTIPLIERS[text[end]]))
+            spans.append((match.start(), end, Token(text[match.start():end], str(number), match.start(), end,
+                                                    kind="number", number=number)))
         elif piece.lower() in NUMBER_WORDS and ((spans and spans[-1][2].norm in _BEFORE_NUMBER_WORDS)
                                                 or _RANKED_NEXT.match(text, match.end())
                                                 or (spans and spans[-1][2].norm == "which" and piece.lower() != "one")):
@@ -179,6 +183,10 @@ def _tokenize(text: str, schema: SchemaIndex, lexicon: Lexicon) -> list[Token]:
             norm = re.sub(r"'s$", "", piece.lower())
             spans.append((match.start(), match.end(), Token(piece, norm, match.start(), match.end())))
     return [token for _, _, token in sorted(spans, key=lambda s: s[0])]
+
+
+#: A Chinese multiplier written after digits (2万, 1.5亿).
+_ZH_MULTIPLIERS = {"万": 10_000, "亿": 100_000_000}
 
 
 def _to_number(piece: str) -> float:
@@ -283,8 +291,9 @@ def _schema_readings(span: list[Token], i: int, n: int, schema: SchemaIndex, tex
         for column in table.columns.values():
             if column.is_key:
                 continue
-            if _fits(column.words, words):
-                exact.append(column)
+            if _fits(column.words, words) or (n > 1 and column.words[-1] in _TIME_WORDS
+                                              and _fits(column.words[:-1], words)):
+                exact.append(column)  # "first flight" (or "first flew") is a first_flight_on column
             elif len(column.words) > n and _fits(column.words[-n:], words):
                 part.append(column)
             elif n == 1 and len(column.words) > 1 and words[0] & set(column.words) - _GENERIC:
@@ -292,6 +301,10 @@ def _schema_readings(span: list[Token], i: int, n: int, schema: SchemaIndex, tex
     if exact or part:  # exact names first; the nearest table decides among them later
         found.append(Mention("column", i, i + n, text, columns=tuple(exact + part), partial=not exact))
     return found
+
+
+#: The last word of a date column's name, which a question leaves out ("first flight": a first_flight_on column; "date", "time" or "day" too).
+_TIME_WORDS = frozenset({"date", "time", "day", "on", "at"})
 
 
 def _fits(name_words: tuple[str, ...], span_words: list[set[str]]) -> bool:

@@ -25,6 +25,12 @@ UNIT_WORDS = frozenset("kg g t lb m km cm mm kmh mph usd eur cny pct percent zh 
 UNITS = {"kg": "kg", "g": "g", "t": "t", "km": "km", "m": "m", "cm": "cm", "mm": "mm", "kmh": "km/h", "ms": "ms",
          "s": "s", "h": "h", "usd": "USD", "eur": "EUR", "cny": "CNY", "pct": "%", "percent": "%", "zh": "zh",
          "en": "en"}
+#: How a question names a column's unit after a number ("over 20,000 kilograms", 超过2万公斤): read as the
+#: compared column's own unit (agent.planner.accounting); any other unit is a word the query does not use.
+UNIT_NAMES = {"kg": ("kg", "kgs", "kilo", "kilos", "kilogram", "kilograms", "公斤", "千克"),
+              "km": ("km", "kilometer", "kilometers", "kilometre", "kilometres", "公里", "千米"),
+              "kmh": ("km/h", "kmh", "kph", "公里/小时", "千米/小时", "公里每小时", "千米每小时"),
+              "usd": ("usd", "dollar", "dollars", "美元")}
 WORDS = {"avg": "average", "cnt": "count", "num": "number", "qty": "quantity", "max": "max", "min": "min",
          "id": "ID", "leo": "LEO", "gto": "GTO", "url": "URL", "api": "API", "sql": "SQL"}
 _SPLIT = re.compile(r"[_\s.\-]+|(?<=[a-z0-9])(?=[A-Z])")

@@ -9,6 +9,7 @@ back wants a plain pointer at rows ("them", 其中), the planner any pronoun it 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from agent.vocabulary.numbers import COUNTERS_ZH
 
@@ -48,7 +49,12 @@ def counts_previous_rows(question: str) -> bool:
     return bool(BARE_COUNT.match(question))
 
 
-def unresolved_reference(question: str) -> str | None:
-    """A word pointing back at an earlier answer ("their", "those", 其中), as written; None if none."""
+def unresolved_reference(question: str, named: Iterable[str] = ()) -> str | None:
+    """A word pointing back at an earlier answer ("their", "those", 其中), as written; None if none. A
+    pronoun after something the question itself `named` points at that ("Which aircraft had their first
+    flight after 2010?")."""
     match = PRONOUN.search(question)
-    return match.group() if match else None
+    if match is None:
+        return None
+    before = question[:match.start()].casefold()
+    return None if any(word and word.casefold() in before for word in named) else match.group()

@@ -1,0 +1,37 @@
+"""Words of a column the question writes its own way (issue 38, the second re-walk): a date column named
+without its "date" ("first flight", "first flew"), a pronoun for something the question itself names
+("aircraft … their first flight"), a Chinese multiplier after digits (2万), and the compared column's
+own unit (kilograms, 公斤, 公里), which is read; another unit (tonnes) is still named as left out."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.agent.planner.test_planner_followup import planner  # noqa: F401 (fixture)
+
+
+@pytest.mark.parametrize("question", ["Which aircraft first flew after 2010?",
+                                      "Which aircraft had their first flight after 2010?",
+                                      "飞机首飞在2010年以后的有哪些？"])
+def test_a_date_column_named_without_its_date(planner, question):
+    plan = planner.plan(question)
+    assert "first_flight_date >= '2011-01-01'" in plan.sql and "launches" not in plan.sql
+    assert plan.frame.unused == []
+
+
+def test_a_pronoun_with_nothing_before_it_in_a_first_question_is_still_named(planner):
+    assert planner.plan("What are their names?").frame.unused == ["their"]
+
+
+@pytest.mark.parametrize("question, bound", [("质量超过2万公斤的卫星有哪些？", "mass_kg > 20000"),
+                                             ("质量超过1.5万公斤的卫星有多少颗？", "mass_kg > 15000"),
+                                             ("How many payloads have a mass over 20000 kilograms?", "mass_kg > 20000"),
+                                             ("航程超过5000公里的飞机有哪些？", "range_km > 5000")])
+def test_numbers_and_the_compared_columns_own_unit(planner, question, bound):
+    plan = planner.plan(question)
+    assert bound in plan.sql and plan.frame.unused == []
+
+
+def test_another_unit_than_the_columns_is_left_out_and_said(planner):
+    plan = planner.plan("How many payloads have a mass over 20 tonnes?")
+    assert plan.frame.unused == ["tonnes"]
