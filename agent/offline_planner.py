@@ -162,7 +162,7 @@ class OfflinePlanner:
         except PlanningFailed as exc:
             plan.failure = exc
             return plan
-        plan.frame, plan.tables = frame, frame.tables(self.schema)
+        plan.frame, plan.tables = frame, frame.tables(self.schema) + frame.required
         plan.lookups = [c for c in frame.conditions if c.looked_up]
         return plan
 
@@ -215,7 +215,7 @@ class OfflinePlanner:
                 return self._linked(follow_up(parsed, self.schema, before, self.today), before, ended, tied=False)
             except PlanningFailed:
                 raise alone from None
-        if weak and before is not None and frame.unused:
+        if weak and before is not None and (frame.unused or is_fragment(parsed)):
             # Not clean alone ("Which leave from Aberdeen?" leaves 'leave' out): the previous answer may be
             # what it asks about, but no word of it says so; a reading against it that leaves out no more is
             # offered, not ok either way.
@@ -227,8 +227,7 @@ class OfflinePlanner:
                 pass
         if pointing:
             frame.link = "alone"  # "that course", "he": tied to an answer it could not use
-        elif (pointer := unresolved_reference(question, [m.text for m in parsed.mentions if m.kind == "table"])) \
-                is not None:
+        elif (pointer := unresolved_reference(question)) is not None:
             frame.unused.insert(0, pointer)  # "their" with no earlier answer of ours to point at
         return frame, []
 

@@ -31,7 +31,7 @@ _RANKING = frozenset({"most", "least", "superlative", "top", "most_common", "ord
 
 def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]:
     """The question's words (as written) that the frame does not use, in question order."""
-    tables = set(frame.tables(schema))
+    tables = set(frame.tables(schema)) | set(frame.required)
     columns = {id(c) for c in _columns(frame)}
     missing: list[tuple[int, str]] = []
     for m in r.mentions:

@@ -59,7 +59,8 @@ _LEANING = re.compile(rf"\b(?:that|this)\s+{_TIME_WORD}[a-z]+\s*[?.!']*\s*$|\b(?
                       r"|\b(?:he|she|him|his|her|hers|it)\b|\b(?:the|which|each|those|these|just)\s+ones?\b|\bones\b"
                       r"|\balso\b|\btoo\s*[?.!]*\s*$|\bsame\b|\b(?:above|former|latter|aforementioned)\s*[?.!]*\s*$"
                       r"|\bthe\s+above\s+(?!\d)[a-z]+"
-                      r"|\bthat\s+(?:list|result|answer)\b|它|他|她|上面|刚才|同样|也", re.IGNORECASE)
+                      r"|\bthat\s+(?:list|result|answer)\b|\b(?:that|this|it|them)\s+(?:down|up|out|again)\b"
+                      r"|它|他|她|上面|刚才|同样|也", re.IGNORECASE)
 #: An ellipsis ending on its verb ("Which names do not?", "Which ones did?"). Weak: plain questions end so
 #: too ("How many launch sites does each country have?"), so it counts only when the question cannot be
 #: read cleanly alone, and never makes the answer ok (`ends_on_its_verb`).
@@ -111,13 +112,13 @@ def _follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, tod
     r = RoleResolver(parsed, schema, today, follow_up=True).resolve()
     frame = replace(previous, conditions=[replace(c) for c in previous.conditions], measures=list(previous.measures),
                     group_columns=list(previous.group_columns), columns=list(previous.columns), notes=[],
-                    unused=[], periods=[], zh=parsed.zh, existence=list(previous.existence),
+                    unused=[], periods=[], zh=parsed.zh, existence=list(previous.existence), required=list(previous.required),
                     absent=list(previous.absent))
     a = Assembler(r)
     a.anchors = [t for t in (frame.fact, frame.entity) if t]
     changed: list[str] = []
     lost: list[str] = []  # what of the previous answer's rows the new frame cannot keep, in words
-    if _RESTRICT.search(parsed.text):
+    if _RESTRICT.search(parsed.text) or _which_of_a_count(previous, a):
         lost += [] if keep_subject else _restrict(frame, a)
         changed.append("rows")
     changed += _time(frame, a) + _values(frame, a) + _negations(frame, a) + _comparisons(frame, a) + _grouping(frame, a)
@@ -133,6 +134,13 @@ def _follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, tod
         frame.unused.insert(0, taken_out.group())
     frame.notes = a.notes + [f"follow-up of '{previous.subject_text}': changed {', '.join(changed)}"]
     return frame, carried
+
+
+def _which_of_a_count(previous: Frame, a: Assembler) -> bool:
+    """"哪几次是失败的？", "Which failed?" after a count of rows: which of the rows counted, listed."""
+    counted = [(m.func, m.column) for m in previous.measures] == [("count", None)]
+    return (counted and not (previous.entity or previous.group_columns or previous.group_time)
+            and a.r.has("which") and not a.r.aggregates and a.r.rank is None)
 
 
 def _restrict(frame: Frame, a: Assembler) -> list[str]:
@@ -173,7 +181,9 @@ def _values(frame: Frame, a: Assembler) -> list[str]:
             continue
         added = next((c for c in frame.conditions if c not in before), None)
         if added is None:  # joined an IN list of the same column: a new value means instead, not also
-            merged = next(c for c in frame.conditions if c.text.endswith(m.text))
+            merged = next((c for c in frame.conditions if c.text.endswith(m.text)), None)
+            if merged is None:  # a value the filter already has, named again: nothing changes
+                continue
             if not any(merged is c for c in fresh):
                 merged.values, merged.text, merged.op = merged.values[-1:], m.text, "=" if merged.op == "in" else "!="
                 fresh.append(merged)
@@ -409,7 +419,7 @@ def frame_to_dict(frame: Frame) -> dict[str, Any]:
             "group_time": col(frame.group_time), "bucket": frame.bucket, "columns": [col(c) for c in frame.columns],
             "measures": [measure(m) for m in frame.measures], "conditions": [condition(c) for c in frame.conditions],
             "having": list(frame.having) if frame.having else None, "order": order, "limit": frame.limit,
-            "ties": frame.ties, "distinct": frame.distinct, "existence": frame.existence, "subject_text": frame.subject_text,
+            "ties": frame.ties, "distinct": frame.distinct, "existence": frame.existence, "required": frame.required, "subject_text": frame.subject_text,
             "absent": [{"tables": a.tables, "text": a.text, "conditions": [condition(c) for c in a.conditions]}
                        for a in frame.absent]}
 
@@ -435,7 +445,7 @@ def frame_from_dict(data: dict[str, Any], schema: SchemaIndex) -> Frame | None:
                       group_time=col(data["group_time"]), bucket=data["bucket"], columns=[col(c) for c in data["columns"]],
                       measures=measures, conditions=[condition(c) for c in data["conditions"]],
                       having=(having[0], tuple(having[1])) if having else None, order=order, limit=data["limit"], ties=data.get("ties", False),
-                      distinct=data["distinct"], existence=list(data["existence"]), subject_text=data["subject_text"],
+                      distinct=data["distinct"], existence=list(data["existence"]), required=list(data.get("required", [])), subject_text=data["subject_text"],
                       absent=[Absence(a["tables"], a["text"], [condition(c) for c in a["conditions"]])
                               for a in data.get("absent", [])])
         if any(t not in schema.tables for a in frame.absent for t in a.tables):

@@ -92,6 +92,9 @@ class Frame:
     ties: bool = False  # a superlative ("the most"): every row tied for first, not one of them
     distinct: bool = False
     existence: list[str] = field(default_factory=list)  # tables joined only to require a matching row
+    #: Tables a compound's first word names ("aircraft manufacturers"): rows must have a matching row there,
+    #: asked by a subquery, not a join, so that no row counts once per match.
+    required: list[str] = field(default_factory=list)
     absent: list[Any] = field(default_factory=list)  # negation.Absence: no matching row there ("never")
     subject_text: str = ""  # how the question named the fact table
     notes: list[str] = field(default_factory=list)  # the reasoning, shown as the planner's thought
@@ -108,9 +111,8 @@ class Frame:
     #: The words the question was read by (the source's own included): the answer names the schema by them.
     lexicon: Lexicon = field(default=GENERIC, repr=False, compare=False)
 
-    def tables(self, schema: SchemaIndex, *, existence: bool = True) -> list[str]:
-        """Every table the frame touches, the fact table first (without the tables named only to
-        require a matching row, with `existence` False)."""
+    def tables(self, schema: SchemaIndex) -> list[str]:
+        """Every table the frame joins, the fact table first."""
         found = [self.fact]
         if self.entity:
             found.append(self.entity)
@@ -121,7 +123,7 @@ class Frame:
         if self.order and self.order.column is not None:
             columns.append(self.order.column)
         found.extend(c.table for c in columns)
-        found.extend(self.existence if existence else [])
+        found.extend(self.existence)
         return list(dict.fromkeys(t for t in found if t in schema.tables))
 
     @property

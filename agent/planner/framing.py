@@ -7,6 +7,8 @@ column, which table holds the value "China", which date column "in 2020" means.
 
 from __future__ import annotations
 
+import re
+
 from datetime import date
 
 from agent.planner.accounting import unaccounted
@@ -33,6 +35,8 @@ def build_frame(parsed: ParsedQuestion, schema: SchemaIndex, today: date | None 
 
 
 #: Words the follow-up reader consumes (agent.planner.followup), meaningful in a question on its own.
+#: A question asking whether something is so ("Is the Falcon 9 reusable?", "Does it …").
+_YES_NO = re.compile(r"^\s*(?:is|are|was|were|does|do|did|has|have|can)\b|吗\s*[？?]?\s*$", re.I)
 FOLLOWUP_MARKERS = frozenset({"only", "same", "instead", "among", "else"})
 
 
@@ -94,7 +98,7 @@ class Assembler:
                 frame.entity = self.table(subject)
             fact = counted or (others[0] if others else None)
         else:
-            fact = counted or subject
+            fact = counted or self._after_de(free_tables) or subject
         frame.fact = self.table(fact) if fact is not None else self._fact_from_columns()
         if frame.entity and frame.fact in (frame.entity, ""):
             frame.fact = self._child_of(frame.entity)
@@ -105,6 +109,13 @@ class Assembler:
         self.notes.append(f"rows come from table {frame.fact}" + (f" ('{fact.text}')" if fact is not None else ""))
         if frame.entity:
             self.notes.append(f"'{(group or subject).text}' → one row per {frame.entity}")
+
+    def _after_de(self, free: list[Mention]) -> Mention | None:
+        """Chinese names what it asks about last, after 的: 俄罗斯制造商生产的飞机 are aircraft, 飞机的制造商
+        manufacturers (the head of a compound after it: 美国的飞机制造商)."""
+        tokens, text = self.q.tokens, self.q.text
+        marked = [m for m in free if tokens[m.start].zh and text[max(tokens[m.start].start - 1, 0)] == "的"]
+        return self.r.head(max(marked, key=lambda m: m.start)) if marked else None
 
     def _measured_in_child(self, frame: Frame, subject: Mention | None) -> None:
         """"Top 5 manufacturers by payload mass": rank the subject's rows by a measure of the rows
@@ -256,6 +267,7 @@ class Assembler:
         for m in r.mentions:
             if m.kind in ("value", "quoted") and r.is_free(m):
                 self.value_condition(frame, m)
+        self._flags(frame)
         for m, negated in r.negations:
             self.negation(frame, m, negated)
         if any(m.kind == "keyword" and m.code == "not" and r.is_free(m) for m in r.mentions):
@@ -266,6 +278,20 @@ class Assembler:
             self._share(frame, r.share)
         for condition in frame.conditions:
             self.notes.append(f"'{condition.text}' → {condition.describe()}")
+
+    def _flags(self, frame: Frame) -> None:
+        """"Which reusable launch vehicles are still active?": a yes/no column named in a question that
+        asks for rows is a condition (`reusable = 1`), not a column of 1s and 0s to show. A question that
+        asks it of one thing ("Is the Falcon 9 reusable?") shows it."""
+        if _YES_NO.match(self.q.text):
+            return
+        for m in self.r.mentions:
+            if m.kind != "column" or m.partial or not self.r.is_free(m):
+                continue
+            column = self.column(m)
+            if column is not None and column.is_flag and column.table in (frame.fact, frame.entity):
+                frame.conditions.append(Condition(column, "=", (1,), m.text, at=m.start))
+                self.r.use(m)
 
     def period_condition(self, frame: Frame, period: Period) -> None:
         """A period as one range condition on the time column: [start, end) on a date, its years on a year
@@ -323,7 +349,8 @@ class Assembler:
         negated = negation is not None  # "not from Russia"; "does not have a cat" is not this
         self.r.use(negation)
         mentioned = {t for o in self.r.mentions if o.kind == "table" for t in o.tables} | set(self.anchors)
-        reachable = [v for v in refs if min(self.schema.distance(a, v.table) for a in self.anchors) < 99]
+        reachable = [v for v in refs if min(self.schema.distance(a, v.table) for a in self.anchors) < 99
+                     and (v.table in mentioned or not all(self.schema.through_parent(a, v.table) for a in self.anchors))]
         if not reachable:
             if m.kind == "quoted":
                 return self._like_condition(frame, m)
@@ -342,6 +369,9 @@ class Assembler:
         for existing in frame.conditions:  # "Asia and Europe", "cat or dog": one IN list
             if existing.column is column and existing.op in ("=", "in", "!=", "not_in") \
                     and (existing.op in ("!=", "not_in")) == negated:
+                if ref.value in existing.values:  # the same value named again ("stealth power", 'Stealth')
+                    self.r.use(m)
+                    return
                 existing.op = "not_in" if negated else "in"
                 existing.values += (ref.value,)
                 existing.text += f", {m.text}"
@@ -441,10 +471,11 @@ class Assembler:
         with a measure or a grouping only a compound's modifier does: "the most aircraft manufacturers"."""
         for m in self.r.mentions:
             table = self.table(m) if m.kind == "table" and self.r.is_free(m) else None
-            if modifiers_only and not any(o.kind == "table" and self.r.compound(m, o) for o in self.r.mentions):
+            if modifiers_only and not any(o.kind == "table" and self.r.compound(m, o, de=True) for o in self.r.mentions):
                 continue
-            if table and table not in frame.tables(self.schema) and self.schema.distance(frame.fact, table) < 99:
-                frame.existence.append(table)
+            if table and table not in frame.tables(self.schema) + frame.required \
+                    and self.schema.distance(frame.fact, table) < 99:
+                (frame.required if modifiers_only else frame.existence).append(table)
                 self.notes.append(f"'{m.text}' → only rows with a matching {table}")
 
     def _everything_asked(self, frame: Frame) -> bool:

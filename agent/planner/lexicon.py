@@ -112,6 +112,10 @@ ZH_WORDS: dict[str, str] = {
     # 目 and 前 "top"), measure words (多少颗卫星), verbs of making that name no column of their own
     "目前": "", "现在": "", "当前": "", "如今": "", "仍然": "", "依然": "", "仍": "", "还": "", "一直": "", "至今": "",
     "迄今": "", "曾经": "", "总体": "", "生产": "", "制造": "", "拥有": "",
+    # verbs of carrying out (太原卫星发射中心执行了哪些发射任务: the site's launches are those it carried out)
+    "执行": "", "进行": "", "实施": "", "开展": "", "完成": "",
+    # 只看中国制造商的呢？: "only", as the follow-up reader reads it
+    "只看": "only", "仅看": "only",
     # verbs of tallying: what is tallied is named by 数量, 总和, 平均 (按国家统计发射场数量)
     "统计": "", "统计一下": "",
     # 3月到6月之间 (the range says it)
@@ -133,7 +137,7 @@ ZH_WORDS: dict[str, str] = {
     "年": "year", "年份": "year", "在": "in",
     # shape of the answer
     "列出": "list", "列举": "list", "显示": "show", "给出": "list", "查询": "list",
-    "哪些": "which", "哪个": "which", "哪家": "which", "哪": "which", "谁": "who",
+    "哪些": "which", "哪几": "which", "哪几次": "which", "哪几个": "which", "哪个": "which", "哪家": "which", "哪": "which", "谁": "who",
     "不同": "distinct", "不是": "not", "非": "not", "除了": "except", "没有": "without", "从未": "never",
     "同时": "both", "次": "times",
     "降序": "descending", "从高到低": "descending", "升序": "ascending", "从低到高": "ascending",
@@ -213,6 +217,7 @@ still currently presently now ever so far already actually really anymore nowada
 make makes made making produce produces produced producing operate operates operated operating
 own owns owned run runs
 host hosts hosted hosting involve involves involved involving feature features featured
+break breaks broke broken breakdown down split splits database
 """.split())
 
 #: Irregular past participles: "built by X" names a relation, not a grouping ("launches by country").

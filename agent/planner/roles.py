@@ -77,11 +77,16 @@ class RoleResolver:
             return other if not kinds or other.kind in kinds else None
         return None
 
-    def compound(self, m: Mention, o: Mention) -> bool:
-        """`m` written right before `o`, nothing between ("aircraft manufacturers", 飞机制造商, not 国家的飞机)."""
+    def compound(self, m: Mention, o: Mention, *, de: bool = False) -> bool:
+        """`m` written right before `o`, nothing between ("aircraft manufacturers", 飞机制造商, not 国家的飞机);
+        with `de`, also with 的 between (发射的载荷: the launched payloads)."""
         tokens = self.q.tokens
         last, first = tokens[m.end - 1], tokens[o.start]
-        return o.start == m.end and first.start - last.end <= (0 if last.zh and first.zh else 1)
+        if o.start != m.end:
+            return False
+        if last.zh and first.zh:
+            return first.start == last.end or (de and self.q.text[last.end:first.start] == "的")
+        return first.start - last.end <= 1
 
     def head(self, m: Mention | None) -> Mention | None:
         """The head of a compound of table words: "aircraft manufacturers" counts manufacturers."""

@@ -74,6 +74,7 @@ class ColumnInfo:
     is_date: bool = False  # TEXT holding ISO dates (YYYY-MM-DD...)
     is_year: bool = False  # a year number, stored as number or text
     is_cjk: bool = False  # values mostly Chinese
+    is_flag: bool = False  # an integer column holding only 0 and 1 ("reusable")
 
     @property
     def is_numeric(self) -> bool:
@@ -155,6 +156,22 @@ class SchemaIndex:
                 return False
             current = edge.ref_table
         return path is not None
+
+    def through_parent(self, start: str, goal: str) -> bool:
+        """True when the path from `start` to `goal` goes up to a row both refer to, then down to other
+        rows of it: aircraft -> manufacturers <- payloads (a value of those payloads says nothing of the
+        aircraft). Down then up (students who own pets, through the table of who owns which) is a relation of the rows themselves."""
+        path, current, went_up = self.join_path(start, goal), start, False
+        for edge in path or []:
+            if edge.table == current:
+                went_up, current = True, edge.ref_table
+            elif went_up:
+                # A table keyed by its parent's key holds that parent's attributes (the languages of a
+                # country, keyed by country and language: "cities that use English"), not rows of their own.
+                return edge.column not in self.tables[edge.table].pk
+            else:
+                current = edge.table
+        return False
 
     def _search(self, start: str, goal: str) -> list[Edge] | None:
         # Many-to-one paths first: "launches by country" goes through each launch's own site,
@@ -285,6 +302,8 @@ def _profile(database: SchemaSource, table: TableInfo) -> None:
         if texts and len(texts) == len(seen):
             column.is_date = sum(bool(_ISO_DATE.match(v)) for v in texts) >= 0.8 * len(texts)
             column.is_cjk = sum(has_cjk(v) for v in texts) >= 0.5 * len(texts)
+        if column.affinity == "integer" and not column.is_key and set(seen) <= {0, 1} and len(set(seen)) == 2:
+            column.is_flag = True
         if "year" in split_identifier(column.name) and not column.is_date:
             column.is_year = all(_is_number(v) for v in seen)
 

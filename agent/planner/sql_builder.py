@@ -31,10 +31,6 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
         SQLBuildError: the rendered SQL does not parse.
     """
     tables = frame.tables(schema)
-    # A table named only to require a matching row would, joined, count each row once per match:
-    # with a measure it is a subquery instead ("how many aircraft manufacturers").
-    required = [t for t in frame.existence if frame.measures and t not in frame.tables(schema, existence=False)]
-    tables = [t for t in tables if t not in required]
     joins, fans_out = _joins(frame.fact, tables, schema)
     qualify = len(tables) > 1
 
@@ -63,7 +59,8 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
                      f"{quote_ident(edge.ref_table)}.{quote_ident(edge.ref_column)}")
     where = [_condition(c, col) for c in frame.conditions]
     where += [subquery(frame.fact, a, schema, lambda c: _condition(c, qualified)) for a in frame.absent]
-    where += [subquery(frame.fact, Absence([t], t), schema, qualified, present=True) for t in required]
+    # "How many aircraft manufacturers": a subquery, as a join would count each row once per match.
+    where += [subquery(frame.fact, Absence([t], t), schema, qualified, present=True) for t in frame.required]
     if where:
         lines.append("WHERE " + "\n  AND ".join(where))
     keys: list[str] = []

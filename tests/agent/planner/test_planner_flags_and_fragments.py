@@ -1,0 +1,49 @@
+"""Yes/no columns, values of other rows, and fragments after an answer (issue 38, the third re-walk).
+
+"Which reusable launch vehicles are still active?" filters on the 0/1 column, not shows it; a value of
+rows that only share a parent with the subject (军用飞机: a purpose of payloads, whose manufacturer also
+makes aircraft) is named as left out, not joined; a fragment after an answer (哪几次是失败的？) is read
+against it, listing the rows it counted, and says no word of it points back.
+"""
+
+from __future__ import annotations
+
+from agent.planner.followup import leans_on_previous
+from tests.agent.planner.test_planner_followup import planner, result, sample, talk  # noqa: F401 (fixtures)
+from tests.agent.planner.test_planner_leaning import UNTIED, askdb  # noqa: F401 (fixture)
+
+
+def test_a_yes_no_column_named_in_a_question_for_rows_is_a_condition(planner):
+    for question in ("Which reusable launch vehicles are still active?", "Which active launch vehicles are reusable?",
+                     "How many reusable launch vehicles are there?"):
+        plan = planner.plan(question)
+        assert "reusable = 1" in plan.sql and plan.frame.unused == [], question
+    assert "reusable = 1" not in planner.plan("Is the Falcon 9 reusable?").sql  # asked of one: shown
+
+
+def test_a_value_of_rows_that_only_share_a_parent_is_left_out_and_said(planner):
+    plan = planner.plan("军用飞机有哪些？")
+    assert "payloads" not in plan.sql and plan.frame.unused == ["军用"]
+    assert "purpose = 'military'" in planner.plan("军用卫星有多少颗？").sql
+
+
+def test_chinese_names_what_it_asks_about_after_de(talk, sample_db_path):
+    talk.ask("飞机的制造商有哪些？")
+    assert sorted(result(talk)) == sorted(sample(sample_db_path, (
+        "SELECT DISTINCT m.name_zh FROM manufacturers m JOIN aircraft a ON a.manufacturer_id = m.id")))
+
+
+def test_a_fragment_after_an_answer_is_read_against_it_and_says_so(askdb):
+    def ask(question, thread=None):
+        events = list(askdb.ask(question, user_id="u", thread_id=thread))
+        return events[-1].thread_id, next(e.answer for e in events if e.type == "answer")
+
+    thread, _ = ask("2020年中国的发射场一共发射了多少次？")
+    _, answer = ask("哪几次是失败的？", thread)
+    assert answer.data.rows == [["Xiaoxiang-1 16"]]
+    assert not answer.ok and answer.data.caveat
+
+
+def test_break_that_down_points_back():
+    assert leans_on_previous("Break that down by purpose.") and leans_on_previous("Split it up by month.")
+    assert not leans_on_previous("Break down launches by purpose.")
