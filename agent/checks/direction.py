@@ -1,4 +1,5 @@
-"""The order a question asks for ("from oldest to youngest", 降序) against the query's ORDER BY.
+"""The order a question asks for ("from oldest to youngest", 降序) against the query's ORDER BY, and
+a ranking by an identifier.
 
 A question that says which way its rows go is answered wrongly when the query sorts them the other
 way; the rows are the right ones, so no other check notices. Only the outer ORDER BY is read, and
@@ -57,3 +58,27 @@ def _wanted(question: str, key: exp.Expression) -> bool | None:
         return None
     down, up = bool(_DOWN.search(question)), bool(_UP.search(question))
     return down if down != up else None
+
+
+#: Words that rank by an amount ("the least number", "the youngest", 最多); not "top" or "first", which
+#: may mean the first by name or by id ("the top three molecules in alphabetical order").
+_SUPERLATIVE = re.compile(r"\b(most|least|fewest|highest|lowest|largest|smallest|greatest|biggest|oldest|youngest|"
+                          r"newest|maximum|minimum|best|worst)\b|最多|最少|最高|最低|最大|最小|最早|最晚",
+                          re.IGNORECASE)
+#: An identifier's name: `id`, `country_id`, `CountryId`.
+_KEY = re.compile(r"(?:^|_)id$|(?<=[a-z])I[dD]$|^ID$", 0)
+
+
+def ranked_by_key(question: str, sql: str, *, dialect: str) -> str | None:
+    """The identifier column a query takes its first rows by (`ORDER BY CountryId LIMIT 1`) when the question
+    ranks by an amount ("the country that has the least number"); None otherwise. An identifier ranks
+    nothing: no gold query of Spider dev (1,034), SParC dev (1,203) or BIRD mini-dev (500) does this for
+    such a question."""
+    tree = parsed(sql, dialect=dialect)
+    if tree is None or tree.args.get("limit") is None or not _SUPERLATIVE.search(question):
+        return None
+    order = tree.args.get("order")
+    keys = [e.this for e in order.expressions] if order is not None else []
+    if keys and all(isinstance(k, exp.Column) and _KEY.search(k.name) for k in keys):
+        return keys[0].name
+    return None

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from agent.checks.direction import reversed_order
+from agent.checks.direction import ranked_by_key, reversed_order
 from agent.checks.grouping import grouped_figure
 from agent.checks.question import (columns_not_shown, counts_an_amount, echoes_filter, either_for_both,
                                    figure_not_computed, link_side_reversed, name_not_shown, negation_dropped,
@@ -306,6 +306,12 @@ def _order(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     return Finding({"order": wanted}) if wanted else None
 
 
+def _key_rank(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """The first rows taken by an identifier when the question ranks by an amount ("the least number")."""
+    column = ranked_by_key(turn.question, result.sql, dialect=turn.dialect)
+    return Finding({"column": column}) if column else None
+
+
 def _echo(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     """A result that only repeats the value it picks rows by (`SELECT country ... WHERE country = 'France'`)."""
     echoed = echoes_filter(turn.question, result.sql, dialect=turn.dialect)
@@ -368,9 +374,10 @@ def _grouped(turn: TurnFacts, result: Result, text: str) -> Finding | None:
 
 
 def _inherited(turn: TurnFacts, result: Result, text: str) -> Finding | None:
-    """A question that points back at the previous answer ("what is the country corresponding to it?") when
-    that answer was only partly answered or not answered: what it builds on is in doubt."""
-    return Finding() if turn.previous_partly and points_back(turn.question) else None
+    """A question that points back at the previous answer ("what is the country corresponding to it?", "How
+    about the greatest horsepower?") when that answer was only partly answered or not answered: what it
+    builds on is in doubt."""
+    return Finding() if turn.previous_partly and turn.follows_up else None
 
 
 def _unasked(turn: TurnFacts, result: Result, text: str) -> Finding | None:
@@ -440,6 +447,7 @@ CHECKS: tuple[Check, ...] = (
                   "not judged"),
     Check("negated", _negated, caveat="negated", hint="unused"),
     Check("order", _order, caveat="order", hint="unused"),
+    Check("key_rank", _key_rank, caveat="key_rank", hint="unused"),
     Check("echo", _echo, caveat="echo", hint="unused"),
     Check("both", _both, caveat="both", hint="both", unfixed_hint="unused", separator_zh="、"),
     Check("limit", _limit, caveat="limit", hint="limit", unfixed_hint="unused"),

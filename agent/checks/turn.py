@@ -161,12 +161,28 @@ def dropped_conditions(question: str, sql: str, previous_sql: str | None, *, dia
     except (SqlglotError, RecursionError, ValueError):
         return []
     if not before:
-        return []
+        return _dropped_pick(previous_sql, sql, dialect=dialect)
     columns_now = {c.name.lower() for f in now for c in f.find_all(exp.Column)}
     values_now = {w for f in now for w in _values(f)}
     kept = [c for c in before if {col.name.lower() for col in c.find_all(exp.Column)} & columns_now
             or _values(c) & values_now]
     return [] if kept else [c.sql(dialect=dialect) for c in before]
+
+
+def _dropped_pick(previous_sql: str, sql: str, *, dialect: str) -> list[str]:
+    """The previous answer picked one row by its order ("Which teacher is the youngest?": `ORDER BY Age
+    LIMIT 1`), and the follow-up pointing at it ("What is his or her hometown?") reads every row: the pick,
+    as written; [] otherwise."""
+    try:
+        before, now = sqlglot.parse_one(previous_sql, read=dialect), sqlglot.parse_one(sql, read=dialect)
+    except (SqlglotError, RecursionError, ValueError):
+        return []
+    limit, order = before.args.get("limit"), before.args.get("order")
+    picked = limit is not None and order is not None and limit.expression.sql() == "1"
+    if not picked or now.args.get("limit") is not None or now.args.get("order") is not None or _filters(now) \
+            or now.find(exp.AggFunc):
+        return []
+    return [f"{order.sql(dialect=dialect)} {limit.sql(dialect=dialect)}"]
 
 
 def with_conditions(sql: str, previous_sql: str, *, dialect: str) -> str | None:

@@ -144,6 +144,11 @@ EXAMPLES: dict[str, tuple[Example, Example]] = {
                 "SELECT model FROM aircraft ORDER BY max_speed_kmh ASC"),
         Example("List the aircraft models from the fastest to the slowest.",
                 "SELECT model FROM aircraft ORDER BY max_speed_kmh DESC")),
+    "key_rank": (
+        Example("Which launch site has the most launches?", "SELECT name FROM launch_sites ORDER BY id DESC LIMIT 1",
+                rows=[["Wenchang"]]),
+        Example("Which launch site has the most launches?", "SELECT s.name FROM launch_sites AS s JOIN launches AS l "
+                "ON l.site_id = s.id GROUP BY s.id ORDER BY COUNT(*) DESC LIMIT 1", rows=[["Baikonur"]])),
     "echo": (
         Example("Show the names of all of the high schooler Kyle's friends.", "SELECT T2.name FROM Friend AS T1 "
                 "JOIN Highschooler AS T2 ON T1.friend_id = T2.ID WHERE T2.name = 'Kyle'", schema="friends"),

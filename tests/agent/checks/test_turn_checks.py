@@ -87,6 +87,12 @@ def test_no_spider_gold_query_misses_a_period_its_question_names(spider_dev):
     # Not a follow-up: 以上 is "or more", "they" too often a new subject.
     ("列出质量在10000公斤以上的载荷", "SELECT name FROM payloads WHERE mass_kg > 10000", YEAR_2019, []),
     ("Which operators fly most, and what orbits do they use?", "SELECT operator, orbit FROM payloads", YEAR_2019, []),
+    # The one row the previous answer picked by its order ("Which teacher is the youngest?").
+    ("What is his or her hometown?", "SELECT Hometown FROM teacher", "SELECT Name FROM teacher ORDER BY Age ASC LIMIT 1",
+     ["ORDER BY Age ASC LIMIT 1"]),
+    ("What is his or her hometown?", "SELECT Hometown FROM teacher ORDER BY Age LIMIT 1",
+     "SELECT Name FROM teacher ORDER BY Age ASC LIMIT 1", []),
+    ("How many of them are there?", "SELECT count(*) FROM teacher", "SELECT Name FROM teacher ORDER BY Age LIMIT 3", []),
 ])
 def test_a_follow_up_must_keep_a_condition_of_the_answer_it_points_back_at(question, sql, previous, dropped):
     assert dropped_conditions(question, sql, previous, dialect="sqlite") == dropped
