@@ -27,7 +27,7 @@ from agent.planner.negation import Absence
 from agent.planner.question import Mention, ParsedQuestion
 from agent.planner.roles import RoleResolver
 from agent.planner.schema_index import ColumnInfo, SchemaIndex
-from agent.vocabulary.references import PRONOUNS_EN, THOSE_EN, THOSE_ZH, counts_previous_rows
+from agent.vocabulary.references import PRONOUNS_EN, THOSE_EN, THOSE_ZH, counts_previous_rows, points_back
 
 _MARKER_EN = re.compile(rf"^\s*(and|what about|how about|only|just|which of|of ({THOSE_EN})|among|same|the same|"
                         rf"now|also|but|instead|then)\b|\b({PRONOUNS_EN})\b", re.IGNORECASE)
@@ -271,6 +271,11 @@ def _measures(frame: Frame, a: Assembler) -> list[str]:
                   and frame.entity and a.schema.upward(m.column.table, frame.entity)), None)
     frame.fact = moved or frame.fact
     ranked = frame.order is not None and frame.order.measure is not None
+    if ranked and frame.limit is not None and points_back(a.q.text):
+        # "它们的平均质量是多少？" after the top 3 countries: the same 3, their new figure beside the old one.
+        frame.measures = [m for m in frame.measures if m not in new] + new
+        frame.columns, frame.distinct = [], False
+        return ["measure"]
     kept = [m for m in frame.measures if m.func == "count" and m.column is None and not ranked]
     frame.measures = kept + new
     if ranked:
