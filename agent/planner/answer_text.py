@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from agent.planner.frame import Condition, Frame
-from agent.planner.human_names import column_words, spaced_zh, zh_column
+from agent.planner.human_names import column_words, spaced_zh, zh_column, zh_value
 from agent.planner.lexicon import GENERIC, Lexicon
 from agent.planner.reading import period_range
 from agent.planner.schema_index import SchemaIndex
@@ -191,7 +191,7 @@ def _conditions(conditions: list[Condition], zh: bool, lexicon: Lexicon = GENERI
             parts.append((_YEAR_ZH if zh else _YEAR_EN)[c.op[5:]].format(*c.values))
         elif c.op in ("=", "in") and c.looked_up:
             named = "name" in c.column.words or c.column.words in (("title",), ("model",))
-            values = ("、" if zh else " or ").join(map(str, c.values))
+            values = "、".join(zh_value(v, lexicon) for v in c.values) if zh else " or ".join(map(str, c.values))
             parts.append(values if zh else (f"for {values}" if named else f"with {name} {values}"))
         elif c.op == "like":
             parts.append(f"{name} 包含 “{c.values[0]}”" if zh else f"{name} containing '{c.values[0]}'")

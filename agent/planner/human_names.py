@@ -44,6 +44,12 @@ def zh_name(identifier: str, lexicon: Lexicon = GENERIC) -> str | None:
     return name if len(name) > 1 else None
 
 
+def zh_value(value: object, lexicon: Lexicon = GENERIC) -> str:
+    """A stored value as a Chinese answer writes it: an English word the lexicon has Chinese for ('failure' is
+    失败, 'airliner' 客机), else as stored (a name, a number)."""
+    return lexicon.chinese_names.get(value.lower(), value) if isinstance(value, str) else str(value)
+
+
 def zh_column(name: str, lexicon: Lexicon = GENERIC) -> str | None:
     """A column name in Chinese: a Chinese twin named as the column it twins (a `title_zh` as `title`),
     a unit kept as written after it (`weight_kg` is 重量（kg）); None when a word has no Chinese."""

@@ -13,7 +13,7 @@ from datetime import date, timedelta
 
 from agent.notes import note
 from agent.planner.frame import Condition, Frame, Measure
-from agent.planner.human_names import column_words, spaced_zh, table_words
+from agent.planner.human_names import column_words, spaced_zh, table_words, zh_value
 from agent.planner.lexicon import GENERIC, Lexicon
 
 _MEASURE_EN = {"share": "the percentage of {fact} with {condition}", "rows": "the number of {fact}",
@@ -271,5 +271,5 @@ def _condition_zh(c: Condition, lexicon: Lexicon) -> str:
         return f"{_name(c.column, lexicon)} 在{period_range(c.values, True, years=not c.column.is_date)}"
     if c.op.startswith("year_"):
         return f"{_name(c.column, lexicon)} 在" + _YEAR_ZH[c.op[5:]].format(*c.values)
-    values = "、".join(map(str, c.values))
+    values = "、".join(zh_value(v, lexicon) for v in c.values)
     return f"{_name(c.column, lexicon)} {_OPS_ZH.get(c.op, c.op)} {values}"
