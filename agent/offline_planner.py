@@ -241,11 +241,19 @@ class OfflinePlanner:
             frame.link = ended
         elif not tied:
             frame.link = "untied"
-        elif set(frame.tables(self.schema)) - set(before.tables(self.schema)):
+        elif set(frame.tables(self.schema)) - set(before.tables(self.schema)) - self._regrouped(frame, before):
             frame.link = "joined"
         else:
             frame.link = None
         return frame, carried
+
+    def _regrouped(self, frame: Frame, before: Frame) -> set[str]:
+        """The tables a follow-up joins to group by what it names ("按运营国家呢？", "and by country?"):
+        the words ask for that join, so it is not a guess to check."""
+        grouped = {c.table for c in frame.group_columns} | ({frame.entity} if frame.entity else set())
+        if not grouped or grouped == ({before.entity} if before.entity else {c.table for c in before.group_columns}):
+            return set()
+        return {t for g in grouped for e in self.schema.join_path(frame.fact, g) or [] for t in (e.table, e.ref_table)}
 
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *,
                  max_tokens: int | None = None, on_text: Any = None, readable: Any = None) -> ModelReply:

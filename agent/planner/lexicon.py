@@ -114,6 +114,8 @@ ZH_WORDS: dict[str, str] = {
     "迄今": "", "曾经": "", "总体": "", "生产": "", "制造": "", "拥有": "",
     # verbs of carrying out (太原卫星发射中心执行了哪些发射任务: the site's launches are those it carried out)
     "执行": "", "进行": "", "实施": "", "开展": "", "完成": "",
+    # 俄罗斯境内有哪些发射场？: in Russia, as 俄罗斯 alone says
+    "境内": "",
     # 只看中国制造商的呢？: "only", as the follow-up reader reads it
     "只看": "only", "仅看": "only",
     # verbs of tallying: what is tallied is named by 数量, 总和, 平均 (按国家统计发射场数量)
@@ -220,6 +222,7 @@ make makes made making produce produces produced producing operate operates oper
 own owns owned run runs
 host hosts hosted hosting involve involves involved involving feature features featured
 break breaks broke broken breakdown down split splits database
+send sends sent sending go goes went gone going
 """.split())
 
 #: Irregular past participles: "built by X" names a relation, not a grouping ("launches by country").

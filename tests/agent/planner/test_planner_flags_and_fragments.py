@@ -47,3 +47,15 @@ def test_a_fragment_after_an_answer_is_read_against_it_and_says_so(askdb):
 def test_break_that_down_points_back():
     assert leans_on_previous("Break that down by purpose.") and leans_on_previous("Split it up by month.")
     assert not leans_on_previous("Break down launches by purpose.")
+
+
+def test_a_follow_up_grouping_by_what_it_names_is_not_a_join_to_check(planner):
+    """按运营国家呢？: the words ask for the countries; "what about Russia?" after a count of launches
+    still says it joined sites and countries to read it."""
+    from agent.planner.followup import frame_to_dict
+
+    first = planner.plan("导航卫星的平均质量是多少？")
+    regrouped = planner.plan("按运营国家呢？", frame_to_dict(first.frame) | {"complete": True})
+    assert "GROUP BY countries.id" in regrouped.sql and regrouped.frame.link is None
+    count = planner.plan("How many launches were there in 2020?")
+    assert planner.plan("what about Russia?", frame_to_dict(count.frame) | {"complete": True}).frame.link == "joined"
