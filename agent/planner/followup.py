@@ -35,6 +35,8 @@ _MARKER_ZH = re.compile(r"^\s*(其中|那|只看|只|仅|同样|换成|改成|�
 _RESTRICT = re.compile(rf"\b(which|who|what) of ({THOSE_EN})\b|\bof (those|these)\b|\bamong ({THOSE_EN})\b"
                        rf"|\blist them\b|{THOSE_ZH}", re.IGNORECASE)
 _YEAR_WORDS = frozenset({"year", "years", "年", "每年", "年份"})
+#: "each of them", "each of those", 它们各自, 其中每个: each of the rows listed before.
+_EACH_OF_THEM = re.compile(rf"\beach (?:one )?of ({THOSE_EN})\b|它们各自|它们每个|其中每个|这些.{{0,4}}各自", re.I)
 #: "Also show their names": the columns shown before stay, the new ones are added.
 _ALSO = re.compile(r"\b(?:also|too|as well|along with|in addition|additionally|together with)\b|也|同时|还有", re.I)
 #: The rows of the previous answer taken out ("not one of those", "except for those", "did not visit these"):
@@ -239,10 +241,15 @@ def _grouping(frame: Frame, a: Assembler) -> list[str]:
         group = None  # "by average payload mass": a measure, not a grouping by payloads
     if r.bucket is None and group is None:
         return []
+    listed = frame.fact if frame.columns and not frame.measures else None
     frame.group_columns, frame.group_time, frame.entity = [], None, None
     frame.columns = []
     if r.bucket is not None or (group.kind == "column" and group.text.lower() in _YEAR_WORDS):
         a.bucket(frame, r.bucket or "year")
+    elif group.kind == "table" and listed and _EACH_OF_THEM.search(a.q.text) \
+            and a.table(group) in a.schema.children(listed):
+        # "How many times has each of them launched?" after a list of vehicles: per vehicle, its launches.
+        frame.entity, frame.fact = listed, a.table(group)
     elif group.kind == "table":
         frame.entity = a.table(group)
     else:
@@ -341,6 +348,8 @@ def _shown(frame: Frame, a: Assembler, *, also: bool) -> tuple[list[str], list[s
     kept = frame.columns if also and listing else []
     lost = _restrict(frame, a) if frame.measures else []
     frame.columns = list(dict.fromkeys(kept + columns))
+    if not kept and all(c.table != frame.fact and a.schema.upward(frame.fact, c.table) for c in frame.columns):
+        frame.distinct = True  # "它们用的是哪些火箭？": the rockets the launches used, each once
     return ["columns shown"], lost
 
 

@@ -116,6 +116,8 @@ ZH_WORDS: dict[str, str] = {
     "执行": "", "进行": "", "实施": "", "开展": "", "完成": "",
     # 俄罗斯境内有哪些发射场？: in Russia, as 俄罗斯 alone says
     "境内": "",
+    # 它们用的是哪些火箭？: the rockets they used, as the join says
+    "用的": "", "用了": "",
     # 只看中国制造商的呢？: "only", as the follow-up reader reads it
     "只看": "only", "仅看": "only",
     # verbs of tallying: what is tallied is named by 数量, 总和, 平均 (按国家统计发射场数量)

@@ -59,3 +59,20 @@ def test_a_follow_up_grouping_by_what_it_names_is_not_a_join_to_check(planner):
     assert "GROUP BY countries.id" in regrouped.sql and regrouped.frame.link is None
     count = planner.plan("How many launches were there in 2020?")
     assert planner.plan("what about Russia?", frame_to_dict(count.frame) | {"complete": True}).frame.link == "joined"
+
+
+def test_each_of_them_counts_the_rows_of_the_listed_ones(talk, sample_db_path):
+    talk.ask("List all reusable launch vehicles.")
+    talk.ask("How many times has each of them launched since June 2022?")
+    assert sorted(result(talk)) == sorted(sample(sample_db_path, (
+        "SELECT v.name, COUNT(*) FROM launches l JOIN launch_vehicles v ON l.vehicle_id = v.id "
+        "WHERE v.reusable = 1 AND l.launch_date >= '2022-06-01' GROUP BY v.id")))
+
+
+def test_the_things_the_listed_rows_refer_to_are_listed_once(talk, sample_db_path):
+    talk.ask("酒泉卫星发射中心2016年到2018年共发射了多少次？")
+    talk.ask("它们用的是哪些火箭？")
+    assert sorted(result(talk)) == sorted(sample(sample_db_path, (
+        "SELECT DISTINCT v.name_zh FROM launches l JOIN launch_vehicles v ON l.vehicle_id = v.id JOIN launch_sites s "
+        "ON l.site_id = s.id WHERE s.name_zh = '酒泉卫星发射中心' AND l.launch_date >= '2016-01-01' "
+        "AND l.launch_date < '2019-01-01'")))
