@@ -30,7 +30,7 @@ from agent.planner.focus import Focus, names_own_time, remembered_focus
 from agent.planner.units import UnitPreference, convert, names_own_unit, remembered_units
 from agent.planner.answer_text import error_answer, result_answer, unmappable_answer, verified_answer
 from agent.planner.frame import Condition, Frame, MissingSubject, PlanningFailed
-from agent.planner.followup import (ends_on_its_verb, follow_up, frame_from_dict, frame_to_dict, is_follow_up,
+from agent.planner.followup import (dangles, ends_on_its_verb, follow_up, frame_from_dict, frame_to_dict, is_follow_up,
                                     is_fragment, leans_on_previous)
 from agent.planner.framing import build_frame
 from agent.planner.lexicon import Lexicon
@@ -196,7 +196,8 @@ class OfflinePlanner:
         pointing = ended is not None and leans_on_previous(question)  # "those", "he", "also", "what about"
         # A question with a subject or measure of its own stands alone; only a fragment or an ellipsis may
         # lean on the previous answer with no word saying so (issue 38).
-        weak = ended is not None and not pointing and (ends_on_its_verb(question) or is_fragment(parsed))
+        weak = ended is not None and not pointing and (ends_on_its_verb(question) or is_fragment(parsed)
+                                                        or dangles(question))
         as_follow_up: PlanningFailed | None = None
         if before is not None:
             try:
@@ -215,7 +216,7 @@ class OfflinePlanner:
                 return self._linked(follow_up(parsed, self.schema, before, self.today), before, ended, tied=False)
             except PlanningFailed:
                 raise alone from None
-        if weak and before is not None and (frame.unused or is_fragment(parsed)):
+        if weak and before is not None and (frame.unused or is_fragment(parsed) or dangles(question)):
             # Not clean alone ("Which leave from Aberdeen?" leaves 'leave' out): the previous answer may be
             # what it asks about, but no word of it says so; a reading against it that leaves out no more is
             # offered, not ok either way.

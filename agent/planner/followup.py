@@ -77,6 +77,16 @@ def leans_on_previous(question: str) -> bool:
     return is_follow_up(question) or bool(_LEANING.search(question)) or counts_previous_rows(question)
 
 
+#: A participle with nothing after it ("Which rockets were involved?"): involved in what the previous answer
+#: was about. Read against that answer whenever that reading works (`OfflinePlanner._read`), never ok.
+_DANGLING = re.compile(r"\b(?:involved|included|used|affected|concerned|responsible|taking part)\s*[?.!]*\s*$", re.I)
+
+
+def dangles(question: str) -> bool:
+    """The question ends on a participle that needs a complement it does not give ("… were involved?")."""
+    return bool(_DANGLING.search(question))
+
+
 def ends_on_its_verb(question: str) -> bool:
     """The question ends on its verb ("Which of them do not?"): perhaps an ellipsis of the previous
     question, perhaps a plain question ("… does each country have?"). A weak sign (`OfflinePlanner._read`)."""

@@ -118,6 +118,8 @@ ZH_WORDS: dict[str, str] = {
     "境内": "",
     # 它们用的是哪些火箭？: the rockets they used, as the join says
     "用的": "", "用了": "",
+    # 罗尔斯·罗伊斯供应的发动机部件: supplied by, as the supplier join says (生产, 制造 likewise)
+    "供应": "", "提供": "",
     # 只看中国制造商的呢？: "only", as the follow-up reader reads it
     "只看": "only", "仅看": "only",
     # verbs of tallying: what is tallied is named by 数量, 总和, 平均 (按国家统计发射场数量)
@@ -224,7 +226,7 @@ make makes made making produce produces produced producing operate operates oper
 own owns owned run runs
 host hosts hosted hosting involve involves involved involving feature features featured
 break breaks broke broken breakdown down split splits database
-send sends sent sending go goes went gone going
+send sends sent sending go goes went gone going carry carries carried carrying counting
 """.split())
 
 #: Irregular past participles: "built by X" names a relation, not a grouping ("launches by country").

@@ -95,7 +95,7 @@ _SHAPES: list[tuple[str, re.Pattern]] = [(kind, re.compile(pattern, re.IGNORECAS
     ("years", rf"{_y()}\s*年?\s*(?P<rel>以来|以后|之后|以前|之前)"),
     ("decade", r"\b(?:the\s+)?(?P<y>1\d{2}0|2\d{2}0)'?s\b|(?P<y2>1\d{2}0|2\d{2}0)\s*年代"),
     ("relative", rf"(?:\bthe\s+)?\b(?P<rel>{_RELATIVE})\b|(?P<relzh>{_RELATIVE})"),
-    ("rolling", rf"(?:\bthe\s+)?(?P<w>{_ROLLING})\s*(?P<n>{_COUNT})?\s*个?\s*(?P<unit>years?\b|months?\b|quarters?\b|年|月|季度)"),
+    ("rolling", rf"(?:\b(?:over|during|within|in)\s+)?(?:\bthe\s+)?(?P<w>{_ROLLING})\s*(?P<n>{_COUNT})?\s*个?\s*(?P<unit>years?\b|months?\b|quarters?\b|年|月|季度)"),
 ]]
 
 

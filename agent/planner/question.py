@@ -112,11 +112,38 @@ def parse_question(question: str, schema: SchemaIndex, links: dict[str, tuple[st
             taken |= span
             parsed.mentions.append(mention)
     parsed.mentions.sort(key=lambda m: m.start)
+    parsed.mentions = _values_of_the_next(parsed, schema)
     for mention in parsed.mentions:  # "average" is a keyword, and maybe also a column ("Average")
         if mention.kind == "keyword":
             mention.alt = next((m for _, _, m in candidates if m.kind == "column" and not m.partial
                                 and (m.start, m.end) == (mention.start, mention.end)), None)
     return parsed
+
+
+def _values_of_the_next(parsed: ParsedQuestion, schema: SchemaIndex) -> list[Mention]:
+    """A column word right before a table or column holding it as a value is that value: "engine parts"
+    (`component = 'engine'` of the hardware, not the aircraft's number of engines); written before the
+    very column that holds it (发动机部件: 部件 is the component), the two words are one value."""
+    found: list[Mention] = []
+    mentions = parsed.mentions
+    skip = None
+    for i, m in enumerate(mentions):
+        if m is skip:
+            continue
+        after = mentions[i + 1] if i + 1 < len(mentions) and mentions[i + 1].start == m.end else None
+        if m.kind != "column" or after is None or after.kind not in ("table", "column"):
+            found.append(m)
+            continue
+        key = " ".join(t.norm for t in parsed.tokens[m.start:m.end])
+        tables = set(after.tables) | {c.table for c in after.columns}
+        refs = tuple(r for r in schema.values.get(key, ()) if r.table in tables)
+        if not refs:
+            found.append(m)
+            continue
+        own = after.kind == "column" and any((c.table, c.name) == (r.table, r.column) for c in after.columns for r in refs)
+        end, skip = (after.end, after) if own else (m.end, None)
+        found.append(Mention("value", m.start, end, _surface(parsed.tokens[m.start:end]), values=refs))
+    return found
 
 
 def _priority_kind(mention: Mention) -> str:

@@ -76,3 +76,14 @@ def test_the_things_the_listed_rows_refer_to_are_listed_once(talk, sample_db_pat
         "SELECT DISTINCT v.name_zh FROM launches l JOIN launch_vehicles v ON l.vehicle_id = v.id JOIN launch_sites s "
         "ON l.site_id = s.id WHERE s.name_zh = '酒泉卫星发射中心' AND l.launch_date >= '2016-01-01' "
         "AND l.launch_date < '2019-01-01'")))
+
+
+def test_a_dangling_participle_after_an_answer_is_read_against_it(askdb):
+    """"Which rockets were involved?" after a count of failures: involved in those, never ok."""
+    def ask(question, thread=None):
+        events = list(askdb.ask(question, user_id="u", thread_id=thread))
+        return events[-1].thread_id, next(e.answer for e in events if e.type == "answer")
+
+    thread, _ = ask("How many launch failures were there in Q3 2023?")
+    _, answer = ask("Which rockets were involved?", thread)
+    assert answer.data.rows == [["Kuaizhou-1A"]] and not answer.ok

@@ -61,6 +61,10 @@ def test_a_count_in_total_stays_a_count(planner, question):
     "Which fighter jets have a max speed above 2,400 km/h?",
     "俄罗斯境内有哪些发射场？",
     "2023年下半年太原卫星发射中心执行了哪些发射任务？",
+    # The fifth re-walk: carrying out, "over the last 2 years", "with its" of the rows listed.
+    "How many launches did China carry out in the first half of 2022?",
+    "Number of launches per orbit over the last 2 years",
+    "List every Falcon Heavy launch with its date and mission name.",
 ])
 def test_filler_and_question_words_raise_no_caveat(planner, question):
     plan = planner.plan(question)
