@@ -13,6 +13,23 @@ from tests.agent.planner.test_planner_followup import planner, result, sample, t
 from tests.agent.planner.test_planner_leaning import UNTIED, askdb  # noqa: F401 (fixture)
 
 FLEW = "Which launch vehicles flew more than 10 times since 2015?"
+
+
+def answers(askdb, *questions):
+    """Each question's answer, asked in one conversation through the whole service."""
+    thread, found = None, []
+    for question in questions:
+        events = list(askdb.ask(question, user_id="u", thread_id=thread))
+        thread = events[-1].thread_id
+        found.append(next(e.answer for e in events if e.type == "answer"))
+    return found
+
+
+def rows_after(talk, *questions) -> list[tuple]:
+    """The last question's rows, sorted, after asking every question in one conversation."""
+    for question in questions:
+        talk.ask(question)
+    return sorted(result(talk))
 TOP3 = ("SELECT v.name, COUNT(*) FROM launches l JOIN launch_vehicles v ON l.vehicle_id = v.id "
         "WHERE l.launch_date >= '2015-01-01' GROUP BY v.id HAVING COUNT(*) > 10 ORDER BY COUNT(*) DESC LIMIT 3")
 
@@ -24,8 +41,7 @@ def test_the_last_word_of_a_compound_is_what_is_counted_without_counting_a_row_t
 
 
 def test_a_chinese_compound_lists_its_head_noun(talk, sample_db_path):
-    talk.ask("美国的飞机制造商有哪些？")
-    assert sorted(result(talk)) == sorted(sample(sample_db_path, (
+    assert rows_after(talk, "美国的飞机制造商有哪些？") == sorted(sample(sample_db_path, (
         "SELECT m.name_zh FROM manufacturers m JOIN countries c ON m.country_id = c.id "
         "WHERE c.name_zh = '美国' AND m.id IN (SELECT manufacturer_id FROM aircraft)")))
 
@@ -37,8 +53,7 @@ def test_words_joined_by_de_are_not_a_compound(talk, sample_db_path):
 
 
 def test_rows_counted_n_times_are_grouped_by_the_rows_they_refer_to(talk, sample_db_path):
-    talk.ask("Which rockets launched at least 15 times from 2011 through 2015?")
-    assert sorted(result(talk)) == sorted(sample(sample_db_path, (
+    assert rows_after(talk, "Which rockets launched at least 15 times from 2011 through 2015?") == sorted(sample(sample_db_path, (
         "SELECT v.name, COUNT(*) FROM launches l JOIN launch_vehicles v ON l.vehicle_id = v.id "
         "WHERE l.launch_date >= '2011-01-01' AND l.launch_date < '2016-01-01' GROUP BY v.id HAVING COUNT(*) >= 15")))
 
@@ -58,12 +73,7 @@ def test_a_share_of_the_top_three_keeps_the_same_three(talk, sample_db_path):
 
 
 def test_a_ranking_with_no_subject_after_an_answer_is_read_against_it_and_says_so(askdb):
-    def ask(question, thread=None):
-        events = list(askdb.ask(question, user_id="u", thread_id=thread))
-        return events[-1].thread_id, next(e.answer for e in events if e.type == "answer")
-
-    thread, _ = ask(FLEW)
-    _, answer = ask("Which three flew the most?", thread)
+    _, answer = answers(askdb, FLEW, "Which three flew the most?")
     assert answer.data.rows == [["Falcon 9", 572], ["Long March 3B", 89], ["Electron", 77]]
     assert not answer.ok and answer.data.caveat.startswith(UNTIED)
 

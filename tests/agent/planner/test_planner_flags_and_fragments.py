@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from agent.planner.followup import leans_on_previous
 from tests.agent.planner.test_planner_followup import planner, result, sample, talk  # noqa: F401 (fixtures)
+from tests.agent.planner.test_planner_compounds import answers, rows_after
 from tests.agent.planner.test_planner_leaning import UNTIED, askdb  # noqa: F401 (fixture)
 
 
@@ -28,18 +29,12 @@ def test_a_value_of_rows_that_only_share_a_parent_is_left_out_and_said(planner):
 
 
 def test_chinese_names_what_it_asks_about_after_de(talk, sample_db_path):
-    talk.ask("飞机的制造商有哪些？")
-    assert sorted(result(talk)) == sorted(sample(sample_db_path, (
+    assert rows_after(talk, "飞机的制造商有哪些？") == sorted(sample(sample_db_path, (
         "SELECT DISTINCT m.name_zh FROM manufacturers m JOIN aircraft a ON a.manufacturer_id = m.id")))
 
 
 def test_a_fragment_after_an_answer_is_read_against_it_and_says_so(askdb):
-    def ask(question, thread=None):
-        events = list(askdb.ask(question, user_id="u", thread_id=thread))
-        return events[-1].thread_id, next(e.answer for e in events if e.type == "answer")
-
-    thread, _ = ask("2020年中国的发射场一共发射了多少次？")
-    _, answer = ask("哪几次是失败的？", thread)
+    _, answer = answers(askdb, "2020年中国的发射场一共发射了多少次？", "哪几次是失败的？")
     assert answer.data.rows == [["Xiaoxiang-1 16"]]
     assert not answer.ok and answer.data.caveat
 
@@ -62,17 +57,14 @@ def test_a_follow_up_grouping_by_what_it_names_is_not_a_join_to_check(planner):
 
 
 def test_each_of_them_counts_the_rows_of_the_listed_ones(talk, sample_db_path):
-    talk.ask("List all reusable launch vehicles.")
-    talk.ask("How many times has each of them launched since June 2022?")
-    assert sorted(result(talk)) == sorted(sample(sample_db_path, (
+    assert rows_after(talk, "List all reusable launch vehicles.",
+                      "How many times has each of them launched since June 2022?") == sorted(sample(sample_db_path, (
         "SELECT v.name, COUNT(*) FROM launches l JOIN launch_vehicles v ON l.vehicle_id = v.id "
         "WHERE v.reusable = 1 AND l.launch_date >= '2022-06-01' GROUP BY v.id")))
 
 
 def test_the_things_the_listed_rows_refer_to_are_listed_once(talk, sample_db_path):
-    talk.ask("酒泉卫星发射中心2016年到2018年共发射了多少次？")
-    talk.ask("它们用的是哪些火箭？")
-    assert sorted(result(talk)) == sorted(sample(sample_db_path, (
+    assert rows_after(talk, "酒泉卫星发射中心2016年到2018年共发射了多少次？", "它们用的是哪些火箭？") == sorted(sample(sample_db_path, (
         "SELECT DISTINCT v.name_zh FROM launches l JOIN launch_vehicles v ON l.vehicle_id = v.id JOIN launch_sites s "
         "ON l.site_id = s.id WHERE s.name_zh = '酒泉卫星发射中心' AND l.launch_date >= '2016-01-01' "
         "AND l.launch_date < '2019-01-01'")))
@@ -80,10 +72,5 @@ def test_the_things_the_listed_rows_refer_to_are_listed_once(talk, sample_db_pat
 
 def test_a_dangling_participle_after_an_answer_is_read_against_it(askdb):
     """"Which rockets were involved?" after a count of failures: involved in those, never ok."""
-    def ask(question, thread=None):
-        events = list(askdb.ask(question, user_id="u", thread_id=thread))
-        return events[-1].thread_id, next(e.answer for e in events if e.type == "answer")
-
-    thread, _ = ask("How many launch failures were there in Q3 2023?")
-    _, answer = ask("Which rockets were involved?", thread)
+    _, answer = answers(askdb, "How many launch failures were there in Q3 2023?", "Which rockets were involved?")
     assert answer.data.rows == [["Kuaizhou-1A"]] and not answer.ok
