@@ -44,8 +44,13 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     missing.extend((i, t.text) for i, t in enumerate(r.q.tokens) if i not in covered and i not in r.period_tokens
                    and t.text in r.q.unmatched and t.norm not in FILLER_WORDS)
     words = [text for _, text in sorted(missing, key=lambda p: p[0])]
-    own = _compared_units(frame)
+    own = _compared_units(frame) | (_HOW_HIGH if any(m.func == "share" for m in frame.measures) else set())
     return [w for w in dict.fromkeys(words + _unknown_chinese(r, own)) if w.casefold() not in own]
+
+
+#: How a question asks for a rate's size ("How high was the success rate?", 成功率有多高？): read, when the
+#: answer is that rate; asked of a thing ("猎鹰9号有多高？") it is its height, and still a word to use.
+_HOW_HIGH = {"high", "多高", "多大", "怎样", "如何"}
 
 
 def _compared_units(frame: Frame) -> set[str]:

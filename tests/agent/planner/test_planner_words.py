@@ -82,3 +82,11 @@ def test_a_word_naming_what_the_query_does_not_use_still_raises_one(planner, que
     caveat = planner.plan(question).caveat
     assert caveat is not None and named in caveat
     assert "still" not in caveat and "现在" not in caveat and "枚" not in caveat
+
+
+@pytest.mark.parametrize("question, measured", [("How high was the success rate of launches in 2020?", "percent"),
+                                                ("2020年发射的成功率有多高？", "percent"),
+                                                ("猎鹰9号有多高？", "height_m")])
+def test_how_high_asks_for_the_rate_or_for_a_height(planner, question, measured):
+    plan = planner.plan(question)
+    assert measured in plan.sql and plan.caveat is None, plan.sql
