@@ -24,6 +24,11 @@ if TYPE_CHECKING:
 _STRUCTURAL = frozenset({"which", "list", "filler", "in", "from", "to", "distinct", "by"})
 _AGGREGATES = frozenset({"avg", "sum", "max", "min"})
 _GENERIC_LABELS = frozenset({"name", "title", "label"})
+#: The verb of a grouping the query has ("Group those by launch site", 按型号分组): read. Not a keyword:
+#: "Group the players by their team" would group by the players.
+_GROUP_WORDS = {"group", "grouped", "grouping", "分组"}
+#: Words that name a column's values as kinds ("orbit type", 轨道类型): the column said again.
+_KIND_WORDS = frozenset({"type", "types", "kind", "kinds", "category", "categories", "类型", "种类", "类别"})
 
 _RANKING = frozenset({"most", "least", "superlative", "top", "most_common", "order", "order_desc", "order_asc",
                       "desc", "asc"})
@@ -34,9 +39,13 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     tables = set(frame.tables(schema)) | set(frame.required)
     columns = {id(c) for c in _columns(frame)}
     missing: list[tuple[int, str]] = []
-    for m in r.mentions:
+    for i, m in enumerate(r.mentions):
         if not r.is_free(m) or _accounted(m, frame, tables, columns) or _names_counted_rows(m, frame, schema) \
                 or _names_the_value_before(m, r, frame, schema):
+            continue
+        before = r.mentions[i - 1] if i else None
+        if m.text.lower() in _KIND_WORDS and before is not None and before.end == m.start \
+                and not r.is_free(before):  # "orbit type", 轨道类型: the orbit
             continue
         missing.append((m.start, m.text))
     missing.extend((-1, text) for text in r.ignored)
@@ -45,6 +54,7 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
                    and t.text in r.q.unmatched and t.norm not in FILLER_WORDS)
     words = [text for _, text in sorted(missing, key=lambda p: p[0])]
     own = _compared_units(frame) | (_HOW_HIGH if any(m.func == "share" for m in frame.measures) else set())
+    own |= _GROUP_WORDS if frame.entity or frame.group_columns or frame.group_time else set()
     return [w for w in dict.fromkeys(words + _unknown_chinese(r, own)) if w.casefold() not in own]
 
 

@@ -134,6 +134,7 @@ def _follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, tod
         lost += [] if keep_subject else _restrict(frame, a)
         changed.append("rows")
     changed += _time(frame, a) + _values(frame, a) + _negations(frame, a) + _comparisons(frame, a) + _grouping(frame, a)
+    changed += ["filter"] if a.flags(frame) else []  # "Which of those are reusable?": reusable = 1
     changed += _measures(frame, a) + _ranking(frame, a) + _share(frame, a, previous, zh=parsed.zh)
     if not a.r.aggregates and "share" not in changed:
         shown, lost_shown = _shown(frame, a, also=bool(_ALSO.search(parsed.text)))

@@ -267,7 +267,7 @@ class Assembler:
         for m in r.mentions:
             if m.kind in ("value", "quoted") and r.is_free(m):
                 self.value_condition(frame, m)
-        self._flags(frame)
+        self.flags(frame)
         for m, negated in r.negations:
             self.negation(frame, m, negated)
         if any(m.kind == "keyword" and m.code == "not" and r.is_free(m) for m in r.mentions):
@@ -279,19 +279,23 @@ class Assembler:
         for condition in frame.conditions:
             self.notes.append(f"'{condition.text}' → {condition.describe()}")
 
-    def _flags(self, frame: Frame) -> None:
+    def flags(self, frame: Frame) -> bool:
         """"Which reusable launch vehicles are still active?": a yes/no column named in a question that
         asks for rows is a condition (`reusable = 1`), not a column of 1s and 0s to show. A question that
-        asks it of one thing ("Is the Falcon 9 reusable?") shows it."""
+        asks it of one thing ("Is the Falcon 9 reusable?") shows it. True when it added one."""
         if _YES_NO.match(self.q.text):
-            return
+            return False
+        added = False
         for m in self.r.mentions:
             if m.kind != "column" or m.partial or not self.r.is_free(m):
                 continue
             column = self.column(m)
-            if column is not None and column.is_flag and column.table in (frame.fact, frame.entity):
+            if column is not None and column.is_flag and (column.table in (frame.fact, frame.entity)
+                                                          or self.schema.upward(frame.fact, column.table)):
                 frame.conditions.append(Condition(column, "=", (1,), m.text, at=m.start))
                 self.r.use(m)
+                added = True
+        return added
 
     def period_condition(self, frame: Frame, period: Period) -> None:
         """A period as one range condition on the time column: [start, end) on a date, its years on a year

@@ -115,7 +115,7 @@ ZH_WORDS: dict[str, str] = {
     # verbs of carrying out (太原卫星发射中心执行了哪些发射任务: the site's launches are those it carried out)
     "执行": "", "进行": "", "实施": "", "开展": "", "完成": "",
     # 俄罗斯境内有哪些发射场？: in Russia, as 俄罗斯 alone says
-    "境内": "",
+    "境内": "", "间": "",
     # 它们用的是哪些火箭？: the rockets they used, as the join says
     "用的": "", "用了": "",
     # 罗尔斯·罗伊斯供应的发动机部件: supplied by, as the supplier join says (生产, 制造 likewise)

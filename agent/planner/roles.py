@@ -409,8 +409,9 @@ class RoleResolver:
         # Chinese puts it after its noun: "发射场最多", "质量最大的卫星", "发射次数最多".
         before = self.previous_mention(m, 2, kinds=("table", "column"), skip=("count",)) if self.q.zh else None
         target = before or self.head(self.next_mention(m, 4, skip=("filler", "count")))
-        if target is None and not self.q.zh:  # "Which three flew the most?": the verb's rows, counted
-            target = self.previous_mention(m, 1, kinds=("table",))
+        if (target is None or (target.kind == "keyword" and target.alt is None)) and not self.q.zh:
+            # "Which three flew the most (in the first half of 2023)?": the verb's rows, counted
+            target = self.previous_mention(m, 1, kinds=("table",)) or target
         if before is not None:
             self.use(*(o for o in self.mentions if o.kind == "keyword" and o.code == "count"
                         and before.end <= o.start < m.start))

@@ -94,7 +94,7 @@ def test_an_unsure_empty_result_is_what_the_query_found_not_a_fact(monkeypatch, 
         monkeypatch.setenv(name, value)
     assert main(["ask", "Which launches in 1850 carried unicorn payloads?"]) == 3
     out = capsys.readouterr().out
-    assert out.startswith("Partly answered: I could not use 'carried', 'unicorn'")
+    assert out.startswith("Partly answered: I could not use 'unicorn'")
     assert "The query found no rows (in 1850)." in out and "No rows match" not in out
     assert main(["ask", "列出1850年独角兽的发射"]) == 3
     out = capsys.readouterr().out

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from agent.planner.followup import leans_on_previous
 from tests.agent.planner.test_planner_followup import planner, result, sample, talk  # noqa: F401 (fixtures)
-from tests.agent.planner.test_planner_compounds import answers, rows_after
+from tests.agent.planner.test_planner_compounds import FLEW as FLEW_10, answers, rows_after
 from tests.agent.planner.test_planner_leaning import UNTIED, askdb  # noqa: F401 (fixture)
 
 
@@ -74,3 +74,9 @@ def test_a_dangling_participle_after_an_answer_is_read_against_it(askdb):
     """"Which rockets were involved?" after a count of failures: involved in those, never ok."""
     _, answer = answers(askdb, "How many launch failures were there in Q3 2023?", "Which rockets were involved?")
     assert answer.data.rows == [["Kuaizhou-1A"]] and not answer.ok
+
+
+def test_a_yes_no_column_in_a_follow_up_filters_the_previous_groups(talk, sample_db_path):
+    assert rows_after(talk, FLEW_10, "Which of those are reusable?") == sorted(sample(sample_db_path, (
+        "SELECT v.name, COUNT(*) FROM launches l JOIN launch_vehicles v ON l.vehicle_id = v.id "
+        "WHERE l.launch_date >= '2015-01-01' AND v.reusable = 1 GROUP BY v.id HAVING COUNT(*) > 10")))

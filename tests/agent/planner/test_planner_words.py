@@ -65,6 +65,10 @@ def test_a_count_in_total_stays_a_count(planner, question):
     "How many launches did China carry out in the first half of 2022?",
     "Number of launches per orbit over the last 2 years",
     "List every Falcon Heavy launch with its date and mission name.",
+    # The sixth re-walk: a kind word after its column, 年间, a ranking in a period.
+    "2013年到2016年间，各轨道类型的发射次数分别是多少？",
+    "How many launches per orbit type in 2020?",
+    "Which three launch vehicles flew the most in the first half of 2023?",
 ])
 def test_filler_and_question_words_raise_no_caveat(planner, question):
     plan = planner.plan(question)
