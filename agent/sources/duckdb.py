@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import atexit
 import json
+import os
 import shutil
 import tempfile
 import threading
@@ -261,13 +262,40 @@ def _batches(cursor: duckdb.DuckDBPyConnection) -> Iterator[tuple]:
 def _spill_directory() -> str:
     """This process's directory for DuckDB's temporary files, made on first use and removed at exit
     (in a worker, inside its private TMPDIR). One per process, not per source: DuckDB refuses to
-    open a file twice in a process with different settings."""
+    open a file twice in a process with different settings. A process stopped by a signal runs no
+    exit handler, so the empty directories of processes gone are swept when the next one is made."""
     global _spill
     with _spill_lock:
         if _spill is None:
-            _spill = tempfile.mkdtemp(prefix="askdb-duckdb-")
+            _sweep_spill_directories()
+            _spill = tempfile.mkdtemp(prefix=f"{_SPILL_PREFIX}{os.getpid()}-")
             atexit.register(shutil.rmtree, _spill, ignore_errors=True)
         return _spill
+
+
+_SPILL_PREFIX = "askdb-duckdb-"
+
+
+def _sweep_spill_directories() -> None:
+    """Remove the empty spill directories left by askdb processes that no longer run."""
+    for path in Path(tempfile.gettempdir()).glob(f"{_SPILL_PREFIX}*-*"):
+        pid = path.name[len(_SPILL_PREFIX):].split("-", 1)[0]
+        if not pid.isdigit() or _running(int(pid)):
+            continue
+        try:
+            path.rmdir()  # only an empty one: a directory with files is left alone
+        except OSError:
+            pass
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 _spill: str | None = None

@@ -255,3 +255,21 @@ def test_the_function_list_matches_the_installed_duckdb():
         assert installed_functions(connection, DENIALS["duckdb"].function) == set(FUNCTIONS)
     finally:
         connection.close()
+
+
+def test_spill_directories_of_processes_gone_are_swept(tmp_path, monkeypatch):
+    """A process stopped by a signal leaves its empty spill directory; the next one made sweeps it."""
+    import os
+    import tempfile
+
+    from agent.sources import duckdb as source
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    gone = tmp_path / "askdb-duckdb-999999999-abc"  # no such process
+    mine = tmp_path / f"askdb-duckdb-{os.getpid()}-abc"
+    kept = tmp_path / "askdb-duckdb-999999998-abc"  # a process gone, but its directory holds a file
+    for path in (gone, mine, kept):
+        path.mkdir()
+    (kept / "spill.tmp").write_text("x")
+    source._sweep_spill_directories()
+    assert not gone.exists() and mine.exists() and kept.exists()
