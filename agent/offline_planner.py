@@ -236,9 +236,8 @@ class OfflinePlanner:
                 tied: bool) -> tuple[Frame, list[str]]:
         """A follow-up's frame, said to rest on an incomplete answer or an older one when it does; to be
         read against the previous answer with no word of the question tying it (`tied` false); or to join a
-        table the previous answer did not touch, other than one the follow-up groups by. Any of these makes
-        the answer not ok. (A table the follow-up names is still said: exempted, 7 SParC dev answers that
-        were wrong for other reasons became ok.)"""
+        table the previous answer did not touch, other than one the follow-up groups by (a table it only
+        names is still said). Any of these makes the answer not ok."""
         frame, carried = read
         if ended in ("incomplete", "unanswered"):
             frame.link = ended

@@ -15,6 +15,7 @@ import re
 from sqlglot import exp
 
 from agent.checks.question import parsed
+from agent.vocabulary.ranking import ZH_SUPERLATIVES, ranking_words
 
 _HIGH = r"(high|larg|big|most|great|long|fast|heav|expensiv|tall|many|new|lat|recent)"
 _LOW = r"(low|small|least|short|few|slow|light|cheap|earl)"
@@ -62,11 +63,9 @@ def _wanted(question: str, key: exp.Expression) -> bool | None:
 
 #: Words that rank by an amount ("the least number", "the youngest", 最多); not "top" or "first", which
 #: may mean the first by name or by id ("the top three molecules in alphabetical order").
-_SUPERLATIVE = re.compile(r"\b(most|least|fewest|highest|lowest|largest|smallest|greatest|biggest|oldest|youngest|"
-                          r"newest|maximum|minimum|best|worst)\b|最多|最少|最高|最低|最大|最小|最早|最晚",
-                          re.IGNORECASE)
+_SUPERLATIVE = re.compile(rf"\b(?:{'|'.join(ranking_words())})\b|{'|'.join(ZH_SUPERLATIVES)}", re.IGNORECASE)
 #: An identifier's name: `id`, `country_id`, `CountryId`.
-_KEY = re.compile(r"(?:^|_)id$|(?<=[a-z])I[dD]$|^ID$", 0)
+_KEY = re.compile(r"(?:^|_)id$|(?<=[a-z])I[dD]$|^ID$")
 
 
 def ranked_by_key(question: str, sql: str, *, dialect: str) -> str | None:

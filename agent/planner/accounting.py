@@ -150,7 +150,8 @@ def _unknown_chinese(r: RoleResolver, read: set[str] = frozenset()) -> list[str]
             covered[t.start:t.end] = [True] * (t.end - t.start)
     for start, end in r.period_spans:  # 2021年第三季度: 第 is part of the period
         covered[start:end] = [True] * (end - start)
-    for word in (*FILLER_WORDS_ZH, *(w for w in read if not w.isascii())):  # 是多少, 目前, 颗: read, and meaning nothing beyond the question's own
+    # 是多少, 目前, 颗: read, and meaning nothing beyond the question's own
+    for word in (*FILLER_WORDS_ZH, *(w for w in read if not w.isascii())):
         for found in re.finditer(re.escape(word), text):
             covered[found.start():found.end()] = [True] * len(word)
     runs, current = [], ""

@@ -34,9 +34,9 @@ def build_frame(parsed: ParsedQuestion, schema: SchemaIndex, today: date | None 
     return Assembler(RoleResolver(parsed, schema, today).resolve()).frame()
 
 
-#: Words the follow-up reader consumes (agent.planner.followup), meaningful in a question on its own.
 #: A question asking whether something is so ("Is the Falcon 9 reusable?", "Does it …").
 _YES_NO = re.compile(r"^\s*(?:is|are|was|were|does|do|did|has|have|can)\b|吗\s*[？?]?\s*$", re.I)
+#: Words the follow-up reader consumes (agent.planner.followup), meaningful in a question on its own.
 FOLLOWUP_MARKERS = frozenset({"only", "same", "instead", "among", "else"})
 
 

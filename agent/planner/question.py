@@ -330,7 +330,7 @@ def _schema_readings(span: list[Token], i: int, n: int, schema: SchemaIndex, tex
     return found
 
 
-#: The last word of a date column's name, which a question leaves out ("first flight": a first_flight_on column; "date", "time" or "day" too).
+#: The last word of a date column's name, which a question leaves out ("first flight" for first_flight_on).
 _TIME_WORDS = frozenset({"date", "time", "day", "on", "at"})
 
 

@@ -50,9 +50,8 @@ def counts_previous_rows(question: str) -> bool:
 
 def unresolved_reference(question: str) -> str | None:
     """A word pointing back at an earlier answer ("their", "those", 其中), as written; None if none. Even
-    after something the question itself names ("Show all the car makers and their country name?"): read
-    as pointing there, 7 SParC dev answers that were wrong for other reasons became ok. Only "with its" and
-    "with their" ("List every Falcon Heavy launch with its date") belong to the question's own rows."""
+    after something the question itself names ("Show all the car makers and their country name?"), save
+    "with its" and "with their" ("List every Falcon Heavy launch with its date"): the question's own rows."""
     for match in PRONOUN.finditer(question):
         if not (match.group().lower() in ("its", "their") and re.search(r"\bwith\s+$", question[:match.start()], re.I)):
             return match.group()
