@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import atexit
 import json
-import os
 import shutil
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -38,6 +36,7 @@ from agent.sources.errors import (
     QueryFailed, SQLRejected, SourceUnavailable, UnknownColumn, UnknownTable, out_of_memory, timed_out,
 )
 from agent.sources.query_pool import PoolLimits, run_isolated
+from agent.sources.scratch import scratch_directory
 from agent.sources.sql_guard import check_sql
 
 # DuckDB runs one query on all cores by default; askdb serves several users on a few.
@@ -267,35 +266,12 @@ def _spill_directory() -> str:
     global _spill
     with _spill_lock:
         if _spill is None:
-            _sweep_spill_directories()
-            _spill = tempfile.mkdtemp(prefix=f"{_SPILL_PREFIX}{os.getpid()}-")
+            _spill = scratch_directory(_SPILL_PREFIX)
             atexit.register(shutil.rmtree, _spill, ignore_errors=True)
         return _spill
 
 
 _SPILL_PREFIX = "askdb-duckdb-"
-
-
-def _sweep_spill_directories() -> None:
-    """Remove the empty spill directories left by askdb processes that no longer run."""
-    for path in Path(tempfile.gettempdir()).glob(f"{_SPILL_PREFIX}*-*"):
-        pid = path.name[len(_SPILL_PREFIX):].split("-", 1)[0]
-        if not pid.isdigit() or _running(int(pid)):
-            continue
-        try:
-            path.rmdir()  # only an empty one: a directory with files is left alone
-        except OSError:
-            pass
-
-
-def _running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 _spill: str | None = None

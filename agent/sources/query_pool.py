@@ -38,7 +38,6 @@ import select
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -46,6 +45,7 @@ from pathlib import Path
 from typing import Any, Callable, Protocol
 
 from agent.sources.base import QueryResult
+from agent.sources.scratch import scratch_directory
 from agent.sources.errors import (
     QueryBusy, QueryFailed, QueryOutOfMemory, QueryTimeout, SQLRejected, SourceUnavailable, UnknownColumn,
     UnknownTable, timed_out,
@@ -102,7 +102,7 @@ class PoolLimits:
 
 class _Worker:
     def __init__(self, limits: PoolLimits) -> None:
-        self.tmpdir = tempfile.mkdtemp(prefix="askdb-sql-")
+        self.tmpdir = scratch_directory("askdb-sql-")
         env = {**os.environ, "SQLITE_TMPDIR": self.tmpdir, "TMPDIR": self.tmpdir,
                "PYTHONPATH": os.pathsep.join(filter(None, [str(_PACKAGE_ROOT), os.environ.get("PYTHONPATH")]))}
         try:

@@ -262,7 +262,7 @@ def test_spill_directories_of_processes_gone_are_swept(tmp_path, monkeypatch):
     import os
     import tempfile
 
-    from agent.sources import duckdb as source
+    from agent.sources import scratch
 
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     gone = tmp_path / "askdb-duckdb-999999999-abc"  # no such process
@@ -271,5 +271,5 @@ def test_spill_directories_of_processes_gone_are_swept(tmp_path, monkeypatch):
     for path in (gone, mine, kept):
         path.mkdir()
     (kept / "spill.tmp").write_text("x")
-    source._sweep_spill_directories()
+    scratch.sweep("askdb-duckdb-")
     assert not gone.exists() and mine.exists() and kept.exists()

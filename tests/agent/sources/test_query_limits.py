@@ -159,6 +159,23 @@ def test_a_worker_that_died_while_idle_is_cleaned_up_and_replaced(lone) -> None:
     assert_discarded(worker, pool)
 
 
+def test_a_worker_directory_is_named_by_its_process_and_swept_once_that_process_is_gone(lone, tmp_path,
+                                                                                       monkeypatch) -> None:
+    """A server stopped by a signal runs no exit handler; the empty directories its workers left
+    are removed when the next worker starts, never those of a process still running."""
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    gone = tmp_path / "askdb-sql-999999999-abc"  # no such process
+    running = tmp_path / f"askdb-sql-{os.getppid()}-abc"
+    for path in (gone, running):
+        path.mkdir()
+    source, pool = lone
+    worker = idle_worker(source, pool)
+    assert Path(worker.tmpdir).name.startswith(f"askdb-sql-{os.getpid()}-")
+    assert not gone.exists() and running.exists()
+
+
 def reply_pipe(worker) -> str:
     """The worker's end of its reply pipe: not fd 1, which points at /dev/null (query_worker.reply_channel)."""
     pipe = os.fstat(worker.process.stdout.fileno()).st_ino
