@@ -23,7 +23,7 @@ Relation = Literal["after", "since", "before"]
 _EN = re.compile(r"\b(after|since|from|before|until)\s+((?:19|20)\d\d)\b", re.IGNORECASE)
 _ZH = re.compile(r"((?:19|20)\d\d)\s*年?\s*(以后|之后|以来|起|开始|以前|之前)")
 _RELATIONS: dict[str, Relation] = {"after": "after", "since": "since", "from": "since", "before": "before",
-                                   "until": "before", "以后": "after", "之后": "after", "以来": "since",
+                                   "until": "before", "以后": "since", "之后": "since", "以来": "since",
                                    "起": "since", "开始": "since", "以前": "before", "之前": "before"}
 #: What makes a statement a standing focus rather than a fact about one year ("we launched in 2019").
 _FOCUS_WORDS = re.compile(r"\b(only|just|focus|look at|care about|interested in)\b|只|仅|关注|只看", re.IGNORECASE)

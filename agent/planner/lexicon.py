@@ -138,7 +138,7 @@ ZH_WORDS: dict[str, str] = {
     "少于": "less than", "小于": "less than", "低于": "less than", "不到": "less than",
     "以下": "or less", "不超过": "at most", "不多于": "at most", "介于": "between",
     # time relations ("2015年以来"); "前" is "top" before a number and "before" after a year
-    "以来": "since", "起": "since", "之后": "after", "以后": "after", "后": "after",
+    "以来": "since", "起": "since", "之后": "since", "以后": "since", "后": "since",
     "之前": "before", "以前": "before", "前": "top", "从": "from", "自": "from", "到": "to", "至": "to",
     "年": "year", "年份": "year", "在": "in",
     # shape of the answer
@@ -258,11 +258,13 @@ ORDINALS: dict[str, int] = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third"
                             "4th": 4, "last": 4}
 ZH_HALVES: dict[str, int] = {"上": 1, "前": 1, "下": 2, "后": 2}
 #: A relation before a month or year (English) or after it (Chinese) -> since | after | before | until.
+#: Chinese 以后/之后 include the year or month they follow (2015年以后 counts 2015, as 90后 counts
+#: 1990); English "after" does not.
 PERIOD_RELATIONS: dict[str, str] = {
     "since": "since", "from": "since", "starting": "since", "starting in": "since", "starting from": "since",
     "after": "after", "later than": "after", "before": "before", "prior to": "before", "earlier than": "before",
     "until": "until", "till": "until", "through": "until", "up to": "until", "by": "until",
-    "以来": "since", "起": "since", "开始": "since", "以后": "after", "之后": "after", "后": "after",
+    "以来": "since", "起": "since", "开始": "since", "以后": "since", "之后": "since", "后": "since",
     "以前": "before", "之前": "before", "前": "before",
 }
 #: Periods counted from today, by their words: the unit and how many of it back from the current one

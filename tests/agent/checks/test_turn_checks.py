@@ -26,7 +26,7 @@ YEAR_2019 = "SELECT count(*) FROM launches WHERE launch_date LIKE '2019-%'"
     ("How many launches after 2019?", "SELECT count(*) FROM launches WHERE launch_date >= '2020-01-01'", []),
     ("How many launches from 2015 to 2020?",
      "SELECT count(*) FROM launches WHERE launch_date >= '2015-01-01' AND launch_date < '2021-01-01'", []),
-    ("2019年以后有多少次发射？", "SELECT count(*) FROM launches WHERE launch_date >= '2020-01-01'", []),
+    ("2019年以后有多少次发射？", "SELECT count(*) FROM launches WHERE launch_date >= '2019-01-01'", []),
     ("How many launches in the 2010s?", "SELECT count(*) FROM launches WHERE launch_date LIKE '201%'", []),
     ("Payloads over 2000 kg?", "SELECT name FROM payloads WHERE mass_kg > 2000", []),
     ("How many launches in 2019?", "SELECT count(*) FROM launches WHERE YEAR(launch_date) = 2019", []),

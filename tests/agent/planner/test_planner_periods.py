@@ -36,7 +36,7 @@ def planner(sample_db_path) -> OfflinePlanner:
     ("from March to June 2021", "2021-03-01", "2021-07-01"),
     ("2021年3月到6月", "2021-03-01", "2021-07-01"),
     ("since March 2024", "2024-03-01", None),
-    ("2024年3月以后", "2024-04-01", None),  # 以后 is "after", as 2019年以后 has always been read
+    ("2024年3月以后", "2024-03-01", None),  # 以后 includes the month it follows
     ("before 2010", None, "2010-01-01"),
     ("2010年之前", None, "2010-01-01"),
     ("after 2015", "2016-01-01", None),
@@ -77,7 +77,7 @@ def test_periods_counted_from_today_need_a_today():
     ("2021年3月到6月有多少次发射？", "launch_date >= '2021-03-01' AND launch_date < '2021-07-01'",
      "2021-03-01至2021-06-30"),
     ("How many launches since March 2024?", "launch_date >= '2024-03-01'", "from 2024-03-01 on"),
-    ("2024年3月以后有多少次发射？", "launch_date >= '2024-04-01'", "2024-04-01及以后"),
+    ("2024年3月以后有多少次发射？", "launch_date >= '2024-03-01'", "2024-03-01及以后"),
     ("How many launches before 2010?", "launch_date < '2010-01-01'", "before 2010"),
     ("How many launches after 2015?", "launch_date >= '2016-01-01'", "after 2015"),
     ("How many launches in the last 6 months?", "launch_date >= '2025-09-15' AND launch_date < '2026-03-16'",
