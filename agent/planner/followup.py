@@ -387,6 +387,10 @@ def _ranking(frame: Frame, a: Assembler) -> list[str]:
     if frame.order is None and grouped and frame.measures:
         # Groups read largest first already ("which three of them flew most?"): the first measure ranks them.
         frame.order = Ordering(True, measure=frame.measures[0])
+    names_column = r.rank is not None and (r.rank.column is not None or bool(r.rank.hints)
+                                            or r.rank.time_desc is not None)
+    if r.rank is not None and not grouped and (frame.order is None or (names_column and frame.order.column is not None)):
+        return _ranked_rows(frame, a)
     if frame.order is None:
         return []
     if r.limit is not None:
@@ -394,6 +398,32 @@ def _ranking(frame: Frame, a: Assembler) -> list[str]:
     if r.rank is not None:
         frame.order = replace(frame.order, desc=r.rank.desc)
     return ["ranking"]
+
+
+def _ranked_rows(frame: Frame, a: Assembler) -> list[str]:
+    """Rows listed, now ranked by the column the superlative names ("其中航程最远的是哪一款？", "Which of
+    them has the longest range?"). A ranking with no column of those rows to go by ("其中最重的" of
+    aircraft: a payload's mass, through their maker, is not theirs) keeps the previous order and its
+    words are named as not used."""
+    before = frame.order, frame.limit, frame.ties
+    try:
+        a.ranking(frame) if not a.r.rank.by_count or any(m.func == "count" for m in frame.measures) else None
+    except PlanningFailed:
+        pass
+    ranked = frame.order.column if frame.order is not None and frame.order is not before[0] else None
+    if ranked is None or (ranked.table not in (frame.fact, frame.entity)
+                          and a.schema.through_parent(frame.fact, ranked.table)):
+        frame.order, frame.limit, frame.ties = before
+        a.r.ignored.extend(m.text for m in a.r.mentions if m.kind == "keyword" and m.code in _RANK_WORDS)
+        return []
+    if frame.columns and not frame.measures and ranked not in frame.columns:
+        frame.columns.append(ranked)
+    # "其中航程最远的": the column ranked by, shown beside the rows already, not a column to show instead
+    a.r.use(*(m for m in a.r.mentions if m.kind == "column" and a.r.is_free(m) and a.column(m) is ranked))
+    return ["ranking"]
+
+
+_RANK_WORDS = frozenset({"most", "least", "superlative", "top"})
 
 
 def _carried(previous: Frame, frame: Frame, changed: list[str]) -> list[str]:

@@ -16,7 +16,7 @@ from agent.planner.frame import Condition, Frame, Measure, MissingSubject, Order
 from agent.planner.negation import Absence
 from agent.planner.periods import DATE_ONLY, Period
 from agent.planner.question import Mention, ParsedQuestion
-from agent.planner.roles import DIRECT_WORDS, RoleResolver, span_text
+from agent.planner.roles import DIRECT_WORDS, RoleResolver, span_text, verb_form
 from agent.planner.schema_index import ColumnInfo, SchemaIndex, ValueRef
 from storage.text import normalize
 
@@ -52,7 +52,7 @@ class Assembler:
         self.anchors = [t for t in (frame.fact, frame.entity) if t]
         self._group_and_measures(frame, having)
         self._conditions(frame)
-        self._ranking(frame)
+        self.ranking(frame)
         self._selection(frame)
         stray = [m.text for m in self.r.mentions if m.kind == "number" and self.r.is_free(m)]
         if stray:  # a number the plan does not use means the question was misread
@@ -81,7 +81,10 @@ class Assembler:
         # A table word right before another modifies it ("aircraft manufacturers", 飞机制造商): the
         # head, the last word of the compound, is what the question asks about.
         modifiers = {id(m) for m in free for o in free if r.compound(m, o)}
-        free_tables = sorted(free, key=lambda m: (m.partial, id(m) in modifiers, m.start))
+        # A table word written as a verb ("rockets launched from Baikonur") says what the rows did; the
+        # noun before it is what the question asks about.
+        free_tables = sorted(free, key=lambda m: (verb_form(m.text) and m.start > 0, m.partial, id(m) in modifiers,
+                                                  m.start))
         subject = free_tables[0] if free_tables else None
         group = r.group if r.group is not None and r.group.kind == "table" else None
         if group is not None and not (counted or r.aggregates or having or by_count or subject or r.share):
@@ -177,6 +180,10 @@ class Assembler:
         return info.columns[name]
 
     def time_column(self, year: YearFilter) -> ColumnInfo:
+        if year.column is not None and year.column.kind == "table":
+            dated = sorted(self.schema.tables[self.table(year.column)].time_columns, key=lambda c: not c.is_date)
+            if dated:
+                return dated[0]
         own = sorted(self.schema.tables[self.anchors[0]].time_columns, key=lambda c: not c.is_date) \
             if self.anchors else []
         if own and (year.column is None or year.column.text.lower() in _YEAR_WORDS):
@@ -398,7 +405,12 @@ class Assembler:
             frame.conditions.append(Condition(column, "like", (m.text,), m.text))
             self.r.use(m, near)
 
-    def _ranking(self, frame: Frame) -> None:
+    def ranking(self, frame: Frame) -> None:
+        """The question's order and ranking ("the heaviest", "top 5 by mass") as the frame's ORDER BY and LIMIT.
+
+        Raises:
+            PlanningFailed: a ranking with nothing to rank by.
+        """
         r, rank = self.r, self.r.rank
         if r.order is not None:
             column = self.column(r.order[0])

@@ -116,6 +116,11 @@ ZH_WORDS: dict[str, str] = {
     "执行": "", "进行": "", "实施": "", "开展": "", "完成": "",
     # 俄罗斯境内有哪些发射场？: in Russia, as 俄罗斯 alone says
     "境内": "", "间": "",
+    # asking: 请帮我查一下, 告诉我, 看看, 能不能列一下 (the question says what to show)
+    "一下": "", "帮我": "", "告诉我": "", "告诉": "", "看看": "", "看一看": "", "能不能": "", "能否": "",
+    "请问": "", "请": "", "查": "", "列": "list",
+    # 分别, 具体: each and which, as the grouping says; 发生 (2019年发生了多少次失败): the rows happened
+    "分别": "", "具体": "", "发生": "",
     # 它们用的是哪些火箭？: the rockets they used, as the join says
     "用的": "", "用了": "",
     # 罗尔斯·罗伊斯供应的发动机部件: supplied by, as the supplier join says (生产, 制造 likewise)
@@ -143,7 +148,9 @@ ZH_WORDS: dict[str, str] = {
     "年": "year", "年份": "year", "在": "in",
     # shape of the answer
     "列出": "list", "列举": "list", "显示": "show", "给出": "list", "查询": "list",
-    "哪些": "which", "哪几": "which", "哪几次": "which", "哪几个": "which", "哪个": "which", "哪家": "which", "哪": "which", "谁": "who",
+    "哪些": "which", "哪几": "which", "哪几次": "which", "哪几个": "which", "哪个": "which", "哪家": "which",
+    "哪一个": "which", "哪一款": "which", "哪一种": "which", "哪一家": "which", "哪一位": "which", "哪一次": "which",
+    "哪款": "which", "哪种": "which", "哪": "which", "谁": "who",
     "不同": "distinct", "不是": "not", "非": "not", "除了": "except", "没有": "without", "从未": "never",
     "同时": "both", "次": "times",
     "降序": "descending", "从高到低": "descending", "升序": "ascending", "从低到高": "ascending",
@@ -227,6 +234,7 @@ own owns owned run runs
 host hosts hosted hosting involve involves involved involving feature features featured
 break breaks broke broken breakdown down split splits database
 send sends sent sending go goes went gone going carry carries carried carrying counting
+lift lifts lifted lifting exactly specifically precisely respectively
 """.split())
 
 #: Irregular past participles: "built by X" names a relation, not a grouping ("launches by country").

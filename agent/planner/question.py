@@ -361,6 +361,8 @@ def _value_readings(span: list[Token], i: int, n: int, schema: SchemaIndex, writ
                 refs = [r for r in refs if r.value == text]
             if refs:
                 return [Mention("value", i, i + n, text, values=tuple(dict.fromkeys(refs + _same_stem(span, schema))))]
+    if i and not span[0].zh and span[0].text[:1].isupper() and (ref := schema.prefixes.get(keys[0])) is not None:
+        return [Mention("value", i, i + n, text, values=(ref,))]  # "Vandenberg": the one name it begins
     related = _same_stem(span, schema)
     return [Mention("value", i, i + n, text, values=tuple(related), partial=True)] if related else []
 

@@ -86,7 +86,7 @@ class RoleResolver:
             return False
         if last.zh and first.zh:
             return first.start == last.end or (de and self.q.text[last.end:first.start] == "的")
-        return first.start - last.end <= 1
+        return first.start - last.end <= 1 and not verb_form(first.text)
 
     def head(self, m: Mention | None) -> Mention | None:
         """The head of a compound of table words: "aircraft manufacturers" counts manufacturers."""
@@ -173,6 +173,12 @@ class RoleResolver:
                 and (named is None or any(c.is_date or c.is_year for c in named.columns)))
 
     def _time_column_near(self, m: Mention) -> Mention | None:
+        """The column or table named right before a year ("first flight in 2010", "launches in 2020"); a
+        table is left free for the framing, which dates the year by that table's own date column."""
+        table = self.previous_mention(m, 2, kinds=("table",))
+        if table is not None and self.previous_mention(m, 2, kinds=("table", "column")) is table \
+                and any(c.is_date for t in table.tables for c in self.schema.tables[t].time_columns):
+            return table  # "Which launch sites hosted launches in 2020?": when the launches were
         prev = self.previous_mention(m, 2, kinds=("column",))
         if prev is None or not any(c.is_date or c.is_year for c in prev.columns):
             return None
@@ -531,3 +537,14 @@ def span_text(q: ParsedQuestion, first: Mention, last: Mention | None = None) ->
     if tokens and not tokens[0].zh and tokens[0].end:
         return q.text[tokens[0].start:tokens[-1].end]
     return "".join(dict.fromkeys(t.text for t in tokens))
+
+
+def verb_form(word: str) -> bool:
+    """An English word written as a verb's past or participle ("launched", "flew", "built"): after a table
+    word ("payloads launched in 2020") it says what those rows did, so it neither forms a compound with
+    that word nor names the rows asked about."""
+    word = word.lower()
+    return word in PARTICIPLES or word in _PAST or (len(word) > 4 and word.endswith(("ed", "ing")))
+
+
+_PAST = frozenset({"flew", "went", "ran", "made", "built", "sold", "took", "gave", "grew", "wrote", "drove"})

@@ -130,6 +130,8 @@ class SchemaIndex:
     cjk_keys: list[str] = field(default_factory=list)  # Chinese values, longest first
     cjk_names: list[str] = field(default_factory=list)  # Chinese words of table and column names, longest first
     stems: dict[str, list[ValueRef]] = field(default_factory=dict)  # one-word values by stem ("fail")
+    # the first words of a proper name, where they begin that one value only ("vandenberg")
+    prefixes: dict[str, ValueRef] = field(default_factory=dict)
     _paths: dict[tuple[str, str], list[Edge] | None] = field(default_factory=dict, repr=False)
 
     def column(self, table: str, name: str) -> ColumnInfo:
@@ -230,6 +232,7 @@ class SchemaIndex:
         for key, refs in index.values.items():
             if key.isalpha() and key.isascii() and len(stem(key)) >= 4:
                 index.stems.setdefault(stem(key), []).extend(refs)
+        index.prefixes = _name_prefixes(index.values, {w.casefold() for w in names})
         return index
 
 
@@ -337,6 +340,26 @@ def _choose_labels(table: TableInfo) -> None:
     chinese = sorted((c for c in candidates if c.is_cjk), key=score, reverse=True)
     table.label = plain[0].name if plain else (table.pk[0] if table.pk else None)
     table.label_zh = chinese[0].name if chinese else None
+
+
+def _name_prefixes(values: dict[str, list[ValueRef]], names: set[str]) -> dict[str, ValueRef]:
+    """The first word or words of a proper name of several words, where they begin that one value of the
+    database only: "Vandenberg" for 'Vandenberg Space Force Base', "Cape Canaveral" for 'Cape Canaveral
+    Space Force Station'. Not a prefix that is a value itself, a word of a table or column name, or a
+    lower-case word ('earth' of 'earth observation' is no name)."""
+    seen: dict[str, list[ValueRef]] = {}
+    for refs in values.values():
+        for ref in {(r.value, r.table, r.column): r for r in refs}.values():
+            words = ref.value.split()
+            if len(words) < 2 or not ref.value.isascii():
+                continue
+            for n in range(1, len(words)):
+                first = words[:n]
+                key = " ".join(first).casefold()
+                if not first[0][:1].isupper() or len(key) < 4 or key in values or key in names:
+                    continue
+                seen.setdefault(key, []).append(ref)
+    return {key: refs[0] for key, refs in seen.items() if len({r.value for r in refs}) == 1}
 
 
 def _read_values(database: SchemaSource, tables: dict[str, TableInfo]) -> dict[str, list[ValueRef]]:

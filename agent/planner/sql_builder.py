@@ -161,10 +161,19 @@ def _integer(node: exp.Expression) -> bool:
 
 
 def _joins(fact: str, tables: list[str], schema: SchemaIndex) -> tuple[list[tuple[str, Edge]], bool]:
-    """JOIN clauses reaching every table from the fact table; and whether any multiplies rows."""
-    joined, joins, fans_out = {fact}, [], False
-    for target in tables:
+    """JOIN clauses reaching every table from the fact table; and whether any multiplies rows.
+
+    A table the fact table reaches by following its own keys up is joined that way ("launches by
+    country": each launch's site's country, even when payloads are joined too). One it reaches only down
+    to other rows is joined from the nearest table already joined, when that is nearer: "countries that
+    operated payloads launched in 2019" dates those payloads' launches, not the launches of the
+    countries' launch sites."""
+    joined, joins, fans_out = {fact: None}, [], False  # a dict: joined in order, so ties go the same way
+    for target in sorted(tables, key=lambda t: schema.distance(fact, t)):
         path = schema.join_path(fact, target)
+        if path is not None and not schema.upward(fact, target):
+            nearer = [p for t in joined if t != fact and (p := schema.join_path(t, target)) is not None]
+            path = min([path] + nearer, key=len)
         if path is None:
             raise PlanningFailed(f"table {target} does not join to {fact} through foreign keys",
                                  zh=f"表 {target} 无法通过外键与 {fact} 连接")
@@ -174,7 +183,7 @@ def _joins(fact: str, tables: list[str], schema: SchemaIndex) -> tuple[list[tupl
             new = edge.ref_table if edge.table in joined else edge.table
             fans_out = fans_out or new == edge.table  # parent to child: one row becomes many
             joins.append((new, edge))
-            joined.add(new)
+            joined[new] = None
     return joins, fans_out
 
 

@@ -28,6 +28,7 @@ SUPERLATIVES: dict[str, tuple[str | None, tuple[str, ...], str | None]] = {
     "heaviest": ("desc", ("weight", "mass"), None), "lightest": ("asc", ("weight", "mass"), None),
     "tallest": ("desc", ("height",), None), "shortest": ("asc", ("height", "length"), None),
     "longest": ("desc", ("length", "range", "duration"), None),
+    "farthest": ("desc", ("range", "distance"), None), "furthest": ("desc", ("range", "distance"), None),
     "fastest": ("desc", ("speed",), None), "slowest": ("asc", ("speed",), None),
     "most expensive": ("desc", ("price", "cost"), None), "cheapest": ("asc", ("price", "cost"), None),
 }
@@ -37,6 +38,7 @@ ZH_SUPERLATIVES: dict[str, str] = {
     "最高": "highest", "最大": "largest", "最多": "most", "最低": "lowest", "最小": "smallest",
     "最少": "least", "最常见": "most common", "最年轻": "youngest", "最老": "oldest", "最早": "earliest", "最晚": "latest",
     "最新": "newest", "最近": "most recent", "最重": "heaviest", "最轻": "lightest",
+    "最远": "farthest", "最长": "longest", "最短": "shortest",
     "最快": "fastest", "最慢": "slowest", "最贵": "most expensive", "最便宜": "cheapest",
 }
 
