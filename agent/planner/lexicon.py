@@ -84,7 +84,8 @@ COMPARATIVES: dict[str, tuple[str, tuple[str, ...]]] = {
     "older": ("gt", ("age",)), "younger": ("lt", ("age",)),
     "heavier": ("gt", ("weight", "mass")), "lighter": ("lt", ("weight", "mass")),
     "taller": ("gt", ("height",)), "shorter": ("lt", ("height", "length")),
-    "longer": ("gt", ("length", "range")), "faster": ("gt", ("speed",)), "slower": ("lt", ("speed",)),
+    "longer": ("gt", ("length", "range")), "farther": ("gt", ("range", "distance")),
+    "further": ("gt", ("range", "distance")), "faster": ("gt", ("speed",)), "slower": ("lt", ("speed",)),
     "more expensive": ("gt", ("price", "cost")), "cheaper": ("lt", ("price", "cost")),
 }
 

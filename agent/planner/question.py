@@ -18,6 +18,7 @@ from typing import Any
 
 from agent.planner.lexicon import COMPARATIVES, GENERIC, KEYWORDS, NAMELESS_WORDS, Lexicon
 from agent.planner.schema_index import ColumnInfo, SchemaIndex, ValueRef
+from agent.vocabulary.names import DEMONYMS
 from agent.vocabulary.numbers import NUMBER_WORDS, ZH_DIGITS, ZH_UNITS, zh_number
 from agent.vocabulary.ranking import SUPERLATIVES
 from agent.vocabulary.references import REFERRING_WORDS
@@ -349,6 +350,7 @@ def _value_readings(span: list[Token], i: int, n: int, schema: SchemaIndex, writ
         keys = [text.casefold()]
         if n == 1:
             keys.append(singular(span[0].norm))
+            keys += [DEMONYMS[span[0].norm]] if span[0].norm in DEMONYMS else []  # "Indian": India
         elif written and written.casefold() not in keys and schema.values.get(written.casefold()):
             text = written
             keys = [written.casefold()]

@@ -448,6 +448,10 @@ class RoleResolver:
                 self.use(*([verb] if verb is not None and verb.partial else []))
                 continue  # "owned by students", "built by X": a relation, not a grouping
             target = self.next_mention(m, 2, skip=("filler",))
+            if target is not None and target.kind == "value" and m.code == "group":
+                # "each Indian launch site": the sites, of India; the value stays a condition
+                after = self.next_mention(target, 1)
+                target = after if after is not None and after.kind == "table" else target
             if target is None or target.kind not in ("column", "table"):
                 continue
             self.use(m, target)

@@ -5,3 +5,18 @@ from __future__ import annotations
 #: Words by which a column's name says it holds its twin's values in Chinese: `name_zh`, `nameZh`,
 #: `name_cn`, `chinese_name` are `name` in Chinese.
 CHINESE_TAGS = frozenset({"zh", "cn", "chn", "chinese"})
+
+#: Adjectives of nationality and place -> the name a database stores ("Indian launch sites": India). Read
+#: as the value only when that name is a value of the database.
+DEMONYMS: dict[str, str] = {
+    "american": "united states", "british": "united kingdom",
+    "chinese": "china", "russian": "russia", "soviet": "soviet union",
+    "japanese": "japan", "indian": "india", "french": "france", "german": "germany", "italian": "italy",
+    "spanish": "spain", "canadian": "canada", "brazilian": "brazil", "korean": "south korea",
+    "south korean": "south korea", "north korean": "north korea", "israeli": "israel", "iranian": "iran",
+    "european": "europe", "australian": "australia", "new zealand": "new zealand", "kazakh": "kazakhstan",
+    "ukrainian": "ukraine", "turkish": "turkey", "swedish": "sweden", "dutch": "netherlands",
+    "mexican": "mexico", "argentine": "argentina", "argentinian": "argentina", "egyptian": "egypt",
+    "pakistani": "pakistan", "indonesian": "indonesia", "emirati": "united arab emirates",
+    "swiss": "switzerland", "norwegian": "norway", "polish": "poland", "greek": "greece",
+}

@@ -82,3 +82,16 @@ def test_asking_words_raise_no_caveat(planner, question):
 def test_chinese_yihou_includes_the_year_it_follows(planner):
     assert "first_flight_date >= '2015-01-01'" in planner.plan("2015年以后首飞的公务机有哪些？").sql
     assert "first_flight_date >= '2016-01-01'" in planner.plan("Which aircraft first flew after 2015?").sql
+
+
+@pytest.mark.parametrize("question, gold", [
+    ("How many launches did each Indian launch site have?",
+     "SELECT s.name, COUNT(*) FROM launches l JOIN launch_sites s ON l.site_id = s.id JOIN countries c "
+     "ON s.country_id = c.id WHERE c.name = 'India' GROUP BY s.id"),
+    ("How many Russian launch vehicles are retired?",
+     "SELECT COUNT(*) FROM launch_vehicles v JOIN manufacturers m ON v.manufacturer_id = m.id JOIN countries c "
+     "ON m.country_id = c.id WHERE c.name = 'Russia' AND v.status = 'retired'"),
+])
+def test_an_adjective_of_nationality_is_its_country(talk, sample_db_path, question, gold):
+    _, answer = talk.ask(question)
+    assert sorted(result(talk)) == sorted(sample(sample_db_path, gold)) and "caveat" not in answer
