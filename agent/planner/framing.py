@@ -52,6 +52,7 @@ class Assembler:
         self.anchors = [t for t in (frame.fact, frame.entity) if t]
         self._group_and_measures(frame, having)
         self._conditions(frame)
+        self._compared(frame)
         self.ranking(frame)
         self._selection(frame)
         stray = [m.text for m in self.r.mentions if m.kind == "number" and self.r.is_free(m)]
@@ -285,6 +286,19 @@ class Assembler:
             self._share(frame, r.share)
         for condition in frame.conditions:
             self.notes.append(f"'{condition.text}' → {condition.describe()}")
+
+    def _compared(self, frame: Frame) -> None:
+        """"Compare the successful launches of China and Russia", 对比中国和俄罗斯的发射次数: a measure over a
+        list of values, one row for each value, not one total."""
+        word = next((m for m in self.r.mentions if m.kind == "keyword" and m.code == "compare" and self.r.is_free(m)),
+                    None)
+        listed = next((c for c in frame.conditions if c.op == "in"), None)
+        if word is None or listed is None or not frame.measures or frame.entity or frame.group_columns \
+                or frame.group_time:
+            return
+        frame.group_columns.append(listed.column)
+        self.r.use(word)
+        self.notes.append(f"'{word.text}' → one row for each of {', '.join(map(str, listed.values))}")
 
     def flags(self, frame: Frame) -> bool:
         """"Which reusable launch vehicles are still active?": a yes/no column named in a question that

@@ -77,6 +77,8 @@ KEYWORDS: dict[str, str] = {
     "share of": "share", "share": "share", "percentage of": "share", "percentage": "share",
     "percent of": "share", "proportion of": "share", "proportion": "share", "fraction of": "share",
     "rate": "rate", "ratio": "rate",
+    # a comparison of the values listed ("Compare the launches of China and Russia"): one row each
+    "compare": "compare", "comparing": "compare", "versus": "compare", "vs": "compare",
 }
 
 #: Comparative adjectives used with "than": word -> (comparison, hint words for the column).
@@ -177,6 +179,7 @@ ZH_WORDS: dict[str, str] = {
     "半年": "half year", "年代": "decade", "去年": "last year", "今年": "this year", "前年": "year before last",
     "过去": "past", "近": "past", "最近几": "past",
     # shares and rates
+    "对比": "compare", "比较": "compare",
     "比例": "share", "占比": "share", "百分比": "share", "比率": "rate", "率": "rate",
 }
 

@@ -95,3 +95,17 @@ def test_chinese_yihou_includes_the_year_it_follows(planner):
 def test_an_adjective_of_nationality_is_its_country(talk, sample_db_path, question, gold):
     _, answer = talk.ask(question)
     assert sorted(result(talk)) == sorted(sample(sample_db_path, gold)) and "caveat" not in answer
+
+
+@pytest.mark.parametrize("question, gold", [
+    ("Compare the number of successful launches by China and Russia in the 2010s.",
+     "SELECT c.name, COUNT(*) FROM launches l JOIN launch_sites s ON l.site_id = s.id JOIN countries c "
+     "ON s.country_id = c.id WHERE c.name IN ('China', 'Russia') AND l.outcome = 'success' "
+     "AND l.launch_date >= '2010-01-01' AND l.launch_date < '2020-01-01' GROUP BY c.name"),
+    ("对比中国和俄罗斯2020年的发射次数。",
+     "SELECT c.name_zh, COUNT(*) FROM launches l JOIN launch_sites s ON l.site_id = s.id JOIN countries c "
+     "ON s.country_id = c.id WHERE c.name_zh IN ('中国', '俄罗斯') AND l.launch_date LIKE '2020%' GROUP BY c.name_zh"),
+])
+def test_a_comparison_of_listed_values_gives_one_row_each(talk, sample_db_path, question, gold):
+    _, answer = talk.ask(question)
+    assert sorted(result(talk)) == sorted(sample(sample_db_path, gold)) and "caveat" not in answer
