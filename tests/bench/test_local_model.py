@@ -178,6 +178,22 @@ def test_the_held_out_split_shares_no_question_with_the_development_split(tmp_pa
     assert len(held_out) == 50 and not {q.id for q in development} & {q.id for q in held_out}
 
 
+def test_sparcs_measured_part_and_its_development_samples_share_no_interaction(tmp_path):
+    from bench.local_model import SPARC_OFFSETS, sparc_conversations
+
+    (tmp_path / "sparc").mkdir()
+    interactions = [{"database_id": "concert_singer", "interaction": [{"utterance": f"Question {n}?",
+                                                                        "query": "SELECT 1"}]} for n in range(400)]
+    (tmp_path / "sparc" / "dev.json").write_text(json.dumps(interactions))
+    (tmp_path / "spider").mkdir()
+    (tmp_path / "spider" / "database").symlink_to(SPIDER_DATA, target_is_directory=True)
+    parts = {part: {name for name, _, _ in sparc_conversations(20, datasets=tmp_path, offset=offset)}
+             for part, offset in SPARC_OFFSETS.items()}
+    assert all(len(names) == 20 for names in parts.values())
+    assert not parts["sparc"] & parts["sparc_dev"] and not parts["sparc"] & parts["sparc_dev2"] \
+        and not parts["sparc_dev"] & parts["sparc_dev2"]
+
+
 def test_run_local_points_askdb_at_the_local_server_and_keeps_the_callers_other_settings():
     from bench.run_local import environment
 
