@@ -257,6 +257,8 @@ class _Turn:
         #: Values found for the question: the previous answer's, and this turn's lookups' and results' (`_found`).
         self.shown_values: set[str] = _as_shown(v for row in (self.state.answer.data.rows if self.state.answer else [])
                                                 for v in row)
+        if hasattr(setup.model, "follow"):  # the offline planner: the values it read the question's words as
+            self.shown_values |= {hint.value for hint in _value_hints(setup, self.state.question or "")}
         self.partial_values: set[str] = set()  # values find_values showed only the first of, in this turn
         #: Values seen but not found for the question: sample rows', a lookup's of a term the question lacks (`_found`).
         self.sampled_values: set[str] = set()
@@ -710,7 +712,8 @@ def _ddl(setup: TurnSetup) -> str:
 def _value_hints(setup: TurnSetup, question: str) -> list[Hint]:
     """The database's values the question names (the offline planner's value index)."""
     try:
-        return value_hints(question, OfflinePlanner(setup.database).schema.values)
+        schema = OfflinePlanner(setup.database).schema
+        return value_hints(question, schema.values, prefixes=schema.prefixes)
     except SourceUnavailable:
         raise
     except SourceError:

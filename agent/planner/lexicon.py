@@ -54,7 +54,7 @@ KEYWORDS: dict[str, str] = {
     "distinct": "distinct", "different": "distinct", "unique": "distinct",
     "times": "times",
     "not": "not", "except": "not", "excluding": "not", "other than": "not", "without": "not",
-    "never": "not", "no": "not", "don": "not", "doesn": "not", "didn": "not", "haven": "not", "hasn": "not",
+    "never": "not", "no": "not", "no longer": "not", "not anymore": "not", "don": "not", "doesn": "not", "didn": "not", "haven": "not", "hasn": "not",
     "both": "both", "neither": "both",
     "ordered by": "order", "sorted by": "order", "order by": "order", "sort by": "order",
     "in order of": "order", "order of": "order", "ranked by": "order", "in descending order of": "order_desc",
@@ -124,6 +124,8 @@ ZH_WORDS: dict[str, str] = {
     "请问": "", "请": "", "查": "", "列": "list",
     # 分别, 具体: each and which, as the grouping says; 发生 (2019年发生了多少次失败): the rows happened
     "分别": "", "具体": "", "发生": "",
+    # 不是完全成功的 (not a full success: the negation says it); 发往 (sent to: the orbit or place named after)
+    "完全": "", "发往": "", "送往": "", "送入": "", "进入": "",
     # 它们用的是哪些火箭？: the rockets they used, as the join says
     "用的": "", "用了": "",
     # 罗尔斯·罗伊斯供应的发动机部件: supplied by, as the supplier join says (生产, 制造 likewise)
@@ -239,6 +241,7 @@ host hosts hosted hosting involve involves involved involving feature features f
 break breaks broke broken breakdown down split splits database
 send sends sent sending go goes went gone going carry carries carried carrying counting
 lift lifts lifted lifting exactly specifically precisely respectively
+receive receives received receiving get gets got
 """.split())
 
 #: Irregular past participles: "built by X" names a relation, not a grouping ("launches by country").

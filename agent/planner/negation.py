@@ -42,7 +42,8 @@ def find_negated(r, m: Mention) -> list[Mention]:
             last = other
         elif other.kind == "keyword" and other.code not in ("filler", "in", "from", "distinct"):
             break
-    r.use(m, *found)
+    if found:  # a "not" with nothing it negates stays free: never dropped in silence
+        r.use(m, *found)
     return found
 
 

@@ -162,6 +162,16 @@ class RoleResolver:
                 column = marker  # "in year 2014": a column named Year, if there is one
             self.years.append(YearFilter(relation, tuple(years), span_text(self.q, m), column))
 
+    def _relating_verbs(self) -> None:
+        """A verb right after a table word and before another ("manufacturers built more than 100
+        payloads", "Which manufacturers built aircraft?") says how their rows relate, which the join
+        between them is; it is no part of a column name (a `..._built` count) to show."""
+        for i, m in enumerate(self.mentions):
+            if m.kind == "column" and m.partial and verb_form(m.text) and i \
+                    and self.mentions[i - 1].kind == "table" and self.mentions[i - 1].end == m.start \
+                    and any(o.kind == "table" for o in self.mentions[i + 1:]):
+                self.use(m)
+
     def _between_years(self, between: Mention, m: Mention) -> bool:
         """"between 2015 and 2018": two years after "between", and no column of numbers named before it
         ("mass between 1000 and 2000" compares masses)."""
@@ -424,6 +434,11 @@ class RoleResolver:
         if target is not None and target.kind == "keyword" and target.alt is not None:
             self.use(target)  # "the highest average": a column named Average
             target = target.alt
+        elif target is not None and target.kind == "keyword" and target.code in ("sum", "avg") and not self.q.zh:
+            # "Which orbit received the most total payload mass?": ranked by that aggregate of each group
+            self.rank = Rank(desc=desc)
+            self.use(m)
+            return
         if target is not None and target.kind == "table":
             self.rank = Rank(desc=desc, counted=target, by_count=True)
             self.use(m, target)
@@ -485,6 +500,7 @@ class RoleResolver:
             raise PlanningFailed("none of its words match a table, column or stored value",
                                  zh="问题中的词与任何表名、列名或数据值都对不上")
         self.periods = find_periods(self, self.today)
+        self._relating_verbs()
         for m in [m for m in self.mentions if m.kind == "keyword" and m.code == "not"]:
             negated = find_negated(self, m) if not self._negates_a_value_directly(m) else []
             if negated:

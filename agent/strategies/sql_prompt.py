@@ -111,17 +111,25 @@ class Hint(NamedTuple):
         return f"{self.table}.{self.column} = '{self.value}'"
 
 
-def value_hints(question: str, values: dict[str, list[Any]], *, limit: int = HINTS_SHOWN) -> list[Hint]:
+def value_hints(question: str, values: dict[str, list[Any]], *, prefixes: dict[str, Any] | None = None,
+                limit: int = HINTS_SHOWN) -> list[Hint]:
     """Where the database holds a value the question names, as `table.column = 'Value'` (spelled
     as stored): "Falcon 9" → `launch_vehicles.name = 'Falcon 9'`. `values`: the planner's index
-    (folded text → places, `SchemaIndex.values`). Longest phrases first; numbers and one-letter
-    values are left out (they match everywhere)."""
+    (folded text → places, `SchemaIndex.values`); `prefixes`, its first words of one proper name
+    (`SchemaIndex.prefixes`: "Baikonur" → 'Baikonur Cosmodrome'), read where the question writes them
+    with a capital. Longest phrases first; numbers and one-letter values are left out (they match
+    everywhere)."""
     folded = fold(question)
     words = [w.strip(".,;:!?()\"'“”‘’？，。、") for w in folded.split()]
     found: list[Hint] = []
     seen: set[Hint] = set()
     phrases = {" ".join(words[i:i + n]) for n in range(1, 7) for i in range(len(words) - n + 1)}
     keys = [k for k in phrases if k in values]
+    written = [w.strip(".,;:!?()\"'“”‘’") for w in question.split()]
+    capitalised = {" ".join(written[i:i + n]).casefold() for n in range(1, 4) for i in range(1, len(written) - n + 1)
+                   if written[i][:1].isupper()}
+    values = {**values, **{k: [ref] for k, ref in (prefixes or {}).items() if k in capitalised and k not in values}}
+    keys += [k for k in capitalised if k in (prefixes or {}) and k not in keys]
     if has_cjk(question):
         keys += [k for k in values if has_cjk(k) and len(k) >= 2 and k in folded]
     taken: list[str] = []

@@ -1,0 +1,72 @@
+"""What the seventh re-walk's right answers were flagged for (issue 38), each now read.
+
+A site named by its first word ("Baikonur") is the question's own value for the checks too; a
+follow-up naming a stored value that each of the previous rows has one of, one way only ("How many of
+those were Proton flights?", "Which of those flew from Jiuquan?", 其中哪些是中国制造的？), restricts those
+rows without a join to check; a value reached several ways (a launch's country: its site's or its
+rocket's) still says which join it read. "no longer", 完全, 发往, "received", the sample's orbit names
+in Chinese, "the most total payload mass" and "manufacturers built … payloads" are read; a "not" with
+nothing to negate is never dropped.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.planner.followup import frame_to_dict
+from tests.agent.planner.test_planner_compounds import answers
+from tests.agent.planner.test_planner_followup import planner, result, sample, talk  # noqa: F401 (fixtures)
+from tests.agent.planner.test_planner_leaning import JOINED, askdb  # noqa: F401 (fixture)
+
+
+def test_a_site_named_by_its_first_word_and_a_follow_up_restricting_by_a_value_are_answered(askdb):
+    first, proton, later = answers(askdb, "How many launches lifted off from Baikonur in the 2000s?",
+                                   "How many of those were Proton flights?", "And in the 2010s?")
+    assert first.ok and first.data.rows == [[184]] and "Baikonur Cosmodrome" in first.data.text
+    assert proton.ok and proton.data.rows == [[84]]
+    assert later.ok and later.data.rows == [[66]]
+
+
+@pytest.mark.parametrize("questions", [
+    ("Which crewed missions launched between October 2021 and March 2022?", "Which of those flew from Jiuquan?"),
+    ("2020年以后首飞的飞机有哪些？", "其中哪些是中国制造的？"),
+])
+def test_a_value_each_previous_row_has_one_of_restricts_without_a_caveat(planner, questions):
+    first = planner.plan(questions[0])
+    follow = planner.plan(questions[1], frame_to_dict(first.frame) | {"complete": True})
+    assert follow.frame.link is None and follow.caveat is None
+
+
+def test_a_value_reached_several_ways_still_says_which_join_it_read(planner):
+    count = planner.plan("How many launches were there in 2020?")
+    follow = planner.plan("what about Russia?", frame_to_dict(count.frame) | {"complete": True})
+    assert follow.frame.link == "joined"  # the launch site's country, or the rocket's
+
+
+@pytest.mark.parametrize("question, gold", [
+    ("How many Japanese-operated payloads are no longer operational?",
+     "SELECT COUNT(*) FROM payloads p JOIN countries c ON p.operator_country_id = c.id "
+     "WHERE c.name = 'Japan' AND p.status != 'operational'"),
+    ("长征五号的发射中有几次不是完全成功的？",
+     "SELECT COUNT(*) FROM launches l JOIN launch_vehicles v ON l.vehicle_id = v.id "
+     "WHERE v.name_zh = '长征五号' AND l.outcome != 'success'"),
+    ("2022年发往太阳同步轨道的载荷一共有多少颗？",
+     "SELECT COUNT(*) FROM payloads p JOIN launches l ON p.launch_id = l.id "
+     "WHERE l.launch_date LIKE '2022%' AND p.orbit = 'SSO'"),
+    ("Which orbit received the most total payload mass in 2024?",
+     "SELECT p.orbit, SUM(p.mass_kg) FROM payloads p JOIN launches l ON p.launch_id = l.id "
+     "WHERE l.launch_date LIKE '2024%' GROUP BY p.orbit ORDER BY 2 DESC LIMIT 1"),
+    ("Which satellite manufacturers built more than 100 payloads?",
+     "SELECT m.name, COUNT(*) FROM payloads p JOIN manufacturers m ON p.manufacturer_id = m.id "
+     "GROUP BY m.id HAVING COUNT(*) > 100"),
+    ("Which manufacturers built aircraft?",
+     "SELECT DISTINCT m.name FROM manufacturers m JOIN aircraft a ON a.manufacturer_id = m.id"),
+])
+def test_words_the_seventh_re_walk_flagged_are_read(talk, sample_db_path, question, gold):
+    _, answer = talk.ask(question)
+    assert sorted(result(talk)) == sorted(sample(sample_db_path, gold)) and "caveat" not in answer
+
+
+def test_a_not_with_nothing_it_negates_is_never_dropped(planner):
+    plan = planner.plan("Which launch vehicles are not the official vehicles?")
+    assert plan.failure is not None or plan.caveat is not None
