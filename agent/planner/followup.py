@@ -460,7 +460,7 @@ def frame_to_dict(frame: Frame) -> dict[str, Any]:
 
     def condition(c: Condition) -> dict[str, Any]:
         return {"column": col(c.column), "op": c.op, "values": list(c.values), "text": c.text,
-                "looked_up": c.looked_up}
+                "looked_up": c.looked_up, "via": c.via}
 
     def measure(m: Measure) -> dict[str, Any]:
         return {"func": m.func, "column": col(m.column), "distinct": m.distinct,
@@ -486,7 +486,8 @@ def frame_from_dict(data: dict[str, Any], schema: SchemaIndex) -> Frame | None:
             return schema.column(*pair) if pair else None
 
         def condition(c: dict[str, Any]) -> Condition:
-            return Condition(col(c["column"]), c["op"], tuple(c["values"]), c["text"], looked_up=c["looked_up"])
+            return Condition(col(c["column"]), c["op"], tuple(c["values"]), c["text"], looked_up=c["looked_up"],
+                             via=c.get("via"))
 
         measures = [Measure(m["func"], col(m["column"]), m["distinct"],
                             condition(m["condition"]) if m["condition"] else None) for m in data["measures"]]

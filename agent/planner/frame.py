@@ -55,6 +55,7 @@ class Condition:
     text: str  # the words of the question it came from
     looked_up: bool = False  # a value found in the values index (shown with find_values)
     at: int = -1  # where its words start in the question (token index), for a share's numerator
+    via: str | None = None  # reached through this table ("Russian rockets": the rockets' country)
 
     def describe(self) -> str:
         shown = ", ".join(str(v) for v in self.values)
@@ -122,6 +123,7 @@ class Frame:
         columns += [m.condition.column for m in self.measures if m.condition is not None]
         if self.order and self.order.column is not None:
             columns.append(self.order.column)
+        found.extend(c.via for c in self.conditions if c.via)
         found.extend(c.table for c in columns)
         found.extend(self.existence)
         return list(dict.fromkeys(t for t in found if t in schema.tables))

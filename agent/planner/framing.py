@@ -300,6 +300,19 @@ class Assembler:
         self.r.use(word)
         self.notes.append(f"'{word.text}' → one row for each of {', '.join(map(str, listed.values))}")
 
+    def _reached_through(self, frame: Frame, m: Mention, table: str) -> str | None:
+        """The table a value names the kind of, written right after it ("Russian rockets", 俄罗斯火箭):
+        the value is that table's rows' (the rockets' country), not the one nearest the counted rows
+        (each launch's site's country); marked used."""
+        after = next((o for o in self.r.mentions if o.kind == "table" and self.r.is_free(o) and self.r.compound(m, o)),
+                     None)
+        through = self.table(after) if after is not None else None
+        if through in (None, table, frame.fact) or self.schema.distance(through, table) >= 99 \
+                or self.schema.distance(frame.fact, through) >= 99:
+            return None
+        self.r.use(after)
+        return through
+
     def flags(self, frame: Frame) -> bool:
         """"Which reusable launch vehicles are still active?": a yes/no column named in a question that
         asks for rows is a condition (`reusable = 1`), not a column of 1s and 0s to show. A question that
@@ -403,7 +416,7 @@ class Assembler:
                 self.r.use(m)
                 return
         frame.conditions.append(Condition(column, "!=" if negated else "=", (ref.value,), m.text, looked_up=True,
-                                          at=m.start))
+                                          at=m.start, via=self._reached_through(frame, m, ref.table)))
         self.r.use(m)
 
     def _value_rank(self, ref: ValueRef, mentioned: set[str]) -> tuple:

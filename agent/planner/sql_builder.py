@@ -31,7 +31,7 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
         SQLBuildError: the rendered SQL does not parse.
     """
     tables = frame.tables(schema)
-    joins, fans_out = _joins(frame.fact, tables, schema)
+    joins, fans_out = _joins(frame.fact, tables, schema, {c.column.table: c.via for c in frame.conditions if c.via})
     qualify = len(tables) > 1
 
     def col(c: ColumnInfo) -> str:
@@ -160,18 +160,28 @@ def _integer(node: exp.Expression) -> bool:
     return False
 
 
-def _joins(fact: str, tables: list[str], schema: SchemaIndex) -> tuple[list[tuple[str, Edge]], bool]:
+def _joins(fact: str, tables: list[str], schema: SchemaIndex,
+           via: dict[str, str] | None = None) -> tuple[list[tuple[str, Edge]], bool]:
     """JOIN clauses reaching every table from the fact table; and whether any multiplies rows.
 
     A table the fact table reaches by following its own keys up is joined that way ("launches by
     country": each launch's site's country, even when payloads are joined too). One it reaches only down
     to other rows is joined from the nearest table already joined, when that is nearer: "countries that
     operated payloads launched in 2019" dates those payloads' launches, not the launches of the
-    countries' launch sites."""
+    countries' launch sites." A table a value is reached `via` ("Russian rockets": the country of the
+    rockets) is joined from that table."""
     joined, joins, fans_out = {fact: None}, [], False  # a dict: joined in order, so ties go the same way
-    for target in sorted(tables, key=lambda t: schema.distance(fact, t)):
+    via = via or {}
+
+    def order(table: str) -> int:  # a table a value is reached through is joined before that value's
+        return max(schema.distance(fact, table), schema.distance(fact, via[table]) + 1) if table in via \
+            else schema.distance(fact, table)
+
+    for target in sorted(tables, key=order):
         path = schema.join_path(fact, target)
-        if path is not None and not schema.upward(fact, target):
+        if via.get(target) in joined:
+            path = schema.join_path(via[target], target)
+        elif path is not None and not schema.upward(fact, target):
             nearer = [p for t in joined if t != fact and (p := schema.join_path(t, target)) is not None]
             path = min([path] + nearer, key=len)
         if path is None:

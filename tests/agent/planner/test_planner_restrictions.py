@@ -70,3 +70,18 @@ def test_words_the_seventh_re_walk_flagged_are_read(talk, sample_db_path, questi
 def test_a_not_with_nothing_it_negates_is_never_dropped(planner):
     plan = planner.plan("Which launch vehicles are not the official vehicles?")
     assert plan.failure is not None or plan.caveat is not None
+
+
+@pytest.mark.parametrize("question, gold", [
+    ("2010年代俄罗斯火箭的发射成功率是多少？",
+     "SELECT ROUND(100.0 * SUM(l.outcome = 'success') / COUNT(*), 2) FROM launches l JOIN launch_vehicles v "
+     "ON l.vehicle_id = v.id JOIN manufacturers m ON v.manufacturer_id = m.id JOIN countries c ON m.country_id = c.id "
+     "WHERE c.name_zh = '俄罗斯' AND l.launch_date >= '2010-01-01' AND l.launch_date < '2020-01-01'"),
+    ("How many launches from Russian launch sites in 2015?",
+     "SELECT COUNT(*) FROM launches l JOIN launch_sites s ON l.site_id = s.id JOIN countries c ON s.country_id = c.id "
+     "WHERE c.name = 'Russia' AND l.launch_date LIKE '2015%'"),
+])
+def test_a_value_before_a_table_word_is_that_tables_rows(talk, sample_db_path, question, gold):
+    """"Russian rockets": the rockets' country (Baikonur is in Kazakhstan), not each launch's site's."""
+    _, answer = talk.ask(question)
+    assert result(talk) == sample(sample_db_path, gold) and "caveat" not in answer
