@@ -103,7 +103,12 @@ class Assembler:
             fact = counted or (others[0] if others else None)
         else:
             fact = counted or self._after_de(free_tables) or subject
-        frame.fact = self.table(fact) if fact is not None else self._fact_from_columns()
+        if counted is None and group is None and r.counted_value is not None \
+                and (fact is None or self.schema.upward(r.counted_value, self.table(fact))):
+            # "How many partial failures has the Long March family had?": launches, of that family
+            frame.fact, fact = r.counted_value, None
+        else:
+            frame.fact = self.table(fact) if fact is not None else self._fact_from_columns()
         if frame.entity and frame.fact in (frame.entity, ""):
             frame.fact = self._child_of(frame.entity)
         if not frame.fact:

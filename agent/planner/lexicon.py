@@ -142,7 +142,7 @@ ZH_WORDS: dict[str, str] = {
     "平均": "average", "均值": "average", "总": "total", "总计": "total", "合计": "total",
     "总和": "total", "总共": "in total", "一共": "in total", "共计": "in total",
     **ZH_SUPERLATIVES,
-    "每个": "each", "每": "each", "各个": "each", "各": "each", "按照": "by", "按": "by",
+    "每个": "each", "每": "each", "各个": "each", "各": "each", "各国": "each country", "每国": "each country", "按照": "by", "按": "by",
     "超过": "more than", "大于": "more than", "多于": "more than", "高于": "more than",
     "以上": "or more", "至少": "at least", "不少于": "at least", "不低于": "at least",
     "少于": "less than", "小于": "less than", "低于": "less than", "不到": "less than",
@@ -159,7 +159,7 @@ ZH_WORDS: dict[str, str] = {
     "不同": "distinct", "不是": "not", "非": "not", "除了": "except", "没有": "without", "从未": "never",
     "同时": "both", "次": "times",
     "降序": "descending", "从高到低": "descending", "升序": "ascending", "从低到高": "ascending",
-    "排序": "sorted by",
+    "排序": "sorted by", "排名": "",
     # generic nouns (a database's own, 运载火箭 or 首飞, are in its vocabulary file)
     "国家": "country", "地区": "region", "区域": "region", "城市": "city", "公司": "company",
     "制造商": "manufacturer", "厂商": "manufacturer", "生产商": "manufacturer", "供应商": "supplier",

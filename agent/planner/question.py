@@ -354,6 +354,8 @@ def _value_readings(span: list[Token], i: int, n: int, schema: SchemaIndex, writ
         elif written and written.casefold() not in keys and schema.values.get(written.casefold()):
             text = written
             keys = [written.casefold()]
+        else:  # "partial failures": the stored 'partial failure'
+            keys.append(" ".join([*(t.text for t in span[:-1]), singular(span[-1].norm)]).casefold())
     if n == 1 and (span[0].norm in _NOT_NAMES or span[0].norm in KEYWORDS or span[0].kind == "number"):
         return []
     for key in dict.fromkeys(keys):

@@ -40,6 +40,8 @@ class RoleResolver:
         self.comparisons: list[Comparison] = []
         self.aggregates: list[tuple[str, Mention | None, bool]] = []
         self.counted: Mention | None = None
+        #: "How many partial failures …": the table of the stored value counted, when no table is
+        self.counted_value: str | None = None
         self.rank: Rank | None = None
         self.limit: int | None = None
         self.order: tuple[Mention, bool] | None = None
@@ -416,6 +418,9 @@ class RoleResolver:
         if target is not None and target.kind == "table":
             self.counted = self.counted or target
             self.use(target)
+        elif target is not None and target.kind == "value" and not self.q.zh \
+                and len({v.table for v in target.values}) == 1:
+            self.counted_value = target.values[0].table  # the rows holding that value are what is counted
         if self.rank is not None and self.rank.by_count:
             return
         self.aggregates.append(("count", None, False))

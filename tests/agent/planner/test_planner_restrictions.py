@@ -85,3 +85,22 @@ def test_a_value_before_a_table_word_is_that_tables_rows(talk, sample_db_path, q
     """"Russian rockets": the rockets' country (Baikonur is in Kazakhstan), not each launch's site's."""
     _, answer = talk.ask(question)
     assert result(talk) == sample(sample_db_path, gold) and "caveat" not in answer
+
+
+@pytest.mark.parametrize("question, gold", [
+    ("2021年上半年各国分别发射了多少次？",
+     "SELECT c.name_zh, COUNT(*) FROM launches l JOIN launch_sites s ON l.site_id = s.id JOIN countries c "
+     "ON s.country_id = c.id WHERE l.launch_date >= '2021-01-01' AND l.launch_date < '2021-07-01' GROUP BY c.id"),
+    ("空客生产的客机平均航程是多少？",
+     "SELECT AVG(a.range_km) FROM aircraft a JOIN manufacturers m ON a.manufacturer_id = m.id "
+     "WHERE m.name = 'Airbus' AND a.role = 'airliner'"),
+    ("How many partial failures has the Long March family had since 2010?",
+     "SELECT COUNT(*) FROM launches l JOIN launch_vehicles v ON l.vehicle_id = v.id JOIN vehicle_families f "
+     "ON v.family_id = f.id WHERE f.name = 'Long March' AND l.outcome = 'partial failure' "
+     "AND l.launch_date >= '2010-01-01'"),
+])
+def test_each_country_a_short_maker_name_and_a_counted_value_of_several_words(talk, sample_db_path, question, gold):
+    """各国 is each country; 空客 is the sample's Airbus; "partial failures" are launches of that outcome,
+    dated by the launches (not the year the family first flew)."""
+    _, answer = talk.ask(question)
+    assert sorted(result(talk)) == sorted(sample(sample_db_path, gold)) and "caveat" not in answer
