@@ -343,9 +343,9 @@ def _choose_labels(table: TableInfo) -> None:
 
 
 def _name_prefixes(values: dict[str, list[ValueRef]], names: set[str]) -> dict[str, ValueRef]:
-    """The first word or words of a proper name of several words, where they begin that one value of the
-    database only: "Vandenberg" for 'Vandenberg Space Force Base', "Cape Canaveral" for 'Cape Canaveral
-    Space Force Station'. Not a prefix that is a value itself, a word of a table or column name, or a
+    """The first word or words of a proper name of several words, or its part in brackets, where they name
+    that one value of the database only: "Vandenberg" for 'Vandenberg Space Force Base', "Cape Canaveral"
+    for 'Cape Canaveral Space Force Station', "Mahia" for 'Rocket Lab Launch Complex 1 (Mahia)'. Not a prefix that is a value itself, a word of a table or column name, or a
     lower-case word ('earth' of 'earth observation' is no name)."""
     seen: dict[str, list[ValueRef]] = {}
     for refs in values.values():
@@ -353,10 +353,10 @@ def _name_prefixes(values: dict[str, list[ValueRef]], names: set[str]) -> dict[s
             words = ref.value.split()
             if len(words) < 2 or not ref.value.isascii():
                 continue
-            for n in range(1, len(words)):
-                first = words[:n]
+            aside = re.findall(r"\(([^()]+)\)", ref.value)  # 'Rocket Lab Launch Complex 1 (Mahia)': "Mahia"
+            for first in [words[:n] for n in range(1, len(words))] + [a.split() for a in aside]:
                 key = " ".join(first).casefold()
-                if not first[0][:1].isupper() or len(key) < 4 or key in values or key in names:
+                if not first or not first[0][:1].isupper() or len(key) < 4 or key in values or key in names:
                     continue
                 seen.setdefault(key, []).append(ref)
     return {key: refs[0] for key, refs in seen.items() if len({r.value for r in refs}) == 1}

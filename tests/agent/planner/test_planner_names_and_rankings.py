@@ -34,6 +34,7 @@ def test_a_prefix_of_several_names_or_a_lower_case_word_is_no_name(planner):
     assert "falcon" not in planner.schema.prefixes  # Falcon 9, Falcon Heavy
     assert "earth" not in planner.schema.prefixes  # earth observation: no proper name
     assert planner.schema.prefixes["vandenberg"].value == "Vandenberg Space Force Base"
+    assert planner.schema.prefixes["mahia"].value == "Rocket Lab Launch Complex 1 (Mahia)"  # its part in brackets
 
 
 @pytest.mark.parametrize("question, gold", [
