@@ -22,7 +22,7 @@ from dataclasses import replace
 from typing import Any
 
 from agent.planner.frame import Condition, Frame, Measure, Ordering, PlanningFailed
-from agent.planner.framing import Assembler
+from agent.planner.framing import YEAR_WORDS, Assembler
 from agent.planner.negation import Absence
 from agent.planner.question import Mention, ParsedQuestion
 from agent.planner.roles import RoleResolver
@@ -34,7 +34,6 @@ _MARKER_EN = re.compile(rf"^\s*(and|what about|how about|only|just|which of|of (
 _MARKER_ZH = re.compile(r"^\s*(其中|那|只看|只|仅|同样|换成|改成|改为|按)|呢\s*[？?]?\s*$")
 _RESTRICT = re.compile(rf"\b(which|who|what) of ({THOSE_EN})\b|\bof (those|these)\b|\bamong ({THOSE_EN})\b"
                        rf"|\blist them\b|{THOSE_ZH}", re.IGNORECASE)
-_YEAR_WORDS = frozenset({"year", "years", "年", "每年", "年份"})
 #: "each of them", "each of those", 它们各自, 其中每个: each of the rows listed before.
 _EACH_OF_THEM = re.compile(rf"\beach (?:one )?of ({THOSE_EN})\b|它们各自|它们每个|其中每个|这些.{{0,4}}各自", re.I)
 #: "Also show their names": the columns shown before stay, the new ones are added.
@@ -255,7 +254,7 @@ def _grouping(frame: Frame, a: Assembler) -> list[str]:
     listed = frame.fact if frame.columns and not frame.measures else None
     frame.group_columns, frame.group_time, frame.entity = [], None, None
     frame.columns = []
-    if r.bucket is not None or (group.kind == "column" and group.text.lower() in _YEAR_WORDS):
+    if r.bucket is not None or (group.kind == "column" and group.text.lower() in YEAR_WORDS):
         a.bucket(frame, r.bucket or "year")
     elif group.kind == "table" and listed and _EACH_OF_THEM.search(a.q.text) \
             and a.table(group) in a.schema.children(listed):

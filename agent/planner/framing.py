@@ -21,7 +21,7 @@ from agent.planner.schema_index import ColumnInfo, SchemaIndex, ValueRef
 from storage.text import normalize
 
 
-_YEAR_WORDS = frozenset({"year", "years", "年", "每年", "年份"})  # the bare time unit, not a column
+YEAR_WORDS = frozenset({"year", "years", "年", "每年", "年份"})  # the bare time unit, not a column
 _BUCKET_ZH = {"year": "年", "month": "月", "quarter": "季度", "half_year": "半年", "decade": "年代"}
 
 
@@ -192,7 +192,7 @@ class Assembler:
                 return dated[0]
         own = sorted(self.schema.tables[self.anchors[0]].time_columns, key=lambda c: not c.is_date) \
             if self.anchors else []
-        if own and (year.column is None or year.column.text.lower() in _YEAR_WORDS):
+        if own and (year.column is None or year.column.text.lower() in YEAR_WORDS):
             return own[0]  # "<rows> since 2015": when the rows happened, not a joined table's year
         chosen = self.column(year.column, "time")
         if chosen is not None:
@@ -223,7 +223,7 @@ class Assembler:
         elif r.group is not None and r.group.kind == "column":
             column = self.column(r.group)
             dates = [c for c in self.schema.tables[frame.fact].columns.values() if c.is_date]
-            if r.group.text.lower() in _YEAR_WORDS and not (column and column.table == frame.fact) and dates:
+            if r.group.text.lower() in YEAR_WORDS and not (column and column.table == frame.fact) and dates:
                 # "<rows> per year": the year each row happened, not a year column of a joined table.
                 frame.group_time = dates[0]
                 self.notes.append(f"'{r.group.text}' → GROUP BY the year of {frame.fact}.{dates[0].name}")
@@ -231,10 +231,15 @@ class Assembler:
                 frame.group_columns.append(column)
                 self.notes.append(f"'{r.group.text}' → GROUP BY {column.name}")
         if frame.entity is None and not frame.group_columns and not frame.group_time and (having or (r.rank and r.rank.by_count)):
-            column = next((self.column(m) for m in r.mentions if m.kind == "column" and r.is_free(m)), None)
-            if column is None:
-                raise MissingSubject("I could not tell what to count the rows per", zh="看不出要按什么分组计数")
-            frame.group_columns.append(column)
+            named = next((m for m in r.mentions if m.kind == "column" and r.is_free(m)), None)
+            if named is not None and named.text.lower() in YEAR_WORDS and self.schema.tables[frame.fact].time_columns:
+                self.bucket(frame, "year")  # "哪一年的发射次数最多？": the year each launch happened
+                r.use(named)
+            else:
+                column = self.column(named) if named is not None else None
+                if column is None:
+                    raise MissingSubject("I could not tell what to count the rows per", zh="看不出要按什么分组计数")
+                frame.group_columns.append(column)
         first_aggregate = min((m.start for m in r.mentions if m.kind == "keyword" and not r.is_free(m)
                                and m.code in ("count", "avg", "sum", "max", "min")), default=None)
         if frame.measures and not (frame.group_columns or frame.group_time) and frame.entity is None and first_aggregate is not None:
@@ -534,7 +539,7 @@ class Assembler:
 
     def _free_columns(self, *, exact: bool) -> list[Mention]:
         return [m for m in self.r.mentions if m.kind == "column" and self.r.is_free(m) and m.partial != exact
-                and m.text.lower() not in _YEAR_WORDS]
+                and m.text.lower() not in YEAR_WORDS]
 
 
 def column_choice(m: Mention, schema: SchemaIndex, anchors: list[str], want: str = "any",

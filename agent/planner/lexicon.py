@@ -122,8 +122,12 @@ ZH_WORDS: dict[str, str] = {
     # asking: 请帮我查一下, 告诉我, 看看, 能不能列一下 (the question says what to show)
     "一下": "", "帮我": "", "告诉我": "", "告诉": "", "看看": "", "看一看": "", "能不能": "", "能否": "",
     "请问": "", "请": "", "查": "", "列": "list",
+    # 什么时候, 何时: when, which the date shown says (最后一次发射是什么时候？ shows the latest launch's date)
+    "什么时候": "", "何时": "", "从来": "",  # 从来没有: never, as 没有 says
     # 分别, 具体: each and which, as the grouping says; 发生 (2019年发生了多少次失败): the rows happened
     "分别": "", "具体": "", "发生": "",
+    # 按用途分呢？ (split by, as 按 says); 占多少比例 (make up: the share says it)
+    "分": "", "占": "",
     # 不是完全成功的 (not a full success: the negation says it); 发往 (sent to: the orbit or place named after)
     "完全": "", "发往": "", "送往": "", "送入": "", "进入": "",
     # 它们用的是哪些火箭？: the rockets they used, as the join says
@@ -241,7 +245,7 @@ host hosts hosted hosting involve involves involved involving feature features f
 break breaks broke broken breakdown down split splits database
 send sends sent sending go goes went gone going carry carries carried carrying counting
 lift lifts lifted lifting exactly specifically precisely respectively
-receive receives received receiving get gets got
+receive receives received receiving get gets got fully completely entirely
 """.split())
 
 #: Irregular past participles: "built by X" names a relation, not a grouping ("launches by country").

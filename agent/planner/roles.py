@@ -439,6 +439,13 @@ class RoleResolver:
         if target is not None and target.kind == "keyword" and target.alt is not None:
             self.use(target)  # "the highest average": a column named Average
             target = target.alt
+        elif target is not None and target.kind == "keyword" and str(target.code).startswith("unit_") \
+                and (counted := next((o for o in self.mentions if o.kind == "table" and o.start > target.end
+                                      and self.is_free(o)), None)) is not None:
+            # "What was the busiest month for launches in 2023?": the month with the most launches
+            self.rank = Rank(desc=desc, counted=counted, by_count=True)
+            self.use(m, counted)
+            return
         elif target is not None and target.kind == "keyword" and target.code in ("sum", "avg") and not self.q.zh:
             # "Which orbit received the most total payload mass?": ranked by that aggregate of each group
             self.rank = Rank(desc=desc)

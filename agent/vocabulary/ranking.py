@@ -10,7 +10,7 @@ from __future__ import annotations
 HIGHEST: tuple[str, ...] = ("highest", "largest", "biggest", "greatest")
 LOWEST: tuple[str, ...] = ("lowest", "smallest")
 #: Superlatives of a count ("the most students", "the fewest launches"): usually a ranking by COUNT(*).
-MOST: tuple[str, ...] = ("most",)
+MOST: tuple[str, ...] = ("most", "busiest")
 LEAST: tuple[str, ...] = ("least", "fewest")
 #: A measure's extreme ("the maximum speed"), a ranking or an aggregate by where it stands.
 MAXIMUM: tuple[str, ...] = ("maximum", "max")
@@ -39,6 +39,7 @@ ZH_SUPERLATIVES: dict[str, str] = {
     "最少": "least", "最常见": "most common", "最年轻": "youngest", "最老": "oldest", "最早": "earliest", "最晚": "latest",
     "最新": "newest", "最近": "most recent", "最重": "heaviest", "最轻": "lightest",
     "最远": "farthest", "最长": "longest", "最短": "shortest",
+    "最后一次": "latest", "最近一次": "latest", "第一次": "earliest", "首次": "earliest",
     "最快": "fastest", "最慢": "slowest", "最贵": "most expensive", "最便宜": "cheapest",
 }
 

@@ -104,3 +104,29 @@ def test_each_country_a_short_maker_name_and_a_counted_value_of_several_words(ta
     dated by the launches (not the year the family first flew)."""
     _, answer = talk.ask(question)
     assert sorted(result(talk)) == sorted(sample(sample_db_path, gold)) and "caveat" not in answer
+
+
+@pytest.mark.parametrize("question, gold", [
+    ("2010年代哪一年的发射次数最多？",
+     "SELECT strftime('%Y', launch_date), COUNT(*) FROM launches WHERE launch_date >= '2010-01-01' "
+     "AND launch_date < '2020-01-01' GROUP BY 1 ORDER BY 2 DESC LIMIT 1"),
+    ("What was the busiest month for launches in 2023?",
+     "SELECT strftime('%Y-%m', launch_date), COUNT(*) FROM launches WHERE launch_date LIKE '2023%' "
+     "GROUP BY 1 ORDER BY 2 DESC LIMIT 1"),
+    ("质子-M最后一次发射是什么时候？",
+     "SELECT l.mission_name, l.launch_date FROM launches l JOIN launch_vehicles v ON l.vehicle_id = v.id "
+     "WHERE v.name_zh = '质子-M' ORDER BY l.launch_date DESC LIMIT 1"),
+    ("哪些火箭家族从来没有发射失败过？",
+     "SELECT name_zh FROM vehicle_families WHERE id NOT IN (SELECT v.family_id FROM launch_vehicles v "
+     "JOIN launches l ON l.vehicle_id = v.id WHERE l.outcome = 'failure' AND v.family_id IS NOT NULL)"),
+    ("欧洲地区的国家运营的载荷有多少个？",
+     "SELECT 'Europe', COUNT(*) FROM payloads p JOIN countries c ON p.operator_country_id = c.id "
+     "WHERE c.region = 'Europe'"),
+    ("各用途的载荷中，状态为已衰减的分别占多少比例？",
+     "SELECT purpose, ROUND(100.0 * SUM(status = 'decayed') / COUNT(*), 2), COUNT(*) FROM payloads GROUP BY purpose"),
+])
+def test_what_the_eighth_re_walk_found(talk, sample_db_path, question, gold):
+    """哪一年 is the year the rows happened (not a joined table's year column); "busiest month"; 最后一次
+    and 什么时候; 从来没有; the sample's regions and 已衰减 in Chinese; 分, 占."""
+    _, answer = talk.ask(question)
+    assert sorted(result(talk)) == sorted(sample(sample_db_path, gold)) and "caveat" not in answer
