@@ -25,6 +25,13 @@ def answers(askdb, *questions):
     return found
 
 
+def answered_as(talk, sample_db_path, question: str, gold: str) -> dict:
+    """The question is answered, with no caveat, with the rows of the gold SQL (in any order); the answer."""
+    _, answer = talk.ask(question)
+    assert sorted(result(talk)) == sorted(sample(sample_db_path, gold)) and "caveat" not in answer, answer
+    return answer
+
+
 def rows_after(talk, *questions) -> list[tuple]:
     """The last question's rows, sorted, after asking every question in one conversation."""
     for question in questions:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from agent.planner.followup import frame_to_dict
-from tests.agent.planner.test_planner_compounds import rows_after
+from tests.agent.planner.test_planner_compounds import answered_as, rows_after
 from tests.agent.planner.test_planner_followup import planner, result, sample, talk  # noqa: F401 (fixtures)
 
 
@@ -25,8 +25,7 @@ from tests.agent.planner.test_planner_followup import planner, result, sample, t
      "WHERE s.name = 'Cape Canaveral Space Force Station' AND l.launch_date LIKE '2022%'"),
 ])
 def test_the_first_words_of_one_name_find_that_name(talk, sample_db_path, question, gold):
-    _, answer = talk.ask(question)
-    assert result(talk) == sample(sample_db_path, gold) and "caveat" not in answer
+    answer = answered_as(talk, sample_db_path, question, gold)
     assert "Space Force" in answer["text"]  # the answer names the value it read
 
 
@@ -50,8 +49,7 @@ def test_a_prefix_of_several_names_or_a_lower_case_word_is_no_name(planner):
      "JOIN launches l ON p.launch_id = l.id WHERE l.launch_date LIKE '2019%'"),
 ])
 def test_a_verb_after_a_table_word_says_what_those_rows_did(talk, sample_db_path, question, gold):
-    _, answer = talk.ask(question)
-    assert sorted(result(talk)) == sorted(sample(sample_db_path, gold)) and "caveat" not in answer
+    answered_as(talk, sample_db_path, question, gold)
 
 
 def test_a_follow_up_ranks_the_rows_listed_by_the_column_its_superlative_names(talk, sample_db_path):
@@ -94,8 +92,7 @@ def test_chinese_yihou_includes_the_year_it_follows(planner):
      "ON m.country_id = c.id WHERE c.name = 'Russia' AND v.status = 'retired'"),
 ])
 def test_an_adjective_of_nationality_is_its_country(talk, sample_db_path, question, gold):
-    _, answer = talk.ask(question)
-    assert sorted(result(talk)) == sorted(sample(sample_db_path, gold)) and "caveat" not in answer
+    answered_as(talk, sample_db_path, question, gold)
 
 
 @pytest.mark.parametrize("question, gold", [
@@ -108,5 +105,4 @@ def test_an_adjective_of_nationality_is_its_country(talk, sample_db_path, questi
      "ON s.country_id = c.id WHERE c.name_zh IN ('中国', '俄罗斯') AND l.launch_date LIKE '2020%' GROUP BY c.name_zh"),
 ])
 def test_a_comparison_of_listed_values_gives_one_row_each(talk, sample_db_path, question, gold):
-    _, answer = talk.ask(question)
-    assert sorted(result(talk)) == sorted(sample(sample_db_path, gold)) and "caveat" not in answer
+    answered_as(talk, sample_db_path, question, gold)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from agent.planner.followup import frame_to_dict
-from tests.agent.planner.test_planner_compounds import answers
+from tests.agent.planner.test_planner_compounds import answered_as, answers
 from tests.agent.planner.test_planner_followup import planner, result, sample, talk  # noqa: F401 (fixtures)
 from tests.agent.planner.test_planner_leaning import JOINED, askdb  # noqa: F401 (fixture)
 
@@ -63,8 +63,7 @@ def test_a_value_reached_several_ways_still_says_which_join_it_read(planner):
      "SELECT DISTINCT m.name FROM manufacturers m JOIN aircraft a ON a.manufacturer_id = m.id"),
 ])
 def test_words_the_seventh_re_walk_flagged_are_read(talk, sample_db_path, question, gold):
-    _, answer = talk.ask(question)
-    assert sorted(result(talk)) == sorted(sample(sample_db_path, gold)) and "caveat" not in answer
+    answered_as(talk, sample_db_path, question, gold)
 
 
 def test_a_not_with_nothing_it_negates_is_never_dropped(planner):
@@ -83,8 +82,7 @@ def test_a_not_with_nothing_it_negates_is_never_dropped(planner):
 ])
 def test_a_value_before_a_table_word_is_that_tables_rows(talk, sample_db_path, question, gold):
     """"Russian rockets": the rockets' country (Baikonur is in Kazakhstan), not each launch's site's."""
-    _, answer = talk.ask(question)
-    assert result(talk) == sample(sample_db_path, gold) and "caveat" not in answer
+    answered_as(talk, sample_db_path, question, gold)
 
 
 @pytest.mark.parametrize("question, gold", [
@@ -102,8 +100,7 @@ def test_a_value_before_a_table_word_is_that_tables_rows(talk, sample_db_path, q
 def test_each_country_a_short_maker_name_and_a_counted_value_of_several_words(talk, sample_db_path, question, gold):
     """各国 is each country; 空客 is the sample's Airbus; "partial failures" are launches of that outcome,
     dated by the launches (not the year the family first flew)."""
-    _, answer = talk.ask(question)
-    assert sorted(result(talk)) == sorted(sample(sample_db_path, gold)) and "caveat" not in answer
+    answered_as(talk, sample_db_path, question, gold)
 
 
 @pytest.mark.parametrize("question, gold", [
@@ -128,5 +125,4 @@ def test_each_country_a_short_maker_name_and_a_counted_value_of_several_words(ta
 def test_what_the_eighth_re_walk_found(talk, sample_db_path, question, gold):
     """哪一年 is the year the rows happened (not a joined table's year column); "busiest month"; 最后一次
     and 什么时候; 从来没有; the sample's regions and 已衰减 in Chinese; 分, 占."""
-    _, answer = talk.ask(question)
-    assert sorted(result(talk)) == sorted(sample(sample_db_path, gold)) and "caveat" not in answer
+    answered_as(talk, sample_db_path, question, gold)
