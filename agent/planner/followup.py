@@ -27,7 +27,7 @@ from agent.planner.negation import Absence
 from agent.planner.question import Mention, ParsedQuestion
 from agent.planner.roles import RoleResolver
 from agent.planner.schema_index import ColumnInfo, SchemaIndex
-from agent.vocabulary.references import PRONOUNS_EN, THOSE_EN, THOSE_ZH, counts_previous_rows, points_back
+from agent.vocabulary.references import PRONOUNS_EN, THOSE_EN, THOSE_ZH, counts_per, counts_previous_rows, points_back
 
 _MARKER_EN = re.compile(rf"^\s*(and|what about|how about|only|just|which of|of ({THOSE_EN})|among|same|the same|"
                         rf"now|also|but|instead|then)\b|\b({PRONOUNS_EN})\b", re.IGNORECASE)
@@ -72,8 +72,9 @@ _ELLIPSIS = re.compile(r"\b(?:do|does|did|is|are|was|were|has|have|had|can|could
 def leans_on_previous(question: str) -> bool:
     """The question's words point back at the previous answer: a follow-up marker (`is_follow_up`), a
     word that points back ("that course", "he", "also", "which ones"), or a bare count ("How many are
-    there?", 一共有多少个？), which has nothing else to count."""
-    return is_follow_up(question) or bool(_LEANING.search(question)) or counts_previous_rows(question)
+    there?", 一共有多少个？, "How many per launch site?"), which has nothing else to count."""
+    return is_follow_up(question) or bool(_LEANING.search(question)) or counts_previous_rows(question) \
+        or counts_per(question)
 
 
 #: A participle with nothing after it ("Which rockets were involved?"): involved in what the previous answer

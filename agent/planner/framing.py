@@ -311,16 +311,19 @@ class Assembler:
         self.notes.append(f"'{word.text}' → one row for each of {', '.join(map(str, listed.values))}")
 
     def _reached_through(self, frame: Frame, m: Mention, table: str) -> str | None:
-        """The table a value names the kind of, written right after it ("Russian rockets", 俄罗斯火箭):
+        """The table a value names the kind of, written right after it ("Russian rockets", 俄罗斯火箭,
+        "Russian-built rockets"):
         the value is that table's rows' (the rockets' country), not the one nearest the counted rows
         (each launch's site's country); marked used."""
-        after = next((o for o in self.r.mentions if o.kind == "table" and self.r.is_free(o) and self.r.compound(m, o)),
-                     None)
+        tokens = self.q.tokens
+        after = next((o for o in self.r.mentions if o.kind == "table" and self.r.is_free(o) and o.start >= m.end
+                      and (self.r.compound(m, o) or (o.start - m.end == 1 and verb_form(tokens[m.end].text)))), None)
         through = self.table(after) if after is not None else None
         if through in (None, table, frame.fact) or self.schema.distance(through, table) >= 99 \
                 or self.schema.distance(frame.fact, through) >= 99:
             return None
-        self.r.use(after)
+        # "Russian-built rockets": the participle between says the same (the rockets' country)
+        self.r.use(after, *(o for o in self.r.mentions if m.end <= o.start and o.end <= after.start))
         return through
 
     def flags(self, frame: Frame) -> bool:
@@ -550,6 +553,11 @@ def column_choice(m: Mention, schema: SchemaIndex, anchors: list[str], want: str
         return {"numeric": c.is_numeric, "time": c.is_date or c.is_year, "any": True}[want]
 
     candidates = [c for c in m.columns if fits(c)]
+    # Not a column, named by part of its name, of rows reached only through a parent they share with the
+    # anchors: "built" of "Russian-built rockets" is no count built of the aircraft their maker also makes.
+    if m.partial:  # a word that is only part of a column's name
+        candidates = [c for c in candidates if c.table == near or not anchors
+                      or not all(schema.through_parent(a, c.table) for a in anchors)]
     if not candidates:
         return None
     return min(candidates, key=lambda c: (c.table != near,

@@ -40,12 +40,24 @@ REFERRING_WORDS: frozenset[str] = frozenset("he him his himself she her hers her
 def points_back(question: str) -> bool:
     """Whether a question points back at the previous answer's rows ("how many of them failed?", 其中,
     "How many are there?")."""
-    return bool(BACK_REFERENCE.search(question)) or counts_previous_rows(question)
+    return bool(BACK_REFERENCE.search(question)) or counts_previous_rows(question) or counts_per(question)
+
+
+#: A count with nothing named to count, only what to count per ("How many per launch site?", "How many
+#: for each year?"): the previous answer's rows, counted per that.
+COUNT_PER = re.compile(r"^\s*(?:and\s+|so\s+)?how many\s+(?:(?:are|were)\s+there\s+)?(?:per|by|for each|in each|each)\b",
+                       re.I)
 
 
 def counts_previous_rows(question: str) -> bool:
     """Whether a question asks only how many rows the previous answer has ("How many are there?")."""
     return bool(BARE_COUNT.match(question))
+
+
+def counts_per(question: str) -> bool:
+    """Whether a question asks how many per something, naming nothing to count ("How many per launch
+    site?"): the previous answer's rows, counted per that."""
+    return bool(COUNT_PER.match(question))
 
 
 def unresolved_reference(question: str) -> str | None:

@@ -126,3 +126,15 @@ def test_what_the_eighth_re_walk_found(talk, sample_db_path, question, gold):
     """哪一年 is the year the rows happened (not a joined table's year column); "busiest month"; 最后一次
     and 什么时候; 从来没有; the sample's regions and 已衰减 in Chinese; 分, 占."""
     answered_as(talk, sample_db_path, question, gold)
+
+
+def test_russian_built_rockets_and_how_many_per_site_after_them(talk, sample_db_path):
+    """The ninth re-walk's E07 and E08: "built" is no `units_built` of aircraft their maker also makes,
+    "Russian-built rockets" are the rockets' country's; "How many per launch site?" names nothing to count,
+    so it counts the previous answer's rows per site."""
+    gold = ("FROM launches l JOIN launch_vehicles v ON l.vehicle_id = v.id JOIN manufacturers m "
+            "ON v.manufacturer_id = m.id JOIN countries c ON m.country_id = c.id JOIN launch_sites s ON l.site_id = s.id "
+            "WHERE c.name = 'Russia' AND l.outcome = 'failure' AND l.launch_date >= '2015-01-01'")
+    answered_as(talk, sample_db_path, "List the failed launches of Russian-built rockets since 2015.",
+                f"SELECT l.mission_name {gold}")
+    answered_as(talk, sample_db_path, "How many per launch site?", f"SELECT s.name, COUNT(*) {gold} GROUP BY s.id")
