@@ -258,7 +258,10 @@ class _Turn:
         self.shown_values: set[str] = _as_shown(v for row in (self.state.answer.data.rows if self.state.answer else [])
                                                 for v in row)
         if hasattr(setup.model, "follow"):  # the offline planner: the values it read the question's words as
-            self.shown_values |= {hint.value for hint in _value_hints(setup, self.state.question or "")}
+            try:
+                self.shown_values |= {hint.value for hint in _value_hints(setup, self.state.question or "")}
+            except SourceUnavailable:
+                pass  # the turn says so when it first asks the source
         self.partial_values: set[str] = set()  # values find_values showed only the first of, in this turn
         #: Values seen but not found for the question: sample rows', a lookup's of a term the question lacks (`_found`).
         self.sampled_values: set[str] = set()
