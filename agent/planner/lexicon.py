@@ -163,6 +163,8 @@ ZH_WORDS: dict[str, str] = {
     "不同": "distinct", "不是": "not", "非": "not", "除了": "except", "没有": "without", "从未": "never",
     "同时": "both", "次": "times",
     "降序": "descending", "从高到低": "descending", "升序": "ascending", "从低到高": "ascending",
+    "从多到少": "descending", "从大到小": "descending", "从少到多": "ascending", "从小到大": "ascending",
+    "排列": "", "总部": "", "总部位于": "",
     "排序": "sorted by", "排名": "",
     # generic nouns (a database's own, 运载火箭 or 首飞, are in its vocabulary file)
     "国家": "country", "地区": "region", "区域": "region", "城市": "city", "公司": "company",
@@ -246,6 +248,7 @@ break breaks broke broken breakdown down split splits database
 send sends sent sending go goes went gone going carry carries carried carrying counting
 lift lifts lifted lifting exactly specifically precisely respectively
 receive receives received receiving get gets got fully completely entirely
+suffer suffers suffered suffering whole
 """.split())
 
 #: Irregular past participles: "built by X" names a relation, not a grouping ("launches by country").

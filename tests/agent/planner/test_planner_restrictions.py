@@ -138,3 +138,14 @@ def test_russian_built_rockets_and_how_many_per_site_after_them(talk, sample_db_
     answered_as(talk, sample_db_path, "List the failed launches of Russian-built rockets since 2015.",
                 f"SELECT l.mission_name {gold}")
     answered_as(talk, sample_db_path, "How many per launch site?", f"SELECT s.name, COUNT(*) {gold} GROUP BY s.id")
+
+
+@pytest.mark.parametrize("question", [
+    "Which rockets suffered a failure in the last three years?", "哪些飞机制造商的总部在欧洲？",
+    "首飞时间最早的直升机是哪一款？", "2024年各发射场的成功发射次数，从多到少排列",
+])
+def test_words_the_tenth_re_walk_flagged_raise_no_caveat(planner, question):
+    """suffered, 总部, 首飞时间 (the sample's first flight), 从多到少 (descending) and 排列: read."""
+    plan = planner.plan(question)
+    assert plan.failure is None and plan.frame.unused == [], plan.frame.unused
+    assert "DESC" in plan.sql or "从多到少" not in question
