@@ -54,7 +54,7 @@ KEYWORDS: dict[str, str] = {
     "distinct": "distinct", "different": "distinct", "unique": "distinct",
     "times": "times",
     "not": "not", "except": "not", "excluding": "not", "other than": "not", "without": "not",
-    "never": "not", "no": "not", "no longer": "not", "not anymore": "not", "don": "not", "doesn": "not", "didn": "not", "haven": "not", "hasn": "not",
+    "never": "not", "no": "not", "no longer": "not", "not anymore": "not", "outside": "not", "outside of": "not", "don": "not", "doesn": "not", "didn": "not", "haven": "not", "hasn": "not",
     "both": "both", "neither": "both",
     "ordered by": "order", "sorted by": "order", "order by": "order", "sort by": "order",
     "in order of": "order", "order of": "order", "ranked by": "order", "in descending order of": "order_desc",

@@ -149,3 +149,10 @@ def test_words_the_tenth_re_walk_flagged_raise_no_caveat(planner, question):
     plan = planner.plan(question)
     assert plan.failure is None and plan.frame.unused == [], plan.frame.unused
     assert "DESC" in plan.sql or "从多到少" not in question
+
+
+def test_outside_a_place_is_not_there(talk, sample_db_path):
+    """The ninth re-walk's E06 listed exactly the US sites for "outside the United States"."""
+    answered_as(talk, sample_db_path, "Which launch sites outside the United States opened before 1970?",
+                "SELECT s.name FROM launch_sites s JOIN countries c ON s.country_id = c.id "
+                "WHERE c.name != 'United States' AND s.opened_year < 1970")
