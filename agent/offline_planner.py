@@ -256,20 +256,9 @@ class OfflinePlanner:
         flights?"): the value asks for that join and keeps the same rows, only fewer."""
         old = {(c.column.table, c.column.name) for c in before.conditions}
         reached = {c.column.table for c in frame.conditions
-                   if c.looked_up and (c.column.table, c.column.name) not in old and self._one_each(frame.fact, c.column.table)}
+                   if c.looked_up and (c.column.table, c.column.name) not in old
+                   and self.schema.one_each(frame.fact, c.column.table)}
         return {t for g in reached for e in self.schema.join_path(frame.fact, g) or [] for t in (e.table, e.ref_table)}
-
-    def _one_each(self, start: str, goal: str) -> bool:
-        """Each row of `start` has one row of `goal`, by one way only: foreign keys up, each to its table's
-        key (votes to the states of area codes, many a state, are not one each), and no other such way
-        (a launch's country may be its site's or its rocket's: which one is a reading to check)."""
-        def ways(table: str, seen: frozenset[str]) -> int:
-            if table == goal:
-                return 1
-            return sum(ways(e.ref_table, seen | {e.ref_table}) for e in self.schema.edges_of(table)
-                       if e.table == table and e.ref_table not in seen
-                       and [e.ref_column] == list(self.schema.tables[e.ref_table].pk))
-        return ways(start, frozenset({start})) == 1
 
     def _regrouped(self, frame: Frame, before: Frame) -> set[str]:
         """The tables a follow-up joins to group by what it names ("按运营国家呢？", "and by country?"):

@@ -389,7 +389,8 @@ def _ranking(frame: Frame, a: Assembler) -> list[str]:
         frame.order = Ordering(True, measure=frame.measures[0])
     names_column = r.rank is not None and (r.rank.column is not None or bool(r.rank.hints)
                                             or r.rank.time_desc is not None)
-    if r.rank is not None and not grouped and (frame.order is None or (names_column and frame.order.column is not None)):
+    if r.rank is not None and not grouped \
+            and (frame.order is None or (names_column and frame.order.column is not None)):
         return _ranked_rows(frame, a)
     if frame.order is None:
         return []

@@ -312,9 +312,8 @@ class Assembler:
 
     def _reached_through(self, frame: Frame, m: Mention, table: str) -> str | None:
         """The table a value names the kind of, written right after it ("Russian rockets", 俄罗斯火箭,
-        "Russian-built rockets"):
-        the value is that table's rows' (the rockets' country), not the one nearest the counted rows
-        (each launch's site's country); marked used."""
+        "Russian-built rockets"): the value is that table's rows' (the rockets' country), not the one
+        nearest the counted rows (each launch's site's country); marked used."""
         tokens = self.q.tokens
         after = next((o for o in self.r.mentions if o.kind == "table" and self.r.is_free(o) and o.start >= m.end
                       and (self.r.compound(m, o) or (o.start - m.end == 1 and verb_form(tokens[m.end].text)))), None)

@@ -40,7 +40,7 @@ class RoleResolver:
         self.comparisons: list[Comparison] = []
         self.aggregates: list[tuple[str, Mention | None, bool]] = []
         self.counted: Mention | None = None
-        #: "How many partial failures …": the table of the stored value counted, when no table is
+        #: "How many partial failures …": the table of the stored value counted, when no table is named
         self.counted_value: str | None = None
         self.rank: Rank | None = None
         self.limit: int | None = None

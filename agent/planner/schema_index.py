@@ -159,6 +159,18 @@ class SchemaIndex:
             current = edge.ref_table
         return path is not None
 
+    def one_each(self, start: str, goal: str) -> bool:
+        """Each row of `start` has one row of `goal`, by one way only: foreign keys up, each to its table's
+        key (votes to the states of area codes, many a state, are not one each), and no other such way
+        (a launch's country may be its site's or its rocket's: which one is a reading to check)."""
+        def ways(table: str, seen: frozenset[str]) -> int:
+            if table == goal:
+                return 1
+            return sum(ways(e.ref_table, seen | {e.ref_table}) for e in self.edges_of(table)
+                       if e.table == table and e.ref_table not in seen
+                       and [e.ref_column] == list(self.tables[e.ref_table].pk))
+        return ways(start, frozenset({start})) == 1
+
     def through_parent(self, start: str, goal: str) -> bool:
         """True when the path from `start` to `goal` goes up to a row both refer to, then down to other
         rows of it: aircraft -> manufacturers <- payloads (a value of those payloads says nothing of the
@@ -345,8 +357,9 @@ def _choose_labels(table: TableInfo) -> None:
 def _name_prefixes(values: dict[str, list[ValueRef]], names: set[str]) -> dict[str, ValueRef]:
     """The first word or words of a proper name of several words, or its part in brackets, where they name
     that one value of the database only: "Vandenberg" for 'Vandenberg Space Force Base', "Cape Canaveral"
-    for 'Cape Canaveral Space Force Station', "Mahia" for 'Rocket Lab Launch Complex 1 (Mahia)'. Not a prefix that is a value itself, a word of a table or column name, or a
-    lower-case word ('earth' of 'earth observation' is no name)."""
+    for 'Cape Canaveral Space Force Station', "Mahia" for 'Rocket Lab Launch Complex 1 (Mahia)'. Not a
+    prefix that is a value itself, a word of a table or column name, or a lower-case word ('earth' of
+    'earth observation' is no name)."""
     seen: dict[str, list[ValueRef]] = {}
     for refs in values.values():
         for ref in {(r.value, r.table, r.column): r for r in refs}.values():

@@ -168,7 +168,7 @@ def _joins(fact: str, tables: list[str], schema: SchemaIndex,
     country": each launch's site's country, even when payloads are joined too). One it reaches only down
     to other rows is joined from the nearest table already joined, when that is nearer: "countries that
     operated payloads launched in 2019" dates those payloads' launches, not the launches of the
-    countries' launch sites." A table a value is reached `via` ("Russian rockets": the country of the
+    countries' launch sites. A table a value is reached `via` ("Russian rockets": the country of the
     rockets) is joined from that table."""
     joined, joins, fans_out = {fact: None}, [], False  # a dict: joined in order, so ties go the same way
     via = via or {}

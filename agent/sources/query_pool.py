@@ -45,11 +45,11 @@ from pathlib import Path
 from typing import Any, Callable, Protocol
 
 from agent.sources.base import QueryResult
-from agent.sources.scratch import scratch_directory
 from agent.sources.errors import (
     QueryBusy, QueryFailed, QueryOutOfMemory, QueryTimeout, SQLRejected, SourceUnavailable, UnknownColumn,
     UnknownTable, timed_out,
 )
+from agent.sources.scratch import scratch_directory
 from storage.errors import AskdbError
 
 # A worker that has not answered this long after its query's own deadline (which the engine

@@ -45,8 +45,8 @@ def points_back(question: str) -> bool:
 
 #: A count with nothing named to count, only what to count per ("How many per launch site?", "How many
 #: for each year?"): the previous answer's rows, counted per that.
-COUNT_PER = re.compile(r"^\s*(?:and\s+|so\s+)?how many\s+(?:(?:are|were)\s+there\s+)?(?:per|by|for each|in each|each)\b",
-                       re.I)
+COUNT_PER = re.compile(r"^\s*(?:and\s+|so\s+)?how many\s+(?:(?:are|were)\s+there\s+)?"
+                       r"(?:per|by|for each|in each|each)\b", re.I)
 
 
 def counts_previous_rows(question: str) -> bool:
