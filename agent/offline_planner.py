@@ -255,10 +255,19 @@ class OfflinePlanner:
         ("Which of those flew from Jiuquan?": each launch's one site; "How many of those were Proton
         flights?"): the value asks for that join and keeps the same rows, only fewer."""
         old = {(c.column.table, c.column.name) for c in before.conditions}
-        reached = {c.column.table for c in frame.conditions
-                   if c.looked_up and (c.column.table, c.column.name) not in old
-                   and self.schema.one_each(frame.fact, c.column.table)}
-        return {t for g in reached for e in self.schema.join_path(frame.fact, g) or [] for t in (e.table, e.ref_table)}
+        reached: set[str] = set()
+        for c in frame.conditions:
+            if not c.looked_up or (c.column.table, c.column.name) in old:
+                continue
+            if self.schema.one_each(frame.fact, c.column.table):
+                reached |= self._path_tables(frame.fact, c.column.table)
+            elif c.via and self.schema.one_each(frame.fact, c.via) and self.schema.one_each(c.via, c.column.table):
+                # "只看中国的发射场": the sites' country, the way the words name (each launch's one site)
+                reached |= self._path_tables(frame.fact, c.via) | self._path_tables(c.via, c.column.table)
+        return reached
+
+    def _path_tables(self, start: str, goal: str) -> set[str]:
+        return {t for e in self.schema.join_path(start, goal) or [] for t in (e.table, e.ref_table)}
 
     def _regrouped(self, frame: Frame, before: Frame) -> set[str]:
         """The tables a follow-up joins to group by what it names ("按运营国家呢？", "and by country?"):
@@ -266,7 +275,7 @@ class OfflinePlanner:
         grouped = {c.table for c in frame.group_columns} | ({frame.entity} if frame.entity else set())
         if not grouped or grouped == ({before.entity} if before.entity else {c.table for c in before.group_columns}):
             return set()
-        return {t for g in grouped for e in self.schema.join_path(frame.fact, g) or [] for t in (e.table, e.ref_table)}
+        return {t for g in grouped for t in self._path_tables(frame.fact, g)}
 
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *,
                  max_tokens: int | None = None, on_text: Any = None, readable: Any = None) -> ModelReply:

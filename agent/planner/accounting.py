@@ -12,7 +12,8 @@ import re
 from typing import TYPE_CHECKING
 
 from agent.planner.frame import Frame
-from agent.planner.lexicon import FILLER_WORDS, FILLER_WORDS_ZH
+from agent.planner.lexicon import FILLER_WORDS, FILLER_WORDS_ZH, RELATING_VERBS
+from agent.planner.roles import verb_form
 from agent.planner.schema_index import SchemaIndex
 from agent.planner.words import UNIT_NAMES
 from storage.text import STOPWORDS_ZH, is_cjk_char
@@ -38,10 +39,11 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     """The question's words (as written) that the frame does not use, in question order."""
     tables = set(frame.tables(schema)) | set(frame.required)
     columns = {id(c) for c in _columns(frame)}
+    joined = tables | {t for g in tables for e in schema.join_path(frame.fact, g) or [] for t in (e.table, e.ref_table)}
     missing: list[tuple[int, str]] = []
     for i, m in enumerate(r.mentions):
         if not r.is_free(m) or _accounted(m, frame, tables, columns) or _names_counted_rows(m, frame, schema) \
-                or _names_the_value_before(m, r, frame, schema):
+                or _names_the_value_before(m, r, frame, schema) or _relates_through(m, joined):
             continue
         before = r.mentions[i - 1] if i else None
         if m.text.lower() in _KIND_WORDS and before is not None and before.end == m.start \
@@ -51,7 +53,7 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     missing.extend((-1, text) for text in r.ignored)
     covered = {i for m in r.mentions for i in range(m.start, m.end)}
     missing.extend((i, t.text) for i, t in enumerate(r.q.tokens) if i not in covered and i not in r.period_tokens
-                   and t.text in r.q.unmatched and t.norm not in FILLER_WORDS)
+                   and t.text in r.q.unmatched and t.norm not in FILLER_WORDS and not _relating_verb(i, r, joined))
     words = [text for _, text in sorted(missing, key=lambda p: p[0])]
     own = _compared_units(frame) | (_HOW_HIGH if any(m.func == "share" for m in frame.measures) else set())
     own |= _GROUP_WORDS if frame.entity or frame.group_columns or frame.group_time else set()
@@ -86,6 +88,24 @@ def _names_the_value_before(m, r: RoleResolver, frame: Frame, schema: SchemaInde
             if any(t in joined and schema.distance(ref.table, t) <= 1 for t in m.tables):
                 return True
     return False
+
+
+def _relates_through(m, joined: set[str]) -> bool:
+    """A table word written as a verb whose table the query joins on its way ("payloads launched on Long
+    March rockets": through the launches): it says how the rows relate, which that join is."""
+    return m.kind == "table" and verb_form(m.text) and bool(set(m.tables) & joined)
+
+
+def _relating_verb(i: int, r: RoleResolver, joined: set[str]) -> bool:
+    """A verb of relating right after a table word and before a thing of another table, both of which the
+    query joins ("launches used Russian-built rockets"): the join between them is what it says."""
+    if r.q.tokens[i].norm not in RELATING_VERBS:
+        return False
+    before = next((m for m in r.mentions if m.end == i), None)
+    after = next((m for m in r.mentions if m.start > i), None)
+    return before is not None and before.kind == "table" and bool(set(before.tables) & joined) \
+        and after is not None and after.start - i <= 3 and after.kind in ("table", "value") \
+        and (after.kind == "value" and not r.is_free(after) or bool(set(after.tables) & joined))
 
 
 def _accounted(m, frame: Frame, tables: set[str], columns: set[int]) -> bool:

@@ -253,6 +253,10 @@ receive receives received receiving get gets got fully completely entirely
 suffer suffers suffered suffering whole
 """.split())
 
+#: Verbs that say how the rows of two things relate ("launches used Russian rockets"): read as the join
+#: between them when they stand between the two (`accounting._relating_verb`), named as unused elsewhere.
+RELATING_VERBS: frozenset[str] = frozenset("use uses used using".split())
+
 #: Irregular past participles: "built by X" names a relation, not a grouping ("launches by country").
 PARTICIPLES: frozenset[str] = frozenset("""
 made built flown run held written driven sold taken given done seen known shown grown drawn led won

@@ -156,3 +156,32 @@ def test_outside_a_place_is_not_there(talk, sample_db_path):
     answered_as(talk, sample_db_path, "Which launch sites outside the United States opened before 1970?",
                 "SELECT s.name FROM launch_sites s JOIN countries c ON s.country_id = c.id "
                 "WHERE c.name != 'United States' AND s.opened_year < 1970")
+
+
+@pytest.mark.parametrize("question, gold", [
+    ("How many launches used Russian-built rockets in 2017?",
+     "SELECT COUNT(*) FROM launches l JOIN launch_vehicles v ON l.vehicle_id = v.id JOIN manufacturers m "
+     "ON v.manufacturer_id = m.id JOIN countries c ON m.country_id = c.id "
+     "WHERE c.name = 'Russia' AND l.launch_date LIKE '2017%'"),
+    ("How many payloads launched on Long March rockets were operated by countries other than China?",
+     "SELECT COUNT(*) FROM payloads p JOIN countries c ON p.operator_country_id = c.id JOIN launches l "
+     "ON p.launch_id = l.id JOIN launch_vehicles v ON l.vehicle_id = v.id JOIN vehicle_families f "
+     "ON v.family_id = f.id WHERE f.name = 'Long March' AND c.name != 'China'"),
+])
+def test_a_verb_relating_two_tables_is_their_join(talk, sample_db_path, question, gold):
+    """"launches used … rockets", "payloads launched on … rockets": the verb says how the rows relate,
+    which the join is; it raises no caveat."""
+    answered_as(talk, sample_db_path, question, gold)
+
+
+def test_a_verb_of_relating_elsewhere_is_still_named(planner):
+    plan = planner.plan("What launch vehicles were used in 2020?")
+    assert "used" in plan.frame.unused
+
+
+def test_a_value_before_a_table_word_with_one_way_up_restricts_a_follow_up(planner):
+    """只看中国的发射场 after a count per site: the sites' own country (each launch has one site, each
+    site one country), no join to check."""
+    first = planner.plan("2024年各发射场的成功发射次数，从多到少排列")
+    follow = planner.plan("只看中国的发射场", frame_to_dict(first.frame) | {"complete": True})
+    assert follow.frame.link is None and follow.caveat is None and "launch_sites.country_id" in follow.sql
