@@ -12,7 +12,8 @@ import re
 from typing import TYPE_CHECKING
 
 from agent.planner.frame import Frame
-from agent.planner.lexicon import FILLER_WORDS, FILLER_WORDS_ZH, RELATING_VERBS
+from agent.planner.lexicon import (FILLER_WORDS, FILLER_WORDS_ZH, MAKING_COLUMN_WORDS, MAKING_VERBS, MAKING_VERBS_ZH,
+                                   RELATING_VERBS)
 from agent.planner.roles import verb_form
 from agent.planner.schema_index import SchemaIndex
 from agent.planner.words import UNIT_NAMES
@@ -54,6 +55,7 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     covered = {i for m in r.mentions for i in range(m.start, m.end)}
     missing.extend((i, t.text) for i, t in enumerate(r.q.tokens) if i not in covered and i not in r.period_tokens
                    and t.text in r.q.unmatched and t.norm not in FILLER_WORDS and not _relating_verb(i, r, joined))
+    missing.extend(_making_words(r, frame, schema))
     words = [text for _, text in sorted(missing, key=lambda p: p[0])]
     own = _compared_units(frame) | (_HOW_HIGH if any(m.func == "share" for m in frame.measures) else set())
     own |= _GROUP_WORDS if frame.entity or frame.group_columns or frame.group_time else set()
@@ -88,6 +90,18 @@ def _names_the_value_before(m, r: RoleResolver, frame: Frame, schema: SchemaInde
             if any(t in joined and schema.distance(ref.table, t) <= 1 for t in m.tables):
                 return True
     return False
+
+
+def _making_words(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[tuple[int, str]]:
+    """A verb of making in a plain count of rows that have a count of what was made (波音总共生产了多少架飞机？
+    against aircraft models with `units_built`): the units made, or the models? Filler elsewhere, here it
+    may name that column, so it is named rather than read as the count of rows."""
+    if not any(x.func == "count" and x.column is None for x in frame.measures) or not any(
+            set(c.words) & MAKING_COLUMN_WORDS for c in schema.tables[frame.fact].columns.values()) \
+            or any(_names_counted_rows(m, frame, schema) for m in r.mentions):  # "How many aircraft models"
+        return []
+    found = [(i, t.text) for i, t in enumerate(r.q.tokens) if t.norm in MAKING_VERBS]
+    return found + [(m.start(), m.group()) for m in re.finditer("|".join(MAKING_VERBS_ZH), r.q.text)]
 
 
 def _relates_through(m, joined: set[str]) -> bool:

@@ -257,6 +257,16 @@ suffer suffers suffered suffering whole
 #: between them when they stand between the two (`accounting._relating_verb`), named as unused elsewhere.
 RELATING_VERBS: frozenset[str] = frozenset("use uses used using".split())
 
+#: Verbs of making, filler in most questions ("Which aircraft does Boeing make?"), and the words of a column
+#: counting what was made (`units_built`): in a count of rows of such a table they may mean that column
+#: (`accounting._making_words`), so there they are named.
+MAKING_VERBS: frozenset[str] = frozenset("""
+make makes made making produce produces produced producing build builds built building
+manufacture manufactures manufactured manufacturing
+""".split())
+MAKING_VERBS_ZH: tuple[str, ...] = ("生产", "制造", "建造", "造了")
+MAKING_COLUMN_WORDS: frozenset[str] = frozenset({"built", "produced", "made", "manufactured", "production"})
+
 #: Irregular past participles: "built by X" names a relation, not a grouping ("launches by country").
 PARTICIPLES: frozenset[str] = frozenset("""
 made built flown run held written driven sold taken given done seen known shown grown drawn led won

@@ -185,3 +185,12 @@ def test_a_value_before_a_table_word_with_one_way_up_restricts_a_follow_up(plann
     first = planner.plan("2024年各发射场的成功发射次数，从多到少排列")
     follow = planner.plan("只看中国的发射场", frame_to_dict(first.frame) | {"complete": True})
     assert follow.frame.link is None and follow.caveat is None and "launch_sites.country_id" in follow.sql
+
+
+def test_a_verb_of_making_in_a_count_of_rows_with_a_count_made_is_named(planner):
+    """波音总共生产了多少架飞机？ asks for the planes built (`units_built`), not the models counted: the verb,
+    filler elsewhere, is named; "How many aircraft models …" says the models are counted."""
+    assert "生产" in planner.plan("波音总共生产了多少架飞机？").frame.unused
+    assert "make" in planner.plan("How many aircraft did Boeing make?").frame.unused
+    assert planner.plan("How many aircraft models does Airbus make?").caveat is None
+    assert planner.plan("波音生产了哪些飞机？").caveat is None
