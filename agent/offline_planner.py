@@ -202,7 +202,8 @@ class OfflinePlanner:
         if before is not None:
             try:
                 if is_follow_up(question) or pointing:
-                    return self._linked(follow_up(parsed, self.schema, before, self.today), before, ended, tied=True)
+                    return self._linked(follow_up(parsed, self.schema, before, self.today), before, ended, tied=True,
+                                        named=_tables_named(parsed))
             except PlanningFailed as exc:
                 as_follow_up = exc  # read it alone; if that fails too, say why the follow-up did not work
         try:
@@ -233,7 +234,7 @@ class OfflinePlanner:
         return frame, []
 
     def _linked(self, read: tuple[Frame, list[str]], before: Frame, ended: str | None, *,
-                tied: bool) -> tuple[Frame, list[str]]:
+                tied: bool, named: frozenset[str] = frozenset()) -> tuple[Frame, list[str]]:
         """A follow-up's frame, said to rest on an incomplete answer or an older one when it does; to be
         read against the previous answer with no word of the question tying it (`tied` false); or to join a
         table the previous answer did not touch, other than one the follow-up groups by (a table it only
@@ -244,7 +245,7 @@ class OfflinePlanner:
         elif not tied:
             frame.link = "untied"
         elif set(frame.tables(self.schema)) - set(before.tables(self.schema)) - self._regrouped(frame, before) \
-                - self._restricted(frame, before):
+                - self._restricted(frame, before) - self._shown_named(frame, named):
             frame.link = "joined"
         else:
             frame.link = None
@@ -265,6 +266,11 @@ class OfflinePlanner:
                 # "只看中国的发射场": the sites' country, the way the words name (each launch's one site)
                 reached |= self._path_tables(frame.fact, c.via) | self._path_tables(c.via, c.column.table)
         return reached
+
+    def _shown_named(self, frame: Frame, named: frozenset[str]) -> set[str]:
+        """The table a tied follow-up asks for by name and shows, whose rows refer to the previous ones ("Which
+        payloads did they carry?" after launches: the payloads of those launches): the words ask for that join."""
+        return {c.table for c in frame.columns if c.table in named and c.table in self.schema.children(frame.fact)}
 
     def _path_tables(self, start: str, goal: str) -> set[str]:
         return {t for e in self.schema.join_path(start, goal) or [] for t in (e.table, e.ref_table)}
@@ -430,6 +436,15 @@ class OfflinePlanner:
         return self._answer(turn, text, plan.sql,
                             f"The query returned {count} row{'' if count == 1 else 's'}; I state the result.",
                             caveat=plan.caveat)
+
+
+def _tables_named(parsed) -> frozenset[str]:
+    """The tables a question asks for by name right after its "which"/"what" ("Which payloads did they carry?")."""
+    first = parsed.mentions[:2]
+    if len(first) == 2 and first[0].kind == "keyword" and first[0].code == "which" and first[1].kind == "table" \
+            and first[1].start - first[0].end <= 0:
+        return frozenset(first[1].tables)
+    return frozenset()
 
 
 def _read_turn(messages: list[dict[str, Any]]) -> _Turn:

@@ -268,8 +268,9 @@ def per_group_missing(question: str, sql: str, *, dialect: str) -> bool:
     if tree.find(exp.Group) is not None or any(w.args.get("partition_by") for w in tree.find_all(exp.Window)):
         return False
     # One figure over every row, or the rows of one group picked by a value; a plain list of rows, each
-    # one of the things asked about ("how much does each charge type cost?"), is an answer.
-    return tree.find(exp.AggFunc) is not None or any(
+    # one of the things asked about ("how much does each charge type cost?"), is an answer, and so is a list
+    # of the rows a follow-up points back at (它们的质量各是多少？: each of them, picked by the earlier value).
+    return tree.find(exp.AggFunc) is not None or not points_back(question) and any(
         isinstance(eq.expression, exp.Literal) or isinstance(eq.this, exp.Literal) for eq in tree.find_all(exp.EQ))
 
 

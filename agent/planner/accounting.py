@@ -94,14 +94,19 @@ def _names_the_value_before(m, r: RoleResolver, frame: Frame, schema: SchemaInde
 
 def _making_words(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[tuple[int, str]]:
     """A verb of making in a plain count of rows that have a count of what was made (波音总共生产了多少架飞机？
-    against aircraft models with `units_built`): the units made, or the models? Filler elsewhere, here it
+    against aircraft models with a count of units built): the units made, or the models? Filler elsewhere, here it
     may name that column, so it is named rather than read as the count of rows."""
     if not any(x.func == "count" and x.column is None for x in frame.measures) or not any(
             set(c.words) & MAKING_COLUMN_WORDS for c in schema.tables[frame.fact].columns.values()) \
-            or any(_names_counted_rows(m, frame, schema) for m in r.mentions):  # "How many aircraft models"
+            or any(_names_counted_rows(m, frame, schema) for m in r.mentions) \
+            or _KINDS_COUNTED.search(r.q.text):  # "How many aircraft models", 多少种飞机: the models
         return []
     found = [(i, t.text) for i, t in enumerate(r.q.tokens) if t.norm in MAKING_VERBS]
     return found + [(m.start(), m.group()) for m in re.finditer("|".join(MAKING_VERBS_ZH), r.q.text)]
+
+
+#: A Chinese count of kinds (多少种, 几款): the models, not the units made.
+_KINDS_COUNTED = re.compile(r"(?:多少|几)(?:种|款|类|型)")
 
 
 def _relates_through(m, joined: set[str]) -> bool:

@@ -27,7 +27,7 @@ from agent.planner.negation import Absence
 from agent.planner.question import Mention, ParsedQuestion
 from agent.planner.roles import RoleResolver
 from agent.planner.schema_index import ColumnInfo, SchemaIndex
-from agent.vocabulary.references import PRONOUNS_EN, THOSE_EN, THOSE_ZH, counts_per, counts_previous_rows, points_back
+from agent.vocabulary.references import BACK_REFERENCE, PRONOUNS_EN, THOSE_EN, THOSE_ZH, counts_per, counts_previous_rows, points_back
 
 _MARKER_EN = re.compile(rf"^\s*(and|what about|how about|only|just|which of|of ({THOSE_EN})|among|same|the same|"
                         rf"now|also|but|instead|then)\b|\b({PRONOUNS_EN})\b", re.IGNORECASE)
@@ -302,6 +302,10 @@ def _measures(frame: Frame, a: Assembler) -> list[str]:
         frame.measures = [Measure("count", listed, True)]  # "the different orbits" -> "how many?": how many orbits
     frame.columns, frame.distinct = [], False  # "how many are there?": the rows listed before, counted
     if frame.order is not None and frame.order.measure is None and not (frame.entity or frame.group_columns):
+        if frame.limit is not None and (pointer := BACK_REFERENCE.search(a.q.text)) is not None:
+            # "它在2020年以后一共发射了多少次？" after the one site with the lowest latitude: the count is of that
+            # pick's rows, which a count over every row no longer picks; its word is named, not dropped
+            a.r.ignored.append(pointer.group())
         frame.order, frame.limit = None, None
     return ["measure"]
 

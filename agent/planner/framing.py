@@ -476,6 +476,10 @@ class Assembler:
                 frame.group_columns.append(key)
                 frame.measures.append(Measure("sum", column))
                 frame.order = Ordering(rank.desc, measure=frame.measures[-1])
+            elif (frame.entity or frame.group_columns or frame.group_time) \
+                    and (measured := next((m for m in frame.measures if m.column is column), None)) is not None:
+                # "哪一类飞机的平均航程最长？": the groups ranked by their average range, not by one row's range
+                frame.order = Ordering(rank.desc, measure=measured)
             elif frame.entity and column.table != frame.entity:
                 # "Top 5 manufacturers by payload mass": the total over each one's rows.
                 frame.measures.append(Measure("sum", column))

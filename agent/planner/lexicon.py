@@ -147,7 +147,7 @@ ZH_WORDS: dict[str, str] = {
     "平均": "average", "均值": "average", "总": "total", "总计": "total", "合计": "total",
     "总和": "total", "总共": "in total", "一共": "in total", "共计": "in total",
     **ZH_SUPERLATIVES,
-    "每个": "each", "每": "each", "各个": "each", "各": "each", "各国": "each country", "每国": "each country",
+    "每个": "each", "每一个": "each", "每一": "each", "每": "each", "各个": "each", "各": "each", "各国": "each country", "每国": "each country",
     "按照": "by", "按": "by",
     "超过": "more than", "大于": "more than", "多于": "more than", "高于": "more than",
     "以上": "or more", "至少": "at least", "不少于": "at least", "不低于": "at least",
@@ -258,7 +258,7 @@ suffer suffers suffered suffering whole
 RELATING_VERBS: frozenset[str] = frozenset("use uses used using".split())
 
 #: Verbs of making, filler in most questions ("Which aircraft does Boeing make?"), and the words of a column
-#: counting what was made (`units_built`): in a count of rows of such a table they may mean that column
+#: counting what was made (units built): in a count of rows of such a table they may mean that column
 #: (`accounting._making_words`), so there they are named.
 MAKING_VERBS: frozenset[str] = frozenset("""
 make makes made making produce produces produced producing build builds built building

@@ -400,7 +400,12 @@ class RoleResolver:
     def _count(self, m: Mention) -> None:
         distinct = self.next_mention(m, 1, kinds=("keyword",))
         distinct = distinct if distinct is not None and distinct.code == "distinct" else None
-        target = self.head(self.next_mention(m, 4, skip=("distinct", "filler")))
+        # 多少次发射 ("how many times of launching"): the launches, counted; 次 after 多少 is only their measure word
+        skip = ("distinct", "filler", "times") if self.q.zh else ("distinct", "filler")
+        target = self.head(self.next_mention(m, 4, skip=skip))
+        if self.q.zh and target is not None and target.kind == "value":  # 多少次成功发射: the launches, successful
+            after = self.next_mention(target, 0, kinds=("table",))
+            target = after if after is not None else target
         self.use(m, distinct)
         if distinct is not None and target is not None and target.kind == "column":
             self.aggregates.append(("count", target, True))

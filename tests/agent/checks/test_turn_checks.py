@@ -168,6 +168,10 @@ def test_names_shown_before_are_known():
     ("What is the number of launches operated by SpaceX?", "SELECT COUNT(*) FROM launches WHERE operator = 'SpaceX'",
      False),
     ("Show the average age sorted by name", "SELECT AVG(age) FROM singer", False),
+    # A follow-up listing the rows it points back at gives each of them its figure (the eleventh re-walk's C08).
+    ("它们的质量各是多少？", "SELECT p.mass_kg FROM payloads p JOIN countries c ON p.operator_country_id = c.id "
+     "WHERE c.name_zh = '韩国'", False),
+    ("它们的平均质量各是多少？", "SELECT AVG(p.mass_kg) FROM payloads p WHERE p.orbit = 'LEO'", True),
 ])
 def test_a_figure_for_each_group_needs_a_grouping(question, sql, missing):
     assert per_group_missing(question, sql, dialect="sqlite") is missing

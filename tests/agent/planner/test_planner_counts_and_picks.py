@@ -1,0 +1,44 @@
+"""What the eleventh re-walk found (issue 38): 多少次发射 counts the launches, 每一年 is each year, groups
+ranked "by the longest average" go by that average, and a count after a one-row pick that the count
+cannot keep says so.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.planner.followup import frame_to_dict
+from tests.agent.planner.test_planner_compounds import answered_as
+from tests.agent.planner.test_planner_followup import planner, result, sample, talk  # noqa: F401 (fixtures)
+
+LAUNCHES_PER_SITE = ("SELECT s.name_zh, COUNT(*) FROM launches l JOIN launch_sites s ON l.site_id = s.id "
+                     "GROUP BY s.id")
+
+
+@pytest.mark.parametrize("question, gold", [
+    ("每个发射场有多少次发射？", LAUNCHES_PER_SITE),
+    ("每一个发射场有多少次发射？", LAUNCHES_PER_SITE),
+    ("每个火箭家族在2019年有多少次成功发射？",
+     "SELECT f.name_zh, COUNT(*) FROM launches l JOIN launch_vehicles v ON l.vehicle_id = v.id "
+     "JOIN vehicle_families f ON v.family_id = f.id WHERE l.launch_date LIKE '2019%' AND l.outcome = 'success' "
+     "GROUP BY f.id"),
+    ("2000年代每一年分别有多少次发射？",
+     "SELECT substr(launch_date, 1, 4), COUNT(*) FROM launches "
+     "WHERE launch_date >= '2000-01-01' AND launch_date < '2010-01-01' GROUP BY 1"),
+    ("Which aircraft role has the longest average range?",
+     "SELECT role, AVG(range_km) FROM aircraft GROUP BY role ORDER BY AVG(range_km) DESC LIMIT 1"),
+])
+def test_counted_launches_each_year_and_groups_ranked_by_their_average(talk, sample_db_path, question, gold):
+    answered_as(talk, sample_db_path, question, gold)
+
+
+@pytest.mark.parametrize("first, follow, pointer", [
+    ("纬度最低的中国发射场是哪个？", "它在2020年以后一共发射了多少次？", "它"),
+    ("Which Chinese launch site has the lowest latitude?", "How many launches did it host since 2020?", "it"),
+])
+def test_a_count_that_cannot_keep_the_previous_pick_names_its_pointer(planner, first, follow, pointer):
+    """The eleventh re-walk's only clear confidently wrong answer counted every Chinese site opened since
+    2020 for "it", the one site picked before: the pick is not kept, so "it" is named, not dropped."""
+    picked = planner.plan(first)
+    plan = planner.plan(follow, frame_to_dict(picked.frame) | {"complete": True})
+    assert plan.caveat is not None and pointer in plan.frame.unused
