@@ -102,7 +102,11 @@ def _making_words(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[tu
             or _KINDS_COUNTED.search(r.q.text):  # "How many aircraft models", 多少种飞机: the models
         return []
     found = [(i, t.text) for i, t in enumerate(r.q.tokens) if t.norm in MAKING_VERBS]
-    return found + [(m.start(), m.group()) for m in re.finditer("|".join(MAKING_VERBS_ZH), r.q.text)]
+    names = [(r.q.tokens[m.start].start, r.q.tokens[m.end - 1].end) for m in r.mentions if m.kind in ("table", "column")]
+    for verb in re.finditer("|".join(MAKING_VERBS_ZH), r.q.text):
+        if not any(a <= verb.start() < b for a, b in names):  # not the 制造 of 制造商
+            found.append((sum(1 for t in r.q.tokens if t.start <= verb.start()), verb.group()))
+    return found
 
 
 #: A Chinese count of kinds (多少种, 几款): the models, not the units made.

@@ -42,3 +42,9 @@ def test_a_count_that_cannot_keep_the_previous_pick_names_its_pointer(planner, f
     picked = planner.plan(first)
     plan = planner.plan(follow, frame_to_dict(picked.frame) | {"complete": True})
     assert plan.caveat is not None and pointer in plan.frame.unused
+
+
+def test_jia_counts_firms_and_the_making_verb_is_not_read_inside_a_table_word(planner):
+    """多少家 is a measure word (firms), not a word left unused; 制造 of 制造商 is the table's name, not a verb."""
+    assert planner.plan("每个国家有多少家飞机制造商？").caveat is None
+    assert planner.plan("哪家制造商生产的飞机最多？").frame.unused == ["生产"]
