@@ -124,6 +124,9 @@ class Assembler:
         manufacturers (the head of a compound after it: 美国的飞机制造商)."""
         tokens, text = self.q.tokens, self.q.text
         marked = [m for m in free if tokens[m.start].zh and text[max(tokens[m.start].start - 1, 0)] == "的"]
+        if not marked:  # 酒泉卫星发射中心发射过哪些火箭？: the rockets, named right after 哪些
+            marked = [m for m in free if tokens[m.start].zh and m.start > 0 and any(
+                w.kind == "keyword" and w.code == "which" and w.end == m.start for w in self.r.mentions)]
         return self.r.head(max(marked, key=lambda m: m.start)) if marked else None
 
     def _measured_in_child(self, frame: Frame, subject: Mention | None) -> None:

@@ -171,6 +171,15 @@ def _tokenize(text: str, schema: SchemaIndex, lexicon: Lexicon) -> list[Token]:
                 spans.append((start, end, Token(text[start:end], key, start, end, kind="value",
                                                 values=tuple(schema.values[key]))))
             start = folded.find(key, end)
+    for key, ref in (schema.cjk_prefixes.items() if has_cjk(text) else ()):  # 西昌: 西昌卫星发射中心, the one it begins
+        start = text.find(key)
+        while start >= 0:
+            end = start + len(key)
+            if not any(covered[start:end]) and not any(  # no word of ours in it (能源火箭航天: 火箭)
+                    text[a:b] in lexicon.zh_words for a in range(start, end) for b in range(a + 2, end + 1)):
+                covered[start:end] = [True] * (end - start)
+                spans.append((start, end, Token(key, key, start, end, kind="value", values=(ref,))))
+            start = text.find(key, end)
     for name in (schema.cjk_names if has_cjk(text) else ()):  # Chinese table and column names, not in the lexicon
         start = text.find(name)
         while start >= 0:

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agent.planner.words import core_words, split_identifier
-from storage.text import has_cjk, normalize, stem
+from agent.vocabulary.names import CJK_NAME_ENDS
+from storage.text import has_cjk, is_cjk_char, normalize, stem
 
 #: Distinct values read per text column; a column with more is free text, not a vocabulary.
 MAX_VALUES_PER_COLUMN = 10_000
@@ -132,6 +133,8 @@ class SchemaIndex:
     stems: dict[str, list[ValueRef]] = field(default_factory=dict)  # one-word values by stem ("fail")
     # the first words of a proper name, where they begin that one value only ("vandenberg")
     prefixes: dict[str, ValueRef] = field(default_factory=dict)
+    # the first characters of a Chinese name, where they begin that one value only (西昌 of 西昌卫星发射中心)
+    cjk_prefixes: dict[str, ValueRef] = field(default_factory=dict)
     _paths: dict[tuple[str, str], list[Edge] | None] = field(default_factory=dict, repr=False)
 
     def column(self, table: str, name: str) -> ColumnInfo:
@@ -245,6 +248,7 @@ class SchemaIndex:
             if key.isalpha() and key.isascii() and len(stem(key)) >= 4:
                 index.stems.setdefault(stem(key), []).extend(refs)
         index.prefixes = _name_prefixes(index.values, {w.casefold() for w in names})
+        index.cjk_prefixes = _cjk_prefixes(index.values, index.cjk_names)
         return index
 
 
@@ -373,6 +377,28 @@ def _name_prefixes(values: dict[str, list[ValueRef]], names: set[str]) -> dict[s
                     continue
                 seen.setdefault(key, []).append(ref)
     return {key: refs[0] for key, refs in seen.items() if len({r.value for r in refs}) == 1}
+
+
+def _cjk_prefixes(values: dict[str, list[ValueRef]], names: list[str]) -> dict[str, ValueRef]:
+    """The part of a Chinese name before its generic end (`CJK_NAME_ENDS`), where it begins that one value
+    only and is neither a value nor a table or column name itself: 西昌 for 西昌卫星发射中心, 文昌 for
+    文昌航天发射场 (not 东方, which begins two sites). Longest first."""
+    seen: dict[str, set[tuple[str, str, str]]] = {}
+    for refs in values.values():
+        for ref in refs:
+            end = next((e for e in CJK_NAME_ENDS if ref.value.endswith(e)), None)
+            key = ref.value[:-len(end)] if end else ""
+            if len(key) >= 2 and all(is_cjk_char(c) for c in key):
+                seen.setdefault(key, set()).add((ref.table, ref.column, ref.value))
+    for refs in values.values():  # a key that begins another value too names neither
+        for ref in refs:
+            for key in [k for k in seen if ref.value.startswith(k)]:
+                seen[key].add((ref.table, ref.column, ref.value))
+    found = {key: ValueRef(*next(iter(refs))) for key, refs in seen.items()
+             if len({value for _, _, value in refs}) == 1 and key.casefold() not in values
+             and not any(key in name or name in key for name in names)
+             and not any(len(other) > 1 and other in key for other in values)}  # 俄罗斯直升机: Russia's helicopters
+    return dict(sorted(found.items(), key=lambda item: -len(item[0])))
 
 
 def _read_values(database: SchemaSource, tables: dict[str, TableInfo]) -> dict[str, list[ValueRef]]:

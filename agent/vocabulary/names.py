@@ -20,3 +20,10 @@ DEMONYMS: dict[str, str] = {
     "pakistani": "pakistan", "indonesian": "indonesia", "emirati": "united arab emirates",
     "swiss": "switzerland", "norwegian": "norway", "polish": "poland", "greek": "greece",
 }
+
+#: The generic ends of Chinese names of places and firms (西昌|卫星发射中心, 成都|飞机工业集团): what comes before
+#: one is the name's own part, which a person writes alone (西昌那边呢？). Longest first.
+CJK_NAME_ENDS: tuple[str, ...] = tuple(sorted("""
+卫星发射中心 商业航天发射场 航天发射场 发射场 发射中心 航天中心 宇宙中心 宇宙空间观测所 太空军基地 空军基地 航天港
+飞行设施 飞机工业集团 工业集团 集团 研究院 有限公司 公司
+""".split(), key=len, reverse=True))

@@ -48,3 +48,28 @@ def test_jia_counts_firms_and_the_making_verb_is_not_read_inside_a_table_word(pl
     """多少家 is a measure word (firms), not a word left unused; 制造 of 制造商 is the table's name, not a verb."""
     assert planner.plan("每个国家有多少家飞机制造商？").caveat is None
     assert planner.plan("哪家制造商生产的飞机最多？").frame.unused == ["生产"]
+
+
+@pytest.mark.parametrize("question, gold", [
+    ("西昌2020年发射了多少次？",
+     "SELECT COUNT(*) FROM launches l JOIN launch_sites s ON l.site_id = s.id "
+     "WHERE s.name_zh = '西昌卫星发射中心' AND l.launch_date LIKE '2020%'"),
+    ("文昌发射过哪些火箭？",
+     "SELECT DISTINCT v.name_zh FROM launches l JOIN launch_sites s ON l.site_id = s.id "
+     "JOIN launch_vehicles v ON l.vehicle_id = v.id WHERE s.name_zh = '文昌航天发射场'"),
+])
+def test_a_chinese_name_by_its_own_part_and_the_thing_named_after_naxie(talk, sample_db_path, question, gold):
+    """西昌 is 西昌卫星发射中心 (the part before its generic end); 哪些火箭 asks about the rockets, not the launches."""
+    answered_as(talk, sample_db_path, question, gold)
+
+
+def test_a_site_swapped_by_its_short_name_in_a_follow_up(planner):
+    first = planner.plan("2022年酒泉卫星发射中心一共执行了多少次发射？")
+    follow = planner.plan("西昌那边呢？", frame_to_dict(first.frame) | {"complete": True})
+    assert follow.caveat is None and "'西昌卫星发射中心'" in follow.sql and "'2022'" in follow.sql
+
+
+def test_a_chinese_part_shared_or_holding_another_value_names_nothing(planner):
+    """东方 begins two sites; 俄罗斯直升机 holds 俄罗斯 (Russia's helicopters, not the firm of that name)."""
+    prefixes = planner.schema.cjk_prefixes
+    assert "西昌" in prefixes and "东方" not in prefixes and "俄罗斯直升机" not in prefixes
