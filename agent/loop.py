@@ -716,7 +716,7 @@ def _value_hints(setup: TurnSetup, question: str) -> list[Hint]:
     """The database's values the question names (the offline planner's value index)."""
     try:
         schema = OfflinePlanner(setup.database).schema
-        return value_hints(question, schema.values, prefixes=schema.prefixes)
+        return value_hints(question, schema.values, prefixes={**schema.prefixes, **schema.cjk_prefixes})
     except SourceUnavailable:
         raise
     except SourceError:

@@ -117,7 +117,7 @@ def value_hints(question: str, values: dict[str, list[Any]], *, prefixes: dict[s
     as stored): "Falcon 9" → `launch_vehicles.name = 'Falcon 9'`. `values`: the planner's index
     (folded text → places, `SchemaIndex.values`); `prefixes`, its first words of one proper name
     (`SchemaIndex.prefixes`: "Baikonur" → 'Baikonur Cosmodrome'), read where the question writes them
-    with a capital. Longest phrases first; numbers and one-letter values are left out (they match
+    with a capital, and of one Chinese name (`SchemaIndex.cjk_prefixes`: 西昌). Longest phrases first; numbers and one-letter values are left out (they match
     everywhere)."""
     folded = fold(question)
     words = [w.strip(".,;:!?()\"'“”‘’？，。、") for w in folded.split()]
@@ -130,7 +130,9 @@ def value_hints(question: str, values: dict[str, list[Any]], *, prefixes: dict[s
                    if written[i][:1].isupper()}
     values = {**values, **{k: [ref] for k, ref in (prefixes or {}).items() if k in capitalised and k not in values}}
     keys += [k for k in capitalised if k in (prefixes or {}) and k not in keys]
-    if has_cjk(question):
+    if has_cjk(question):  # and a Chinese name's own part (西昌 → '西昌卫星发射中心', `SchemaIndex.cjk_prefixes`)
+        values = {**values, **{k: [ref] for k, ref in (prefixes or {}).items() if has_cjk(k) and k in folded
+                               and k not in values}}
         keys += [k for k in values if has_cjk(k) and len(k) >= 2 and k in folded]
     taken: list[str] = []
     for key in sorted(set(keys), key=len, reverse=True):

@@ -64,6 +64,14 @@ def test_the_prompt_names_the_values_the_question_names_as_stored(scripted_llm, 
     assert "singer.country = 'France'" in steps[0].thought
 
 
+def test_the_prompt_names_a_chinese_name_written_by_its_own_part(scripted_llm, sample_db_path, tmp_path):
+    """西昌 is 西昌卫星发射中心 to the model too (`SchemaIndex.cjk_prefixes`)."""
+    scripted_llm.enqueue(text("SELECT COUNT(*) FROM launches l JOIN launch_sites s ON l.site_id = s.id "
+                              "WHERE s.name_zh = '西昌卫星发射中心'"))
+    _ask(scripted_llm, sample_db_path, tmp_path, "西昌一共发射了多少次？")
+    assert "-- launch_sites.name_zh = '西昌卫星发射中心'" in scripted_llm.chat_requests[0]["messages"][0]["content"]
+
+
 def test_a_column_read_from_the_wrong_table_is_repaired_by_rule_without_asking_again(scripted_llm, concerts_db,
                                                                                     tmp_path):
     scripted_llm.enqueue(text("SELECT T2.name, T1.capacity FROM stadium AS T1 JOIN concert AS T2 "
