@@ -303,9 +303,10 @@ class Assembler:
     def _compared(self, frame: Frame) -> None:
         """"Compare the successful launches of China and Russia", 对比中国和俄罗斯的发射次数: a measure over a
         list of values, one row for each value, not one total."""
-        word = next((m for m in self.r.mentions if m.kind == "keyword" and m.code == "compare" and self.r.is_free(m)),
-                    None)
         listed = next((c for c in frame.conditions if c.op == "in"), None)
+        # 日本和印度各发射了多少次？, "How many did Japan and India each launch?": each of the listed values
+        word = next((m for m in self.r.mentions if m.kind == "keyword" and self.r.is_free(m) and (
+            m.code == "compare" or (m.code == "group" and listed is not None))), None)
         if word is None or listed is None or not frame.measures or frame.entity or frame.group_columns \
                 or frame.group_time:
             return

@@ -73,3 +73,14 @@ def test_a_chinese_part_shared_or_holding_another_value_names_nothing(planner):
     """东方 begins two sites; 俄罗斯直升机 holds 俄罗斯 (Russia's helicopters, not the firm of that name)."""
     prefixes = planner.schema.cjk_prefixes
     assert "西昌" in prefixes and "东方" not in prefixes and "俄罗斯直升机" not in prefixes
+
+
+@pytest.mark.parametrize("question", ["2023年日本和印度各发射了多少次？",
+                                      "How many launches did Japan and India each have in 2023?"])
+def test_each_after_listed_values_gives_each_its_row(talk, sample_db_path, question):
+    """The eleventh re-walk's C19 gave one total for 日本和印度各…."""
+    column = "name_zh" if "日本" in question else "name"
+    answered_as(talk, sample_db_path, question,
+                f"SELECT c.{column}, COUNT(*) FROM launches l JOIN launch_sites s ON l.site_id = s.id "
+                "JOIN countries c ON s.country_id = c.id WHERE l.launch_date LIKE '2023%' "
+                "AND c.name IN ('Japan', 'India') GROUP BY c.id")
