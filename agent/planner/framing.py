@@ -92,7 +92,10 @@ class Assembler:
             group, subject = None, group  # "names of every customer": all of them, not per customer
         if group is not None:
             frame.entity, fact = self.table(group), counted or subject
-        elif having is not None or by_count:
+        elif having is not None or (by_count and not (r.group is not None and r.group.kind == "column" and subject
+                                                      and any(c.table in subject.tables for c in r.group.columns))):
+            # (a count ranking the values of a column of the rows the question names, "the most common orbit
+            # of Falcon 9 launches", counts those rows grouped by it: the subject below)
             # "Which rockets launched at least 15 times": the rows counted refer to the rows asked about,
             # so the earlier word whose table the subject's rows refer to is the one grouped by.
             subject = next((m for m in free_tables if subject is not None and m.start < subject.start

@@ -64,6 +64,7 @@ KEYWORDS: dict[str, str] = {
     "ascending": "asc", "increasing": "asc", "asc": "asc", "alphabetical": "asc",
     "which": "which", "who": "which", "list": "list", "show": "list", "what are": "list",
     "most common": "most_common", "most popular": "most_common", "most frequent": "most_common",
+    "most often": "most_common", "most frequently": "most_common",
     # time buckets ("per month", "by quarter", "monthly"); "year" stays a column-like marker
     "month": "unit_month", "months": "unit_month", "monthly": "unit_month",
     "quarter": "unit_quarter", "quarters": "unit_quarter", "quarterly": "unit_quarter",

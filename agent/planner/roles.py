@@ -345,6 +345,9 @@ class RoleResolver:
                 self._superlative(m, rank_context)
             elif m.code == "most_common":  # "the most common colour": group by it, rank by count
                 target = self.next_mention(m, 2, kinds=("column",))
+                if target is None and self.has("which"):  # "Which orbit did Falcon 9 launch to most often?"
+                    target = next((o for o in self.mentions if o.kind == "column" and self.is_free(o)
+                                   and o.end <= m.start and not any(self._part_of_key(c) for c in o.columns)), None)
                 if target is not None:
                     self.group, self.rank = target, Rank(desc=True, by_count=True)
                     self.use(m, target)
@@ -357,6 +360,12 @@ class RoleResolver:
                     self.rank.column, self.rank.desc = named, direction in ("desc", None)
                     self.use(named)
                 self.use(m)
+
+    def _part_of_key(self, column) -> bool:
+        """A column of a key of several (a country's languages): each value once per row it belongs to, so
+        counting rows by it ranks nothing ("Which language is the most popular in Aruba?")."""
+        pk = self.schema.tables[column.table].pk
+        return len(pk) > 1 and column.name in pk
 
     def _find_aggregates(self) -> None:
         bound: list[Mention] = []  # used only after the loop: "average, minimum and maximum age"
