@@ -269,8 +269,10 @@ class OfflinePlanner:
 
     def _shown_named(self, frame: Frame, named: frozenset[str]) -> set[str]:
         """The table a tied follow-up asks for by name and shows, whose rows refer to the previous ones ("Which
-        payloads did they carry?" after launches: the payloads of those launches): the words ask for that join."""
-        return {c.table for c in frame.columns if c.table in named and c.table in self.schema.children(frame.fact)}
+        payloads did they carry?" after launches: the payloads of those launches) or that each previous row has
+        one of ("Which rockets flew from there that year?"): the words ask for that join."""
+        return {c.table for c in frame.columns if c.table in named and (
+            c.table in self.schema.children(frame.fact) or self.schema.one_each(frame.fact, c.table))}
 
     def _path_tables(self, start: str, goal: str) -> set[str]:
         return {t for e in self.schema.join_path(start, goal) or [] for t in (e.table, e.ref_table)}

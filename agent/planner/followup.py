@@ -51,7 +51,8 @@ def is_follow_up(question: str) -> bool:
 
 
 #: More words by which a question leans on the answer before it: "that course?", "of that country", "such
-#: paragraphs", "he", "it", "which ones", "each one", "also", "the same", "the above (results)", 它, 他.
+#: paragraphs", "he", "it", "which ones", "each one", "also", "the same", "the above (results)", "from there",
+#: "that year" (not "this year", today's), 它, 他, 那年.
 #: Counted only when there is a previous answer: a first question with "it" or "also" reads alone as before.
 #: Most of SParC dev's follow-ups the planner took alone had one of these (docs/evaluation.md).
 _TIME_WORD = r"(?!(?:year|month|week|quarter|decade|day|time)\b)"
@@ -61,6 +62,7 @@ _LEANING = re.compile(rf"\b(?:that|this)\s+{_TIME_WORD}[a-z]+\s*[?.!']*\s*$|\b(?
                       r"|\balso\b|\btoo\s*[?.!]*\s*$|\bsame\b|\b(?:above|former|latter|aforementioned)\s*[?.!]*\s*$"
                       r"|\bthe\s+above\s+(?!\d)[a-z]+"
                       r"|\bthat\s+(?:list|result|answer)\b|\b(?:that|this|it|them)\s+(?:down|up|out|again)\b"
+                      r"|\b(?:from|at|in|to)\s+there\b|\bthat\s+(?:year|month|quarter|decade|day)\b|那年|当年|同年|那里"
                       r"|它|他|她|上面|刚才|同样|也", re.IGNORECASE)
 #: An ellipsis ending on its verb ("Which names do not?", "Which ones did?"). Weak: plain questions end so
 #: too ("How many launch sites does each country have?"), so it counts only when the question cannot be
@@ -97,7 +99,14 @@ def is_fragment(parsed: ParsedQuestion) -> bool:
     """The question names no table and no column: nothing it asks about or measures is its own ("Which
     leave from Aberdeen?", "Russia?", "and in 2020?"). A complete question ("What is the most expensive
     part on the Boeing 787-9?") is never read against the previous answer on this sign (issue 38)."""
-    return not any(m.kind in ("table", "column") for m in parsed.mentions)
+    return not any(m.kind in ("table", "column") and not _verb_at_end(parsed, m) for m in parsed.mentions)
+
+
+def _verb_at_end(parsed: ParsedQuestion, m) -> bool:
+    """A Chinese table word ending the question before 的 is its verb (最近一次是哪天发射的？: launched), not
+    a subject of its own."""
+    token = parsed.tokens[m.end - 1]
+    return token.zh and bool(re.match(r"的?\s*[？?。！!]*\s*$", parsed.text[token.end:])) and m.kind == "table"
 
 
 def follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, today) -> tuple[Frame, list[str]]:

@@ -125,7 +125,7 @@ ZH_WORDS: dict[str, str] = {
     "一下": "", "帮我": "", "告诉我": "", "告诉": "", "看看": "", "看一看": "", "能不能": "", "能否": "",
     "请问": "", "请": "", "查": "", "列": "list",
     # 什么时候, 何时: when, which the date shown says (最后一次发射是什么时候？ shows the latest launch's date)
-    "什么时候": "", "何时": "", "从来": "",  # 从来没有: never, as 没有 says
+    "什么时候": "", "何时": "", "哪天": "", "哪一天": "", "从来": "",  # 从来没有: never, as 没有 says
     # 分别, 具体: each and which, as the grouping says; 发生 (2019年发生了多少次失败): the rows happened
     "分别": "", "具体": "", "发生": "",
     # 按用途分呢？ (split by, as 按 says); 占多少比例 (make up: the share says it)

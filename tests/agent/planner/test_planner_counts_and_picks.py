@@ -98,3 +98,19 @@ def test_the_most_common_value_of_the_rows_named_counts_those_rows(talk, sample_
     """"the most common orbit for Falcon 9 launches" grouped each launch by its own id (one row each, ok and
     wrong); "most often" after "Which orbit" was left unused (the eleventh re-walk's E07)."""
     answered_as(talk, sample_db_path, question, gold)
+
+
+def test_there_and_that_year_point_back(planner):
+    """"Which rockets flew from there that year?" was read alone (every rocket, the eleventh re-walk's E02)."""
+    first = planner.plan("How many launches did the Guiana Space Centre host in 2021?")
+    follow = planner.plan("Which rockets flew from there that year?", frame_to_dict(first.frame) | {"complete": True})
+    assert follow.caveat is None and "'Guiana Space Centre'" in follow.sql and "'2021'" in follow.sql
+
+
+def test_a_chinese_question_whose_only_table_word_is_its_last_verb_leans_on_the_previous_answer(planner):
+    """最近一次是哪天发射的？ after a count of 长征二号丙 launches gave the latest launch of any rocket, flagged
+    only for 天; read against the previous answer now (with no word tying it, so not ok)."""
+    first = planner.plan("2018年以后长征二号丙一共发射了多少次？")
+    follow = planner.plan("最近一次是哪天发射的？", frame_to_dict(first.frame) | {"complete": True})
+    assert "'长征二号丙'" in follow.sql and follow.frame.link == "untied"
+    assert planner.plan("最近一次是哪天发射的？").caveat is None  # alone: the latest launch
