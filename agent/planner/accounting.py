@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from agent.planner.roles import RoleResolver
 
 #: Keywords that shape the sentence, not the query ("which", "list", "in China").
-_STRUCTURAL = frozenset({"which", "list", "filler", "in", "from", "to", "distinct", "by"})
+_STRUCTURAL = frozenset({"which", "list", "filler", "in", "from", "to", "by"})
 _AGGREGATES = frozenset({"avg", "sum", "max", "min"})
 _GENERIC_LABELS = frozenset({"name", "title", "label"})
 #: The verb of a grouping the query has ("Group those by launch site", 按型号分组): read. Not a keyword:
@@ -41,9 +41,13 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     tables = set(frame.tables(schema)) | set(frame.required)
     columns = {id(c) for c in _columns(frame)}
     joined = tables | {t for g in tables for e in schema.join_path(frame.fact, g) or [] for t in (e.table, e.ref_table)}
+    # rows of the fact joined to rows below them come once for each: a plain count counts them again
+    # (counted once each by the fact's key, `sql_builder._count_once`, when it has one of one column)
+    repeats = any(not schema.one_each(frame.fact, t) for t in joined if t != frame.fact) \
+        and len(schema.tables[frame.fact].pk) != 1
     missing: list[tuple[int, str]] = []
     for i, m in enumerate(r.mentions):
-        if not r.is_free(m) or _accounted(m, frame, tables, columns) or _names_counted_rows(m, frame, schema) \
+        if not r.is_free(m) or _accounted(m, frame, tables, columns, repeats) or _names_counted_rows(m, frame, schema) \
                 or _names_the_value_before(m, r, frame, schema) or _relates_through(m, joined):
             continue
         before = r.mentions[i - 1] if i else None
@@ -131,13 +135,13 @@ def _relating_verb(i: int, r: RoleResolver, joined: set[str]) -> bool:
         and (after.kind == "value" and not r.is_free(after) or bool(set(after.tables) & joined))
 
 
-def _accounted(m, frame: Frame, tables: set[str], columns: set[int]) -> bool:
+def _accounted(m, frame: Frame, tables: set[str], columns: set[int], repeats: bool = False) -> bool:
     if m.kind == "table":
         return bool(set(m.tables) & tables)
     if m.kind == "column":
         year_word = m.text.lower() in ("year", "years", "年", "年份", "每年")
         dated = frame.group_time is not None or any(c.op.startswith("year_") for c in frame.conditions)
-        return any(id(c) in columns for c in m.columns) or (year_word and dated)
+        return any(id(c) in columns for c in m.columns) or (year_word and dated) or _same_time_words(m, frame)
     if m.kind != "keyword":
         return False  # a value, quoted text or number no pass placed
     if m.alt is not None and any(id(c) in columns for c in m.alt.columns):
@@ -145,6 +149,9 @@ def _accounted(m, frame: Frame, tables: set[str], columns: set[int]) -> bool:
     code, grouped = m.code, bool(frame.entity or frame.group_columns or frame.group_time)
     if code in _STRUCTURAL:
         return True
+    if code == "distinct":  # "How many different launch vehicles …": a count of rows that may repeat is not it
+        return frame.distinct or not frame.measures or any(x.distinct for x in frame.measures) \
+            or bool(frame.entity or frame.group_columns or frame.group_time) or not repeats
     if code == "count":  # also "平均高度是多少" ("what is the average height"): any measure asked for
         return bool(frame.measures) or frame.having is not None
     if code == "group":
@@ -158,6 +165,18 @@ def _accounted(m, frame: Frame, tables: set[str], columns: set[int]) -> bool:
     if code in _RANKING:
         return frame.order is not None
     return False  # comparisons, time relations, buckets, relative periods no pass placed
+
+
+def _same_time_words(m, frame: Frame) -> bool:
+    """A time column named by its words, read as the nearer table's column of the same words (首飞: the
+    families' first flight year, not the first flight date of aircraft their maker also makes; `column_choice`)."""
+    used = [c for c in _columns(frame) if c.is_date or c.is_year]
+    return any(c.is_date or c.is_year for c in m.columns) and any(
+        set(c.words) - TIME_PARTS <= set(u.words) for c in m.columns for u in used)
+
+
+#: The words of a time column that say its kind, not what happened (first_flight_date, first_flight_year).
+TIME_PARTS = frozenset({"date", "year", "time", "day"})
 
 
 def _names_counted_rows(m, frame: Frame, schema: SchemaIndex) -> bool:

@@ -11,7 +11,7 @@ import re
 
 from datetime import date
 
-from agent.planner.accounting import unaccounted
+from agent.planner.accounting import TIME_PARTS, unaccounted
 from agent.planner.frame import Condition, Frame, Measure, MissingSubject, Ordering, PlanningFailed, YearFilter
 from agent.planner.negation import Absence
 from agent.planner.periods import DATE_ONLY, Period
@@ -84,7 +84,7 @@ class Assembler:
         modifiers = {id(m) for m in free for o in free if r.compound(m, o)}
         # A table word written as a verb ("rockets launched from Baikonur") says what the rows did; the
         # noun before it is what the question asks about.
-        free_tables = sorted(free, key=lambda m: (verb_form(m.text) and m.start > 0, m.partial, id(m) in modifiers,
+        free_tables = sorted(free, key=lambda m: (verb_form(m.text) and m.start > 0, id(m) in modifiers, m.partial,
                                                   m.start))
         subject = free_tables[0] if free_tables else None
         group = r.group if r.group is not None and r.group.kind == "table" else None
@@ -203,7 +203,11 @@ class Assembler:
         chosen = self.column(year.column, "time")
         if chosen is not None:
             return chosen
-        tables = sorted(self.schema.tables, key=lambda t: min(self.schema.distance(a, t) for a in self.anchors))
+        # nearest the rows first, then nearest the fact (the payloads' launches before the countries' sites),
+        # then a table of dates before one of years
+        tables = sorted(self.schema.tables, key=lambda t: (min(self.schema.distance(a, t) for a in self.anchors),
+                                                           self.schema.distance(self.anchors[0], t),
+                                                           not any(c.is_date for c in self.schema.tables[t].time_columns)))
         for table in tables:
             if min(self.schema.distance(a, table) for a in self.anchors) > 2:
                 break
@@ -250,6 +254,8 @@ class Assembler:
                                and m.code in ("count", "avg", "sum", "max", "min")), default=None)
         if frame.measures and not (frame.group_columns or frame.group_time) and frame.entity is None and first_aggregate is not None:
             for m in self._free_columns(exact=True):
+                if (r.periods or r.years) and all(c.is_date or c.is_year for c in m.columns):
+                    continue  # 2010年以前首飞的运输机平均最大速度: the period's column, no grouping
                 if m.end <= first_aggregate:
                     frame.group_columns.append(self.column(m))
                     r.use(m)
@@ -570,6 +576,16 @@ def column_choice(m: Mention, schema: SchemaIndex, anchors: list[str], want: str
                       or not all(schema.through_parent(a, c.table) for a in anchors)]
     if not candidates:
         return None
-    return min(candidates, key=lambda c: (c.table != near,
+    best = min(candidates, key=lambda c: (c.table != near,
                                           min((schema.distance(a, c.table) for a in anchors), default=0),
                                           c.is_cjk, m.columns.index(c)))
+    if anchors and best.table != near and all(schema.through_parent(a, best.table) for a in anchors):
+        # "Which launch vehicle families first flew before 1980?": the families' own first flight year, not the
+        # first flight date of the aircraft their maker also makes, when a nearer table has the same words
+        words = set(best.words) - TIME_PARTS
+        own = [c for t in schema.tables.values() for c in t.columns.values() if fits(c) and c is not best
+               and words <= set(c.words) and not all(schema.through_parent(a, c.table) for a in anchors)
+               and min(schema.distance(a, c.table) for a in anchors) < 99]
+        if own:
+            return min(own, key=lambda c: min(schema.distance(a, c.table) for a in anchors))
+    return best

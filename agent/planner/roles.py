@@ -415,7 +415,9 @@ class RoleResolver:
         if self.q.zh and target is not None and target.kind == "value":  # 多少次成功发射: the launches, successful
             after = self.next_mention(target, 0, kinds=("table",))
             target = after if after is not None else target
-        self.use(m, distinct)
+        # "How many different launch vehicles …": "different" is used only by a count of distinct values; a
+        # count of a table's rows leaves it to the accounting, which names it when rows may repeat
+        self.use(m, distinct if target is None or target.kind != "table" else None)
         if distinct is not None and target is not None and target.kind == "column":
             self.aggregates.append(("count", target, True))
             self.use(target)

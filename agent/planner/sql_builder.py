@@ -43,7 +43,11 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
     if year:
         shown.append(f"{year} AS {quote_ident(frame.bucket)}")
     shown += [col(c) for c in (*frame.group_columns, *frame.columns)]
-    shown += [f"{_measure(m, col)} AS {quote_ident(measure_alias(m, frame))}" for m in frame.measures]
+    # "How many launch sites hosted launches in 2020?": each site once, however many launches it hosted
+    once = _count_once(frame, schema, col) if fans_out and not (frame.entity or frame.group_columns or frame.group_time) \
+        else None
+    shown += [f"{once if once and m.column is None and m.condition is None and m.func == 'count' else _measure(m, col)}"
+              f" AS {quote_ident(measure_alias(m, frame))}" for m in frame.measures]
     if not shown:
         raise PlanningFailed("there is nothing left to show", zh="没有可以显示的列")
     distinct = frame.distinct or (fans_out and not frame.measures)
@@ -218,6 +222,13 @@ def _bucket(bucket: str, column: ColumnInfo, col) -> str:
         "half_year": f"strftime('%Y', {ref}) || '-H' || (({month} + 5) / 6)",
         "decade": f"(CAST(strftime('%Y', {ref}) AS INTEGER) / 10) * 10",
     }[bucket]
+
+
+def _count_once(frame: Frame, schema: SchemaIndex, col) -> str | None:
+    """COUNT(DISTINCT <key>) of the fact's rows, for a count over joins that repeat them; None without a
+    one-column key."""
+    pk = schema.tables[frame.fact].pk
+    return f"COUNT(DISTINCT {col(schema.tables[frame.fact].columns[pk[0]])})" if len(pk) == 1 else None
 
 
 def _measure(m: Measure, col) -> str:
