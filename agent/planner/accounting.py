@@ -131,8 +131,9 @@ def _relating_verb(i: int, r: RoleResolver, joined: set[str]) -> bool:
     before = next((m for m in r.mentions if m.end == i), None)
     after = next((m for m in r.mentions if m.start > i), None)
     return before is not None and before.kind == "table" and bool(set(before.tables) & joined) \
-        and after is not None and after.start - i <= 3 and after.kind in ("table", "value") \
-        and (after.kind == "value" and not r.is_free(after) or bool(set(after.tables) & joined))
+        and after is not None and after.start - i <= 3 and after.kind in ("table", "value", "column") \
+        and (after.kind == "value" and not r.is_free(after) or bool(set(after.tables) & joined)
+             or after.kind == "column" and bool({c.table for c in after.columns} & joined))
 
 
 def _accounted(m, frame: Frame, tables: set[str], columns: set[int], repeats: bool = False) -> bool:

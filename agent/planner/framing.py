@@ -331,12 +331,30 @@ class Assembler:
         after = next((o for o in self.r.mentions if o.kind == "table" and self.r.is_free(o) and o.start >= m.end
                       and (self.r.compound(m, o) or (o.start - m.end == 1 and verb_form(tokens[m.end].text)))), None)
         through = self.table(after) if after is not None else None
-        if through in (None, table, frame.fact) or self.schema.distance(through, table) >= 99 \
+        if through is None:
+            return self._named_between(frame, table)
+        if through in (table, frame.fact) or self.schema.distance(through, table) >= 99 \
                 or self.schema.distance(frame.fact, through) >= 99:
             return None
         # "Russian-built rockets": the participle between says the same (the rockets' country)
         self.r.use(after, *(o for o in self.r.mentions if m.end <= o.start and o.end <= after.start))
         return through
+
+    def _named_between(self, frame: Frame, table: str) -> str | None:
+        """A table the question names that holds the fact's rows below them and refers to the value's table
+        itself (柯林斯宇航为哪些飞机提供部件？: the parts' supplier, not the aircraft's maker): the way the words
+        go, when the fact refers to the value's table too."""
+        direct = {e.ref_table for e in self.schema.edges_of(frame.fact) if e.table == frame.fact}
+        if table not in direct:
+            return None
+        named = {t for o in self.r.mentions if o.kind == "table" for t in o.tables} \
+            | {c.table for o in self.r.mentions if o.kind == "column" for c in o.columns}
+        between = next((t for t in sorted(named) if t in self.schema.children(frame.fact) and t != table
+                        and any(e.table == t and e.ref_table == table for e in self.schema.edges_of(t))), None)
+        if between is not None:  # its word (部件, "parts") says the way: read, not a column to show
+            self.r.use(*(o for o in self.r.mentions if self.r.is_free(o) and (
+                (o.kind == "table" and between in o.tables) or (o.kind == "column" and {c.table for c in o.columns} == {between}))))
+        return between
 
     def flags(self, frame: Frame) -> bool:
         """"Which reusable launch vehicles are still active?": a yes/no column named in a question that

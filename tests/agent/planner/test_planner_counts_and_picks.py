@@ -137,3 +137,17 @@ def test_what_the_twelfth_re_walk_answered_wrongly_with_confidence(talk, sample_
     a compound's head is the subject before a partial name ("launch vehicle families" are families);
     the column a period dates is no grouping; a period dates the rows nearest the fact."""
     answered_as(talk, sample_db_path, question, gold)
+
+
+@pytest.mark.parametrize("question, gold", [
+    ("柯林斯宇航为哪些飞机提供部件？",
+     "SELECT DISTINCT a.name_zh FROM aircraft a JOIN aircraft_hardware h ON h.aircraft_id = a.id "
+     "JOIN manufacturers m ON h.supplier_id = m.id WHERE m.name_zh = '柯林斯宇航'"),
+    ("Which aircraft use parts from Honeywell?",
+     "SELECT DISTINCT a.model FROM aircraft a JOIN aircraft_hardware h ON h.aircraft_id = a.id "
+     "JOIN manufacturers m ON h.supplier_id = m.id WHERE m.name = 'Honeywell Aerospace'"),
+])
+def test_a_firm_reached_through_the_parts_the_question_names(talk, sample_db_path, question, gold):
+    """The twelfth re-walk's C15 read Collins as the aircraft's maker (no rows, ok): the question names the
+    parts, whose supplier the firm is."""
+    answered_as(talk, sample_db_path, question, gold)
