@@ -95,6 +95,14 @@ class _Turn:
     units: list[UnitPreference] = field(default_factory=list)  # ... and the units they prefer
 
 
+@dataclass(frozen=True)
+class _Named:
+    """What a follow-up asks for by name: tables after "which" (shown), and the tables of the columns it names
+    (measured: "the total payload mass on those flights")."""
+    asked: frozenset[str] = frozenset()
+    measured: frozenset[str] = frozenset()
+
+
 class OfflinePlanner:
     """A ChatModel that plans SQL from the schema instead of asking a language model.
 
@@ -234,7 +242,7 @@ class OfflinePlanner:
         return frame, []
 
     def _linked(self, read: tuple[Frame, list[str]], before: Frame, ended: str | None, *,
-                tied: bool, named: frozenset[str] = frozenset()) -> tuple[Frame, list[str]]:
+                tied: bool, named: _Named = _Named()) -> tuple[Frame, list[str]]:
         """A follow-up's frame, said to rest on an incomplete answer or an older one when it does; to be
         read against the previous answer with no word of the question tying it (`tied` false); or to join a
         table the previous answer did not touch, other than one the follow-up groups by (a table it only
@@ -267,12 +275,15 @@ class OfflinePlanner:
                 reached |= self._path_tables(frame.fact, c.via) | self._path_tables(c.via, c.column.table)
         return reached
 
-    def _shown_named(self, frame: Frame, named: frozenset[str]) -> set[str]:
+    def _shown_named(self, frame: Frame, named: _Named) -> set[str]:
         """The table a tied follow-up asks for by name and shows, whose rows refer to the previous ones ("Which
         payloads did they carry?" after launches: the payloads of those launches) or that each previous row has
         one of ("Which rockets flew from there that year?"): the words ask for that join."""
-        return {c.table for c in frame.columns if c.table in named and (
-            c.table in self.schema.children(frame.fact) or self.schema.one_each(frame.fact, c.table))}
+        shown = [c for c in frame.columns if c.table in named.asked]
+        shown += [m.column for m in frame.measures if m.column is not None and m.column.table in named.measured]
+        asked = {c.table for c in shown if c.table in self.schema.children(frame.fact)
+                 or self.schema.one_each(frame.fact, c.table)}
+        return {t for a in asked for t in self._path_tables(frame.fact, a)} | asked
 
     def _path_tables(self, start: str, goal: str) -> set[str]:
         return {t for e in self.schema.join_path(start, goal) or [] for t in (e.table, e.ref_table)}
@@ -440,13 +451,15 @@ class OfflinePlanner:
                             caveat=plan.caveat)
 
 
-def _tables_named(parsed) -> frozenset[str]:
-    """The tables a question asks for by name right after its "which"/"what" ("Which payloads did they carry?")."""
-    first = parsed.mentions[:2]
-    if len(first) == 2 and first[0].kind == "keyword" and first[0].code == "which" and first[1].kind == "table" \
-            and first[1].start - first[0].end <= 0:
-        return frozenset(first[1].tables)
-    return frozenset()
+def _tables_named(parsed) -> _Named:
+    """The tables a question asks for by name right after "which"/"what" ("Which payloads did they carry?",
+    它是用哪种火箭发射的？), and those of the columns it names ("the total payload mass on those flights")."""
+    pairs = zip(parsed.mentions, parsed.mentions[1:])
+    asked = {t for w, m in pairs if w.kind == "keyword" and w.code == "which" and m.kind == "table"
+             and m.start - w.end <= 0 for t in m.tables}
+    measured = {c.table for m in parsed.mentions if m.kind == "column" and not m.partial for c in m.columns}
+    return _Named(frozenset(asked), frozenset(measured))
+
 
 
 def _read_turn(messages: list[dict[str, Any]]) -> _Turn:

@@ -48,6 +48,7 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     missing: list[tuple[int, str]] = []
     for i, m in enumerate(r.mentions):
         if not r.is_free(m) or _accounted(m, frame, tables, columns, repeats) or _names_counted_rows(m, frame, schema) \
+                or _per_row(i, r, frame, schema) \
                 or _names_the_value_before(m, r, frame, schema) or _relates_through(m, joined):
             continue
         before = r.mentions[i - 1] if i else None
@@ -166,6 +167,19 @@ def _accounted(m, frame: Frame, tables: set[str], columns: set[int], repeats: bo
     if code in _RANKING:
         return frame.order is not None
     return False  # comparisons, time relations, buckets, relative periods no pass placed
+
+
+def _per_row(i: int, r: RoleResolver, frame: Frame, schema: SchemaIndex) -> bool:
+    """"per"/"each" before the rows' own name ("units built per helicopter model": per aircraft model, each
+    one row): an average over the rows is per row already, with nothing to group by."""
+    m = r.mentions[i]
+    if m.kind != "keyword" or m.code != "group" or frame.entity or frame.group_columns or frame.group_time \
+            or not frame.measures or any(x.func != "avg" for x in frame.measures if x.column is not None):
+        return False
+    label = schema.tables[frame.fact].label
+    named = next((o for o in r.mentions[i + 1:i + 3] if o.kind in ("column", "table")), None)
+    return named is not None and (frame.fact in getattr(named, "tables", ()) or any(
+        c.table == frame.fact and c.name == label for c in named.columns))
 
 
 def _same_time_words(m, frame: Frame) -> bool:

@@ -151,3 +151,20 @@ def test_a_firm_reached_through_the_parts_the_question_names(talk, sample_db_pat
     """The twelfth re-walk's C15 read Collins as the aircraft's maker (no rows, ok): the question names the
     parts, whose supplier the firm is."""
     answered_as(talk, sample_db_path, question, gold)
+
+
+@pytest.mark.parametrize("first, follow", [
+    ("哪个地球观测载荷最重？", "它是用哪种火箭发射的？"),
+    ("Which Antares launches happened since 2018?", "What was the total payload mass on those flights?"),
+])
+def test_a_follow_up_naming_what_it_joins_is_ok(planner, first, follow):
+    """The twelfth re-walk's C20 and E17 were right and flagged "joined a table the previous answer did not
+    use": 哪种火箭 and "payload mass" name it; 用 is the join, as "used" between two things is."""
+    before = planner.plan(first)
+    plan = planner.plan(follow, frame_to_dict(before.frame) | {"complete": True})
+    assert plan.caveat is None and plan.frame.link is None
+
+
+def test_per_the_rows_own_name_with_an_average_is_read(planner):
+    """"units built per helicopter model": the average over the models is per model (E04's caveat on 'per')."""
+    assert planner.plan("On average, how many units were built per helicopter model?").caveat is None
