@@ -120,8 +120,9 @@ ZH_WORDS: dict[str, str] = {
     # verbs of carrying out (太原卫星发射中心执行了哪些发射任务: the site's launches are those it carried out)
     "执行": "", "进行": "", "实施": "", "开展": "", "完成": "",
     # 俄罗斯境内有哪些发射场？: in Russia, as 俄罗斯 alone says
-    # 用 (它是用哪种火箭发射的？: launched with which rocket): the join between them, as "used" between two things
-    "用": "", "使用": "",
+    # 是用 (它是用哪种火箭发射的？: launched with which rocket): the join between them, as "used" between two
+    # things; not 使用 (仍在使用: still in use, a condition)
+    "是用": "",
     "境内": "", "间": "", "那边": "", "这边": "", "那里": "",  # 西昌那边呢？: at Xichang
     # asking: 请帮我查一下, 告诉我, 看看, 能不能列一下 (the question says what to show)
     "一下": "", "帮我": "", "告诉我": "", "告诉": "", "看看": "", "看一看": "", "能不能": "", "能否": "",
