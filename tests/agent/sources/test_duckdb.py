@@ -17,10 +17,14 @@ from agent.sources.query_pool import PoolLimits
 from tests.agent.sources.refusals import assert_payloads_change_nothing
 
 
+def _sample(path, time_limit_s: float) -> DuckDBSource:
+    return DuckDBSource(path, time_limit_s=time_limit_s, max_rows=100, max_cell_bytes=64,
+                        limits=PoolLimits(max_memory_mb=256, max_temp_mb=64))
+
+
 @pytest.fixture
 def duck(duckdb_sample_path):
-    source = DuckDBSource(duckdb_sample_path, time_limit_s=2.0, max_rows=100, max_cell_bytes=64,
-                          limits=PoolLimits(max_memory_mb=256, max_temp_mb=64))
+    source = _sample(duckdb_sample_path, 2.0)
     yield source
     source.close()
 
@@ -233,8 +237,7 @@ def test_logging_profiling_and_waits_are_refused_by_the_guard_and_by_duckdbs_par
 @pytest.fixture
 def roomy_duck(duckdb_sample_path):
     """The sample with room to run: DuckDB's catalogue views took over 2 s on a machine busy with a benchmark."""
-    source = DuckDBSource(duckdb_sample_path, time_limit_s=60.0, max_rows=100, max_cell_bytes=64,
-                          limits=PoolLimits(max_memory_mb=256, max_temp_mb=64))
+    source = _sample(duckdb_sample_path, 60.0)
     yield source
     source.close()
 
