@@ -40,7 +40,8 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     """The question's words (as written) that the frame does not use, in question order."""
     tables = set(frame.tables(schema)) | set(frame.required)
     columns = {id(c) for c in _columns(frame)}
-    joined = tables | {t for g in tables for e in schema.join_path(frame.fact, g) or [] for t in (e.table, e.ref_table)}
+    edges = [e for g in tables for e in schema.join_path(frame.fact, g) or []]
+    joined = tables | {t for e in edges for t in (e.table, e.ref_table)}
     # rows of the fact joined to rows below them come once for each: a plain count counts them again
     # (counted once each by the fact's key, `sql_builder._count_once`, when it has one of one column)
     repeats = any(not schema.one_each(frame.fact, t) for t in joined if t != frame.fact) \
@@ -59,7 +60,8 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     missing.extend((-1, text) for text in r.ignored)
     covered = {i for m in r.mentions for i in range(m.start, m.end)}
     missing.extend((i, t.text) for i, t in enumerate(r.q.tokens) if i not in covered and i not in r.period_tokens
-                   and t.text in r.q.unmatched and t.norm not in FILLER_WORDS and not _relating_verb(i, r, joined))
+                   and t.text in r.q.unmatched and t.norm not in FILLER_WORDS and not _relating_verb(i, r, joined)
+                   and not _names_the_key(i, r, edges, schema))
     missing.extend(_making_words(r, frame, schema))
     words = [text for _, text in sorted(missing, key=lambda p: p[0])]
     own = _compared_units(frame) | (_HOW_HIGH if any(m.func == "share" for m in frame.measures) else set())
@@ -167,6 +169,15 @@ def _accounted(m, frame: Frame, tables: set[str], columns: set[int], repeats: bo
     if code in _RANKING:
         return frame.order is not None
     return False  # comparisons, time relations, buckets, relative periods no pass placed
+
+
+def _names_the_key(i: int, r: RoleResolver, edges: list, schema: SchemaIndex) -> bool:
+    """A word right before a table word, naming the key the query joins that table by ("operator country":
+    `payloads.operator_country_id`, one of the payloads' two ways to a country)."""
+    after = next((m for m in r.mentions if m.start == i + 1 and m.kind == "table"), None)
+    word = r.q.tokens[i].norm
+    return after is not None and any(e.ref_table in after.tables and word in schema.column(e.table, e.column).words
+                                     for e in edges)
 
 
 def _per_row(i: int, r: RoleResolver, frame: Frame, schema: SchemaIndex) -> bool:

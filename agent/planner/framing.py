@@ -564,9 +564,21 @@ class Assembler:
             if modifiers_only and not any(o.kind == "table" and self.r.compound(m, o, de=True) for o in self.r.mentions):
                 continue
             if table and table not in frame.tables(self.schema) + frame.required \
-                    and self.schema.distance(frame.fact, table) < 99:
+                    and self.schema.distance(frame.fact, table) < 99 and not self._says_whose(m, table, frame):
                 (frame.required if modifiers_only else frame.existence).append(table)
                 self.notes.append(f"'{m.text}' → only rows with a matching {table}")
+
+    def _says_whose(self, m: Mention, table: str, frame: Frame) -> bool:
+        """A modifier naming whose the head's rows are, when the rows reach the head another way ("manufacturer
+        countries" of payloads: their makers' countries, not their operators' that the join reads): left
+        unused, so the answer says it did not read it, rather than a mere "has a manufacturer"."""
+        head = next((o for o in self.r.mentions if o.kind == "table" and self.r.compound(m, o)), None)
+        target = self.table(head) if head is not None else None
+        if target in (None, frame.fact, table):
+            return False
+        refers = any(e.table == table and e.ref_table == target for e in self.schema.edges_of(table))
+        direct = any(e.table == frame.fact and e.ref_table == target for e in self.schema.edges_of(frame.fact))
+        return refers and direct
 
     def _everything_asked(self, frame: Frame) -> bool:
         """"What are all the airlines?": every column of the rows, not only their names."""

@@ -168,3 +168,11 @@ def test_a_follow_up_naming_what_it_joins_is_ok(planner, first, follow):
 def test_per_the_rows_own_name_with_an_average_is_read(planner):
     """"units built per helicopter model": the average over the models is per model (E04's caveat on 'per')."""
     assert planner.plan("On average, how many units were built per helicopter model?").caveat is None
+
+
+def test_whose_countries_a_modifier_names(planner):
+    """"operator country" is the key the payloads' join goes by, read; "manufacturer countries" of payloads
+    are their makers' countries, which the join by operator does not read: named, not "has a manufacturer"."""
+    assert planner.plan("Break down the payloads launched in the first half of 2010 by operator country.").caveat is None
+    assert "manufacturer" in planner.plan("Top 5 manufacturer countries by number of payloads launched in 2022.").frame.unused
+    assert planner.plan("How many aircraft manufacturers are there?").caveat is None
