@@ -49,7 +49,7 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     missing: list[tuple[int, str]] = []
     for i, m in enumerate(r.mentions):
         if not r.is_free(m) or _accounted(m, frame, tables, columns, repeats) or _names_counted_rows(m, frame, schema) \
-                or _per_row(i, r, frame, schema) \
+                or _per_row(i, r, frame, schema) or _since_as_adverb(i, r) \
                 or _names_the_value_before(m, r, frame, schema) or _relates_through(m, joined):
             continue
         before = r.mentions[i - 1] if i else None
@@ -105,6 +105,8 @@ def _making_words(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[tu
     may name that column, so it is named rather than read as the count of rows."""
     if not any(x.func == "count" and x.column is None for x in frame.measures) or not any(
             set(c.words) & MAKING_COLUMN_WORDS for c in schema.tables[frame.fact].columns.values()) \
+            or any(x.func == "sum" and x.column is not None and set(x.column.words) & MAKING_COLUMN_WORDS
+                   for x in frame.measures) \
             or any(_names_counted_rows(m, frame, schema) for m in r.mentions) \
             or _KINDS_COUNTED.search(r.q.text):  # "How many aircraft models", 多少种飞机: the models
         return []
@@ -178,6 +180,14 @@ def _names_the_key(i: int, r: RoleResolver, edges: list, schema: SchemaIndex) ->
     word = r.q.tokens[i].norm
     return after is not None and any(e.ref_table in after.tables and word in schema.column(e.table, e.column).words
                                      for e in edges)
+
+
+def _since_as_adverb(i: int, r: RoleResolver) -> bool:
+    """"have since decayed": "since" before a verb or a value, with no time after it, is an adverb (by now)."""
+    m = r.mentions[i]
+    after = r.mentions[i + 1] if i + 1 < len(r.mentions) else None
+    return m.kind == "keyword" and m.code == "since" and after is not None and after.kind == "value" \
+        and after.start == m.end and not r.is_free(after)
 
 
 def _per_row(i: int, r: RoleResolver, frame: Frame, schema: SchemaIndex) -> bool:

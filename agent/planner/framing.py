@@ -79,6 +79,10 @@ class Assembler:
         by_count = r.rank is not None and r.rank.by_count
         counted = r.counted or (r.rank.counted if by_count else None) or (having.counted if having else None)
         free = [m for m in r.mentions if m.kind == "table" and r.is_free(m)]
+        if by_count and counted is not None and counted is r.rank.counted and self._after_which([counted]) is counted \
+                and any(m is not counted for m in free):
+            # 已退役的载荷中，哪个运营国家的数量最多？: the countries asked after 哪个 are ranked by the other rows
+            free, counted = [counted, *(m for m in free if m is not counted)], None
         # A table word right before another modifies it ("aircraft manufacturers", 飞机制造商): the
         # head, the last word of the compound, is what the question asks about.
         modifiers = {id(m) for m in free for o in free if r.compound(m, o)}
@@ -100,6 +104,8 @@ class Assembler:
             # so the earlier word whose table the subject's rows refer to is the one grouped by.
             subject = next((m for m in free_tables if subject is not None and m.start < subject.start
                             and self.table(subject) in self.schema.children(self.table(m))), subject)
+            # 已退役的载荷中，哪个运营国家的数量最多？: the countries, asked after 哪个, are ranked
+            subject = self._after_which(free_tables) or subject
             others = [m for m in free_tables if m is not subject]
             if subject is not None and subject is not counted:
                 frame.entity = self.table(subject)
@@ -127,9 +133,16 @@ class Assembler:
         manufacturers (the head of a compound after it: 美国的飞机制造商)."""
         tokens, text = self.q.tokens, self.q.text
         marked = [m for m in free if tokens[m.start].zh and text[max(tokens[m.start].start - 1, 0)] == "的"]
-        if not marked:  # 酒泉卫星发射中心发射过哪些火箭？: the rockets, named right after 哪些
-            marked = [m for m in free if tokens[m.start].zh and m.start > 0 and any(
-                w.kind == "keyword" and w.code == "which" and w.end == m.start for w in self.r.mentions)]
+        if marked:
+            return self.r.head(max(marked, key=lambda m: m.start))
+        return self._after_which(free)  # 酒泉卫星发射中心发射过哪些火箭？: the rockets, named right after 哪些
+
+    def _after_which(self, free: list[Mention]) -> Mention | None:
+        """The Chinese table word right after 哪些/哪个: what the question asks about."""
+        covered = {i for o in self.r.mentions for i in range(o.start, o.end)}
+        marked = [m for m in free if self.q.tokens[m.start].zh and m.start > 0 and any(
+            w.kind == "keyword" and w.code == "which" and 0 <= m.start - w.end <= 1
+            and not covered & set(range(w.end, m.start)) for w in self.r.mentions)]  # 哪个运营国家: a word between
         return self.r.head(max(marked, key=lambda m: m.start)) if marked else None
 
     def _measured_in_child(self, frame: Frame, subject: Mention | None) -> None:

@@ -30,7 +30,8 @@ UNITS = {"kg": "kg", "g": "g", "t": "t", "km": "km", "m": "m", "cm": "cm", "mm":
 UNIT_NAMES = {"kg": ("kg", "kgs", "kilo", "kilos", "kilogram", "kilograms", "公斤", "千克"),
               "km": ("km", "kilometer", "kilometers", "kilometre", "kilometres", "公里", "千米"),
               "kmh": ("km/h", "kmh", "kph", "公里/小时", "千米/小时", "公里每小时", "千米每小时"),
-              "usd": ("usd", "dollar", "dollars", "美元")}
+              "usd": ("usd", "dollar", "dollars", "美元"),
+              "m": ("m", "meter", "meters", "metre", "metres", "米")}
 WORDS = {"avg": "average", "cnt": "count", "num": "number", "qty": "quantity", "max": "max", "min": "min",
          "id": "ID", "leo": "LEO", "gto": "GTO", "url": "URL", "api": "API", "sql": "SQL"}
 _SPLIT = re.compile(r"[_\s.\-]+|(?<=[a-z0-9])(?=[A-Z])")

@@ -176,3 +176,23 @@ def test_whose_countries_a_modifier_names(planner):
     assert planner.plan("Break down the payloads launched in the first half of 2010 by operator country.").caveat is None
     assert "manufacturer" in planner.plan("Top 5 manufacturer countries by number of payloads launched in 2022.").frame.unused
     assert planner.plan("How many aircraft manufacturers are there?").caveat is None
+
+
+def test_the_thirteenth_re_walks_ranking_of_countries_asked_after_naxie(talk, sample_db_path):
+    """C17 grouped each retired payload on its own (491 ties, ok): 哪个运营国家 is what is ranked."""
+    answered_as(talk, sample_db_path, "已退役的载荷中，哪个运营国家的数量最多？",
+                "SELECT c.name_zh, COUNT(*) FROM payloads p JOIN countries c ON p.operator_country_id = c.id "
+                "WHERE p.status = 'retired' GROUP BY c.id ORDER BY COUNT(*) DESC LIMIT 1")
+
+
+@pytest.mark.parametrize("questions", [
+    ("哪些运载火箭的高度超过50米？",),  # 米: the unit of height_m
+    ("How many payloads launched in Q2 2019 have since decayed?",),  # "since" as "by now"
+    ("How many helicopters first flew before 2005?", "How many units of them were built in total?"),  # the sum built
+])
+def test_words_the_thirteenth_re_walk_flagged_on_right_answers_are_read(planner, questions):
+    previous = None
+    for question in questions:
+        plan = planner.plan(question, previous)
+        previous = frame_to_dict(plan.frame) | {"complete": plan.caveat is None}
+    assert plan.caveat is None, plan.frame.unused
