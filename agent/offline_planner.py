@@ -457,6 +457,11 @@ def _tables_named(parsed) -> _Named:
     pairs = zip(parsed.mentions, parsed.mentions[1:])
     asked = {t for w, m in pairs if w.kind == "keyword" and w.code == "which" and m.kind == "table"
              and m.start - w.end <= 0 for t in m.tables}
+    # "List them with their mission names and launch sites": the previous rows' own sites, asked by name
+    their = next((i for i, t in enumerate(parsed.tokens) if t.norm in ("their", "its")
+                  and i and parsed.tokens[i - 1].norm == "with"), None)
+    if their is not None:
+        asked |= {t for m in parsed.mentions if m.kind == "table" and m.start > their for t in m.tables}
     measured = {c.table for m in parsed.mentions if m.kind == "column" and not m.partial for c in m.columns}
     return _Named(frozenset(asked), frozenset(measured))
 

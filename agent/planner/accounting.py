@@ -48,7 +48,7 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
         and len(schema.tables[frame.fact].pk) != 1
     missing: list[tuple[int, str]] = []
     for i, m in enumerate(r.mentions):
-        if not r.is_free(m) or _accounted(m, frame, tables, columns, repeats) or _names_counted_rows(m, frame, schema) \
+        if not r.is_free(m) or _accounted(m, frame, tables, columns, repeats) or _names_counted_rows(m, frame, schema, r) \
                 or _per_row(i, r, frame, schema) or _since_as_adverb(i, r) \
                 or _names_the_value_before(m, r, frame, schema) or _relates_through(m, joined):
             continue
@@ -107,7 +107,7 @@ def _making_words(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[tu
             set(c.words) & MAKING_COLUMN_WORDS for c in schema.tables[frame.fact].columns.values()) \
             or any(x.func == "sum" and x.column is not None and set(x.column.words) & MAKING_COLUMN_WORDS
                    for x in frame.measures) \
-            or any(_names_counted_rows(m, frame, schema) for m in r.mentions) \
+            or any(_names_counted_rows(m, frame, schema, r) for m in r.mentions) \
             or _KINDS_COUNTED.search(r.q.text):  # "How many aircraft models", 多少种飞机: the models
         return []
     found = [(i, t.text) for i, t in enumerate(r.q.tokens) if t.norm in MAKING_VERBS]
@@ -123,9 +123,10 @@ _KINDS_COUNTED = re.compile(r"(?:多少|几)(?:种|款|类|型)")
 
 
 def _relates_through(m, joined: set[str]) -> bool:
-    """A table word written as a verb whose table the query joins on its way ("payloads launched on Long
-    March rockets": through the launches): it says how the rows relate, which that join is."""
-    return m.kind == "table" and verb_form(m.text) and bool(set(m.tables) & joined)
+    """A table word whose table the query joins on its way ("payloads launched on Long March rockets":
+    through the launches; "aircraft models made by manufacturers from each country"): it says how the rows
+    relate, which that join is."""
+    return m.kind == "table" and bool(set(m.tables) & joined)
 
 
 def _relating_verb(i: int, r: RoleResolver, joined: set[str]) -> bool:
@@ -215,13 +216,15 @@ def _same_time_words(m, frame: Frame) -> bool:
 TIME_PARTS = frozenset({"date", "year", "time", "day"})
 
 
-def _names_counted_rows(m, frame: Frame, schema: SchemaIndex) -> bool:
+def _names_counted_rows(m, frame: Frame, schema: SchemaIndex, r: RoleResolver | None = None) -> bool:
     """A column mention naming the rows a plain count counts, by their name column: "how many aircraft
     models" counts aircraft, each one model (`aircraft.model`, the table's label), so "models" is used.
     Not a generic name ("the name of the breed with the most dogs" asks to see it), nor in groups."""
-    if m.kind != "column" or frame.entity or frame.group_columns or frame.group_time or \
-            not any(x.func == "count" and x.column is None for x in frame.measures):
+    if m.kind != "column" or not any(x.func == "count" and x.column is None for x in frame.measures):
         return False
+    if (frame.entity or frame.group_columns or frame.group_time) and not (r is not None and any(
+            o.kind == "table" and frame.fact in o.tables and o.end == m.start for o in r.mentions)):
+        return False  # in groups, only right after the counted rows' own word ("aircraft models … each country")
     counted = schema.tables[frame.fact]
     return any(c.table == frame.fact and c.name in (counted.label, counted.label_zh)
                and not set(c.words) <= _GENERIC_LABELS for c in m.columns)

@@ -196,3 +196,13 @@ def test_words_the_thirteenth_re_walk_flagged_on_right_answers_are_read(planner,
         plan = planner.plan(question, previous)
         previous = frame_to_dict(plan.frame) | {"complete": plan.caveat is None}
     assert plan.caveat is None, plan.frame.unused
+
+
+def test_rows_named_before_a_grouping_and_what_a_follow_up_lists_with_their_own(planner):
+    """E20 named 'models', 'made' and 'manufacturers' (all read: the aircraft counted, the join it goes by);
+    E13's "with their … launch sites" asks for that join."""
+    assert planner.plan("How many aircraft models are made by manufacturers from each country?").caveat is None
+    first = planner.plan("How many launches have failed since 2020?")
+    follow = planner.plan("List them with their mission names and launch sites.",
+                          frame_to_dict(first.frame) | {"complete": True})
+    assert follow.caveat is None and "launch_sites" in follow.sql
