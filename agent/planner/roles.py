@@ -211,10 +211,11 @@ class RoleResolver:
                 self.use(m, number)
             elif m.kind == "number" and float(m.number).is_integer():
                 nxt = self.next_mention(m, 1)
-                if nxt is not None and nxt.kind == "table":  # "the 3 countries with the fewest people"
-                    # Chinese names the ranking first: 发射次数最多的三个发射场 (the three sites with the most launches)
+                if nxt is not None and (nxt.kind == "table" or (self.q.zh and nxt.kind == "value")):
+                    # "the 3 countries with the fewest people"; Chinese names the ranking first: 发射次数最多的三个
+                    # 发射场 (the three sites with the most launches), 航程最长的五款客机 (five airliners)
                     before = self.previous_mention(m, 1, kinds=("keyword",)) if self.q.zh else None
-                    nxt = before if before is not None and before.code in ("most", "least") else \
+                    nxt = before if before is not None and before.code in ("most", "least", "superlative") else \
                         self.next_mention(nxt, 3, kinds=("keyword",))
                 if nxt is not None and nxt.kind == "keyword" and nxt.code in ("most", "least", "superlative"):
                     self.limit = int(m.number)

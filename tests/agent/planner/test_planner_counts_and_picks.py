@@ -206,3 +206,9 @@ def test_rows_named_before_a_grouping_and_what_a_follow_up_lists_with_their_own(
     follow = planner.plan("List them with their mission names and launch sites.",
                           frame_to_dict(first.frame) | {"complete": True})
     assert follow.caveat is None and "launch_sites" in follow.sql
+
+
+def test_a_chinese_number_after_a_superlative_before_a_kind_of_thing_is_a_limit(talk, sample_db_path):
+    """航程最长的五款客机 (the twelfth and thirteenth re-walks declined: "看不出 五 指的是什么")."""
+    answered_as(talk, sample_db_path, "航程最长的五款客机是哪些？",
+                "SELECT name_zh, range_km FROM aircraft WHERE role = 'airliner' ORDER BY range_km DESC LIMIT 5")
