@@ -190,6 +190,8 @@ class Assembler:
             return None
         near = next((o for o in reversed(self.r.mentions) if o.kind == "table" and o.end <= m.start
                      and m.start - o.end <= 4), None)
+        if near is not None and any(v.kind == "value" and v.end == near.start for v in self.r.mentions):
+            near = None  # "… on Long March 2D rockets by status": the word says what the value is, not whose status
         return column_choice(m, self.schema, self.anchors, want, self.table(near) if near else None)
 
     def hinted(self, hints: tuple[str, ...]) -> ColumnInfo | None:
@@ -361,7 +363,8 @@ class Assembler:
         if table not in direct:
             return None
         named = {t for o in self.r.mentions if o.kind == "table" for t in o.tables} \
-            | {c.table for o in self.r.mentions if o.kind == "column" for c in o.columns}
+            | {c.table for o in self.r.mentions if o.kind == "column" for c in o.columns} \
+            | {v.table for o in self.r.mentions if o.kind == "value" for v in o.values}  # "Raytheon radars"
         between = next((t for t in sorted(named) if t in self.schema.children(frame.fact) and t != table
                         and any(e.table == t and e.ref_table == table for e in self.schema.edges_of(t))), None)
         if between is not None:  # its word (部件, "parts") says the way: read, not a column to show

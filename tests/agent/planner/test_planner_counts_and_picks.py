@@ -212,3 +212,17 @@ def test_a_chinese_number_after_a_superlative_before_a_kind_of_thing_is_a_limit(
     """航程最长的五款客机 (the twelfth and thirteenth re-walks declined: "看不出 五 指的是什么")."""
     answered_as(talk, sample_db_path, "航程最长的五款客机是哪些？",
                 "SELECT name_zh, range_km FROM aircraft WHERE role = 'airliner' ORDER BY range_km DESC LIMIT 5")
+
+
+@pytest.mark.parametrize("question, gold", [
+    ("Which aircraft carry Raytheon radars?",
+     "SELECT DISTINCT a.model FROM aircraft a JOIN aircraft_hardware h ON h.aircraft_id = a.id "
+     "JOIN manufacturers m ON h.supplier_id = m.id WHERE m.name = 'Raytheon' AND h.component = 'radar'"),
+    ("Break down the payloads launched on Long March 2D rockets by status.",
+     "SELECT p.status, COUNT(*) FROM payloads p JOIN launches l ON p.launch_id = l.id JOIN launch_vehicles v "
+     "ON l.vehicle_id = v.id WHERE v.name = 'Long March 2D' GROUP BY p.status"),
+])
+def test_what_the_fourteenth_re_walk_answered_wrongly_with_confidence(talk, sample_db_path, question, gold):
+    """E14: "Raytheon radars" name the parts, whose supplier Raytheon is (no rows, ok); E19: a table word
+    right after a value says what the value is ("Long March 2D rockets"), not whose status is grouped by."""
+    answered_as(talk, sample_db_path, question, gold)
