@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from agent.planner.frame import Frame
 from agent.planner.lexicon import (FILLER_WORDS, FILLER_WORDS_ZH, MAKING_COLUMN_WORDS, MAKING_VERBS, MAKING_VERBS_ZH,
-                                   RELATING_VERBS)
+                                   RELATING_VERBS, WHEN_WORDS_ZH)
 from agent.planner.roles import verb_form
 from agent.planner.schema_index import SchemaIndex
 from agent.planner.words import UNIT_NAMES
@@ -63,6 +63,7 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
                    and t.text in r.q.unmatched and t.norm not in FILLER_WORDS and not _relating_verb(i, r, joined)
                    and not _names_the_key(i, r, edges, schema))
     missing.extend(_making_words(r, frame, schema))
+    missing.extend(_when_unshown(r, frame))
     words = [text for _, text in sorted(missing, key=lambda p: p[0])]
     own = _compared_units(frame) | (_HOW_HIGH if any(m.func == "share" for m in frame.measures) else set())
     own |= _GROUP_WORDS if frame.entity or frame.group_columns or frame.group_time else set()
@@ -120,6 +121,19 @@ def _making_words(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[tu
 
 #: A Chinese count of kinds (多少种, 几款): the models, not the units made.
 _KINDS_COUNTED = re.compile(r"(?:多少|几)(?:种|款|类|型)")
+
+
+def _when_unshown(r: RoleResolver, frame: Frame) -> list[tuple[int, str]]:
+    """"When"/哪天/什么时候 asks for a date: filler when the answer shows one (the latest launch, with its date),
+    named when it shows none (长征五号乙一共发射了几次？分别是哪天？ answered with the count alone)."""
+    shown = [*frame.columns, *([frame.group_time] if frame.group_time else []),
+             *([frame.order.column] if frame.order is not None and frame.order.column is not None else [])]
+    if any(c.is_date or c.is_year or set(c.words) & TIME_PARTS for c in shown):
+        return []
+    found = [(0, r.q.tokens[0].text)] if r.q.tokens and r.q.tokens[0].norm == "when" else []  # not "… when X is"
+    for word in re.finditer("|".join(WHEN_WORDS_ZH), r.q.text):
+        found.append((sum(1 for t in r.q.tokens if t.start <= word.start()), word.group()))
+    return found
 
 
 def _relates_through(m, joined: set[str]) -> bool:

@@ -271,6 +271,9 @@ manufacture manufactures manufactured manufacturing
 MAKING_VERBS_ZH: tuple[str, ...] = ("生产", "制造", "建造", "造了")
 MAKING_COLUMN_WORDS: frozenset[str] = frozenset({"built", "produced", "made", "manufactured", "production"})
 
+#: Chinese ways of asking when (filler in `ZH_WORDS`, named when the answer shows no date: `accounting`).
+WHEN_WORDS_ZH: tuple[str, ...] = ("什么时候", "哪一天", "哪天", "何时")
+
 #: Irregular past participles: "built by X" names a relation, not a grouping ("launches by country").
 PARTICIPLES: frozenset[str] = frozenset("""
 made built flown run held written driven sold taken given done seen known shown grown drawn led won

@@ -226,3 +226,9 @@ def test_what_the_fourteenth_re_walk_answered_wrongly_with_confidence(talk, samp
     """E14: "Raytheon radars" name the parts, whose supplier Raytheon is (no rows, ok); E19: a table word
     right after a value says what the value is ("Long March 2D rockets"), not whose status is grouped by."""
     answered_as(talk, sample_db_path, question, gold)
+
+
+def test_asking_when_with_no_date_shown_is_named(planner):
+    """The fourteenth re-walk's C03 gave the count alone for 分别是哪天？ (哪天 had become filler)."""
+    assert "哪天" in planner.plan("长征五号乙一共发射了几次？分别是哪天？").frame.unused
+    assert planner.plan("质子-M最后一次发射是什么时候？").caveat is None  # the date is shown
