@@ -466,7 +466,6 @@ def _tables_named(parsed) -> _Named:
     return _Named(frozenset(asked), frozenset(measured))
 
 
-
 def _read_turn(messages: list[dict[str, Any]]) -> _Turn:
     """Split the conversation at the last user message: earlier exploration, this turn's calls."""
     last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING
 from agent.planner.frame import Frame
 from agent.planner.lexicon import (FILLER_WORDS, FILLER_WORDS_ZH, MAKING_COLUMN_WORDS, MAKING_VERBS, MAKING_VERBS_ZH,
                                    RELATING_VERBS, WHEN_WORDS_ZH)
-from agent.planner.roles import verb_form
 from agent.planner.schema_index import SchemaIndex
 from agent.planner.words import UNIT_NAMES
 from storage.text import STOPWORDS_ZH, is_cjk_char

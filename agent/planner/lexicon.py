@@ -108,6 +108,9 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "weigh": ("weight", "mass"), "weighs": ("weight", "mass"),
 }
 
+#: Chinese ways of asking when (filler in `ZH_WORDS`, named when the answer shows no date: `accounting`).
+WHEN_WORDS_ZH: tuple[str, ...] = ("什么时候", "哪一天", "哪天", "何时")
+
 #: Chinese words -> English words (which then go through KEYWORDS and SYNONYMS).
 #: Segmentation is longest match first; characters not listed are skipped, and so are
 #: words mapped to "" (listed only so that a shorter word inside them is not read).
@@ -128,7 +131,7 @@ ZH_WORDS: dict[str, str] = {
     "一下": "", "帮我": "", "告诉我": "", "告诉": "", "看看": "", "看一看": "", "能不能": "", "能否": "",
     "请问": "", "请": "", "查": "", "列": "list",
     # 什么时候, 何时: when, which the date shown says (最后一次发射是什么时候？ shows the latest launch's date)
-    "什么时候": "", "何时": "", "哪天": "", "哪一天": "", "从来": "",  # 从来没有: never, as 没有 says
+    **dict.fromkeys(WHEN_WORDS_ZH, ""), "从来": "",  # 从来没有: never, as 没有 says
     # 分别, 具体: each and which, as the grouping says; 发生 (2019年发生了多少次失败): the rows happened
     "分别": "", "具体": "", "发生": "",
     # 按用途分呢？ (split by, as 按 says); 占多少比例 (make up: the share says it)
@@ -270,9 +273,6 @@ manufacture manufactures manufactured manufacturing
 """.split())
 MAKING_VERBS_ZH: tuple[str, ...] = ("生产", "制造", "建造", "造了")
 MAKING_COLUMN_WORDS: frozenset[str] = frozenset({"built", "produced", "made", "manufactured", "production"})
-
-#: Chinese ways of asking when (filler in `ZH_WORDS`, named when the answer shows no date: `accounting`).
-WHEN_WORDS_ZH: tuple[str, ...] = ("什么时候", "哪一天", "哪天", "何时")
 
 #: Irregular past participles: "built by X" names a relation, not a grouping ("launches by country").
 PARTICIPLES: frozenset[str] = frozenset("""

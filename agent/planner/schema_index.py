@@ -392,13 +392,19 @@ def _cjk_prefixes(values: dict[str, list[ValueRef]], names: list[str]) -> dict[s
                 seen.setdefault(key, set()).add((ref.table, ref.column, ref.value))
     for refs in values.values():  # a key that begins another value too names neither
         for ref in refs:
-            for key in [k for k in seen if ref.value.startswith(k)]:
-                seen[key].add((ref.table, ref.column, ref.value))
+            for n in range(2, len(ref.value)):
+                if ref.value[:n] in seen:
+                    seen[ref.value[:n]].add((ref.table, ref.column, ref.value))
     found = {key: ValueRef(*next(iter(refs))) for key, refs in seen.items()
              if len({value for _, _, value in refs}) == 1 and key.casefold() not in values
              and not any(key in name or name in key for name in names)
-             and not any(len(other) > 1 and other in key for other in values)}  # 俄罗斯直升机: Russia's helicopters
+             and not _holds_a_value(key, values)}  # 俄罗斯直升机: Russia's helicopters
     return dict(sorted(found.items(), key=lambda item: -len(item[0])))
+
+
+def _holds_a_value(key: str, values: dict[str, list[ValueRef]]) -> bool:
+    """Whether a part of `key` of two characters or more, short of all of it, is a value itself."""
+    return any(key[a:b] in values for a in range(len(key)) for b in range(a + 2, len(key) + 1) if b - a < len(key))
 
 
 def _read_values(database: SchemaSource, tables: dict[str, TableInfo]) -> dict[str, list[ValueRef]]:
