@@ -359,18 +359,22 @@ class Assembler:
         """A table the question names that holds the fact's rows below them and refers to the value's table
         itself (柯林斯宇航为哪些飞机提供部件？: the parts' supplier, not the aircraft's maker): the way the words
         go, when the fact refers to the value's table too."""
+        between = self._between_table(frame, table)
+        if between is not None:  # its word (部件, "parts") says the way: read, not a column to show
+            self.r.use(*(o for o in self.r.mentions if self.r.is_free(o) and (
+                (o.kind == "table" and between in o.tables) or (o.kind == "column" and {c.table for c in o.columns} == {between}))))
+        return between
+
+    def _between_table(self, frame: Frame, table: str) -> str | None:
+        """The named table below the rows that refers to the value's table too (`_named_between`), if any."""
         direct = {e.ref_table for e in self.schema.edges_of(frame.fact) if e.table == frame.fact}
         if table not in direct:
             return None
         named = {t for o in self.r.mentions if o.kind == "table" for t in o.tables} \
             | {c.table for o in self.r.mentions if o.kind == "column" for c in o.columns} \
             | {v.table for o in self.r.mentions if o.kind == "value" for v in o.values}  # "Raytheon radars"
-        between = next((t for t in sorted(named) if t in self.schema.children(frame.fact) and t != table
-                        and any(e.table == t and e.ref_table == table for e in self.schema.edges_of(t))), None)
-        if between is not None:  # its word (部件, "parts") says the way: read, not a column to show
-            self.r.use(*(o for o in self.r.mentions if self.r.is_free(o) and (
-                (o.kind == "table" and between in o.tables) or (o.kind == "column" and {c.table for c in o.columns} == {between}))))
-        return between
+        return next((t for t in sorted(named) if t in self.schema.children(frame.fact) and t != table
+                     and any(e.table == t and e.ref_table == table for e in self.schema.edges_of(t))), None)
 
     def flags(self, frame: Frame) -> bool:
         """"Which reusable launch vehicles are still active?": a yes/no column named in a question that
@@ -464,6 +468,12 @@ class Assembler:
             self.r.use(m)
             return
         for existing in frame.conditions:  # "Asia and Europe", "cat or dog": one IN list
+            if existing.column is column and existing.via is None and self._between_table(frame, ref.table):
+                # "Which Boeing aircraft carry Raytheon radars?": the maker and the radars' supplier, two ways to
+                # one table, which the planner does not join twice: the second is named, not put in one IN list
+                self.r.ignored.append(m.text)
+                self.r.use(m)
+                return
             if existing.column is column and existing.op in ("=", "in", "!=", "not_in") \
                     and (existing.op in ("!=", "not_in")) == negated:
                 if ref.value in existing.values:  # the same value named again ("stealth power", 'Stealth')

@@ -232,3 +232,10 @@ def test_asking_when_with_no_date_shown_is_named(planner):
     """The fourteenth re-walk's C03 gave the count alone for 分别是哪天？ (哪天 had become filler)."""
     assert "哪天" in planner.plan("长征五号乙一共发射了几次？分别是哪天？").frame.unused
     assert planner.plan("质子-M最后一次发射是什么时候？").caveat is None  # the date is shown
+
+
+def test_a_maker_and_a_supplier_of_one_table_are_not_one_in_list(planner):
+    """"Which Boeing aircraft carry Raytheon radars?" put both firms in one IN list on the maker (ok, wrong):
+    the second way to the same table is named, not joined."""
+    plan = planner.plan("Which Boeing aircraft carry Raytheon radars?")
+    assert "Raytheon" in plan.frame.unused and "'Raytheon'" not in plan.sql
