@@ -137,7 +137,7 @@ def _follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, tod
                     absent=list(previous.absent))
     a = Assembler(r)
     a.anchors = [t for t in (frame.fact, frame.entity) if t]
-    changed: list[str] = []
+    changed: list[str] = _counted_per_listed(frame, a)
     lost: list[str] = []  # what of the previous answer's rows the new frame cannot keep, in words
     if _RESTRICT.search(parsed.text) or _which_of_a_count(previous, a):
         lost += [] if keep_subject else _restrict(frame, a)
@@ -156,6 +156,31 @@ def _follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, tod
         frame.unused.insert(0, taken_out.group())
     frame.notes = a.notes + [f"follow-up of '{previous.subject_text}': changed {', '.join(changed)}"]
     return frame, carried
+
+
+def _counted_per_listed(frame: Frame, a: Assembler) -> list[str]:
+    """"How many launches has each of them made since 2010?" after a list of vehicle families: each family's
+    own launches counted, so the rows counted (and the period's dates) are the launches, not the families."""
+    r, listed = a.r, frame.fact
+    named = r.group if r.group is not None and r.group.kind == "table" else r.counted  # "each of them launched"
+    counted = a.table(named) if named is not None and named.kind == "table" else None
+    if not (frame.columns and not frame.measures and counted and counted != listed and _EACH_OF_THEM.search(a.q.text)
+            and a.schema.upward(counted, listed)):
+        return []
+    r.use(named, *(m for m in r.mentions if m.kind == "keyword" and m.code == "group" and m.text.lower() == "each"))
+    r.group = None if named is r.group else r.group
+    # the families' own conditions stay theirs ("Russian": the families' country, not the launch sites')
+    frame.conditions = [c if c.via or c.column.table == listed else replace(c, via=listed) for c in frame.conditions]
+    keys = [a.schema.tables[listed].columns[k] for k in a.schema.tables[listed].pk]
+    if keys and frame.columns == keys:  # "the template ids" -> "for each of them, the number of documents"
+        frame.group_columns = list(keys)
+    else:
+        frame.entity = listed
+    frame.fact, frame.columns, frame.distinct = counted, [], False
+    frame.order, frame.limit = None, None
+    frame.measures = [Measure("count")]
+    a.anchors = [counted, listed]
+    return ["grouping"]
 
 
 def _which_of_a_count(previous: Frame, a: Assembler) -> bool:
@@ -261,15 +286,10 @@ def _grouping(frame: Frame, a: Assembler) -> list[str]:
         group = None  # "by average payload mass": a measure, not a grouping by payloads
     if r.bucket is None and group is None:
         return []
-    listed = frame.fact if frame.columns and not frame.measures else None
     frame.group_columns, frame.group_time, frame.entity = [], None, None
     frame.columns = []
     if r.bucket is not None or (group.kind == "column" and group.text.lower() in YEAR_WORDS):
         a.bucket(frame, r.bucket or "year")
-    elif group.kind == "table" and listed and _EACH_OF_THEM.search(a.q.text) \
-            and a.table(group) in a.schema.children(listed):
-        # "How many times has each of them launched?" after a list of vehicles: per vehicle, its launches.
-        frame.entity, frame.fact = listed, a.table(group)
     elif group.kind == "table":
         frame.entity = a.table(group)
     else:
@@ -409,6 +429,8 @@ def _ranking(frame: Frame, a: Assembler) -> list[str]:
         return []
     if r.limit is not None:
         frame.limit = r.limit
+    elif r.rank is not None and frame.limit is None:
+        frame.limit, frame.ties = 1, True  # "Which one has the most?": the first, and any tied with it
     if r.rank is not None:
         frame.order = replace(frame.order, desc=r.rank.desc)
     return ["ranking"]

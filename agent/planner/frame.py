@@ -98,6 +98,9 @@ class Frame:
     required: list[str] = field(default_factory=list)
     absent: list[Any] = field(default_factory=list)  # negation.Absence: no matching row there ("never")
     subject_text: str = ""  # how the question named the fact table
+    #: The rows listed by name with what is asked of each ("the families and their first flight year"): its
+    #: "their" or "each" names the question's own rows, not an earlier answer's.
+    each_row: bool = False
     notes: list[str] = field(default_factory=list)  # the reasoning, shown as the planner's thought
     unused: list[str] = field(default_factory=list)  # words of the question the query does not use
     periods: list[str] = field(default_factory=list)  # relative periods as resolved, for the answer

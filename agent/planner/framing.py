@@ -575,6 +575,10 @@ class Assembler:
             words = ", ".join(self.q.unmatched)
             raise PlanningFailed(f"I found '{echoed[0].text}' but nothing in the database for: {words}",
                                  zh=f"找到了“{echoed[0].text}”，但数据库里没有与“{words}”对应的内容")
+        label = self.label(frame.fact)
+        if self.r.each_row and label not in wanted:
+            wanted = [label, *wanted]  # "when did each first fly": each family's name beside its year
+            frame.each_row = True
         frame.columns = list(dict.fromkeys(wanted))
         frame.distinct = self.r.has("distinct")
         self._join_named(frame)

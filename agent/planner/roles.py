@@ -52,6 +52,10 @@ class RoleResolver:
         self.period_tokens: set[int] = set()  # the tokens of their words, accounted for
         self.period_spans: list[tuple[int, int]] = []  # ... and their character spans (Chinese filler within)
         self.share: Mention | None = None  # "what share of", "failure rate"
+        #: the rows listed one by one beside the columns asked of each ("when did each first fly", "the
+        #: families and their first flight year"): shown with their name; `pronouns` are those words' tokens
+        self.each_row = False
+        self.pronouns: set[int] = set()
         self.ignored: list[str] = []  # words a pass recognised but could not use
         self.negations: list[tuple[Mention, list[Mention]]] = []  # "no launch vehicles", "never launched"
         self.notes: list[str] = []
@@ -481,11 +485,18 @@ class RoleResolver:
             else:
                 self.aggregates.append(("max" if desc else "min", target, False))
             self.use(m, target)
+        elif target is None and self.follow_up:
+            self.rank = Rank(desc=desc)  # "Which one has the most?" after counts per group: the groups, ranked
+            self.use(m)
 
     def _find_group(self) -> None:
         ranking = self.rank is not None or self.limit is not None or self.order is not None
         for m in self.mentions:
             if m.kind != "keyword" or m.code not in ("group", "by") or not self.is_free(m):
+                continue
+            if m.code == "group" and self._each_as_subject(m):
+                self.use(m)
+                self.each_row = True
                 continue
             if m.code == "by" and self._after_participle(m):
                 verb = self.previous_mention(m, 0, kinds=("column",))  # "built" is not a `..._built` column here
@@ -542,6 +553,7 @@ class RoleResolver:
         self._find_superlatives()
         self._find_aggregates()
         self._find_group()
+        self._their_columns()
         self.bucket = find_bucket(self)
         self.share = next((m for m in self.mentions if m.kind == "keyword" and m.code in ("share", "rate")
                            and self.is_free(m)), None)
@@ -557,6 +569,25 @@ class RoleResolver:
         nxt = self.next_mention(m, 3)
         return nxt is not None and nxt.kind in ("value", "quoted") and \
             {t.norm for t in self.q.tokens[m.end:nxt.start]} <= DIRECT_WORDS
+
+    def _each_as_subject(self, m: Mention) -> bool:
+        """"When did each first fly?": "each" is the subject (each of the rows), not a grouping of the dates."""
+        before = [t.norm for t in self.q.tokens[max(0, m.start - 2):m.start]]
+        return self.q.tokens[m.start].norm == "each" and before[-2:] in (
+            ["when", a] for a in ("did", "does", "do", "was", "were", "is"))
+
+    def _their_columns(self) -> None:
+        """"The Russian families and their first flight year": "their" after "and"/"with" names the rows
+        listed before it; the columns after it are shown beside each row's name."""
+        tokens = self.q.tokens
+        for i, t in enumerate(tokens):
+            if t.norm not in ("their", "its") or not 0 < i < len(tokens) - 1 or tokens[i - 1].norm not in ("and", "with"):
+                continue
+            after = next((m for m in self.mentions if m.start == i + 1), None)
+            if after is not None and after.kind == "column" and not after.partial and any(
+                    m.kind == "table" and m.end < i for m in self.mentions):
+                self.each_row = True
+                self.pronouns.add(i)
 
     def _after_participle(self, m: Mention) -> bool:
         """"owned by", "built by": a relation; not after a comma ("failed, by country")."""

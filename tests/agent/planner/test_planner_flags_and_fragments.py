@@ -63,6 +63,34 @@ def test_each_of_them_counts_the_rows_of_the_listed_ones(talk, sample_db_path):
         "WHERE v.reusable = 1 AND l.launch_date >= '2022-06-01' GROUP BY v.id")))
 
 
+RUSSIAN_FAMILIES = "Which launch vehicle families are Russian, and when did each first fly?"
+
+
+def test_each_of_the_rows_a_question_asks_when_of_is_listed_by_name(askdb, sample_db_path):
+    """"when did each first fly": each family with its year, not a count of families per year."""
+    answer, = answers(askdb, RUSSIAN_FAMILIES)
+    assert sorted(map(tuple, answer.data.rows)) == sorted(sample(sample_db_path, (
+        "SELECT f.name, f.first_flight_year FROM vehicle_families f JOIN countries c ON f.country_id = c.id "
+        "WHERE c.name = 'Russia'"))) and answer.ok
+    listed, = answers(askdb, "List the Russian vehicle families and their first flight year")
+    assert listed.data.rows == answer.data.rows and listed.ok  # "their": the families the question names
+
+
+def test_each_of_them_counts_the_rows_below_the_listed_ones_in_the_period_of_those_rows(talk, sample_db_path):
+    """"How many launches has each of them made since 2010?" after families: each family's launches, dated by
+    the launches, the families still Russian by their own country (not the launch sites')."""
+    assert rows_after(talk, RUSSIAN_FAMILIES, "How many launches has each of them made since 2010?") == sorted(sample(
+        sample_db_path, (
+            "SELECT f.name, COUNT(*) FROM launches l JOIN launch_vehicles v ON l.vehicle_id = v.id "
+            "JOIN vehicle_families f ON v.family_id = f.id JOIN countries c ON f.country_id = c.id "
+            "WHERE c.name = 'Russia' AND l.launch_date >= '2010-01-01' GROUP BY f.id")))
+    assert rows_after(talk, "Which launch vehicles are Russian?", "How many times has each of them launched?") == sorted(
+        sample(sample_db_path, (
+            "SELECT v.name, COUNT(*) FROM launches l JOIN launch_vehicles v ON l.vehicle_id = v.id "
+            "JOIN manufacturers m ON v.manufacturer_id = m.id JOIN countries c ON m.country_id = c.id "
+            "WHERE c.name = 'Russia' GROUP BY v.id")))
+
+
 def test_the_things_the_listed_rows_refer_to_are_listed_once(talk, sample_db_path):
     assert rows_after(talk, "酒泉卫星发射中心2016年到2018年共发射了多少次？", "它们用的是哪些火箭？") == sorted(sample(sample_db_path, (
         "SELECT DISTINCT v.name_zh FROM launches l JOIN launch_vehicles v ON l.vehicle_id = v.id JOIN launch_sites s "
@@ -80,3 +108,15 @@ def test_a_yes_no_column_in_a_follow_up_filters_the_previous_groups(talk, sample
     assert rows_after(talk, FLEW_10, "Which of those are reusable?") == sorted(sample(sample_db_path, (
         "SELECT v.name, COUNT(*) FROM launches l JOIN launch_vehicles v ON l.vehicle_id = v.id "
         "WHERE l.launch_date >= '2015-01-01' AND v.reusable = 1 GROUP BY v.id HAVING COUNT(*) > 10")))
+
+
+def test_which_one_has_the_most_after_counts_per_group_is_the_top_group(talk, sample_db_path):
+    assert rows_after(talk, "How many launches did each launch vehicle make?", "Which one has the most?") == sample(
+        sample_db_path, ("SELECT v.name, COUNT(*) FROM launches l JOIN launch_vehicles v ON l.vehicle_id = v.id "
+                         "GROUP BY v.id ORDER BY COUNT(*) DESC LIMIT 1"))
+
+
+def test_each_of_the_listed_keys_keeps_them_as_the_groups(talk, sample_db_path):
+    """The ids listed before stay what the counts are shown by (not the rows' names)."""
+    assert rows_after(talk, "Show the ids of all launch sites.", "For each of them, count the number of launches.") == sorted(sample(sample_db_path, (
+        "SELECT s.id, COUNT(*) FROM launches l JOIN launch_sites s ON l.site_id = s.id GROUP BY s.id")))
