@@ -211,7 +211,9 @@ def _partial_values(turn: TurnFacts, result: Result, text: str) -> Finding | Non
 
 
 def _dropped(turn: TurnFacts, result: Result, text: str) -> Finding | None:
-    """A follow-up's query without the conditions of the previous answer it points back at."""
+    """A follow-up's query without the conditions of the previous answer it points back at ("them", "their",
+    "that list"); a condition with no value of its own (`NOT IN (SELECT …)`) is dropped when the new query
+    filters nothing at all."""
     dropped = dropped_conditions(turn.question, result.sql, turn.previous_sql, dialect=turn.dialect)
     return Finding({"conditions": dropped}) if dropped else None
 
@@ -243,8 +245,8 @@ def _unmatched(turn: TurnFacts, result: Result, text: str) -> Finding | None:
 
 
 def _per_group(turn: TurnFacts, result: Result, text: str) -> Finding | None:
-    """A figure asked for each group ("for each country") computed once over all rows. The fix groups by
-    the one column the question's words name, when they name one."""
+    """A figure asked for each group ("for each country", "per car make"; not "miles per gallon") computed
+    once over all rows. The fix groups by the one column the question's words name, when they name one."""
     if not per_group_missing(turn.question, result.sql, dialect=turn.dialect):
         return None
     return Finding(fix=grouped_figure(turn.question, result.sql, turn.catalogue(), dialect=turn.dialect))

@@ -161,6 +161,12 @@ def dropped_conditions(question: str, sql: str, previous_sql: str | None, *, dia
     except (SqlglotError, RecursionError, ValueError):
         return []
     if not before:
+        # conditions with no value of their own ("StuID NOT IN (SELECT …)", a double-quoted "%computer%"
+        # that SQLite reads as a string) are dropped only when the follow-up's query filters nothing at all
+        unvalued = _filters(sqlglot.parse_one(previous_sql, read=dialect), valued=False)
+        if unvalued and not _filters(sqlglot.parse_one(sql, read=dialect), valued=False) \
+                and not sqlglot.parse_one(sql, read=dialect).find(exp.Having, exp.Join, exp.SetOperation):
+            return [c.sql(dialect=dialect) for c in unvalued]
         return _dropped_pick(previous_sql, sql, dialect=dialect)
     columns_now = {c.name.lower() for f in now for c in f.find_all(exp.Column)}
     values_now = {w for f in now for w in _values(f)}
@@ -215,12 +221,16 @@ def with_conditions(sql: str, previous_sql: str, *, dialect: str) -> str | None:
     return now.sql(dialect=dialect)
 
 
-def _filters(tree: exp.Expression) -> list[exp.Expression]:
-    """The conditions of a query's outer WHERE that compare with a value, each AND-ed part apart."""
+def _filters(tree: exp.Expression, *, valued: bool = True) -> list[exp.Expression]:
+    """The conditions of a query's outer WHERE that compare with a value, each AND-ed part apart; with
+    `valued` false, every part but a join written as a WHERE (one column equal to another)."""
     where = tree.find(exp.Where)
     if where is None:
         return []
     parts = list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this]
+    if not valued:
+        return [p for p in parts if not (isinstance(p, exp.EQ) and isinstance(p.this, exp.Column)
+                                         and isinstance(p.expression, exp.Column))]
     return [p for p in parts if p.find(exp.Literal)]
 
 
@@ -245,7 +255,7 @@ def copies_partial_values(sql: str, shown: set[str], *, dialect: str) -> bool:
 
 #: Words by which a question asks for a figure per group ("how many launch sites does each country have?").
 #: Not "per" ("miles per gallon") nor "each time" (Spider dev's gold SQL groups none of those).
-_EACH = re.compile(r"\b(?:each|every)\b(?!\s+time)|每个|每一|每|各个|各|按", re.I)
+_EACH = re.compile(r"\b(?:each|every|per(?!\s+(?:cent|capita|gallon|hour|second|minute|day|year|person|head|unit)\b))\b(?!\s+time)|每个|每一|每|各个|各|按", re.I)
 #: A figure asked "by" something ("the average payload mass by orbit", "total sales by product"): a
 #: grouping, unless "by" names who did something ("the number of cars made by Ford", "sorted by age").
 _FIGURE_BY = re.compile(

@@ -22,8 +22,10 @@ PRONOUNS_EN = rf"their|they|{THOSE_EN}|its|this(?! year| month| quarter| week| d
 
 #: Words by which a question points back at the previous answer's rows ("how many of them failed?", "the
 #: country corresponding to it", "their names", 它, 上述). On SParC dev's 781 and CoSQL dev's 714 follow-ups,
-#: "it", "its" and "their" add no gold query that keeps none of the previous conditions.
-BACK_REFERENCE = re.compile(rf"\b(?:{THOSE_EN}|of it|it|its|their|his|her|him)\b|{THOSE_ZH}|它们|它|上述", re.I)
+#: "it", "its" and "their" add no gold query that keeps none of the previous conditions; "that list", "this list"
+#: and "the above results" none either ("this table" is the database's table).
+BACK_REFERENCE = re.compile(rf"\b(?:{THOSE_EN}|of it|it|its|their|his|her|him|(?:that|this|the above|the previous)"
+                            rf" (?:list|results?))\b|{THOSE_ZH}|它们|它|上述", re.I)
 #: A pronoun pointing back at an earlier answer ("their", "those", 其中).
 PRONOUN = re.compile(rf"\b({PRONOUNS_EN})\b|{THOSE_ZH}", re.I)
 #: A question asking only how many rows the previous answer has ("How many are there?", 一共有多少个？).

@@ -93,6 +93,20 @@ def test_no_spider_gold_query_misses_a_period_its_question_names(spider_dev):
     ("What is his or her hometown?", "SELECT Hometown FROM teacher ORDER BY Age LIMIT 1",
      "SELECT Name FROM teacher ORDER BY Age ASC LIMIT 1", []),
     ("How many of them are there?", "SELECT count(*) FROM teacher", "SELECT Name FROM teacher ORDER BY Age LIMIT 3", []),
+    # Conditions with no value of their own: dropped when the follow-up's query filters nothing at all.
+    ("What is their average age?", "SELECT AVG(age) FROM student",
+     "SELECT name FROM student WHERE id NOT IN (SELECT student_id FROM has_pet)",
+     ["NOT id IN (SELECT student_id FROM has_pet)"]),
+    ("What is their average age?", "SELECT AVG(age) FROM student WHERE id NOT IN (SELECT student_id FROM has_pet)",
+     "SELECT name FROM student WHERE id NOT IN (SELECT student_id FROM has_pet)", []),
+    ("Show me their descriptions.", "SELECT description FROM departments",
+     'SELECT name FROM departments WHERE name LIKE "%computer%"', ['name LIKE "%computer%"']),
+    ("Show me just their ids!", "SELECT student_id FROM friend INTERSECT SELECT liked_id FROM likes",
+     "SELECT student_id FROM friend WHERE student_id IN (SELECT liked_id FROM likes)", []),
+    # "that list" points back; "this table" is the database's
+    ("Which are the distinct names in that list?", "SELECT DISTINCT name FROM singer",
+     "SELECT * FROM song WHERE sales > 300000", ["sales > 300000"]),
+    ("How many friends in this table?", "SELECT count(*) FROM friend", "SELECT * FROM friend WHERE grade = 9", []),
 ])
 def test_a_follow_up_must_keep_a_condition_of_the_answer_it_points_back_at(question, sql, previous, dropped):
     assert dropped_conditions(question, sql, previous, dialect="sqlite") == dropped
@@ -172,6 +186,10 @@ def test_names_shown_before_are_known():
     ("它们的质量各是多少？", "SELECT p.mass_kg FROM payloads p JOIN countries c ON p.operator_country_id = c.id "
      "WHERE c.name_zh = '韩国'", False),
     ("它们的平均质量各是多少？", "SELECT AVG(p.mass_kg) FROM payloads p WHERE p.orbit = 'LEO'", True),
+    # "per" as "each"; not in a unit ("miles per gallon", "per capita")
+    ("Can you show the average per car make?", "SELECT AVG(mpg) FROM cars_data", True),
+    ("What is the average miles per gallon?", "SELECT AVG(mpg) FROM cars_data", False),
+    ("What is the average GDP per capita?", "SELECT AVG(gdp_per_capita) FROM countries", False),
 ])
 def test_a_figure_for_each_group_needs_a_grouping(question, sql, missing):
     assert per_group_missing(question, sql, dialect="sqlite") is missing
