@@ -210,11 +210,17 @@ def _time(frame: Frame, a: Assembler) -> list[str]:
     r = a.r
     if not (r.years or r.periods):
         return []
-    frame.conditions = [c for c in frame.conditions if not c.op.startswith("year_")]
+    kept = frame.conditions
+    frame.conditions = []
     for year in r.years:
         frame.conditions.append(Condition(a.time_column(year), f"year_{year.relation}", year.years, year.text))
     for period in r.periods:
         a.period_condition(frame, period)
+    # the new period replaces the old one on the same dates; a period of other rows stays ("in 2025" of the
+    # launches of families that first flew in the 2010s)
+    dated = {(c.column.table, c.column.name) for c in frame.conditions}
+    frame.conditions = [c for c in kept if not (c.op.startswith("year_") and (c.column.table, c.column.name) in dated)] \
+        + frame.conditions
     return ["time"]
 
 

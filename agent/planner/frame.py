@@ -98,9 +98,11 @@ class Frame:
     required: list[str] = field(default_factory=list)
     absent: list[Any] = field(default_factory=list)  # negation.Absence: no matching row there ("never")
     subject_text: str = ""  # how the question named the fact table
-    #: The rows listed by name with what is asked of each ("the families and their first flight year"): its
-    #: "their" or "each" names the question's own rows, not an earlier answer's.
+    #: The rows listed by name with what is asked of each ("the families and their first flight year", "when
+    #: did each first fly").
     each_row: bool = False
+    #: A "their"/"its" of the question's own rows, before their column ("families made their first flight")
+    own_pronoun: bool = False
     notes: list[str] = field(default_factory=list)  # the reasoning, shown as the planner's thought
     unused: list[str] = field(default_factory=list)  # words of the question the query does not use
     periods: list[str] = field(default_factory=list)  # relative periods as resolved, for the answer

@@ -124,6 +124,7 @@ class Assembler:
             raise PlanningFailed("I could not tell which table it is about", zh="看不出问的是哪张表")
         self._measured_in_child(frame, subject if group is None and having is None else None)
         frame.subject_text = fact.text if fact is not None else frame.fact
+        frame.own_pronoun = bool(r.pronouns)
         self.notes.append(f"rows come from table {frame.fact}" + (f" ('{fact.text}')" if fact is not None else ""))
         if frame.entity:
             self.notes.append(f"'{(group or subject).text}' → one row per {frame.entity}")

@@ -577,17 +577,19 @@ class RoleResolver:
             ["when", a] for a in ("did", "does", "do", "was", "were", "is"))
 
     def _their_columns(self) -> None:
-        """"The Russian families and their first flight year": "their" after "and"/"with" names the rows
-        listed before it; the columns after it are shown beside each row's name."""
+        """"their"/"its" right before a column of rows the question names before it is theirs ("families
+        made their first flight in the 2010s"); after "and"/"with" ("the Russian families and their first flight
+        year") the column is shown beside each row's name."""
         tokens = self.q.tokens
         for i, t in enumerate(tokens):
-            if t.norm not in ("their", "its") or not 0 < i < len(tokens) - 1 or tokens[i - 1].norm not in ("and", "with"):
+            if t.norm not in ("their", "its") or not 0 < i < len(tokens) - 1:
                 continue
             after = next((m for m in self.mentions if m.start == i + 1), None)
             if after is not None and after.kind == "column" and not after.partial and any(
                     m.kind == "table" and m.end < i for m in self.mentions):
-                self.each_row = True
+                # "families made their first flight in the 2010s": the families' own column, read
                 self.pronouns.add(i)
+                self.each_row = self.each_row or tokens[i - 1].norm in ("and", "with")
 
     def _after_participle(self, m: Mention) -> bool:
         """"owned by", "built by": a relation; not after a comma ("failed, by country")."""

@@ -120,3 +120,15 @@ def test_each_of_the_listed_keys_keeps_them_as_the_groups(talk, sample_db_path):
     """The ids listed before stay what the counts are shown by (not the rows' names)."""
     assert rows_after(talk, "Show the ids of all launch sites.", "For each of them, count the number of launches.") == sorted(sample(sample_db_path, (
         "SELECT s.id, COUNT(*) FROM launches l JOIN launch_sites s ON l.site_id = s.id GROUP BY s.id")))
+
+
+def test_their_before_a_column_of_the_rows_named_is_theirs_and_a_later_year_keeps_their_period(talk, sample_db_path):
+    """"families made their first flight in the 2010s" reads "their"; "each of them … in 2025" dates the
+    launches and keeps the families' own period."""
+    first = "Which launch vehicle families made their first flight in the 2010s?"
+    assert talk.planner.plan(first).frame.unused == []
+    assert rows_after(talk, first, "How many times has each of them launched in 2025?") == sorted(sample(
+        sample_db_path, (
+            "SELECT f.name, COUNT(*) FROM launches l JOIN launch_vehicles v ON l.vehicle_id = v.id "
+            "JOIN vehicle_families f ON v.family_id = f.id WHERE f.first_flight_year BETWEEN 2010 AND 2019 "
+            "AND l.launch_date >= '2025-01-01' AND l.launch_date < '2026-01-01' GROUP BY f.id")))
