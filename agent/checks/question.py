@@ -21,6 +21,7 @@ from sqlglot.optimizer.scope import traverse_scope
 from agent.sources.base import as_written, may_hold_text
 from agent.sources.column_check import name_words
 from agent.checks.turn import NOT_A_THING, parsed, whole_numbers
+from agent.vocabulary.names import DEMONYMS
 from agent.vocabulary.numbers import COUNTERS_ZH, ZH_NUMERAL_CHARS
 from agent.vocabulary.ranking import ranking_words
 from storage.text import has_cjk, singular, stem
@@ -351,12 +352,15 @@ def names_term(question: str, term: str) -> bool:
 
 def _names_value(question: str, value: str) -> bool:
     """Whether a question names a value: the whole value, its initials ('LEO' for "low Earth orbit"), or
-    every word of it (a word of four letters or more by its first four: "failure" for "failed"), so that
-    'Falcon Heavy' is not named by "Falcon 9 launches" (found in review)."""
+    every word of it (a word of four letters or more by its first four: "failure" for "failed"), or its
+    adjective ("French" for 'France', "American" for 'United States'), so that 'Falcon Heavy' is not named
+    by "Falcon 9 launches" (found in review)."""
     asked, value = question.casefold(), value.strip().casefold()
     if value in asked:
         return True
     words = re.findall(r"\w+", asked)
+    if any(DEMONYMS.get(" ".join(words[i:i + n])) == value for n in (1, 2) for i in range(len(words))):
+        return True  # "French-operated payloads": France
     if value.isalpha() and len(value) > 1 and value in {"".join(w[0] for w in words[i:i + len(value)])
                                                        for i in range(len(words))}:
         return True

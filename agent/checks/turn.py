@@ -308,6 +308,7 @@ def unsupported_numbers(text: str, *, rows: list[list[Any]], row_count: int | No
 _CAPITALISED = r"[A-Z][\w'’&.\-]*(?:[ \t]+[A-Z0-9][\w'’&.\-]*)*"
 _NAME_LIST = re.compile(rf"{_CAPITALISED}(?:\s*,\s*(?:and\s+)?{_CAPITALISED}|\s+and\s+{_CAPITALISED})+")
 _LIST_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+")
+_SENTENCE_END = re.compile(r"(?<=\w)\.\s+(?=[A-Z])")
 #: Other ways of listing: bullets, numbered lines, semicolons, 、 and 和.
 _LIST_BREAK = re.compile(r"\n\s*(?:[-*•]|\d+[.)])\s*|\s*[;；、]\s*|\s*和\s*")
 #: Capitalised words that open a sentence, not a name ("Yes, Falcon 9 and Atlas V", "Both Delta and United").
@@ -331,7 +332,8 @@ def unsupported_names(text: str, *, rows: list[list[Any]], question: str, sql: s
     said = set(re.findall(r"\w+", " ".join([question, sql.replace("_", " "), *known]).lower()))
     found = []
     for listed in _NAME_LIST.findall(_LIST_BREAK.sub(", ", text)):
-        for item in _LIST_SEPARATOR.split(listed):
+        # each sentence's part apart: "… MEO, GEO. There were 26 launches" lists GEO, not "GEO. There"
+        for item in (piece for i in _LIST_SEPARATOR.split(listed) for piece in _SENTENCE_END.split(i)):
             words = item.strip(" .").split()
             while words and words[0].lower() in _NOT_NAMES:
                 words.pop(0)

@@ -15,6 +15,7 @@ from agent.planner.frame import Frame
 from agent.planner.lexicon import (FILLER_WORDS, FILLER_WORDS_ZH, MAKING_COLUMN_WORDS, MAKING_VERBS, MAKING_VERBS_ZH,
                                    RELATING_VERBS, WHEN_WORDS_ZH)
 from agent.planner.schema_index import SchemaIndex
+from agent.planner.roles import verb_form
 from agent.planner.words import UNIT_NAMES
 from storage.text import STOPWORDS_ZH, is_cjk_char
 
@@ -49,7 +50,8 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     for i, m in enumerate(r.mentions):
         if not r.is_free(m) or _accounted(m, frame, tables, columns, repeats) or _names_counted_rows(m, frame, schema, r) \
                 or _per_row(i, r, frame, schema) or _since_as_adverb(i, r) \
-                or _names_the_value_before(m, r, frame, schema) or _relates_through(m, joined):
+                or _names_the_value_before(m, r, frame, schema) or _relates_through(m, joined) \
+                or _participle_of_parent(i, r, frame, schema):
             continue
         before = r.mentions[i - 1] if i else None
         if m.text.lower() in _KIND_WORDS and before is not None and before.end == m.start \
@@ -140,6 +142,15 @@ def _relates_through(m, joined: set[str]) -> bool:
     through the launches; "aircraft models made by manufacturers from each country"): it says how the rows
     relate, which that join is."""
     return m.kind == "table" and bool(set(m.tables) & joined)
+
+
+def _participle_of_parent(i: int, r: RoleResolver, frame: Frame, schema: SchemaIndex) -> bool:
+    """A participle naming a table each of the rows refers to, right after the rows' own word ("payloads
+    launched to TLI": every payload has its launch): it says what the rows are, not which of them."""
+    m, before = r.mentions[i], r.mentions[i - 1] if i else None
+    return m.kind == "table" and verb_form(m.text) and before is not None and before.kind == "table" \
+        and before.end == m.start and frame.fact in before.tables \
+        and any(t != frame.fact and schema.one_each(frame.fact, t) for t in m.tables)
 
 
 def _relating_verb(i: int, r: RoleResolver, joined: set[str]) -> bool:

@@ -9,6 +9,8 @@ database.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError
@@ -30,6 +32,7 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
         PlanningFailed: a table the frame needs does not join to the fact table.
         SQLBuildError: the rendered SQL does not parse.
     """
+    frame = _on_own_keys(frame, schema)
     tables = frame.tables(schema)
     joins, fans_out = _joins(frame.fact, tables, schema, {c.column.table: c.via for c in frame.conditions if c.via})
     qualify = len(tables) > 1
@@ -199,6 +202,18 @@ def _joins(fact: str, tables: list[str], schema: SchemaIndex,
             joins.append((new, edge))
             joined[new] = None
     return joins, fans_out
+
+
+def _on_own_keys(frame: Frame, schema: SchemaIndex) -> Frame:
+    """A value of the column a foreign key of the rows references is that key's own value: compared on the
+    rows ("votes from state 'NY'": VOTES.state, not a join to AREA_CODE_STATE, where each state repeats)."""
+    moved = []
+    for c in frame.conditions:
+        path = schema.join_path(frame.fact, c.column.table) if c.column.table != frame.fact and not c.via else None
+        edge = path[0] if path and len(path) == 1 else None
+        own = edge is not None and edge.table == frame.fact and edge.ref_column == c.column.name
+        moved.append(replace(c, column=schema.column(frame.fact, edge.column)) if own else c)
+    return replace(frame, conditions=moved) if moved != frame.conditions else frame
 
 
 def _entity_label(frame: Frame, schema: SchemaIndex) -> ColumnInfo | None:

@@ -148,6 +148,8 @@ AHD = "Which airlines have a flight with source airport AHD?"
     ("Both Delta and United fly from AHD.", [[2]], "Do Delta and United fly from AHD?", []),
     ("January, February and March had 100, 200 and 300 flights.", [[1, 100]], "Flights per month?", []),
     ("Flight Count and Airline are 5 and 1.", [[5, 1]], AHD, []),  # the query's flight_count
+    # A list ending a sentence, the next one opening with a capital (the fifteenth re-walk's E01).
+    ("Counted flights from AHD, Airline. There were 26.", [[26]], AHD, []),
 ])
 def test_an_answer_lists_only_names_its_result_or_question_holds(text, rows, question, unsupported):
     assert unsupported_names(text, rows=rows, question=question,

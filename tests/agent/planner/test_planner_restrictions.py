@@ -194,3 +194,29 @@ def test_a_verb_of_making_in_a_count_of_rows_with_a_count_made_is_named(planner)
     assert "make" in planner.plan("How many aircraft did Boeing make?").frame.unused
     assert planner.plan("How many aircraft models does Airbus make?").caveat is None
     assert planner.plan("波音生产了哪些飞机？").caveat is None
+
+
+def test_a_participle_naming_the_table_each_row_refers_to_is_read(planner):
+    """"payloads launched to TLI": every payload has its launch; the word says what the rows are."""
+    plan = planner.plan("What's the average mass of payloads launched to TLI, by operating country?")
+    assert plan.frame.unused == [] and "launches" not in plan.sql
+
+
+def test_a_value_of_a_referenced_column_is_compared_on_the_rows_own_key(tmp_path):
+    """"votes from state 'NY'": on the votes' own state, not through a table where each state repeats
+    (a join there counted each vote once per area code of its state)."""
+    import sqlite3
+
+    from agent.offline_planner import OfflinePlanner
+    from agent.sources.sqlite import SQLiteSource
+
+    path = tmp_path / "votes.db"
+    with sqlite3.connect(path) as conn:
+        conn.executescript(
+            "CREATE TABLE area_code_state (area_code INTEGER PRIMARY KEY, state TEXT NOT NULL);"
+            "CREATE TABLE votes (vote_id INTEGER PRIMARY KEY, state TEXT NOT NULL REFERENCES area_code_state(state));"
+            "INSERT INTO area_code_state VALUES (212, 'NY'), (718, 'NY'), (415, 'CA');"
+            "INSERT INTO votes VALUES (1, 'NY'), (2, 'CA'), (3, 'CA');")
+    plan = OfflinePlanner(SQLiteSource(path)).plan("What are the number of votes from state 'NY' or 'CA'?")
+    assert "JOIN" not in plan.sql
+    assert [list(r) for r in SQLiteSource(path).execute(plan.sql, max_rows=10).rows] == [[3]]
