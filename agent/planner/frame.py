@@ -91,6 +91,9 @@ class Frame:
     order: Ordering | None = None
     limit: int | None = None
     ties: bool = False  # a superlative ("the most"): every row tied for first, not one of them
+    #: The best rows of each group ("the heaviest payload in each orbit"): ranked within the group by
+    #: `order.column`, the first `limit` places of each kept
+    best_per_group: bool = False
     distinct: bool = False
     existence: list[str] = field(default_factory=list)  # tables joined only to require a matching row
     #: Tables a compound's first word names ("aircraft manufacturers"): rows must have a matching row there,

@@ -542,11 +542,17 @@ class Assembler:
                 # "Top 5 manufacturers by payload mass": the total over each one's rows.
                 frame.measures.append(Measure("sum", column))
                 frame.order = Ordering(rank.desc, measure=frame.measures[-1])
+            elif (frame.entity or frame.group_columns or frame.group_time) and column.table == frame.fact \
+                    and all(m.func == "count" and m.column is None for m in frame.measures):
+                # "Which is the heaviest payload in each orbit?": the best row of each group, not one group
+                frame.order, frame.best_per_group, frame.measures = Ordering(rank.desc, column=column), True, []
+                frame.columns = [c for c in (self.label(frame.fact), column) if c not in frame.group_columns]
             else:
                 frame.order = Ordering(rank.desc, column=column)
         frame.limit, frame.ties = r.limit or 1, r.limit is None
         what = frame.order.measure.describe() if frame.order.measure else frame.order.column.name
-        self.notes.append(f"ranked by {what} {'DESC' if frame.order.desc else 'ASC'}, LIMIT {frame.limit}")
+        self.notes.append(f"ranked by {what} {'DESC' if frame.order.desc else 'ASC'}, LIMIT {frame.limit}"
+                          + (" in each group" if frame.best_per_group else ""))
 
     def _group_key_before(self, measured: Mention) -> ColumnInfo | None:
         """A text column named before "by" in a ranking, to group by; marked used when found."""

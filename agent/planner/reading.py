@@ -209,6 +209,8 @@ def _order(frame: Frame, fact: str, lexicon: Lexicon | None) -> str:
         order = f"ordered by {what}, {'highest' if frame.order.desc else 'lowest'} first"
         top = (f", keeping the top {frame.limit}" if frame.limit > 1 else ", keeping the first and any tied with it"
                if frame.ties else ", keeping the first") if frame.limit is not None else ""
+    if frame.best_per_group and top:  # "the heaviest payload in each orbit"
+        top = top.replace("，取", "，每组取", 1) if lexicon is not None else top + " in each group"
     return order + top
 
 

@@ -76,6 +76,7 @@ class ColumnInfo:
     is_year: bool = False  # a year number, stored as number or text
     is_cjk: bool = False  # values mostly Chinese
     is_flag: bool = False  # an integer column holding only 0 and 1 ("reusable")
+    is_sparse: bool = False  # empty in most sampled rows (a Chinese name given for a few rows only)
 
     @property
     def is_numeric(self) -> bool:
@@ -315,6 +316,7 @@ def _profile(database: SchemaSource, table: TableInfo) -> None:
     result = database.execute(f"SELECT * FROM {quote_ident(table.name)} LIMIT {SAMPLE_ROWS}", max_rows=SAMPLE_ROWS)
     for position, column in enumerate(table.columns.values()):
         seen = [row[position] for row in result.rows if row[position] not in (None, "")]
+        column.is_sparse = len(seen) < 0.5 * len(result.rows)
         if not seen:
             continue
         texts = [v for v in seen if isinstance(v, str)]
@@ -353,7 +355,7 @@ def _choose_labels(table: TableInfo) -> None:
 
     candidates = [c for c in table.columns.values() if c.is_text and not c.is_key]
     plain = sorted((c for c in candidates if not c.is_cjk), key=score, reverse=True)
-    chinese = sorted((c for c in candidates if c.is_cjk), key=score, reverse=True)
+    chinese = sorted((c for c in candidates if c.is_cjk and not c.is_sparse), key=score, reverse=True)
     table.label = plain[0].name if plain else (table.pk[0] if table.pk else None)
     table.label_zh = chinese[0].name if chinese else None
 

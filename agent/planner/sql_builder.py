@@ -70,6 +70,8 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
     where += [subquery(frame.fact, Absence([t], t), schema, qualified, present=True) for t in frame.required]
     if where:
         lines.append("WHERE " + "\n  AND ".join(where))
+    if frame.best_per_group:
+        return _checked(_best_per_group(lines, frame, schema, col, entity_label, year))
     keys: list[str] = []
     if frame.entity:
         info = schema.tables[frame.entity]
@@ -103,11 +105,35 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
     sql = "\n".join(lines)
     if frame.ties and frame.order is not None and (frame.order.measure is not None or not (keys and frame.measures)):
         sql = _with_ties(lines, frame, col)
+    return _checked(sql)
+
+
+def _checked(sql: str) -> str:
     try:
         sqlglot.parse_one(sql, read="sqlite")
     except ParseError as exc:
         raise SQLBuildError(f"planner built unparseable SQL: {exc}\n{sql}") from exc
     return sql
+
+
+def _best_per_group(lines: list[str], frame: Frame, schema: SchemaIndex, col, entity_label, year) -> str:
+    """The best rows of each group ("the heaviest payload in each orbit", 每种部件中单价最高的部件): each row
+    ranked within its group by the ranked column (`RANK`, so ties share a place), the first `limit` places
+    of each group kept, the groups in order."""
+    partition = [col(schema.tables[frame.entity].columns[k]) for k in schema.tables[frame.entity].pk] \
+        if frame.entity else []
+    partition += [col(c) for c in frame.group_columns] + ([year] if year else [])
+    direction = " DESC" if frame.order.desc else ""
+    known = f"{col(frame.order.column)} IS NOT NULL"  # a row of unknown mass is not the heaviest
+    where = next((i for i, line in enumerate(lines) if line.startswith("WHERE ")), None)
+    lines = [*lines, f"WHERE {known}"] if where is None else \
+        [*lines[:where], lines[where] + f"\n  AND {known}", *lines[where + 1:]]
+    lines = [lines[0].replace("SELECT DISTINCT ", "SELECT ", 1)
+             + f", RANK() OVER (PARTITION BY {', '.join(partition)} ORDER BY {col(frame.order.column)}{direction})"
+             f" AS {quote_ident('rank_in_group')}", *lines[1:]]
+    inner = "\n".join(lines)
+    return (f"SELECT * FROM (\n{inner}\n) AS ranked\nWHERE {quote_ident('rank_in_group')} <= {int(frame.limit or 1)}"
+            f"\nORDER BY 1, {quote_ident('rank_in_group')}")
 
 
 def _with_ties(lines: list[str], frame: Frame, col) -> str:
