@@ -34,8 +34,8 @@ _MARKER_EN = re.compile(rf"^\s*(and|what about|how about|only|just|which of|of (
 _MARKER_ZH = re.compile(r"^\s*(其中|那|只看|只|仅|同样|换成|改成|改为|按)|呢\s*[？?]?\s*$")
 _RESTRICT = re.compile(rf"\b(which|who|what) of ({THOSE_EN})\b|\bof (those|these)\b|\bamong ({THOSE_EN})\b"
                        rf"|\blist them\b|{THOSE_ZH}", re.IGNORECASE)
-#: "each of them", "each of those", 它们各自, 其中每个: each of the rows listed before.
-_EACH_OF_THEM = re.compile(rf"\beach (?:one )?of ({THOSE_EN})\b|它们各自|它们每个|其中每个|这些.{{0,4}}各自", re.I)
+#: "each of them", "each of those", 它们各自, 它们在那里各…, 其中每个: each of the rows listed before.
+_EACH_OF_THEM = re.compile(rf"\beach (?:one )?of ({THOSE_EN})\b|它们.{{0,6}}各|它们每个|其中每个|这些.{{0,4}}各", re.I)
 #: "Also show their names": the columns shown before stay, the new ones are added.
 _ALSO = re.compile(r"\b(?:also|too|as well|along with|in addition|additionally|together with)\b|也|同时|还有", re.I)
 #: The rows of the previous answer taken out ("not one of those", "except for those", "did not visit these"):

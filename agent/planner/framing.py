@@ -110,12 +110,18 @@ class Assembler:
             if subject is not None and subject is not counted:
                 frame.entity = self.table(subject)
             fact = counted or (others[0] if others else None)
+        elif isinstance(r.each_alone, Mention):  # 哪些火箭发射过？各发射了几次？: each rocket's launches
+            frame.entity, fact = self.table(r.each_alone), counted
+        elif r.each_alone and subject is not None and counted is None:
+            frame.entity, fact = self.table(subject), None  # "… and how many times each?": per subject row
         else:
             fact = counted or self._after_de(free_tables) or subject
         if counted is None and group is None and r.counted_value is not None \
                 and (fact is None or self.schema.upward(r.counted_value, self.table(fact))):
             # "How many partial failures has the Long March family had?": launches, of that family
             frame.fact, fact = r.counted_value, None
+        elif fact is None and r.each_alone and frame.entity:
+            frame.fact = ""  # the rows below each one asked about, counted (`_child_of`)
         else:
             frame.fact = self.table(fact) if fact is not None else self._fact_from_columns()
         if frame.entity and frame.fact in (frame.entity, ""):
@@ -144,7 +150,13 @@ class Assembler:
         marked = [m for m in free if self.q.tokens[m.start].zh and m.start > 0 and any(
             w.kind == "keyword" and w.code == "which" and 0 <= m.start - w.end <= 1
             and not covered & set(range(w.end, m.start)) for w in self.r.mentions)]  # 哪个运营国家: a word between
-        return self.r.head(max(marked, key=lambda m: m.start)) if marked else None
+        if not marked:
+            return None
+        asked = max(marked, key=lambda m: m.start)
+        head = self.r.head(asked)
+        after = self.q.text[self.q.tokens[head.end - 1].end:][:1]
+        # 哪些火箭发射过？: 发射 with its aspect mark is what the rockets did, not the head of 火箭发射
+        return asked if head is not asked and after in ("过", "了") else head
 
     def _measured_in_child(self, frame: Frame, subject: Mention | None) -> None:
         """"Top 5 manufacturers by payload mass": rank the subject's rows by a measure of the rows

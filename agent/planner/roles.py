@@ -55,6 +55,9 @@ class RoleResolver:
         #: the rows listed one by one beside the columns asked of each ("when did each first fly", "the
         #: families and their first flight year"): shown with their name; `pronouns` are those words' tokens
         self.each_row = False
+        #: "… and how many times each?": a count for each of the rows the question asks about (True), or for
+        #: each of those a table word names (哪些火箭…？各发射了几次？: the rockets)
+        self.each_alone: bool | Mention = False
         self.pronouns: set[int] = set()
         self.ignored: list[str] = []  # words a pass recognised but could not use
         self.negations: list[tuple[Mention, list[Mention]]] = []  # "no launch vehicles", "never launched"
@@ -507,6 +510,17 @@ class RoleResolver:
                 # "each Indian launch site": the sites, of India; the value stays a condition
                 after = self.next_mention(target, 1)
                 target = after if after is not None and after.kind == "table" else target
+            if target is None and m.code == "group" and self.has("count", "times") and not any(
+                    t.norm.isalpha() for t in self.q.tokens[m.end:m.end + 1]):
+                # "Which Japanese launch vehicles flew in 2024, and how many times each?": each of the rows asked
+                self.use(m)
+                self.each_alone = True
+                continue
+            parent = self._each_parent(m, target)
+            if parent is not None:  # 哪些火箭发射过？各发射了几次？: each rocket's launches
+                self.use(m)
+                self.each_alone = parent
+                continue
             if target is None or target.kind not in ("column", "table"):
                 continue
             self.use(m, target)
@@ -569,6 +583,15 @@ class RoleResolver:
         nxt = self.next_mention(m, 3)
         return nxt is not None and nxt.kind in ("value", "quoted") and \
             {t.norm for t in self.q.tokens[m.end:nxt.start]} <= DIRECT_WORDS
+
+    def _each_parent(self, m: Mention, target: Mention | None) -> Mention | None:
+        """各 right before a table word whose rows refer to the rows a table word before it names, in a count
+        (哪些火箭发射过？各发射了几次？): those rows, each counted; None otherwise."""
+        target = next((o for o in self.mentions if o.start == m.end), None)  # counted already, as often
+        if m.text != "各" or target is None or target.kind != "table" or not self.has("count", "times"):
+            return None
+        return next((o for o in self.mentions if o.kind == "table" and o.end <= m.start and any(
+            t in self.schema.children(p) for p in o.tables for t in target.tables)), None)
 
     def _each_as_subject(self, m: Mention) -> bool:
         """"When did each first fly?": "each" is the subject (each of the rows), not a grouping of the dates."""

@@ -255,3 +255,21 @@ def test_the_best_row_of_each_group_is_each_groups_best_not_one_group(planner, s
     plan = planner.plan(question)
     rows = planner.database.execute(plan.sql, max_rows=100).rows
     assert sorted(tuple(r[:3]) for r in rows) == sorted(sample(sample_db_path, gold)) and plan.caveat is None
+
+
+JAPAN_2024 = ("SELECT v.name{zh}, COUNT(*) FROM launches l JOIN launch_vehicles v ON l.vehicle_id = v.id "
+              "JOIN manufacturers m ON v.manufacturer_id = m.id JOIN countries c ON m.country_id = c.id "
+              "WHERE c.name = 'Japan' AND l.launch_date LIKE '2024%' GROUP BY v.id")
+
+
+@pytest.mark.parametrize("questions, zh", [
+    (["Which Japanese launch vehicles flew in 2024, and how many times each?"], ""),
+    (["2024年日本的哪些火箭发射过？各发射了几次？"], "_zh"),
+    (["2024年日本的哪些火箭发射过？", "它们各发射了几次？"], "_zh"),
+])
+def test_how_many_times_each_counts_for_each_of_the_rows_asked_about(talk, sample_db_path, questions, zh):
+    """"… and how many times each?", 各发射了几次: a count per rocket, not one count of rockets (the fifteenth
+    re-walk's E17 and C16)."""
+    for question in questions:
+        talk.ask(question)
+    assert sorted(result(talk)) == sorted(sample(sample_db_path, JAPAN_2024.format(zh=zh)))
