@@ -15,6 +15,7 @@ from agent.planner.frame import Frame
 from agent.planner.lexicon import (FILLER_WORDS, FILLER_WORDS_ZH, MAKING_COLUMN_WORDS, MAKING_VERBS, MAKING_VERBS_ZH,
                                    RELATING_VERBS, WHEN_WORDS_ZH)
 from agent.planner.schema_index import SchemaIndex
+from agent.planner.units import UNITS
 from agent.planner.roles import verb_form
 from agent.planner.words import UNIT_NAMES
 from storage.text import STOPWORDS_ZH, is_cjk_char
@@ -78,10 +79,12 @@ _HOW_HIGH = {"high", "多高", "多大", "怎样", "如何"}
 
 def _compared_units(frame: Frame) -> set[str]:
     """The names of the units of the columns a number is compared with: "mass over 20000 kilograms"
-    against a weight_kg column uses the word; 20 tonnes against it does not (the number would need converting)."""
+    against a weight_kg column uses the word, and so does "5 tonnes" (converted to 5000 kg: `Assembler._in_column_unit`)."""
     suffixes = {c.column.name.rsplit("_", 1)[-1].lower() for c in frame.conditions
                 if c.op in ("<", "<=", ">", ">=", "=", "between") and "_" in c.column.name}
-    return {name for suffix in suffixes for name in UNIT_NAMES.get(suffix, ())}
+    converted = {w for c in frame.conditions for u in UNITS if u.source in suffixes for w in u.words
+                 if c.text.lower().endswith(w)}
+    return {name for suffix in suffixes for name in UNIT_NAMES.get(suffix, ())} | converted
 
 
 def _names_the_value_before(m, r: RoleResolver, frame: Frame, schema: SchemaIndex) -> bool:

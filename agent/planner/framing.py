@@ -18,7 +18,8 @@ from agent.planner.periods import DATE_ONLY, Period
 from agent.planner.question import Mention, ParsedQuestion
 from agent.planner.roles import DIRECT_WORDS, RoleResolver, span_text, verb_form
 from agent.planner.schema_index import ColumnInfo, SchemaIndex, ValueRef
-from storage.text import normalize
+from agent.planner.units import UNITS
+from storage.text import has_cjk, normalize
 
 
 YEAR_WORDS = frozenset({"year", "years", "年", "每年", "年份"})  # the bare time unit, not a column
@@ -318,7 +319,7 @@ class Assembler:
                 self.notes.append(f"no numeric column for '{c.text}'; ignored it")
                 self.r.ignored.append(c.text)
                 continue
-            frame.conditions.append(Condition(column, c.op, c.numbers, c.text))
+            frame.conditions.append(Condition(column, c.op, *self._in_column_unit(c.numbers, c.text, column)))
         for year in r.years:
             column = self.time_column(year)
             frame.conditions.append(Condition(column, f"year_{year.relation}", year.years, year.text))
@@ -336,6 +337,21 @@ class Assembler:
             self._share(frame, r.share)
         for condition in frame.conditions:
             self.notes.append(f"'{condition.text}' → {condition.describe()}")
+
+    def _in_column_unit(self, numbers: tuple, text: str, column: ColumnInfo) -> tuple[tuple, str]:
+        """A number written in another unit than its column's suffix ("质量超过5吨", "heavier than 5 tonnes"
+        against a `…_kg` column): in the column's unit (5000), the unit's word with the text; else as written."""
+        suffix = column.name.rsplit("_", 1)[-1].lower()
+        at = self.q.text.find(text)
+        rest = self.q.text[at + len(text):].lstrip().lower() if at >= 0 else ""
+        for unit in (u for u in UNITS if u.source == suffix):
+            word = next((w for w in sorted(unit.words, key=len, reverse=True) if rest.startswith(w)
+                         and (has_cjk(w) or not rest[len(w):len(w) + 1].isalpha())), None)
+            if word is not None:
+                converted = (round(n / unit.factor, 6) for n in numbers)
+                return tuple(int(n) if n.is_integer() else n for n in converted), \
+                    text + ("" if has_cjk(word) else " ") + word
+        return numbers, text
 
     def _compared(self, frame: Frame) -> None:
         """"Compare the successful launches of China and Russia", 对比中国和俄罗斯的发射次数: a measure over a

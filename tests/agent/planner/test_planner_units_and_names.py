@@ -35,6 +35,15 @@ def test_numbers_and_the_compared_columns_own_unit(planner, question, bound):
     assert bound in plan.sql and plan.frame.unused == []
 
 
-def test_another_unit_than_the_columns_is_left_out_and_said(planner):
-    plan = planner.plan("How many payloads have a mass over 20 tonnes?")
-    assert plan.frame.unused == ["tonnes"]
+@pytest.mark.parametrize("question, bound", [("How many payloads have a mass over 20 tonnes?", "mass_kg > 20000"),
+                                             ("2022年发射的载荷中，质量超过5吨的有多少个？", "mass_kg > 5000"),
+                                             ("Which aircraft have a range over 1000 miles?", "range_km > 1609.344")])
+def test_another_unit_than_the_columns_is_converted_to_it(planner, question, bound):
+    """The fifteenth re-walk's C06: 5吨 against `mass_kg` compared with 5."""
+    plan = planner.plan(question)
+    assert bound in plan.sql and plan.frame.unused == []
+
+
+def test_a_unit_the_column_cannot_be_converted_from_is_left_out_and_said(planner):
+    plan = planner.plan("How many payloads have a mass over 20 miles?")
+    assert "miles" in plan.frame.unused
