@@ -17,6 +17,7 @@ from agent.planner.negation import find_negated
 from agent.planner.periods import Period, find_bucket, find_periods
 from agent.planner.question import Mention, ParsedQuestion
 from agent.planner.schema_index import SchemaIndex
+from agent.vocabulary.numbers import NUMBER_WORDS
 
 _OPS = {"gt": ">", "ge": ">=", "lt": "<", "le": "<=", "ge_post": ">=", "le_post": "<="}
 _YEAR_RELATIONS = {"in": "in", "since": "since", "from": "since", "after": "after", "before": "before",
@@ -58,7 +59,8 @@ class RoleResolver:
         #: "… and how many times each?": a count for each of the rows the question asks about (True), or for
         #: each of those a table word names (哪些火箭…？各发射了几次？: the rockets)
         self.each_alone: bool | Mention = False
-        self.pronouns: set[int] = set()
+        self.pronouns: set[int] = set()  # "their" of the question's own rows ("families made their first flight")
+        self.read_tokens: set[int] = set()  # other words a pass read that no mention covers ("single"-engine)
         self.ignored: list[str] = []  # words a pass recognised but could not use
         self.negations: list[tuple[Mention, list[Mention]]] = []  # "no launch vehicles", "never launched"
         self.notes: list[str] = []
@@ -136,7 +138,10 @@ class RoleResolver:
             self.use(m, marker)
             head = before if marker is None or before is not marker else self.previous_mention(marker, 2)
             relation = "in"
-            if head is not None and head.kind == "keyword" and head.code in _YEAR_RELATIONS:
+            if head is not None and head.kind == "column" and head.end == m.start \
+                    and self.q.tokens[head.end - 1].norm == "since" and any(c.is_year for c in head.columns):
+                relation = "since"  # "installed since 2015": the `installed_since` column, from 2015 on
+            elif head is not None and head.kind == "keyword" and head.code in _YEAR_RELATIONS:
                 relation = _YEAR_RELATIONS[head.code] if head.code != "top" else "in"
                 self.use(head)
             tail = self.next_mention(marker if marker is not None and marker.start > m.start else m, 1)
@@ -287,6 +292,22 @@ class RoleResolver:
                     op = _OPS[post.code]
                     self.use(post)
                 self._compare(m, op, numbers, number, last)
+
+    def _counted_features(self) -> None:
+        """A count written before a column of counts, joined by a hyphen ("single-engine fighters", "two-stage
+        rockets", "twin-engine aircraft"): that column equal to it."""
+        tokens, text = self.q.tokens, self.q.text
+        for m in self.mentions:
+            before = m.start - 1
+            if m.kind != "column" or m.partial or before < 0 or not self.is_free(m) \
+                    or not any(c.affinity == "integer" and c.is_numeric for c in m.columns) \
+                    or text[tokens[before].end:tokens[m.start].start] != "-":
+                continue
+            count = _FEATURE_COUNTS.get(tokens[before].norm, NUMBER_WORDS.get(tokens[before].norm))
+            if count is not None:
+                self.comparisons.append(Comparison("=", (count,), f"{tokens[before].text}-{m.text}", target=m))
+                self.read_tokens.add(before)
+                self.use(m)
 
     def _compare(self, keyword: Mention, op: str, numbers: tuple, first: Mention, last: Mention) -> None:
         found = Comparison(op, numbers, span_text(self.q, keyword, last))
@@ -488,6 +509,10 @@ class RoleResolver:
             else:
                 self.aggregates.append(("max" if desc else "min", target, False))
             self.use(m, target)
+        elif target is not None and target is before and target.kind == "column" and not _numeric(target):
+            # 哪种用途的数量最多？: the purposes, ranked by how many rows each has
+            self.group, self.rank = target, Rank(desc=desc, by_count=True)
+            self.use(m, target)
         elif target is None and self.follow_up:
             self.rank = Rank(desc=desc)  # "Which one has the most?" after counts per group: the groups, ranked
             self.use(m)
@@ -563,6 +588,7 @@ class RoleResolver:
         self._find_top()
         self._find_order()
         self._find_comparisons()
+        self._counted_features()
         self._find_equalities()
         self._find_superlatives()
         self._find_aggregates()
@@ -622,6 +648,10 @@ class RoleResolver:
         if not before.zh and before.end and "," in self.q.text[before.end:here.start]:
             return False
         return before.norm.endswith("ed") or before.norm in PARTICIPLES
+
+
+#: Words of a count before a hyphen ("single-engine", "twin-engine"), beside the number words.
+_FEATURE_COUNTS = {"single": 1, "twin": 2, "double": 2, "triple": 3, "quad": 4}
 
 
 def _is_year(number: float | None) -> bool:

@@ -325,7 +325,8 @@ def _profile(database: SchemaSource, table: TableInfo) -> None:
             column.is_cjk = sum(has_cjk(v) for v in texts) >= 0.5 * len(texts)
         if column.affinity == "integer" and not column.is_key and set(seen) <= {0, 1} and len(set(seen)) == 2:
             column.is_flag = True
-        if "year" in split_identifier(column.name) and not column.is_date:
+        words = split_identifier(column.name)
+        if ("year" in words or words[-1:] == ["since"]) and not column.is_date:  # `installed_since`: a year
             column.is_year = all(_is_number(v) for v in seen)
 
 
