@@ -12,6 +12,7 @@ import re
 from datetime import date
 
 from agent.planner.accounting import TIME_PARTS, unaccounted
+from agent.planner.lexicon import WHEN_WORDS_ZH
 from agent.planner.frame import Condition, Frame, Measure, MissingSubject, Ordering, PlanningFailed, YearFilter
 from agent.planner.negation import Absence
 from agent.planner.periods import DATE_ONLY, Period
@@ -604,6 +605,7 @@ class Assembler:
             wanted = [self.label(frame.fact)] + ([ranked] if ranked is not None else [])
             if ranked is None and not frame.conditions and self._everything_asked(frame):
                 wanted = list(self.schema.tables[frame.fact].columns.values())
+        wanted += self.when_shown(frame, wanted)
         echoed = [c for c in frame.conditions if c.op == "=" and c.column in wanted]
         if echoed and len(wanted) == 1 and self.q.unmatched and frame.order is None:
             # Showing back the very value asked about ("the capital of France" -> "France") answers nothing.
@@ -620,6 +622,18 @@ class Assembler:
         if frame.order is None and self.r.sort is not None:
             frame.order = Ordering(self.r.sort, column=frame.columns[0])
         self.notes.append("shows " + ", ".join(f"{c.table}.{c.name}" for c in frame.columns))
+
+    def when_shown(self, frame: Frame, shown: list[ColumnInfo]) -> list[ColumnInfo]:
+        """The date a listing asking "when" shows beside its rows ("When did the Long March 5B launch?",
+        长征五号乙是哪几天发射的？): the rows' own date (or the nearest), when no date is shown; [] otherwise."""
+        tokens = self.q.tokens
+        asks = (tokens and tokens[0].norm == "when") or any(w in self.q.text for w in WHEN_WORDS_ZH)
+        if not asks or frame.measures or any(c.is_date or c.is_year for c in shown):
+            return []
+        try:
+            return [self.time_column(YearFilter("in", (), "when"))]
+        except PlanningFailed:
+            return []
 
     def _join_named(self, frame: Frame, *, modifiers_only: bool = False) -> None:
         """A table named but otherwise unused still joins: "students who have a pet". In a question

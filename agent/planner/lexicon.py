@@ -109,7 +109,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
 }
 
 #: Chinese ways of asking when (filler in `ZH_WORDS`, named when the answer shows no date: `accounting`).
-WHEN_WORDS_ZH: tuple[str, ...] = ("什么时候", "哪一天", "哪天", "何时")
+WHEN_WORDS_ZH: tuple[str, ...] = ("什么时候", "哪一天", "哪几天", "哪天", "何时")
 
 #: Chinese words -> English words (which then go through KEYWORDS and SYNONYMS).
 #: Segmentation is longest match first; characters not listed are skipped, and so are

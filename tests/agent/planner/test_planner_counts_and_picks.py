@@ -292,3 +292,17 @@ def test_counts_before_a_hyphen_a_since_column_and_the_most_common_kind_are_read
     plan = planner.plan(question)
     rows = planner.database.execute(plan.sql, max_rows=1000).rows
     assert sorted(map(tuple, rows)) == sorted(sample(sample_db_path, gold)) and plan.caveat is None
+
+
+def test_a_listing_asking_when_shows_the_rows_dates(planner, talk, sample_db_path):
+    """"When did the Long March 5B launch?", 长征五号乙是哪几天发射的？ listed mission names alone (the fifteenth
+    re-walk's C20 after a count: 分别是哪几天发射的？ points back at the rows counted, with their dates)."""
+    gold = sample(sample_db_path, "SELECT l.launch_date FROM launches l JOIN launch_vehicles v ON l.vehicle_id = v.id "
+                                  "WHERE v.name = 'Long March 5B'")
+    for question in ("When did the Long March 5B launch?", "长征五号乙是哪几天发射的？"):
+        plan = planner.plan(question)
+        rows = planner.database.execute(plan.sql, max_rows=100).rows
+        assert sorted(r[-1] for r in rows) == sorted(g[0] for g in gold) and plan.caveat is None, question
+    talk.ask("长征五号乙一共发射过多少次？")
+    talk.ask("分别是哪几天发射的？")
+    assert sorted(r[-1] for r in result(talk)) == sorted(g[0] for g in gold)
