@@ -47,8 +47,11 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
         shown.append(f"{year} AS {quote_ident(frame.bucket)}")
     shown += [col(c) for c in (*frame.group_columns, *frame.columns)]
     # "How many launch sites hosted launches in 2020?": each site once, however many launches it hosted
-    once = _count_once(frame, schema, col) if fans_out and not (frame.entity or frame.group_columns or frame.group_time) \
-        else None
+    # … and "Which launch vehicles have flown from more than one launch site?": each site once per vehicle
+    # (rows grouped by a table they reach only through rows below them, each reached once per such row)
+    grouped = bool(frame.entity or frame.group_columns or frame.group_time)
+    through = frame.entity is not None and frame.entity != frame.fact and not schema.upward(frame.fact, frame.entity)
+    once = _count_once(frame, schema, col) if fans_out and (not grouped or through) else None
     shown += [f"{once if once and m.column is None and m.condition is None and m.func == 'count' else _measure(m, col)}"
               f" AS {quote_ident(measure_alias(m, frame))}" for m in frame.measures]
     if not shown:
@@ -82,7 +85,7 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
     if frame.having:
         op, numbers = frame.having
         bound = " AND ".join(_number(n) for n in numbers)
-        lines.append(f"HAVING COUNT(*) {'BETWEEN' if op == 'between' else op} {bound}")
+        lines.append(f"HAVING {once or 'COUNT(*)'} {'BETWEEN' if op == 'between' else op} {bound}")
     tie = entity_label or (frame.group_columns or frame.columns or [None])[0]
     if frame.order is not None:
         by = (quote_ident(measure_alias(frame.order.measure, frame)) if frame.order.measure is not None

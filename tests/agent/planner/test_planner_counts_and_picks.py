@@ -306,3 +306,13 @@ def test_a_listing_asking_when_shows_the_rows_dates(planner, talk, sample_db_pat
     talk.ask("长征五号乙一共发射过多少次？")
     talk.ask("分别是哪几天发射的？")
     assert sorted(r[-1] for r in result(talk)) == sorted(g[0] for g in gold)
+
+
+def test_a_count_of_rows_reached_through_rows_below_counts_each_once(planner, sample_db_path):
+    """"Which launch vehicles have flown from more than one launch site?" counted launches (the sixteenth
+    re-walk's E07): the sites, each once per vehicle."""
+    plan = planner.plan("Which launch vehicles have flown from more than one launch site?")
+    rows = planner.database.execute(plan.sql, max_rows=1000).rows
+    assert sorted(r[0] for r in rows) == sorted(r[0] for r in sample(sample_db_path, (
+        "SELECT v.name FROM launches l JOIN launch_vehicles v ON l.vehicle_id = v.id GROUP BY v.id "
+        "HAVING COUNT(DISTINCT l.site_id) > 1")))
