@@ -397,6 +397,9 @@ def _shown(frame: Frame, a: Assembler, *, also: bool) -> tuple[list[str], list[s
             r.use(m)
     if not columns:
         return [], []
+    if all(any(c.column is column and c.op.startswith("year_") for c in frame.conditions) for column in columns):
+        # "Which ones first flew in the 1990s?": the rows, named, beside the date their period is on
+        columns = [a.label(frame.fact), *columns]
     kept = frame.columns if also and listing else []
     lost = _restrict(frame, a) if frame.measures else []
     frame.columns = list(dict.fromkeys(kept + columns))

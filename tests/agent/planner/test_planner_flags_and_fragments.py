@@ -132,3 +132,12 @@ def test_their_before_a_column_of_the_rows_named_is_theirs_and_a_later_year_keep
             "SELECT f.name, COUNT(*) FROM launches l JOIN launch_vehicles v ON l.vehicle_id = v.id "
             "JOIN vehicle_families f ON v.family_id = f.id WHERE f.first_flight_year BETWEEN 2010 AND 2019 "
             "AND l.launch_date >= '2025-01-01' AND l.launch_date < '2026-01-01' GROUP BY f.id")))
+
+
+def test_which_ones_in_a_period_after_counts_per_period_names_the_rows(talk, sample_db_path):
+    """"Which ones first flew in the 1990s?" after families counted per decade showed the years alone (the
+    sixteenth re-walk's E14, ok and wrong): the families, named."""
+    assert [r[0] for r in rows_after(talk, "How many launch vehicle families first flew in each decade?",
+                                     "Which ones first flew in the 1990s?")] == sorted(r[0] for r in sample(
+        sample_db_path, "SELECT DISTINCT f.name FROM vehicle_families f JOIN launch_vehicles v ON v.family_id = f.id "
+                        "WHERE f.first_flight_year BETWEEN 1990 AND 1999"))
