@@ -267,6 +267,12 @@ class Assembler:
                 # "<rows> per year": the year each row happened, not a year column of a joined table.
                 frame.group_time = dates[0]
                 self.notes.append(f"'{r.group.text}' → GROUP BY the year of {frame.fact}.{dates[0].name}")
+            elif r.group.text.lower() in YEAR_WORDS and (r.years or r.periods) \
+                    and not (column and column.table == frame.fact) \
+                    and (dated := self.time_column(YearFilter("in", (), r.group.text))).is_date:
+                # 2015年到2019年，每年发射的载荷总质量: the year of the launches the period dates, not a maker's founding
+                frame.group_time = dated
+                self.notes.append(f"'{r.group.text}' → GROUP BY the year of {dated.table}.{dated.name}")
             elif column is not None:
                 frame.group_columns.append(column)
                 self.notes.append(f"'{r.group.text}' → GROUP BY {column.name}")

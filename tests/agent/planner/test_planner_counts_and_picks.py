@@ -316,3 +316,12 @@ def test_a_count_of_rows_reached_through_rows_below_counts_each_once(planner, sa
     assert sorted(r[0] for r in rows) == sorted(r[0] for r in sample(sample_db_path, (
         "SELECT v.name FROM launches l JOIN launch_vehicles v ON l.vehicle_id = v.id GROUP BY v.id "
         "HAVING COUNT(DISTINCT l.site_id) > 1")))
+
+
+def test_each_year_in_a_period_is_the_year_of_the_dates_the_period_is_on(planner, sample_db_path):
+    """2015年到2019年，每年发射的载荷总质量 grouped by the makers' founding year (the sixteenth re-walk's C05)."""
+    plan = planner.plan("2015年到2019年，每年发射的载荷总质量分别是多少？")
+    rows = planner.database.execute(plan.sql, max_rows=100).rows
+    assert sorted(tuple(r[:2]) for r in rows) == sorted(sample(sample_db_path, (
+        "SELECT strftime('%Y', l.launch_date), SUM(p.mass_kg) FROM payloads p JOIN launches l ON p.launch_id = l.id "
+        "WHERE l.launch_date BETWEEN '2015-01-01' AND '2019-12-31' GROUP BY 1")))
