@@ -355,8 +355,11 @@ def _names_value(question: str, value: str) -> bool:
     every word of it (a word of four letters or more by its first four: "failure" for "failed"), or its
     adjective ("French" for 'France', "American" for 'United States'), so that 'Falcon Heavy' is not named
     by "Falcon 9 launches" (found in review)."""
+    code = value.strip().isupper() and len(value.strip()) <= 3  # a code ('IN', 'TO') is not the word "in" or "to"
+    if code and re.search(rf"(?<!\w){re.escape(value.strip())}(?!\w)", question):
+        return True
     asked, value = question.casefold(), value.strip().casefold()
-    if value in asked:
+    if value in asked and not code:
         return True
     words = re.findall(r"\w+", asked)
     if any(DEMONYMS.get(" ".join(words[i:i + n])) == value for n in (1, 2) for i in range(len(words))):
@@ -364,8 +367,8 @@ def _names_value(question: str, value: str) -> bool:
     if value.isalpha() and len(value) > 1 and value in {"".join(w[0] for w in words[i:i + len(value)])
                                                        for i in range(len(words))}:
         return True
-    return all(any(w == q or (len(w) >= 4 and q.startswith(w[:4])) for q in words)
-               for w in re.findall(r"\w+", value) if len(w) >= 3 or w.isdigit())
+    return not code and all(any(w == q or (len(w) >= 4 and q.startswith(w[:4])) for q in words)
+                            for w in re.findall(r"\w+", value) if len(w) >= 3 or w.isdigit())
 
 
 def sampled_literals(question: str, sql: str, sampled: set[str], *, dialect: str) -> list[str]:

@@ -22,6 +22,11 @@ from tests.fixtures.spider_dev import dev_questions
     # One-letter codes, numbers and dates are for other checks.
     ("How many female students are there?", "SELECT count(*) FROM student WHERE sex = 'F'", set(), []),
     ("How many launches since 2015?", "SELECT count(*) FROM launches WHERE launch_date >= '2015-01-01'", set(), []),
+    # A short code is named only as written: "in Europe" does not name 'IN' (the committed local_model run's
+    # Spider 809, ok and wrong), "in the US" names 'US'.
+    ("Which countries are in Europe?", "SELECT name FROM country WHERE continent = 'Europe' AND code2 = 'IN'", set(),
+     ["IN"]),
+    ("Which launch sites are in the US?", "SELECT name FROM sites WHERE code = 'US'", set(), []),
     # An adjective of nationality names its country.
     ("Break down French-operated payloads by purpose.", "SELECT purpose, count(*) FROM payloads AS p JOIN countries "
      "AS c ON c.id = p.operator_country_id WHERE c.name = 'France' GROUP BY purpose", set(), []),
