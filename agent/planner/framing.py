@@ -109,9 +109,14 @@ class Assembler:
             # 已退役的载荷中，哪个运营国家的数量最多？: the countries, asked after 哪个, are ranked
             subject = self._after_which(free_tables) or subject
             others = [m for m in free_tables if m is not subject]
-            if subject is not None and subject is not counted:
-                frame.entity = self.table(subject)
-            fact = counted or (others[0] if others else None)
+            if self._which_years():
+                # "In which years since 2010 did Russian rockets launch fewer than 20 times?": the years, grouped
+                # (`_group_and_measures`), of the rows the verb counts, not the rockets
+                fact = counted or next((m for m in free_tables if verb_form(m.text) or not m.partial), subject)
+            else:
+                if subject is not None and subject is not counted:
+                    frame.entity = self.table(subject)
+                fact = counted or (others[0] if others else None)
         elif isinstance(r.each_alone, Mention):  # 哪些火箭发射过？各发射了几次？: each rocket's launches
             frame.entity, fact = self.table(r.each_alone), counted
         elif r.each_alone and subject is not None and counted is None:
@@ -145,6 +150,13 @@ class Assembler:
         if marked:
             return self.r.head(max(marked, key=lambda m: m.start))
         return self._after_which(free)  # 酒泉卫星发射中心发射过哪些火箭？: the rockets, named right after 哪些
+
+    def _which_years(self) -> bool:
+        """"In which years …", 哪些年/哪几年: the question asks for years, right after its "which"."""
+        r = self.r
+        return any(m.kind == "column" and m.text.lower() in YEAR_WORDS and any(
+            w.kind == "keyword" and w.code == "which" and 0 <= m.start - w.end <= 1 for w in r.mentions)
+            for m in r.mentions)
 
     def _after_which(self, free: list[Mention]) -> Mention | None:
         """The Chinese table word right after 哪些/哪个: what the question asks about."""
@@ -278,7 +290,9 @@ class Assembler:
                 self.notes.append(f"'{r.group.text}' → GROUP BY {column.name}")
         if frame.entity is None and not frame.group_columns and not frame.group_time and (having or (r.rank and r.rank.by_count)):
             named = next((m for m in r.mentions if m.kind == "column" and r.is_free(m)), None)
-            if named is not None and named.text.lower() in YEAR_WORDS and self.schema.tables[frame.fact].time_columns:
+            if self._which_years() and self.schema.tables[frame.fact].time_columns:
+                self.bucket(frame, "year")  # "In which years since 2010 …": "years" also marks the year filter
+            elif named is not None and named.text.lower() in YEAR_WORDS and self.schema.tables[frame.fact].time_columns:
                 self.bucket(frame, "year")  # "哪一年的发射次数最多？": the year each launch happened
                 r.use(named)
             else:

@@ -325,3 +325,15 @@ def test_each_year_in_a_period_is_the_year_of_the_dates_the_period_is_on(planner
     assert sorted(tuple(r[:2]) for r in rows) == sorted(sample(sample_db_path, (
         "SELECT strftime('%Y', l.launch_date), SUM(p.mass_kg) FROM payloads p JOIN launches l ON p.launch_id = l.id "
         "WHERE l.launch_date BETWEEN '2015-01-01' AND '2019-12-31' GROUP BY 1")))
+
+
+@pytest.mark.parametrize("question", ["In which years since 2010 did Russian rockets launch fewer than 20 times?",
+                                      "2010年以来，俄罗斯的火箭哪些年发射少于20次？"])
+def test_which_years_with_a_count_condition_groups_the_years(planner, sample_db_path, question):
+    """The sixteenth re-walk's E18 grouped by rocket, ok and wrong: the years, of Russia's rockets' launches."""
+    plan = planner.plan(question)
+    rows = planner.database.execute(plan.sql, max_rows=100).rows
+    assert sorted(str(r[0]) for r in rows) == sorted(r[0] for r in sample(sample_db_path, (
+        "SELECT strftime('%Y', l.launch_date) FROM launches l JOIN launch_vehicles v ON l.vehicle_id = v.id "
+        "JOIN manufacturers m ON v.manufacturer_id = m.id JOIN countries c ON m.country_id = c.id "
+        "WHERE c.name = 'Russia' AND l.launch_date >= '2010-01-01' GROUP BY 1 HAVING COUNT(*) < 20")))
