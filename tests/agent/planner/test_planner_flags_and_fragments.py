@@ -76,6 +76,18 @@ def test_each_of_the_rows_a_question_asks_when_of_is_listed_by_name(askdb, sampl
     assert listed.data.rows == answer.data.rows and listed.ok  # "their": the families the question names
 
 
+def test_what_each_of_them_kept_is_said_in_words(planner):
+    """"kept from the previous question: vehicle families", not the table as stored (seen in Chromium)."""
+    from agent.planner.followup import frame_to_dict
+    from agent.planner.reading import interpretation
+
+    first = planner.plan(RUSSIAN_FAMILIES)
+    then = planner.plan("How many launches has each of them made since 2010?",
+                        frame_to_dict(first.frame) | {"complete": True})
+    said = interpretation(then.frame, then.carried)
+    assert "vehicle families" in said and "vehicle_families" not in said
+
+
 def test_each_of_them_counts_the_rows_below_the_listed_ones_in_the_period_of_those_rows(talk, sample_db_path):
     """"How many launches has each of them made since 2010?" after families: each family's launches, dated by
     the launches, the families still Russian by their own country (not the launch sites')."""
