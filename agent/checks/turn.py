@@ -156,16 +156,16 @@ def dropped_conditions(question: str, sql: str, previous_sql: str | None, *, dia
     if not previous_sql or not points_back(question):
         return []
     try:
-        before = _filters(sqlglot.parse_one(previous_sql, read=dialect))
-        now = _filters(sqlglot.parse_one(sql, read=dialect))
+        before_tree, now_tree = sqlglot.parse_one(previous_sql, read=dialect), sqlglot.parse_one(sql, read=dialect)
     except (SqlglotError, RecursionError, ValueError):
         return []
+    before, now = _filters(before_tree), _filters(now_tree)
     if not before:
         # conditions with no value of their own ("StuID NOT IN (SELECT …)", a double-quoted "%computer%"
         # that SQLite reads as a string) are dropped only when the follow-up's query filters nothing at all
-        unvalued = _filters(sqlglot.parse_one(previous_sql, read=dialect), valued=False)
-        if unvalued and not _filters(sqlglot.parse_one(sql, read=dialect), valued=False) \
-                and not sqlglot.parse_one(sql, read=dialect).find(exp.Having, exp.Join, exp.SetOperation):
+        unvalued = _filters(before_tree, valued=False)
+        if unvalued and not _filters(now_tree, valued=False) \
+                and not now_tree.find(exp.Having, exp.Join, exp.SetOperation):
             return [c.sql(dialect=dialect) for c in unvalued]
         return _dropped_pick(previous_sql, sql, dialect=dialect)
     columns_now = {c.name.lower() for f in now for c in f.find_all(exp.Column)}
@@ -255,7 +255,9 @@ def copies_partial_values(sql: str, shown: set[str], *, dialect: str) -> bool:
 
 #: Words by which a question asks for a figure per group ("how many launch sites does each country have?").
 #: Not "per" ("miles per gallon") nor "each time" (Spider dev's gold SQL groups none of those).
-_EACH = re.compile(r"\b(?:each|every|per(?!\s+(?:cent|capita|gallon|hour|second|minute|day|year|person|head|unit)\b))\b(?!\s+time)|每个|每一|每|各个|各|按", re.I)
+#: "per" before a unit ("miles per gallon", "GDP per capita") names a rate, not a figure per group.
+_PER_UNIT = r"cent|capita|gallon|hour|second|minute|day|year|person|head|unit"
+_EACH = re.compile(rf"\b(?:each|every|per(?!\s+(?:{_PER_UNIT})\b))\b(?!\s+time)|每个|每一|每|各个|各|按", re.I)
 #: A figure asked "by" something ("the average payload mass by orbit", "total sales by product"): a
 #: grouping, unless "by" names who did something ("the number of cars made by Ford", "sorted by age").
 _FIGURE_BY = re.compile(

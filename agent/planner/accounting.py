@@ -61,7 +61,8 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
         missing.append((m.start, m.text))
     missing.extend((-1, text) for text in r.ignored)
     covered = {i for m in r.mentions for i in range(m.start, m.end)}
-    missing.extend((i, t.text) for i, t in enumerate(r.q.tokens) if i not in covered and i not in r.period_tokens | r.pronouns | r.read_tokens
+    read = r.period_tokens | r.pronouns | r.read_tokens  # words a pass read that no mention covers
+    missing.extend((i, t.text) for i, t in enumerate(r.q.tokens) if i not in covered and i not in read
                    and t.text in r.q.unmatched and t.norm not in FILLER_WORDS and not _relating_verb(i, r, joined)
                    and not _names_the_key(i, r, edges, schema))
     missing.extend(_making_words(r, frame, schema))
@@ -134,9 +135,15 @@ def _when_unshown(r: RoleResolver, frame: Frame) -> list[tuple[int, str]]:
              *([frame.order.column] if frame.order is not None and frame.order.column is not None else [])]
     if any(c.is_date or c.is_year or set(c.words) & TIME_PARTS for c in shown):
         return []
-    found = [(0, r.q.tokens[0].text)] if r.q.tokens and r.q.tokens[0].norm == "when" else []  # not "… when X is"
-    for word in re.finditer("|".join(WHEN_WORDS_ZH), r.q.text):
-        found.append((sum(1 for t in r.q.tokens if t.start <= word.start()), word.group()))
+    return when_words(r.q)
+
+
+def when_words(q) -> list[tuple[int, str]]:
+    """The words by which a question asks when (a question opening with "When", not "… when X is"; 哪天,
+    什么时候…), with their token positions."""
+    found = [(0, q.tokens[0].text)] if q.tokens and q.tokens[0].norm == "when" else []
+    for word in re.finditer("|".join(WHEN_WORDS_ZH), q.text):
+        found.append((sum(1 for t in q.tokens if t.start <= word.start()), word.group()))
     return found
 
 

@@ -11,8 +11,7 @@ import re
 
 from datetime import date
 
-from agent.planner.accounting import TIME_PARTS, unaccounted
-from agent.planner.lexicon import WHEN_WORDS_ZH
+from agent.planner.accounting import TIME_PARTS, unaccounted, when_words
 from agent.planner.frame import Condition, Frame, Measure, MissingSubject, Ordering, PlanningFailed, YearFilter
 from agent.planner.negation import Absence
 from agent.planner.periods import DATE_ONLY, Period
@@ -150,6 +149,12 @@ class Assembler:
         if marked:
             return self.r.head(max(marked, key=lambda m: m.start))
         return self._after_which(free)  # 酒泉卫星发射中心发射过哪些火箭？: the rockets, named right after 哪些
+
+    def _each_group(self) -> bool:
+        """The grouping is named after "each"/"per"/每 ("the heaviest payload of each country"), not by a ranking."""
+        group = self.r.group
+        return group is not None and any(m.kind == "keyword" and m.code == "group" and 0 <= group.start - m.end <= 1
+                                         for m in self.r.mentions)
 
     def _which_years(self) -> bool:
         """"In which years …", 哪些年/哪几年: the question asks for years, right after its "which"."""
@@ -587,7 +592,8 @@ class Assembler:
                     and (measured := next((m for m in frame.measures if m.column is column), None)) is not None:
                 # "哪一类飞机的平均航程最长？": the groups ranked by their average range, not by one row's range
                 frame.order = Ordering(rank.desc, measure=measured)
-            elif frame.entity and column.table != frame.entity:
+            elif frame.entity and column.table != frame.entity \
+                    and not (self._each_group() and column.table == frame.fact):
                 # "Top 5 manufacturers by payload mass": the total over each one's rows.
                 frame.measures.append(Measure("sum", column))
                 frame.order = Ordering(rank.desc, measure=frame.measures[-1])
@@ -646,9 +652,7 @@ class Assembler:
     def when_shown(self, frame: Frame, shown: list[ColumnInfo]) -> list[ColumnInfo]:
         """The date a listing asking "when" shows beside its rows ("When did the Long March 5B launch?",
         长征五号乙是哪几天发射的？): the rows' own date (or the nearest), when no date is shown; [] otherwise."""
-        tokens = self.q.tokens
-        asks = (tokens and tokens[0].norm == "when") or any(w in self.q.text for w in WHEN_WORDS_ZH)
-        if not asks or frame.measures or any(c.is_date or c.is_year for c in shown):
+        if not when_words(self.q) or frame.measures or any(c.is_date or c.is_year for c in shown):
             return []
         try:
             return [self.time_column(YearFilter("in", (), "when"))]

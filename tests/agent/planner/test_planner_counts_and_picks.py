@@ -248,6 +248,10 @@ def test_a_maker_and_a_supplier_of_one_table_are_not_one_in_list(planner):
     ("Which is the heaviest payload in each orbit?",
      "SELECT p.orbit, p.name, p.mass_kg FROM payloads p WHERE p.mass_kg = "
      "(SELECT MAX(mass_kg) FROM payloads x WHERE x.orbit = p.orbit)"),
+    # groups of another table, named after "each" (was ranked by each country's total mass, ok and wrong)
+    ("Which is the heaviest payload of each country?",
+     "SELECT c.name, p.name, p.mass_kg FROM payloads p JOIN countries c ON p.operator_country_id = c.id "
+     "WHERE p.mass_kg = (SELECT MAX(mass_kg) FROM payloads x WHERE x.operator_country_id = p.operator_country_id)"),
 ])
 def test_the_best_row_of_each_group_is_each_groups_best_not_one_group(planner, sample_db_path, question, gold):
     """每种部件类型中，单价最高的部件: the priciest part of each type (the fifteenth re-walk's C17 counted parts
