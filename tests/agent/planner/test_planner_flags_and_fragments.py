@@ -153,3 +153,13 @@ def test_which_ones_in_a_period_after_counts_per_period_names_the_rows(talk, sam
                                      "Which ones first flew in the 1990s?")] == sorted(r[0] for r in sample(
         sample_db_path, "SELECT DISTINCT f.name FROM vehicle_families f JOIN launch_vehicles v ON v.family_id = f.id "
                         "WHERE f.first_flight_year BETWEEN 1990 AND 1999"))
+
+
+def test_fenbie_points_back_only_as_fenbie_shi(planner):
+    """分别是哪几天…？ points back; 分别统计中国和美国… is a question of its own (read against a China count, it
+    kept only the United States, ok and wrong)."""
+    from agent.planner.followup import frame_to_dict
+
+    first = planner.plan("中国2020年发射了多少次？")
+    alone = planner.plan("分别统计中国和美国2021年的发射次数", frame_to_dict(first.frame) | {"complete": True})
+    assert "'中国'" in alone.sql and "'美国'" in alone.sql
