@@ -101,6 +101,7 @@ class _Named:
     (measured: "the total payload mass on those flights")."""
     asked: frozenset[str] = frozenset()
     measured: frozenset[str] = frozenset()
+    mentioned: frozenset[str] = frozenset()  # every table a word of it names ("launched": the launches)
 
 
 class OfflinePlanner:
@@ -238,7 +239,7 @@ class OfflinePlanner:
         if pointing:
             frame.link = "alone"  # "that course", "he": tied to an answer it could not use
         elif (pointer := unresolved_reference(question)) is not None \
-                and not (frame.own_pronoun and pointer.lower() in ("their", "its")):
+                and not (frame.own_pronoun and pointer.lower() in ("their", "its", "they")):
             frame.unused.insert(0, pointer)  # "their" with no earlier answer of ours to point at
         return frame, []
 
@@ -254,7 +255,7 @@ class OfflinePlanner:
         elif not tied:
             frame.link = "untied"
         elif set(frame.tables(self.schema)) - set(before.tables(self.schema)) - self._regrouped(frame, before) \
-                - self._restricted(frame, before) - self._shown_named(frame, named):
+                - self._restricted(frame, before) - self._shown_named(frame, named) - self._dated(frame, named):
             frame.link = "joined"
         else:
             frame.link = None
@@ -275,6 +276,13 @@ class OfflinePlanner:
                 # "只看中国的发射场": the sites' country, the way the words name (each launch's one site)
                 reached |= self._path_tables(frame.fact, c.via) | self._path_tables(c.via, c.column.table)
         return reached
+
+    def _dated(self, frame: Frame, named: _Named) -> set[str]:
+        """The table a follow-up names to date its period, each row having one of them ("Only those launched after
+        2020" after payloads: each payload's launch date): the words ask for that join."""
+        dated = {c.column.table for c in frame.conditions if c.op.startswith("year_")
+                 and c.column.table in named.mentioned and self.schema.one_each(frame.fact, c.column.table)}
+        return {t for d in dated for t in self._path_tables(frame.fact, d)}
 
     def _shown_named(self, frame: Frame, named: _Named) -> set[str]:
         """The table a tied follow-up asks for by name and shows, whose rows refer to the previous ones ("Which
@@ -464,7 +472,8 @@ def _tables_named(parsed) -> _Named:
     if their is not None:
         asked |= {t for m in parsed.mentions if m.kind == "table" and m.start > their for t in m.tables}
     measured = {c.table for m in parsed.mentions if m.kind == "column" and not m.partial for c in m.columns}
-    return _Named(frozenset(asked), frozenset(measured))
+    mentioned = {t for m in parsed.mentions if m.kind == "table" for t in m.tables}
+    return _Named(frozenset(asked), frozenset(measured), frozenset(mentioned))
 
 
 def _read_turn(messages: list[dict[str, Any]]) -> _Turn:

@@ -52,7 +52,7 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
         if not r.is_free(m) or _accounted(m, frame, tables, columns, repeats) or _names_counted_rows(m, frame, schema, r) \
                 or _per_row(i, r, frame, schema) or _since_as_adverb(i, r) \
                 or _names_the_value_before(m, r, frame, schema) or _relates_through(m, joined) \
-                or _participle_of_parent(i, r, frame, schema):
+                or _participle_of_parent(i, r, frame, schema) or _their_rows(m, r, frame, schema):
             continue
         before = r.mentions[i - 1] if i else None
         if m.text.lower() in _KIND_WORDS and before is not None and before.end == m.start \
@@ -64,7 +64,7 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     read = r.period_tokens | r.pronouns | r.read_tokens  # words a pass read that no mention covers
     missing.extend((i, t.text) for i, t in enumerate(r.q.tokens) if i not in covered and i not in read
                    and t.text in r.q.unmatched and t.norm not in FILLER_WORDS and not _relating_verb(i, r, joined)
-                   and not _names_the_key(i, r, edges, schema))
+                   and not _names_the_key(i, r, edges, schema) and not _ordering_word(i, r, frame))
     missing.extend(_making_words(r, frame, schema))
     missing.extend(_when_unshown(r, frame))
     words = [text for _, text in sorted(missing, key=lambda p: p[0])]
@@ -215,6 +215,33 @@ def _names_the_key(i: int, r: RoleResolver, edges: list, schema: SchemaIndex) ->
     word = r.q.tokens[i].norm
     return after is not None and any(e.ref_table in after.tables and word in schema.column(e.table, e.column).words
                                      for e in edges)
+
+
+#: Verbs opening a question that asks for rows in an order ("Rank manufacturers by …"): read when it has one.
+_ORDER_VERBS = frozenset({"rank", "sort", "order"})
+
+
+def _ordering_word(i: int, r: RoleResolver, frame: Frame) -> bool:
+    """Words of an order the query has: "Rank"/"Sort" opening the question, "first"/"last" right after the
+    superlative or direction that says which ("fastest first")."""
+    word = r.q.tokens[i].norm
+    if frame.order is None:
+        return False
+    if i == 0:
+        return word in _ORDER_VERBS
+    before = next((m for m in r.mentions if m.end == i), None)
+    return word in ("first", "last") and before is not None and before.kind == "keyword" and before.code in _RANKING
+
+
+def _their_rows(m, r: RoleResolver, frame: Frame, schema: SchemaIndex) -> bool:
+    """A table's name column after "their"/"its", naming the rows a measure is taken over ("the average top
+    speed of their models": the manufacturers' aircraft, each one model, `aircraft.model`)."""
+    if m.kind != "column" or not m.start or r.q.tokens[m.start - 1].norm not in ("their", "its"):
+        return False
+    measured = {x.column.table for x in frame.measures if x.column is not None} | (
+        {frame.fact} if any(x.column is None for x in frame.measures) else set())
+    return any(c.table in measured and c.name in (schema.tables[c.table].label, schema.tables[c.table].label_zh)
+               and not set(c.words) <= _GENERIC_LABELS for c in m.columns)
 
 
 def _since_as_adverb(i: int, r: RoleResolver) -> bool:

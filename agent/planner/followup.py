@@ -385,6 +385,9 @@ def _shown(frame: Frame, a: Assembler, *, also: bool) -> tuple[list[str], list[s
     listing = bool(frame.columns) and not frame.measures
     columns = []
     for m in named:
+        if m.kind == "table" and _dates_the_period(r, m):
+            r.use(m)  # "Only those launched after 2020", 只看2020年以后发射的: when, not what to show
+            continue
         if m.kind == "table" and listing and a.table(m) == frame.fact and not _listed_with_others(a.q, m):
             r.use(m)  # the rows' own table named again ("that country", "for pilots above 40"): nothing new shown
             continue
@@ -406,6 +409,12 @@ def _shown(frame: Frame, a: Assembler, *, also: bool) -> tuple[list[str], list[s
     if not kept and all(c.table != frame.fact and a.schema.upward(frame.fact, c.table) for c in frame.columns):
         frame.distinct = True  # "它们用的是哪些火箭？": the rockets the launches used, each once
     return ["columns shown"], lost
+
+
+def _dates_the_period(r, m) -> bool:
+    """A table word a year is dated by, or one right next to a period's words ("launched in the first half of
+    2021", 2021年上半年发射的): it says whose dates the period is on."""
+    return any(y.column is m for y in r.years) or any(p.dated_by is m for p in r.periods)
 
 
 def _names_a_filter(a: Assembler, frame: Frame, m: Mention, column: ColumnInfo | None) -> bool:

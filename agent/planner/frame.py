@@ -178,3 +178,4 @@ class Rank:
     time_desc: bool | None = None  # ... or by a date ("earliest")
     by_count: bool = False
     grouped: bool = False  # "top 5 X by Y": Y measured over each X's rows, not one row's Y
+    every: bool = False  # "Rank X by the number of Y": all of them in that order, not the first few

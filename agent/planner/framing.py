@@ -452,7 +452,7 @@ class Assembler:
     def period_condition(self, frame: Frame, period: Period) -> None:
         """A period as one range condition on the time column: [start, end) on a date, its years on a year
         column. A year column cannot hold part of a year: the period's words are then named as not used."""
-        column = self.time_column(YearFilter("in", (), period.text))
+        column = self.time_column(YearFilter("in", (), period.text, period.dated_by))
         frame.conditions.append(Condition(column, "year_period", period.values(), period.text))
         if (said := period.describe(self.q.zh)) is not None:
             frame.periods.append(said)
@@ -604,7 +604,7 @@ class Assembler:
                 frame.columns = [c for c in (self.label(frame.fact), column) if c not in frame.group_columns]
             else:
                 frame.order = Ordering(rank.desc, column=column)
-        frame.limit, frame.ties = r.limit or 1, r.limit is None
+        frame.limit, frame.ties = (r.limit, False) if rank.every else (r.limit or 1, r.limit is None)
         what = frame.order.measure.describe() if frame.order.measure else frame.order.column.name
         self.notes.append(f"ranked by {what} {'DESC' if frame.order.desc else 'ASC'}, LIMIT {frame.limit}"
                           + (" in each group" if frame.best_per_group else ""))
@@ -626,7 +626,8 @@ class Assembler:
         named = sorted(self._free_columns(exact=True) + self._free_columns(exact=False), key=lambda m: m.start)
         wanted = [c for c in (self.column(m) for m in named) if c is not None]
         wanted = [c for c in dict.fromkeys(wanted) if id(c) not in used or frame.order is not None]
-        ranked = frame.order.column if frame.order is not None and frame.limit is not None else None
+        every = self.r.rank is not None and self.r.rank.every  # "heaviest first": each row's mass beside it
+        ranked = frame.order.column if frame.order is not None and (frame.limit is not None or every) else None
         if not wanted or (ranked is not None and wanted == [ranked]):
             wanted = [self.label(frame.fact)] + ([ranked] if ranked is not None else [])
             if ranked is None and not frame.conditions and self._everything_asked(frame):

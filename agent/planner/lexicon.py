@@ -29,6 +29,7 @@ KEYWORDS: dict[str, str] = {
     "average": "avg", "mean": "avg", "avg": "avg",
     "total": "sum", "sum": "sum", "sum of": "sum", "combined": "sum", "sum total": "sum",
     "in total": "sum_post", "altogether": "sum_post", "all together": "sum_post",
+    "added together": "sum_post", "added up": "sum_post", "put together": "sum_post",
     **dict.fromkeys(MAXIMUM, "max"), **dict.fromkeys(MINIMUM, "min"),
     # superlatives: a ranking (which X has the highest Y) or an aggregate (what is the highest Y)
     **dict.fromkeys(HIGHEST + MOST, "most"), **dict.fromkeys(LOWEST + LEAST, "least"), **dict.fromkeys(TOP, "top"),
@@ -61,6 +62,7 @@ KEYWORDS: dict[str, str] = {
     "in order of": "order", "order of": "order", "ranked by": "order", "in descending order of": "order_desc",
     "in ascending order of": "order_asc",
     "descending": "desc", "decreasing": "desc", "desc": "desc",
+    "in descending order": "desc", "descending order": "desc", "in ascending order": "asc", "ascending order": "asc",
     "ascending": "asc", "increasing": "asc", "asc": "asc", "alphabetical": "asc",
     "which": "which", "who": "which", "list": "list", "show": "list", "what are": "list",
     "most common": "most_common", "most popular": "most_common", "most frequent": "most_common",
@@ -103,7 +105,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "type": ("kind", "category"), "kind": ("type", "category"), "category": ("type", "kind"),
     "price": ("cost",), "cost": ("price",), "person": ("people",), "people": ("person",),
     "place": ("site", "location"), "location": ("site",),
-    "result": ("outcome",), "outcome": ("result",), "failed": ("failure",), "fail": ("failure",),
+    "result": ("outcome",), "outcome": ("result",), "failed": ("failure",), "fail": ("failure",), "failure": ("failed",),
     "successful": ("success",), "succeeded": ("success",), "founded": ("found",),
     "weigh": ("weight", "mass"), "weighs": ("weight", "mass"),
 }
@@ -153,6 +155,7 @@ ZH_WORDS: dict[str, str] = {
     "多少": "how many", "几": "how many", "数量": "number of", "个数": "number of", "次数": "number of",
     "平均": "average", "均值": "average", "总": "total", "总计": "total", "合计": "total",
     "总和": "total", "总共": "in total", "一共": "in total", "共计": "in total",
+    "加起来": "in total", "加在一起": "in total", "加总": "in total",
     **ZH_SUPERLATIVES,
     "每个": "each", "每一个": "each", "每一": "each", "每": "each", "各个": "each", "各": "each", "各国": "each country", "每国": "each country",
     "按照": "by", "按": "by",
@@ -257,7 +260,7 @@ break breaks broke broken breakdown down split splits database
 send sends sent sending go goes went gone going carry carries carried carrying counting
 lift lifts lifted lifting exactly specifically precisely respectively
 receive receives received receiving get gets got fully completely entirely
-suffer suffers suffered suffering whole
+suffer suffers suffered suffering whole put puts putting placed
 """.split())
 
 #: Verbs that say how the rows of two things relate ("launches used Russian rockets"): read as the join

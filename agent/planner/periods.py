@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from agent.planner.period_grammar import NamedPeriod, named_periods
 from agent.planner.reading import PERIOD_EN, PERIOD_ZH, period_range
@@ -38,6 +38,7 @@ class Period:
     last_year: int | None
     today: date | None  # set for a period counted from today
     whole_years: bool = True  # a year column holds it exactly
+    dated_by: Any = None  # the table word right beside it whose date it is on ("launched in the first half …")
 
     @classmethod
     def of(cls, named: NamedPeriod) -> Period:
@@ -93,4 +94,13 @@ def find_periods(r: RoleResolver, today: date) -> list[Period]:
         r.period_tokens.update(inside)
         r.period_spans.append((named.at, named.to))
         found.append(Period.of(named))
+        found[-1].dated_by = _dated_beside(r, inside)
     return found
+
+
+def _dated_beside(r: RoleResolver, inside: list[int]):
+    """The table word with a date right before a period or right after it ("launched in the first half of
+    2021", 2021年上半年发射的): the period is on that table's date, not on a year of another table named."""
+    near = (inside[0] - 1, inside[0] - 2, inside[-1] + 1, inside[-1] + 2)
+    return next((m for m in r.mentions if m.kind == "table" and (m.end - 1 in near[:2] or m.start in near[2:])
+                 and any(c.is_date for t in m.tables for c in r.schema.tables[t].time_columns)), None)

@@ -383,6 +383,6 @@ def _value_readings(span: list[Token], i: int, n: int, schema: SchemaIndex, writ
 def _same_stem(span: list[Token], schema: SchemaIndex) -> list[ValueRef]:
     """Values sharing the word's stem ("failed" and the stored "failure"); the framing prefers, among
     all the readings, one in a table the question names."""
-    if len(span) != 1 or span[0].zh or span[0].kind != "word" or len(stem(span[0].norm)) < 4:
-        return []
+    if len(span) != 1 or has_cjk(span[0].norm) or span[0].kind != "word" or len(stem(span[0].norm)) < 4:
+        return []  # 失败 is read as its English word, "failure", whose stem the payloads' 'failed' shares
     return list(schema.stems.get(stem(span[0].norm), ()))

@@ -28,6 +28,10 @@ DIRECT_WORDS = frozenset({"from", "in", "of", "a", "an", "the", "to", "be", "equ
 _YEAR_MARKERS = ("year", "years", "年")
 
 
+#: Verbs opening a question that asks for rows in an order ("Rank manufacturers by …", "Sort the sites by …").
+_ORDER_VERBS = frozenset({"rank", "sort", "order"})
+
+
 class RoleResolver:
     """One question against one schema; `resolve()` runs the passes."""
 
@@ -171,6 +175,8 @@ class RoleResolver:
                         years.append(int(other.number))
                         self.use(other)
             column = self._time_column_near(head if head is not None and head.kind == "keyword" else m)
+            if column is None and self.q.zh:
+                column = self._dated_table_after(m)  # 2020年以后发射的: when the launches were
             if column is None and marker is not None and not marker.partial \
                     and any(c.is_date or c.is_year for c in marker.columns):
                 column = marker  # "in year 2014": a column named Year, if there is one
@@ -195,6 +201,13 @@ class RoleResolver:
         named = self.previous_mention(between, 2, kinds=("column",))
         return (nxt is not None and _is_year(nxt.number)
                 and (named is None or any(c.is_date or c.is_year for c in named.columns)))
+
+    def _dated_table_after(self, m: Mention) -> Mention | None:
+        """A table word with a date right after a Chinese year and its relation word (2020年以后发射的: when the
+        launches were, not a year column of another table the question names)."""
+        table = self.next_mention(m, 2, kinds=("table",))
+        return table if table is not None and any(
+            c.is_date for t in table.tables for c in self.schema.tables[t].time_columns) else None
 
     def _time_column_near(self, m: Mention) -> Mention | None:
         """The column or table named right before a year ("first flight in 2010", "launches in 2020"); a
@@ -241,6 +254,38 @@ class RoleResolver:
         (哪) in a question that ranks is how many of the first to keep."""
         return (m.start > 0 and self.q.tokens[m.start - 1].norm == "which"
                 and any(o.kind == "keyword" and o.code in ("most", "least", "superlative") for o in self.mentions))
+
+    def _superlative_first(self) -> None:
+        """"List the payloads, heaviest first": every row, in that order, not the heaviest alone (unless a number
+        says how many: "fastest first, and show the top 5")."""
+        tokens = self.q.tokens
+        if self.rank is not None and any(
+                m.kind == "keyword" and m.code in ("most", "least", "superlative") and m.end < len(tokens)
+                and tokens[m.end].norm == "first" for m in self.mentions):
+            self.rank.every = True
+
+    def _ordered_by_count(self) -> None:
+        """"Rank manufacturers by the number of aircraft", "List sites ordered by the number of launches": each row
+        of the first table with how many rows of the second refer to it, all of them in that order (descending
+        when "rank" or "descending" says so)."""
+        tokens = self.q.tokens
+        verb = tokens[0].norm if tokens and tokens[0].norm in _ORDER_VERBS else None
+        for m in self.mentions:
+            if m.kind != "keyword" or not self.is_free(m) \
+                    or not (m.code in ("order", "order_desc", "order_asc") or m.code == "by" and verb):
+                continue
+            count = self.next_mention(m, 1, kinds=("keyword",))
+            counted = self.next_mention(count, 1, kinds=("table",)) if count is not None and count.code == "count" \
+                else None
+            if counted is None:
+                continue
+            ranked = verb == "rank" or m.text.lower().startswith("rank")  # "ranked by": the most first
+            desc = m.code == "order_desc" or self.has("desc") or (ranked and not self.has("asc"))
+            self.rank = Rank(desc=desc, counted=counted, by_count=True, every=True)
+            self.use(m, count, counted, *(o for o in self.mentions if o.kind == "keyword" and o.code in ("desc", "asc")))
+            if verb:
+                self.read_tokens.add(0)
+            return
 
     def _find_order(self) -> None:
         for m in self.mentions:
@@ -586,14 +631,17 @@ class RoleResolver:
                 self.negations.append((m, negated))
         self._find_years()
         self._find_top()
+        self._ordered_by_count()
         self._find_order()
         self._find_comparisons()
         self._counted_features()
         self._find_equalities()
         self._find_superlatives()
+        self._superlative_first()
         self._find_aggregates()
         self._find_group()
         self._their_columns()
+        self._their_own_rows()
         self.bucket = find_bucket(self)
         self.share = next((m for m in self.mentions if m.kind == "keyword" and m.code in ("share", "rate")
                            and self.is_free(m)), None)
@@ -624,6 +672,20 @@ class RoleResolver:
         before = [t.norm for t in self.q.tokens[max(0, m.start - 2):m.start]]
         return self.q.tokens[m.start].norm == "each" and before[-2:] in (
             ["when", a] for a in ("did", "does", "do", "was", "were", "is"))
+
+    def _their_own_rows(self) -> None:
+        """"they" opening a clause on a second table word of a question read on its own ("Rank manufacturers by the
+        number of aircraft they made", "countries with launch sites that they opened"): the first table's rows,
+        read, not the previous answer's. Not a question's own subject ("How many launches did they make?")."""
+        if self.follow_up:
+            return
+        for i, t in enumerate(self.q.tokens):
+            if t.norm != "they":
+                continue
+            j = i - 1 if i and self.q.tokens[i - 1].norm in ("that", "which") else i
+            tables = [m for m in self.mentions if m.kind == "table" and m.end <= j]
+            if len(tables) >= 2 and tables[-1].end == j and set(tables[0].tables).isdisjoint(tables[-1].tables):
+                self.pronouns.add(i)
 
     def _their_columns(self) -> None:
         """"their"/"its" right before a column of rows the question names before it is theirs ("families

@@ -1,0 +1,100 @@
+"""Orders an analyst asks for and the dates a follow-up's period is on (issue 38, after the sixteenth re-walk).
+
+"Rank manufacturers by the number of aircraft", "… ordered by the number of launches": every group with its
+count, in that order. "heaviest first": every row in that order, not the heaviest alone. "they" opening a
+clause on a second table word of the same question refers to the first. 加起来 and "added together" are a sum.
+失败 names the payloads' own 'failed' status when the question is about payloads. A period beside a table word
+with a date ("launched after 2020", 2020年以后发射的) is on that table's date, in a follow-up too, which keeps
+the previous grouping and joins that table without asking.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.planner.followup import frame_to_dict
+from tests.agent.planner.test_planner_followup import planner, sample  # noqa: F401 (fixtures)
+
+
+def _after(planner, first: str, *more: str):
+    plan = planner.plan(first)
+    for question in more:
+        plan = planner.plan(question, frame_to_dict(plan.frame) | {"complete": plan.caveat is None})
+    return plan
+
+
+@pytest.mark.parametrize("question, direction", [
+    ("Rank manufacturers by the number of aircraft.", "DESC"),
+    ("List launch sites ranked by the number of launches since 2020.", "DESC"),
+    ("Sort the launch sites by the number of launches in descending order.", "DESC"),
+    ("List manufacturers in descending order of the number of aircraft.", "DESC"),
+    ("Rank countries by the number of launch sites.", "DESC"),
+])
+def test_rows_ordered_by_a_count_are_all_listed_with_it(planner, question, direction):
+    plan = planner.plan(question)
+    assert "COUNT(*) AS count" in plan.sql and f"ORDER BY count {direction}" in plan.sql
+    assert "LIMIT" not in plan.sql and "GROUP BY" in plan.sql
+    assert plan.caveat is None
+
+
+def test_ordered_by_a_count_without_a_direction_is_ascending(planner):
+    plan = planner.plan("List manufacturers ordered by the number of aircraft.")
+    assert plan.sql.rstrip().endswith("ORDER BY count") and plan.caveat is None
+
+
+def test_a_superlative_then_first_lists_every_row_in_that_order(planner, sample_db_path):
+    plan = planner.plan("List the payloads, heaviest first.")
+    assert "ORDER BY mass_kg DESC" in plan.sql and "MAX(" not in plan.sql and "LIMIT" not in plan.sql
+    assert "mass_kg" in plan.sql.split("FROM")[0]  # the mass each row is ordered by, shown
+    assert len(sample(sample_db_path, plan.sql)) == sample(sample_db_path, "SELECT COUNT(*) FROM payloads")[0][0]
+    assert plan.caveat is None
+
+
+def test_rank_and_fastest_first_and_their_models_are_read(planner):
+    """The sixteenth re-walk's E12, right but flagged for 'Rank', 'models', 'first'."""
+    plan = planner.plan("Rank aircraft manufacturers by the average top speed of their models, fastest first, "
+                        "and show the top 5.")
+    assert "AVG(aircraft.max_speed_kmh)" in plan.sql and "DESC" in plan.sql and plan.sql.rstrip().endswith("LIMIT 5")
+    assert plan.frame.unused == [] and plan.caveat is None
+
+
+def test_they_on_a_second_table_word_points_within_the_question(planner):
+    assert planner.plan("Which countries have launch sites that they opened after 2000?").frame.unused == []
+    assert planner.plan("How many launches did they make in 2020?").frame.unused == ["they"]  # whose? said
+
+
+@pytest.mark.parametrize("first, then", [("首飞日期在2016年下半年的飞机有哪些？", "它们的产量加起来是多少？"),
+                                         ("Which aircraft first flew in 2016?", "What is their units built added together?")])
+def test_words_of_adding_up_are_a_sum(planner, first, then):
+    plan = _after(planner, first, then)
+    assert "SUM(units_built)" in plan.sql and plan.caveat is None
+
+
+def test_put_into_an_orbit_is_read(planner):
+    plan = planner.plan("How many payloads were put into SSO?")
+    assert "orbit = 'SSO'" in plan.sql and plan.caveat is None
+
+
+def test_a_failed_status_of_payloads_is_the_payloads_own(planner):
+    """The sixteenth re-walk's C19: 失败 read as the launch's outcome though the question names the payloads'
+    状态; 2019年发生了多少次发射失败？ is still about launches."""
+    plan = planner.plan("状态为失败的载荷，按制造商统计各有多少个？")
+    assert "payloads.status = 'failed'" in plan.sql and "outcome" not in plan.sql and plan.caveat is None
+    assert "outcome = 'failure'" in planner.plan("2019年发生了多少次发射失败？").sql
+
+
+@pytest.mark.parametrize("questions, dated", [
+    (("状态为失败的载荷，按制造商统计各有多少个？", "只看2020年以后发射的。"), "launches.launch_date >= '2020-01-01'"),
+    (("How many payloads failed, by manufacturer?", "Only those launched after 2020."),
+     "launches.launch_date >= '2021-01-01'"),
+    (("How many payloads failed, by manufacturer?", "Only those launched after 2020.",
+      "Only those launched in the first half of 2021."),
+     "launches.launch_date >= '2021-01-01' AND launches.launch_date < '2021-07-01'"),
+])
+def test_a_follow_ups_period_beside_a_dated_table_word_is_on_its_date(planner, questions, dated):
+    """The sixteenth re-walk's C20: the period was put on the manufacturers' founding year and the grouping
+    was replaced by the launches' mission names."""
+    plan = _after(planner, *questions)
+    assert dated in plan.sql and "founded_year" not in plan.sql
+    assert "GROUP BY manufacturers.id" in plan.sql and "mission_name" not in plan.sql
+    assert plan.frame.link is None and plan.caveat is None
