@@ -620,7 +620,14 @@ class Assembler:
 
     def _selection(self, frame: Frame) -> None:
         if frame.entity or frame.group_columns or frame.measures:
+            self.r.ignored += [m.text for m in self.r.shown]  # what a second sentence asks to see, not shown
             self._join_named(frame, modifiers_only=True)
+            return
+        if self.r.shown:  # "… List the date and the rocket.": the rows by name, with what the sentence asks
+            shown = [self.label(self.table(m)) if m.kind == "table" else self._owned(m) for m in self.r.shown]
+            named = [] if self.r.shown_only else [self.label(frame.fact)]  # 分别是用什么火箭: each payload's rocket
+            frame.columns = list(dict.fromkeys([*named, *(c for c in shown if c is not None)]))
+            self.notes.append("shows " + ", ".join(f"{c.table}.{c.name}" for c in frame.columns))
             return
         used = {id(c.column) for c in frame.conditions}
         named = sorted(self._free_columns(exact=True) + self._free_columns(exact=False), key=lambda m: m.start)
@@ -649,6 +656,12 @@ class Assembler:
         if frame.order is None and self.r.sort is not None:
             frame.order = Ordering(self.r.sort, column=frame.columns[0])
         self.notes.append("shows " + ", ".join(f"{c.table}.{c.name}" for c in frame.columns))
+
+    def _owned(self, m: Mention) -> ColumnInfo | None:
+        """A shown column, of the table written before it with "'s" ("the owner's first name") when it has one."""
+        owner = self.r.shown_of.get(id(m))
+        tables = {self.table(owner)} if owner is not None else set()
+        return next((c for c in m.columns if c.table in tables), None) or self.column(m)
 
     def when_shown(self, frame: Frame, shown: list[ColumnInfo]) -> list[ColumnInfo]:
         """The date a listing asking "when" shows beside its rows ("When did the Long March 5B launch?",

@@ -171,7 +171,7 @@ ZH_WORDS: dict[str, str] = {
     "列出": "list", "列举": "list", "显示": "show", "给出": "list", "查询": "list",
     "哪些": "which", "哪几": "which", "哪几次": "which", "哪几个": "which", "哪个": "which", "哪家": "which",
     "哪一个": "which", "哪一款": "which", "哪一种": "which", "哪一家": "which", "哪一位": "which", "哪一次": "which",
-    "哪款": "which", "哪种": "which", "哪": "which", "谁": "who",
+    "哪款": "which", "哪种": "which", "哪": "which", "谁": "who", "什么": "which",
     "不同": "distinct", "不是": "not", "非": "not", "除了": "except", "没有": "without", "从未": "never",
     "同时": "both", "次": "times",
     "降序": "descending", "从高到低": "descending", "升序": "ascending", "从低到高": "ascending",

@@ -9,6 +9,8 @@ and the columns still unexplained are what the question wants to see.
 
 from __future__ import annotations
 
+import re
+
 from datetime import date
 
 from agent.planner.frame import Comparison, PlanningFailed, Rank, YearFilter
@@ -27,6 +29,16 @@ _AGGREGATES = ("avg", "sum", "max", "min")
 DIRECT_WORDS = frozenset({"from", "in", "of", "a", "an", "the", "to", "be", "equal", "located", "based", "is"})
 _YEAR_MARKERS = ("year", "years", "年")
 
+
+#: Words between the things a sentence asks to see ("the date and the rocket", 日期和火箭, 日期、火箭).
+_LIST_JOINS = frozenset({"and", "the", "their", "its", "each", "和", "与", "及", "以及", "、", ",", "，"})
+
+#: Keywords of a question that measures or ranks, whose own grouping says what it shows.
+_MEASURING = ("count", "avg", "sum", "sum_post", "max", "min", "most", "least", "superlative", "top", "group",
+              "most_common", "share", "rate")
+
+#: Chinese words asking which thing, right before its table word (用什么火箭, 哪种火箭).
+_WHAT_ZH = frozenset({"什么", "哪种", "哪个", "哪款", "哪家"})
 
 #: Verbs opening a question that asks for rows in an order ("Rank manufacturers by …", "Sort the sites by …").
 _ORDER_VERBS = frozenset({"rank", "sort", "order"})
@@ -65,6 +77,10 @@ class RoleResolver:
         self.each_alone: bool | Mention = False
         self.pronouns: set[int] = set()  # "their" of the question's own rows ("families made their first flight")
         self.read_tokens: set[int] = set()  # other words a pass read that no mention covers ("single"-engine)
+        #: what a sentence after the question asks to see of its rows ("… 列出日期和火箭。", "List the date and rocket.")
+        self.shown: list[Mention] = []
+        self.shown_only = False  # ... all that is shown ("List the date and rocket"), or beside each row's name
+        self.shown_of: dict[int, Mention] = {}  # a shown column's owner ("the owner's first name"), by id
         self.ignored: list[str] = []  # words a pass recognised but could not use
         self.negations: list[tuple[Mention, list[Mention]]] = []  # "no launch vehicles", "never launched"
         self.notes: list[str] = []
@@ -254,6 +270,51 @@ class RoleResolver:
         (哪) in a question that ranks is how many of the first to keep."""
         return (m.start > 0 and self.q.tokens[m.start - 1].norm == "which"
                 and any(o.kind == "keyword" and o.code in ("most", "least", "superlative") for o in self.mentions))
+
+    def _shown_after(self) -> None:
+        """A second sentence asking what to show of the rows the first asks about (2024年3月以后发射失败的有哪些？
+        列出日期和火箭。, "Which launches failed in 2024? Show their dates and rockets.", 阿联酋运营的载荷有哪些？
+        分别是用什么火箭发射的？): the columns and tables it names after its verb of showing, in order, joined by
+        "and"/和/、/commas, or the one a 什么/"which" asks for."""
+        tokens, text = self.q.tokens, self.q.text
+        if self.has(*_MEASURING):
+            return  # "How many countries does each continent have? List the continent name and the count.": its groups
+        second = next((i for i, t in enumerate(tokens) if i and re.search(r"[?？.。!！;；]", text[tokens[i - 1].end:t.start])
+                       and any(m.end <= i for m in self.mentions)), None)
+        if second is None:
+            return
+        after = [m for m in self.mentions if m.start >= second]
+        opener = after[0] if after and after[0].kind == "keyword" and after[0].code == "list" \
+            and after[0].start == second else None
+        if opener is not None:
+            shown, last, owner = [], opener, None
+            for o in after[1:]:
+                between = {t.norm for t in tokens[last.end:o.start]}
+                if owner is not None and o.kind == "column" and between <= {"s", "'s", "’s"}:
+                    self.shown_of[id(o)] = owner  # "the professional's id": the professionals' own
+                elif o.kind not in ("column", "table") or not between <= _LIST_JOINS:
+                    break
+                owner = o if o.kind == "table" else None
+                if o.kind == "column" or not self._owns_next(o):
+                    shown.append(o)
+                else:
+                    self.use(o)
+                last = o
+        else:
+            asked = next((o for o in after if o.kind in ("column", "table") and o.start
+                          and tokens[o.start - 1].text in _WHAT_ZH), None)
+            shown, opener = ([asked], None) if asked is not None else ([], None)
+        if shown:
+            self.shown, self.shown_only = shown, opener is not None
+            self.use(opener, *shown)
+            self.pronouns.update(i for i in range(second, shown[-1].start) if tokens[i].norm in ("their", "its"))
+            self.read_tokens.update(i for i in range(second, shown[0].start) if tokens[i].text in _WHAT_ZH)
+
+    def _owns_next(self, m: Mention) -> bool:
+        """A table word right before "'s" and a column word ("the professional's id"): whose column it is."""
+        after = next((o for o in self.mentions if o.start > m.start), None)
+        return after is not None and after.kind == "column" \
+            and {t.norm for t in self.q.tokens[m.end:after.start]} <= {"s", "'s", "’s"} and after.start > m.end
 
     def _superlative_first(self) -> None:
         """"List the payloads, heaviest first": every row, in that order, not the heaviest alone (unless a number
@@ -624,6 +685,7 @@ class RoleResolver:
             raise PlanningFailed("none of its words match a table, column or stored value",
                                  zh="问题中的词与任何表名、列名或数据值都对不上")
         self.periods = find_periods(self, self.today)
+        self._shown_after()
         self._relating_verbs()
         for m in [m for m in self.mentions if m.kind == "keyword" and m.code == "not"]:
             negated = find_negated(self, m) if not self._negates_a_value_directly(m) else []

@@ -98,3 +98,30 @@ def test_a_follow_ups_period_beside_a_dated_table_word_is_on_its_date(planner, q
     assert dated in plan.sql and "founded_year" not in plan.sql
     assert "GROUP BY manufacturers.id" in plan.sql and "mission_name" not in plan.sql
     assert plan.frame.link is None and plan.caveat is None
+
+
+@pytest.mark.parametrize("question, shown", [
+    ("2024年3月以后发射失败的有哪些？列出日期和火箭。", "launches.launch_date, launch_vehicles.name_zh FROM"),
+    ("Which launches failed after March 2024? List the date and the rocket.", "launches.launch_date, launch_vehicles.name FROM"),
+    ("Which launches failed after March 2024? Show their dates and rockets.", "launches.launch_date, launch_vehicles.name FROM"),
+])
+def test_a_second_sentence_says_what_to_show_of_the_rows(planner, question, shown):
+    """The sixteenth re-walk's C01: the right launches shown by mission name only, ok."""
+    plan = planner.plan(question)
+    assert " ".join(plan.sql.split()).startswith("SELECT " + shown) and "outcome = 'failure'" in plan.sql and plan.caveat is None
+
+
+def test_what_a_second_question_asks_with_shen_me_is_shown_beside_each_row(planner):
+    """The sixteenth re-walk's C16: the UAE's payloads listed without the rocket asked for."""
+    plan = planner.plan("阿联酋运营的载荷有哪些？分别是用什么火箭发射的？")
+    assert " ".join(plan.sql.split()).startswith("SELECT payloads.name_zh, launch_vehicles.name_zh FROM") and plan.caveat is None
+
+
+def test_the_owner_of_a_shown_column_is_the_table_written_before_it(planner):
+    plan = planner.plan("Which launches failed in 2024? List the rocket's name and the launch date.")
+    assert " ".join(plan.sql.split()).startswith("SELECT launch_vehicles.name, launches.launch_date FROM")
+
+
+def test_a_second_sentence_a_grouped_answer_cannot_show_is_named(planner):
+    plan = planner.plan("How many launches did each site host in 2024? List the site's latitude.")
+    assert "latitude" in plan.frame.unused and plan.caveat is not None
