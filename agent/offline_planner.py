@@ -301,8 +301,12 @@ class OfflinePlanner:
         """The tables a follow-up joins to group by what it names ("按运营国家呢？", "and by country?"):
         the words ask for that join, so it is not a guess to check."""
         grouped = {c.table for c in frame.group_columns} | ({frame.entity} if frame.entity else set())
-        if not grouped or grouped == ({before.entity} if before.entity else {c.table for c in before.group_columns}):
+        if not grouped or (grouped == ({before.entity} if before.entity else {c.table for c in before.group_columns})
+                           and frame.entity_via == before.entity_via):
             return set()
+        through = frame.entity_via  # "按火箭所属国家": the countries of the rockets, the way the words name
+        if through:
+            return self._path_tables(frame.fact, through) | self._path_tables(through, frame.entity) | grouped
         return {t for g in grouped for t in self._path_tables(frame.fact, g)}
 
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]], *,

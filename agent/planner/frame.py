@@ -95,6 +95,8 @@ class Frame:
     #: `order.column`, the first `limit` places of each kept
     best_per_group: bool = False
     distinct: bool = False
+    #: The table the grouping's table is reached through, when the question names one ("by manufacturer country")
+    entity_via: str | None = None
     existence: list[str] = field(default_factory=list)  # tables joined only to require a matching row
     #: Tables a compound's first word names ("aircraft manufacturers"): rows must have a matching row there,
     #: asked by a subquery, not a join, so that no row counts once per match.
@@ -132,6 +134,7 @@ class Frame:
         if self.order and self.order.column is not None:
             columns.append(self.order.column)
         found.extend(c.via for c in self.conditions if c.via)
+        found.extend([self.entity_via] if self.entity_via and self.entity else [])
         found.extend(c.table for c in columns)
         found.extend(self.existence)
         return list(dict.fromkeys(t for t in found if t in schema.tables))

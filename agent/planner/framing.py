@@ -97,6 +97,8 @@ class Assembler:
             group, subject = None, group  # "names of every customer": all of them, not per customer
         if group is not None:
             frame.entity, fact = self.table(group), counted or subject
+            if r.group_via is not None:
+                frame.entity_via = self.table(r.group_via)
         elif having is not None or (by_count and not (r.group is not None and r.group.kind == "column" and subject
                                                       and any(c.table in subject.tables for c in r.group.columns))):
             # (a count ranking the values of a column of the rows the question names, "the most common orbit

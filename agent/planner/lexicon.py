@@ -128,7 +128,7 @@ ZH_WORDS: dict[str, str] = {
     # 是用 (它是用哪种火箭发射的？: launched with which rocket): the join between them, as "used" between two
     # things; not 使用 (仍在使用: still in use, a condition)
     "是用": "",
-    "境内": "", "间": "", "那边": "", "这边": "", "那里": "",  # 西昌那边呢？: at Xichang
+    "境内": "", "所属": "", "间": "", "那边": "", "这边": "", "那里": "",  # 西昌那边呢？: at Xichang
     # asking: 请帮我查一下, 告诉我, 看看, 能不能列一下 (the question says what to show)
     "一下": "", "帮我": "", "告诉我": "", "告诉": "", "看看": "", "看一看": "", "能不能": "", "能否": "",
     "请问": "", "请": "", "查": "", "列": "list",

@@ -64,6 +64,7 @@ class RoleResolver:
         self.order: tuple[Mention, bool] | None = None
         self.sort: bool | None = None  # a direction without a column: sort by the first column shown
         self.group: Mention | None = None
+        self.group_via: Mention | None = None  # the table word the grouping's table is reached through
         self.bucket: str | None = None  # a time bucket to group by ("per month")
         self.periods: list[Period] = []  # periods of the period grammar ("the second half of 2022", "last year")
         self.period_tokens: set[int] = set()  # the tokens of their words, accounted for
@@ -675,6 +676,22 @@ class RoleResolver:
                 continue
             if self.group is None:
                 self.group = target
+                owner = self._owned_table(target)
+                while owner is not None:  # "by manufacturer country", 按火箭所属国家: the countries of the manufacturers
+                    self.group, self.group_via = owner, self.group
+                    self.use(owner)
+                    owner = self._owned_table(owner)
+
+    def _owned_table(self, m: Mention) -> Mention | None:
+        """The table word a grouping's table word owns, right after it ("manufacturer country"; 火箭所属国家,
+        制造商的国家): what to group by, reached through the first."""
+        if m.kind != "table":
+            return None
+        after = next((o for o in self.mentions if o.start == m.end), None)
+        if after is None or after.kind != "table" or not self.is_free(after) or set(after.tables) & set(m.tables):
+            return None
+        between = self.q.text[self.q.tokens[m.end - 1].end:self.q.tokens[after.start].start].strip()
+        return after if between in ("", "的", "所属", "的所属", "'s") else None
 
     # -- all passes ---------------------------------------------------------------------
     def resolve(self) -> RoleResolver:

@@ -125,3 +125,29 @@ def test_the_owner_of_a_shown_column_is_the_table_written_before_it(planner):
 def test_a_second_sentence_a_grouped_answer_cannot_show_is_named(planner):
     plan = planner.plan("How many launches did each site host in 2024? List the site's latitude.")
     assert "latitude" in plan.frame.unused and plan.caveat is not None
+
+
+@pytest.mark.parametrize("question, path", [
+    ("Average max speed of fighters by manufacturer country",
+     "JOIN manufacturers ON aircraft.manufacturer_id = manufacturers.id JOIN countries ON manufacturers.country_id"),
+    ("最大速度超过2000公里/小时的飞机，按制造商所属国家统计各有几款？",
+     "JOIN manufacturers ON aircraft.manufacturer_id = manufacturers.id JOIN countries ON manufacturers.country_id"),
+    ("How many launches were there in 2024 by rocket manufacturer country?",
+     "JOIN launch_vehicles ON launches.vehicle_id = launch_vehicles.id JOIN manufacturers ON "
+     "launch_vehicles.manufacturer_id = manufacturers.id JOIN countries ON manufacturers.country_id"),
+])
+def test_a_grouping_by_a_table_word_another_owns_goes_through_it(planner, question, path):
+    """Issue 38's own example, grouped by manufacturer and ok; and the sixteenth re-walk's C17."""
+    plan = planner.plan(question)
+    sql = " ".join(plan.sql.split())
+    assert path in sql and "GROUP BY countries.id" in sql and plan.caveat is None
+
+
+def test_a_follow_up_regrouping_through_another_table_joins_that_way_without_asking(planner):
+    """The sixteenth re-walk's C02: 按火箭所属国家统计 grouped by rocket, 国家 and 属 named."""
+    plan = _after(planner, "2024年3月以后发射失败的有哪些？", "按火箭所属国家统计，各有几次？")
+    sql = " ".join(plan.sql.split())
+    assert "JOIN launch_vehicles ON" in sql and "GROUP BY countries.id" in sql and "launch_sites" not in sql
+    assert plan.caveat is None
+    again = _after(planner, "How many launches were there in 2024 by site country?", "What about by rocket country?")
+    assert "launch_vehicles" in again.sql and "launch_sites" not in again.sql and again.caveat is None
