@@ -21,7 +21,7 @@ from sqlglot.optimizer.scope import traverse_scope
 from agent.sources.base import as_written, may_hold_text
 from agent.sources.column_check import name_words
 from agent.checks.turn import NOT_A_THING, parsed, whole_numbers
-from agent.vocabulary.names import DEMONYMS
+from agent.vocabulary.names import ABBREVIATIONS, DEMONYMS
 from agent.vocabulary.numbers import COUNTERS_ZH, ZH_NUMERAL_CHARS
 from agent.vocabulary.ranking import ranking_words
 from storage.text import has_cjk, singular, stem
@@ -364,6 +364,8 @@ def _names_value(question: str, value: str) -> bool:
     words = re.findall(r"\w+", asked)
     if any(DEMONYMS.get(" ".join(words[i:i + n])) == value for n in (1, 2) for i in range(len(words))):
         return True  # "French-operated payloads": France
+    if any(ABBREVIATIONS.get(word) == value for word in re.findall(r"\w+", question)):
+        return True  # "US-operated payloads": United States
     if value.isalpha() and len(value) > 1 and value in {"".join(w[0] for w in words[i:i + len(value)])
                                                        for i in range(len(words))}:
         return True

@@ -18,7 +18,7 @@ from agent.planner.schema_index import SchemaIndex
 from agent.planner.units import UNITS
 from agent.planner.roles import verb_form
 from agent.planner.words import UNIT_NAMES
-from storage.text import STOPWORDS_ZH, is_cjk_char
+from storage.text import STOPWORDS_ZH, is_cjk_char, singular
 
 if TYPE_CHECKING:
     from agent.planner.roles import RoleResolver
@@ -234,9 +234,14 @@ def _ordering_word(i: int, r: RoleResolver, frame: Frame) -> bool:
 
 
 def _their_rows(m, r: RoleResolver, frame: Frame, schema: SchemaIndex) -> bool:
-    """A table's name column after "their"/"its", naming the rows a measure is taken over ("the average top
-    speed of their models": the manufacturers' aircraft, each one model, `aircraft.model`)."""
-    if m.kind != "column" or not m.start or r.q.tokens[m.start - 1].norm not in ("their", "its"):
+    """A table's name column after "their"/"its", or in the plural, naming the rows a measure is taken over
+    ("the average top speed of their models": the manufacturers' aircraft, each one model, `aircraft.model`;
+    "total units built for models that first flew after 2010")."""
+    if m.kind != "column" or not m.start:
+        return False
+    word = r.q.tokens[m.end - 1]
+    if r.q.tokens[m.start - 1].norm not in ("their", "its") and not (
+            not word.zh and word.norm != singular(word.norm)):
         return False
     measured = {x.column.table for x in frame.measures if x.column is not None} | (
         {frame.fact} if any(x.column is None for x in frame.measures) else set())
@@ -284,8 +289,10 @@ def _names_counted_rows(m, frame: Frame, schema: SchemaIndex, r: RoleResolver | 
     if m.kind != "column" or not any(x.func == "count" and x.column is None for x in frame.measures):
         return False
     if (frame.entity or frame.group_columns or frame.group_time) and not (r is not None and any(
-            o.kind == "table" and frame.fact in o.tables and o.end == m.start for o in r.mentions)):
-        return False  # in groups, only right after the counted rows' own word ("aircraft models … each country")
+            o.kind == "table" and frame.fact in o.tables and o.end == m.start or o.kind == "keyword"
+            and o.code in ("by", "group") and o.start >= m.end for o in r.mentions)):
+        return False  # in groups, only right after the counted rows' own word ("aircraft models … each country"),
+        # or before the grouping (单价超过500万美元的部件，按供应商所属国家统计: the parts, per country)
     counted = schema.tables[frame.fact]
     return any(c.table == frame.fact and c.name in (counted.label, counted.label_zh)
                and not set(c.words) <= _GENERIC_LABELS for c in m.columns)

@@ -94,6 +94,8 @@ class Frame:
     #: The best rows of each group ("the heaviest payload in each orbit"): ranked within the group by
     #: `order.column`, the first `limit` places of each kept
     best_per_group: bool = False
+    #: The average of the groups' counts ("the average number of launches per month", 平均每次发射搭载几个载荷)
+    average_of_groups: bool = False
     distinct: bool = False
     #: The table the grouping's table is reached through, when the question names one ("by manufacturer country")
     entity_via: str | None = None

@@ -320,6 +320,11 @@ class Assembler:
                                                                for m in frame.measures):
             if not frame.measures or having or (r.rank and r.rank.by_count):
                 frame.measures.insert(0, Measure("count"))
+        if r.averaged is not None and (frame.entity or frame.group_columns or frame.group_time) \
+                and [(m.func, m.column) for m in frame.measures] == [("count", None)] and having is None:
+            frame.average_of_groups = True  # "the average number of launches per month": of the monthly counts
+            r.use(r.averaged)
+            self.notes.append(f"'{r.averaged.text}' → AVG of the counts per group")
         if having is not None:
             frame.having = (having.op, having.numbers)
             self.notes.append(f"'{having.text}' → HAVING COUNT(*) {having.op} "

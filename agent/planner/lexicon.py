@@ -124,11 +124,15 @@ ZH_WORDS: dict[str, str] = {
     "迄今": "", "曾经": "", "总体": "", "生产": "", "制造": "", "拥有": "",
     # verbs of carrying out (太原卫星发射中心执行了哪些发射任务: the site's launches are those it carried out)
     "执行": "", "进行": "", "实施": "", "开展": "", "完成": "",
+    # verbs of carrying (每次发射搭载几个载荷: the payloads of each launch, as the join says)
+    "搭载": "", "携带": "", "运载": "",
     # 俄罗斯境内有哪些发射场？: in Russia, as 俄罗斯 alone says
     # 是用 (它是用哪种火箭发射的？: launched with which rocket): the join between them, as "used" between two
     # things; not 使用 (仍在使用: still in use, a condition)
     "是用": "",
-    "境内": "", "所属": "", "间": "", "那边": "", "这边": "", "那里": "",  # 西昌那边呢？: at Xichang
+    "境内": "", "所属": "", "间": "",
+    # conjunctions between the parts of a question (运营过载荷，但从来没有运营过军用载荷: the negation says it)
+    "但": "", "但是": "", "却": "", "而且": "", "并且": "", "那边": "", "这边": "", "那里": "",  # 西昌那边呢？: at Xichang
     # asking: 请帮我查一下, 告诉我, 看看, 能不能列一下 (the question says what to show)
     "一下": "", "帮我": "", "告诉我": "", "告诉": "", "看看": "", "看一看": "", "能不能": "", "能否": "",
     "请问": "", "请": "", "查": "", "列": "list",
@@ -146,6 +150,8 @@ ZH_WORDS: dict[str, str] = {
     "供应": "", "提供": "",
     # 只看中国制造商的呢？: "only", as the follow-up reader reads it
     "只看": "only", "仅看": "only",
+    # 换成韩国呢？: the new value instead of the old, as the follow-up reader reads it
+    "换成": "instead", "改成": "instead", "换为": "instead", "改为": "instead",
     # verbs of tallying: what is tallied is named by 数量, 总和, 平均 (按国家统计发射场数量)
     "统计": "", "统计一下": "",
     # 3月到6月之间 (the range says it)
@@ -157,7 +163,7 @@ ZH_WORDS: dict[str, str] = {
     "总和": "total", "总共": "in total", "一共": "in total", "共计": "in total",
     "加起来": "in total", "加在一起": "in total", "加总": "in total",
     **ZH_SUPERLATIVES,
-    "每个": "each", "每一个": "each", "每一": "each", "每": "each", "各个": "each", "各": "each", "各国": "each country", "每国": "each country",
+    "每个": "each", "每次": "each", "每一个": "each", "每一": "each", "每": "each", "各个": "each", "各": "each", "各国": "each country", "每国": "each country",
     "按照": "by", "按": "by",
     "超过": "more than", "大于": "more than", "多于": "more than", "高于": "more than",
     "以上": "or more", "至少": "at least", "不少于": "at least", "不低于": "at least",

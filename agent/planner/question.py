@@ -18,7 +18,7 @@ from typing import Any
 
 from agent.planner.lexicon import COMPARATIVES, GENERIC, KEYWORDS, NAMELESS_WORDS, Lexicon
 from agent.planner.schema_index import ColumnInfo, SchemaIndex, ValueRef
-from agent.vocabulary.names import DEMONYMS
+from agent.vocabulary.names import ABBREVIATIONS, DEMONYMS
 from agent.vocabulary.numbers import NUMBER_WORDS, ZH_DIGITS, ZH_UNITS, zh_number
 from agent.vocabulary.ranking import SUPERLATIVES
 from agent.vocabulary.references import REFERRING_WORDS
@@ -360,12 +360,14 @@ def _value_readings(span: list[Token], i: int, n: int, schema: SchemaIndex, writ
         if n == 1:
             keys.append(singular(span[0].norm))
             keys += [DEMONYMS[span[0].norm]] if span[0].norm in DEMONYMS else []  # "Indian": India
+            keys += [ABBREVIATIONS[span[0].text]] if span[0].text in ABBREVIATIONS else []  # "US": United States
         elif written and written.casefold() not in keys and schema.values.get(written.casefold()):
             text = written
             keys = [written.casefold()]
         else:  # "partial failures": the stored 'partial failure'
             keys.append(" ".join([*(t.text for t in span[:-1]), singular(span[-1].norm)]).casefold())
-    if n == 1 and (span[0].norm in _NOT_NAMES or span[0].norm in KEYWORDS or span[0].kind == "number"):
+    if n == 1 and (span[0].norm in _NOT_NAMES or span[0].norm in KEYWORDS or span[0].kind == "number") \
+            and span[0].text not in ABBREVIATIONS:  # "US", not "us"
         return []
     for key in dict.fromkeys(keys):
         refs = schema.values.get(key)

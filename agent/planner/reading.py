@@ -179,6 +179,8 @@ def _en(frame: Frame, carried: list[str]) -> str:
         parts.insert(1, group)
     if frame.order is not None:
         parts.append(_order(frame, fact, None))
+    if frame.average_of_groups:
+        parts.append("then averaged those counts (a group with none is not counted)")
     sentence = ", ".join(parts)
     if frame.periods:
         sentence += "; " + "; ".join(frame.periods)
@@ -260,6 +262,8 @@ def _zh(frame: Frame, carried: list[str]) -> str:
         parts.append(f"只保留行数 {_OPS_ZH.get(op, op)} {'、'.join(f'{n:g}' for n in numbers)} 的组")
     if frame.order is not None:
         parts.append(_order(frame, fact, lexicon))
+    if frame.average_of_groups:
+        parts.append("再求各组数量的平均值（没有记录的组不计入）")
     parts += frame.periods
     if carried:
         parts.append("沿用上一个问题的" + "、".join(carried))

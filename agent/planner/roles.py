@@ -65,6 +65,7 @@ class RoleResolver:
         self.sort: bool | None = None  # a direction without a column: sort by the first column shown
         self.group: Mention | None = None
         self.group_via: Mention | None = None  # the table word the grouping's table is reached through
+        self.averaged: Mention | None = None  # "average" of a count ("the average number of … per month")
         self.bucket: str | None = None  # a time bucket to group by ("per month")
         self.periods: list[Period] = []  # periods of the period grammar ("the second half of 2022", "last year")
         self.period_tokens: set[int] = set()  # the tokens of their words, accounted for
@@ -508,6 +509,9 @@ class RoleResolver:
         for m in self.mentions:
             if m.kind != "keyword" or not self.is_free(m):
                 continue
+            if m.code == "avg" and self._averages_a_count(m):
+                self.averaged = m  # used by the framing, once it has groups to average over
+                continue
             if m.code in _AGGREGATES:
                 target = self.next_mention(m, 4, skip=(*_AGGREGATES, "filler", "count", "distinct"), skip_tables=True)
                 if target is not None and target.kind == "column" and _numeric(target):
@@ -531,6 +535,15 @@ class RoleResolver:
             elif m.code == "count":
                 self._count(m)
         self.use(*bound)
+
+    def _averages_a_count(self, m: Mention) -> bool:
+        """"the average number of launches per month", 平均每次发射搭载几个载荷: an average of counts, one per group."""
+        after = self.next_mention(m, 1, skip=("filler",))
+        counted = self.next_mention(after, 2, skip=("filler",)) if after is not None else None
+        if counted is not None and counted.kind == "column" and _numeric(counted):
+            return False  # "the average number of staff": a column of numbers (Num_of_Staff), averaged
+        return after is not None and after.kind == "keyword" and (
+            after.code == "count" or after.code == "group" and self.q.zh and self.has("count"))
 
     def _measure_before(self, m: Mention) -> Mention | None:
         """The numeric column named just before a word of a total ("载荷质量总和", "the payload mass in

@@ -38,6 +38,7 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
     if frame.entity and frame.entity_via and frame.entity_via != frame.fact:
         via[frame.entity] = frame.entity_via  # "by manufacturer country": the manufacturers' country
     joins, fans_out = _joins(frame.fact, tables, schema, via)
+    optional = _share_only(frame, schema, joins, via)
     qualify = len(tables) > 1
 
     def col(c: ColumnInfo) -> str:
@@ -68,7 +69,7 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
     lines = [("SELECT DISTINCT " if distinct else "SELECT ") + ", ".join(dict.fromkeys(shown)),
              f"FROM {quote_ident(frame.fact)}"]
     for table, edge in joins:
-        lines.append(f"JOIN {quote_ident(table)} ON {quote_ident(edge.table)}.{quote_ident(edge.column)} = "
+        lines.append(f"{'LEFT JOIN' if table in optional else 'JOIN'} {quote_ident(table)} ON {quote_ident(edge.table)}.{quote_ident(edge.column)} = "
                      f"{quote_ident(edge.ref_table)}.{quote_ident(edge.ref_column)}")
     where = [_condition(c, col) for c in frame.conditions]
     where += [subquery(frame.fact, a, schema, lambda c: _condition(c, qualified)) for a in frame.absent]
@@ -109,9 +110,22 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
     if frame.limit is not None:
         lines.append(f"LIMIT {int(frame.limit)}")
     sql = "\n".join(lines)
+    if frame.average_of_groups:  # "the average number of launches per month": the mean of the groups' counts
+        return _checked(f"SELECT AVG({quote_ident('count')}) AS {quote_ident('avg_count')} FROM (\n{sql}\n) AS per_group")
     if frame.ties and frame.order is not None and (frame.order.measure is not None or not (keys and frame.measures)):
         sql = _with_ties(lines, frame, col)
     return _checked(sql)
+
+
+def _share_only(frame: Frame, schema: SchemaIndex, joins: list[tuple[str, Edge]], via: dict[str, str]) -> set[str]:
+    """Tables joined only for a share's condition, each row of the fact having at most one there ("What
+    percentage of payloads launched in 2022 were operated by China?": the operators' countries): joined LEFT, so
+    that a row with none (a payload of no known operator) still counts in the whole the share is of."""
+    if not any(m.condition is not None for m in frame.measures):
+        return set()
+    rest = replace(frame, measures=[m for m in frame.measures if m.condition is None])
+    needed = {frame.fact} | {t for t, _ in _joins(frame.fact, rest.tables(schema), schema, via)[0]}
+    return {t for t, _ in joins if t not in needed and schema.upward(frame.fact, t)}
 
 
 def _checked(sql: str) -> str:

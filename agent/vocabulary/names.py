@@ -21,6 +21,13 @@ DEMONYMS: dict[str, str] = {
     "swiss": "switzerland", "norwegian": "norway", "polish": "poland", "greek": "greece",
 }
 
+#: Abbreviations of country names, as written (capitals: "US" is not the word "us") -> the name a database
+#: stores ("US-operated payloads": the United States). Read as the value only when that name is a value.
+ABBREVIATIONS: dict[str, str] = {
+    "US": "united states", "USA": "united states", "UK": "united kingdom", "UAE": "united arab emirates",
+    "PRC": "china", "USSR": "soviet union", "ROK": "south korea", "EU": "europe",
+}
+
 #: The generic ends of Chinese names of places and firms (西昌|卫星发射中心, 成都|飞机工业集团): what comes before
 #: one is the name's own part, which a person writes alone (西昌那边呢？). Longest first.
 CJK_NAME_ENDS: tuple[str, ...] = tuple(sorted("""

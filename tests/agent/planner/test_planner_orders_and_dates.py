@@ -151,3 +151,65 @@ def test_a_follow_up_regrouping_through_another_table_joins_that_way_without_ask
     assert plan.caveat is None
     again = _after(planner, "How many launches were there in 2024 by site country?", "What about by rocket country?")
     assert "launch_vehicles" in again.sql and "launch_sites" not in again.sql and again.caveat is None
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("What was the average number of launches per month in 2024?", None),
+    ("What is the average number of payloads per launch in 2023?", None),
+    ("2023年平均每次发射搭载几个载荷？", None),
+])
+def test_an_average_of_a_count_is_the_mean_of_the_groups_counts(planner, sample_db_path, question, expected):
+    """The sixteenth re-walk's E04 and C11: "average" dropped, the monthly counts or the total listed."""
+    plan = planner.plan(question)
+    assert plan.sql.startswith("SELECT AVG(count) AS avg_count FROM (") and plan.caveat is None
+    value = sample(sample_db_path, plan.sql)[0][0]
+    if "month" in question:
+        assert value == pytest.approx(sample(sample_db_path, "SELECT COUNT(*) FROM launches "
+                                                             "WHERE launch_date LIKE '2024-%'")[0][0] / 12)
+    else:
+        assert value == pytest.approx(344 / 209)
+
+
+def test_an_average_of_a_count_carries_into_a_follow_up(planner):
+    plan = _after(planner, "What was the average number of launches per month in 2024?", "And in 2020?")
+    assert plan.sql.startswith("SELECT AVG(count)") and "'2020'" in plan.sql
+
+
+def test_an_average_number_of_a_column_of_numbers_is_that_columns_average(planner):
+    plan = planner.plan("What is the average number of stages of active launch vehicles?")
+    assert "AVG(stages)" in plan.sql and "AVG(count)" not in plan.sql
+
+
+def test_a_countrys_abbreviation_is_its_name(planner):
+    """The seventeenth re-walk's E01: "US-operated" dropped in silence, every payload counted, ok."""
+    plan = planner.plan("How many US-operated payloads were launched between February and April 2025?")
+    assert "countries.name = 'United States'" in plan.sql and "operator_country_id" in plan.sql
+    assert planner.plan("Tell us how many launches there were in 2020.").sql.count("countries") == 0
+
+
+def test_a_share_counts_rows_with_nothing_to_match_in_its_whole(planner, sample_db_path):
+    """The seventeenth re-walk's E10: the inner join to the operators' countries dropped the payloads of no
+    known operator from the whole, 38.55% for 38.27%, ok."""
+    plan = planner.plan("What percentage of payloads launched in 2022 were operated by China?")
+    assert "LEFT JOIN countries" in plan.sql
+    assert sample(sample_db_path, plan.sql)[0][0] == pytest.approx(38.27)
+
+
+@pytest.mark.parametrize("question", [
+    "Top 3 aircraft manufacturers by total units built for models that first flew after 2010.",
+    "哪些国家运营过载荷，但从来没有运营过军用载荷？",
+    "单价超过500万美元的部件，按供应商所属国家统计各有多少个？",
+])
+def test_words_that_name_nothing_left_out_raise_no_caveat(planner, question):
+    """The seventeenth re-walk's E19 ('models'), C04 (但) and C07 (部件, 属): right, and flagged."""
+    assert planner.plan(question).caveat is None
+
+
+def test_huan_cheng_replaces_the_value_in_a_follow_up(planner):
+    plan = _after(planner, "2015年以来日本运营的载荷中，有多少个仍在轨运行？", "换成韩国呢？")
+    assert "'韩国'" in plan.sql and "'日本'" not in plan.sql and plan.caveat is None
+
+
+def test_parts_are_the_rows_of_the_hardware_and_their_type_its_component(planner):
+    assert planner.plan("单价超过500万美元的部件有多少个？").sql.split("\n")[0] == "SELECT COUNT(*) AS count"
+    assert "PARTITION BY component" in planner.plan("每种部件类型中，单价最高的部件分别是哪个？").sql
