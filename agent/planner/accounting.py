@@ -81,8 +81,9 @@ _HOW_HIGH = {"high", "多高", "多大", "怎样", "如何"}
 def _compared_units(frame: Frame) -> set[str]:
     """The names of the units of the columns a number is compared with: "mass over 20000 kilograms"
     against a weight_kg column uses the word, and so does "5 tonnes" (converted to 5000 kg: `Assembler._in_column_unit`)."""
-    suffixes = {c.column.name.rsplit("_", 1)[-1].lower() for c in frame.conditions
-                if c.op in ("<", "<=", ">", ">=", "=", "between") and "_" in c.column.name}
+    compared = [c.column for c in frame.conditions if c.op in ("<", "<=", ">", ">=", "=", "between")]
+    compared += [frame.having_measure.column] if frame.having_measure is not None else []  # 平均航程超过1万公里
+    suffixes = {c.name.rsplit("_", 1)[-1].lower() for c in compared if "_" in c.name}
     converted = {w for c in frame.conditions for u in UNITS if u.source in suffixes for w in u.words
                  if c.text.lower().endswith(w)}
     return {name for suffix in suffixes for name in UNIT_NAMES.get(suffix, ())} | converted

@@ -197,13 +197,15 @@ def _restrict(frame: Frame, a: Assembler) -> list[str]:
     ranking and limit ("the top 5 countries by area" -> "the names of those countries": those 5); groups
     ranked by a measure cannot be listed as rows: returned, in words, when a limit is lost so."""
     grouped = bool(frame.entity or frame.group_columns or frame.group_time)
+    if grouped and a.r.comparisons and all(c.having for c in a.r.comparisons):
+        return []  # "Which of them have more than 100 payloads?" after orbits: those groups, counted again
     keeps = frame.order is not None and frame.order.measure is None and not grouped
     lost = [f"前 {frame.limit} 个" if frame.zh else f"the top {frame.limit} of the previous answer"] \
         if frame.limit is not None and not keeps else []
     frame.measures, frame.group_columns, frame.group_time, frame.entity = [], [], None, None
     if not keeps:
         frame.order, frame.limit = None, None
-    frame.having = None
+    frame.having, frame.having_measure = None, None
     frame.columns = [a.label(frame.fact)]
     return lost
 
@@ -275,7 +277,13 @@ def _comparisons(frame: Frame, a: Assembler) -> list[str]:
     changed = []
     for c in a.r.comparisons:
         column = a.column(c.target, "numeric") if c.target is not None else a.hinted(c.hints)
-        if c.having:
+        if c.func is not None and not (frame.having_measure is not None and frame.having_measure.func == c.func
+                                       and frame.having_measure.column is column):
+            a.r.ignored.append(c.text)  # a new average to compare: named, not put on the count
+        elif c.having and (not (frame.entity or frame.group_columns or frame.group_time)
+                           or c.func is None and frame.having_measure is not None):
+            a.r.ignored.append(c.text)  # a count of rows per what? nothing groups them; or a second HAVING
+        elif c.having:
             frame.having = (c.op, c.numbers)
         elif column is not None:
             frame.conditions = [x for x in frame.conditions if x.column is not column or x.op.startswith("year_")]
@@ -531,7 +539,9 @@ def frame_to_dict(frame: Frame) -> dict[str, Any]:
             "average_of_groups": frame.average_of_groups, "group_columns": [col(c) for c in frame.group_columns],
             "group_time": col(frame.group_time), "bucket": frame.bucket, "columns": [col(c) for c in frame.columns],
             "measures": [measure(m) for m in frame.measures], "conditions": [condition(c) for c in frame.conditions],
-            "having": list(frame.having) if frame.having else None, "order": order, "limit": frame.limit,
+            "having": list(frame.having) if frame.having else None,
+            "having_measure": measure(frame.having_measure) if frame.having_measure is not None else None,
+            "order": order, "limit": frame.limit,
             "ties": frame.ties, "distinct": frame.distinct, "existence": frame.existence, "required": frame.required, "subject_text": frame.subject_text,
             "absent": [{"tables": a.tables, "text": a.text, "conditions": [condition(c) for c in a.conditions]}
                        for a in frame.absent]}
@@ -563,6 +573,8 @@ def frame_from_dict(data: dict[str, Any], schema: SchemaIndex) -> Frame | None:
                       distinct=data["distinct"], existence=list(data["existence"]), required=list(data.get("required", [])), subject_text=data["subject_text"],
                       absent=[Absence(a["tables"], a["text"], [condition(c) for c in a["conditions"]])
                               for a in data.get("absent", [])])
+        if (compared := data.get("having_measure")) is not None:  # "… an average range above 5,000 km"
+            frame.having_measure = Measure(compared["func"], col(compared["column"]), compared["distinct"])
         if any(t not in schema.tables for a in frame.absent for t in a.tables):
             return None
     except (KeyError, TypeError, IndexError, ValueError):

@@ -94,6 +94,8 @@ class Frame:
     #: The best rows of each group ("the heaviest payload in each orbit"): ranked within the group by
     #: `order.column`, the first `limit` places of each kept
     best_per_group: bool = False
+    #: The measure the HAVING compares, when not the count ("roles with an average range above 5,000 km")
+    having_measure: Measure | None = None
     #: The average of the groups' counts ("the average number of launches per month", 平均每次发射搭载几个载荷)
     average_of_groups: bool = False
     distinct: bool = False
@@ -164,6 +166,7 @@ class Comparison:
     hints: tuple[str, ...] = ()  # or a column named by one of these words ("older" -> age)
     counted: Mention | None = None  # or a HAVING count of this table's rows ("more than 3 sites")
     having: bool = False
+    func: str | None = None  # or a HAVING of this aggregate of the target ("an average range above 5,000 km")
 
 
 @dataclass

@@ -49,9 +49,12 @@ class Assembler:
     def frame(self) -> Frame:
         having = next((c for c in self.r.comparisons if c.having), None)
         frame = Frame(fact="", zh=self.q.zh)
-        self._choose_tables(frame, having)
-        self.anchors = [t for t in (frame.fact, frame.entity) if t]
-        self._group_and_measures(frame, having)
+        if having is not None and having.func is not None:
+            self._measured_groups(frame, having)
+        else:
+            self._choose_tables(frame, having)
+            self.anchors = [t for t in (frame.fact, frame.entity) if t]
+            self._group_and_measures(frame, having)
         self._conditions(frame)
         self._compared(frame)
         self.ranking(frame)
@@ -142,6 +145,48 @@ class Assembler:
         self.notes.append(f"rows come from table {frame.fact}" + (f" ('{fact.text}')" if fact is not None else ""))
         if frame.entity:
             self.notes.append(f"'{(group or subject).text}' → one row per {frame.entity}")
+
+    def _measured_groups(self, frame: Frame, having) -> None:
+        """"Which aircraft roles have an average range above 5,000 km?", 哪些飞机制造商的机型平均航程超过1万公里？:
+        the rows of the measured column, grouped by what the question asks for (a table: its rows; a column of
+        the measured rows: its values), kept where that aggregate passes the comparison.
+
+        Raises:
+            MissingSubject: nothing named to group by.
+        """
+        r = self.r
+        self.anchors = [t for m in r.mentions if m.kind == "table" for t in m.tables[:1]]
+        column = self.column(having.target, "numeric")
+        if column is None:
+            raise PlanningFailed(f"no numeric column for '{having.text}'", zh=f"找不到与“{having.text}”对应的数值列")
+        frame.fact = column.table
+        self.anchors = [frame.fact]
+        named = [m for m in r.mentions if m.kind in ("table", "column") and r.is_free(m) and m.start < having.target.start]
+        tables = [m for m in named if m.kind == "table"]
+        head = next((m for m in reversed(tables) if self.table(m) != frame.fact), None)
+        own = next((m for m in named if m.kind == "column" and not m.partial
+                    and any(c.table == frame.fact for c in m.columns)), None)
+        if own is not None and (head is None or own.start < head.start):
+            frame.group_columns.append(next(c for c in own.columns if c.table == frame.fact))
+            r.use(own, *(m for m in tables if self.table(m) == frame.fact))
+        elif head is not None:
+            frame.entity = self.table(head)
+            r.use(*tables)
+            r.use(*(m for m in named if m.kind == "column" and any(
+                c.table == frame.fact and c.name in (self.schema.tables[frame.fact].label,
+                                                     self.schema.tables[frame.fact].label_zh) for c in m.columns)))
+        else:
+            raise MissingSubject("I could not tell what to group the rows by", zh="看不出要按什么分组")
+        measure = Measure(having.func, column)
+        numbers, _ = self._in_column_unit(having.numbers, having.text, column)  # 1万公里: km, as range_km is
+        # what else it asks of each group ("… and total population for each government form whose average life
+        # expectancy is above 72"), else the compared measure itself, shown
+        asked = [Measure(func, self.column(m, "numeric")) for func, m, _ in r.aggregates
+                 if m is not None and self.column(m, "numeric") is not None]
+        frame.measures, frame.having, frame.having_measure = asked or [measure], (having.op, numbers), measure
+        frame.subject_text = frame.fact
+        self.notes.append(f"'{having.text}' → HAVING {measure.describe()} {having.op} "
+                          + " AND ".join(f"{n:g}" for n in numbers))
 
     def _after_de(self, free: list[Mention]) -> Mention | None:
         """Chinese names what it asks about last, after 的: 俄罗斯制造商生产的飞机 are aircraft, 飞机的制造商

@@ -189,7 +189,7 @@ ZH_WORDS: dict[str, str] = {
     "制造商": "manufacturer", "厂商": "manufacturer", "生产商": "manufacturer", "供应商": "supplier",
     "飞机": "aircraft", "飞行器": "aircraft",
     "中心": "center", "基地": "base", "地点": "location", "类型": "type", "种类": "kind",
-    "名称": "name", "名字": "name", "型号": "model",
+    "名称": "name", "名字": "name", "型号": "model", "机型": "model",
     "质量": "mass", "重量": "weight", "高度": "height", "速度": "speed",
     "成本": "cost", "价格": "price", "部件": "component", "零件": "part",
     "用途": "purpose", "目的": "purpose", "状态": "status", "角色": "role",

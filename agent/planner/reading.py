@@ -170,7 +170,11 @@ def _en(frame: Frame, carried: list[str]) -> str:
     for absent in frame.absent:
         parts[0] += f" that have no matching {', '.join(_table(t, one=True) for t in absent.tables)}" + (
             " with " + " and ".join(_condition_en(c) for c in absent.conditions) if absent.conditions else "")
-    if frame.having is not None:
+    if frame.having is not None and frame.having_measure is not None:  # "an average range above 5,000 km"
+        op, numbers = frame.having
+        parts.append(f"keeping groups where {_measure(frame.having_measure, fact, None)} is {op} "
+                     + " and ".join(f"{n:g}" for n in numbers))
+    elif frame.having is not None:
         op, numbers = frame.having
         parts.append(f"keeping groups with {op} {' and '.join(f'{n:g}' for n in numbers)} rows"
                      if op != "between" else f"keeping groups with {numbers[0]:g} to {numbers[1]:g} rows")
@@ -257,7 +261,11 @@ def _zh(frame: Frame, carried: list[str]) -> str:
         keys.append(f"{_name(frame.group_time, lexicon)} 的{_BUCKET_ZH[frame.bucket]}")
     if keys:
         parts.append("按" + "和".join(keys) + "分组")
-    if frame.having is not None:
+    if frame.having is not None and frame.having_measure is not None:  # 平均航程超过1万公里
+        op, numbers = frame.having
+        parts.append(f"只保留{_measure(frame.having_measure, fact, lexicon)} {_OPS_ZH.get(op, op)} "
+                     f"{'、'.join(f'{n:g}' for n in numbers)} 的组")
+    elif frame.having is not None:
         op, numbers = frame.having
         parts.append(f"只保留行数 {_OPS_ZH.get(op, op)} {'、'.join(f'{n:g}' for n in numbers)} 的组")
     if frame.order is not None:

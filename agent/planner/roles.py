@@ -445,6 +445,13 @@ class RoleResolver:
             before = [o for o in self.mentions if o.kind == "column" and self.is_free(o) and _numeric(o)
                       and o.end <= keyword.start]
             found.target = before[-1] if before else None
+        aggregate = self.previous_mention(found.target, 1) if found.target is not None else None
+        while aggregate is not None and aggregate.kind == "table":  # "an average payload mass": of the payloads
+            aggregate = self.previous_mention(aggregate, 1)
+        if aggregate is not None and aggregate.kind == "keyword" and aggregate.code in _AGGREGATES:
+            # "roles with an average range above 5,000 km", 机型平均航程超过1万公里: that aggregate of each group
+            found.func, found.having = aggregate.code, True
+            self.use(aggregate)
         if found.target is None and not found.hints and not found.having:
             self.notes.append(f"could not tell what {found.text!r} compares; ignored it")
             self.ignored.append(found.text)

@@ -89,7 +89,8 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
     if frame.having:
         op, numbers = frame.having
         bound = " AND ".join(_number(n) for n in numbers)
-        lines.append(f"HAVING {once or 'COUNT(*)'} {'BETWEEN' if op == 'between' else op} {bound}")
+        compared = _measure(frame.having_measure, col) if frame.having_measure is not None else once or "COUNT(*)"
+        lines.append(f"HAVING {compared} {'BETWEEN' if op == 'between' else op} {bound}")
     tie = entity_label or (frame.group_columns or frame.columns or [None])[0]
     if frame.order is not None:
         by = (quote_ident(measure_alias(frame.order.measure, frame)) if frame.order.measure is not None

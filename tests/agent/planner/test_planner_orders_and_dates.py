@@ -213,3 +213,29 @@ def test_huan_cheng_replaces_the_value_in_a_follow_up(planner):
 def test_parts_are_the_rows_of_the_hardware_and_their_type_its_component(planner):
     assert planner.plan("单价超过500万美元的部件有多少个？").sql.split("\n")[0] == "SELECT COUNT(*) AS count"
     assert "PARTITION BY component" in planner.plan("每种部件类型中，单价最高的部件分别是哪个？").sql
+
+
+@pytest.mark.parametrize("question, having", [
+    ("Which aircraft roles have an average range above 5,000 km?", "GROUP BY role HAVING AVG(range_km) > 5000"),
+    ("哪些飞机制造商的机型平均航程超过1万公里？", "HAVING AVG(aircraft.range_km) > 10000"),
+    ("Which manufacturers have an average aircraft range above 10000 km?", "HAVING AVG(aircraft.range_km) > 10000"),
+    ("Which launch vehicles have a total payload mass above 1000000 kg?", "HAVING SUM(payloads.mass_kg) > 1000000"),
+])
+def test_an_aggregate_compared_with_a_number_is_a_having_on_each_group(planner, question, having):
+    """The seventeenth re-walk's E06 (right by chance: every aircraft of range over 5,000 km, 'average' named)
+    and C17 (makers with any aircraft of that range)."""
+    plan = planner.plan(question)
+    assert having in " ".join(plan.sql.split()) and "WHERE" not in plan.sql and plan.caveat is None
+
+
+def test_a_measured_having_survives_a_follow_up_and_a_second_one_is_named(planner):
+    first = planner.plan("Which orbits have an average payload mass over 5000 kg?")
+    again = planner.plan("Which of them have more than 100 payloads?", frame_to_dict(first.frame) | {"complete": True})
+    assert "HAVING AVG(mass_kg) > 5000" in again.sql and "more than 100" in again.frame.unused
+
+
+def test_which_of_the_groups_with_a_count_keeps_the_groups(planner):
+    """'Which of them have more than 100 payloads?' after orbits with more than 50 listed payload names with a
+    HAVING over no groups, ok."""
+    plan = _after(planner, "Which orbits have more than 50 payloads?", "Which of them have more than 100 payloads?")
+    assert "GROUP BY orbit HAVING COUNT(*) > 100" in " ".join(plan.sql.split()) and plan.caveat is None
