@@ -678,7 +678,9 @@ class Assembler:
         if self.r.shown:  # "… List the date and the rocket.": the rows by name, with what the sentence asks
             shown = [self.label(self.table(m)) if m.kind == "table" else self._owned(m) for m in self.r.shown]
             named = [] if self.r.shown_only else [self.label(frame.fact)]  # 分别是用什么火箭: each payload's rocket
-            frame.columns = list(dict.fromkeys([*named, *(c for c in shown if c is not None)]))
+            ranked = [frame.order.column] if frame.order is not None and frame.order.column is not None \
+                and not self.r.shown_only else []  # "the first launch of 2025, and which rocket …": its date too
+            frame.columns = list(dict.fromkeys([*named, *ranked, *(c for c in shown if c is not None)]))
             self.notes.append("shows " + ", ".join(f"{c.table}.{c.name}" for c in frame.columns))
             return
         used = {id(c.column) for c in frame.conditions}

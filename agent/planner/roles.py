@@ -37,6 +37,9 @@ _LIST_JOINS = frozenset({"and", "the", "their", "its", "each", "和", "与", "�
 _MEASURING = ("count", "avg", "sum", "sum_post", "max", "min", "most", "least", "superlative", "top", "group",
               "most_common", "share", "rate")
 
+#: Auxiliary verbs before a subject ("how many times did each fly": "each" is who flew, not a grouping).
+_AUXILIARIES = frozenset({"did", "does", "do", "has", "have", "had", "was", "were", "is", "are"})
+
 #: Chinese words asking which thing, right before its table word (用什么火箭, 哪种火箭).
 _WHAT_ZH = frozenset({"什么", "哪种", "哪个", "哪款", "哪家"})
 
@@ -283,6 +286,15 @@ class RoleResolver:
             return  # "How many countries does each continent have? List the continent name and the count.": its groups
         second = next((i for i, t in enumerate(tokens) if i and re.search(r"[?？.。!！;；]", text[tokens[i - 1].end:t.start])
                        and any(m.end <= i for m in self.mentions)), None)
+        clause = next((i for i, t in enumerate(tokens) if 1 < i < len(tokens) - 1 and t.norm in ("which", "what")
+                       and tokens[i - 1].norm == "and" and "," in text[tokens[i - 2].end:tokens[i - 1].start]), None)
+        if clause is not None and (second is None or clause < second):
+            # "What was the first launch of 2025, and which rocket flew it?": that table's name beside each row
+            asked = next((m for m in self.mentions if m.start == clause + 1 and m.kind == "table"), None)
+            if asked is not None:
+                self.shown = [asked]
+                self.use(asked, next((m for m in self.mentions if m.start == clause), None))
+            return
         if second is None:
             return
         after = [m for m in self.mentions if m.start >= second]
@@ -317,6 +329,24 @@ class RoleResolver:
         after = next((o for o in self.mentions if o.start > m.start), None)
         return after is not None and after.kind == "column" \
             and {t.norm for t in self.q.tokens[m.end:after.start]} <= {"s", "'s", "’s"} and after.start > m.end
+
+    def _first_or_last(self) -> None:
+        """"the first launch of 2025", "the last launch of 2024": the earliest or latest of rows that have a date.
+        Not "first flight" (a column's own words), nor "fastest first"."""
+        tokens = self.q.tokens
+        for i, t in enumerate(tokens):
+            if t.norm not in ("first", "last") or not i or tokens[i - 1].norm != "the" or self.rank is not None:
+                continue
+            after = next((m for m in self.mentions if m.start == i + 1), None)
+            own = next((m for m in self.mentions if m.start <= i < m.end), None)
+            if after is None or after.kind != "table" or (own is not None and not own.partial
+                                                           and own.code != "rel_past") or not any(
+                    c.is_date for tb in after.tables for c in self.schema.tables[tb].time_columns):
+                continue
+            self.rank = Rank(desc=t.norm == "last", time_desc=t.norm == "last")
+            self.read_tokens.add(i)
+            self.use(own)
+            return
 
     def _superlative_first(self) -> None:
         """"List the payloads, heaviest first": every row, in that order, not the heaviest alone (unless a number
@@ -662,8 +692,13 @@ class RoleResolver:
                 # "each Indian launch site": the sites, of India; the value stays a condition
                 after = self.next_mention(target, 1)
                 target = after if after is not None and after.kind == "table" else target
-            if target is None and m.code == "group" and self.has("count", "times") and not any(
-                    t.norm.isalpha() for t in self.q.tokens[m.end:m.end + 1]):
+            after_verb = m.start and self.q.tokens[m.start - 1].norm in _AUXILIARIES \
+                and self.q.tokens[m.start].norm == "each" and target is not None and target.kind == "table" \
+                and any(t in self.schema.children(p) for o in self.mentions if o.kind == "table" and o.end <= m.start
+                        for p in o.tables for t in target.tables)  # "did each fly": the launches of each vehicle
+            if m.code == "group" and self.has("count", "times") and (after_verb or target is None and not any(
+                    t.norm.isalpha() for t in self.q.tokens[m.end:m.end + 1])):
+                # "… and how many times did each fly in 2024?": each, the subject, of the rows asked
                 # "Which Japanese launch vehicles flew in 2024, and how many times each?": each of the rows asked
                 self.use(m)
                 self.each_alone = True
@@ -735,6 +770,7 @@ class RoleResolver:
         self._find_comparisons()
         self._counted_features()
         self._find_equalities()
+        self._first_or_last()
         self._find_superlatives()
         self._superlative_first()
         self._find_aggregates()

@@ -239,3 +239,20 @@ def test_which_of_the_groups_with_a_count_keeps_the_groups(planner):
     HAVING over no groups, ok."""
     plan = _after(planner, "Which orbits have more than 50 payloads?", "Which of them have more than 100 payloads?")
     assert "GROUP BY orbit HAVING COUNT(*) > 100" in " ".join(plan.sql.split()) and plan.caveat is None
+
+
+def test_the_first_or_last_of_dated_rows_is_the_earliest_or_latest(planner):
+    """The seventeenth re-walk's E14 and E15: every launch of the year listed, 'first' and 'last' named."""
+    first = planner.plan("What was the first launch of 2025, and which rocket flew it?")
+    sql = " ".join(first.sql.split())
+    assert "MIN(launches.launch_date)" in sql and sql.startswith(
+        "SELECT launches.mission_name, launches.launch_date, launch_vehicles.name FROM") and first.caveat is None
+    last = _after(planner, "What was the first launch of 2025?", "What about the last launch of 2024?")
+    assert "MAX(launch_date)" in last.sql and "'2024'" in last.sql and last.caveat is None
+    assert "first_flight_date" in planner.plan("Which aircraft made the first flight in 2016?").sql
+
+
+def test_each_after_a_verb_is_each_of_the_rows_asked(planner):
+    plan = planner.plan("Which launch vehicles are Japanese, and how many times did each fly in 2024?")
+    assert plan.sql.startswith("SELECT launch_vehicles.name, COUNT(*) AS count")
+    assert "GROUP BY launch_sites.id" in " ".join(planner.plan("How many launches did each site host in 2023?").sql.split())
