@@ -86,7 +86,9 @@ def _compared_units(frame: Frame) -> set[str]:
     suffixes = {c.name.rsplit("_", 1)[-1].lower() for c in compared if "_" in c.name}
     converted = {w for c in frame.conditions for u in UNITS if u.source in suffixes for w in u.words
                  if c.text.lower().endswith(w)}
-    return {name for suffix in suffixes for name in UNIT_NAMES.get(suffix, ())} | converted
+    weighed = {"weighing", "weigh", "weighs", "weighed", "重"} if any(
+        {"mass", "weight"} & set(c.words) for c in compared) else set()  # "payloads weighing under 100 kg"
+    return {name for suffix in suffixes for name in UNIT_NAMES.get(suffix, ())} | converted | weighed
 
 
 def _names_the_value_before(m, r: RoleResolver, frame: Frame, schema: SchemaIndex) -> bool:

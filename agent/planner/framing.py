@@ -276,7 +276,7 @@ class Assembler:
     def hinted(self, hints: tuple[str, ...]) -> ColumnInfo | None:
         """A numeric column named by a hint word ("age" for "older"), nearest the subject."""
         found = [c for t in self.schema.tables.values() for c in t.columns.values()
-                 if c.is_numeric and set(hints) & set(c.words)]
+                 if c.is_numeric and (set(hints) & set(c.words) or any(c.name.lower().endswith("_" + h) for h in hints))]
         return min(found, key=lambda c: min(self.schema.distance(a, c.table) for a in self.anchors),
                    default=None)
 

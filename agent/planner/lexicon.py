@@ -132,7 +132,9 @@ ZH_WORDS: dict[str, str] = {
     "是用": "",
     "境内": "", "所属": "", "间": "",
     # conjunctions between the parts of a question (运营过载荷，但从来没有运营过军用载荷: the negation says it)
-    "但": "", "但是": "", "却": "", "而且": "", "并且": "", "那边": "", "这边": "", "那里": "",  # 西昌那边呢？: at Xichang
+    "但": "", "但是": "", "却": "", "而且": "", "并且": "",
+    # 由哪个国家运营: operated by which country, as the join says
+    "由": "", "那边": "", "这边": "", "那里": "",  # 西昌那边呢？: at Xichang
     # asking: 请帮我查一下, 告诉我, 看看, 能不能列一下 (the question says what to show)
     "一下": "", "帮我": "", "告诉我": "", "告诉": "", "看看": "", "看一看": "", "能不能": "", "能否": "",
     "请问": "", "请": "", "查": "", "列": "list",

@@ -15,6 +15,7 @@ from datetime import date
 
 from agent.planner.frame import Comparison, PlanningFailed, Rank, YearFilter
 from agent.planner.lexicon import PARTICIPLES
+from agent.planner.words import UNIT_NAMES
 from agent.planner.negation import find_negated
 from agent.planner.periods import Period, find_bucket, find_periods
 from agent.planner.question import Mention, ParsedQuestion
@@ -34,8 +35,7 @@ _YEAR_MARKERS = ("year", "years", "年")
 _LIST_JOINS = frozenset({"and", "the", "their", "its", "each", "和", "与", "及", "以及", "、", ",", "，"})
 
 #: Keywords of a question that measures or ranks, whose own grouping says what it shows.
-_MEASURING = ("count", "avg", "sum", "sum_post", "max", "min", "most", "least", "superlative", "top", "group",
-              "most_common", "share", "rate")
+_MEASURING = ("count", "avg", "sum", "sum_post", "max", "min", "most", "least", "group", "most_common", "share", "rate")
 
 #: Auxiliary verbs before a subject ("how many times did each fly": "each" is who flew, not a grouping).
 _AUXILIARIES = frozenset({"did", "does", "do", "has", "have", "had", "was", "were", "is", "are"})
@@ -463,6 +463,12 @@ class RoleResolver:
             found.target = between[0]
         elif measure is not None and _numeric(measure) and not (after is not None and after.kind == "keyword"):
             found.target = measure
+        elif (unit := self._unit_after(last)) is not None:
+            # "payloads weighing under 100 kg were launched …": a column of that unit (a `…_kg` column), not a count
+            before = [o for o in self.mentions if o.kind == "column" and self.is_free(o) and _numeric(o)
+                      and o.end <= keyword.start]
+            found.target = before[-1] if before else None
+            found.hints = () if before else (unit,)
         elif after is not None and after.kind == "keyword" and after.code == "times":
             found.having = True
             self.use(after)
@@ -488,6 +494,13 @@ class RoleResolver:
             return
         self.use(found.target)
         self.comparisons.append(found)
+
+    def _unit_after(self, number: Mention) -> str | None:
+        """The column suffix of the unit written right after a number ("100 kg": kg), if any."""
+        if number.end >= len(self.q.tokens):
+            return None
+        word = self.q.tokens[number.end].norm
+        return next((suffix for suffix, names in UNIT_NAMES.items() if word in names), None)
 
     def _find_equalities(self) -> None:
         """A number right next to a numeric column: "with 4 cylinders", "in grade 10", "age 32 or 33"."""

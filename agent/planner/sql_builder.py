@@ -72,6 +72,8 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
         lines.append(f"{'LEFT JOIN' if table in optional else 'JOIN'} {quote_ident(table)} ON {quote_ident(edge.table)}.{quote_ident(edge.column)} = "
                      f"{quote_ident(edge.ref_table)}.{quote_ident(edge.ref_column)}")
     where = [_condition(c, col) for c in frame.conditions]
+    if frame.order is not None and frame.order.column is not None and frame.limit is not None and not frame.ties:
+        where.append(f"{col(frame.order.column)} IS NOT NULL")  # "the ten lightest": of the payloads with a mass
     where += [subquery(frame.fact, a, schema, lambda c: _condition(c, qualified)) for a in frame.absent]
     # "How many aircraft manufacturers": a subquery, as a join would count each row once per match.
     where += [subquery(frame.fact, Absence([t], t), schema, qualified, present=True) for t in frame.required]

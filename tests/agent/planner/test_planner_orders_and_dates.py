@@ -256,3 +256,24 @@ def test_each_after_a_verb_is_each_of_the_rows_asked(planner):
     plan = planner.plan("Which launch vehicles are Japanese, and how many times did each fly in 2024?")
     assert plan.sql.startswith("SELECT launch_vehicles.name, COUNT(*) AS count")
     assert "GROUP BY launch_sites.id" in " ".join(planner.plan("How many launches did each site host in 2023?").sql.split())
+
+
+def test_a_number_with_a_unit_compares_that_units_column_not_a_count(planner):
+    """The seventeenth re-walk's E16: "under 100 kg" read as fewer than 100 payloads a year."""
+    plan = planner.plan("How many payloads weighing under 100 kg were launched each year from 2019 to 2022?")
+    assert "payloads.mass_kg < 100" in plan.sql and "HAVING" not in plan.sql and plan.caveat is None
+
+
+def test_two_outcomes_joined_by_huo_are_both_kept(planner):
+    """The seventeenth re-walk's C05: 失败或部分失败 kept only the failures."""
+    plan = planner.plan("2018年3月到6月发射失败或部分失败的任务有哪些？")
+    assert "outcome IN ('failure', 'partial failure')" in plan.sql and plan.caveat is None
+
+
+def test_the_fewest_of_a_column_are_of_rows_that_have_it(planner):
+    """The seventeenth re-walk's C16: payloads of unknown mass came first as the lightest."""
+    plan = planner.plan("质量最轻的十个载荷分别是什么？由哪个国家运营？")
+    sql = " ".join(plan.sql.split())
+    assert "payloads.mass_kg IS NOT NULL" in sql and sql.startswith("SELECT payloads.name_zh, payloads.mass_kg, "
+                                                                    "countries.name_zh FROM")
+    assert plan.caveat is None
