@@ -536,7 +536,7 @@ def frame_to_dict(frame: Frame) -> dict[str, Any]:
         order = {"desc": frame.order.desc, "column": col(frame.order.column),
                  "measure": frame.measures.index(frame.order.measure) if frame.order.measure in frame.measures else None}
     return {"fact": frame.fact, "entity": frame.entity, "entity_via": frame.entity_via,
-            "average_of_groups": frame.average_of_groups, "group_columns": [col(c) for c in frame.group_columns],
+            "average_of_groups": frame.average_of_groups, "count_of_groups": frame.count_of_groups, "group_columns": [col(c) for c in frame.group_columns],
             "group_time": col(frame.group_time), "bucket": frame.bucket, "columns": [col(c) for c in frame.columns],
             "measures": [measure(m) for m in frame.measures], "conditions": [condition(c) for c in frame.conditions],
             "having": list(frame.having) if frame.having else None,
@@ -566,7 +566,8 @@ def frame_from_dict(data: dict[str, Any], schema: SchemaIndex) -> Frame | None:
                              measure=measures[index] if index is not None else None)
         having = data["having"]
         frame = Frame(fact=data["fact"], entity=data["entity"], entity_via=data.get("entity_via"),
-                      average_of_groups=data.get("average_of_groups", False), group_columns=[col(c) for c in data["group_columns"]],
+                      average_of_groups=data.get("average_of_groups", False),
+                      count_of_groups=data.get("count_of_groups", False), group_columns=[col(c) for c in data["group_columns"]],
                       group_time=col(data["group_time"]), bucket=data["bucket"], columns=[col(c) for c in data["columns"]],
                       measures=measures, conditions=[condition(c) for c in data["conditions"]],
                       having=(having[0], tuple(having[1])) if having else None, order=order, limit=data["limit"], ties=data.get("ties", False),

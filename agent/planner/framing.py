@@ -370,6 +370,9 @@ class Assembler:
             frame.average_of_groups = True  # "the average number of launches per month": of the monthly counts
             r.use(r.averaged)
             self.notes.append(f"'{r.averaged.text}' → AVG of the counts per group")
+        if having is not None and r.count_groups and (frame.entity or frame.group_columns or frame.group_time):
+            frame.count_of_groups = True  # "How many launch vehicles have flown more than 100 times?"
+            self.notes.append("counts the groups kept")
         if having is not None:
             frame.having = (having.op, having.numbers)
             self.notes.append(f"'{having.text}' → HAVING COUNT(*) {having.op} "

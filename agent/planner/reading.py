@@ -185,6 +185,8 @@ def _en(frame: Frame, carried: list[str]) -> str:
         parts.append(_order(frame, fact, None))
     if frame.average_of_groups:
         parts.append("then averaged those counts (a group with none is not counted)")
+    if frame.count_of_groups:
+        parts.append("then counted the groups kept")
     sentence = ", ".join(parts)
     if frame.periods:
         sentence += "; " + "; ".join(frame.periods)
@@ -272,6 +274,8 @@ def _zh(frame: Frame, carried: list[str]) -> str:
         parts.append(_order(frame, fact, lexicon))
     if frame.average_of_groups:
         parts.append("再求各组数量的平均值（没有记录的组不计入）")
+    if frame.count_of_groups:
+        parts.append("再统计保留下来的组数")
     parts += frame.periods
     if carried:
         parts.append("沿用上一个问题的" + "、".join(carried))

@@ -69,6 +69,7 @@ class RoleResolver:
         self.group: Mention | None = None
         self.group_via: Mention | None = None  # the table word the grouping's table is reached through
         self.averaged: Mention | None = None  # "average" of a count ("the average number of … per month")
+        self.count_groups = False  # "How many launch vehicles have flown more than 100 times?": groups counted
         self.bucket: str | None = None  # a time bucket to group by ("per month")
         self.periods: list[Period] = []  # periods of the period grammar ("the second half of 2022", "last year")
         self.period_tokens: set[int] = set()  # the tokens of their words, accounted for
@@ -586,6 +587,20 @@ class RoleResolver:
                 self._count(m)
         self.use(*bound)
 
+    def _counted_groups(self) -> None:
+        """"How many launch vehicles have flown more than 100 times?", 有多少个国家拥有超过2个发射场？: the rows
+        counted are those the count's condition keeps, each a group of other rows; the groups are counted."""
+        having = next((c for c in self.comparisons if c.having and c.func is None), None)
+        if having is None or self.counted is None or (
+                having.counted is not None and set(having.counted.tables) & set(self.counted.tables)):
+            return
+        if not any(m.kind == "keyword" and m.code == "count" and m.start < self.counted.start
+                   and (not self.q.zh or m.text in ("多少", "几")) for m in self.mentions):
+            return  # 哪些运载火箭的发射次数超过100次？: 次数 is the count compared, not a question of how many
+        self.used.discard(id(self.counted))  # the groups, as "Which launch vehicles have flown …" names them
+        self.counted, self.count_groups = None, True
+        self.aggregates = [a for a in self.aggregates if a != ("count", None, False)]
+
     def _averages_a_count(self, m: Mention) -> bool:
         """"the average number of launches per month", 平均每次发射搭载几个载荷: an average of counts, one per group."""
         after = self.next_mention(m, 1, skip=("filler",))
@@ -787,6 +802,7 @@ class RoleResolver:
         self._find_superlatives()
         self._superlative_first()
         self._find_aggregates()
+        self._counted_groups()
         self._find_group()
         self._their_columns()
         self._their_own_rows()

@@ -113,6 +113,8 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
     if frame.limit is not None:
         lines.append(f"LIMIT {int(frame.limit)}")
     sql = "\n".join(lines)
+    if frame.count_of_groups:  # "How many launch vehicles have flown more than 100 times?": the groups kept
+        return _checked(f"SELECT COUNT(*) AS {quote_ident('count')} FROM (\n{sql}\n) AS kept")
     if frame.average_of_groups:  # "the average number of launches per month": the mean of the groups' counts
         return _checked(f"SELECT AVG({quote_ident('count')}) AS {quote_ident('avg_count')} FROM (\n{sql}\n) AS per_group")
     if frame.ties and frame.order is not None and (frame.order.measure is not None or not (keys and frame.measures)):

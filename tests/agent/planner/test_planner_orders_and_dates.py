@@ -277,3 +277,20 @@ def test_the_fewest_of_a_column_are_of_rows_that_have_it(planner):
     assert "payloads.mass_kg IS NOT NULL" in sql and sql.startswith("SELECT payloads.name_zh, payloads.mass_kg, "
                                                                     "countries.name_zh FROM")
     assert plan.caveat is None
+
+
+@pytest.mark.parametrize("question, expected", [
+    ("How many launch vehicles have flown more than 100 times?",
+     "SELECT COUNT(*) FROM (SELECT vehicle_id FROM launches GROUP BY vehicle_id HAVING COUNT(*) > 100)"),
+    ("How many launches in Q4 2024 carried more than one payload?",
+     "SELECT COUNT(*) FROM (SELECT p.launch_id FROM payloads p JOIN launches l ON l.id = p.launch_id WHERE "
+     "l.launch_date >= '2024-10-01' AND l.launch_date < '2025-01-01' GROUP BY p.launch_id HAVING COUNT(*) > 1)"),
+    ("有多少个国家拥有超过2个发射场？",
+     "SELECT COUNT(*) FROM (SELECT country_id FROM launch_sites GROUP BY country_id HAVING COUNT(*) > 2)"),
+])
+def test_how_many_groups_pass_a_count_counts_the_groups(planner, sample_db_path, question, expected):
+    """The seventeenth re-walk's E09 (declined); "How many launch vehicles have flown more than 100 times?" grouped
+    mission names by a count of vehicles, ok."""
+    plan = planner.plan(question)
+    assert plan.sql.startswith("SELECT COUNT(*) AS count FROM (") and plan.caveat is None
+    assert sample(sample_db_path, plan.sql) == sample(sample_db_path, expected)
