@@ -532,7 +532,13 @@ class Assembler:
                 conditions.append(Condition(column, "=", (ref.value,), m.text, looked_up=True))
         if tables or conditions:
             text = span_text(self.q, word, negated[-1])
-            frame.absent.append(Absence(tables or [conditions[0].column.table], text, conditions))
+            absent = tables or [conditions[0].column.table]
+            # "have not flown since 2024": the period is of the launches there are none of, not of the rows kept
+            after = self.q.tokens[word.start].start
+            dated = [c for c in frame.conditions if c.op.startswith("year_") and c.column.table in absent
+                     and self.q.text.find(c.text, after) >= 0]
+            frame.conditions = [c for c in frame.conditions if c not in dated]
+            frame.absent.append(Absence(absent, text, conditions + dated))
             self.notes.append(f"'{text}' → only {frame.fact} with no matching {', '.join(frame.absent[-1].tables)}")
 
     def _share(self, frame: Frame, word: Mention) -> None:

@@ -49,6 +49,8 @@ KEYWORDS: dict[str, str] = {
     "less": "lt", "fewer": "lt", "lower": "lt", "smaller": "lt",
     # time relations, before a year ("since 2015") or after it (Chinese "2015年以来")
     "in": "in", "during": "in", "since": "since", "from": "from", "starting": "since",
+    "since the start of": "since", "since the beginning of": "since", "from the start of": "since",
+    "from the beginning of": "since", "before the start of": "before", "before the beginning of": "before",
     "after": "after", "later than": "after", "before": "before", "prior to": "before",
     "earlier than": "before", "until": "until", "through": "until", "to": "to",
     # shape of the answer

@@ -234,6 +234,10 @@ class RoleResolver:
     def _time_column_near(self, m: Mention) -> Mention | None:
         """The column or table named right before a year ("first flight in 2010", "launches in 2020"); a
         table is left free for the framing, which dates the year by that table's own date column."""
+        negated = next((o for _, found in self.negations for o in found if o.kind == "table"
+                        and 0 <= m.start - o.end <= 2), None)  # "no launches in 2024": when those would have been
+        if negated is not None and any(c.is_date for t in negated.tables for c in self.schema.tables[t].time_columns):
+            return negated
         table = self.previous_mention(m, 2, kinds=("table",))
         if table is not None and self.previous_mention(m, 2, kinds=("table", "column")) is table \
                 and any(c.is_date for t in table.tables for c in self.schema.tables[t].time_columns):

@@ -294,3 +294,16 @@ def test_how_many_groups_pass_a_count_counts_the_groups(planner, sample_db_path,
     plan = planner.plan(question)
     assert plan.sql.startswith("SELECT COUNT(*) AS count FROM (") and plan.caveat is None
     assert sample(sample_db_path, plan.sql) == sample(sample_db_path, expected)
+
+
+@pytest.mark.parametrize("question, inside", [
+    ("Which active launch vehicles have not flown since the start of 2024?", "launches.launch_date >= '2024-01-01')"),
+    ("Which launch sites hosted launches in 2023 but no launches in 2024?",
+     "strftime('%Y', launches.launch_date) = '2024')"),
+])
+def test_a_period_after_a_negation_is_of_the_rows_there_are_none_of(planner, question, inside):
+    """The seventeenth re-walk's E04: the period was put on the vehicles' own launches as well, so no row."""
+    plan = planner.plan(question)
+    sql = " ".join(plan.sql.split())
+    assert inside in sql and "NOT IN" in sql and plan.caveat is None
+    assert sql.split("NOT IN")[0].count("2024") == 0  # not also a condition on the rows kept
