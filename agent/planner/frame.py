@@ -189,3 +189,4 @@ class Rank:
     by_count: bool = False
     grouped: bool = False  # "top 5 X by Y": Y measured over each X's rows, not one row's Y
     every: bool = False  # "Rank X by the number of Y": all of them in that order, not the first few
+    rate: bool = False  # "the highest failure rate": groups ranked by the share the question asks, not their count

@@ -631,7 +631,10 @@ class Assembler:
                 self.notes.append(f"'{r.order[0].text}' → ORDER BY {column.name}{' DESC' if r.order[1] else ''}")
         if rank is None:
             return
-        if rank.by_count:
+        shares = [m for m in frame.measures if m.condition is not None]
+        if rank.rate and shares:  # "Which orbit had the highest launch failure rate?": by that rate
+            frame.order = Ordering(rank.desc, measure=shares[0])
+        elif rank.by_count:
             frame.order = Ordering(rank.desc, measure=next(m for m in frame.measures if m.func == "count"))
         else:
             column = self.column(rank.column, "numeric") if rank.column is not None else self.hinted(rank.hints)

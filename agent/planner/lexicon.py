@@ -195,7 +195,7 @@ ZH_WORDS: dict[str, str] = {
     "中心": "center", "基地": "base", "地点": "location", "类型": "type", "种类": "kind",
     "名称": "name", "名字": "name", "型号": "model", "机型": "model",
     "质量": "mass", "重量": "weight", "高度": "height", "速度": "speed",
-    "成本": "cost", "价格": "price", "部件": "component", "零件": "part",
+    "成本": "cost", "价格": "price", "零件": "part",
     "用途": "purpose", "目的": "purpose", "状态": "status", "角色": "role",
     "任务": "mission", "日期": "date", "结果": "outcome",
     "多高": "height", "纬度": "latitude", "经度": "longitude", "最大速度": "max speed", "最高速度": "max speed", "备注": "note",

@@ -685,6 +685,12 @@ class RoleResolver:
             self.rank = Rank(desc=desc)
             self.use(m)
             return
+        rate = next((o for o in self.mentions if o.kind == "keyword" and o.code in ("share", "rate")
+                     and 0 <= o.start - m.end <= 4), None)
+        if rate is not None and not self.q.zh:
+            self.rank = Rank(desc=desc, by_count=True, rate=True)  # "the highest launch failure rate": by that rate
+            self.use(m, target if target is not None and target.kind == "table" else None)
+            return
         if target is not None and target.kind == "table":
             self.rank = Rank(desc=desc, counted=target, by_count=True)
             self.use(m, target)

@@ -307,3 +307,11 @@ def test_a_period_after_a_negation_is_of_the_rows_there_are_none_of(planner, que
     sql = " ".join(plan.sql.split())
     assert inside in sql and "NOT IN" in sql and plan.caveat is None
     assert sql.split("NOT IN")[0].count("2024") == 0  # not also a condition on the rows kept
+
+
+def test_the_highest_rate_ranks_the_groups_by_that_rate(planner):
+    """The eighteenth re-walk's E15: ranked by the number of launches, LEO first, ok."""
+    plan = planner.plan("Which orbit had the highest launch failure rate between 2015 and 2024?")
+    sql = " ".join(plan.sql.split())
+    assert "GROUP BY orbit ORDER BY percent DESC" in sql and "WHERE percent = (SELECT MAX(percent)" in sql
+    assert plan.caveat is None
