@@ -120,6 +120,8 @@ WHEN_WORDS_ZH: tuple[str, ...] = ("什么时候", "哪一天", "哪几天", "哪
 #: words mapped to "" (listed only so that a shorter word inside them is not read).
 ZH_WORDS: dict[str, str] = {
     "是多少": "", "为多少": "", "是什么": "", "分别是": "",
+    # 这几款里哪款航程最长？: "these few", pointing back (`references.THOSE_ZH`), not 几 "how many"
+    **{f"{this}几{counter}": "" for this in "这那" for counter in "款个种家次颗架座枚台位"},
     # filler: the Chinese stop list (`FILLER_WORDS_ZH`): adverbs of time that add no condition (目前, not
     # 目 and 前 "top"), measure words (多少颗卫星), verbs of making that name no column of their own
     "目前": "", "现在": "", "当前": "", "如今": "", "仍然": "", "依然": "", "仍": "", "还": "", "一直": "", "至今": "",
@@ -128,6 +130,8 @@ ZH_WORDS: dict[str, str] = {
     "执行": "", "进行": "", "实施": "", "开展": "", "完成": "",
     # verbs of carrying (每次发射搭载几个载荷: the payloads of each launch, as the join says)
     "搭载": "", "携带": "", "运载": "",
+    # verbs of being fitted with (装有4台发动机的飞机: the count column says it)
+    "装有": "", "装备": "", "配备": "", "配有": "",
     # 俄罗斯境内有哪些发射场？: in Russia, as 俄罗斯 alone says
     # 是用 (它是用哪种火箭发射的？: launched with which rocket): the join between them, as "used" between two
     # things; not 使用 (仍在使用: still in use, a condition)

@@ -315,3 +315,11 @@ def test_the_highest_rate_ranks_the_groups_by_that_rate(planner):
     sql = " ".join(plan.sql.split())
     assert "GROUP BY orbit ORDER BY percent DESC" in sql and "WHERE percent = (SELECT MAX(percent)" in sql
     assert plan.caveat is None
+
+
+def test_these_few_points_back_and_is_not_how_many(planner):
+    """The eighteenth re-walk's C20: 这几款里哪款航程最长？ read alone, 几 as "how many": a count of 1, ok."""
+    plan = _after(planner, "装有4台发动机的飞机有哪些？", "这几款里哪款航程最长？")
+    assert "engines = 4" in plan.sql and "MAX(range_km)" in plan.sql and "COUNT" not in plan.sql
+    assert plan.caveat is None
+    assert "COUNT(*)" in planner.plan("这几年发射了多少次？").sql  # 这几年 is a time, still named
