@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from agent.planner.frame import Frame
 from agent.planner.lexicon import (FILLER_WORDS, FILLER_WORDS_ZH, MAKING_COLUMN_WORDS, MAKING_VERBS, MAKING_VERBS_ZH,
-                                   RELATING_VERBS, WHEN_WORDS_ZH)
+                                   ORDER_VERBS, RELATING_VERBS, WHEN_WORDS_ZH)
 from agent.planner.schema_index import SchemaIndex
 from agent.planner.units import UNITS
 from agent.planner.roles import verb_form
@@ -86,7 +86,7 @@ def _compared_units(frame: Frame) -> set[str]:
     suffixes = {c.name.rsplit("_", 1)[-1].lower() for c in compared if "_" in c.name}
     converted = {w for c in frame.conditions for u in UNITS if u.source in suffixes for w in u.words
                  if c.text.lower().endswith(w)}
-    weighed = {"weighing", "weigh", "weighs", "weighed", "重"} if any(
+    weighed = {"weighing", "weigh", "weighs", "weighed"} if any(
         {"mass", "weight"} & set(c.words) for c in compared) else set()  # "payloads weighing under 100 kg"
     return {name for suffix in suffixes for name in UNIT_NAMES.get(suffix, ())} | converted | weighed
 
@@ -220,10 +220,6 @@ def _names_the_key(i: int, r: RoleResolver, edges: list, schema: SchemaIndex) ->
                                      for e in edges)
 
 
-#: Verbs opening a question that asks for rows in an order ("Rank manufacturers by …"): read when it has one.
-_ORDER_VERBS = frozenset({"rank", "sort", "order"})
-
-
 def _ordering_word(i: int, r: RoleResolver, frame: Frame) -> bool:
     """Words of an order the query has: "Rank"/"Sort" opening the question, "first"/"last" right after the
     superlative or direction that says which ("fastest first")."""
@@ -231,7 +227,7 @@ def _ordering_word(i: int, r: RoleResolver, frame: Frame) -> bool:
     if frame.order is None:
         return False
     if i == 0:
-        return word in _ORDER_VERBS
+        return word in ORDER_VERBS
     before = next((m for m in r.mentions if m.end == i), None)
     return word in ("first", "last") and before is not None and before.kind == "keyword" and before.code in _RANKING
 

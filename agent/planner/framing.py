@@ -155,12 +155,12 @@ class Assembler:
             MissingSubject: nothing named to group by.
         """
         r = self.r
-        self.anchors = [t for m in r.mentions if m.kind == "table" for t in m.tables[:1]]
+        self.anchors = [t for m in r.mentions if m.kind == "table" for t in m.tables[:1]]  # to find the column …
         column = self.column(having.target, "numeric")
         if column is None:
             raise PlanningFailed(f"no numeric column for '{having.text}'", zh=f"找不到与“{having.text}”对应的数值列")
         frame.fact = column.table
-        self.anchors = [frame.fact]
+        self.anchors = [frame.fact]  # … then the measured rows are what the rest is read against
         named = [m for m in r.mentions if m.kind in ("table", "column") and r.is_free(m) and m.start < having.target.start]
         tables = [m for m in named if m.kind == "table"]
         head = next((m for m in reversed(tables) if self.table(m) != frame.fact), None)

@@ -112,6 +112,9 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "weigh": ("weight", "mass"), "weighs": ("weight", "mass"),
 }
 
+#: Verbs opening a question that asks for rows in an order ("Rank manufacturers by …", "Sort the sites by …").
+ORDER_VERBS: frozenset[str] = frozenset({"rank", "sort", "order"})
+
 #: Chinese ways of asking when (filler in `ZH_WORDS`, named when the answer shows no date: `accounting`).
 WHEN_WORDS_ZH: tuple[str, ...] = ("什么时候", "哪一天", "哪几天", "哪天", "何时")
 

@@ -14,7 +14,7 @@ import re
 from datetime import date
 
 from agent.planner.frame import Comparison, PlanningFailed, Rank, YearFilter
-from agent.planner.lexicon import PARTICIPLES
+from agent.planner.lexicon import ORDER_VERBS, PARTICIPLES
 from agent.planner.words import UNIT_NAMES
 from agent.planner.negation import find_negated
 from agent.planner.periods import Period, find_bucket, find_periods
@@ -42,9 +42,6 @@ _AUXILIARIES = frozenset({"did", "does", "do", "has", "have", "had", "was", "wer
 
 #: Chinese words asking which thing, right before its table word (用什么火箭, 哪种火箭).
 _WHAT_ZH = frozenset({"什么", "哪种", "哪个", "哪款", "哪家"})
-
-#: Verbs opening a question that asks for rows in an order ("Rank manufacturers by …", "Sort the sites by …").
-_ORDER_VERBS = frozenset({"rank", "sort", "order"})
 
 
 class RoleResolver:
@@ -367,7 +364,7 @@ class RoleResolver:
         of the first table with how many rows of the second refer to it, all of them in that order (descending
         when "rank" or "descending" says so)."""
         tokens = self.q.tokens
-        verb = tokens[0].norm if tokens and tokens[0].norm in _ORDER_VERBS else None
+        verb = tokens[0].norm if tokens and tokens[0].norm in ORDER_VERBS else None
         for m in self.mentions:
             if m.kind != "keyword" or not self.is_free(m) \
                     or not (m.code in ("order", "order_desc", "order_asc") or m.code == "by" and verb):
@@ -736,8 +733,8 @@ class RoleResolver:
                         for p in o.tables for t in target.tables)  # "did each fly": the launches of each vehicle
             if m.code == "group" and self.has("count", "times") and (after_verb or target is None and not any(
                     t.norm.isalpha() for t in self.q.tokens[m.end:m.end + 1])):
-                # "… and how many times did each fly in 2024?": each, the subject, of the rows asked
-                # "Which Japanese launch vehicles flew in 2024, and how many times each?": each of the rows asked
+                # "Which Japanese launch vehicles flew in 2024, and how many times each?", "… and how many times
+                # did each fly in 2024?": each of the rows asked
                 self.use(m)
                 self.each_alone = True
                 continue
@@ -844,8 +841,8 @@ class RoleResolver:
     def _each_as_subject(self, m: Mention) -> bool:
         """"When did each first fly?": "each" is the subject (each of the rows), not a grouping of the dates."""
         before = [t.norm for t in self.q.tokens[max(0, m.start - 2):m.start]]
-        return self.q.tokens[m.start].norm == "each" and before[-2:] in (
-            ["when", a] for a in ("did", "does", "do", "was", "were", "is"))
+        return self.q.tokens[m.start].norm == "each" and len(before) == 2 and before[0] == "when" \
+            and before[1] in _AUXILIARIES
 
     def _their_own_rows(self) -> None:
         """"they" opening a clause on a second table word of a question read on its own ("Rank manufacturers by the
