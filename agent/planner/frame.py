@@ -139,11 +139,17 @@ class Frame:
         columns += [m.condition.column for m in self.measures if m.condition is not None]
         if self.order and self.order.column is not None:
             columns.append(self.order.column)
-        found.extend(c.via for c in self.conditions if c.via)
+        found.extend(self.ways().values())
         found.extend([self.entity_via] if self.entity_via and self.entity else [])
         found.extend(c.table for c in columns)
         found.extend(self.existence)
         return list(dict.fromkeys(t for t in found if t in schema.tables))
+
+    def ways(self) -> dict[str, str]:
+        """The table each condition's table is reached through, a share's included ("What share of the payloads
+        were built by Chinese manufacturers?": the makers' country, not the operators')."""
+        held = [*self.conditions, *(m.condition for m in self.measures if m.condition is not None)]
+        return {c.column.table: c.via for c in held if c.via}
 
     @property
     def kind(self) -> str:

@@ -99,7 +99,9 @@ class Assembler:
         if group is not None and not (counted or r.aggregates or having or by_count or subject or r.share):
             group, subject = None, group  # "names of every customer": all of them, not per customer
         if group is not None:
-            frame.entity, fact = self.table(group), counted or subject
+            # 2021年发射的载荷中，各运营国家…: the payloads, named after 的, are the rows grouped
+            frame.entity, fact = self.table(group), counted or self._after_de(
+                [m for m in free_tables if m is not group], which=False) or subject
             if r.group_via is not None:
                 frame.entity_via = self.table(r.group_via)
         elif having is not None or (by_count and not (r.group is not None and r.group.kind == "column" and subject
@@ -188,14 +190,15 @@ class Assembler:
         self.notes.append(f"'{having.text}' → HAVING {measure.describe()} {having.op} "
                           + " AND ".join(f"{n:g}" for n in numbers))
 
-    def _after_de(self, free: list[Mention]) -> Mention | None:
+    def _after_de(self, free: list[Mention], *, which: bool = True) -> Mention | None:
         """Chinese names what it asks about last, after 的: 俄罗斯制造商生产的飞机 are aircraft, 飞机的制造商
         manufacturers (the head of a compound after it: 美国的飞机制造商)."""
         tokens, text = self.q.tokens, self.q.text
         marked = [m for m in free if tokens[m.start].zh and text[max(tokens[m.start].start - 1, 0)] == "的"]
         if marked:
             return self.r.head(max(marked, key=lambda m: m.start))
-        return self._after_which(free)  # 酒泉卫星发射中心发射过哪些火箭？: the rockets, named right after 哪些
+        # 酒泉卫星发射中心发射过哪些火箭？: the rockets, named right after 哪些
+        return self._after_which(free) if which else None
 
     def _each_group(self) -> bool:
         """The grouping is named after "each"/"per"/每 ("the heaviest payload of each country"), not by a ranking."""

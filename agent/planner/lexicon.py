@@ -293,6 +293,10 @@ manufacture manufactures manufactured manufacturing
 """.split())
 MAKING_VERBS_ZH: tuple[str, ...] = ("生产", "制造", "建造", "造了")
 MAKING_COLUMN_WORDS: frozenset[str] = frozenset({"built", "produced", "made", "manufactured", "production"})
+#: The words a schema names its makers' table by: "who made them?", 分别是哪家制造的？ show that table's rows.
+MAKER_WORDS: frozenset[str] = frozenset({"manufacturer", "maker", "producer", "builder", "vendor"})
+#: Who asks for a maker, before a verb of making (`MAKING_VERBS`, `MAKING_VERBS_ZH`).
+WHO_WORDS: frozenset[str] = frozenset({"who", "谁", "哪家"})
 
 #: Irregular past participles: "built by X" names a relation, not a grouping ("launches by country").
 PARTICIPLES: frozenset[str] = frozenset("""

@@ -14,7 +14,7 @@ import re
 from datetime import date
 
 from agent.planner.frame import Comparison, PlanningFailed, Rank, YearFilter
-from agent.planner.lexicon import ORDER_VERBS, PARTICIPLES
+from agent.planner.lexicon import MAKER_WORDS, MAKING_VERBS, MAKING_VERBS_ZH, ORDER_VERBS, PARTICIPLES, WHO_WORDS
 from agent.planner.words import UNIT_NAMES
 from agent.planner.negation import find_negated
 from agent.planner.periods import Period, find_bucket, find_periods
@@ -42,6 +42,7 @@ _AUXILIARIES = frozenset({"did", "does", "do", "has", "have", "had", "was", "wer
 
 #: Chinese words asking which thing, right before its table word (用什么火箭, 哪种火箭).
 _WHAT_ZH = frozenset({"什么", "哪种", "哪个", "哪款", "哪家"})
+_IS_WHAT_ZH = re.compile(r"\s*(?:分别)?是(?:谁|什么|哪)")
 
 
 class RoleResolver:
@@ -288,7 +289,7 @@ class RoleResolver:
             return  # "How many countries does each continent have? List the continent name and the count.": its groups
         second = next((i for i, t in enumerate(tokens) if i and re.search(r"[?？.。!！;；]", text[tokens[i - 1].end:t.start])
                        and any(m.end <= i for m in self.mentions)), None)
-        clause = next((i for i, t in enumerate(tokens) if 1 < i < len(tokens) - 1 and t.norm in ("which", "what")
+        clause = next((i for i, t in enumerate(tokens) if 1 < i < len(tokens) - 1 and t.norm in ("which", "what", "who")
                        and tokens[i - 1].norm == "and" and "," in text[tokens[i - 2].end:tokens[i - 1].start]), None)
         if clause is not None and (second is None or clause < second):
             # "What was the first launch of 2025, and which rocket flew it?": that table's name beside each row
@@ -296,6 +297,8 @@ class RoleResolver:
             if asked is not None:
                 self.shown = [asked]
                 self.use(asked, next((m for m in self.mentions if m.start == clause), None))
+            elif (maker := self._maker_asked(clause)) is not None:  # ", and who made them?"
+                self.shown = [maker]
             return
         if second is None:
             return
@@ -317,14 +320,44 @@ class RoleResolver:
                     self.use(o)
                 last = o
         else:
-            asked = next((o for o in after if o.kind in ("column", "table") and o.start
-                          and tokens[o.start - 1].text in _WHAT_ZH), None)
+            # …？分别是什么火箭？ / …？制造商是谁？: the table or column asked for, before or after its question word
+            asked = next((o for o in after if o.kind in ("column", "table") and o.start and (
+                tokens[o.start - 1].text in _WHAT_ZH or _IS_WHAT_ZH.match(text, tokens[o.end - 1].end))), None) \
+                or self._maker_asked(second)
             shown, opener = ([asked], None) if asked is not None else ([], None)
         if shown:
             self.shown, self.shown_only = shown, opener is not None
             self.use(opener, *shown)
             self.pronouns.update(i for i in range(second, shown[-1].start) if tokens[i].norm in ("their", "its"))
             self.read_tokens.update(i for i in range(second, shown[0].start) if tokens[i].text in _WHAT_ZH)
+
+    def _maker_asked(self, second: int) -> Mention | None:
+        """"Which aircraft have 4 engines? Who made them?", 装有4台发动机的飞机有哪些？分别是哪家制造的？: "who" (谁, 哪家)
+        and a verb of making ask for the rows' maker, the one table the schema names by a maker's word
+        (`MAKER_WORDS`), shown beside each row; "them" is the rows."""
+        tokens, text = self.q.tokens, self.q.text
+        makers = [t.name for t in self.schema.tables.values() if set(t.words) & MAKER_WORDS]
+        if len(makers) != 1:
+            return None
+        for i in range(second, len(tokens)):
+            if tokens[i].text.lower() not in WHO_WORDS:
+                continue
+            after = tokens[i + 1] if i + 1 < len(tokens) else None
+            if tokens[i].zh:  # 制造 is not a word of the lexicon: read in the text up to the next word
+                verb = re.match(rf"[是由]?(?:{'|'.join(MAKING_VERBS_ZH)})", text[tokens[i].end:after.start if after else None])
+                end = i + 1
+            else:
+                # "built" may read as a column (units built): after "who", the verb
+                verb = after is not None and after.norm in MAKING_VERBS \
+                    and all(m.kind == "column" for m in self.mentions if m.start <= i + 1 < m.end)
+                end = i + 2
+            if not verb:
+                continue
+            self.use(*(m for m in self.mentions if i <= m.start < end))
+            self.read_tokens.update(range(i, end))
+            self.pronouns.update(j for j in range(end, len(tokens)) if tokens[j].norm in ("them", "it"))
+            return Mention("table", i, end, text[tokens[i].start:tokens[end - 1].end], tables=(makers[0],))
+        return None
 
     def _owns_next(self, m: Mention) -> bool:
         """A table word right before "'s" and a column word ("the professional's id"): whose column it is."""

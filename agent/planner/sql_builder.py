@@ -34,7 +34,7 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
     """
     frame = _on_own_keys(frame, schema)
     tables = frame.tables(schema)
-    via = {c.column.table: c.via for c in frame.conditions if c.via}
+    via = frame.ways()
     if frame.entity and frame.entity_via and frame.entity_via != frame.fact:
         via[frame.entity] = frame.entity_via  # "by manufacturer country": the manufacturers' country
     joins, fans_out = _joins(frame.fact, tables, schema, via)

@@ -1,0 +1,68 @@
+"""Whose country, whose rows, and who made them (issue 38, after the eighteenth re-walk).
+
+A share's condition keeps the way its words name ("built by Chinese manufacturers": the makers' country, not
+the operators'); a grouping asked of rows named after 的 groups those rows (2021年发射的载荷中，各运营国家…: the
+payloads, not the launches); "who made them?", 分别是哪家制造的？ and 制造商是谁？ in a second sentence or clause
+show each row's maker beside it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.agent.planner.test_planner_followup import planner, sample  # noqa: F401 (fixtures)
+
+
+def test_a_share_keeps_the_way_its_value_is_named(planner, sample_db_path):
+    """The eighteenth re-walk's E19: the operators' country (33.2%), ok, for the makers' (23.91%)."""
+    plan = planner.plan("What share of the payloads launched in 2025 were built by Chinese manufacturers?")
+    assert "manufacturers.country_id = countries.id" in plan.sql and plan.caveat is None
+    gold = ("SELECT ROUND(100.0 * SUM(m.country_id = c.id) / COUNT(*), 2) FROM payloads p JOIN launches l "
+            "ON l.id = p.launch_id LEFT JOIN manufacturers m ON m.id = p.manufacturer_id, countries c "
+            "WHERE c.name = 'China' AND l.launch_date LIKE '2025%'")
+    assert sample(sample_db_path, plan.sql) == sample(sample_db_path, gold)
+
+
+@pytest.mark.parametrize("question, gold", [
+    # the eighteenth re-walk's C13: grouped the launches by their site's country, ok
+    ("2021年发射的载荷中，各运营国家已衰减的比例分别是多少？",
+     "SELECT c.name_zh, ROUND(100.0 * SUM(p.status = 'decayed') / COUNT(*), 2) FROM payloads p JOIN launches l "
+     "ON l.id = p.launch_id JOIN countries c ON c.id = p.operator_country_id WHERE l.launch_date LIKE '2021%' "
+     "GROUP BY c.id"),
+    # its C18: the launches counted by their rockets' makers' country, 载荷 named as not used
+    ("2023年发射的载荷，按制造商所属国家统计各有多少个？",
+     "SELECT c.name_zh, COUNT(*) FROM payloads p JOIN launches l ON l.id = p.launch_id JOIN manufacturers m "
+     "ON m.id = p.manufacturer_id JOIN countries c ON c.id = m.country_id WHERE l.launch_date LIKE '2023%' "
+     "GROUP BY c.id"),
+])
+def test_a_grouping_of_rows_named_after_de_groups_those_rows(planner, sample_db_path, question, gold):
+    plan = planner.plan(question)
+    assert plan.sql.split("\n")[1] == "FROM payloads" and plan.caveat is None
+    got = {tuple(row[:2]) for row in sample(sample_db_path, plan.sql)}
+    assert got == {tuple(row) for row in sample(sample_db_path, gold)}
+
+
+@pytest.mark.parametrize("question, rows", [
+    ("装有4台发动机的飞机有哪些？分别是哪家制造的？", "aircraft"),  # the eighteenth re-walk's C19: names alone, ok
+    ("装有4台发动机的飞机有哪些？分别由谁制造？", "aircraft"),
+    ("装有4台发动机的飞机有哪些？制造商是谁？", "aircraft"),  # the makers joined and not shown, ok
+    ("Which aircraft have 4 engines? Who made them?", "aircraft"),
+    ("Which aircraft have 4 engines, and who manufactured them?", "aircraft"),
+    ("Which launch vehicles are active, and who built them?", "launch_vehicles"),
+    ("哪些火箭退役了？制造商分别是哪家？", "launch_vehicles"),
+])
+def test_who_made_them_shows_each_rows_maker(planner, sample_db_path, question, rows):
+    plan = planner.plan(question)
+    shown = plan.sql.split("FROM")[0]
+    assert "manufacturers.name" in shown and f"{rows}." in shown
+    assert plan.frame.unused == [] and plan.caveat is None
+    where = {"aircraft": "engines = 4", "launch_vehicles": "status = 'active'" if "active" in question
+             else "status = 'retired'"}[rows]
+    gold = (f"SELECT COUNT(*) FROM {rows} r JOIN manufacturers m ON m.id = r.manufacturer_id WHERE r.{where}")
+    assert len(sample(sample_db_path, plan.sql)) == sample(sample_db_path, gold)[0][0]
+
+
+def test_who_made_them_after_a_count_is_still_named(planner):
+    """A count's rows are not listed: the maker asked of them is a word the answer did not use."""
+    plan = planner.plan("How many aircraft were built? Who built them?")
+    assert plan.caveat is not None and "built" in plan.frame.unused
