@@ -700,7 +700,7 @@ class Assembler:
             return
         used = {id(c.column) for c in frame.conditions}
         named = sorted(self._free_columns(exact=True) + self._free_columns(exact=False), key=lambda m: m.start)
-        wanted = [c for c in (self.column(m) for m in named) if c is not None]
+        wanted = [c for c in (self.column(m) for m in named) if c is not None and not self._of_other_rows(c)]
         wanted = [c for c in dict.fromkeys(wanted) if id(c) not in used or frame.order is not None]
         every = self.r.rank is not None and self.r.rank.every  # "heaviest first": each row's mass beside it
         ranked = frame.order.column if frame.order is not None and (frame.limit is not None or every) else None
@@ -725,6 +725,11 @@ class Assembler:
         if frame.order is None and self.r.sort is not None:
             frame.order = Ordering(self.r.sort, column=frame.columns[0])
         self.notes.append("shows " + ", ".join(f"{c.table}.{c.name}" for c in frame.columns))
+
+    def _of_other_rows(self, column: ColumnInfo) -> bool:
+        """A column of rows the asked ones only share a parent with (每个火箭家族中…最大的型号: the models of the aircraft
+        the families' maker also builds): not shown, so its word is named as not used."""
+        return bool(self.anchors) and all(self.schema.through_parent(a, column.table) for a in self.anchors)
 
     def _owned(self, m: Mention) -> ColumnInfo | None:
         """A shown column, of the table written before it with "'s" ("the owner's first name") when it has one."""

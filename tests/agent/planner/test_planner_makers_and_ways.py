@@ -66,3 +66,10 @@ def test_who_made_them_after_a_count_is_still_named(planner):
     """A count's rows are not listed: the maker asked of them is a word the answer did not use."""
     plan = planner.plan("How many aircraft were built? Who built them?")
     assert plan.caveat is not None and "built" in plan.frame.unused
+
+
+def test_a_column_of_rows_sharing_only_a_parent_is_not_shown(planner):
+    """The eighteenth re-walk's C03: 型号 read as the models of the aircraft the families' makers also build
+    (13 Boeing aircraft, ok); now a word named as not used."""
+    plan = planner.plan("每个火箭家族中，近地轨道运载能力最大的型号分别是哪个？")
+    assert "aircraft" not in plan.sql and plan.caveat is not None and "型号" in plan.frame.unused
