@@ -54,7 +54,7 @@ def result_answer(frame: Frame, *, columns: list[str], rows: list[list[Any]], ro
             verb = "was" if rows[0][0] == 1 else "were"
             return f"There {verb} {value} {frame.subject_text}" + (f" {where}" if where else "") + "."
         measure = frame.measures[0]
-        if measure.condition is not None:
+        if measure.func == "share":
             return (f"占比为 {value}%" + (f"（{where}）" if where else "") + "。") if zh else \
                 (f"The share is {value}%" + (f" ({where})" if where else "") + ".")
         name = (column_words(measure.column, zh=zh, whose=False, lexicon=frame.lexicon) if measure.column is not None
@@ -90,10 +90,13 @@ def result_headers(columns: list[str], frame: Frame) -> list[str]:
            *([frame.order.column] if frame.order and frame.order.column else [])]
     by_name = {c.name.lower(): c for c in reversed(own)}
     measures = {measure_alias(m, frame): m for m in frame.measures if m.column is not None and m.condition is None}
+    matching = {measure_alias(m, frame): m.condition for m in frame.measures if m.func == "count" and m.condition}
     heads = []
     for name in columns:
         key = name.lower()
-        if key in _HEADS_ZH:
+        if key in matching:  # 失败的数量: the rows meeting it, as the question named them
+            heads.append(f"{matching[key].text}的数量")
+        elif key in _HEADS_ZH:
             heads.append(_HEADS_ZH[key])
         elif key in measures and (zh := zh_column(measures[key].column.name, frame.lexicon)) is not None:
             heads.append(_MEASURE_HEADS_ZH["count" if measures[key].func == "count" else measures[key].func].format(zh))

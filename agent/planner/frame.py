@@ -38,11 +38,11 @@ class Measure:
     func: str  # count | avg | sum | min | max | share
     column: ColumnInfo | None = None  # None: COUNT(*)
     distinct: bool = False
-    condition: Condition | None = None  # share: the percentage of rows meeting this condition
+    condition: Condition | None = None  # share: the percentage of rows meeting it; count: their number
 
     def describe(self) -> str:
         if self.condition is not None:
-            return f"share of rows with {self.condition.describe()}"
+            return f"{'count' if self.func == 'count' else 'share'} of rows with {self.condition.describe()}"
         inner = "*" if self.column is None else ("DISTINCT " if self.distinct else "") + self.column.name
         return f"{self.func.upper()}({inner})"
 

@@ -56,6 +56,7 @@ class Assembler:
             self.anchors = [t for t in (frame.fact, frame.entity) if t]
             self._group_and_measures(frame, having)
         self._conditions(frame)
+        self._count_and_total(frame)
         self._compared(frame)
         self.ranking(frame)
         self._selection(frame)
@@ -422,6 +423,31 @@ class Assembler:
         for condition in frame.conditions:
             self.notes.append(f"'{condition.text}' → {condition.describe()}")
 
+    def _count_and_total(self, frame: Frame) -> None:
+        """"Show the number of failures and total launches for every orbit.", 每个轨道的失败次数和总发射次数: the rows
+        meeting the condition and all of them, two counts side by side, not the condition as a filter that
+        drops the total (2020年失败的发射有几次？总共发射了几次？). The condition is the last before the word of a total, with
+        "and" (和, 与) or the end of a sentence between."""
+        r, tokens = self.r, self.q.tokens
+        if r.share is not None or [(m.func, m.column, m.condition) for m in frame.measures] != [("count", None, None)]:
+            return
+        total = next((m for m in r.mentions if m.kind == "keyword" and (
+            m.code in ("sum", "sum_post") or (m.code == "count" and "total" in m.text.lower()))), None)
+        if total is None:
+            return
+        before = [c for c in frame.conditions if 0 <= c.at < total.start and c.op == "="]
+        chosen = max(before, key=lambda c: c.at, default=None)
+        between = self.q.text[tokens[chosen.at].end:tokens[total.start].start] if chosen is not None else ""
+        if chosen is None or not (re.search(r"\band\b|[和与及?？.。;；]", between)):
+            return
+        counted = next((m for m in r.mentions if m.kind == "table" and m.start >= total.end), None)
+        if counted is not None and frame.fact not in counted.tables:
+            return  # "the number of failures and total payloads": another table's rows
+        frame.conditions.remove(chosen)
+        frame.measures[:] = [Measure("count", condition=chosen), Measure("count")]
+        self.r.use(total)
+        self.notes.append(f"'{chosen.text}' and '{total.text}' → the count with {chosen.describe()} and the total")
+
     def _in_column_unit(self, numbers: tuple, text: str, column: ColumnInfo) -> tuple[tuple, str]:
         """A number written in another unit than its column's suffix ("质量超过5吨", "heavier than 5 tonnes"
         against a `…_kg` column): in the column's unit (5000), the unit's word with the text; else as written."""
@@ -634,7 +660,7 @@ class Assembler:
                 self.notes.append(f"'{r.order[0].text}' → ORDER BY {column.name}{' DESC' if r.order[1] else ''}")
         if rank is None:
             return
-        shares = [m for m in frame.measures if m.condition is not None]
+        shares = [m for m in frame.measures if m.func == "share"]
         if rank.rate and shares:  # "Which orbit had the highest launch failure rate?": by that rate
             frame.order = Ordering(rank.desc, measure=shares[0])
         elif rank.by_count:

@@ -17,9 +17,10 @@ from agent.planner.human_names import column_words, spaced_zh, table_words, zh_v
 from agent.planner.lexicon import GENERIC, Lexicon
 
 _MEASURE_EN = {"share": "the percentage of {fact} with {condition}", "rows": "the number of {fact}",
+               "matching": "the number of {fact} with {condition}",
                "distinct": "the number of distinct {column}", "avg": "the average {column}",
                "sum": "the total {column}", "min": "the minimum {column}", "max": "the maximum {column}"}
-_MEASURE_ZH = {"share": "{fact} 中 {condition} 的百分比", "rows": "{fact} 的数量", "distinct": "不同 {column} 的个数",
+_MEASURE_ZH = {"share": "{fact} 中 {condition} 的百分比", "rows": "{fact} 的数量", "matching": "{condition} 的{fact}数量", "distinct": "不同 {column} 的个数",
                "avg": " {column} 的平均值", "sum": " {column} 的总和", "min": " {column} 的最小值",
                "max": " {column} 的最大值"}
 _BUCKET_EN = {"year": "year", "month": "month", "quarter": "quarter", "half_year": "half-year", "decade": "decade"}
@@ -158,7 +159,7 @@ def _table(name: str, *, one: bool = False, lexicon: Lexicon | None = None) -> s
 
 def _en(frame: Frame, carried: list[str]) -> str:
     fact = _table(frame.fact)
-    if frame.measures and all(m.func == "count" and m.column is None for m in frame.measures):
+    if frame.measures and all(m.func == "count" and m.column is None and m.condition is None for m in frame.measures):
         head = f"Counted {fact}"
     elif frame.measures:
         head = "Computed " + " and ".join(_measure(m, fact, None) for m in frame.measures)
@@ -200,7 +201,7 @@ def _measure(m: Measure, fact: str, lexicon: Lexicon | None) -> str:
     words = _MEASURE_ZH if lexicon is not None else _MEASURE_EN
     if m.condition is not None:
         condition = _condition_zh(m.condition, lexicon) if lexicon is not None else _condition_en(m.condition)
-        return words["share"].format(fact=fact, condition=condition)
+        return words["matching" if m.func == "count" else "share"].format(fact=fact, condition=condition)
     if m.column is None:
         return words["rows"].format(fact=fact)
     func = "distinct" if m.func == "count" else m.func
@@ -245,7 +246,7 @@ def _condition_en(c: Condition) -> str:
 def _zh(frame: Frame, carried: list[str]) -> str:
     lexicon = frame.lexicon
     fact = _table(frame.fact, lexicon=lexicon)
-    if frame.measures and all(m.func == "count" and m.column is None for m in frame.measures):
+    if frame.measures and all(m.func == "count" and m.column is None and m.condition is None for m in frame.measures):
         head = f"统计了 {fact} 的数量"
     elif frame.measures:
         head = "计算了" + "和".join(_measure(m, fact, lexicon) for m in frame.measures)

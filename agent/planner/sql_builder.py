@@ -9,6 +9,7 @@ database.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import sqlglot
@@ -298,6 +299,8 @@ def _count_once(frame: Frame, schema: SchemaIndex, col) -> str | None:
 
 
 def _measure(m: Measure, col) -> str:
+    if m.condition is not None and m.func == "count":  # the rows meeting it, beside all of them
+        return f"SUM(CASE WHEN {_condition(m.condition, col)} THEN 1 ELSE 0 END)"
     if m.condition is not None:
         return f"ROUND(100.0 * SUM(CASE WHEN {_condition(m.condition, col)} THEN 1 ELSE 0 END) / COUNT(*), 2)"
     if m.column is None:
@@ -306,7 +309,11 @@ def _measure(m: Measure, col) -> str:
 
 
 def measure_alias(m: Measure, frame: Frame) -> str:
-    """The result column of a measure: count, percent, avg_<column>, count_distinct_<column>."""
+    """The result column of a measure: count, percent, count_<value> (the rows with that value), avg_<column>,
+    count_distinct_<column>."""
+    if m.condition is not None and m.func == "count":
+        value = re.sub(r"\W+", "_", str(m.condition.values[0]).lower()).strip("_") if m.condition.values else ""
+        return f"count_{value}" if value.isascii() and value else "count_matching"
     if m.condition is not None:
         return "percent"
     if m.column is None:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import pytest
 
+from agent.planner.reading import interpretation
+
 from tests.agent.planner.test_planner_followup import planner, sample  # noqa: F401 (fixtures)
 
 
@@ -73,3 +75,32 @@ def test_a_column_of_rows_sharing_only_a_parent_is_not_shown(planner):
     (13 Boeing aircraft, ok); now a word named as not used."""
     plan = planner.plan("每个火箭家族中，近地轨道运载能力最大的型号分别是哪个？")
     assert "aircraft" not in plan.sql and plan.caveat is not None and "型号" in plan.frame.unused
+
+
+@pytest.mark.parametrize("question, grouped", [
+    ("Show the number of failures and total launches for every orbit.", True),  # the eighteenth re-walk's E16
+    ("Show the number of failed launches and the total number of launches for each orbit.", True),
+    ("每个轨道的失败次数和总发射次数分别是多少？", True),
+    ("How many launches failed and how many launches were there in total in 2020?", False),
+    ("2020年失败的发射有几次？总共发射了几次？", False),
+])
+def test_a_count_and_the_total_are_both_counted(planner, sample_db_path, question, grouped):
+    """The condition was a filter, and the total dropped in silence (ok)."""
+    plan = planner.plan(question)
+    assert "SUM(CASE WHEN outcome = 'failure' THEN 1 ELSE 0 END) AS count_failure, COUNT(*) AS count" in plan.sql
+    assert "WHERE outcome" not in plan.sql and plan.caveat is None
+    gold = ("SELECT orbit, SUM(outcome = 'failure'), COUNT(*) FROM launches GROUP BY orbit" if grouped else
+            "SELECT SUM(outcome = 'failure'), COUNT(*) FROM launches WHERE launch_date LIKE '2020%'")
+    assert set(sample(sample_db_path, plan.sql)) == set(sample(sample_db_path, gold))
+
+
+def test_a_count_and_the_total_reads_as_both(planner):
+    said = interpretation(planner.plan("2020年失败的发射有几次？总共发射了几次？").frame)
+    assert said.startswith("计算了") and "失败" in said
+    assert "the number of launches with" in interpretation(planner.plan(
+        "Show the number of failures and total launches for every orbit.").frame)
+
+
+def test_a_total_without_a_second_count_stays_a_filter(planner):
+    plan = planner.plan("How many launches failed in total in 2020?")
+    assert "WHERE" in plan.sql and "outcome = 'failure'" in plan.sql.split("WHERE")[1] and "SUM(CASE" not in plan.sql
