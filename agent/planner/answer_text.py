@@ -27,9 +27,9 @@ _HEADS_ZH = {"count": "数量", "percent": "百分比", "year": "年份", "month
              "half_year": "半年", "decade": "年代"}
 _MEASURE_HEADS_ZH = {"avg": "平均{0}", "sum": "{0}总和", "min": "最小{0}", "max": "最大{0}", "count": "不同{0}的个数"}
 _YEAR_EN = {"in": "in {0}", "since": "since {0}", "after": "after {0}", "before": "before {0}",
-            "until": "up to {0}", "between": "from {0} to {1}"}
+            "until": "up to {0}", "between": "from {0} to {1}", "outside": "before {0} or after {1}"}
 _YEAR_ZH = {"in": "{0}年", "since": "{0}年以来", "after": "{0}年之后", "before": "{0}年之前",
-            "until": "截至{0}年", "between": "{0}年至{1}年"}
+            "until": "截至{0}年", "between": "{0}年至{1}年", "outside": "{0}年之前或{1}年之后"}
 
 MAX_LISTED_TABLES = 20
 #: An empty result stated as a fact, and as what the query found: the words for an answer whose

@@ -50,7 +50,7 @@ class Measure:
 @dataclass
 class Condition:
     column: ColumnInfo
-    op: str  # = != in not_in > >= < <= between | year_in year_since year_after year_before year_until year_between
+    op: str  # = != in not_in > >= < <= between | year_in year_since year_after year_before year_until year_between year_outside
     values: tuple[Any, ...]
     text: str  # the words of the question it came from
     looked_up: bool = False  # a value found in the values index (shown with find_values)

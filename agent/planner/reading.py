@@ -28,9 +28,9 @@ _BUCKET_ZH = {"year": "年", "month": "月", "quarter": "季度", "half_year": "
 _OPS_ZH = {"=": "=", "!=": "≠", ">": ">", ">=": "≥", "<": "<", "<=": "≤", "in": "属于", "not_in": "不属于",
            "between": "介于", "like": "包含"}
 _YEAR_EN = {"in": "in {0}", "since": "since {0}", "after": "after {0}", "before": "before {0}",
-            "until": "up to {0}", "between": "from {0} to {1}"}
+            "until": "up to {0}", "between": "from {0} to {1}", "outside": "before {0} or after {1}"}
 _YEAR_ZH = {"in": "{0}年", "since": "{0}年以来", "after": "{0}年之后", "before": "{0}年之前",
-            "until": "截至{0}年", "between": "{0}年至{1}年"}
+            "until": "截至{0}年", "between": "{0}年至{1}年", "outside": "{0}年之前或{1}年之后"}
 
 
 #: A period's range in words: its first and last day, or the one end it has (`agent.planner.period_grammar`).

@@ -26,6 +26,9 @@ _OPS = {"gt": ">", "ge": ">=", "lt": "<", "le": "<=", "ge_post": ">=", "le_post"
 _YEAR_RELATIONS = {"in": "in", "since": "since", "from": "since", "after": "after", "before": "before",
                    "until": "until", "top": "before"}
 _AGGREGATES = ("avg", "sum", "max", "min")
+#: A year widened by the words after it ("2023 or later", "2020 or earlier"), the year itself included.
+_OR_LATER = {"later": "since", "after": "since", "since": "since", "newer": "since", "earlier": "until",
+             "before": "until", "older": "until", "sooner": "until"}
 # Words that may stand between "not" and a value it negates directly ("not from Russia").
 DIRECT_WORDS = frozenset({"from", "in", "of", "a", "an", "the", "to", "be", "equal", "located", "based", "is"})
 _YEAR_MARKERS = ("year", "years", "年")
@@ -175,7 +178,11 @@ class RoleResolver:
             if relation in ("in", "since") and end is not None and _is_year(end.number):  # "from 2011 through 2015"
                 relation, years = "between", [years[0], int(end.number)]
                 self.use(tail, end, self.next_mention(end, 1) if _is_marker(self.next_mention(end, 1)) else None)
-            elif tail is not None and tail.kind == "keyword" and tail.code in _YEAR_RELATIONS and tail.code != "in":
+            elif relation == "in" and (widened := self._or_later(
+                    marker if marker is not None and marker.start > m.start else m)) is not None:
+                relation = widened  # "in 2023 or later", "2020 or before": the year itself and every one after (before)
+            elif tail is not None and tail.kind == "keyword" and tail.code in _YEAR_RELATIONS and tail.code != "in" \
+                    and self.next_mention(tail, 1, kinds=("number",)) is None:  # not "before 2010 and after 2020"
                 relation = _YEAR_RELATIONS[tail.code]
                 self.use(tail)
             join = self.next_mention(m, 3, kinds=("keyword",)) if relation in ("in", "since") else None
@@ -201,6 +208,35 @@ class RoleResolver:
                     and any(c.is_date or c.is_year for c in marker.columns):
                 column = marker  # "in year 2014": a column named Year, if there is one
             self.years.append(YearFilter(relation, tuple(years), span_text(self.q, m), column))
+        self._outside_years()
+
+    def _outside_years(self) -> None:
+        """"before 2010 or after 2020", "born before 1945 and after 1955": either side of a span of years, one
+        condition (`year_outside`), not two that no row meets together."""
+        for first, second in zip(self.years, self.years[1:]):
+            ends = {first.relation: first.years[0], second.relation: second.years[0]}
+            end = self.q.text.find(first.text) + len(first.text)
+            between = self.q.text[end:self.q.text.find(second.text, end)]
+            if set(ends) == {"before", "after"} and ends["before"] <= ends["after"] \
+                    and re.fullmatch(r"\W*(?:and|or|,)\W*(?:before|after)?\W*", between, re.I):
+                merged = YearFilter("outside", (ends["before"], ends["after"]), f"{first.text}{between}{second.text}",
+                                    first.column or second.column)
+                self.years[self.years.index(first):self.years.index(second) + 1] = [merged]
+                return
+
+    def _or_later(self, m: Mention) -> str | None:
+        """"2023 or later", "2023 and after", "2020 or earlier" right after a year (`m`, or its marker): since that
+        year, or until it, the year included; the words are read."""
+        tokens = self.q.tokens
+        if m.end + 1 >= len(tokens) or tokens[m.end].norm not in ("or", "and"):
+            return None
+        relation = _OR_LATER.get(tokens[m.end + 1].norm)
+        if m.end + 2 < len(tokens) and tokens[m.end + 2].kind == "number":
+            return None  # "before 1945 and after 1955": a second relation, of its own year
+        if relation is not None:
+            self.read_tokens.update((m.end, m.end + 1))
+            self.use(*(o for o in self.mentions if o.start == m.end + 1))
+        return relation
 
     def _relating_verbs(self) -> None:
         """A verb right after a table word and before another ("manufacturers built more than 100

@@ -371,6 +371,7 @@ def _year_condition(c: Condition, ref: str) -> str:
             "before": f"{ref} < {start(years[0])}",
             "until": f"{ref} < {start(years[0] + 1)}",
             "between": f"{ref} >= {start(years[0])} AND {ref} < {start(years[-1] + 1)}",
+            "outside": f"({ref} < {start(years[0])} OR {ref} >= {start(years[-1] + 1)})",
         }[relation]
     number = ref if c.column.affinity in ("integer", "real", "numeric") else f"CAST({ref} AS INTEGER)"
     if relation == "in":
@@ -381,4 +382,5 @@ def _year_condition(c: Condition, ref: str) -> str:
         "before": f"{number} < {years[0]}",
         "until": f"{number} <= {years[0]}",
         "between": f"{number} BETWEEN {years[0]} AND {years[-1]}",
+        "outside": f"({number} < {years[0]} OR {number} > {years[-1]})",
     }[relation]

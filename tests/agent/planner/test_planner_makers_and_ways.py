@@ -104,3 +104,32 @@ def test_a_count_and_the_total_reads_as_both(planner):
 def test_a_total_without_a_second_count_stays_a_filter(planner):
     plan = planner.plan("How many launches failed in total in 2020?")
     assert "WHERE" in plan.sql and "outcome = 'failure'" in plan.sql.split("WHERE")[1] and "SUM(CASE" not in plan.sql
+
+
+@pytest.mark.parametrize("question, condition", [
+    ("How many launches were there in 2020 or later?", "launch_date >= '2020-01-01'"),
+    ("How many launches were there in 2020 or after?", "launch_date >= '2020-01-01'"),  # was after 2020, ok
+    ("How many launches were there in 2020 or earlier?", "launch_date < '2021-01-01'"),
+    ("How many launches were there in 2020 and before?", "launch_date < '2021-01-01'"),
+])
+def test_a_year_or_later_includes_that_year(planner, question, condition):
+    """The eighteenth re-walk's E05: "in 2023 or later" read as 2023 alone, 'later' named."""
+    plan = planner.plan(question)
+    assert condition in plan.sql and plan.caveat is None
+
+
+@pytest.mark.parametrize("question", [
+    "How many launches were there before 2010 and after 2020?",  # was after 2010 and in 2020: none, ok
+    "How many launches were there before 2010 or after 2020?",
+])
+def test_before_one_year_and_after_another_is_either_side(planner, sample_db_path, question):
+    plan = planner.plan(question)
+    assert "(launch_date < '2010-01-01' OR launch_date >= '2021-01-01')" in plan.sql and plan.caveat is None
+    gold = "SELECT COUNT(*) FROM launches WHERE launch_date < '2010' OR launch_date >= '2021'"
+    assert sample(sample_db_path, plan.sql) == sample(sample_db_path, gold)
+    assert "before 2010 or after 2020" in interpretation(plan.frame)
+
+
+def test_after_one_year_and_before_a_later_one_is_between(planner):
+    sql = planner.plan("How many launches were there after 2010 and before 2020?").sql
+    assert "launch_date >= '2011-01-01'" in sql and "launch_date < '2020-01-01'" in sql and " OR " not in sql
