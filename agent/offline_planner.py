@@ -239,7 +239,7 @@ class OfflinePlanner:
         if pointing:
             frame.link = "alone"  # "that course", "he": tied to an answer it could not use
         elif (pointer := unresolved_reference(question)) is not None \
-                and not (frame.own_pronoun and pointer.lower() in ("their", "its", "they", "them", "it")):
+                and not (frame.own_pronoun and pointer.lower() in ("their", "its", "they", "them", "it", "其中")):
             frame.unused.insert(0, pointer)  # "their" with no earlier answer of ours to point at
         return frame, []
 

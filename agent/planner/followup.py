@@ -145,6 +145,7 @@ def _follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, tod
     changed += _time(frame, a) + _values(frame, a) + _negations(frame, a) + _comparisons(frame, a) + _grouping(frame, a)
     changed += ["filter"] if a.flags(frame) else []  # "Which of those are reusable?": reusable = 1
     changed += _measures(frame, a) + _ranking(frame, a) + _share(frame, a, previous, zh=parsed.zh)
+    changed += _counts_asked(frame, a, previous)
     if not a.r.aggregates and "share" not in changed:
         shown, lost_shown = _shown(frame, a, also=bool(_ALSO.search(parsed.text)))
         changed, lost = changed + shown, lost + lost_shown
@@ -183,6 +184,18 @@ def _counted_per_listed(frame: Frame, a: Assembler) -> list[str]:
     frame.measures = [Measure("count")]
     a.anchors = [counted, listed]
     return ["grouping"]
+
+
+def _counts_asked(frame: Frame, a: Assembler, previous: Frame) -> list[str]:
+    """"How many launches has each of them made, and how many succeeded?" after a list of vehicles: each one's
+    launches and its successful ones, two counts (`Assembler.counts_side_by_side`), of the conditions this
+    follow-up adds; the previous answer's stay filters."""
+    kept = [c for c in frame.conditions if any(_same(c, old) for old in previous.conditions)]
+    measures = list(frame.measures)
+    frame.conditions = [c for c in frame.conditions if c not in kept]
+    a.counts_side_by_side(frame)
+    frame.conditions = kept + frame.conditions
+    return ["measures"] if frame.measures != measures else []
 
 
 def _which_of_a_count(previous: Frame, a: Assembler) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from dataclasses import replace
 from datetime import date
 
 from agent.planner.accounting import TIME_PARTS, unaccounted, when_words
@@ -56,7 +57,7 @@ class Assembler:
             self.anchors = [t for t in (frame.fact, frame.entity) if t]
             self._group_and_measures(frame, having)
         self._conditions(frame)
-        self._count_and_total(frame)
+        self.counts_side_by_side(frame)
         self._compared(frame)
         self.ranking(frame)
         self._selection(frame)
@@ -423,18 +424,18 @@ class Assembler:
         for condition in frame.conditions:
             self.notes.append(f"'{condition.text}' → {condition.describe()}")
 
-    def _count_and_total(self, frame: Frame) -> None:
+    def counts_side_by_side(self, frame: Frame) -> None:
         """"Show the number of failures and total launches for every orbit.", 每个轨道的失败次数和总发射次数: the rows
         meeting the condition and all of them, two counts side by side, not the condition as a filter that
         drops the total (2020年失败的发射有几次？总共发射了几次？). The condition is the last before the word of a total, with
         "and" (和, 与) or the end of a sentence between."""
         r, tokens = self.r, self.q.tokens
-        if r.share is not None or [(m.func, m.column, m.condition) for m in frame.measures] != [("count", None, None)]:
-            return
+        if r.share is not None or {(m.func, m.column, m.condition) for m in frame.measures} != {("count", None, None)}:
+            return  # (a follow-up may have counted once for each "how many")
         total = next((m for m in r.mentions if m.kind == "keyword" and (
             m.code in ("sum", "sum_post") or (m.code == "count" and "total" in m.text.lower()))), None)
         if total is None:
-            return
+            return self._and_how_many_of_them(frame)
         before = [c for c in frame.conditions if 0 <= c.at < total.start and c.op == "="]
         chosen = max(before, key=lambda c: c.at, default=None)
         between = self.q.text[tokens[chosen.at].end:tokens[total.start].start] if chosen is not None else ""
@@ -447,6 +448,45 @@ class Assembler:
         frame.measures[:] = [Measure("count", condition=chosen), Measure("count")]
         self.r.use(total)
         self.notes.append(f"'{chosen.text}' and '{total.text}' → the count with {chosen.describe()} and the total")
+
+    def _and_how_many_of_them(self, frame: Frame) -> None:
+        """"How many launches has each vehicle made, and how many succeeded?", 每个发射场发射了多少次，其中成功了几次？:
+        all the rows, then those meeting the one condition the second "how many" asks of them, two counts; "How many
+        launches failed and how many succeeded?": each value its own count, not one count of either."""
+        counts = [m for m in self.r.mentions if m.kind == "keyword" and m.code == "count"]
+        if len(counts) < 2 or not re.search(r"how many|多少|几", counts[-1].text, re.I):
+            return  # the second a question of its own ("how many"), not "the number of" in a hint
+        tokens, text = self.q.tokens, self.q.text
+        first, second = counts[0], counts[-1]
+        values = [c for c in frame.conditions if c.at >= 0 and c.op in ("=", "in")]
+        if len(values) != 1:
+            return
+        c = values[0]
+        if c.op == "in" and len(c.values) == 2 and first.end <= c.at < second.start:
+            named = [m for m in self.r.mentions if m.kind == "value" and not self.r.is_free(m) and m.start >= c.at]
+            if len(named) == 2 and named[0].start < second.start < named[1].start:
+                frame.conditions.remove(c)
+                frame.measures[:] = [Measure("count", condition=replace(c, op="=", values=(v,), text=m.text))
+                                     for v, m in zip(c.values, named)]
+                self.r.use(second)
+                self.notes.append(f"'{c.text}' → a count for each")
+            return
+        if c.op != "=":
+            return
+        opener = text[tokens[first.end - 1].end:tokens[c.at].start]
+        if self.q.zh:  # 其中成功了几次: the condition before its count, after 其中 or a comma
+            asked = first.end <= c.at < second.start and re.search(r"其中|[,，;；]", opener)
+        else:
+            asked = c.at > second.start and re.search(r"\band\b|[,;?]", opener)
+        if not asked:
+            return
+        frame.conditions.remove(c)
+        frame.measures[:] = [Measure("count"), Measure("count", condition=c)]
+        self.r.use(second, *(m for m in self.r.mentions if m.text == "其中"))
+        self.r.read_tokens.update(i for i, t in enumerate(tokens) if t.text == "其中")
+        self.r.pronouns.update(i for i in range(second.end, len(tokens)) if tokens[i].norm == "them")  # how many of them
+        frame.own_pronoun = True  # "them", 其中: the rows of this question, not of an earlier answer
+        self.notes.append(f"'{c.text}' → the count with {c.describe()} beside the total")
 
     def _in_column_unit(self, numbers: tuple, text: str, column: ColumnInfo) -> tuple[tuple, str]:
         """A number written in another unit than its column's suffix ("质量超过5吨", "heavier than 5 tonnes"

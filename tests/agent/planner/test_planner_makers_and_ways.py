@@ -133,3 +133,40 @@ def test_before_one_year_and_after_another_is_either_side(planner, sample_db_pat
 def test_after_one_year_and_before_a_later_one_is_between(planner):
     sql = planner.plan("How many launches were there after 2010 and before 2020?").sql
     assert "launch_date >= '2011-01-01'" in sql and "launch_date < '2020-01-01'" in sql and " OR " not in sql
+
+
+@pytest.mark.parametrize("question, measures", [
+    ("How many launches has each launch vehicle made, and how many succeeded?",
+     "COUNT(*) AS count, SUM(CASE WHEN launches.outcome = 'success' THEN 1 ELSE 0 END) AS count_success"),
+    ("How many launches were there in 2020, and how many of them failed?",
+     "COUNT(*) AS count, SUM(CASE WHEN outcome = 'failure' THEN 1 ELSE 0 END) AS count_failure"),
+    ("2020年发射了多少次？其中失败了几次？",
+     "COUNT(*) AS count, SUM(CASE WHEN outcome = 'failure' THEN 1 ELSE 0 END) AS count_failure"),
+    ("每个发射场发射了多少次，其中成功了几次？",
+     "COUNT(*) AS count, SUM(CASE WHEN launches.outcome = 'success' THEN 1 ELSE 0 END) AS count_success"),
+    # each value its own count: was one count of either, once "succeeded" read as 'success'
+    ("How many launches failed and how many succeeded?",
+     "SUM(CASE WHEN outcome = 'failure' THEN 1 ELSE 0 END) AS count_failure, "
+     "SUM(CASE WHEN outcome = 'success' THEN 1 ELSE 0 END) AS count_success"),
+])
+def test_and_how_many_of_them_counts_beside_the_total(planner, question, measures):
+    plan = planner.plan(question)
+    assert measures in plan.sql and "WHERE outcome" not in plan.sql and "WHERE launches.outcome" not in plan.sql
+    assert plan.frame.unused == [] and plan.caveat is None
+
+
+def test_and_how_many_succeeded_in_a_follow_up(planner, sample_db_path):
+    """The eighteenth re-walk's E06: the successes were dropped ('succeeded' named)."""
+    from agent.planner.followup import frame_to_dict
+    first = planner.plan("Which launch vehicles are retired?")
+    plan = planner.plan("How many launches has each of them made, and how many succeeded?",
+                        frame_to_dict(first.frame) | {"complete": True})
+    assert "launch_vehicles.status = 'retired'" in plan.sql and "AS count_success" in plan.sql
+    gold = ("SELECT v.name, COUNT(*), SUM(l.outcome = 'success') FROM launches l JOIN launch_vehicles v "
+            "ON v.id = l.vehicle_id WHERE v.status = 'retired' GROUP BY v.id")
+    assert set(sample(sample_db_path, plan.sql)) == set(sample(sample_db_path, gold))
+
+
+def test_succeeded_is_the_stored_success(planner):
+    plan = planner.plan("How many launches succeeded?")
+    assert "outcome = 'success'" in plan.sql and plan.caveat is None
