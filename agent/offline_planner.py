@@ -255,7 +255,8 @@ class OfflinePlanner:
         elif not tied:
             frame.link = "untied"
         elif set(frame.tables(self.schema)) - set(before.tables(self.schema)) - self._regrouped(frame, before) \
-                - self._restricted(frame, before) - self._shown_named(frame, named) - self._dated(frame, named):
+                - self._restricted(frame, before) - self._shown_named(frame, named) - self._dated(frame, named) \
+                - self._counted_named(frame, before, named):
             frame.link = "joined"
         else:
             frame.link = None
@@ -276,6 +277,13 @@ class OfflinePlanner:
                 # "只看中国的发射场": the sites' country, the way the words name (each launch's one site)
                 reached |= self._path_tables(frame.fact, c.via) | self._path_tables(c.via, c.column.table)
         return reached
+
+    def _counted_named(self, frame: Frame, before: Frame, named: _Named) -> set[str]:
+        """The table a follow-up names and counts, whose rows refer to the previous ones ("How many payloads did they
+        carry?", 它们一共搭载了多少个载荷？ after launches): those launches' payloads; the words ask for that join."""
+        if frame.fact == before.fact or frame.fact not in named.mentioned or not self.schema.upward(frame.fact, before.fact):
+            return set()
+        return self._path_tables(frame.fact, before.fact)
 
     def _dated(self, frame: Frame, named: _Named) -> set[str]:
         """The table a follow-up names to date its period, each row having one of them ("Only those launched after

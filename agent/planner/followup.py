@@ -346,6 +346,10 @@ def _measures(frame: Frame, a: Assembler) -> list[str]:
         return []
     moved = next((m.column.table for m in new if m.column is not None and m.column.table != frame.fact
                   and frame.entity and a.schema.upward(m.column.table, frame.entity)), None)
+    counted = a.table(a.r.counted) if a.r.counted is not None and a.r.counted.kind == "table" else None
+    if moved is None and counted not in (None, frame.fact) and not (frame.entity or frame.group_columns) \
+            and any(m.func == "count" and m.column is None for m in new) and a.schema.upward(counted, frame.fact):
+        moved = counted  # "How many payloads did they carry?" after a list of launches: their payloads, counted
     frame.fact = moved or frame.fact
     ranked = frame.order is not None and frame.order.measure is not None
     if ranked and frame.limit is not None and points_back(a.q.text):

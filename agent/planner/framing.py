@@ -397,6 +397,7 @@ class Assembler:
         r = self.r
         for period in r.periods:
             self.period_condition(frame, period)
+        self._periods_compared(frame)
         for c in r.comparisons:
             if c.having:
                 continue
@@ -583,6 +584,34 @@ class Assembler:
         if not column.is_date and not period.whole_years:
             self.r.ignored.append(period.text)
 
+    def _periods_compared(self, frame: Frame) -> None:
+        """Two periods of one kind on the same dates, apart (2000年代和2010年代，俄罗斯的火箭各发射了多少次？, "in Q1 2024
+        and Q1 2025"): each its own group, not both at once, which no row is. Periods that meet are one range
+        grouped by their kind (decade, year, half, quarter, month); periods apart, the later ones are named as
+        not used."""
+        periods = [c for c in frame.conditions if c.op == "year_period" and c.values[0] and c.values[1]]
+        if len(periods) < 2 or len({id(c.column) for c in periods}) != 1 or not periods[0].column.is_date:
+            return
+        spans = sorted((date.fromisoformat(c.values[0]), date.fromisoformat(c.values[1]), c) for c in periods)
+        if any(end > start for (_, end, _), (start, _, _) in zip(spans, spans[1:])):
+            return  # overlapping: each narrows the other ("2024年上半年的3月")
+        kinds = {_period_kind(start, end) for start, end, _ in spans}
+        meet = all(end == start for (_, end, _), (start, _, _) in zip(spans, spans[1:]))
+        if len(kinds) != 1 or None in kinds or not meet or frame.group_time is not None:
+            frame.conditions = [c for c in frame.conditions if c is spans[0][2] or c not in periods]
+            self.r.ignored.extend(c.text for _, _, c in spans[1:])
+            return
+        first, last = spans[0][2], spans[-1][2]
+        frame.conditions = [c for c in frame.conditions if c not in periods]
+        frame.conditions.append(Condition(first.column, "year_period", (first.values[0], last.values[1], first.values[2],
+                                                                        last.values[3]), f"{first.text}, {last.text}"))
+        each = [m for m in self.r.mentions if m.kind == "keyword" and m.text.lower() in ("各", "each")]
+        if frame.entity and each and not any(o.kind == "table" and frame.entity in o.tables and 0 <= o.start - m.end <= 1
+                                             for m in each for o in self.r.mentions):
+            frame.entity = None  # 俄罗斯的火箭各发射了多少次: 各 asked of the periods (not "each launch vehicle")
+        frame.group_time, frame.bucket = first.column, kinds.pop()
+        self.notes.append(f"'{first.text}' … '{last.text}' → one range, GROUP BY the {frame.bucket}")
+
     def negation(self, frame: Frame, word: Mention, negated: list[Mention]) -> None:
         """"no launch vehicles", "never launched", "do not have a cat": rows with no matching row
         there (a subquery); a value of the listed rows themselves is negated directly."""
@@ -606,6 +635,9 @@ class Assembler:
             after = self.q.tokens[word.start].start
             dated = [c for c in frame.conditions if c.op.startswith("year_") and c.column.table in absent
                      and self.q.text.find(c.text, after) >= 0]
+            # "have never flown to GTO": the orbit is of the launches there are none of, as the period is
+            dated += [c for c in frame.conditions if c.at > word.start and c.column.table in absent and c not in dated
+                      and c.op in ("=", "in") and not c.via]
             frame.conditions = [c for c in frame.conditions if c not in dated]
             frame.absent.append(Absence(absent, text, conditions + dated))
             self.notes.append(f"'{text}' → only {frame.fact} with no matching {', '.join(frame.absent[-1].tables)}")
@@ -876,3 +908,15 @@ def column_choice(m: Mention, schema: SchemaIndex, anchors: list[str], want: str
         if own:
             return min(own, key=lambda c: min(schema.distance(a, c.table) for a in anchors))
     return best
+
+
+def _period_kind(start: date, end: date) -> str | None:
+    """The bucket a period [start, end) is one of: a decade, year, half-year, quarter or month; else None."""
+    months = (end.year - start.year) * 12 + end.month - start.month
+    if start.day != 1 or end.day != 1:
+        return None
+    if months == 120 and start.year % 10 == 0 and start.month == 1:
+        return "decade"
+    if months == 12 and start.month == 1:
+        return "year"
+    return {6: "half_year", 3: "quarter", 1: "month"}.get(months) if (start.month - 1) % max(months, 1) == 0 else None

@@ -357,8 +357,10 @@ class RoleResolver:
                 last = o
         else:
             # …？分别是什么火箭？ / …？制造商是谁？: the table or column asked for, before or after its question word
+            # (是什么 is filler, no token: the text before the word says it)
             asked = next((o for o in after if o.kind in ("column", "table") and o.start and (
-                tokens[o.start - 1].text in _WHAT_ZH or _IS_WHAT_ZH.match(text, tokens[o.end - 1].end))), None) \
+                text[:tokens[o.start].start].rstrip().endswith(tuple(_WHAT_ZH))
+                or _IS_WHAT_ZH.match(text, tokens[o.end - 1].end))), None) \
                 or self._maker_asked(second)
             shown, opener = ([asked], None) if asked is not None else ([], None)
         if shown:

@@ -170,3 +170,59 @@ def test_and_how_many_succeeded_in_a_follow_up(planner, sample_db_path):
 def test_succeeded_is_the_stored_success(planner):
     plan = planner.plan("How many launches succeeded?")
     assert "outcome = 'success'" in plan.sql and plan.caveat is None
+
+
+def test_what_rocket_in_a_second_sentence_is_shown(planner):
+    """The nineteenth re-walk's C17: 用的是什么火箭？ (是什么 is no token) joined the rockets and showed none, ok."""
+    plan = planner.plan("2023年第四季度酒泉卫星发射中心发射了哪些任务？用的是什么火箭？")
+    shown = plan.sql.split("FROM")[0]
+    assert "launches.mission_name" in shown and "launch_vehicles.name_zh" in shown and plan.caveat is None
+
+
+@pytest.mark.parametrize("first, then", [
+    ("2023年第四季度酒泉卫星发射中心发射了哪些任务？", "它们一共搭载了多少个载荷？"),  # the nineteenth re-walk's C18
+    ("Which launches failed in 2023?", "How many payloads did they carry in total?"),
+])
+def test_how_many_of_another_table_they_carried_counts_that_table(planner, sample_db_path, first, then):
+    """The launches were counted (5 for 8 payloads), ok."""
+    from agent.planner.followup import frame_to_dict
+    before = planner.plan(first)
+    plan = planner.plan(then, frame_to_dict(before.frame) | {"complete": True})
+    assert plan.sql.split("\n")[1] == "FROM payloads" and plan.caveat is None
+    rows = " ".join(before.sql.split("\n")[1:]).replace("SELECT", "").strip()
+    gold = f"SELECT COUNT(*) FROM payloads WHERE launch_id IN (SELECT launches.id {rows})"
+    assert sample(sample_db_path, plan.sql) == sample(sample_db_path, gold)
+
+
+def test_a_value_after_never_is_of_the_rows_there_are_none_of(planner, sample_db_path):
+    """The nineteenth re-walk's E07: GTO was a condition on the vehicles kept as well (no row, ok)."""
+    plan = planner.plan("Which active launch vehicles have never flown to GTO?")
+    sql = " ".join(plan.sql.split())
+    assert "NOT IN (SELECT launches.vehicle_id FROM launches WHERE launches.vehicle_id IS NOT NULL AND " \
+           "launches.orbit = 'GTO')" in sql and plan.caveat is None
+    gold = ("SELECT name FROM launch_vehicles v WHERE status = 'active' AND NOT EXISTS (SELECT 1 FROM launches l "
+            "WHERE l.vehicle_id = v.id AND l.orbit = 'GTO')")
+    assert set(sample(sample_db_path, plan.sql)) == set(sample(sample_db_path, gold))
+
+
+@pytest.mark.parametrize("question, bucket", [
+    ("2000年代和2010年代，俄罗斯的火箭各发射了多少次？", "decade"),  # the nineteenth re-walk's C15: both at once, no row, ok
+    ("How many launches were there in the 2000s and the 2010s?", "decade"),
+    ("How many launches were there in 2019 and 2020?", None),  # years: an IN list, as before
+])
+def test_two_periods_that_meet_are_grouped(planner, sample_db_path, question, bucket):
+    plan = planner.plan(question)
+    assert plan.caveat is None
+    if bucket:
+        assert f"AS {bucket}" in plan.sql and "launch_date < '2020-01-01'" in plan.sql
+        assert [r[-1] for r in sample(sample_db_path, plan.sql)][0] > 0 and len(sample(sample_db_path, plan.sql)) == 2
+
+
+def test_periods_apart_name_the_later_one(planner):
+    plan = planner.plan("How many launches were there in Q1 2024 and Q1 2025?")
+    assert plan.caveat is not None and "Q1 2025" in plan.frame.unused
+
+
+def test_each_table_with_two_periods_keeps_its_groups(planner):
+    sql = planner.plan("How many launches did each launch vehicle make in the 2000s and the 2010s?").sql
+    assert sql.startswith("SELECT launch_vehicles.name, ") and "AS decade" in sql
