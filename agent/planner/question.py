@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent.planner.lexicon import COMPARATIVES, GENERIC, KEYWORDS, NAMELESS_WORDS, Lexicon
+from agent.planner.lexicon import COMPARATIVES, GENERIC, KEYWORDS, MODEL_WORDS, NAMELESS_WORDS, Lexicon
 from agent.planner.schema_index import ColumnInfo, SchemaIndex, ValueRef
 from agent.vocabulary.names import ABBREVIATIONS, DEMONYMS
 from agent.vocabulary.numbers import NUMBER_WORDS, ZH_DIGITS, ZH_UNITS, zh_number
@@ -113,7 +113,7 @@ def parse_question(question: str, schema: SchemaIndex, links: dict[str, tuple[st
             taken |= span
             parsed.mentions.append(mention)
     parsed.mentions.sort(key=lambda m: m.start)
-    parsed.mentions = _values_of_the_next(parsed, schema)
+    parsed.mentions = _models_of_the_table(_values_of_the_next(parsed, schema))
     for mention in parsed.mentions:  # "average" is a keyword, and maybe also a column ("Average")
         if mention.kind == "keyword":
             mention.alt = next((m for _, _, m in candidates if m.kind == "column" and not m.partial
@@ -144,6 +144,21 @@ def _values_of_the_next(parsed: ParsedQuestion, schema: SchemaIndex) -> list[Men
         own = after.kind == "column" and any((c.table, c.name) == (r.table, r.column) for c in after.columns for r in refs)
         end, skip = (after.end, after) if own else (m.end, None)
         found.append(Mention("value", m.start, end, _surface(parsed.tokens[m.start:end]), values=refs))
+    return found
+
+
+def _models_of_the_table(mentions: list[Mention]) -> list[Mention]:
+    """A word for models right after a table word whose table has no such column names that table's rows (运载火箭型号:
+    the launch vehicles, each one a model; not the aircraft's `model` column, which 飞机型号 still is)."""
+    found: list[Mention] = []
+    for m in mentions:
+        before = found[-1] if found else None
+        if m.kind == "column" and m.text.lower() in MODEL_WORDS and before is not None and before.kind == "table" \
+                and before.end == m.start and not any(c.table in before.tables for c in m.columns):
+            found[-1] = Mention("table", before.start, m.end, before.text + ("" if has_cjk(m.text) else " ") + m.text,
+                                tables=before.tables, partial=before.partial)
+            continue
+        found.append(m)
     return found
 
 

@@ -226,3 +226,17 @@ def test_periods_apart_name_the_later_one(planner):
 def test_each_table_with_two_periods_keeps_its_groups(planner):
     sql = planner.plan("How many launches did each launch vehicle make in the 2000s and the 2010s?").sql
     assert sql.startswith("SELECT launch_vehicles.name, ") and "AS decade" in sql
+
+
+def test_models_after_a_table_without_a_model_column_are_its_rows(planner, sample_db_path):
+    """The nineteenth re-walk's C03: 型号 grouped the rockets by the aircraft's models (39 rows of 1, ok)."""
+    plan = planner.plan("拥有运载火箭型号最多的制造商是哪家？")
+    assert "aircraft" not in plan.sql and plan.caveat is None
+    gold = ("SELECT m.name_zh, COUNT(*) FROM launch_vehicles v JOIN manufacturers m ON m.id = v.manufacturer_id "
+            "GROUP BY m.id ORDER BY 2 DESC LIMIT 1")
+    assert sample(sample_db_path, plan.sql) == sample(sample_db_path, gold)
+    assert "aircraft.model" in planner.plan("波音有哪些飞机型号？").sql  # the aircraft's own model column
+
+
+def test_active_in_service_words_of_the_sample(planner):
+    assert "status = 'active'" in planner.plan("哪些现役火箭从未发射到GTO？").sql
