@@ -205,8 +205,11 @@ class Assembler:
     def _each_group(self) -> bool:
         """The grouping is named after "each"/"per"/每 ("the heaviest payload of each country"), not by a ranking."""
         group = self.r.group
-        return group is not None and any(m.kind == "keyword" and m.code == "group" and 0 <= group.start - m.end <= 1
-                                         for m in self.r.mentions)
+        # "each launch vehicle family": the head of the compound right after "each"
+        compound = {i for m in self.r.mentions if m.kind == "table" for i in range(m.start, m.end)}
+        return group is not None and any(m.kind == "keyword" and m.code == "group" and (
+            0 <= group.start - m.end <= 1 or set(range(m.end, group.start)) <= compound and m.end < group.start)
+            for m in self.r.mentions)
 
     def _which_years(self) -> bool:
         """"In which years …", 哪些年/哪几年: the question asks for years, right after its "which"."""
@@ -577,7 +580,15 @@ class Assembler:
     def period_condition(self, frame: Frame, period: Period) -> None:
         """A period as one range condition on the time column: [start, end) on a date, its years on a year
         column. A year column cannot hold part of a year: the period's words are then named as not used."""
-        column = self.time_column(YearFilter("in", (), period.text, period.dated_by))
+        anchors, dated_by = self.anchors, period.dated_by
+        if frame.entity and frame.fact != frame.entity and (dated_by is None or self.table(dated_by) == frame.entity):
+            # "the heaviest payload launched on each family in the 2010s": when the payloads flew, not when the
+            # family first flew (a date of the rows counted, the nearest to them)
+            self.anchors, dated_by = [frame.fact], None
+        try:
+            column = self.time_column(YearFilter("in", (), period.text, dated_by))
+        finally:
+            self.anchors = anchors
         frame.conditions.append(Condition(column, "year_period", period.values(), period.text))
         if (said := period.describe(self.q.zh)) is not None:
             frame.periods.append(said)

@@ -240,3 +240,16 @@ def test_models_after_a_table_without_a_model_column_are_its_rows(planner, sampl
 
 def test_active_in_service_words_of_the_sample(planner):
     assert "status = 'active'" in planner.plan("哪些现役火箭从未发射到GTO？").sql
+
+
+def test_the_heaviest_of_each_family_in_a_decade(planner, sample_db_path):
+    """The nineteenth re-walk's E03: the family with the largest total mass, the decade on the families' first
+    flight year (ok); now the heaviest payload of each family, launched in the 2010s."""
+    plan = planner.plan("What was the heaviest payload launched on each launch vehicle family in the 2010s?")
+    assert "RANK() OVER (PARTITION BY vehicle_families.id" in plan.sql and "first_flight_year" not in plan.sql
+    gold = ("WITH x AS (SELECT f.name fam, p.name payload, p.mass_kg, RANK() OVER (PARTITION BY f.id ORDER BY "
+            "p.mass_kg DESC) rk FROM payloads p JOIN launches l ON l.id = p.launch_id JOIN launch_vehicles v ON "
+            "v.id = l.vehicle_id JOIN vehicle_families f ON f.id = v.family_id WHERE l.launch_date >= '2010-01-01' "
+            "AND l.launch_date < '2020-01-01' AND p.mass_kg IS NOT NULL) SELECT fam, payload, mass_kg FROM x WHERE rk = 1")
+    assert {r[:3] for r in sample(sample_db_path, plan.sql)} == set(sample(sample_db_path, gold))
+    assert "first_flight_year BETWEEN 2010 AND 2019" in planner.plan("How many vehicle families first flew in the 2010s?").sql
