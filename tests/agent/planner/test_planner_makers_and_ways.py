@@ -13,6 +13,7 @@ import pytest
 from agent.planner.reading import interpretation
 
 from tests.agent.planner.test_planner_followup import planner, sample  # noqa: F401 (fixtures)
+from tests.agent.planner.test_planner_orders_and_dates import _after
 
 
 def test_a_share_keeps_the_way_its_value_is_named(planner, sample_db_path):
@@ -157,10 +158,8 @@ def test_and_how_many_of_them_counts_beside_the_total(planner, question, measure
 
 def test_and_how_many_succeeded_in_a_follow_up(planner, sample_db_path):
     """The eighteenth re-walk's E06: the successes were dropped ('succeeded' named)."""
-    from agent.planner.followup import frame_to_dict
-    first = planner.plan("Which launch vehicles are retired?")
-    plan = planner.plan("How many launches has each of them made, and how many succeeded?",
-                        frame_to_dict(first.frame) | {"complete": True})
+    plan = _after(planner, "Which launch vehicles are retired?",
+                  "How many launches has each of them made, and how many succeeded?")
     assert "launch_vehicles.status = 'retired'" in plan.sql and "AS count_success" in plan.sql
     gold = ("SELECT v.name, COUNT(*), SUM(l.outcome = 'success') FROM launches l JOIN launch_vehicles v "
             "ON v.id = l.vehicle_id WHERE v.status = 'retired' GROUP BY v.id")
@@ -185,9 +184,7 @@ def test_what_rocket_in_a_second_sentence_is_shown(planner):
 ])
 def test_how_many_of_another_table_they_carried_counts_that_table(planner, sample_db_path, first, then):
     """The launches were counted (5 for 8 payloads), ok."""
-    from agent.planner.followup import frame_to_dict
-    before = planner.plan(first)
-    plan = planner.plan(then, frame_to_dict(before.frame) | {"complete": True})
+    before, plan = planner.plan(first), _after(planner, first, then)
     assert plan.sql.split("\n")[1] == "FROM payloads" and plan.caveat is None
     rows = " ".join(before.sql.split("\n")[1:]).replace("SELECT", "").strip()
     gold = f"SELECT COUNT(*) FROM payloads WHERE launch_id IN (SELECT launches.id {rows})"
