@@ -377,7 +377,8 @@ def _value_readings(span: list[Token], i: int, n: int, schema: SchemaIndex, writ
             keys += [DEMONYMS[span[0].norm]] if span[0].norm in DEMONYMS else []  # "Indian": India
             keys += [ABBREVIATIONS[span[0].text]] if span[0].text in ABBREVIATIONS else []  # "US": United States
             keys += list(span[0].synonyms) if span[0].norm.endswith("ed") else []  # "succeeded": the stored 'success'
-        elif written and written.casefold() not in keys and schema.values.get(written.casefold()):
+        elif written and written.casefold() not in keys and (schema.values.get(written.casefold())
+                                                             or written.casefold() in schema.prefixes):  # "F-22A"
             text = written
             keys = [written.casefold()]
         else:  # "partial failures": the stored 'partial failure'

@@ -250,3 +250,12 @@ def test_the_heaviest_of_each_family_in_a_decade(planner, sample_db_path):
             "AND l.launch_date < '2020-01-01' AND p.mass_kg IS NOT NULL) SELECT fam, payload, mass_kg FROM x WHERE rk = 1")
     assert {r[:3] for r in sample(sample_db_path, plan.sql)} == set(sample(sample_db_path, gold))
     assert "first_flight_year BETWEEN 2010 AND 2019" in planner.plan("How many vehicle families first flew in the 2010s?").sql
+
+
+def test_a_model_named_by_the_start_of_its_name(planner):
+    """The nineteenth re-walk's E05: "F-22A" (tokens F, 2, 2A) declined as 'what 2 refers to'; "listed" is read."""
+    plan = planner.plan("What is the range of the F-22A?")
+    assert "model = 'F-22A Raptor'" in plan.sql and plan.caveat is None
+    plan = planner.plan("What is the total cost of all the hardware listed for the F-35A?")
+    assert "SUM(aircraft_hardware.unit_cost_usd)" in plan.sql and "'F-35A Lightning II'" in plan.sql
+    assert plan.caveat is None
