@@ -646,12 +646,30 @@ class Assembler:
             after = self.q.tokens[word.start].start
             dated = [c for c in frame.conditions if c.op.startswith("year_") and c.column.table in absent
                      and self.q.text.find(c.text, after) >= 0]
+            dated += self._dated_before(frame, absent, word)
             # "have never flown to GTO": the orbit is of the launches there are none of, as the period is
             dated += [c for c in frame.conditions if c.at > word.start and c.column.table in absent and c not in dated
                       and c.op in ("=", "in") and not c.via]
             frame.conditions = [c for c in frame.conditions if c not in dated]
             frame.absent.append(Absence(absent, text, conditions + dated))
             self.notes.append(f"'{text}' → only {frame.fact} with no matching {', '.join(frame.absent[-1].tables)}")
+
+    def _dated_before(self, frame: Frame, absent: list[str], word: Mention) -> list[Condition]:
+        """A period before the negation on the rows' own year column, which no word of the question names (自2020年以来，
+        哪些发射场没有发射过？, "Since 2020, which launch sites have had no launches?"): of the rows there are none of, on
+        their date (not the sites opened since 2020); "sites opened since 2000" keeps its own column."""
+        dates = sorted(self.schema.tables[absent[0]].time_columns, key=lambda c: not c.is_date)
+        moved = []
+        for c in frame.conditions:
+            if not c.op.startswith("year_") or c.column.table != frame.fact or not dates \
+                    or self.q.text.find(c.text) > self.q.tokens[word.start].start:
+                continue
+            if any(m.kind == "column" and c.column in m.columns and m.text.lower() not in YEAR_WORDS
+                   for m in self.r.mentions):
+                continue  # "opened since 2000": the sites' own year, named
+            moved.append(c)
+            c.column = dates[0]
+        return moved
 
     def _share(self, frame: Frame, word: Mention) -> None:
         """"What share of launches failed": the condition named after "share of" (or just before

@@ -259,3 +259,17 @@ def test_a_model_named_by_the_start_of_its_name(planner):
     plan = planner.plan("What is the total cost of all the hardware listed for the F-35A?")
     assert "SUM(aircraft_hardware.unit_cost_usd)" in plan.sql and "'F-35A Lightning II'" in plan.sql
     assert plan.caveat is None
+
+
+@pytest.mark.parametrize("question", [
+    "自2020年以来，哪些发射场没有发射过？",  # the nineteenth re-walk's C08 read the sites opened since 2020
+    "Since 2020, which launch sites have had no launches?",
+])
+def test_a_period_before_a_negation_is_of_the_rows_there_are_none_of(planner, question):
+    sql = " ".join(planner.plan(question).sql.split())
+    assert "opened_year" not in sql and "AND launches.launch_date >= '2020-01-01')" in sql
+
+
+def test_a_period_on_a_named_column_before_a_negation_stays(planner):
+    sql = planner.plan("Which launch sites opened since 2000 have had no launches?").sql
+    assert "opened_year >= 2000" in sql and "launch_date" not in sql
