@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import date, timedelta
 from typing import Any
 
@@ -124,7 +125,16 @@ def missing_periods(question: str, sql: str, *, dialect: str = "sqlite") -> list
     if not periods:
         return []
     values = {v.strip("%_ ") for v in sql_literals(sql, dialect)}
-    return [p.text for p in periods if not _keeps_to(p, values)]
+    return [p.text for p in periods if not _keeps_to(p, values) and not _kept_together(p, periods, values)]
+
+
+def _kept_together(period: NamedPeriod, periods: list[NamedPeriod], values: set[str]) -> bool:
+    """Periods of one kind that meet ("the 2000s and the 2010s", 2000年代和2010年代) are kept to by one range over
+    them all (the planner's, grouped by that kind): its first start and last end."""
+    chain = sorted((p for p in periods if p.kind == period.kind and p.since and p.until), key=lambda p: p.since)
+    if period not in chain or any(a.until != b.since for a, b in zip(chain, chain[1:])) or len(chain) < 2:
+        return False
+    return _keeps_to(replace(chain[0], until=chain[-1].until), values)
 
 
 def _keeps_to(period: NamedPeriod, values: set[str]) -> bool:

@@ -413,3 +413,15 @@ def test_the_whole_numbers_a_question_names(question, numbers):
 def test_a_chinese_twin_column_is_told_by_its_name(column, columns, twin):
     """A localized twin: the same words and a Chinese tag, not only the sample database's `_zh` suffix."""
     assert chinese_twin(column, columns) == twin
+
+
+def test_periods_that_meet_are_kept_to_by_one_range_over_them():
+    """The twentieth re-walk's E18: the 2000s and the 2010s counted over 2000-2019 by decade, flagged as not keeping to
+    the dates."""
+    question = "How many launches were there in the 2000s and the 2010s?"
+    both = "SELECT 1 FROM launches WHERE launch_date >= '2000-01-01' AND launch_date < '2020-01-01'"
+    assert missing_periods(question, both) == []
+    assert missing_periods(question, both.replace("2020-01-01", "2010-01-01")) == ["the 2010s"]
+    assert missing_periods("launches in Q1 2024 and Q1 2025",
+                           both.replace("2000-01-01", "2024-01-01").replace("2020-01-01", "2025-04-01")) \
+        == ["Q1 2024", "Q1 2025"]  # periods apart: one range over both is not either
