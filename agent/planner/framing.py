@@ -198,7 +198,10 @@ class Assembler:
         tokens, text = self.q.tokens, self.q.text
         marked = [m for m in free if tokens[m.start].zh and text[max(tokens[m.start].start - 1, 0)] == "的"]
         if marked:
-            return self.r.head(max(marked, key=lambda m: m.start))
+            head = self.r.head(max(marked, key=lambda m: m.start))
+            which = self._after_which(free) if which else None
+            # 泰雷兹…制造的载荷都由哪些国家运营？: the countries asked after 哪些, of those payloads
+            return which if which is not None and which.start > head.end else head
         # 酒泉卫星发射中心发射过哪些火箭？: the rockets, named right after 哪些
         return self._after_which(free) if which else None
 
@@ -511,9 +514,13 @@ class Assembler:
         """"Compare the successful launches of China and Russia", 对比中国和俄罗斯的发射次数: a measure over a
         list of values, one row for each value, not one total."""
         listed = next((c for c in frame.conditions if c.op == "in"), None)
+        # 中国和美国的火箭各发射了多少次？: 各 is of the countries listed, not of the rockets they are of
+        of_listed = listed is not None and listed.via is not None and frame.entity == listed.via
         # 日本和印度各发射了多少次？, "How many did Japan and India each launch?": each of the listed values
-        word = next((m for m in self.r.mentions if m.kind == "keyword" and self.r.is_free(m) and (
+        word = next((m for m in self.r.mentions if m.kind == "keyword" and (self.r.is_free(m) or of_listed) and (
             m.code == "compare" or (m.code == "group" and listed is not None))), None)
+        if word is not None and of_listed:
+            frame.entity = frame.entity_via = None
         if word is None or listed is None or not frame.measures or frame.entity or frame.group_columns \
                 or frame.group_time:
             return
@@ -527,7 +534,8 @@ class Assembler:
         nearest the counted rows (each launch's site's country); marked used."""
         tokens = self.q.tokens
         after = next((o for o in self.r.mentions if o.kind == "table" and self.r.is_free(o) and o.start >= m.end
-                      and (self.r.compound(m, o) or (o.start - m.end == 1 and verb_form(tokens[m.end].text)))), None)
+                      and (self.r.compound(m, o) or (o.start - m.end == 1 and verb_form(tokens[m.end].text))
+                           or self._made_by_de(m, o))), None)
         through = self.table(after) if after is not None else None
         if through is None:
             return self._named_between(frame, table)
@@ -537,6 +545,13 @@ class Assembler:
         # "Russian-built rockets": the participle between says the same (the rockets' country)
         self.r.use(after, *(o for o in self.r.mentions if m.end <= o.start and o.end <= after.start))
         return through
+
+    def _made_by_de(self, m: Mention, o: Mention) -> bool:
+        """A Chinese value, a short verb and 的 right before a table word (泰雷兹·阿莱尼亚宇航公司制造的载荷, 中国的火箭):
+        the rows of that table the value made or owns, as "Russian-built rockets"."""
+        tokens = self.q.tokens
+        return bool(o.start == m.end and self.q.zh and tokens[o.start].zh
+                    and re.fullmatch(r"[\u4e00-\u9fff]{0,3}的", self.q.text[tokens[m.end - 1].end:tokens[o.start].start]))
 
     def _named_between(self, frame: Frame, table: str) -> str | None:
         """A table the question names that holds the fact's rows below them and refers to the value's table
@@ -728,6 +743,7 @@ class Assembler:
                 existing.op = "not_in" if negated else "in"
                 existing.values += (ref.value,)
                 existing.text += f", {m.text}"
+                existing.via = existing.via or self._reached_through(frame, m, ref.table)  # 中国和美国的火箭: the rockets'
                 self.r.use(m)
                 return
         frame.conditions.append(Condition(column, "!=" if negated else "=", (ref.value,), m.text, looked_up=True,

@@ -794,6 +794,12 @@ class RoleResolver:
                 self.use(*([verb] if verb is not None and verb.partial else []))
                 continue  # "owned by students", "built by X": a relation, not a grouping
             target = self.next_mention(m, 2, skip=("filler",))
+            own = next((o for o in self.mentions if m.code == "group" and target is not None and target.kind == "table"
+                        and o.start == target.end
+                        and o.kind == "column" and any(c.table in target.tables for c in o.columns)), None)
+            if own is not None:  # "For each aircraft role": the aircraft's role column
+                self.use(target)
+                target = own
             if target is not None and target.kind == "value" and m.code == "group":
                 # "each Indian launch site": the sites, of India; the value stays a condition
                 after = self.next_mention(target, 1)

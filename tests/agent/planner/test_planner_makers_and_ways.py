@@ -273,3 +273,30 @@ def test_a_period_before_a_negation_is_of_the_rows_there_are_none_of(planner, qu
 def test_a_period_on_a_named_column_before_a_negation_stays(planner):
     sql = planner.plan("Which launch sites opened since 2000 have had no launches?").sql
     assert "opened_year >= 2000" in sql and "launch_date" not in sql
+
+
+def test_for_each_table_column_groups_by_that_column(planner, sample_db_path):
+    """The twentieth re-walk's E14: "For each aircraft role" named the aircraft, so one longest range of all, ok."""
+    plan = planner.plan("For each aircraft role, which model has the longest range?")
+    assert "PARTITION BY role" in plan.sql and plan.caveat is None
+    gold = ("SELECT role, model FROM aircraft a WHERE range_km = (SELECT MAX(range_km) FROM aircraft b "
+            "WHERE b.role = a.role)")
+    assert {r[:2] for r in sample(sample_db_path, plan.sql)} == set(sample(sample_db_path, gold))
+
+
+def test_which_table_after_a_de_head_is_asked(planner, sample_db_path):
+    """The twentieth re-walk's C12: the payloads' names listed for 哪些国家, ok; the maker's payloads are the way."""
+    plan = planner.plan("泰雷兹·阿莱尼亚宇航公司制造的载荷都由哪些国家运营？")
+    gold = ("SELECT DISTINCT c.name_zh FROM payloads p JOIN manufacturers m ON m.id = p.manufacturer_id JOIN countries c "
+            "ON c.id = p.operator_country_id WHERE m.name_zh = '泰雷兹·阿莱尼亚宇航公司'")
+    assert set(sample(sample_db_path, plan.sql)) == set(sample(sample_db_path, gold)) and plan.caveat is None
+
+
+def test_each_after_listed_values_and_their_table_is_each_value(planner, sample_db_path):
+    """The twentieth re-walk's C14: per rocket, the countries of the launch sites (19 rows, ok)."""
+    plan = planner.plan("2025年第二季度，中国和美国的火箭各发射了多少次？")
+    gold = ("SELECT c.name_zh, COUNT(*) FROM launches l JOIN launch_vehicles v ON v.id = l.vehicle_id JOIN manufacturers m "
+            "ON m.id = v.manufacturer_id JOIN countries c ON c.id = m.country_id WHERE c.name_zh IN ('中国', '美国') "
+            "AND l.launch_date >= '2025-04-01' AND l.launch_date < '2025-07-01' GROUP BY c.id")
+    assert set(sample(sample_db_path, plan.sql)) == set(sample(sample_db_path, gold)) and plan.caveat is None
+    assert "launch_sites" in planner.plan("2023年日本和印度各发射了多少次？").sql  # no table word: the sites', as before
