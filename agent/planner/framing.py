@@ -360,9 +360,17 @@ class Assembler:
                 r.use(named)
             else:
                 column = self.column(named) if named is not None else None
-                if column is None:
+                below = next((v.table for m in r.mentions if m.kind == "value" and r.is_free(m) for v in m.values
+                              if v.table != frame.fact and self.schema.upward(v.table, frame.fact)), None)
+                if column is None and below is not None:
+                    # 失败次数最多的火箭家族: the families ranked by their failures, rows of the table the value is of
+                    frame.entity, frame.fact = frame.fact, below
+                    self.anchors = [below, frame.entity]
+                    self.notes.append(f"'{frame.entity}' ranked by its {below} → one row per {frame.entity}")
+                elif column is None:
                     raise MissingSubject("I could not tell what to count the rows per", zh="看不出要按什么分组计数")
-                frame.group_columns.append(column)
+                else:
+                    frame.group_columns.append(column)
         first_aggregate = min((m.start for m in r.mentions if m.kind == "keyword" and not r.is_free(m)
                                and m.code in ("count", "avg", "sum", "max", "min")), default=None)
         if frame.measures and not (frame.group_columns or frame.group_time) and frame.entity is None and first_aggregate is not None:
@@ -393,6 +401,11 @@ class Assembler:
         """Group by a time bucket of the fact table's own date (or, for years and decades, year) column."""
         own = sorted(self.schema.tables[frame.fact].time_columns, key=lambda c: not c.is_date)
         usable = [c for c in own if c.is_date or bucket not in DATE_ONLY]
+        if not usable:  # "the payload mass launched in each month": each payload's one launch's date
+            parents = sorted((t for t in self.schema.tables if t != frame.fact and self.schema.one_each(frame.fact, t)
+                              and self.schema.upward(frame.fact, t)), key=lambda t: self.schema.distance(frame.fact, t))
+            usable = next(([c for c in self.schema.tables[t].time_columns if c.is_date] for t in parents
+                           if any(c.is_date for c in self.schema.tables[t].time_columns)), [])
         if not usable:
             raise PlanningFailed(f"I found no date column in {frame.fact} to group by {bucket.replace('_', ' ')}",
                                  zh=f"{frame.fact} 中没有可按{_BUCKET_ZH[bucket]}分组的日期列")

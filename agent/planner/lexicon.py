@@ -134,7 +134,7 @@ ZH_WORDS: dict[str, str] = {
     # verbs of carrying (每次发射搭载几个载荷: the payloads of each launch, as the join says)
     "搭载": "", "携带": "", "运载": "",
     # verbs of being fitted with (装有4台发动机的飞机: the count column says it)
-    "装有": "", "装备": "", "配备": "", "配有": "",
+    "装有": "", "装备": "", "配备": "", "配有": "", "装在": "", "装于": "",
     # 俄罗斯境内有哪些发射场？: in Russia, as 俄罗斯 alone says
     # 是用 (它是用哪种火箭发射的？: launched with which rocket): the join between them, as "used" between two
     # things; not 使用 (仍在使用: still in use, a condition)
@@ -156,11 +156,11 @@ ZH_WORDS: dict[str, str] = {
     # 不是完全成功的 (not a full success: the negation says it); 发往 (sent to: the orbit or place named after)
     "完全": "", "发往": "", "送往": "", "送入": "", "进入": "",
     # 它们用的是哪些火箭？: the rockets they used, as the join says
-    "用的": "", "用了": "",
+    "用的": "", "用了": "", "用过": "", "使用过": "",
     # 罗尔斯·罗伊斯供应的发动机部件: supplied by, as the supplier join says (生产, 制造 likewise)
     "供应": "", "提供": "",
     # 只看中国制造商的呢？: "only", as the follow-up reader reads it
-    "只看": "only", "仅看": "only",
+    "只看": "only", "仅看": "only", "只算": "only", "只统计": "only",
     # 换成韩国呢？: the new value instead of the old, as the follow-up reader reads it
     "换成": "instead", "改成": "instead", "换为": "instead", "改为": "instead",
     # verbs of tallying: what is tallied is named by 数量, 总和, 平均 (按国家统计发射场数量)
@@ -209,7 +209,7 @@ ZH_WORDS: dict[str, str] = {
     "代码": "code", "单价": "unit cost", "单位成本": "unit cost",
     "失败": "failure", "成功": "success", "人口": "population", "语言": "language",
     "面积": "area", "年龄": "age", "员工": "employee", "产品": "product",
-    "成立": "founded", "运营": "operator",
+    "成立": "founded", "成立时间": "founded", "成立年份": "founded", "运营": "operator",
     "运营商": "operator", "城": "city",
     # time buckets and relative periods
     "月": "month", "每月": "per month", "月份": "month", "季度": "quarter", "每季度": "per quarter",
@@ -277,7 +277,7 @@ break breaks broke broken breakdown down split splits database
 send sends sent sending go goes went gone going carry carries carried carrying counting
 lift lifts lifted lifting exactly specifically precisely respectively
 receive receives received receiving get gets got fully completely entirely
-suffer suffers suffered suffering whole put puts putting placed listed
+suffer suffers suffered suffering whole put puts putting placed listed end ends ended ending
 """.split())
 
 #: Verbs that say how the rows of two things relate ("launches used Russian rockets"): read as the join

@@ -300,3 +300,40 @@ def test_each_after_listed_values_and_their_table_is_each_value(planner, sample_
             "AND l.launch_date >= '2025-04-01' AND l.launch_date < '2025-07-01' GROUP BY c.id")
     assert set(sample(sample_db_path, plan.sql)) == set(sample(sample_db_path, gold)) and plan.caveat is None
     assert "launch_sites" in planner.plan("2023年日本和印度各发射了多少次？").sql  # no table word: the sites', as before
+
+
+@pytest.mark.parametrize("question", [
+    "What share of launches in the second half of 2024 ended in a failure or partial failure?",  # 'ended'
+    "2024年3月以后，文昌航天发射场用过哪些火箭？各发射了几次？",  # 用(过)
+    "成立时间最早的五家发动机制造商是哪些？",  # 时(间)
+    "2010年以前装机的发动机部件有哪些？分别装在哪款飞机上？",  # 装机, 装(在)
+])
+def test_words_that_change_nothing_raise_no_caveat(planner, question):
+    """The twentieth re-walk's right answers with a caveat (E08, C07, C15, C13)."""
+    plan = planner.plan(question)
+    assert plan.frame.unused == [] and plan.caveat is None
+
+
+def test_only_counting_reads_as_only(planner):
+    """The twentieth re-walk's C11: 只算 named as not used in a right follow-up."""
+    plan = _after(planner, "哪些火箭的级数是3？", "只算现役的。")
+    assert "status = 'active'" in plan.sql and "stages = 3" in plan.sql and plan.caveat is None
+
+
+def test_months_of_rows_without_a_date_are_of_their_one_parents_date(planner, sample_db_path):
+    """The twentieth re-walk's E15, declined: "no date column in payloads to group by month"."""
+    plan = planner.plan("What was the total payload mass launched in each month of the first quarter of 2025?")
+    assert "strftime('%Y-%m', launches.launch_date) AS month" in plan.sql and plan.caveat is None
+    gold = ("SELECT strftime('%Y-%m', l.launch_date), SUM(p.mass_kg) FROM payloads p JOIN launches l ON l.id = p.launch_id "
+            "WHERE l.launch_date >= '2025-01-01' AND l.launch_date < '2025-04-01' GROUP BY 1")
+    assert sample(sample_db_path, plan.sql) == sample(sample_db_path, gold)
+
+
+def test_the_family_with_the_most_failures(planner, sample_db_path):
+    """The twentieth re-walk's C16, declined: 看不出要按什么分组计数 (the failures are launches, no word names them)."""
+    plan = planner.plan("2018年到2022年，失败次数最多的火箭家族是哪个？")
+    assert plan.caveat is None
+    gold = ("SELECT f.name_zh, COUNT(*) n FROM launches l JOIN launch_vehicles v ON v.id = l.vehicle_id JOIN vehicle_families f "
+            "ON f.id = v.family_id WHERE l.outcome = 'failure' AND l.launch_date >= '2018-01-01' AND l.launch_date < '2023-01-01' "
+            "GROUP BY f.id ORDER BY n DESC LIMIT 1")
+    assert sample(sample_db_path, plan.sql) == sample(sample_db_path, gold)
