@@ -407,7 +407,10 @@ def _shown(frame: Frame, a: Assembler, *, also: bool) -> tuple[list[str], list[s
     A plain mention of the rows' own table ("how about those for pilots above 40?") keeps the columns.
     Returns what changed, and what of the previous rows could not be kept (`_restrict`)."""
     r = a.r
-    named = [m for m in r.mentions if r.is_free(m) and (m.kind == "table" or (m.kind == "column" and not m.partial))]
+    dated = any(t.norm in ("year", "date", "年份", "日期") for t in a.q.tokens)
+    # "the year each opened": a verb naming a dated column (opened_year), with the year asked for
+    named = [m for m in r.mentions if r.is_free(m) and (m.kind == "table" or (m.kind == "column" and (
+        not m.partial or dated and any(c.is_year or c.is_date for c in m.columns))))]
     listing = bool(frame.columns) and not frame.measures
     columns = []
     for m in named:

@@ -795,6 +795,11 @@ class Assembler:
             frame.order = Ordering(rank.desc, measure=shares[0])
         elif rank.by_count:
             frame.order = Ordering(rank.desc, measure=next(m for m in frame.measures if m.func == "count"))
+            asked = self._after_which([m for m in r.mentions if m.kind == "table"]) if self.q.zh else None
+            if asked is not None and frame.entity and self.table(asked) not in (frame.entity, frame.fact) \
+                    and self._each_group():
+                # 各个火箭家族中，哪款火箭发射得最多？: the top rocket of each family, which a count per family is not
+                r.ignored.append(asked.text)
         else:
             column = self.column(rank.column, "numeric") if rank.column is not None else self.hinted(rank.hints)
             if column is None and rank.time_desc is not None:

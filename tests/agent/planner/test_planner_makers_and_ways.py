@@ -337,3 +337,18 @@ def test_the_family_with_the_most_failures(planner, sample_db_path):
             "ON f.id = v.family_id WHERE l.outcome = 'failure' AND l.launch_date >= '2018-01-01' AND l.launch_date < '2023-01-01' "
             "GROUP BY f.id ORDER BY n DESC LIMIT 1")
     assert sample(sample_db_path, plan.sql) == sample(sample_db_path, gold)
+
+
+def test_the_year_each_opened_is_shown_in_a_follow_up(planner):
+    """The twenty-first re-walk's E20: the sites listed without the year they opened, ok."""
+    plan = _after(planner, "Which countries have launch sites that opened before 1960?",
+                  "List those sites and the year each opened.")
+    assert "launch_sites.name, launch_sites.opened_year" in plan.sql and plan.caveat is None
+
+
+def test_the_top_row_of_each_group_by_a_count_is_named(planner):
+    """The twenty-first re-walk's C09: 各个火箭家族中，哪款火箭发射得最多？ gave the one family with the most launches, ok;
+    the top rocket of each family is not what a count per family ranks, so the rockets are named as not used."""
+    plan = planner.plan("各个火箭家族中，哪款火箭发射得最多？")
+    assert plan.caveat is not None and "火箭" in plan.frame.unused
+    assert planner.plan("哪个火箭家族发射得最多？").caveat is None
