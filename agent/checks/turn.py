@@ -109,8 +109,15 @@ def missing_years(question: str, sql: str, *, dialect: str = "sqlite") -> list[s
     over every year is not an answer to it. The next year counts as using one: "after 2019" and
     "through 2020" are written `>= '2020-01-01'` and `< '2021-01-01'`. Only the query's values count,
     not an alias or a comment (`count(*) AS failed_2019` over every year is not about 2019)."""
-    used = {int(y) for y in _YEAR.findall(" ".join(sql_literals(sql, dialect)))}
-    return sorted(y for y in set(_YEAR.findall(question)) if int(y) not in used and int(y) + 1 not in used)
+    literals = sql_literals(sql, dialect)
+    used = {int(y) for y in _YEAR.findall(" ".join(literals))}
+    # "the 2000s and the 2010s" over one range from 2000 to 2019: 2010 is inside a period kept to
+    periods = [p for p in named_periods(question) if p.kind not in ("years", "relative", "rolling")]
+    values = {v.strip("%_ ") for v in literals}
+    inside = {y for p in periods if _keeps_to(p, values) or _kept_together(p, periods, values)
+              for y in _YEAR.findall(p.text)}
+    return sorted(y for y in set(_YEAR.findall(question)) if int(y) not in used and int(y) + 1 not in used
+                  and y not in inside)
 
 
 def missing_periods(question: str, sql: str, *, dialect: str = "sqlite") -> list[str]:

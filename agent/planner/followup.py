@@ -350,6 +350,7 @@ def _measures(frame: Frame, a: Assembler) -> list[str]:
     if moved is None and counted not in (None, frame.fact) and not (frame.entity or frame.group_columns) \
             and any(m.func == "count" and m.column is None for m in new) and a.schema.upward(counted, frame.fact):
         moved = counted  # "How many payloads did they carry?" after a list of launches: their payloads, counted
+        frame.subject_text = a.r.counted.text  # "There were 14 payloads …", not launches
     frame.fact = moved or frame.fact
     ranked = frame.order is not None and frame.order.measure is not None
     if ranked and frame.limit is not None and points_back(a.q.text):

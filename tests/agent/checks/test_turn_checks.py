@@ -425,3 +425,10 @@ def test_periods_that_meet_are_kept_to_by_one_range_over_them():
     assert missing_periods("launches in Q1 2024 and Q1 2025",
                            both.replace("2000-01-01", "2024-01-01").replace("2020-01-01", "2025-04-01")) \
         == ["Q1 2024", "Q1 2025"]  # periods apart: one range over both is not either
+
+
+def test_a_year_inside_periods_kept_to_is_used():
+    """2000年代和2010年代 over one range from 2000 to 2019: 2010 is inside it (the page said it was not used)."""
+    sql = "SELECT 1 FROM launches WHERE launch_date >= '2000-01-01' AND launch_date < '2020-01-01'"
+    assert missing_years("2000年代和2010年代，俄罗斯的火箭各发射了多少次？", sql) == []
+    assert missing_years("How many launches were there in 2000 and 2015?", sql) == ["2015"]

@@ -352,3 +352,16 @@ def test_the_top_row_of_each_group_by_a_count_is_named(planner):
     plan = planner.plan("各个火箭家族中，哪款火箭发射得最多？")
     assert plan.caveat is not None and "火箭" in plan.frame.unused
     assert planner.plan("哪个火箭家族发射得最多？").caveat is None
+
+
+def test_two_shown_columns_of_one_name_are_headed_each_by_its_table(planner):
+    """Seen on the page: 共 7 行（飞机名称、飞机名称） for the aircraft's and the maker's name_zh."""
+    from agent.planner.answer_text import result_headers
+    plan = planner.plan("装有4台发动机的飞机有哪些？分别是哪家制造的？")
+    assert result_headers(["name_zh", "name_zh"], plan.frame) == ["飞机名称", "制造商名称"]
+
+
+def test_the_other_table_counted_in_a_follow_up_is_named_in_the_answer(planner):
+    """Seen on the page: "There were 14 launches …" for the payloads counted."""
+    plan = _after(planner, "Which launches failed in 2023?", "How many payloads did they carry in total?")
+    assert plan.frame.subject_text == "payloads"
