@@ -88,9 +88,10 @@ def result_headers(columns: list[str], frame: Frame) -> list[str]:
         return [human_header(c) for c in columns]
     own = [*frame.columns, *frame.group_columns, *([frame.group_time] if frame.group_time else []),
            *([frame.order.column] if frame.order and frame.order.column else [])]
-    by_name = {c.name.lower(): c for c in reversed(own)}
     # two columns of one name (the aircraft's and the maker's Chinese name): each by its place among those shown
-    repeated = {c.name.lower(): [o for o in own if o.name.lower() == c.name.lower()] for c in own}
+    by_name: dict[str, list] = {}
+    for c in own:
+        by_name.setdefault(c.name.lower(), []).append(c)
     seen: dict[str, int] = {}
     measures = {measure_alias(m, frame): m for m in frame.measures if m.column is not None and m.condition is None}
     matching = {measure_alias(m, frame): m.condition for m in frame.measures if m.func == "count" and m.condition}
@@ -104,9 +105,9 @@ def result_headers(columns: list[str], frame: Frame) -> list[str]:
         elif key in measures and (zh := zh_column(measures[key].column.name, frame.lexicon)) is not None:
             heads.append(_MEASURE_HEADS_ZH["count" if measures[key].func == "count" else measures[key].func].format(zh))
         elif key in by_name:
-            nth = seen[key] = seen.get(key, -1) + 1
-            same = repeated[key]
-            heads.append(column_words(same[nth] if nth < len(same) else by_name[key], zh=True, lexicon=frame.lexicon))
+            same, nth = by_name[key], seen.get(key, -1) + 1
+            seen[key] = nth
+            heads.append(column_words(same[min(nth, len(same) - 1)], zh=True, lexicon=frame.lexicon))
         elif frame.entity:  # the label of each group's row
             heads.append(column_words(_Named(name, frame.entity), zh=True, lexicon=frame.lexicon))
         else:
