@@ -21,8 +21,10 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agent.checks.contradiction import contradicting_conditions
 from agent.checks.direction import ranked_by_key, reversed_order
 from agent.checks.grouping import grouped_figure
+from agent.checks.quantifier import universal_dropped
 from agent.checks.question import (columns_not_shown, counts_an_amount, echoes_filter, either_for_both,
                                    figure_not_computed, link_side_reversed, name_not_shown, negation_dropped,
                                    outer_limit, sampled_literals, thing_not_used, unasked_limit, with_both,
@@ -30,7 +32,7 @@ from agent.checks.question import (columns_not_shown, counts_an_amount, echoes_f
 from agent.checks.turn import (copies_partial_values, counted_itself, dropped_conditions, grouped_label,
                                in_question_language, missing_periods, missing_years, per_group_missing,
                                sql_literals, unasked_values, unsupported_names, unsupported_numbers,
-                               which_one, with_label, wrong_language)
+                               which_one, with_conditions, with_label, wrong_language)
 from agent.checks.unnamed import invented_values
 from agent.notes import load_table, note
 from agent.planner.followup import is_follow_up
@@ -215,7 +217,25 @@ def _dropped(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     "that list"); a condition with no value of its own (`NOT IN (SELECT …)`) is dropped when the new query
     filters nothing at all."""
     dropped = dropped_conditions(turn.question, result.sql, turn.previous_sql, dialect=turn.dialect)
-    return Finding({"conditions": dropped}) if dropped else None
+    if not dropped:
+        return None
+    # askdb's fix: the query with those conditions added (a small model told of them tends to answer the same)
+    kept = with_conditions(result.sql, turn.previous_sql, dialect=turn.dialect) if turn.previous_sql else None
+    return Finding({"conditions": dropped}, fix=kept)
+
+
+def _contradiction(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """Conditions no row can meet together: one column equal to two values, or in ranges that do not meet
+    (`launch_date < '2010-01-01' AND strftime('%Y', launch_date) = '2025'`)."""
+    found = contradicting_conditions(result.sql, dialect=turn.dialect)
+    return Finding({"conditions": found}) if found else None
+
+
+def _every(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """A question about every row of a thing (所有型号都已经退役, "whose vehicles are all retired") answered by a
+    query that keeps a thing when any one of its rows meets the condition (no negation, EXCEPT or HAVING)."""
+    words = universal_dropped(turn.question, result.sql, dialect=turn.dialect)
+    return Finding({"words": words}) if words else None
 
 
 def _asked_years(turn: TurnFacts) -> str:
@@ -422,10 +442,12 @@ _TWIN = ("a column's Chinese twin has the same words and a Chinese tag (`name_zh
 _LABEL_COLUMN = ("a table's name column is `name`, `model`, `title`, `label` or one ending in `_name`; for a "
                  "Chinese question, its Chinese twin (" + _TWIN + ")")
 
-#: Every check, in the order they are tried. The first sixteen after `language` read what of the question
-#: the query leaves out: the model is told to use it (`unused`), once for all of them.
+#: Every check, in the order they are tried. After `language`, conditions no row can meet (`contradiction`);
+#: the seventeen after it read what of the question the query leaves out: the model is told to use it
+#: (`unused`), once for all of them.
 CHECKS: tuple[Check, ...] = (
     Check("language", _language, caveat="language", hint="language", languages=ZH),
+    Check("contradiction", _contradiction, caveat="contradiction", hint="contradiction", separator=" AND "),
     Check("partial_values", _partial_values, caveat="partial_values", hint="unused"),
     Check("dropped", _dropped, caveat="dropped", hint="unused"),
     Check("years", _years, caveat="years", hint="unused"),
@@ -448,6 +470,7 @@ CHECKS: tuple[Check, ...] = (
                   "\"have\" the table's word (\"friends\", \"likes\"); keys named otherwise (`f1`, `f2`) are "
                   "not judged"),
     Check("negated", _negated, caveat="negated", hint="unused"),
+    Check("every", _every, caveat="every", hint="unused"),
     Check("order", _order, caveat="order", hint="unused"),
     Check("key_rank", _key_rank, caveat="key_rank", hint="unused"),
     Check("echo", _echo, caveat="echo", hint="unused"),

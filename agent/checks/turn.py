@@ -23,6 +23,7 @@ from sqlglot.errors import SqlglotError
 from agent.planner.period_grammar import NamedPeriod, named_periods
 from agent.sources.base import may_hold_text
 from agent.sources.column_check import name_words
+from agent.vocabulary.grouping import RESPECTIVELY
 from agent.vocabulary.numbers import NUMBER_WORDS, ZH_NUMERAL_CHARS, zh_number
 from agent.vocabulary.names import CHINESE_TAGS
 from agent.vocabulary.references import points_back
@@ -210,14 +211,14 @@ def _dropped_pick(previous_sql: str, sql: str, *, dialect: str) -> list[str]:
 
 def with_conditions(sql: str, previous_sql: str, *, dialect: str) -> str | None:
     """The query with the previous answer's conditions added (AND), each column qualified by the new
-    query's name for its table; None when that cannot be done safely (not a plain SELECT, a table the
-    new query does not read, a column whose table is unclear). askdb runs it rather than tell the model:
+    query's name for its table; None when it has none to add, or that cannot be done safely (not a plain
+    SELECT, a table the new query does not read, a column whose table is unclear). askdb runs it rather than tell the model:
     a small model told its follow-up dropped `launch_date LIKE '2019%'` answers the same again."""
     try:
         before, now = sqlglot.parse_one(previous_sql, read=dialect), sqlglot.parse_one(sql, read=dialect)
     except (SqlglotError, RecursionError, ValueError):
         return None
-    if not isinstance(now, exp.Select) or not isinstance(before, exp.Select):
+    if not isinstance(now, exp.Select) or not isinstance(before, exp.Select) or not _filters(before):
         return None
     named_before = {t.alias_or_name.lower(): t.name.lower() for t in before.find_all(exp.Table)}
     read_now = list(now.find_all(exp.Table))
@@ -288,12 +289,17 @@ _QUANTITY = re.compile(r"\b(?:how many|how much|number of|count|average|mean|tot
 
 def per_group_missing(question: str, sql: str, *, dialect: str) -> bool:
     """Whether the question asks for a figure for each of something and the query groups nothing, giving
-    one figure or one group's rows: "每个国家有多少个发射场？" is not answered with China's sites."""
-    if not ((_EACH.search(question) and _QUANTITY.search(question)) or _FIGURE_BY.search(question)):
+    one figure or one group's rows: "每个国家有多少个发射场？" is not answered with China's sites, nor "…by
+    German, French and British makers respectively" with one count over the three (`IN (…)`)."""
+    respectively = bool(RESPECTIVELY.search(question) and _QUANTITY.search(question))
+    if not ((_EACH.search(question) and _QUANTITY.search(question)) or _FIGURE_BY.search(question) or respectively):
         return False
     tree = parsed(sql, dialect=dialect)
     if tree is None:
         return False
+    if respectively and not _EACH.search(question) and not _FIGURE_BY.search(question) and not any(
+            len(found.expressions) > 1 for found in tree.find_all(exp.In)):
+        return False  # "respectively" of values the query does not list
     if tree.find(exp.Group) is not None or any(w.args.get("partition_by") for w in tree.find_all(exp.Window)):
         return False
     # One figure over every row, or the rows of one group picked by a value; a plain list of rows, each

@@ -20,6 +20,7 @@ from agent.planner.question import Mention, ParsedQuestion
 from agent.planner.roles import DIRECT_WORDS, RoleResolver, span_text, verb_form
 from agent.planner.schema_index import ColumnInfo, SchemaIndex, ValueRef
 from agent.planner.units import UNITS
+from agent.vocabulary.grouping import RESPECTIVELY
 from storage.text import has_cjk, normalize
 
 
@@ -131,6 +132,11 @@ class Assembler:
             frame.entity, fact = self.table(subject), None  # "… and how many times each?": per subject row
         else:
             fact = counted or self._after_de(free_tables) or subject
+            owned = self._owned_after_which(free_tables) if fact is not None and counted is None else None
+            if owned is not None and fact is not owned:
+                # 哪些国家的火箭执行过…的发射？: the countries of the rockets, listed by what their rows did
+                rest = [m for m in free_tables if m is not fact and m is not owned]
+                frame.entity, frame.entity_via, fact = self.table(fact), self.table(owned), rest[0] if rest else owned
         if counted is None and group is None and r.counted_value is not None \
                 and (fact is None or self.schema.upward(r.counted_value, self.table(fact))):
             # "How many partial failures has the Long March family had?": launches, of that family
@@ -200,10 +206,22 @@ class Assembler:
         if marked:
             head = self.r.head(max(marked, key=lambda m: m.start))
             which = self._after_which(free) if which else None
-            # 泰雷兹…制造的载荷都由哪些国家运营？: the countries asked after 哪些, of those payloads
-            return which if which is not None and which.start > head.end else head
+            # 泰雷兹…制造的载荷都由哪些国家运营？: the countries asked after 哪些, of those payloads; 哪些国家的火箭
+            # 执行过…？: the countries, whose rockets the rest is about
+            return which if which is not None and (which.start > head.end or self._before_de(which)) else head
         # 酒泉卫星发射中心发射过哪些火箭？: the rockets, named right after 哪些
         return self._after_which(free) if which else None
+
+    def _owned_after_which(self, free: list[Mention]) -> Mention | None:
+        """哪些国家的火箭…: the table word after 的 that the one asked after 哪些 owns (火箭); None otherwise."""
+        which = self._after_which(free)
+        if which is None or not self._before_de(which):
+            return None
+        return next((m for m in free if m.start == which.end), None)
+
+    def _before_de(self, m: Mention) -> bool:
+        """A Chinese table word right before 的 (哪些国家的火箭): it owns what follows."""
+        return self.q.text[self.q.tokens[m.end - 1].end:][:1] == "的"
 
     def _each_group(self) -> bool:
         """The grouping is named after "each"/"per"/每 ("the heaviest payload of each country"), not by a ranking."""
@@ -534,12 +552,14 @@ class Assembler:
             m.code == "compare" or (m.code == "group" and listed is not None))), None)
         if word is not None and of_listed:
             frame.entity = frame.entity_via = None
-        if word is None or listed is None or not frame.measures or frame.entity or frame.group_columns \
+        said = word.text if word is not None else (m.group(0) if (m := RESPECTIVELY.search(self.q.text)) else None)
+        if said is None or listed is None or not frame.measures or frame.entity or frame.group_columns \
                 or frame.group_time:
             return
         frame.group_columns.append(listed.column)
-        self.r.use(word)
-        self.notes.append(f"'{word.text}' → one row for each of {', '.join(map(str, listed.values))}")
+        if word is not None:
+            self.r.use(word)
+        self.notes.append(f"'{said}' → one row for each of {', '.join(map(str, listed.values))}")
 
     def _reached_through(self, frame: Frame, m: Mention, table: str) -> str | None:
         """The table a value names the kind of, written right after it ("Russian rockets", 俄罗斯火箭,

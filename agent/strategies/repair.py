@@ -27,7 +27,7 @@ from sqlglot.optimizer.scope import traverse_scope
 
 from agent.sources.base import DataSource, TableSchema
 from agent.sources.errors import SourceError, SourceUnavailable
-from storage.text import fold
+from storage.text import fold, stem
 
 
 @dataclass
@@ -142,7 +142,8 @@ def _links(catalogue: list[TableSchema]) -> dict[tuple[str, str], list[tuple[str
 
 def respelled(sql: str, database: DataSource) -> Repair | None:
     """Text values compared with `=` that no row holds, written as the column stores them, where it
-    stores exactly one value equal but for case and spaces ('falcon 9' → 'Falcon 9')."""
+    stores exactly one value equal but for case and spaces ('falcon 9' → 'Falcon 9'), or, for a value of
+    one word, exactly one value of one word with the same stem (`outcome = 'failed'` → 'failure')."""
     dialect = database.dialect
     tree, scopes = _parse(sql, dialect)
     changes: list[str] = []
@@ -160,18 +161,31 @@ def respelled(sql: str, database: DataSource) -> Repair | None:
                 continue
             try:
                 held = database.find_values(table, column.name, value.this.strip(), limit=20)
+                if value.this in map(str, held):
+                    continue
+                same = {str(v) for v in held if fold(" ".join(str(v).split())) == fold(" ".join(value.this.split()))}
+                if not same:
+                    same = _same_stem(database, table, column.name, value.this)
             except SourceUnavailable:
                 raise
             except SourceError:
                 continue
-            if value.this in map(str, held):
-                continue
-            same = {str(v) for v in held if fold(" ".join(str(v).split())) == fold(" ".join(value.this.split()))}
             if len(same) == 1:
                 stored = same.pop()
                 changes.append(f"'{value.this}' → '{stored}'")
                 value.replace(exp.Literal.string(stored))
     return Repair(tree.sql(dialect=dialect), changes) if changes else None
+
+
+def _same_stem(database: DataSource, table: str, column: str, value: str) -> set[str]:
+    """The column's one-word values with the stem of `value`, itself one word whose stem has four letters
+    or more; empty otherwise."""
+    word = fold(value.strip())
+    root = stem(word)
+    if not word.isalpha() or len(root) < 4 or root == word and len(word) < 5:
+        return set()
+    held = database.find_values(table, column, root, limit=20)
+    return {str(v) for v in held if str(v).strip().isalpha() and stem(fold(str(v).strip())) == root}
 
 
 def filter_columns(sql: str, dialect: str) -> set[str]:

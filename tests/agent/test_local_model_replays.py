@@ -48,6 +48,10 @@ ENDS_OTHERWISE_TODAY = {
         "SELECT referred.name_zh, COUNT(*) FROM launch_sites LEFT JOIN countries AS referred ON referred.id = "
         "launch_sites.country_id GROUP BY launch_sites.country_id, referred.name_zh", True,
         "askdb shows the model's groups by the countries' Chinese names, not their ids (right)"),
+    **{(recording, 1): (
+        "SELECT COUNT(*) FROM launches WHERE outcome = 'failure' AND launch_date LIKE '2019%'", True,
+        "askdb writes 'failed' as the stored 'failure' and adds the 2019 the follow-up dropped (right)")
+       for recording in ("4d8081f/auto-follow-1", "93bead1/auto-follow-1")},
 }
 
 

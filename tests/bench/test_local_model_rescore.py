@@ -41,7 +41,8 @@ def test_a_journal_is_scored_again_from_its_recorded_replies(tmp_path):
     assert sample["ran_out"] == 0
     assert (sample["recorded"]["turns"], sample["today"]["turns"]) == (4, 4)
     # 每个国家有多少个发射场？ was answered grouped by country_id and flagged; today askdb runs its own fix of
-    # the model's second query (the countries' names for their ids) and the answer is right and ok.
-    assert sample["recorded"]["correct"] + 1 == sample["today"]["correct"]
-    assert [line.split(":")[0] for line in report["moved"]] == ["sample/sample-30"]
-    assert "flagged wrong -> ok right" in report["moved"][0]
+    # the model's second query (the countries' names for their ids) and the answer is right and ok. "How many of
+    # them failed?" was `outcome = 'failed'` without 2019; today askdb writes 'failure' and adds the year.
+    assert sample["recorded"]["correct"] + 2 == sample["today"]["correct"]
+    assert [line.split(":")[0] for line in report["moved"]] == ["sample/sample-30", "sample/follow-1.2"]
+    assert all("flagged wrong -> ok right" in line for line in report["moved"])

@@ -62,6 +62,12 @@ EXAMPLES: dict[str, tuple[Example, Example]] = {
     "language": (
         Example("中国有几个发射场？", SITES_IN_CHINA.replace("s.name", "COUNT(*)"), "China has 3 launch sites.", [[3]]),
         Example("中国有几个发射场？", SITES_IN_CHINA.replace("s.name", "COUNT(*)"), "中国有 3 个发射场。", [[3]])),
+    "contradiction": (
+        Example("How many aircraft were built for single-engine models, and how many for twin-engine models?",
+                "SELECT COUNT(*), SUM(units_built) FROM aircraft WHERE engines = 1 AND engines = 2", rows=[[0, None]]),
+        Example("How many aircraft were built for single-engine models, and how many for twin-engine models?",
+                "SELECT engines, SUM(units_built) FROM aircraft WHERE engines IN (1, 2) GROUP BY engines",
+                rows=[[1, 2363], [2, 23252]])),
     "partial_values": (
         Example("How many launches did Long March vehicles make?",
                 "SELECT COUNT(*) FROM launches AS l JOIN launch_vehicles AS v ON v.id = l.vehicle_id "
@@ -139,6 +145,13 @@ EXAMPLES: dict[str, tuple[Example, Example]] = {
     "negated": (
         Example("Which launch sites are not in China?", SITES_IN_CHINA),
         Example("Which launch sites are not in China?", SITES_IN_CHINA.replace("c.name =", "c.name <>"))),
+    "every": (
+        Example("哪些火箭家族的所有型号都已经退役了？",
+                "SELECT DISTINCT f.name_zh FROM vehicle_families AS f JOIN launch_vehicles AS v ON v.family_id = f.id "
+                "WHERE v.status = 'retired'", "德尔塔、宇宙神。", rows=[["德尔塔"], ["宇宙神"]]),
+        Example("哪些火箭家族的所有型号都已经退役了？",
+                "SELECT f.name_zh FROM vehicle_families AS f JOIN launch_vehicles AS v ON v.family_id = f.id "
+                "GROUP BY f.id HAVING SUM(v.status <> 'retired') = 0", "德尔塔。", rows=[["德尔塔"]])),
     "order": (
         Example("List the aircraft models from the fastest to the slowest.",
                 "SELECT model FROM aircraft ORDER BY max_speed_kmh ASC"),

@@ -19,6 +19,9 @@ SCHEMA = """
     INSERT INTO singer VALUES (1, 'Joe Sharp', 'Netherlands', 52), (2, 'Timbaland', 'United States', 32),
                               (3, 'Rose White', 'France', 41);
     INSERT INTO singer_in_concert VALUES (1, 1), (1, 2), (2, 3);
+    CREATE TABLE audition (audition_id INTEGER PRIMARY KEY, singer_id INTEGER REFERENCES singer(singer_id),
+                           year TEXT, result TEXT);
+    INSERT INTO audition VALUES (1, 1, '2014', 'success'), (2, 2, '2014', 'failure'), (3, 3, '2015', 'failure');
 """
 
 
@@ -68,6 +71,20 @@ def test_a_value_spelled_otherwise_than_stored_is_written_as_stored_only_when_on
     assert fixed.changes == ["'france' → 'France'"] and concerts.execute(fixed.sql).rows == [[1]]
     assert respelled("SELECT count(*) FROM singer WHERE country = 'France'", concerts) is None  # stored as is
     assert respelled("SELECT count(*) FROM singer WHERE country = 'Spain'", concerts) is None  # nothing like it
+
+
+def test_a_word_of_another_form_is_written_as_the_one_stored_value_of_its_stem(concerts, tmp_path):
+    fixed = respelled("SELECT count(*) FROM audition WHERE result = 'failed'", concerts)
+    assert fixed.sql == "SELECT COUNT(*) FROM audition WHERE result = 'failure'" and fixed.changes == ["'failed' → 'failure'"]
+    assert respelled("SELECT count(*) FROM audition WHERE result = 'won'", concerts) is None  # a stem too short
+    path = tmp_path / "two.db"
+    with sqlite3.connect(path) as conn:
+        conn.executescript("CREATE TABLE t (x TEXT); INSERT INTO t VALUES ('failure'), ('failures');")
+    two = SQLiteSource(path, time_limit_s=5)
+    try:
+        assert respelled("SELECT count(*) FROM t WHERE x = 'failed'", two) is None  # two stored forms: not sure
+    finally:
+        two.close()
 
 
 def test_what_sqlglot_cannot_read_is_left_alone(concerts):

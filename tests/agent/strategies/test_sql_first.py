@@ -145,6 +145,24 @@ def test_a_follow_up_sends_the_previous_question_with_its_sql(scripted_llm, conc
     assert answer.ok and answer.data.rows == [[1]]
 
 
+def test_a_follow_up_gets_askdbs_own_fix_for_the_conditions_it_dropped_and_a_value_as_stored(scripted_llm, concerts_db,
+                                                                                               tmp_path):
+    # The model forgets 2014 and writes 'failed' where the column stores 'failure': askdb respells the value
+    # and adds the year by rule, without asking again (a small model told of the year answers the same).
+    scripted_llm.enqueue(text("SELECT audition_id FROM audition WHERE year = '2014'"),
+                         text("SELECT count(*) FROM audition WHERE result = 'failed'"))
+    askdb = _askdb(scripted_llm, concerts_db, tmp_path)
+    try:
+        _, _, thread = _turn(askdb, "Which auditions were held in 2014?")
+        answer, steps, _ = _turn(askdb, "How many of them failed?", thread)
+    finally:
+        askdb.close()
+    assert len(scripted_llm.chat_requests) == 2
+    assert answer.data.sql == "SELECT COUNT(*) FROM audition WHERE result = 'failure' AND year = '2014'"
+    assert answer.ok and answer.data.rows == [[1]]
+    assert "'failed' → 'failure'" in steps[1].thought and "2014" in steps[2].thought
+
+
 @pytest.mark.parametrize("strategy, question, first_tools", [
     ("auto", "How many singers are there?", False),
     ("auto", "What tables are in this database?", True),  # about the data's shape: the tool loop

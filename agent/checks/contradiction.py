@@ -1,0 +1,162 @@
+"""Conditions no row can meet together: a query that ANDs one column to two values (`engines = 1 AND
+engines = 2`, for "single-engine models, and … twin-engine models") or to ranges that do not meet
+(`launch_date < '2010-01-01' AND strftime('%Y', launch_date) = '2025'`, for "families first flown before
+2010 that still flew in 2025"). Such a query finds nothing whatever the data holds, and "no rows match"
+would be stated as a fact about the data; the answer is not ok.
+
+Only what is sure is read: the AND-ed parts of each SELECT's own WHERE (never under OR or NOT), a column
+compared with literals of one kind (numbers with numbers, text with text: SQLite orders every number
+before every text, and Spider's '2015' against 2015 is the data's habit, not a contradiction), and a date
+prefix written as `LIKE '2025%'`, `strftime('%Y', c) = '2025'` or `substr(c, 1, 4) = '2025'`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from agent.checks.turn import parsed
+
+#: Above every character a text value holds: the end of the range of texts that begin with a prefix.
+_LAST_CHAR = "\U0010ffff"
+#: strftime formats that write a date's first characters ('%Y' → '2025', '%Y-%m' → '2025-03').
+_PREFIX_FORMATS = {"%Y", "%Y-%m", "%Y-%m-%d"}
+
+Value = float | str
+
+
+@dataclass(frozen=True)
+class _Span:
+    """The values one condition lets a column take: a set of them, or a range (either end open)."""
+
+    values: frozenset[Value] | None = None
+    low: Value | None = None
+    low_open: bool = False
+    high: Value | None = None
+    high_open: bool = False
+
+
+def contradicting_conditions(sql: str, *, dialect: str) -> list[str]:
+    """The conditions of one WHERE, as written, that no row can meet together; [] when there are none
+    (or the query does not parse)."""
+    tree = parsed(sql, dialect=dialect)
+    if tree is None:
+        return []
+    for select in tree.find_all(exp.Select):
+        where = select.args.get("where")
+        if where is None:
+            continue
+        top = where.this.unnest()
+        by_column: dict[tuple[str, str], list[tuple[_Span, str]]] = {}
+        for part in top.flatten() if isinstance(top, exp.And) else [top]:
+            read = _span(part.unnest())
+            if read is not None:
+                column, span = read
+                by_column.setdefault(column, []).append((span, part.sql(dialect=dialect)))
+        for found in by_column.values():
+            if len(found) > 1 and _empty([span for span, _ in found]):
+                return [text for _, text in found]
+    return []
+
+
+def _span(condition: exp.Expression) -> tuple[tuple[str, str], _Span] | None:
+    """The column a condition compares with literals and the values it lets it take; None for any other."""
+    if isinstance(condition, exp.In) and not condition.args.get("query"):
+        column, values = _column(condition.this), [_value(v) for v in condition.expressions]
+        if column is None or not values or any(v is None for v in values):
+            return None
+        return column, _Span(values=frozenset(values))
+    if isinstance(condition, exp.Between):
+        column, low, high = _column(condition.this), _value(condition.args.get("low")), _value(condition.args.get("high"))
+        return (column, _Span(low=low, high=high)) if column and low is not None and high is not None else None
+    if isinstance(condition, exp.Like) and isinstance(condition.expression, exp.Literal):
+        column, pattern = _column(condition.this), condition.expression.this
+        prefix = pattern[:-1] if pattern.endswith("%") else None
+        if column is None or not prefix or "%" in prefix or "_" in prefix:
+            return None
+        return column, _prefix(prefix)
+    if not isinstance(condition, (exp.EQ, exp.GT, exp.GTE, exp.LT, exp.LTE)):
+        return None
+    left, right, kind = condition.this, condition.expression, type(condition)
+    if isinstance(left, exp.Literal):  # 2 < x is x > 2
+        left, right = right, left
+        kind = {exp.GT: exp.LT, exp.GTE: exp.LTE, exp.LT: exp.GT, exp.LTE: exp.GTE}.get(kind, kind)
+    value = _value(right)
+    if value is None:
+        return None
+    if kind is exp.EQ and (column := _prefixed(left, value)) is not None:
+        return column, _prefix(str(value))
+    column = _column(left)
+    if column is None:
+        return None
+    if kind is exp.EQ:
+        return column, _Span(values=frozenset([value]))
+    if kind in (exp.GT, exp.GTE):
+        return column, _Span(low=value, low_open=kind is exp.GT)
+    return column, _Span(high=value, high_open=kind is exp.LT)
+
+
+def _column(node: exp.Expression | None) -> tuple[str, str] | None:
+    return (node.table.lower(), node.name.lower()) if isinstance(node, exp.Column) else None
+
+
+def _value(node: exp.Expression | None) -> Value | None:
+    """A literal's value: a number as a float, a text as itself; None for anything else."""
+    if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal) and not node.this.is_string:
+        value = _value(node.this)
+        return -value if isinstance(value, float) else None
+    if not isinstance(node, exp.Literal):
+        return None
+    if node.is_string:
+        return node.this
+    try:
+        return float(node.this)
+    except ValueError:
+        return None
+
+
+def _prefixed(node: exp.Expression, value: Value) -> tuple[str, str] | None:
+    """The column whose first characters a function writes, compared with a text (`strftime('%Y', c) =
+    '2025'`, `substr(c, 1, 4) = '2025'`); None otherwise."""
+    if not isinstance(value, str):
+        return None
+    if isinstance(node, exp.TimeToStr) and str(node.args.get("format").this if node.args.get("format") else "") \
+            in _PREFIX_FORMATS:
+        inner = node.this
+        return _column(inner.this if isinstance(inner, (exp.TsOrDsToTimestamp, exp.TsOrDsToDate)) else inner)
+    if isinstance(node, exp.Substring) and _value(node.args.get("start")) == 1.0 \
+            and _value(node.args.get("length")) == float(len(value)):
+        return _column(node.this)
+    return None
+
+
+def _prefix(prefix: str) -> _Span:
+    """The texts that begin with `prefix`."""
+    return _Span(low=prefix, high=prefix + _LAST_CHAR)
+
+
+def _empty(spans: list[_Span]) -> bool:
+    """Whether no value lies in every span; False when they compare values of two kinds."""
+    ends = [v for s in spans for v in (*(s.values or ()), s.low, s.high) if v is not None]
+    if len({isinstance(v, str) for v in ends}) > 1:
+        return False
+    low, low_open, high, high_open = None, False, None, False
+    for span in spans:
+        if span.low is not None and (low is None or span.low > low or span.low == low and span.low_open):
+            low, low_open = span.low, span.low_open
+        if span.high is not None and (high is None or span.high < high or span.high == high and span.high_open):
+            high, high_open = span.high, span.high_open
+    sets = [s.values for s in spans if s.values is not None]
+    if sets:
+        left = frozenset.intersection(*sets)
+        return not any(_within(v, low, low_open, high, high_open) for v in left)
+    if low is None or high is None:
+        return False
+    return low > high or (low == high and (low_open or high_open))
+
+
+def _within(value: Value, low: Value | None, low_open: bool, high: Value | None, high_open: bool) -> bool:
+    if low is not None and (value < low or value == low and low_open):
+        return False
+    return not (high is not None and (value > high or value == high and high_open))

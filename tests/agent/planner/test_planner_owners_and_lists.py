@@ -1,0 +1,79 @@
+"""Values listed "respectively", the owner asked after 哪些, and answers no row could meet (issue 38, after the
+twenty-second re-walk).
+
+"…by German, French and British manufacturers respectively" is one count per country, not one over the
+three; 哪些国家的火箭执行过…？ asks for the countries whose rockets did it (the rockets' makers' country), not
+the launches; a query whose conditions no row can meet, or that keeps a family when any of its vehicles is
+retired where the question asks for all of them, is never answered as a fact.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from app.core import AskDB
+from app.settings import Settings
+
+from tests.agent.planner.test_planner_followup import planner, sample  # noqa: F401 (fixtures)
+
+
+def _rows(planner, sql: str) -> list[tuple]:
+    return sorted(tuple(r) for r in planner.database.execute(sql, max_rows=10_000).rows)
+
+
+@pytest.mark.parametrize("question, gold", [
+    ("How many payloads launched in the 2010s were built by German, French and British manufacturers respectively?",
+     "SELECT c.name, COUNT(*) FROM payloads p JOIN launches l ON l.id = p.launch_id JOIN manufacturers m "
+     "ON m.id = p.manufacturer_id JOIN countries c ON c.id = m.country_id WHERE l.launch_date LIKE '201%' "
+     "AND c.code IN ('DEU', 'FRA', 'GBR') GROUP BY c.id"),
+    ("德国、法国和英国的制造商在2010年代分别制造了多少个载荷？",
+     "SELECT c.name_zh, COUNT(*) FROM payloads p JOIN launches l ON l.id = p.launch_id JOIN manufacturers m "
+     "ON m.id = p.manufacturer_id JOIN countries c ON c.id = m.country_id WHERE l.launch_date LIKE '201%' "
+     "AND c.code IN ('DEU', 'FRA', 'GBR') GROUP BY c.id"),
+])
+def test_values_listed_respectively_are_each_their_own_row(planner, sample_db_path, question, gold):
+    """The twenty-second re-walk's E05: one count of 161 over the three countries, ok."""
+    plan = planner.plan(question)
+    assert plan.caveat is None and "GROUP BY" in plan.sql
+    assert _rows(planner, plan.sql) == sorted(sample(sample_db_path, gold))
+
+
+@pytest.mark.parametrize("question, gold", [
+    # the twenty-second re-walk's C07: the launches' mission names, ok
+    ("2021年3月以来，哪些国家的火箭执行过火星或地月转移轨道的发射？",
+     "SELECT DISTINCT c.name_zh FROM launches l JOIN launch_vehicles v ON v.id = l.vehicle_id JOIN manufacturers m "
+     "ON m.id = v.manufacturer_id JOIN countries c ON c.id = m.country_id WHERE l.orbit IN ('Mars', 'TLI') "
+     "AND l.launch_date >= '2021-03-01'"),
+    ("哪些国家的火箭在2023年发射失败过？",
+     "SELECT DISTINCT c.name_zh FROM launches l JOIN launch_vehicles v ON v.id = l.vehicle_id JOIN manufacturers m "
+     "ON m.id = v.manufacturer_id JOIN countries c ON c.id = m.country_id WHERE l.outcome = 'failure' "
+     "AND l.launch_date LIKE '2023%'"),
+])
+def test_the_owner_asked_after_which_is_listed_through_what_it_owns(planner, sample_db_path, question, gold):
+    plan = planner.plan(question)
+    assert plan.caveat is None and "launch_vehicles.manufacturer_id = manufacturers.id" in plan.sql
+    assert sorted(r[0] for r in _rows(planner, plan.sql)) == sorted(r[0] for r in sample(sample_db_path, gold))
+
+
+@pytest.fixture
+def offline(sample_db_path, tmp_path):
+    askdb = AskDB(Settings(llm="offline", database=sample_db_path, store=tmp_path / "store.db", memory_embedder="none"))
+    yield askdb
+    askdb.close()
+
+
+def _answer(askdb, question):
+    return next(e.answer for e in askdb.ask(question, user_id="u") if e.type == "answer")
+
+
+@pytest.mark.parametrize("question, said", [
+    # the twenty-second re-walk's E09 and C17: no row could meet the query's conditions, "0" stated as a fact
+    ("How many aircraft were built in total for single-engine models, and how many for twin-engine models?",
+     "cannot all hold at once"),
+    ("2010年以前首飞的火箭家族中，哪些在2025年仍有发射？", "不可能同时成立"),
+    # its C05: the families with any retired vehicle, for those whose vehicles are all retired
+    ("哪些火箭家族的所有型号都已经退役了？", "全部都满足"),
+])
+def test_an_answer_no_row_could_meet_or_of_any_row_for_all_is_not_a_fact(offline, question, said):
+    answer = _answer(offline, question)
+    assert not answer.ok and said in (answer.data.caveat or "")
