@@ -316,7 +316,7 @@ def _unknown_chinese(r: RoleResolver, read: set[str] = frozenset()) -> list[str]
     for t in r.q.tokens:
         if t.zh or t.kind in ("value", "number"):  # 2万: the number's own 万
             covered[t.start:t.end] = [True] * (t.end - t.start)
-    for start, end in r.period_spans:  # 2021年第三季度: 第 is part of the period
+    for start, end in r.period_spans + r.read_spans:  # 2021年第三季度: 第 is part of the period
         covered[start:end] = [True] * (end - start)
     # 是多少, 目前, 颗: read, and meaning nothing beyond the question's own
     for word in (*FILLER_WORDS_ZH, *(w for w in read if not w.isascii())):

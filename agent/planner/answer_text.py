@@ -14,7 +14,7 @@ from typing import Any
 from agent.planner.frame import Condition, Frame
 from agent.planner.human_names import column_words, spaced_zh, zh_column, zh_value
 from agent.planner.lexicon import GENERIC, Lexicon
-from agent.planner.reading import period_range
+from agent.planner.reading import period_range, than_row
 from agent.planner.schema_index import SchemaIndex
 from agent.planner.sql_builder import measure_alias
 from agent.planner.words import human_header
@@ -204,6 +204,10 @@ def _conditions(conditions: list[Condition], zh: bool, lexicon: Lexicon = GENERI
             parts.append(values if zh else (f"for {values}" if named else f"with {name} {values}"))
         elif c.op == "like":
             parts.append(f"{name} 包含 “{c.values[0]}”" if zh else f"{name} containing '{c.values[0]}'")
+        elif c.op.startswith("than_"):
+            parts.append(than_row(c, name, zh, lexicon))
+        elif c.op == "null":
+            parts.append(f"{name} 为空" if zh else f"with no {name} recorded")
         else:
             op = {"in": "in", "not_in": "not in", "between": "between"}.get(c.op, c.op)
             shown = " and ".join(map(_value, c.values)) if c.op == "between" else ", ".join(map(_value, c.values))

@@ -50,7 +50,8 @@ class Measure:
 @dataclass
 class Condition:
     column: ColumnInfo
-    op: str  # = != in not_in > >= < <= between | year_in year_since year_after year_before year_until year_between year_outside
+    op: str  # = != in not_in > >= < <= between | year_in … year_outside | null | than_> than_< (values: the named row's
+    # name column and name: "faster than the Su-35S", the column compared with that row's)
     values: tuple[Any, ...]
     text: str  # the words of the question it came from
     looked_up: bool = False  # a value found in the values index (shown with find_values)
@@ -61,6 +62,10 @@ class Condition:
         shown = ", ".join(str(v) for v in self.values)
         if self.op.startswith("year_"):
             return f"{self.column.name} {self.op[5:]} {shown}"
+        if self.op == "null":  # "no recorded mass"
+            return f"{self.column.name} is missing"
+        if self.op.startswith("than_"):  # "faster than the Su-35S"
+            return f"{self.column.name} {self.op[5:]} that of {self.values[0]} = {self.values[1]}"
         return f"{self.column.name} {self.op} {shown}"
 
 
@@ -175,6 +180,7 @@ class Comparison:
     counted: Mention | None = None  # or a HAVING count of this table's rows ("more than 3 sites")
     having: bool = False
     func: str | None = None  # or a HAVING of this aggregate of the target ("an average range above 5,000 km")
+    row: Mention | None = None  # or the same column of the row this value names ("faster than the Su-35S")
 
 
 @dataclass

@@ -439,11 +439,16 @@ class Assembler:
             if c.having:
                 continue
             column = self.column(c.target, "numeric") if c.target is not None else self.hinted(c.hints)
+            if c.row is not None:
+                self._than_row(frame, c, column)
+                continue
             if column is None:
                 self.notes.append(f"no numeric column for '{c.text}'; ignored it")
                 self.r.ignored.append(c.text)
                 continue
             frame.conditions.append(Condition(column, c.op, *self._in_column_unit(c.numbers, c.text, column)))
+        for m, text in r.missing:  # "no recorded mass": the value is missing
+            frame.conditions.append(Condition(self.column(m), "null", (), text))
         for year in r.years:
             column = self.time_column(year)
             frame.conditions.append(Condition(column, f"year_{year.relation}", year.years, year.text))
@@ -525,6 +530,16 @@ class Assembler:
         self.r.pronouns.update(i for i in range(second.end, len(tokens)) if tokens[i].norm == "them")  # how many of them
         frame.own_pronoun = True  # "them", 其中: the rows of this question, not of an earlier answer
         self.notes.append(f"'{c.text}' → the count with {c.describe()} beside the total")
+
+    def _than_row(self, frame: Frame, c, column: ColumnInfo | None) -> None:
+        """"faster than the Su-35S": the column compared with that of the row the value names, in the column's
+        own table (`than_>`, its values the row's name column and name)."""
+        ref = next((v for v in c.row.values if column is not None and v.table == column.table), None)
+        if column is None or ref is None:
+            self.notes.append(f"no row of a numeric column for '{c.text}'; ignored it")
+            self.r.ignored.append(c.text)
+            return
+        frame.conditions.append(Condition(column, f"than_{c.op}", (ref.column, ref.value), c.text, looked_up=True))
 
     def _in_column_unit(self, numbers: tuple, text: str, column: ColumnInfo) -> tuple[tuple, str]:
         """A number written in another unit than its column's suffix ("质量超过5吨", "heavier than 5 tonnes"
@@ -683,10 +698,13 @@ class Assembler:
                 continue
             ref = min(reachable, key=lambda v: self._value_rank(v, set(self.anchors)))
             column = self.schema.column(ref.table, ref.column)
-            if ref.table == frame.fact or self.schema.upward(frame.fact, ref.table):
+            # "never launched a Russian rocket": the value is of the table word right after it, inside the negation
+            of = next((self.table(t) for t in negated if t.kind == "table" and t.start == m.end), None)
+            of = of if of is not None and of != ref.table and of in tables else None
+            if of is None and (ref.table == frame.fact or self.schema.upward(frame.fact, ref.table)):
                 frame.conditions.append(Condition(column, "!=", (ref.value,), m.text, looked_up=True))
             else:
-                conditions.append(Condition(column, "=", (ref.value,), m.text, looked_up=True))
+                conditions.append(Condition(column, "=", (ref.value,), m.text, looked_up=True, via=of))
         if tables or conditions:
             text = span_text(self.q, word, negated[-1])
             absent = tables or [conditions[0].column.table]

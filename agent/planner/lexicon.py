@@ -97,6 +97,14 @@ COMPARATIVES: dict[str, tuple[str, tuple[str, ...]]] = {
     "more expensive": ("gt", ("price", "cost")), "cheaper": ("lt", ("price", "cost")),
 }
 
+#: Chinese comparatives after 比 and a named row (比猎鹰9号还大): character -> (comparison, hint words for the column).
+ZH_COMPARATIVES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "大": ("gt", ()), "高": ("gt", ()), "多": ("gt", ()), "强": ("gt", ()), "小": ("lt", ()), "低": ("lt", ()),
+    "少": ("lt", ()), "快": ("gt", ("speed",)), "慢": ("lt", ("speed",)), "重": ("gt", ("weight", "mass")),
+    "轻": ("lt", ("weight", "mass")), "远": ("gt", ("range", "distance")), "长": ("gt", ("length", "range")),
+    "短": ("lt", ("length", "range")), "贵": ("gt", ("price", "cost")), "便宜": ("lt", ("price", "cost")),
+}
+
 #: Generic English synonyms: a question word -> other words a schema may use for it. A database's own
 #: words ("rocket" for its vehicles) are its vocabulary file's (`agent.vocabulary.domain`).
 SYNONYMS: dict[str, tuple[str, ...]] = {

@@ -61,9 +61,10 @@ def subquery(fact: str, absence: Absence, schema: SchemaIndex, condition_sql, *,
                     else (first.column, (first.ref_table, first.ref_column)))
     start = inner[0]
     tables = list(dict.fromkeys([*absence.tables, *(c.column.table for c in absence.conditions)]))
+    via = {c.column.table: c.via for c in absence.conditions if c.via}  # "a Russian rocket": the rockets' country
     joined, lines = {start}, [f"SELECT {quote_ident(inner[0])}.{quote_ident(inner[1])} FROM {quote_ident(start)}"]
     for table in tables:
-        for edge in schema.join_path(start, table) or []:
+        for edge in schema.join_path(via[table] if via.get(table) in joined else start, table) or []:
             if edge.table in joined and edge.ref_table in joined:
                 continue
             new = edge.ref_table if edge.table in joined else edge.table

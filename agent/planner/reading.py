@@ -233,11 +233,23 @@ def _group_en(frame: Frame) -> str:
     return ("grouped by " + " and ".join(keys)) if keys else ""
 
 
+def than_row(c: Condition, name: str, zh: bool, lexicon: Lexicon = GENERIC) -> str:
+    """"with max speed above that of Su-35S", 近地轨道运载能力高于猎鹰9号: a column compared with a named row's."""
+    above = c.op[5:] in (">", ">=")
+    if zh:
+        return f"{name}{'高于' if above else '低于'}{zh_value(c.values[1], lexicon)}"
+    return f"with {name} {'above' if above else 'below'} that of {c.values[1]}"
+
+
 def _condition_en(c: Condition) -> str:
     if c.op == "year_period":
         return f"{_name(c.column)} {period_range(c.values, False, years=not c.column.is_date)}"
     if c.op.startswith("year_"):
         return f"{_name(c.column)} " + _YEAR_EN[c.op[5:]].format(*c.values)
+    if c.op == "null":
+        return f"{_name(c.column)} missing"
+    if c.op.startswith("than_"):
+        return than_row(c, _name(c.column), False).removeprefix("with ")
     values = " and ".join(map(str, c.values)) if c.op == "between" else ", ".join(map(str, c.values))
     op = {"in": "in", "not_in": "not in", "like": "containing"}.get(c.op, c.op)
     return f"{_name(c.column)} {op} {values}"
@@ -290,5 +302,9 @@ def _condition_zh(c: Condition, lexicon: Lexicon) -> str:
         return f"{_name(c.column, lexicon)} 在{period_range(c.values, True, years=not c.column.is_date)}"
     if c.op.startswith("year_"):
         return f"{_name(c.column, lexicon)} 在" + _YEAR_ZH[c.op[5:]].format(*c.values)
+    if c.op == "null":
+        return f"{_name(c.column, lexicon)} 为空"
+    if c.op.startswith("than_"):
+        return than_row(c, _name(c.column, lexicon), True, lexicon)
     values = "、".join(zh_value(v, lexicon) for v in c.values)
     return f"{_name(c.column, lexicon)} {_OPS_ZH.get(c.op, c.op)} {values}"

@@ -14,7 +14,8 @@ import re
 from datetime import date
 
 from agent.planner.frame import Comparison, PlanningFailed, Rank, YearFilter
-from agent.planner.lexicon import MAKER_WORDS, MAKING_VERBS, MAKING_VERBS_ZH, ORDER_VERBS, PARTICIPLES, WHO_WORDS
+from agent.planner.lexicon import (COMPARATIVES, MAKER_WORDS, MAKING_VERBS, MAKING_VERBS_ZH, ORDER_VERBS, PARTICIPLES,
+                                   WHO_WORDS, ZH_COMPARATIVES)
 from agent.planner.words import UNIT_NAMES
 from agent.planner.negation import find_negated
 from agent.planner.periods import Period, find_bucket, find_periods
@@ -26,6 +27,21 @@ _OPS = {"gt": ">", "ge": ">=", "lt": "<", "le": "<=", "ge_post": ">=", "le_post"
 _YEAR_RELATIONS = {"in": "in", "since": "since", "from": "since", "after": "after", "before": "before",
                    "until": "until", "top": "before"}
 _AGGREGATES = ("avg", "sum", "max", "min")
+#: The words of "no" before a column whose value is missing ("no recorded mass"; not "not" or "never": in "have not
+#: cost more than 1000" the column's word is a verb); the words between them ("recorded", 记录), before the column
+#: ("an unknown mass"), and after it in Chinese (质量未知).
+_NO = {"no", "without", "没有", "无"}
+_UNRECORDED = {"recorded", "known", "listed", "given", "stated", "记录", "登记", "记载"}
+_UNKNOWN = {"unknown", "missing", "unrecorded"}
+_UNKNOWN_AFTER_ZH = re.compile(r"\s*(?:未知|不详|缺失|为空|空缺)")
+#: A comparative and "than" right before a named row ("faster than the Su-35S", "a longer range than the …").
+_THAN_EN = re.compile(r"(?P<adj>[a-z]+(?: expensive)?)(?:\s+[a-z]+){0,3}?\s+than\s+(?:that\s+of\s+)?(?:the\s+)?$", re.I)
+#: Comparatives that name no column, with "than" ("more … than"): the column named beside them.
+_THAN_WORDS = {"more": ("gt", ()), "greater": ("gt", ()), "higher": ("gt", ()), "larger": ("gt", ()),
+               "bigger": ("gt", ()), "less": ("lt", ()), "fewer": ("lt", ()), "lower": ("lt", ()),
+               "smaller": ("lt", ())}
+#: What follows a named row after 比 (比猎鹰9号还大): the comparative's character.
+_THAN_ZH = re.compile(r"\s*(?:还要|还|更|要)?\s*(" + "|".join(ZH_COMPARATIVES) + ")")
 #: A year widened by the words after it ("2023 or later", "2020 or earlier"), the year itself included.
 _OR_LATER = {"later": "since", "after": "since", "since": "since", "newer": "since", "earlier": "until",
              "before": "until", "older": "until", "sooner": "until"}
@@ -75,6 +91,8 @@ class RoleResolver:
         self.periods: list[Period] = []  # periods of the period grammar ("the second half of 2022", "last year")
         self.period_tokens: set[int] = set()  # the tokens of their words, accounted for
         self.period_spans: list[tuple[int, int]] = []  # ... and their character spans (Chinese filler within)
+        self.read_spans: list[tuple[int, int]] = []  # other character spans a pass read (比猎鹰9号还大)
+        self.missing: list[tuple[Mention, str]] = []  # columns whose value is missing ("no recorded mass"), with the words
         self.share: Mention | None = None  # "what share of", "failure rate"
         #: the rows listed one by one beside the columns asked of each ("when did each first fly", "the
         #: families and their first flight year"): shown with their name; `pronouns` are those words' tokens
@@ -504,6 +522,41 @@ class RoleResolver:
                     self.use(post)
                 self._compare(m, op, numbers, number, last)
 
+    def _than_a_named_row(self) -> None:
+        """A comparison with the same column of a row the question names, not with a number: "Which aircraft are
+        faster than the Su-35S?", "…a longer range than the Boeing 787-9", 哪些火箭的近地轨道运载能力比猎鹰9号还大？. The
+        column is the numeric one named beside the comparative, else the one its word hints at (faster: speed)."""
+        tokens, text = self.q.tokens, self.q.text
+        for v in [m for m in self.mentions if m.kind == "value" and self.is_free(m) and m.start > 0]:
+            before, after = text[:tokens[v.start].start], text[tokens[v.end - 1].end:]
+            if self.q.zh:
+                said = _THAN_ZH.match(after) if before.rstrip().endswith("比") else None
+                if said is None:
+                    continue
+                op, hints = ZH_COMPARATIVES[said.group(1)]
+                at, end = len(before.rstrip()) - 1, tokens[v.end - 1].end + said.end()
+                target = next((o for o in reversed(self.mentions) if o.kind == "column" and self.is_free(o)
+                               and tokens[o.end - 1].end <= at and _numeric(o)), None)
+            else:
+                known = COMPARATIVES.keys() | _THAN_WORDS.keys()
+                said = next((found for word in reversed(list(re.finditer(r"\b[a-z]+", before, re.I)))
+                             if (found := _THAN_EN.match(before, word.start())) and found.group("adj").lower() in known),
+                            None)
+                if said is None:
+                    continue
+                op, hints = COMPARATIVES.get(said.group("adj").lower()) or _THAN_WORDS[said.group("adj").lower()]
+                at, end = said.start(), tokens[v.end - 1].end
+                target = next((o for o in self.mentions if o.kind == "column" and self.is_free(o) and _numeric(o)
+                               and tokens[o.start].start >= at and o.end <= v.start), None)
+            first = next(i for i, t in enumerate(tokens) if t.end > at)
+            last = max(i for i, t in enumerate(tokens) if t.start < end) + 1
+            if target is None and not hints:
+                continue
+            self.use(v, target, *(o for o in self.mentions if o.kind == "keyword" and first <= o.start < last))
+            self.read_tokens.update(range(first, last))
+            self.read_spans.append((at, end))
+            self.comparisons.append(Comparison(_OPS[op], (), text[at:end].strip(), target=target, hints=hints, row=v))
+
     def _counted_features(self) -> None:
         """A count written before a column of counts, joined by a hyphen ("single-engine fighters", "two-stage
         rockets", "twin-engine aircraft"): that column equal to it."""
@@ -871,7 +924,8 @@ class RoleResolver:
         self.periods = find_periods(self, self.today)
         self._shown_after()
         self._relating_verbs()
-        for m in [m for m in self.mentions if m.kind == "keyword" and m.code == "not"]:
+        read_as_missing = self._missing_values()
+        for m in [m for m in self.mentions if m.kind == "keyword" and m.code == "not" and m not in read_as_missing]:
             negated = find_negated(self, m) if not self._negates_a_value_directly(m) else []
             if negated:
                 self.negations.append((m, negated))
@@ -880,6 +934,7 @@ class RoleResolver:
         self._ordered_by_count()
         self._find_order()
         self._find_comparisons()
+        self._than_a_named_row()
         self._counted_features()
         self._find_equalities()
         self._first_or_last()
@@ -899,6 +954,26 @@ class RoleResolver:
                                  "the offline planner does not express", zh="问题要求同时满足两个条件，离线规划器不支持")
         return self
 
+    def _missing_values(self) -> list[Mention]:
+        """"payloads with no recorded mass", 没有记录质量的载荷, "an unknown mass", 质量未知: a column whose value is
+        missing (`IS NULL`), not rows with no related row. Returns the "no" words read so."""
+        tokens, text, read = self.q.tokens, self.q.text, []
+        for m in [m for m in self.mentions if m.kind == "column" and self.is_free(m)]:
+            no = next((k for k in self.mentions if k.kind == "keyword" and k.code == "not" and self.is_free(k)
+                       and k.text.lower() in _NO and k.end <= m.start
+                       and {t.norm for t in tokens[k.end:m.start]} <= _UNRECORDED), None)
+            unknown = m.start > 0 and tokens[m.start - 1].norm in _UNKNOWN
+            after = self.q.zh and _UNKNOWN_AFTER_ZH.match(text[tokens[m.end - 1].end:])
+            if no is None and not unknown and not after:
+                continue
+            first = no.start if no is not None else m.start - 1 if unknown else m.start
+            self.use(no, m)
+            self.read_tokens.update(range(first, m.start))
+            end = tokens[m.end - 1].end + (after.end() if after else 0)
+            self.read_spans.append((tokens[first].start, end))
+            self.missing.append((m, text[tokens[first].start:end]))
+            read += [no] if no is not None else []
+        return read
 
     def _negates_a_value_directly(self, m: Mention) -> bool:
         """"not from Russia": left for the framing's `!=` (the value right after, only small words between)."""

@@ -336,6 +336,12 @@ def _condition(c: Condition, col) -> str:
         return f"{ref} BETWEEN {_number(c.values[0])} AND {_number(c.values[1])}"
     if c.op == "like":
         return f"{ref} LIKE {quote_literal('%' + str(c.values[0]) + '%')}"
+    if c.op == "null":  # "no recorded mass"
+        return f"{ref} IS NULL"
+    if c.op.startswith("than_"):  # "faster than the Su-35S": that row's value of the same column
+        table, (name, value) = quote_ident(c.column.table), c.values
+        return (f"{ref} {c.op[5:]} (SELECT {quote_ident(c.column.name)} FROM {table} "
+                f"WHERE {quote_ident(name)} = {quote_literal(value)})")
     value = _number(c.values[0]) if isinstance(c.values[0], (int, float)) else quote_literal(c.values[0])
     return f"{ref} {c.op} {value}"
 

@@ -1,10 +1,11 @@
-"""Values listed "respectively", the owner asked after 哪些, and answers no row could meet (issue 38, after the
-twenty-second re-walk).
+"""Values listed "respectively", the owner asked after 哪些, a row named after "than", and answers no row could meet
+(issue 38, after the twenty-second re-walk).
 
 "…by German, French and British manufacturers respectively" is one count per country, not one over the
 three; 哪些国家的火箭执行过…？ asks for the countries whose rockets did it (the rockets' makers' country), not
-the launches; a query whose conditions no row can meet, or that keeps a family when any of its vehicles is
-retired where the question asks for all of them, is never answered as a fact.
+the launches; "faster than the Su-35S" compares with that aircraft's speed; a query whose conditions no row
+can meet, or that keeps a family when any of its vehicles is retired where the question asks for all of them,
+is never answered as a fact.
 """
 
 from __future__ import annotations
@@ -77,3 +78,60 @@ def _answer(askdb, question):
 def test_an_answer_no_row_could_meet_or_of_any_row_for_all_is_not_a_fact(offline, question, said):
     answer = _answer(offline, question)
     assert not answer.ok and said in (answer.data.caveat or "")
+
+
+@pytest.mark.parametrize("question, name", [
+    ("Which launch sites have never launched a Russian rocket?", "name"),
+    ("哪些发射场从未发射过俄罗斯火箭？", "name_zh"),
+])
+def test_a_value_before_the_table_word_after_never_is_of_those_rows(planner, sample_db_path, question, name):
+    """Found trying the twenty-second re-walk's negations: "Russian" was the sites' own country (`!=`), and every
+    site with any launch was left out."""
+    plan = planner.plan(question)
+    gold = (f"SELECT s.{name} FROM launch_sites s WHERE s.id NOT IN (SELECT l.site_id FROM launches l JOIN launch_vehicles v "
+            "ON v.id = l.vehicle_id JOIN manufacturers m ON m.id = v.manufacturer_id JOIN countries c "
+            "ON c.id = m.country_id WHERE c.name = 'Russia')")
+    assert plan.caveat is None and _rows(planner, plan.sql) == sorted(sample(sample_db_path, gold))
+
+
+@pytest.mark.parametrize("question, gold", [
+    # the twenty-second re-walk's E08, E16 and C01: the named row read as the only row, flagged
+    ("Which aircraft are faster than the Su-35S?",
+     "SELECT model FROM aircraft WHERE max_speed_kmh > (SELECT max_speed_kmh FROM aircraft WHERE model = 'Su-35S')"),
+    ("Which aircraft have a longer range than the Boeing 787-9 but fewer than 500 units built?",
+     "SELECT model FROM aircraft WHERE units_built < 500 AND range_km > "
+     "(SELECT range_km FROM aircraft WHERE model = 'Boeing 787-9')"),
+    ("哪些火箭的近地轨道运载能力比猎鹰9号还大？",
+     "SELECT name_zh FROM launch_vehicles WHERE payload_leo_kg > "
+     "(SELECT payload_leo_kg FROM launch_vehicles WHERE name = 'Falcon 9')"),
+])
+def test_a_comparison_with_a_named_row_compares_with_its_value(planner, sample_db_path, question, gold):
+    plan = planner.plan(question)
+    assert plan.caveat is None and _rows(planner, plan.sql) == sorted(sample(sample_db_path, gold))
+
+
+def test_a_comparison_with_a_named_row_is_said_in_the_answer(offline):
+    answer = _answer(offline, "Which aircraft are faster than the Su-35S?")
+    assert answer.ok and "max speed (km/h) above that of Su-35S" in answer.data.text
+    answer = _answer(offline, "哪些火箭的近地轨道运载能力比猎鹰9号还大？")
+    assert answer.ok and "近地轨道运载能力（kg）高于猎鹰9号" in answer.data.text
+
+
+@pytest.mark.parametrize("question, gold", [
+    # the twenty-second re-walk's C08: 没有记录质量 named as not used, every payload counted
+    ("没有记录质量的载荷，按运营国家统计各有多少个？",
+     "SELECT c.name_zh, COUNT(*) FROM payloads p JOIN countries c ON c.id = p.operator_country_id "
+     "WHERE p.mass_kg IS NULL GROUP BY c.id"),
+    ("How many payloads have no recorded mass?", "SELECT COUNT(*) FROM payloads WHERE mass_kg IS NULL"),
+    ("质量未知的载荷有多少个？", "SELECT COUNT(*) FROM payloads WHERE mass_kg IS NULL"),
+    ("Which payloads have an unknown mass?", "SELECT name FROM payloads WHERE mass_kg IS NULL"),
+])
+def test_a_value_not_recorded_is_a_missing_value(planner, sample_db_path, question, gold):
+    plan = planner.plan(question)
+    assert plan.caveat is None and "mass_kg IS NULL" in plan.sql
+    assert _rows(planner, plan.sql) == sorted(sample(sample_db_path, gold))
+
+
+def test_no_table_after_no_is_still_rows_with_none_of_it(planner):
+    plan = planner.plan("Which manufacturers have no launch vehicles?")
+    assert "NOT IN (SELECT launch_vehicles.manufacturer_id" in plan.sql and "IS NULL" not in plan.sql.split("NOT IN")[0]
