@@ -59,6 +59,7 @@ class Assembler:
             self._group_and_measures(frame, having)
         self._conditions(frame)
         self.counts_side_by_side(frame)
+        self._values_side_by_side(frame)
         self._compared(frame)
         self.ranking(frame)
         self._selection(frame)
@@ -555,6 +556,25 @@ class Assembler:
                 return tuple(int(n) if n.is_integer() else n for n in converted), \
                     text + ("" if has_cjk(word) else " ") + word
         return numbers, text
+
+    def _values_side_by_side(self, frame: Frame) -> None:
+        """"How many aircraft were built for single-engine models, and how many for twin-engine models?": two values
+        of one column of the rows themselves cannot both hold; they are listed (`IN`), and each is its own row when
+        something is measured."""
+        by_column: dict[tuple[str, str], list[Condition]] = {}
+        for c in frame.conditions:
+            if c.op == "=" and c.column.table == frame.fact and not c.via:
+                by_column.setdefault((c.column.table, c.column.name), []).append(c)
+        for same in by_column.values():
+            values = tuple(dict.fromkeys(v for c in same for v in c.values))
+            if len(values) < 2:
+                continue
+            listed = Condition(same[0].column, "in", values, " / ".join(c.text for c in same),
+                               looked_up=same[0].looked_up, at=same[0].at)
+            frame.conditions = [listed if c is same[0] else c for c in frame.conditions if c is same[0] or c not in same]
+            if frame.measures and not (frame.entity or frame.group_columns or frame.group_time):
+                frame.group_columns.append(listed.column)
+            self.notes.append(f"'{listed.text}' → one row for each of {', '.join(map(str, values))}")
 
     def _compared(self, frame: Frame) -> None:
         """"Compare the successful launches of China and Russia", 对比中国和俄罗斯的发射次数: a measure over a

@@ -131,8 +131,10 @@ WHEN_WORDS_ZH: tuple[str, ...] = ("什么时候", "哪一天", "哪几天", "哪
 #: words mapped to "" (listed only so that a shorter word inside them is not read).
 ZH_WORDS: dict[str, str] = {
     "是多少": "", "为多少": "", "是什么": "", "分别是": "",
-    # 这几款里哪款航程最长？: "these few", pointing back (`references.THOSE_ZH`), not 几 "how many"
-    **{f"{this}几{counter}": "" for this in "这那" for counter in "款个种家次颗架座枚台位"},
+    # 这几款里哪款航程最长？, 这五个发射场…: "these few", "these five", pointing back (`references.THOSE_ZH`), not 几
+    # "how many" nor the number 5
+    **{f"{this}{few}{counter}": "" for this in "这那" for few in ("几", *"两二三四五六七八九十")
+       for counter in "款个种家次颗架座枚台位"},
     # filler: the Chinese stop list (`FILLER_WORDS_ZH`): adverbs of time that add no condition (目前, not
     # 目 and 前 "top"), measure words (多少颗卫星), verbs of making that name no column of their own
     "目前": "", "现在": "", "当前": "", "如今": "", "仍然": "", "依然": "", "仍": "", "还": "", "一直": "", "至今": "",

@@ -34,6 +34,11 @@ _NO = {"no", "without", "没有", "无"}
 _UNRECORDED = {"recorded", "known", "listed", "given", "stated", "记录", "登记", "记载"}
 _UNKNOWN = {"unknown", "missing", "unrecorded"}
 _UNKNOWN_AFTER_ZH = re.compile(r"\s*(?:未知|不详|缺失|为空|空缺)")
+#: A comparison of one row's value with another's: "a site in a different country from the rocket's own", "the
+#: same year as the 787-9", 与…不同, 和…相同.
+_DIFFERENT_FROM = re.compile(r"\b(?:an?|the)\s+different\s+\w+(?:\s+\w+)?\s+(?:from|than)\b|\bdifferent\s+(?:from|than)\b"
+                             r"|\bthe\s+same\s+(?:\w+\s+){0,2}as\b"
+                             r"|不同于|[与和跟][^，。？！,?!]{1,12}?(?:不同|不一样|相同|一样)", re.I)
 #: A comparative and "than" right before a named row ("faster than the Su-35S", "a longer range than the …").
 _THAN_EN = re.compile(r"(?P<adj>[a-z]+(?: expensive)?)(?:\s+[a-z]+){0,3}?\s+than\s+(?:that\s+of\s+)?(?:the\s+)?$", re.I)
 #: Comparatives that name no column, with "than" ("more … than"): the column named beside them.
@@ -571,7 +576,7 @@ class RoleResolver:
             if count is not None:
                 self.comparisons.append(Comparison("=", (count,), f"{tokens[before].text}-{m.text}", target=m))
                 self.read_tokens.add(before)
-                self.use(m)
+                self.use(m, *(o for o in self.mentions if o.kind == "number" and o.start == before))  # "four-engine"
 
     def _compare(self, keyword: Mention, op: str, numbers: tuple, first: Mention, last: Mention) -> None:
         found = Comparison(op, numbers, span_text(self.q, keyword, last))
@@ -949,6 +954,9 @@ class RoleResolver:
         self.share = next((m for m in self.mentions if m.kind == "keyword" and m.code in ("share", "rate")
                            and self.is_free(m)), None)
         self.use(self.share)
+        if _DIFFERENT_FROM.search(self.q.text):
+            raise PlanningFailed("it compares a row's value with another's (different from, the same as), which the "
+                                 "offline planner does not write", zh="问题要比较两行的取值是否相同（不同于、与…相同），离线规划器不支持")
         if self.has("both"):
             raise PlanningFailed("it asks for rows that meet two conditions at once (both ... and ...), which "
                                  "the offline planner does not express", zh="问题要求同时满足两个条件，离线规划器不支持")

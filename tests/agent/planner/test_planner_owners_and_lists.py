@@ -68,9 +68,8 @@ def _answer(askdb, question):
 
 
 @pytest.mark.parametrize("question, said", [
-    # the twenty-second re-walk's E09 and C17: no row could meet the query's conditions, "0" stated as a fact
-    ("How many aircraft were built in total for single-engine models, and how many for twin-engine models?",
-     "cannot all hold at once"),
+    # the twenty-second re-walk's C17: no row could meet the query's conditions, "no data" stated as a fact
+    ("Which launches before 2010 were in 2025?", "cannot all hold at once"),
     ("2010年以前首飞的火箭家族中，哪些在2025年仍有发射？", "不可能同时成立"),
     # its C05: the families with any retired vehicle, for those whose vehicles are all retired
     ("哪些火箭家族的所有型号都已经退役了？", "全部都满足"),
@@ -135,3 +134,43 @@ def test_a_value_not_recorded_is_a_missing_value(planner, sample_db_path, questi
 def test_no_table_after_no_is_still_rows_with_none_of_it(planner):
     plan = planner.plan("Which manufacturers have no launch vehicles?")
     assert "NOT IN (SELECT launch_vehicles.manufacturer_id" in plan.sql and "IS NULL" not in plan.sql.split("NOT IN")[0]
+
+
+def test_two_values_of_one_column_of_the_rows_are_each_their_own_row(planner, sample_db_path):
+    """The twenty-second re-walk's E09: `engines = 1 AND engines = 2`, no row, "0" stated as the answer."""
+    plan = planner.plan("How many aircraft were built in total for single-engine models, and how many for "
+                        "twin-engine models?")
+    assert plan.caveat is None and "engines IN (1, 2)" in plan.sql and "GROUP BY engines" in plan.sql
+    gold = "SELECT engines, COUNT(*), SUM(units_built) FROM aircraft WHERE engines IN (1, 2) GROUP BY engines"
+    assert _rows(planner, plan.sql) == sorted(sample(sample_db_path, gold))
+
+
+def test_a_count_written_as_a_word_before_a_hyphen_is_read(planner):
+    """The twenty-second re-walk's E10 was declined: "I could not tell what four refers to"."""
+    plan = planner.plan("Which four-engine aircraft are there?")
+    assert plan.failure is None and "engines = 4" in plan.sql
+
+
+def test_these_five_points_back_and_is_not_a_number(planner):
+    """The twenty-third re-walk's C10 was declined: "看不出 五 指的是什么"."""
+    from agent.vocabulary.references import points_back
+    from tests.agent.planner.test_planner_orders_and_dates import _after
+    assert points_back("这五个发射场在2021年各执行了多少次发射？")
+    plan = _after(planner, "2020年发射次数最多的五个发射场是哪些？", "这五个发射场在2021年各执行了多少次发射？")
+    assert plan.failure is None and "2021" in plan.sql
+
+
+@pytest.mark.parametrize("question", [
+    # the twenty-third re-walk's E03: "different" read as DISTINCT, the countries listed, ok
+    "Which rockets have launched from a site in a different country from the rocket's own?",
+    "Which aircraft first flew in the same year as the Boeing 787-9?",
+    "哪些火箭的发射场所在国家与火箭所属国家不同？",
+])
+def test_a_row_compared_with_another_rows_value_is_declined(planner, question):
+    assert "different from, the same as" in str(planner.plan(question).failure)
+
+
+@pytest.mark.parametrize("question", ["Which countries other than China launched in 2020?",
+                                      "How many different rockets launched from Baikonur?"])
+def test_other_than_and_different_things_are_not_that_comparison(planner, question):
+    assert planner.plan(question).failure is None

@@ -36,6 +36,17 @@ def _ask(scripted_llm, database, tmp_path, question, **settings):
     return answer, steps
 
 
+def _follow_up(scripted_llm, database, tmp_path, first, question):
+    """`first`, then `question` in its conversation: the second's answer and steps."""
+    askdb = _askdb(scripted_llm, database, tmp_path)
+    try:
+        _, _, thread = _turn(askdb, first)
+        answer, steps, _ = _turn(askdb, question, thread)
+    finally:
+        askdb.close()
+    return answer, steps
+
+
 def _turn(askdb, question, thread_id=None):
     events = list(askdb.ask(question, user_id="u", thread_id=thread_id))
     answer = next(e.answer for e in events if e.type == "answer")
@@ -134,12 +145,8 @@ def test_a_chinese_question_gets_its_answer_in_chinese_without_another_call(scri
 def test_a_follow_up_sends_the_previous_question_with_its_sql(scripted_llm, concerts_db, tmp_path):
     scripted_llm.enqueue(text("SELECT name FROM singer WHERE age > 40"),
                          text("SELECT count(*) FROM singer WHERE age > 40 AND country = 'France'"))
-    askdb = _askdb(scripted_llm, concerts_db, tmp_path)
-    try:
-        _, _, thread = _turn(askdb, "Which singers are older than 40?")
-        answer, _, _ = _turn(askdb, "How many of them are from France?", thread)
-    finally:
-        askdb.close()
+    answer, _ = _follow_up(scripted_llm, concerts_db, tmp_path, "Which singers are older than 40?",
+                           "How many of them are from France?")
     prompt = scripted_llm.chat_requests[1]["messages"][0]["content"]
     assert "-- Earlier question: Which singers are older than 40?\nSELECT name FROM singer WHERE age > 40;" in prompt
     assert answer.ok and answer.data.rows == [[1]]
@@ -151,12 +158,8 @@ def test_a_follow_up_gets_askdbs_own_fix_for_the_conditions_it_dropped_and_a_val
     # and adds the year by rule, without asking again (a small model told of the year answers the same).
     scripted_llm.enqueue(text("SELECT audition_id FROM audition WHERE year = '2014'"),
                          text("SELECT count(*) FROM audition WHERE result = 'failed'"))
-    askdb = _askdb(scripted_llm, concerts_db, tmp_path)
-    try:
-        _, _, thread = _turn(askdb, "Which auditions were held in 2014?")
-        answer, steps, _ = _turn(askdb, "How many of them failed?", thread)
-    finally:
-        askdb.close()
+    answer, steps = _follow_up(scripted_llm, concerts_db, tmp_path, "Which auditions were held in 2014?",
+                               "How many of them failed?")
     assert len(scripted_llm.chat_requests) == 2
     assert answer.data.sql == "SELECT COUNT(*) FROM audition WHERE result = 'failure' AND year = '2014'"
     assert answer.ok and answer.data.rows == [[1]]
