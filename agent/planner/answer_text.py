@@ -61,7 +61,8 @@ def result_answer(frame: Frame, *, columns: list[str], rows: list[list[Any]], ro
                 else frame.subject_text)
         if zh:
             return spaced_zh(f"{name} 的{_FUNC_ZH[measure.func]}值是 {value}") + (f"（{where}）" if where else "") + "。"
-        return f"The {_FUNC_EN[measure.func]} {name} is {value}" + (f" ({where})" if where else "") + "."
+        of = " of" if measure.func == "count" else ""  # "The number of launches is 3", not "The number launches"
+        return f"The {_FUNC_EN[measure.func]}{of} {name} is {value}" + (f" ({where})" if where else "") + "."
     heads = result_headers(columns, frame)
     if len(rows) == 1 and frame.kind == "aggregate":
         parts = [f"{h}: {_value(v)}" for h, v in zip(heads, rows[0])]
