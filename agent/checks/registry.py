@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agent.checks.contradiction import contradicting_conditions
+from agent.checks.extremes import one_end_only
 from agent.checks.direction import ranked_by_key, reversed_order
 from agent.checks.grouping import grouped_figure
 from agent.checks.quantifier import universal_dropped
@@ -238,6 +239,13 @@ def _every(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     return Finding({"words": words}) if words else None
 
 
+def _both_ends(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """A question asking for both ends of one ranking (最早和最晚, "the highest and lowest") answered by a query
+    giving one (an ORDER BY and a LIMIT, a MAX alone)."""
+    words = one_end_only(turn.question, result.sql, dialect=turn.dialect)
+    return Finding({"words": words}) if words else None
+
+
 def _asked_years(turn: TurnFacts) -> str:
     # A follow-up naming no year of its own, of a turn that did not answer: that question's years too.
     carried = turn.previous_sql is None and points_back(turn.question) and not missing_years(turn.question, "")
@@ -443,7 +451,7 @@ _LABEL_COLUMN = ("a table's name column is `name`, `model`, `title`, `label` or 
                  "Chinese question, its Chinese twin (" + _TWIN + ")")
 
 #: Every check, in the order they are tried. After `language`, conditions no row can meet (`contradiction`);
-#: the seventeen after it read what of the question the query leaves out: the model is told to use it
+#: the nineteen after it read what of the question the query leaves out: the model is told to use it
 #: (`unused`), once for all of them.
 CHECKS: tuple[Check, ...] = (
     Check("language", _language, caveat="language", hint="language", languages=ZH),
@@ -471,6 +479,7 @@ CHECKS: tuple[Check, ...] = (
                   "not judged"),
     Check("negated", _negated, caveat="negated", hint="unused"),
     Check("every", _every, caveat="every", hint="unused"),
+    Check("both_ends", _both_ends, caveat="both_ends", hint="unused"),
     Check("order", _order, caveat="order", hint="unused"),
     Check("key_rank", _key_rank, caveat="key_rank", hint="unused"),
     Check("echo", _echo, caveat="echo", hint="unused"),

@@ -135,7 +135,8 @@ def _when_unshown(r: RoleResolver, frame: Frame) -> list[tuple[int, str]]:
     """"When"/哪天/什么时候 asks for a date: filler when the answer shows one (the latest launch, with its date),
     named when it shows none (长征五号乙一共发射了几次？分别是哪天？ answered with the count alone)."""
     shown = [*frame.columns, *([frame.group_time] if frame.group_time else []),
-             *([frame.order.column] if frame.order is not None and frame.order.column is not None else [])]
+             *([frame.order.column] if frame.order is not None and frame.order.column is not None else []),
+             *(m.column for m in frame.measures if m.func in ("min", "max") and m.column is not None)]
     if any(c.is_date or c.is_year or set(c.words) & TIME_PARTS for c in shown):
         return []
     return when_words(r.q)

@@ -28,6 +28,7 @@ from agent.planner.question import Mention, ParsedQuestion
 from agent.planner.roles import RoleResolver
 from agent.planner.schema_index import ColumnInfo, SchemaIndex
 from agent.vocabulary.references import BACK_REFERENCE, PRONOUNS_EN, THOSE_EN, THOSE_ZH, counts_per, counts_previous_rows, points_back
+from agent.vocabulary.numbers import MEASURE_WORDS_ZH
 
 _MARKER_EN = re.compile(rf"^\s*(and|what about|how about|only|just|which of|of ({THOSE_EN})|among|same|the same|"
                         rf"now|also|but|instead|then)\b|\b({PRONOUNS_EN})\b", re.IGNORECASE)
@@ -52,7 +53,7 @@ def is_follow_up(question: str) -> bool:
 
 #: More words by which a question leans on the answer before it: "that course?", "of that country", "such
 #: paragraphs", "he", "it", "which ones", "each one", "also", "the same", "the above (results)", "from there",
-#: "that year" (not "this year", today's), 它, 他, 那年.
+#: "that year" (not "this year", today's), 它, 他, 那年, 最晚的一颗 (a measure word with no noun after it).
 #: Counted only when there is a previous answer: a first question with "it" or "also" reads alone as before.
 #: Most of SParC dev's follow-ups the planner took alone had one of these (docs/evaluation.md).
 _TIME_WORD = r"(?!(?:year|month|week|quarter|decade|day|time)\b)"
@@ -63,7 +64,9 @@ _LEANING = re.compile(rf"\b(?:that|this)\s+{_TIME_WORD}[a-z]+\s*[?.!']*\s*$|\b(?
                       r"|\bthe\s+above\s+(?!\d)[a-z]+"
                       r"|\bthat\s+(?:list|result|answer)\b|\b(?:that|this|it|them)\s+(?:down|up|out|again)\b"
                       r"|\b(?:from|at|in|to)\s+there\b|\bthat\s+(?:year|month|quarter|decade|day)\b|那年|当年|同年|那里"
-                      r"|它|他|她|上面|刚才|同样|也", re.IGNORECASE)
+                      r"|它|他|她|上面|刚才|同样|也"
+                      # 最早和最晚的一颗分别是…: a measure word standing for a noun the question does not name
+                      rf"|的[一那这][{MEASURE_WORDS_ZH}个次](?=分别|是|呢|[，,。？?]|\s*$)", re.IGNORECASE)
 #: An ellipsis ending on its verb ("Which names do not?", "Which ones did?"). Weak: plain questions end so
 #: too ("How many launch sites does each country have?"), so it counts only when the question cannot be
 #: read cleanly alone, and never makes the answer ok (`ends_on_its_verb`).

@@ -21,6 +21,7 @@ from agent.planner.roles import DIRECT_WORDS, RoleResolver, span_text, verb_form
 from agent.planner.schema_index import ColumnInfo, SchemaIndex, ValueRef
 from agent.planner.units import UNITS
 from agent.vocabulary.grouping import RESPECTIVELY
+from agent.vocabulary.ranking import both_ends
 from storage.text import has_cjk, normalize
 
 
@@ -888,6 +889,12 @@ class Assembler:
                 # "Which is the heaviest payload in each orbit?": the best row of each group, not one group
                 frame.order, frame.best_per_group, frame.measures = Ordering(rank.desc, column=column), True, []
                 frame.columns = [c for c in (self.label(frame.fact), column) if c not in frame.group_columns]
+            elif both_ends(self.q.text) and not (r.limit or rank.every or frame.measures):
+                # "the earliest and latest launch dates", 最高和最低: both ends of the column, not one
+                frame.measures = [Measure("min", column), Measure("max", column)]
+                frame.columns = []
+                self.notes.append(f"'{both_ends(self.q.text)}' → MIN and MAX of {column.name}")
+                return
             else:
                 frame.order = Ordering(rank.desc, column=column)
         frame.limit, frame.ties = (r.limit, False) if rank.every else (r.limit or 1, r.limit is None)

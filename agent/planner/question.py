@@ -19,7 +19,7 @@ from typing import Any
 from agent.planner.lexicon import COMPARATIVES, GENERIC, KEYWORDS, MODEL_WORDS, NAMELESS_WORDS, Lexicon
 from agent.planner.schema_index import ColumnInfo, SchemaIndex, ValueRef
 from agent.vocabulary.names import ABBREVIATIONS, DEMONYMS
-from agent.vocabulary.numbers import NUMBER_WORDS, ZH_DIGITS, ZH_UNITS, zh_number
+from agent.vocabulary.numbers import COUNTERS_ZH, NUMBER_WORDS, ZH_DIGITS, ZH_UNITS, zh_number
 from agent.vocabulary.ranking import SUPERLATIVES
 from agent.vocabulary.references import REFERRING_WORDS
 from storage.text import CJK, QUERY_WORDS, REQUEST_WORDS, STOPWORDS, has_cjk, is_cjk_char, normalize, singular, stem
@@ -254,6 +254,11 @@ def _chinese_tokens(run: str, offset: int, lexicon: Lexicon) -> list[Token]:
         j = i
         while j < len(run) and (run[j] in ZH_DIGITS or run[j] in ZH_UNITS):
             j += 1
+        if run[i:j] == "一" and _one_as_article(run, i):  # 最晚的一次, 哪一天: "a" or "which", no number
+            end = j + 1 if run[j] in COUNTERS_ZH else j  # 哪一年: the year is still read
+            tokens.append(Token(run[i:end], "a", offset + i, offset + end, zh=True))
+            i = end
+            continue
         if j > i and zh_number(run[i:j]) is not None and not _zh_word_at(run, i, j, lexicon):
             tokens.append(Token(run[i:j], str(zh_number(run[i:j])), offset + i, offset + j, kind="number",
                                 number=zh_number(run[i:j]), zh=True))
@@ -269,6 +274,12 @@ def _chinese_tokens(run: str, offset: int, lexicon: Lexicon) -> list[Token]:
         else:
             i += 1  # a character the lexicon does not know: filler
     return tokens
+
+
+def _one_as_article(run: str, i: int) -> bool:
+    """一 after 的, 哪 or 每 and before a measure word (最晚的一次, 最早的一颗, 哪一天, 每一次) is "a", "which" or
+    "each", not the number one (只发射过一次: once, a number; 同一天: the same day, left to be read)."""
+    return 0 < i < len(run) - 1 and run[i - 1] in "的哪每" and run[i + 1] in COUNTERS_ZH + "天年"
 
 
 def _zh_word_at(run: str, i: int, j: int, lexicon: Lexicon) -> bool:

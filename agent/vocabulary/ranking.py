@@ -6,6 +6,8 @@ for a question that asks one; `find_values` explains a ranking word looked up as
 
 from __future__ import annotations
 
+import re
+
 #: Superlatives of a measure, the largest first ("the highest salary") or the smallest first.
 HIGHEST: tuple[str, ...] = ("highest", "largest", "biggest", "greatest")
 LOWEST: tuple[str, ...] = ("lowest", "smallest")
@@ -49,3 +51,38 @@ def ranking_words() -> tuple[str, ...]:
     that name their column ("oldest", "cheapest")."""
     return MOST + LEAST + HIGHEST + LOWEST + (MAXIMUM[0], MINIMUM[0]) + \
         tuple(word for word in SUPERLATIVES if " " not in word)
+
+
+#: Opposite ends of one ranking, asked side by side ("the earliest and latest", 最高和最低): (one end, the other).
+OPPOSITE_ENDS: tuple[tuple[str, str], ...] = (
+    ("highest", "lowest"), ("largest", "smallest"), ("biggest", "smallest"), ("greatest", "least"),
+    ("most", "least"), ("most", "fewest"), ("maximum", "minimum"), ("max", "min"), ("youngest", "oldest"),
+    ("newest", "oldest"), ("earliest", "latest"), ("earliest", "most recent"),
+    ("heaviest", "lightest"), ("tallest", "shortest"), ("longest", "shortest"), ("fastest", "slowest"),
+    ("most expensive", "cheapest"),
+    ("最高", "最低"), ("最大", "最小"), ("最多", "最少"), ("最早", "最晚"), ("最早", "最新"), ("最早", "最近"),
+    ("最新", "最老"), ("最年轻", "最老"), ("最重", "最轻"), ("最长", "最短"), ("最快", "最慢"), ("最贵", "最便宜"),
+    ("最远", "最近"),
+)
+
+
+def _ends_pattern() -> re.Pattern[str]:
+    pairs = []
+    for one, other in OPPOSITE_ENDS:
+        for a, b in ((one, other), (other, one)):
+            if a.isascii():
+                pairs.append(rf"\b{a}\s*(?:and|or|&|,|as well as|/)\s*(?:the\s+)?{b}\b")
+            else:
+                pairs.append(rf"{a}值?(?:和|与|及|跟|、|或)(?:最)?{b[1:]}")
+    return re.compile("|".join(pairs), re.I)
+
+
+#: Both ends of one ranking asked for, the two words next to each other.
+BOTH_ENDS = _ends_pattern()
+
+
+def both_ends(question: str) -> str | None:
+    """The words by which a question asks for both ends of one ranking ("the earliest and latest launch",
+    最高和最低, "the maximum and minimum"), as written; None when it asks for one end or none."""
+    found = BOTH_ENDS.search(question)
+    return found.group(0) if found else None

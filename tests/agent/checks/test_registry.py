@@ -152,6 +152,13 @@ EXAMPLES: dict[str, tuple[Example, Example]] = {
         Example("哪些火箭家族的所有型号都已经退役了？",
                 "SELECT f.name_zh FROM vehicle_families AS f JOIN launch_vehicles AS v ON v.family_id = f.id "
                 "GROUP BY f.id HAVING SUM(v.status <> 'retired') = 0", "德尔塔。", rows=[["德尔塔"]])),
+    "both_ends": (
+        Example("最早和最晚的一次发射分别是哪天？",
+                "SELECT mission_name, launch_date FROM launches ORDER BY launch_date DESC LIMIT 1",
+                "最晚的一次是 Capella-13（2025-12-28）。", rows=[["Capella-13", "2025-12-28"]]),
+        Example("最早和最晚的一次发射分别是哪天？",
+                "SELECT MIN(launch_date), MAX(launch_date) FROM launches", "最早 2000-01-06，最晚 2025-12-28。",
+                rows=[["2000-01-06", "2025-12-28"]])),
     "order": (
         Example("List the aircraft models from the fastest to the slowest.",
                 "SELECT model FROM aircraft ORDER BY max_speed_kmh ASC"),
