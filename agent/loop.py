@@ -37,7 +37,7 @@ from agent.notes import load_table, note
 from agent.offline_planner import LABEL as PLANNER_LABEL
 from agent.offline_planner import OfflinePlanner
 from agent.planner.answer_text import found_no_rows
-from agent.planner.followup import is_follow_up
+from agent.planner.followup import is_follow_up, leans_on_previous
 from agent.planner.lexicon import Lexicon
 from agent.schema_block import schema_block
 from agent.sources.base import DataSource, as_written
@@ -58,6 +58,8 @@ from storage.conversations import ConversationStore
 from storage.text import has_cjk
 
 ANSWER_ROWS = 50  # rows kept inside the state's answer; the full result is in query_results
+#: Earlier questions of the conversation a SQL-first prompt shows, with their SQL (SParC's interactions run to 3–4).
+EARLIER_SHOWN = 3
 #: Lookups that do not answer anything by themselves; after this many in a row, the model is told to write
 #: the query, or to answer from the one that ran: small models look up values again and again and then
 #: answer in prose, or, the right count in hand, search on for a word of the question (issue 16).
@@ -175,8 +177,7 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
         prompt = SqlPrompt(engine=setup.database.engine, question=question, hints=_value_hints(setup, question),
                            examples=[(e.question, e.sql) for e in setup.examples.search(question)]
                            if setup.examples is not None and few_shot else [],
-                           previous=[(turn.previous_question, turn.previous_sql)]
-                           if turn.follows_up and turn.previous_sql else [],
+                           previous=turn.earlier, follows=turn.follows_up or leans_on_previous(question),
                            about_analyst=user_memory)
         ddl = _ddl(setup)
         if ddl and sql_first.fits(turn, prompt.messages(ddl)):
@@ -267,6 +268,9 @@ class _Turn:
         self.sampled_values: set[str] = set()
         asked_before = [m.content or "" for m in self.state.messages if m.role == "user"][:-1]
         self.previous_question = asked_before[-1] if asked_before else ""
+        #: The conversation's last questions and the SQL each answer rested on, answered or not (oldest first):
+        #: what a model asked SQL-first is shown, as the model alone sees its own earlier turns.
+        self.earlier = _earlier_turns(self.state.steps, asked_before, self.turn_index)
         self.tools = tools_for_turn(memory=False)  # run_turn offers recall_memory once memory gives access
         self.checked: set[str] = set()  # the hints the model was given for its answers (`check_answer`)
         self.planned = False  # the offline planner's query answered, the model's turn stopped (`planner_query`)
@@ -710,6 +714,16 @@ def _ddl(setup: TurnSetup) -> str:
         raise
     except SourceError:
         return ""
+
+
+def _earlier_turns(steps: list[Step], asked_before: list[str], turn_index: int,
+                  limit: int = EARLIER_SHOWN) -> list[tuple[str, str]]:
+    """The last `limit` earlier questions whose answer rested on a query, with that query, oldest first.
+    One user message a turn: the question `back` messages before this turn's is turn `turn_index - back`'s."""
+    answered = {s.turn_index: s.sql for s in steps if s.step_type == "answer" and s.sql}
+    earlier = [(question, answered[turn_index - back]) for back, question in enumerate(reversed(asked_before), start=1)
+               if turn_index - back in answered]
+    return earlier[:limit][::-1]
 
 
 def _value_hints(setup: TurnSetup, question: str) -> list[Hint]:

@@ -1,6 +1,6 @@
 """The SQL-first prompt: the schema as `CREATE TABLE` statements with example rows, then what
-askdb knows that the model does not (values the question names, verified examples, the previous
-questions of a follow-up, what it remembers of the analyst), then the question.
+askdb knows that the model does not (values the question names, verified examples, the conversation's
+earlier questions with their SQL, what it remembers of the analyst), then the question.
 
 The schema part is the prompt small code models are evaluated with (Qwen2.5-Coder, CodeS, DAIL-SQL:
 each table's DDL and three example rows, then "-- Using valid SQLite, answer the following question
@@ -12,6 +12,7 @@ nothing to add sends the same bytes as the model alone.
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -19,7 +20,7 @@ from typing import Any, NamedTuple
 from agent.context import render_prompt
 from agent.sources.base import DataSource, TableSchema, as_written
 from agent.sources.errors import SourceError, SourceUnavailable
-from storage.text import fold, has_cjk
+from storage.text import STOPWORDS, fold, has_cjk
 
 ROWS_SHOWN = 3
 CELL_CHARS = 40
@@ -118,7 +119,7 @@ def value_hints(question: str, values: dict[str, list[Any]], *, prefixes: dict[s
     (folded text → places, `SchemaIndex.values`); `prefixes`, its first words of one proper name
     (`SchemaIndex.prefixes`: "Baikonur" → 'Baikonur Cosmodrome'), read where the question writes them
     with a capital, and of one Chinese name (`SchemaIndex.cjk_prefixes`: 西昌). Longest phrases first; numbers and one-letter values are left out (they match
-    everywhere)."""
+    everywhere), and so is a function word unless written in capitals ("spoken in each country" names no 'IN')."""
     folded = fold(question)
     words = [w.strip(".,;:!?()\"'“”‘’？，。、") for w in folded.split()]
     found: list[Hint] = []
@@ -138,6 +139,8 @@ def value_hints(question: str, values: dict[str, list[Any]], *, prefixes: dict[s
     for key in sorted(set(keys), key=len, reverse=True):
         if len(key) < 2 or key.replace(".", "").replace(" ", "").isdigit() or any(key in t for t in taken):
             continue  # "Falcon" within "Falcon 9" is the same mention
+        if key in STOPWORDS and not re.search(rf"\b{re.escape(key.upper())}\b", question):
+            continue  # "in" is a word of the question, not the code 'IN', unless written so
         taken.append(key)
         for ref in values[key]:
             hint = Hint(ref.table, ref.column, ref.value)
@@ -155,14 +158,15 @@ class SqlPrompt:
     question: str
     hints: list[Hint] = field(default_factory=list)
     examples: list[tuple[str, str]] = field(default_factory=list)  # (question, SQL), nearest first
-    previous: list[tuple[str, str]] = field(default_factory=list)  # (question, SQL), oldest first
+    previous: list[tuple[str, str]] = field(default_factory=list)  # earlier (question, SQL), oldest first
+    follows: bool = False  # the question's words point back at them ("their names", "how about…")
     about_analyst: str = ""
 
     def messages(self, schema: str) -> list[dict[str, str]]:
         """One user message, as the model alone is asked."""
         return [{"role": "user", "content": render_prompt(
             "sql_first.md", schema=schema, engine=self.engine, question=" ".join(self.question.split()),
-            hints=self.hints, examples=self.examples, previous=self.previous,
+            hints=self.hints, examples=self.examples, previous=self.previous, follows=self.follows,
             about_analyst=self.about_analyst.strip())}]
 
 

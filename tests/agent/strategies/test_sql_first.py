@@ -152,6 +152,35 @@ def test_a_follow_up_sends_the_previous_question_with_its_sql(scripted_llm, conc
     assert answer.ok and answer.data.rows == [[1]]
 
 
+def test_a_question_with_no_word_pointing_back_still_shows_the_earlier_turns_for_the_model_to_judge(
+        scripted_llm, concerts_db, tmp_path):
+    # "What is the maximum and minimum value?" names no pointer, yet only the earlier question says of what; the
+    # model alone sees its own earlier turns, so askdb shows them too, without asking that their conditions stay.
+    scripted_llm.enqueue(text("SELECT age FROM singer"), text("SELECT max(age), min(age) FROM singer"))
+    _follow_up(scripted_llm, concerts_db, tmp_path, "Show all the singers' ages.", "What is the maximum and minimum?")
+    prompt = scripted_llm.chat_requests[1]["messages"][0]["content"]
+    assert "-- Earlier questions of the conversation (this question may build on them, or stand on its own):\n" \
+           "-- Earlier question: Show all the singers' ages.\nSELECT age FROM singer;" in prompt
+    assert "keep their conditions" not in prompt
+
+
+def test_the_earlier_turns_shown_include_one_only_partly_answered(scripted_llm, concerts_db, tmp_path):
+    # The first answer leaves 2014 out (flagged, not ok), yet it is what the model wrote and the analyst saw.
+    scripted_llm.enqueue(text("SELECT count(*) FROM concert"), text("SELECT count(*) FROM concert"),
+                         text("SELECT count(*) FROM concert WHERE year = '2015'"))
+    askdb = _askdb(scripted_llm, concerts_db, tmp_path)
+    try:
+        first, _, thread = _turn(askdb, "How many concerts were there in 2014?")
+        _turn(askdb, "And in 2015?", thread)
+    finally:
+        askdb.close()
+    prompt = scripted_llm.chat_requests[-1]["messages"][0]["content"]
+    assert not first.ok
+    assert "-- This question follows earlier questions of the conversation; keep their conditions unless it " \
+           "changes them:\n-- Earlier question: How many concerts were there in 2014?\nSELECT count(*) FROM concert;" \
+           in prompt
+
+
 def test_a_follow_up_gets_askdbs_own_fix_for_the_conditions_it_dropped_and_a_value_as_stored(scripted_llm, concerts_db,
                                                                                                tmp_path):
     # The model forgets 2014 and writes 'failed' where the column stores 'failure': askdb respells the value
