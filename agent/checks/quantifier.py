@@ -5,7 +5,8 @@ a WHERE list the families with at least one retired vehicle, which is another qu
 A query that can say "every" has a negation (`NOT IN`, `NOT EXISTS`, `<>`), an EXCEPT, a HAVING or an
 `ALL`; one with none of them is flagged. Only clear wordings are read: 所有/全部/每… followed by 都 within a
 clause, and "whose/with/where all (of) its/their X are…", "every one of"; "Show all their names" is not
-about every row.
+about every row. Every period of a span ("in every year from 2020 through 2025", 每年都) needs a HAVING on a count
+of distinct periods.
 """
 
 from __future__ import annotations
@@ -22,13 +23,50 @@ UNIVERSAL = re.compile(r"(?:所有|全部|每)[^，。？！,?!；;]{0,12}?都"
                        r"|\bwhose\s+\w+(?:\s+\w+)?\s+(?:are|were)\s+all\b|\bevery\s+one\s+of\s+(?:its|their)\b", re.I)
 
 
+#: Every period of a span ("in every year from 2020 through 2025", 每年都): a thing that has rows in each of them,
+#: which only a count of the distinct periods can say.
+#: Not "how many launches in each year from 2020 to 2025" nor 每年有多少次: a count per period, a grouping.
+EVERY_PERIOD = re.compile(r"\bin\s+every\s+(?:single\s+)?(?:year|month|quarter)\s+(?:from|between|since|of|in)\b"
+                          r"|每(?:一)?(?:年|个月|月|季度)都", re.I)
+_COUNT_PER = re.compile(r"^\s*(?:and\s+)?how\s+many\b", re.I)
+
+
 def universal_dropped(question: str, sql: str, *, dialect: str) -> str | None:
     """The words by which the question asks about every row of a thing, when the query has nothing that
-    could say "every" (see the module); None otherwise, or when the query does not parse."""
-    asked = UNIVERSAL.search(question)
+    could say "every" (see the module); None otherwise, or when the query does not parse. Every period of a
+    span asks for a count of the distinct periods (`HAVING COUNT(DISTINCT strftime('%Y', …)) = 6`): a
+    HAVING without one keeps a thing with rows in any one of them."""
+    period = EVERY_PERIOD.search(question) if not _COUNT_PER.match(question) else None
+    asked = period or UNIVERSAL.search(question)
     if asked is None:
         return None
     tree = parsed(sql, dialect=dialect)
-    if tree is None or tree.find(exp.Not, exp.NEQ, exp.Except, exp.Having, exp.All) is not None:
+    if tree is None:
+        return None
+    if period is not None:
+        distinct = [c for c in tree.find_all(exp.Count) if isinstance(c.this, exp.Distinct)]
+        return None if any(c.find_ancestor(exp.Having) for c in distinct) or tree.find(exp.Except, exp.All) \
+            else asked.group(0)
+    if tree.find(exp.Not, exp.NEQ, exp.Except, exp.Having, exp.All) is not None:
+        return None
+    return asked.group(0)
+
+
+#: A thing with none of some rows ("Which aircraft roles have no Chinese-built model?", 没有中国制造的机型): no row of
+#: the group meets the condition, which a row-by-row `<>` cannot say (it keeps every role with any model not built
+#: in China).
+NONE_OF = re.compile(r"\b(?:have|has|had|with)\s+no\b|\bwithout\s+any\b|\bdo(?:es)?\s*(?:n't|not)\s+have\s+any\b"
+                     r"|没有(?:任何)?", re.I)
+
+
+def none_as_not_equal(question: str, sql: str, *, dialect: str) -> str | None:
+    """The words by which the question asks for things with none of some rows, when the query says it with a `<>`
+    and nothing that can say "none" (`NOT IN`, `NOT EXISTS`, EXCEPT, a HAVING); None otherwise. No gold query of
+    Spider dev, SParC dev, CoSQL dev or BIRD mini-dev (47 asking so) writes a "have no" this way."""
+    asked = NONE_OF.search(question)
+    if asked is None:
+        return None
+    tree = parsed(sql, dialect=dialect)
+    if tree is None or tree.find(exp.NEQ) is None or tree.find(exp.Not, exp.Except, exp.Having) is not None:
         return None
     return asked.group(0)

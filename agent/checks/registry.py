@@ -25,7 +25,7 @@ from agent.checks.contradiction import contradicting_conditions
 from agent.checks.extremes import one_end_only
 from agent.checks.direction import ranked_by_key, reversed_order
 from agent.checks.grouping import grouped_figure
-from agent.checks.quantifier import universal_dropped
+from agent.checks.quantifier import none_as_not_equal, universal_dropped
 from agent.checks.question import (columns_not_shown, counts_an_amount, echoes_filter, either_for_both,
                                    figure_not_computed, link_side_reversed, name_not_shown, negation_dropped,
                                    outer_limit, sampled_literals, thing_not_used, unasked_limit, with_both,
@@ -236,6 +236,13 @@ def _every(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     """A question about every row of a thing (所有型号都已经退役, "whose vehicles are all retired") answered by a
     query that keeps a thing when any one of its rows meets the condition (no negation, EXCEPT or HAVING)."""
     words = universal_dropped(turn.question, result.sql, dialect=turn.dialect)
+    return Finding({"words": words}) if words else None
+
+
+def _none_of(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """A question about things with none of some rows ("roles with no Chinese-built model") answered by a query
+    keeping each row that is not so (a `<>`, no NOT IN, EXCEPT or HAVING)."""
+    words = none_as_not_equal(turn.question, result.sql, dialect=turn.dialect)
     return Finding({"words": words}) if words else None
 
 
@@ -451,7 +458,7 @@ _LABEL_COLUMN = ("a table's name column is `name`, `model`, `title`, `label` or 
                  "Chinese question, its Chinese twin (" + _TWIN + ")")
 
 #: Every check, in the order they are tried. After `language`, conditions no row can meet (`contradiction`);
-#: the nineteen after it read what of the question the query leaves out: the model is told to use it
+#: the twenty after it read what of the question the query leaves out: the model is told to use it
 #: (`unused`), once for all of them.
 CHECKS: tuple[Check, ...] = (
     Check("language", _language, caveat="language", hint="language", languages=ZH),
@@ -479,6 +486,7 @@ CHECKS: tuple[Check, ...] = (
                   "not judged"),
     Check("negated", _negated, caveat="negated", hint="unused"),
     Check("every", _every, caveat="every", hint="unused"),
+    Check("none_of", _none_of, caveat="none_of", hint="unused"),
     Check("both_ends", _both_ends, caveat="both_ends", hint="unused"),
     Check("order", _order, caveat="order", hint="unused"),
     Check("key_rank", _key_rank, caveat="key_rank", hint="unused"),

@@ -3,7 +3,7 @@
 
 import pytest
 
-from agent.checks.quantifier import universal_dropped
+from agent.checks.quantifier import none_as_not_equal, universal_dropped
 
 ANY_RETIRED = ("SELECT DISTINCT f.name FROM vehicle_families AS f JOIN launch_vehicles AS v ON v.family_id = f.id "
                "WHERE v.status = 'retired'")
@@ -35,3 +35,49 @@ def test_all_as_every_row_shown_is_not_about_each(question):
 def test_no_spider_gold_question_is_read_as_about_every_row(spider_dev):
     questions, _ = spider_dev
     assert [q["question"] for q in questions if universal_dropped(q["question"], q["query"], dialect="sqlite")] == []
+
+
+ANY_YEAR = ("SELECT s.name, strftime('%Y', l.launch_date) AS y, COUNT(*) FROM launches AS l JOIN launch_sites AS s "
+            "ON s.id = l.site_id WHERE l.launch_date BETWEEN '2020-01-01' AND '2025-12-31' GROUP BY s.id, y "
+            "HAVING COUNT(*) >= 1")
+EVERY_YEAR = ("SELECT s.name FROM launches AS l JOIN launch_sites AS s ON s.id = l.site_id "
+              "WHERE l.launch_date BETWEEN '2020-01-01' AND '2025-12-31' GROUP BY s.id "
+              "HAVING COUNT(DISTINCT strftime('%Y', l.launch_date)) = 6")
+
+
+@pytest.mark.parametrize("question, words", [
+    ("Which launch sites hosted at least one launch in every year from 2020 through 2025?", "in every year from"),
+    ("哪些发射场在2020到2025年每年都有发射？", "每年都"),
+])
+def test_every_period_of_a_span_needs_a_count_of_distinct_periods(question, words):
+    # The twenty-second re-walk's E01: grouped by site and year with HAVING COUNT(*) >= 1 (any year), ok.
+    assert universal_dropped(question, ANY_YEAR, dialect="sqlite") == words
+    assert universal_dropped(question, EVERY_YEAR, dialect="sqlite") is None
+
+
+@pytest.mark.parametrize("question", ["How many launches were there in every year from 2020 to 2025?",
+                                      "How many launches were there in each year from 2020 to 2025?",
+                                      "2020到2025年每年有多少次发射？"])
+def test_a_count_per_period_is_a_grouping(question):
+    assert universal_dropped(question, ANY_YEAR, dialect="sqlite") is None
+
+
+@pytest.mark.parametrize("question, sql, words", [
+    # The twenty-second re-walk's E12: every role with any model not built in China, ok.
+    ("Which aircraft roles have no Chinese-built model?",
+     "SELECT DISTINCT a.role FROM aircraft AS a JOIN manufacturers AS m ON m.id = a.manufacturer_id "
+     "JOIN countries AS c ON c.id = m.country_id WHERE c.name <> 'China'", "have no"),
+    ("Which aircraft roles have no Chinese-built model?",
+     "SELECT DISTINCT role FROM aircraft WHERE role NOT IN (SELECT a.role FROM aircraft AS a JOIN manufacturers AS m "
+     "ON m.id = a.manufacturer_id JOIN countries AS c ON c.id = m.country_id WHERE c.name = 'China')", None),
+    ("Which payloads have no recorded mass?", "SELECT name FROM payloads WHERE mass_kg IS NULL", None),
+    ("Which launch sites are not in China?", "SELECT s.name FROM launch_sites AS s JOIN countries AS c "
+     "ON c.id = s.country_id WHERE c.name <> 'China'", None),
+])
+def test_none_of_some_rows_is_not_a_row_by_row_not_equal(question, sql, words):
+    assert none_as_not_equal(question, sql, dialect="sqlite") == words
+
+
+def test_no_spider_gold_question_is_read_as_none_said_by_not_equal(spider_dev):
+    questions, _ = spider_dev
+    assert [q["question"] for q in questions if none_as_not_equal(q["question"], q["query"], dialect="sqlite")] == []

@@ -152,6 +152,15 @@ EXAMPLES: dict[str, tuple[Example, Example]] = {
         Example("哪些火箭家族的所有型号都已经退役了？",
                 "SELECT f.name_zh FROM vehicle_families AS f JOIN launch_vehicles AS v ON v.family_id = f.id "
                 "GROUP BY f.id HAVING SUM(v.status <> 'retired') = 0", "德尔塔。", rows=[["德尔塔"]])),
+    "none_of": (
+        Example("Which aircraft roles have no Chinese-built model?",
+                "SELECT DISTINCT a.role FROM aircraft AS a JOIN manufacturers AS m ON m.id = a.manufacturer_id "
+                "JOIN countries AS c ON c.id = m.country_id WHERE c.name <> 'China'", "airliner, fighter, cargo.",
+                rows=[["airliner"], ["fighter"], ["cargo"]]),
+        Example("Which aircraft roles have no Chinese-built model?",
+                "SELECT DISTINCT role FROM aircraft WHERE role NOT IN (SELECT a.role FROM aircraft AS a JOIN "
+                "manufacturers AS m ON m.id = a.manufacturer_id JOIN countries AS c ON c.id = m.country_id "
+                "WHERE c.name = 'China')", "business jet.", rows=[["business jet"]])),
     "both_ends": (
         Example("最早和最晚的一次发射分别是哪天？",
                 "SELECT mission_name, launch_date FROM launches ORDER BY launch_date DESC LIMIT 1",
