@@ -52,7 +52,8 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
         if not r.is_free(m) or _accounted(m, frame, tables, columns, repeats) or _names_counted_rows(m, frame, schema, r) \
                 or _per_row(i, r, frame, schema) or _since_as_adverb(i, r) \
                 or _names_the_value_before(m, r, frame, schema) or _relates_through(m, joined) \
-                or _participle_of_parent(i, r, frame, schema) or _their_rows(m, r, frame, schema):
+                or _participle_of_parent(i, r, frame, schema) or _their_rows(m, r, frame, schema) \
+                or _made_where(m, frame):
             continue
         before = r.mentions[i - 1] if i else None
         if m.text.lower() in _KIND_WORDS and before is not None and before.end == m.start \
@@ -106,6 +107,14 @@ def _names_the_value_before(m, r: RoleResolver, frame: Frame, schema: SchemaInde
             if any(t in joined and schema.distance(ref.table, t) <= 1 for t in m.tables):
                 return True
     return False
+
+
+def _made_where(m, frame: Frame) -> bool:
+    """A verb of making read as part of a column's name ("European-built aircraft", "aircraft built in Europe":
+    the count of units built) when the query holds the rows to a condition on another table (their makers'
+    region): the verb says how the rows relate to it, not that column."""
+    return m.kind == "column" and m.partial and m.text.lower() in MAKING_VERBS \
+        and any(c.column.table != frame.fact for c in frame.conditions)
 
 
 def _making_words(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[tuple[int, str]]:

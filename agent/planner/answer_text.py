@@ -24,7 +24,7 @@ _FUNC_EN = {"count": "number", "avg": "average", "sum": "total", "min": "minimum
 _FUNC_ZH = {"count": "数量", "avg": "平均", "sum": "总", "min": "最小", "max": "最大"}
 #: A result column a query names itself, headed in Chinese (issue 38: "共 10 行（Name (zh)、Count）").
 _HEADS_ZH = {"count": "数量", "percent": "百分比", "year": "年份", "month": "月份", "quarter": "季度",
-             "half_year": "半年", "decade": "年代"}
+             "half_year": "半年", "decade": "年代", "rank_in_group": "组内名次"}
 _MEASURE_HEADS_ZH = {"avg": "平均{0}", "sum": "{0}总和", "min": "最小{0}", "max": "最大{0}", "count": "不同{0}的个数"}
 _YEAR_EN = {"in": "in {0}", "since": "since {0}", "after": "after {0}", "before": "before {0}",
             "until": "up to {0}", "between": "from {0} to {1}", "outside": "before {0} or after {1}"}

@@ -14,6 +14,7 @@ from datetime import date
 
 from agent.planner.accounting import TIME_PARTS, unaccounted, when_words
 from agent.planner.frame import Condition, Frame, Measure, MissingSubject, Ordering, PlanningFailed, YearFilter
+from agent.planner.lexicon import MAKING_VERBS
 from agent.planner.negation import Absence
 from agent.planner.periods import DATE_ONLY, Period
 from agent.planner.question import Mention, ParsedQuestion
@@ -26,6 +27,9 @@ from storage.text import has_cjk, normalize
 
 
 YEAR_WORDS = frozenset({"year", "years", "年", "每年", "年份"})  # the bare time unit, not a column
+#: A ranking asked of each period ("the most in each year", 每年…最多的): ranked within every period.
+EACH_PERIOD = re.compile(r"\b(?:in\s+)?(?:each|every|per)\s+(?:year|month|quarter)\b|每(?:一)?(?:年|个月|月|季度)|各年", re.I)
+PERIOD_WORDS = frozenset({"month", "months", "月", "月份", "quarter", "quarters", "季度"})  # and the shorter units
 _BUCKET_ZH = {"year": "年", "month": "月", "quarter": "季度", "half_year": "半年", "decade": "年代"}
 
 
@@ -78,6 +82,18 @@ class Assembler:
         frame.notes = self.notes
         return frame
 
+    def _ranked_within(self, group: Mention) -> bool:
+        """A superlative of a column per group, the other words of the question on that column's table (各国制造的
+        战斗机中，最大速度最快的分别是哪款？: the fastest fighter of each country, not the countries ranked)."""
+        rank = self.r.rank
+        named = [m for m in self.r.mentions if m.kind in ("value", "column")]
+        if rank is None or rank.by_count or not named:
+            return False
+        def tables(m: Mention) -> set[str]:
+            return {c.table for c in m.columns} | {v.table for v in m.values}
+        ranked = tables(rank.column or named[0])  # "最大速度最快": the column beside it; "fastest fighter": the value's
+        return len(ranked) == 1 and all(tables(m) <= ranked for m in named)
+
     def _choose_tables(self, frame: Frame, having) -> None:
         """The fact table (rows counted or listed) and the entity grouped by, if any.
 
@@ -101,7 +117,8 @@ class Assembler:
                                                   m.start))
         subject = free_tables[0] if free_tables else None
         group = r.group if r.group is not None and r.group.kind == "table" else None
-        if group is not None and not (counted or r.aggregates or having or by_count or subject or r.share):
+        if group is not None and not (counted or r.aggregates or having or by_count or subject or r.share
+                                      or self._ranked_within(group)):
             group, subject = None, group  # "names of every customer": all of them, not per customer
         if group is not None:
             # 2021年发射的载荷中，各运营国家…: the payloads, named after 的, are the rows grouped
@@ -204,7 +221,7 @@ class Assembler:
         """Chinese names what it asks about last, after 的: 俄罗斯制造商生产的飞机 are aircraft, 飞机的制造商
         manufacturers (the head of a compound after it: 美国的飞机制造商)."""
         tokens, text = self.q.tokens, self.q.text
-        marked = [m for m in free if tokens[m.start].zh and text[max(tokens[m.start].start - 1, 0)] == "的"]
+        marked = [m for m in free if tokens[m.start].zh and text[max(tokens[self._past_values(m)].start - 1, 0)] == "的"]
         if marked:
             head = self.r.head(max(marked, key=lambda m: m.start))
             which = self._after_which(free) if which else None
@@ -213,6 +230,14 @@ class Assembler:
             return which if which is not None and (which.start > head.end or self._before_de(which)) else head
         # 酒泉卫星发射中心发射过哪些火箭？: the rockets, named right after 哪些
         return self._after_which(free) if which else None
+
+    def _past_values(self, m: Mention) -> int:
+        """Where the values right before a table word start (2010年代发射的科学载荷: 科学 before 载荷), else its own start:
+        what it names still follows the 的 before them."""
+        start = m.start
+        while (value := next((v for v in self.r.mentions if v.kind == "value" and v.end == start), None)) is not None:
+            start = value.start
+        return start
 
     def _owned_after_which(self, free: list[Mention]) -> Mention | None:
         """哪些国家的火箭…: the table word after 的 that the one asked after 哪些 owns (火箭); None otherwise."""
@@ -235,9 +260,10 @@ class Assembler:
             for m in self.r.mentions)
 
     def _which_years(self) -> bool:
-        """"In which years …", 哪些年/哪几年: the question asks for years, right after its "which"."""
+        """"In which years …", 哪些年/哪几年, "which month", 哪个月: the question asks for periods, right after its
+        "which"."""
         r = self.r
-        return any(m.kind == "column" and m.text.lower() in YEAR_WORDS and any(
+        return any(m.kind in ("column", "keyword") and m.text.lower() in YEAR_WORDS | PERIOD_WORDS and any(
             w.kind == "keyword" and w.code == "which" and 0 <= m.start - w.end <= 1 for w in r.mentions)
             for m in r.mentions)
 
@@ -854,6 +880,9 @@ class Assembler:
             frame.order = Ordering(rank.desc, measure=shares[0])
         elif rank.by_count:
             frame.order = Ordering(rank.desc, measure=next(m for m in frame.measures if m.func == "count"))
+            if frame.entity and frame.group_time is not None and not rank.every and EACH_PERIOD.search(self.q.text):
+                # "Which Chinese rocket flew the most in each year?": the top rocket of every year, not the top pair
+                frame.best_per_group = True
             asked = self._after_which([m for m in r.mentions if m.kind == "table"]) if self.q.zh else None
             if asked is not None and frame.entity and self.table(asked) not in (frame.entity, frame.fact) \
                     and self._each_group():
@@ -925,7 +954,10 @@ class Assembler:
             self.notes.append("shows " + ", ".join(f"{c.table}.{c.name}" for c in frame.columns))
             return
         used = {id(c.column) for c in frame.conditions}
-        named = sorted(self._free_columns(exact=True) + self._free_columns(exact=False), key=lambda m: m.start)
+        # A verb of making naming part of a column ("European-built aircraft", "aircraft built in Europe": not the
+        # count of units built) says how the rows relate, not what to show of them.
+        named = sorted(self._free_columns(exact=True) + [m for m in self._free_columns(exact=False)
+                                                         if m.text.lower() not in MAKING_VERBS], key=lambda m: m.start)
         wanted = [c for c in (self.column(m) for m in named) if c is not None and not self._of_other_rows(c)]
         wanted = [c for c in dict.fromkeys(wanted) if id(c) not in used or frame.order is not None]
         every = self.r.rank is not None and self.r.rank.every  # "heaviest first": each row's mass beside it

@@ -255,7 +255,8 @@ def _chinese_tokens(run: str, offset: int, lexicon: Lexicon) -> list[Token]:
         while j < len(run) and (run[j] in ZH_DIGITS or run[j] in ZH_UNITS):
             j += 1
         if run[i:j] == "一" and _one_as_article(run, i):  # 最晚的一次, 哪一天: "a" or "which", no number
-            end = j + 1 if run[j] in COUNTERS_ZH else j  # 哪一年: the year is still read
+            # 的一次: the measure word with it; 哪一款, 哪一年: the model, the year still read, as in 哪款
+            end = j + 1 if run[j] in COUNTERS_ZH and run[i - 1] != "哪" else j
             tokens.append(Token(run[i:end], "a", offset + i, offset + end, zh=True))
             i = end
             continue

@@ -80,7 +80,7 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
     where += [subquery(frame.fact, Absence([t], t), schema, qualified, present=True) for t in frame.required]
     if where:
         lines.append("WHERE " + "\n  AND ".join(where))
-    if frame.best_per_group:
+    if frame.best_per_group and frame.order.measure is None:
         return _checked(_best_per_group(lines, frame, schema, col, entity_label, year))
     keys: list[str] = []
     if frame.entity:
@@ -95,6 +95,8 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
         compared = _measure(frame.having_measure, col) if frame.having_measure is not None else once or "COUNT(*)"
         lines.append(f"HAVING {compared} {'BETWEEN' if op == 'between' else op} {bound}")
     tie = entity_label or (frame.group_columns or frame.columns or [None])[0]
+    if frame.best_per_group and frame.order.measure is not None and year:
+        return _checked(_best_per_period(lines, frame, col, year))
     if frame.order is not None:
         by = (quote_ident(measure_alias(frame.order.measure, frame)) if frame.order.measure is not None
               else col(frame.order.column))
@@ -160,6 +162,17 @@ def _best_per_group(lines: list[str], frame: Frame, schema: SchemaIndex, col, en
     inner = "\n".join(lines)
     return (f"SELECT * FROM (\n{inner}\n) AS ranked\nWHERE {quote_ident('rank_in_group')} <= {int(frame.limit or 1)}"
             f"\nORDER BY 1, {quote_ident('rank_in_group')}")
+
+
+def _best_per_period(lines: list[str], frame: Frame, col, year: str) -> str:
+    """The groups ranked by their measure within each period ("Which Chinese rocket flew the most in each year?":
+    each year's top rocket, ties sharing the place), the periods in time order."""
+    direction = " DESC" if frame.order.desc else ""
+    lines = [lines[0] + f", RANK() OVER (PARTITION BY {', '.join([year, *(col(c) for c in frame.group_columns)])} "
+             f"ORDER BY {_measure(frame.order.measure, col)}{direction}) AS {quote_ident('rank_in_group')}", *lines[1:]]
+    inner = "\n".join(lines)
+    return (f"SELECT * FROM (\n{inner}\n) AS ranked\nWHERE {quote_ident('rank_in_group')} <= {int(frame.limit or 1)}"
+            f"\nORDER BY {quote_ident(frame.bucket)}, {quote_ident('rank_in_group')}")
 
 
 def _with_ties(lines: list[str], frame: Frame, col) -> str:

@@ -1,0 +1,70 @@
+"""Rankings within each group or period, "-built" as a relation, "which month", and a table word after 的 and a
+value (issue 38, the twenty-fourth re-walk's confidently wrong answers, each asked here as the analyst did).
+
+"Which Chinese rocket flew the most in each year from 2020 to 2025?" is each year's top rocket, not the top
+(rocket, year) pair; 各国制造的战斗机中，最大速度最快的分别是哪款？ the fastest fighter of each country, not the
+countries ranked; "Which European-built aircraft …" lists the aircraft, not their units built; 2025年哪个月发射的
+载荷最多？ counts payloads per month, not per launch and month; 2010年代发射的科学载荷，按运营国家… counts payloads by
+their operator's country, not launches by their site's.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.agent.planner.test_planner_followup import planner, sample  # noqa: F401 (fixtures)
+
+_CHINA_VEHICLES = ("FROM launches l JOIN launch_vehicles v ON v.id = l.vehicle_id JOIN manufacturers m ON "
+                   "m.id = v.manufacturer_id JOIN countries c ON c.id = m.country_id WHERE c.code = 'CHN' AND "
+                   "l.launch_date BETWEEN '2020-01-01' AND '2025-12-31'")
+
+
+def _rows(planner, sql: str, keep: slice = slice(None)) -> list[tuple]:
+    return sorted(tuple(r)[keep] for r in planner.database.execute(sql, max_rows=10_000).rows)
+
+
+@pytest.mark.parametrize("question", ["Which Chinese rocket flew the most in each year from 2020 to 2025?",
+                                      "2020年到2025年，每年发射次数最多的中国火箭分别是哪款？"])
+def test_the_most_in_each_year_is_ranked_within_every_year(planner, sample_db_path, question):
+    plan = planner.plan(question)
+    gold = (f"WITH n AS (SELECT strftime('%Y', l.launch_date) AS y, v.id AS v, COUNT(*) AS c {_CHINA_VEHICLES} "
+            "GROUP BY y, v.id) SELECT y, c FROM n WHERE c = (SELECT MAX(c) FROM n AS o WHERE o.y = n.y)")
+    assert plan.caveat is None
+    assert sorted((r[1], r[2]) for r in _rows(planner, plan.sql)) == sorted(sample(sample_db_path, gold))
+
+
+@pytest.mark.parametrize("question", ["各国制造的战斗机中，最大速度最快的分别是哪款？", "What is the fastest fighter of each country?"])
+def test_the_best_of_each_group_is_one_row_per_group(planner, sample_db_path, question):
+    plan = planner.plan(question)
+    gold = ("SELECT c.id, MAX(a.max_speed_kmh) FROM aircraft a JOIN manufacturers m ON m.id = a.manufacturer_id "
+            "JOIN countries c ON c.id = m.country_id WHERE a.role = 'fighter' GROUP BY c.id")
+    assert plan.caveat is None and "PARTITION BY" in plan.sql
+    assert len({r[0] for r in _rows(planner, plan.sql)}) == len(sample(sample_db_path, gold))
+
+
+@pytest.mark.parametrize("question", ["Which European-built aircraft have a range of more than 10,000 km?",
+                                      "Which aircraft built in Europe have a range of more than 10,000 km?"])
+def test_built_before_or_after_the_rows_is_their_makers_relation_not_units_built(planner, sample_db_path, question):
+    plan = planner.plan(question)
+    gold = ("SELECT a.model FROM aircraft a JOIN manufacturers m ON m.id = a.manufacturer_id JOIN countries c "
+            "ON c.id = m.country_id WHERE c.region = 'Europe' AND a.range_km > 10000")
+    assert plan.caveat is None and "units_built" not in plan.sql
+    assert _rows(planner, plan.sql) == sorted(sample(sample_db_path, gold))
+
+
+@pytest.mark.parametrize("question", ["2025年哪个月发射的载荷最多？", "In which month of 2025 were the most payloads launched?"])
+def test_which_month_counts_the_rows_per_month(planner, sample_db_path, question):
+    plan = planner.plan(question)
+    gold = ("SELECT strftime('%Y-%m', l.launch_date) AS m, COUNT(*) AS n FROM payloads p JOIN launches l "
+            "ON l.id = p.launch_id WHERE l.launch_date LIKE '2025%' GROUP BY m ORDER BY n DESC LIMIT 1")
+    assert plan.caveat is None
+    assert _rows(planner, plan.sql) == sample(sample_db_path, gold)
+
+
+def test_a_table_word_after_de_and_a_value_is_what_is_counted(planner, sample_db_path):
+    plan = planner.plan("2010年代发射的科学载荷，按运营国家统计各有多少个？")
+    gold = ("SELECT c.name_zh, COUNT(*) FROM payloads p JOIN launches l ON l.id = p.launch_id JOIN countries c "
+            "ON c.id = p.operator_country_id WHERE l.launch_date BETWEEN '2010-01-01' AND '2019-12-31' "
+            "AND p.purpose = 'science' GROUP BY c.id")
+    assert plan.caveat is None
+    assert _rows(planner, plan.sql) == sorted(sample(sample_db_path, gold))
