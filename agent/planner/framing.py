@@ -891,6 +891,11 @@ class Assembler:
         else:
             column = self.column(rank.column, "numeric") if rank.column is not None else self.hinted(rank.hints)
             if column is None and rank.time_desc is not None:
+                if frame.group_time is not None and not frame.entity and self.r.has("count"):
+                    # 每年有几款运载火箭完成首次发射？: each rocket's first launch, counted per year, which a count per
+                    # year ranked by a launch's date is not
+                    raise PlanningFailed("I could not tell what is first or last within each period",
+                                         zh="看不出每个时段里的“最早/首次/最近”指的是什么")
                 column = self.time_column(YearFilter("in", (), "the date"))
                 rank.desc = rank.time_desc
             if column is None:

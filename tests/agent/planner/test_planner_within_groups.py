@@ -68,3 +68,15 @@ def test_a_table_word_after_de_and_a_value_is_what_is_counted(planner, sample_db
             "AND p.purpose = 'science' GROUP BY c.id")
     assert plan.caveat is None
     assert _rows(planner, plan.sql) == sorted(sample(sample_db_path, gold))
+
+
+def test_a_count_of_firsts_per_year_is_declined_not_the_earliest_year(planner):
+    """C13: each rocket's first launch, counted per year, was read as the years' count ranked by date (2020 alone)."""
+    plan = planner.plan("2020年到2024年，每年有几款运载火箭完成首次发射？")
+    assert plan.failure is not None
+
+
+@pytest.mark.parametrize("question", ["What was the first launch of each year since 2020?", "每年最早的一次发射是哪天？"])
+def test_the_first_row_of_each_year_is_still_ranked_within_the_year(planner, question):
+    plan = planner.plan(question)
+    assert plan.caveat is None and "PARTITION BY" in plan.sql
