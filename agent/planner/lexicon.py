@@ -142,7 +142,7 @@ ZH_WORDS: dict[str, str] = {
     # verbs of carrying out (太原卫星发射中心执行了哪些发射任务: the site's launches are those it carried out)
     "执行": "", "进行": "", "实施": "", "开展": "", "完成": "",
     # verbs of carrying (每次发射搭载几个载荷: the payloads of each launch, as the join says)
-    "搭载": "", "携带": "", "运载": "",
+    "搭载": "", "携带": "", "运载": "", "送了": "", "送入": "", "送上": "", "送往": "",
     # verbs of being fitted with (装有4台发动机的飞机: the count column says it)
     "装有": "", "装备": "", "配备": "", "配有": "", "装在": "", "装于": "",
     # 俄罗斯境内有哪些发射场？: in Russia, as 俄罗斯 alone says

@@ -128,7 +128,8 @@ def interpretation(frame: Frame, carried: list[str] | None = None) -> str:
 def _kept(item: str, frame: Frame) -> str:
     """One thing a follow-up kept, as `agent.planner.followup` lists it (a table's name, a condition on
     `table.column`), in the sentence's words: 发射场, "country name = China" (issue 38)."""
-    if item in (frame.fact, frame.entity):  # the entity: the rows listed before, now each counted
+    if item in (frame.fact, frame.entity) or not set(item) & {" ", "."}:
+        # the entity: the rows listed before, now each counted; another table: the rows the previous answer was of
         return _table(item, lexicon=_chinese(frame))
     for c in frame.conditions:
         if item.startswith(f"{c.column.table}.{c.column.name} "):

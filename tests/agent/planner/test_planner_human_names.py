@@ -95,6 +95,9 @@ def test_chinese_is_spaced_as_chinese():
                                 "沿用上一个问题的发射场、分组、度量。"),
     ("2019年有多少次发射？", "其中失败的有哪些？", "接着上一个问题：列出了发射的任务名称，条件：发射日期在2019年，且结果 = 失败，"
                                     "沿用上一个问题的发射、发射日期 2019。"),
+    # another table than the one counted now: the launches the payloads were on (was "沿用上一个问题的 launches")
+    ("2019年有多少次发射？", "这些发射一共送了多少个载荷？", "接着上一个问题：统计了载荷的数量，条件：发射日期在2019年，"
+                                        "沿用上一个问题的发射、发射日期 2019。"),
     ("How many launches were there in 2020?", "only the successful ones",
      "Following your last question: counted launches with launch date in 2020 and outcome = success; kept from "
      "the previous question: launches, launch date 2020, the measure."),
