@@ -51,7 +51,8 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     for i, m in enumerate(r.mentions):
         if not r.is_free(m) or _accounted(m, frame, tables, columns, repeats) or _names_counted_rows(m, frame, schema, r) \
                 or _per_row(i, r, frame, schema) or _since_as_adverb(i, r) \
-                or _names_the_value_before(m, r, frame, schema) or _relates_through(m, joined) \
+                or _names_the_value_before(m, r, frame, schema) \
+                or (_relates_through(m, joined) and not asked_after_which(m, r, frame)) \
                 or _participle_of_parent(i, r, frame, schema) or _their_rows(m, r, frame, schema) \
                 or _made_where(m, frame):
             continue
@@ -165,6 +166,18 @@ def _relates_through(m, joined: set[str]) -> bool:
     through the launches; "aircraft models made by manufacturers from each country"): it says how the rows
     relate, which that join is."""
     return m.kind == "table" and bool(set(m.tables) & joined)
+
+
+def asked_after_which(m, r: RoleResolver, frame: Frame) -> bool:
+    """A table word right after "which"/"what" (values between: "Which Chinese site was busiest?") is what the
+    question asks for: joined on the way to a condition, it is not yet the rows listed or grouped."""
+    if m.kind != "table" or frame.fact in m.tables or (frame.entity and frame.entity in m.tables) \
+            or any(c.table in m.tables for c in frame.columns):  # "Which sites were they from?": their names shown
+        return False
+    start = m.start
+    while (value := next((v for v in r.mentions if v.kind == "value" and v.end == start), None)) is not None:
+        start = value.start
+    return any(w.kind == "keyword" and w.code == "which" and w.end == start for w in r.mentions)
 
 
 def _participle_of_parent(i: int, r: RoleResolver, frame: Frame, schema: SchemaIndex) -> bool:

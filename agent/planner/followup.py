@@ -258,7 +258,10 @@ def _values(frame: Frame, a: Assembler) -> list[str]:
             if merged is None:  # a value the filter already has, named again: nothing changes
                 continue
             if not any(merged is c for c in fresh):
-                merged.values, merged.text, merged.op = merged.values[-1:], m.text, "=" if merged.op == "in" else "!="
+                # one value of the list now: IN becomes =, NOT IN !=; a value already equal stays so ("Chinese" named
+                # again was turned into != China)
+                merged.values, merged.text = merged.values[-1:], m.text
+                merged.op = {"in": "=", "not_in": "!="}.get(merged.op, merged.op)
                 fresh.append(merged)
         else:
             fresh.append(added)
@@ -535,9 +538,12 @@ def _same(a: Condition, b: Condition) -> bool:
 
 
 def _unused(a: Assembler, frame: Frame, schema: SchemaIndex) -> list[str]:
-    from agent.planner.accounting import unaccounted
+    """The words the frame does not use, and a table asked for after "which" that the follow-up's frame neither
+    lists nor groups by ("Which Chinese site was busiest in that quarter?" kept the quarters)."""
+    from agent.planner.accounting import asked_after_which, unaccounted
 
-    return unaccounted(a.r, frame, schema)
+    unused = unaccounted(a.r, frame, schema)
+    return unused + [m.text for m in a.r.mentions if asked_after_which(m, a.r, frame) and m.text not in unused]
 
 
 # -- the frame in the state ----------------------------------------------------------------

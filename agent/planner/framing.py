@@ -27,6 +27,9 @@ from storage.text import has_cjk, normalize
 
 
 YEAR_WORDS = frozenset({"year", "years", "年", "每年", "年份"})  # the bare time unit, not a column
+#: A group asked for ("各火箭家族", "for each family") and a unit averaged over ("每次发射", "per launch").
+_EACH = re.compile(r"各|\beach\b|\bfor every\b", re.I)
+_PER = re.compile(r"每(?:一)?次|\bper\s+(?!year|month|quarter|day|week)\w+", re.I)
 #: A ranking asked of each period ("the most in each year", 每年…最多的): ranked within every period.
 EACH_PERIOD = re.compile(r"\b(?:in\s+)?(?:each|every|per)\s+(?:year|month|quarter)\b|每(?:一)?(?:年|个月|月|季度)|各年", re.I)
 PERIOD_WORDS = frozenset({"month", "months", "月", "月份", "quarter", "quarters", "季度"})  # and the shorter units
@@ -432,6 +435,11 @@ class Assembler:
                 frame.measures.insert(0, Measure("count"))
         if r.averaged is not None and (frame.entity or frame.group_columns or frame.group_time) \
                 and [(m.func, m.column) for m in frame.measures] == [("count", None)] and having is None:
+            if frame.entity and _EACH.search(self.q.text) and (frame.group_time is not None or _PER.search(self.q.text)):
+                # 各火箭家族平均每次发射搭载几个载荷？, 各发射场平均每月发射多少次？: an average within each group, two
+                # groupings deep (was one average over every family's launches, or every site's months)
+                raise PlanningFailed("I could not take an average per row within each group",
+                                     zh="看不出要在每一组里按什么求平均")
             frame.average_of_groups = True  # "the average number of launches per month": of the monthly counts
             r.use(r.averaged)
             self.notes.append(f"'{r.averaged.text}' → AVG of the counts per group")

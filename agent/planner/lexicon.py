@@ -287,7 +287,7 @@ break breaks broke broken breakdown down split splits database
 send sends sent sending go goes went gone going carry carries carried carrying counting
 lift lifts lifted lifting exactly specifically precisely respectively
 receive receives received receiving get gets got fully completely entirely
-suffer suffers suffered suffering whole put puts putting placed listed end ends ended ending
+suffer suffers suffered suffering whole put puts putting placed listed end ends ended ending way
 """.split())
 
 #: Verbs that say how the rows of two things relate ("launches used Russian rockets"): read as the join

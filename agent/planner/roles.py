@@ -204,8 +204,10 @@ class RoleResolver:
             elif relation == "in" and (widened := self._or_later(
                     marker if marker is not None and marker.start > m.start else m)) is not None:
                 relation = widened  # "in 2023 or later", "2020 or before": the year itself and every one after (before)
-            elif tail is not None and tail.kind == "keyword" and tail.code in _YEAR_RELATIONS and tail.code != "in" \
-                    and self.next_mention(tail, 1, kinds=("number",)) is None:  # not "before 2010 and after 2020"
+            elif tail is not None and tail.kind == "keyword" and tail.code in _YEAR_RELATIONS \
+                    and tail.code not in ("in", "from") \
+                    and self.next_mention(tail, 1, kinds=("number",)) is None:  # not "before 2010 and after 2020",
+                # nor "launches in 2024 were from China" (from a place)
                 relation = _YEAR_RELATIONS[tail.code]
                 self.use(tail)
             join = self.next_mention(m, 3, kinds=("keyword",)) if relation in ("in", "since") else None

@@ -80,3 +80,41 @@ def test_a_count_of_firsts_per_year_is_declined_not_the_earliest_year(planner):
 def test_the_first_row_of_each_year_is_still_ranked_within_the_year(planner, question):
     plan = planner.plan(question)
     assert plan.caveat is None and "PARTITION BY" in plan.sql
+
+
+@pytest.mark.parametrize("question", ["2021年上半年，各火箭家族平均每次发射搭载几个载荷？", "各发射场平均每月发射多少次？"])
+def test_an_average_within_each_group_is_declined_not_one_average_over_all(planner, question):
+    """The twenty-fifth re-walk's C17: one average (6.85) over every family's launches, ok."""
+    assert planner.plan(question).failure is not None
+
+
+@pytest.mark.parametrize("question", ["平均每次发射搭载几个载荷？", "What is the average number of launches per month in 2024?"])
+def test_an_average_of_one_grouping_is_still_answered(planner, question):
+    plan = planner.plan(question)
+    assert plan.caveat is None and "AVG(" in plan.sql
+
+
+def test_a_year_then_from_a_place_is_that_year(planner, sample_db_path):
+    """"launches in 2024 were from China" read "from" as the year's start (since 2024), ok."""
+    plan = planner.plan("Which launches in 2024 were from China?")
+    gold = ("SELECT l.mission_name FROM launches l JOIN launch_sites s ON s.id = l.site_id JOIN countries c "
+            "ON c.id = s.country_id WHERE c.code = 'CHN' AND l.launch_date LIKE '2024%'")
+    assert plan.caveat is None and _rows(planner, plan.sql) == sorted(sample(sample_db_path, gold))
+
+
+def test_a_follow_up_naming_its_value_again_keeps_it_and_names_what_it_asks_for(sample_db_path, tmp_path):
+    """The twenty-fifth re-walk's E18: "Chinese" named again became `!= 'China'`, and the sites asked for were
+    dropped for the previous quarters, ok."""
+    from app.core import AskDB
+    from app.settings import Settings
+    askdb = AskDB(Settings(llm="offline", database=sample_db_path, store=tmp_path / "s.db", memory_embedder="none"))
+    try:
+        thread = None
+        for question in ("Which quarter of 2024 had the most launches from Chinese launch sites?",
+                         "Which Chinese site was busiest in that quarter?"):
+            events = list(askdb.ask(question, user_id="u", thread_id=thread))
+            thread = events[0].thread_id
+        answer = next(e.answer for e in events if e.type == "answer")
+    finally:
+        askdb.close()
+    assert not answer.ok and "site" in answer.data.caveat and "!=" not in answer.data.sql
