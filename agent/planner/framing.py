@@ -760,6 +760,13 @@ class Assembler:
                 frame.conditions.append(Condition(column, "!=", (ref.value,), m.text, looked_up=True))
             else:
                 conditions.append(Condition(column, "=", (ref.value,), m.text, looked_up=True, via=of))
+        # "no reusable rockets", 没有可重复使用的火箭: a yes/no column of the rows there are none of, between the two
+        for m in [m for m in self.r.mentions if m.kind == "column" and self.r.is_free(m) and negated
+                  and word.end <= m.start and m.end <= negated[-1].start]:
+            column = self.column(m)
+            if column is not None and column.is_flag and column.table in tables:
+                conditions.append(Condition(column, "=", (1,), m.text))
+                self.r.use(m)
         if tables or conditions:
             text = span_text(self.q, word, negated[-1])
             absent = tables or [conditions[0].column.table]

@@ -966,12 +966,13 @@ class RoleResolver:
 
     def _missing_values(self) -> list[Mention]:
         """"payloads with no recorded mass", 没有记录质量的载荷, "an unknown mass", 质量未知: a column whose value is
-        missing (`IS NULL`), not rows with no related row. Returns the "no" words read so."""
+        missing (`IS NULL`), not rows with no related row. "no" needs a word of recording after it: "manufacturers
+        with no model …", 没有可重复使用的火箭 are rows with none of those, not a missing model or reusable flag.
+        Returns the "no" words read so."""
         tokens, text, read = self.q.tokens, self.q.text, []
         for m in [m for m in self.mentions if m.kind == "column" and self.is_free(m)]:
             no = next((k for k in self.mentions if k.kind == "keyword" and k.code == "not" and self.is_free(k)
-                       and k.text.lower() in _NO and k.end <= m.start
-                       and {t.norm for t in tokens[k.end:m.start]} <= _UNRECORDED), None)
+                       and k.text.lower() in _NO and k.end <= m.start and self._recorded_between(k, m)), None)
             unknown = m.start > 0 and tokens[m.start - 1].norm in _UNKNOWN
             after = self.q.zh and _UNKNOWN_AFTER_ZH.match(text[tokens[m.end - 1].end:])
             if no is None and not unknown and not after:
@@ -984,6 +985,24 @@ class RoleResolver:
             self.missing.append((m, text[tokens[first].start:end]))
             read += [no] if no is not None else []
         return read
+
+    def _recorded_between(self, no: Mention, column: Mention) -> bool:
+        """A column's value missing after "no": a word of recording between them ("no recorded mass", 没有记录质量:
+        the characters too, as Chinese filler makes no token), or nothing between and the column neither a label
+        nor followed by a table word."""
+        tokens = self.q.tokens
+        between = self.q.text[tokens[no.end - 1].end:tokens[column.start].start]
+        words = {t.norm for t in tokens[no.end:column.start]}
+        if not words <= _UNRECORDED:
+            return False
+        if any(w in between.lower() for w in _UNRECORDED):
+            return True
+        # "without full name": the column's value; not a label naming the rows ("no model with …") nor a yes/no
+        # word before a table word (没有可重复使用的火箭: rockets, none of them reusable)
+        labels = {self.schema.tables[c.table].label for c in column.columns} | {
+            self.schema.tables[c.table].label_zh for c in column.columns}
+        after = self.next_mention(column, 2)
+        return not ({c.name for c in column.columns} & labels) and not (after is not None and after.kind == "table")
 
     def _negates_a_value_directly(self, m: Mention) -> bool:
         """"not from Russia": left for the framing's `!=` (the value right after, only small words between)."""

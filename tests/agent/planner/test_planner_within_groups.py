@@ -118,3 +118,24 @@ def test_a_follow_up_naming_its_value_again_keeps_it_and_names_what_it_asks_for(
     finally:
         askdb.close()
     assert not answer.ok and "site" in answer.data.caveat and "!=" not in answer.data.sql
+
+
+@pytest.mark.parametrize("question", ["Which aircraft manufacturers have no model with more than 100 units built?",
+                                      "哪些火箭制造商没有可重复使用的火箭？"])
+def test_no_before_a_column_word_is_not_a_missing_value_without_a_word_of_recording(planner, question):
+    """The twenty-sixth re-walk's E19 and C06: `model IS NULL`, `reusable IS NULL`, no row, ok."""
+    plan = planner.plan(question)
+    assert plan.failure is not None or "IS NULL" not in plan.sql.replace("IS NOT NULL", "")
+
+
+def test_a_yes_no_column_of_the_rows_there_are_none_of_is_inside_the_negation(planner, sample_db_path):
+    plan = planner.plan("哪些火箭制造商没有可重复使用的火箭？")
+    gold = ("SELECT DISTINCT m.name_zh FROM manufacturers m JOIN launch_vehicles v ON v.manufacturer_id = m.id "
+            "WHERE m.id NOT IN (SELECT manufacturer_id FROM launch_vehicles WHERE reusable = 1 "
+            "AND manufacturer_id IS NOT NULL)")
+    assert plan.caveat is None and _rows(planner, plan.sql) == sorted(sample(sample_db_path, gold))
+
+
+@pytest.mark.parametrize("question", ["Which payloads have no recorded mass?", "没有记录质量的载荷有多少个？"])
+def test_no_recorded_value_is_still_a_missing_value(planner, question):
+    assert "IS NULL" in planner.plan(question).sql
