@@ -66,7 +66,10 @@ _LEANING = re.compile(rf"\b(?:that|this)\s+{_TIME_WORD}[a-z]+\s*[?.!']*\s*$|\b(?
                       r"|\b(?:from|at|in|to)\s+there\b|\bthat\s+(?:year|month|quarter|decade|day)\b|那年|当年|同年|那里"
                       r"|它|他|她|上面|刚才|同样|也"
                       # 最早和最晚的一颗分别是…: a measure word standing for a noun the question does not name
-                      rf"|的[一那这][{MEASURE_WORDS_ZH}个次](?=分别|是|呢|[，,。？?]|\s*$)", re.IGNORECASE)
+                      rf"|的[一那这][{MEASURE_WORDS_ZH}个次](?=分别|是|呢|[，,。？?]|\s*$)"
+                      # 哪个季度…最多？ with no year of its own: a quarter of the period the previous answer was of
+                      r"|^(?!.*(?:\d{4}|[去今明前]年|\b(?:last|this|next)\s+year\b)).*(?:哪个(?:季度|月)|哪一?季度"
+                      r"|\bwhich\s+(?:quarter|month)\b)", re.IGNORECASE)
 #: An ellipsis ending on its verb ("Which names do not?", "Which ones did?"). Weak: plain questions end so
 #: too ("How many launch sites does each country have?"), so it counts only when the question cannot be
 #: read cleanly alone, and never makes the answer ok (`ends_on_its_verb`).
@@ -473,6 +476,14 @@ def _ranking(frame: Frame, a: Assembler) -> list[str]:
     if r.limit is None and r.rank is None:
         return []
     grouped = bool(frame.entity or frame.group_columns or frame.group_time)
+    counts = [m for m in frame.measures if m.func == "count" and m.column is None and m.condition is None]
+    by_count = r.rank is not None and r.rank.by_count
+    if grouped and by_count and counts:
+        # "哪个季度的发射次数最多？" after masses and counts per quarter: the groups by their count, not the first measure
+        frame.order = Ordering(True, measure=counts[0])
+        counted = r.rank.counted
+        if counted is not None and frame.fact not in counted.tables:
+            r.ignored.append(counted.text)  # the launches counted, where the frame counts payloads: not the same
     if frame.order is None and grouped and frame.measures:
         # Groups read largest first already ("which three of them flew most?"): the first measure ranks them.
         frame.order = Ordering(True, measure=frame.measures[0])

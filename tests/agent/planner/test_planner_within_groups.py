@@ -139,3 +139,30 @@ def test_a_yes_no_column_of_the_rows_there_are_none_of_is_inside_the_negation(pl
 @pytest.mark.parametrize("question", ["Which payloads have no recorded mass?", "没有记录质量的载荷有多少个？"])
 def test_no_recorded_value_is_still_a_missing_value(planner, question):
     assert "IS NULL" in planner.plan(question).sql
+
+
+def _conversation(sample_db_path, tmp_path, *questions):
+    from app.core import AskDB
+    from app.settings import Settings
+    askdb = AskDB(Settings(llm="offline", database=sample_db_path, store=tmp_path / "s.db", memory_embedder="none"))
+    try:
+        thread = None
+        for question in questions:
+            events = list(askdb.ask(question, user_id="u", thread_id=thread))
+            thread = events[0].thread_id
+        return next(e.answer for e in events if e.type == "answer")
+    finally:
+        askdb.close()
+
+
+def test_which_quarter_with_no_year_follows_and_a_count_of_other_rows_is_named(sample_db_path, tmp_path):
+    """The twenty-sixth re-walk's C05: read alone over every year, 2025-Q3, ok. Now read against the 2023 quarters;
+    the launches counted where the answer counts payloads are named."""
+    answer = _conversation(sample_db_path, tmp_path, "2023年各季度，长征系列火箭发射的载荷总质量分别是多少？",
+                           "哪个季度的发射次数最多？")
+    assert not answer.ok and "发射" in answer.data.caveat and "2023" in answer.data.sql
+
+
+def test_which_month_after_a_year_ranks_that_years_months_by_their_count(sample_db_path, tmp_path):
+    answer = _conversation(sample_db_path, tmp_path, "How many launches were there in 2023?", "Which month had the most?")
+    assert answer.ok and answer.data.rows[0][0].startswith("2023-")
