@@ -174,9 +174,7 @@ def asked_after_which(m, r: RoleResolver, frame: Frame) -> bool:
     if m.kind != "table" or frame.fact in m.tables or (frame.entity and frame.entity in m.tables) \
             or any(c.table in m.tables for c in frame.columns):  # "Which sites were they from?": their names shown
         return False
-    start = m.start
-    while (value := next((v for v in r.mentions if v.kind == "value" and v.end == start), None)) is not None:
-        start = value.start
+    start = r.start_before_values(m)
     return any(w.kind == "keyword" and w.code == "which" and w.end == start for w in r.mentions)
 
 

@@ -28,7 +28,7 @@ from agent.planner.question import Mention, ParsedQuestion
 from agent.planner.roles import RoleResolver
 from agent.planner.schema_index import ColumnInfo, SchemaIndex
 from agent.vocabulary.references import BACK_REFERENCE, PRONOUNS_EN, THOSE_EN, THOSE_ZH, counts_per, counts_previous_rows, points_back
-from agent.vocabulary.numbers import MEASURE_WORDS_ZH
+from agent.vocabulary.numbers import COUNTERS_ZH
 
 _MARKER_EN = re.compile(rf"^\s*(and|what about|how about|only|just|which of|of ({THOSE_EN})|among|same|the same|"
                         rf"now|also|but|instead|then)\b|\b({PRONOUNS_EN})\b", re.IGNORECASE)
@@ -66,7 +66,7 @@ _LEANING = re.compile(rf"\b(?:that|this)\s+{_TIME_WORD}[a-z]+\s*[?.!']*\s*$|\b(?
                       r"|\b(?:from|at|in|to)\s+there\b|\bthat\s+(?:year|month|quarter|decade|day)\b|那年|当年|同年|那里"
                       r"|它|他|她|上面|刚才|同样|也"
                       # 最早和最晚的一颗分别是…: a measure word standing for a noun the question does not name
-                      rf"|的[一那这][{MEASURE_WORDS_ZH}个次](?=分别|是|呢|[，,。？?]|\s*$)"
+                      rf"|的[一那这][{COUNTERS_ZH}](?=分别|是|呢|[，,。？?]|\s*$)"
                       # 哪个季度…最多？ with no year of its own: a quarter of the period the previous answer was of
                       r"|^(?!.*(?:\d{4}|[去今明前]年|\b(?:last|this|next)\s+year\b)).*(?:哪个(?:季度|月)|哪一?季度"
                       r"|\bwhich\s+(?:quarter|month)\b)", re.IGNORECASE)

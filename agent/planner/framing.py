@@ -224,7 +224,9 @@ class Assembler:
         """Chinese names what it asks about last, after 的: 俄罗斯制造商生产的飞机 are aircraft, 飞机的制造商
         manufacturers (the head of a compound after it: 美国的飞机制造商)."""
         tokens, text = self.q.tokens, self.q.text
-        marked = [m for m in free if tokens[m.start].zh and text[max(tokens[self._past_values(m)].start - 1, 0)] == "的"]
+        # 2010年代发射的科学载荷: the values between 的 and the table word (科学) are part of what it names
+        marked = [m for m in free if tokens[m.start].zh
+                  and text[max(tokens[self.r.start_before_values(m)].start - 1, 0)] == "的"]
         if marked:
             head = self.r.head(max(marked, key=lambda m: m.start))
             which = self._after_which(free) if which else None
@@ -233,14 +235,6 @@ class Assembler:
             return which if which is not None and (which.start > head.end or self._before_de(which)) else head
         # 酒泉卫星发射中心发射过哪些火箭？: the rockets, named right after 哪些
         return self._after_which(free) if which else None
-
-    def _past_values(self, m: Mention) -> int:
-        """Where the values right before a table word start (2010年代发射的科学载荷: 科学 before 载荷), else its own start:
-        what it names still follows the 的 before them."""
-        start = m.start
-        while (value := next((v for v in self.r.mentions if v.kind == "value" and v.end == start), None)) is not None:
-            start = value.start
-        return start
 
     def _owned_after_which(self, free: list[Mention]) -> Mention | None:
         """哪些国家的火箭…: the table word after 的 that the one asked after 哪些 owns (火箭); None otherwise."""

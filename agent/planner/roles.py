@@ -122,6 +122,14 @@ class RoleResolver:
     def is_free(self, m: Mention) -> bool:
         return id(m) not in self.used
 
+    def start_before_values(self, m: Mention) -> int:
+        """Where the values right before `m` start, else its own start: 2010年代发射的科学载荷 (科学 before 载荷),
+        "Which Chinese site" (Chinese before site): what `m` names still follows the word before them."""
+        start = m.start
+        while (value := next((v for v in self.mentions if v.kind == "value" and v.end == start), None)) is not None:
+            start = value.start
+        return start
+
     def next_mention(self, m: Mention, within: int = 3, kinds: tuple[str, ...] = (), skip: tuple[str, ...] = (),
                skip_tables: bool = False):
         """The next free mention after `m` (within `within` tokens), skipping keywords in `skip`
@@ -966,9 +974,8 @@ class RoleResolver:
 
     def _missing_values(self) -> list[Mention]:
         """"payloads with no recorded mass", 没有记录质量的载荷, "an unknown mass", 质量未知: a column whose value is
-        missing (`IS NULL`), not rows with no related row. "no" needs a word of recording after it: "manufacturers
-        with no model …", 没有可重复使用的火箭 are rows with none of those, not a missing model or reusable flag.
-        Returns the "no" words read so."""
+        missing (`IS NULL`), not rows with no related row (`_recorded_between`: "manufacturers with no model …",
+        没有可重复使用的火箭 are rows with none of those). Returns the "no" words read so."""
         tokens, text, read = self.q.tokens, self.q.text, []
         for m in [m for m in self.mentions if m.kind == "column" and self.is_free(m)]:
             no = next((k for k in self.mentions if k.kind == "keyword" and k.code == "not" and self.is_free(k)
