@@ -24,11 +24,11 @@ from agent.checks.turn import NOT_A_THING, parsed, whole_numbers
 from agent.vocabulary.names import ABBREVIATIONS, DEMONYMS
 from agent.vocabulary.numbers import COUNTERS_ZH, ZH_NUMERAL_CHARS
 from agent.vocabulary.ranking import ranking_words
-from storage.text import has_cjk, singular, stem
+from storage.text import STOPWORDS, has_cjk, singular, stem
 
-#: The thing a "which/what X" question asks for: X ("Which breed…" → breed, "…, and what details…" → details),
-#: not a kind of it ("What type of…").
-_ASKED_THING = re.compile(rf"(?:^|\band\s+)\s*(?:which|what)\s+(?!(?:{NOT_A_THING}|has|have|had|kinds?|types?|sorts?)\b)([a-z]+)",
+#: The thing a "which/what X" question asks for: X ("Which breed…" → breed, "…, and what details…" → details,
+#: "Which of the dogs…" → dogs), not a kind of it ("What type of…").
+_ASKED_THING = re.compile(rf"(?:^|\band\s+)\s*(?:which|what)\s+(?:of\s+(?:the|these|those)\s+)?(?!(?:{NOT_A_THING}|has|have|had|kinds?|types?|sorts?)\b)([a-z]+)",
                           re.I)
 #: The thing a question asks the name of: "the name of the country…" → country (not a car maker's name).
 _NAME_OF_THE = re.compile(r"\bnames?\s+of\s+(?:the\s+|all\s+(?:the\s+)?|each\s+|every\s+)?([a-z]+)", re.I)
@@ -57,7 +57,7 @@ def thing_not_used(question: str, sql: str, catalogue: Callable[[], list[Any]], 
     only when it can matter."""
     def things(pattern: re.Pattern) -> list[str]:
         return [t for t in dict.fromkeys(singular(m.group(1).lower()) for m in pattern.finditer(question))
-                if t not in _TIMES | _KINDS]
+                if t not in _TIMES | _KINDS | STOPWORDS]
 
     asked, counted = things(_ASKED_THING) + things(_NAME_OF_THE), things(_COUNTED)
     tree = parsed(sql, dialect=dialect) if asked or counted else None

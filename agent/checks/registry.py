@@ -117,6 +117,9 @@ class Check:
     #: The hint the model gets instead when askdb's fix does not run; None: askdb's fix is run after the
     #: model is told, and the hint stands whether or not it runs.
     unfixed_hint: str | None = None
+    #: Whether a new query of this turn can mend what it finds (`inherited` is about the previous answer:
+    #: asking the model again costs a call and changes nothing it finds).
+    mendable: bool = True
     separator: str = ", "  # between the values of a list in the sentences
     separator_zh: str | None = None
     #: How the check reads the schema by its names, where a schema named otherwise escapes it (docs/checks.md
@@ -501,7 +504,7 @@ CHECKS: tuple[Check, ...] = (
           assumes=_LABEL_COLUMN),
     Check("grouped", _grouped, caveat="grouped", hint="grouped", after_told="next", assumes=_LABEL_COLUMN),
     Check("unasked", _unasked, caveat="unasked", hint=None),
-    Check("inherited", _inherited, caveat="inherited", hint=None),
+    Check("inherited", _inherited, caveat="inherited", hint=None, mendable=False),
     Check("numbers", _numbers, caveat="numbers", hint="numbers"),
     Check("names_unshown", _names_unshown, caveat="names_unshown", hint="numbers"),
 )

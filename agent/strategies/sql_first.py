@@ -109,13 +109,17 @@ def _told_of_problem(turn: Any, first: list[dict[str, str]], outcome: ToolOutcom
     would put it): askdb's own fix of the query when the check has one (the groups' names for their keys,
     the query without a LIMIT the question does not ask for), kept when it runs; else the model is shown
     the finding once and its new query is kept when it runs, then fixed by askdb in turn when a check
-    finds it can be. Whether the answer is then ok is for `finish` to say, on the query kept."""
+    finds it can be. A finding no query of this turn can mend (`inherited`: the previous answer was partly
+answered) costs no call. Whether the answer is then ok is for
+`finish` to say, on the query kept."""
     record = turn.last_result
     verdict = _verdict(turn, zh)
     if verdict is None:
         return outcome
     if verdict.fix is not None and (fixed := (yield from _fixed(turn, verdict, zh))) is not None:
         return fixed
+    if not verdict.check.mendable:  # a finding no new query of this turn mends: not worth a call
+        return outcome
     problem = verdict.caveat(zh=False)  # the model is told in English, as every check's hint
     started = time.perf_counter()
     reply = _write(turn, feedback_messages(first, record.sql, problem))

@@ -19,7 +19,8 @@ Table = namedtuple("Table", "name columns foreign_keys", defaults=((),))
 ForeignKey = namedtuple("ForeignKey", "column ref_table ref_column")
 
 DOGS = [Table("dogs", [Column("dog_id", "INTEGER", True), Column("name", "TEXT"), Column("breed_code", "TEXT"),
-                       Column("size_code", "TEXT"), Column("date_arrived", "TEXT")]),
+                       Column("size_code", "TEXT"), Column("date_arrived", "TEXT"),
+                       Column("date_of_birth", "TEXT")]),
         Table("breeds", [Column("breed_code", "TEXT", True), Column("breed_name", "TEXT")]),
         Table("shows", [Column("id", "INTEGER"), Column("show_year", "INTEGER")])]
 
@@ -51,6 +52,11 @@ DOGS = [Table("dogs", [Column("dog_id", "INTEGER", True), Column("name", "TEXT")
     ("How many sizes are there?", "SELECT COUNT(*) FROM shows", None),  # size: a column's word, not a table's
     # Spider dev 566 at 1054f2c: "…, and what details can you tell me?" answered with the date alone.
     ("What is the earliest arrival date, and what breed is that dog?", "SELECT MIN(date_arrived) FROM dogs", "breed"),
+    # "Which of the X": the thing is X, and a function word is never one (a schema with `date_of_arrival` once made
+    # "of" a thing, and the caveat read "The question asks about of").
+    ("Which of the breeds are the most common?", "SELECT name FROM dogs GROUP BY name ORDER BY COUNT(*) DESC", "breed"),
+    ("Which of the dogs arrived first?", "SELECT dog_id FROM dogs ORDER BY date_arrived LIMIT 1", None),
+    ("Which of them is the oldest?", "SELECT name FROM dogs ORDER BY date_arrived LIMIT 1", None),
 ])
 def test_the_thing_a_which_question_asks_for_must_be_used(question, sql, thing):
     assert thing_not_used(question, sql, lambda: DOGS, dialect="sqlite") == thing
