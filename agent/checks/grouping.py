@@ -55,3 +55,54 @@ def _named_column(question: str, columns: list[str]) -> str | None:
 
 def _words(column: str) -> str:
     return " ".join(re.sub(r"([a-z])([A-Z])", r"\1 \2", column).replace("_", " ").lower().split())
+
+
+def counts_single_rows(sql: str, catalogue: list[Any], *, dialect: str) -> str | None:
+    """The table whose rows a query counts one group each: it groups by that table's primary key and joins
+    only tables each of its rows meets at most once (on their own primary key, its parents), so every count
+    is 1. 每个国家的飞机制造商中，机型最多的分别是哪家？ grouped by each aircraft model and counted its one maker, and
+    kept every model as "tied first". None when no such count is found (a join to rows below the grouped
+    table, a subquery in FROM of that level, no count)."""
+    tree = parsed(sql, dialect=dialect)
+    if tree is None:
+        return None
+    keys = {t.name.lower(): {c.name.lower() for c in t.columns if c.primary_key} for t in catalogue}
+    for select in tree.find_all(exp.Select):
+        group = select.args.get("group")
+        if group is None or not any(isinstance(a, exp.Count) for a in select.find_all(exp.AggFunc)):
+            continue
+        sources = [select.args.get("from_"), *(select.args.get("joins") or [])]
+        tables = [s.this for s in sources if s is not None]
+        if not tables or not all(isinstance(t, exp.Table) for t in tables):
+            continue
+        names = {(t.alias_or_name or t.name).lower(): t.name.lower() for t in tables}
+        def table_of(column: exp.Column) -> str | None:
+            if column.table:
+                return names.get(column.table.lower())
+            return next(iter(names.values())) if len(names) == 1 else None
+        grouped = [(table_of(c), c.name.lower()) for c in group.expressions if isinstance(c, exp.Column)]
+        whole = next((t for t in dict.fromkeys(t for t, _ in grouped if t)
+                      if keys.get(t) and keys[t] <= {c for g, c in grouped if g == t}), None)
+        if whole is None:
+            continue
+        reached, edges = {whole}, []
+        for join in select.args.get("joins") or []:
+            on = join.args.get("on")
+            pairs = [e for e in (on.flatten() if isinstance(on, exp.And) else [on]) if e is not None]
+            if not pairs or not all(isinstance(e, exp.EQ) and isinstance(e.this, exp.Column)
+                                    and isinstance(e.expression, exp.Column) for e in pairs):
+                break
+            edges += [(table_of(e.this), e.this.name.lower(), table_of(e.expression), e.expression.name.lower())
+                      for e in pairs]
+        else:
+            grew = True
+            while grew:  # a table met on its own primary key from a table already reached is met once a row
+                grew = False
+                for a, ac, b, bc in edges:
+                    for near, far, key in ((a, b, bc), (b, a, ac)):
+                        if near in reached and far and far not in reached and keys.get(far) == {key}:
+                            reached.add(far)
+                            grew = True
+            if set(names.values()) <= reached:
+                return whole
+    return None

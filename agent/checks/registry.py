@@ -24,7 +24,7 @@ from typing import Any, Literal
 from agent.checks.contradiction import contradicting_conditions
 from agent.checks.extremes import one_end_only
 from agent.checks.direction import ranked_by_key, reversed_order
-from agent.checks.grouping import grouped_figure
+from agent.checks.grouping import counts_single_rows, grouped_figure
 from agent.checks.quantifier import none_as_not_equal, universal_dropped
 from agent.checks.question import (columns_not_shown, counts_an_amount, echoes_filter, either_for_both,
                                    figure_not_computed, link_side_reversed, name_not_shown, negation_dropped,
@@ -290,6 +290,13 @@ def _per_group(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     return Finding(fix=grouped_figure(turn.question, result.sql, turn.catalogue(), dialect=turn.dialect))
 
 
+def _one_row_groups(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """A count per group where each group is one row (grouped by a table's key, joined only to rows each of its
+    rows meets once): every count is 1, and a ranking by it keeps every row."""
+    table = counts_single_rows(result.sql, turn.catalogue(), dialect=turn.dialect)
+    return Finding({"table": table}) if table else None
+
+
 def _figure(kind: str) -> Callable[[TurnFacts, Result, str], Finding | None]:
     def detect(turn: TurnFacts, result: Result, text: str) -> Finding | None:
         return Finding() if figure_not_computed(turn.question, result.sql, turn.catalogue,
@@ -461,7 +468,7 @@ _LABEL_COLUMN = ("a table's name column is `name`, `model`, `title`, `label` or 
                  "Chinese question, its Chinese twin (" + _TWIN + ")")
 
 #: Every check, in the order they are tried. After `language`, conditions no row can meet (`contradiction`);
-#: the twenty after it read what of the question the query leaves out: the model is told to use it
+#: the twenty-one after it read what of the question the query leaves out: the model is told to use it
 #: (`unused`), once for all of them.
 CHECKS: tuple[Check, ...] = (
     Check("language", _language, caveat="language", hint="language", languages=ZH),
@@ -472,6 +479,8 @@ CHECKS: tuple[Check, ...] = (
     Check("periods", _periods, caveat="periods", hint="unused"),
     Check("unmatched", _unmatched, caveat="unmatched", hint="unused", separator="; "),
     Check("per_group", _per_group, caveat="per_group", hint="unused"),
+    Check("one_row_groups", _one_row_groups, caveat="one_row_groups", hint="unused",
+          assumes="a table's rows are told apart by its declared primary key"),
     Check("ranks", _ranks, caveat="ranks", hint="unused"),
     Check("counts", _counts, caveat="counts", hint="unused"),
     Check("amount", _amount, caveat="amount", hint="unused",

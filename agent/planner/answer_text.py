@@ -14,7 +14,7 @@ from typing import Any
 from agent.planner.frame import Condition, Frame
 from agent.planner.human_names import column_words, spaced_zh, zh_column, zh_value
 from agent.planner.lexicon import GENERIC, Lexicon
-from agent.planner.reading import period_range, than_row
+from agent.planner.reading import period_range, than_row, years_said
 from agent.planner.schema_index import SchemaIndex
 from agent.planner.sql_builder import measure_alias
 from agent.planner.words import human_header
@@ -26,10 +26,6 @@ _FUNC_ZH = {"count": "数量", "avg": "平均", "sum": "总", "min": "最小", "
 _HEADS_ZH = {"count": "数量", "percent": "百分比", "year": "年份", "month": "月份", "quarter": "季度",
              "half_year": "半年", "decade": "年代", "rank_in_group": "组内名次"}
 _MEASURE_HEADS_ZH = {"avg": "平均{0}", "sum": "{0}总和", "min": "最小{0}", "max": "最大{0}", "count": "不同{0}的个数"}
-_YEAR_EN = {"in": "in {0}", "since": "since {0}", "after": "after {0}", "before": "before {0}",
-            "until": "up to {0}", "between": "from {0} to {1}", "outside": "before {0} or after {1}"}
-_YEAR_ZH = {"in": "{0}年", "since": "{0}年以来", "after": "{0}年之后", "before": "{0}年之前",
-            "until": "截至{0}年", "between": "{0}年至{1}年", "outside": "{0}年之前或{1}年之后"}
 
 MAX_LISTED_TABLES = 20
 #: An empty result stated as a fact, and as what the query found: the words for an answer whose
@@ -198,7 +194,7 @@ def _conditions(conditions: list[Condition], zh: bool, lexicon: Lexicon = GENERI
         if c.op == "year_period":
             parts.append(period_range(c.values, zh, years=not c.column.is_date))
         elif c.op.startswith("year_"):
-            parts.append((_YEAR_ZH if zh else _YEAR_EN)[c.op[5:]].format(*c.values))
+            parts.append(years_said(c, zh))
         elif c.op in ("=", "in") and c.looked_up:
             named = "name" in c.column.words or c.column.words in (("title",), ("model",))
             values = "、".join(zh_value(v, lexicon) for v in c.values) if zh else " or ".join(map(str, c.values))

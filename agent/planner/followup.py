@@ -35,8 +35,9 @@ _MARKER_EN = re.compile(rf"^\s*(and|what about|how about|only|just|which of|of (
 _MARKER_ZH = re.compile(r"^\s*(其中|那|只看|只|仅|同样|换成|改成|改为|按|分别是)|呢\s*[？?]?\s*$")
 _RESTRICT = re.compile(rf"\b(which|who|what) of ({THOSE_EN})\b|\bof (those|these)\b|\bamong ({THOSE_EN})\b"
                        rf"|\blist them\b|{THOSE_ZH}", re.IGNORECASE)
-#: "each of them", "each of those", 它们各自, 它们在那里各…, 其中每个: each of the rows listed before.
-_EACH_OF_THEM = re.compile(rf"\beach (?:one )?of ({THOSE_EN})\b|它们.{{0,6}}各|它们每个|其中每个|这些.{{0,4}}各", re.I)
+#: "each of them", "each of those", 它们各自, 它们在那里各…, 其中每个, 其中2024年各…: each of the rows listed before.
+_EACH_OF_THEM = re.compile(rf"\beach (?:one )?of ({THOSE_EN})\b|它们.{{0,6}}各|它们每个|其中每个|这些.{{0,4}}各|其中.{{0,8}}各",
+                           re.I)
 #: "Also show their names": the columns shown before stay, the new ones are added.
 _ALSO = re.compile(r"\b(?:also|too|as well|along with|in addition|additionally|together with)\b|也|同时|还有", re.I)
 #: The rows of the previous answer taken out ("not one of those", "except for those", "did not visit these"):
@@ -145,10 +146,12 @@ def _follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, tod
     a.anchors = [t for t in (frame.fact, frame.entity) if t]
     changed: list[str] = _counted_per_listed(frame, a)
     lost: list[str] = []  # what of the previous answer's rows the new frame cannot keep, in words
-    if _RESTRICT.search(parsed.text) or _which_of_a_count(previous, a):
+    each_of_them = _EACH_OF_THEM.search(parsed.text) and (previous.entity or previous.group_columns)
+    if (_RESTRICT.search(parsed.text) and not each_of_them) or _which_of_a_count(previous, a):
         lost += [] if keep_subject else _restrict(frame, a)
         changed.append("rows")
     changed += _time(frame, a) + _values(frame, a) + _negations(frame, a) + _comparisons(frame, a) + _grouping(frame, a)
+    lost += _count_kept_over_other_dates(frame, previous, a)
     changed += ["filter"] if a.flags(frame) else []  # "Which of those are reusable?": reusable = 1
     changed += _measures(frame, a) + _ranking(frame, a) + _share(frame, a, previous, zh=parsed.zh)
     changed += _counts_asked(frame, a, previous)
@@ -245,6 +248,24 @@ def _time(frame: Frame, a: Assembler) -> list[str]:
     frame.conditions = [c for c in kept if not (c.op.startswith("year_") and (c.column.table, c.column.name) in dated)] \
         + frame.conditions
     return ["time"]
+
+
+def _count_kept_over_other_dates(frame: Frame, previous: Frame, a: Assembler) -> list[str]:
+    """"How many launches did each of them host in 2025?" after the sites with more than 20 launches: "them" are
+    the sites whose launches over the previous answer's dates were more than 20; the same HAVING over 2025's
+    launches keeps other sites (none had 20 in 2025, and the answer said no rows match). The count is not
+    kept, and said so, in words."""
+    if previous.having is None or frame.having != previous.having or frame.having_measure is not None \
+            or not (frame.entity or frame.group_columns) or not _EACH_OF_THEM.search(a.q.text):
+        return []  # "And since 2020?": the same question of other dates, the count with them
+    dated = lambda f: {(c.op, c.values) for c in f.conditions if c.op.startswith("year_") and c.column.table == f.fact}
+    if dated(frame) == dated(previous):
+        return []
+    op, numbers = previous.having
+    frame.having = None
+    shown = " ".join(f"{n:g}" for n in numbers)
+    return [f"上一个回答的数量条件（{op} {shown}，按它的时间范围计）" if frame.zh
+            else f"the previous answer's count {op} {shown} (over its own dates)"]
 
 
 def _values(frame: Frame, a: Assembler) -> list[str]:

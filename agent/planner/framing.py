@@ -32,6 +32,10 @@ _EACH = re.compile(r"各|\beach\b|\bfor every\b", re.I)
 _PER = re.compile(r"每(?:一)?次|\bper\s+(?!year|month|quarter|day|week)\w+", re.I)
 #: A ranking asked of each period ("the most in each year", 每年…最多的): ranked within every period.
 EACH_PERIOD = re.compile(r"\b(?:in\s+)?(?:each|every|per)\s+(?:year|month|quarter)\b|每(?:一)?(?:年|个月|月|季度)|各年", re.I)
+#: A figure asked of each of several things named together ("respectively", 分别, 各, "each").
+_EACH_RESPECTIVELY = re.compile(r"分别|各|\beach\b|\brespectively\b", re.I)
+#: Years joined as alternatives, one filter ("in 2014 or 2015", 2014年或2015年).
+_EITHER = re.compile(r"\bor\b|或|还是", re.I)
 PERIOD_WORDS = frozenset({"month", "months", "月", "月份", "quarter", "quarters", "季度"})  # and the shorter units
 _BUCKET_ZH = {"year": "年", "month": "月", "quarter": "季度", "half_year": "半年", "decade": "年代"}
 
@@ -482,6 +486,7 @@ class Assembler:
         for year in r.years:
             column = self.time_column(year)
             frame.conditions.append(Condition(column, f"year_{year.relation}", year.years, year.text))
+        self._years_compared(frame)
         for m in r.mentions:
             if m.kind in ("value", "quoted") and r.is_free(m):
                 self.value_condition(frame, m)
@@ -734,6 +739,23 @@ class Assembler:
             frame.entity = None  # 俄罗斯的火箭各发射了多少次: 各 asked of the periods (not "each launch vehicle")
         frame.group_time, frame.bucket = first.column, kinds.pop()
         self.notes.append(f"'{first.text}' … '{last.text}' → one range, GROUP BY the {frame.bucket}")
+
+    def _years_compared(self, frame: Frame) -> None:
+        """Years named one beside the other ("in 2016 and 2020", 2016年和2020年) of a figure asked for each
+        (分别, 各, "each", "respectively"): one figure per year as well, not the years pooled into one. Years
+        joined by "or" (或, 还是) stay one filter: either year's rows."""
+        listed = [c for c in frame.conditions if c.op == "year_in" and len(c.values) > 1 and c.column.is_date]
+        if len(listed) != 1 or not frame.measures or frame.group_time is not None \
+                or not _EACH_RESPECTIVELY.search(self.q.text):
+            return
+        condition = listed[0]
+        span = self.q.text[self.q.text.find(condition.text):]
+        years = [str(y) for y in condition.values]
+        between = span[span.find(years[0]) + len(years[0]):span.find(years[-1])]
+        if _EITHER.search(between):
+            return
+        frame.group_time, frame.bucket = condition.column, "year"
+        self.notes.append(f"'{condition.text}' → each year its own figure, GROUP BY the year")
 
     def negation(self, frame: Frame, word: Mention, negated: list[Mention]) -> None:
         """"no launch vehicles", "never launched", "do not have a cat": rows with no matching row

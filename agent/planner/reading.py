@@ -33,6 +33,14 @@ _YEAR_ZH = {"in": "{0}年", "since": "{0}年以来", "after": "{0}年之后", "b
             "until": "截至{0}年", "between": "{0}年至{1}年", "outside": "{0}年之前或{1}年之后"}
 
 
+def years_said(c: Condition, zh: bool) -> str:
+    """A year condition in words: "in 2016 or 2020", 2016年或2020年 (each year named, not the first only)."""
+    if c.op == "year_in" and len(c.values) > 1:
+        return "或".join(f"{y}年" for y in c.values) if zh else "in " + ", ".join(map(str, c.values[:-1])) \
+            + f" or {c.values[-1]}"
+    return (_YEAR_ZH if zh else _YEAR_EN)[c.op[5:]].format(*c.values)
+
+
 #: A period's range in words: its first and last day, or the one end it has (`agent.planner.period_grammar`).
 #: On a year column, its years ("in_year", "year_range", "year_from", "year_until").
 PERIOD_EN = {"range": "from {0} to {1}", "from": "from {0} on", "before": "before {0}",
@@ -246,7 +254,7 @@ def _condition_en(c: Condition) -> str:
     if c.op == "year_period":
         return f"{_name(c.column)} {period_range(c.values, False, years=not c.column.is_date)}"
     if c.op.startswith("year_"):
-        return f"{_name(c.column)} " + _YEAR_EN[c.op[5:]].format(*c.values)
+        return f"{_name(c.column)} " + years_said(c, False)
     if c.op == "null":
         return f"{_name(c.column)} missing"
     if c.op.startswith("than_"):
@@ -302,7 +310,7 @@ def _condition_zh(c: Condition, lexicon: Lexicon) -> str:
     if c.op == "year_period":
         return f"{_name(c.column, lexicon)} 在{period_range(c.values, True, years=not c.column.is_date)}"
     if c.op.startswith("year_"):
-        return f"{_name(c.column, lexicon)} 在" + _YEAR_ZH[c.op[5:]].format(*c.values)
+        return f"{_name(c.column, lexicon)} 在" + years_said(c, True)
     if c.op == "null":
         return f"{_name(c.column, lexicon)} 为空"
     if c.op.startswith("than_"):

@@ -103,6 +103,16 @@ EXAMPLES: dict[str, tuple[Example, Example]] = {
                 "酒泉、西昌、太原、文昌"),
         Example("每个国家有多少个发射场？", "SELECT c.name_zh, COUNT(*) FROM launch_sites AS s JOIN countries AS c "
                 "ON c.id = s.country_id GROUP BY c.name_zh", "中国 4 个，美国 3 个")),
+    "one_row_groups": (
+        Example("每个国家的飞机制造商中，机型最多的分别是哪家？",
+                "SELECT a.model, COUNT(DISTINCT m.id) AS n FROM aircraft AS a JOIN manufacturers AS m "
+                "ON a.manufacturer_id = m.id GROUP BY a.id, a.model ORDER BY n DESC",
+                "波音737-800（1）、波音737 MAX 8（1）", rows=[["Boeing 737-800", 1], ["Boeing 737 MAX 8", 1]],
+                why="each aircraft has one maker: every count is 1"),
+        Example("每个国家的飞机制造商中，机型最多的分别是哪家？",
+                "SELECT m.name, COUNT(*) AS n FROM aircraft AS a JOIN manufacturers AS m "
+                "ON a.manufacturer_id = m.id GROUP BY m.id, m.name ORDER BY n DESC", "波音（13）、空客（9）",
+                rows=[["Boeing", 13], ["Airbus", 9]])),
     "ranks": (
         Example("What is the name of the course with the most students enrolled?", "SELECT course_name FROM courses",
                 schema="courses"),
