@@ -4,7 +4,8 @@ never launched", "students who do not have a cat".
 A "not" (no, never, without, 没有, 从未) followed closely by a table, or by a value stored in
 another table than the one listed, keeps the rows with no matching row there:
 `fact.key NOT IN (SELECT the referring column FROM that table … [WHERE the value])`, joined
-along the shortest foreign-key path. A value of the listed table itself is negated directly
+along the shortest foreign-key path; when the key is the fact's own reference to that table, a row
+whose reference is missing (NULL) has no such row either, and is kept. A value of the listed table itself is negated directly
 (`!=`, agent.planner.framing).
 """
 
@@ -73,8 +74,13 @@ def subquery(fact: str, absence: Absence, schema: SchemaIndex, condition_sql, *,
             joined.add(new)
     where = [f"{quote_ident(inner[0])}.{quote_ident(inner[1])} IS NOT NULL"]
     where += [condition_sql(c) for c in absence.conditions]
-    return (f"{quote_ident(fact)}.{quote_ident(outer)} {'IN' if present else 'NOT IN'} ("
+    test = (f"{quote_ident(fact)}.{quote_ident(outer)} {'IN' if present else 'NOT IN'} ("
             + " ".join(lines) + " WHERE " + " AND ".join(where) + ")")
+    if present or first.table != fact:
+        return test
+    # The fact's own key to the negated rows: a row whose key is missing has none of them either ("payloads with
+    # no manufacturer recorded": NOT IN alone drops the rows with no manufacturer at all, and found 0).
+    return f"({quote_ident(fact)}.{quote_ident(outer)} IS NULL OR {test})"
 
 
 def qualified(column: ColumnInfo) -> str:

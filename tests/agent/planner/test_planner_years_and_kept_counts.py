@@ -56,3 +56,20 @@ def test_the_same_question_of_other_dates_keeps_its_count(sample_db_path, tmp_pa
 def test_a_count_of_one_row_each_is_never_ok(sample_db_path, tmp_path):
     answer = _conversation(sample_db_path, tmp_path, "每个国家的飞机制造商中，机型最多的分别是哪家？")
     assert not answer.ok and "1" in answer.data.caveat
+
+
+@pytest.mark.parametrize("question", ["2025年发射的载荷中，没有制造商记录的有多少个？", "2025年发射的载荷中，没有记录制造商的有多少个？"])
+def test_rows_with_no_reference_at_all_have_none_of_the_referred_rows(sample_db_path, tmp_path, question):
+    """The re-walk's C09: `manufacturer_id NOT IN (…)` left out the payloads with no manufacturer, and found 0."""
+    answer = _conversation(sample_db_path, tmp_path, question)
+    gold = ("SELECT COUNT(*) FROM payloads p JOIN launches l ON l.id = p.launch_id WHERE l.launch_date LIKE '2025%' "
+            "AND p.manufacturer_id IS NULL")
+    assert answer.ok and list(map(tuple, answer.data.rows)) == sample(sample_db_path, gold)
+
+
+def test_any_and_records_in_a_negation_name_nothing_left_out(sample_db_path, tmp_path):
+    """The re-walk's C11: right, with 任何 and 记录 named as not used."""
+    answer = _conversation(sample_db_path, tmp_path, "哪些发射场在2020年以前没有任何发射记录？")
+    gold = ("SELECT name_zh FROM launch_sites WHERE id NOT IN (SELECT site_id FROM launches "
+            "WHERE launch_date < '2020-01-01')")
+    assert answer.ok and sorted(map(tuple, answer.data.rows)) == sorted(sample(sample_db_path, gold))
