@@ -356,8 +356,8 @@ def _names_value(question: str, value: str) -> bool:
     adjective ("French" for 'France', "American" for 'United States'), so that 'Falcon Heavy' is not named
     by "Falcon 9 launches" (found in review)."""
     code = value.strip().isupper() and len(value.strip()) <= 3  # a code ('IN', 'TO') is not the word "in" or "to"
-    if code and re.search(rf"(?<!\w){re.escape(value.strip())}(?!\w)", question):
-        return True
+    if code and re.search(rf"(?<!\w){re.escape(value.strip())}s?(?!\w)", question):
+        return True  # written as it is, or in the plural ("UAVs": 'UAV')
     asked, value = question.casefold(), value.strip().casefold()
     if value in asked and not code:
         return True

@@ -401,8 +401,8 @@ def _value_readings(span: list[Token], i: int, n: int, schema: SchemaIndex, writ
     for key in dict.fromkeys(keys):
         refs = schema.values.get(key)
         if refs and len(key) > 1:
-            if len(key) <= 3 and not span[0].zh:
-                refs = [r for r in refs if r.value == text]
+            if len(key) <= 3 and not span[0].zh:  # "UAVs": the code 'UAV' written in the plural
+                refs = [r for r in refs if r.value in (text, text[:-1] if text.endswith("s") else text)]
             if refs:
                 return [Mention("value", i, i + n, text, values=tuple(dict.fromkeys(refs + _same_stem(span, schema))))]
     if i and not span[0].zh and span[0].text[:1].isupper() and (ref := schema.prefixes.get(keys[0])) is not None:

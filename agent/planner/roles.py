@@ -22,6 +22,7 @@ from agent.planner.periods import Period, find_bucket, find_periods
 from agent.planner.question import Mention, ParsedQuestion
 from agent.planner.schema_index import SchemaIndex
 from agent.vocabulary.numbers import NUMBER_WORDS
+from agent.vocabulary.ranking import ZH_SUPERLATIVES
 
 _OPS = {"gt": ">", "ge": ">=", "lt": "<", "le": "<=", "ge_post": ">=", "le_post": "<="}
 _YEAR_RELATIONS = {"in": "in", "since": "since", "from": "since", "after": "after", "before": "before",
@@ -803,6 +804,9 @@ class RoleResolver:
         if (target is None or (target.kind == "keyword" and target.alt is None)) and not self.q.zh:
             # "Which three flew the most (in the first half of 2023)?": the verb's rows, counted
             target = self.previous_mention(m, 1, kinds=("table",)) or target
+            if target is None or target.kind != "table":  # "Which launch site was the busiest?"
+                near = self.previous_mention(m, 3, kinds=("table",))
+                target = near if near is not None and self._busy_with(m, near) is not None else target
         if before is not None:
             self.use(*(o for o in self.mentions if o.kind == "keyword" and o.code == "count"
                         and before.end <= o.start < m.start))
@@ -827,6 +831,12 @@ class RoleResolver:
             self.rank = Rank(desc=desc, by_count=True, rate=True)  # "the highest launch failure rate": by that rate
             self.use(m, target if target is not None and target.kind == "table" else None)
             return
+        if target is not None and target.kind == "table" and (busy := self._busy_with(m, target)) is not None:
+            # "Which launch site was the busiest in 2023?", 哪个发射场最忙: the site with the most launches, the one
+            # dated table whose rows refer to it
+            self.rank = Rank(desc=True, counted=busy, by_count=True)
+            self.use(m)
+            return
         if target is not None and target.kind == "table":
             self.rank = Rank(desc=desc, counted=target, by_count=True)
             self.use(m, target)
@@ -847,6 +857,15 @@ class RoleResolver:
         elif target is None and self.follow_up:
             self.rank = Rank(desc=desc)  # "Which one has the most?" after counts per group: the groups, ranked
             self.use(m)
+
+    def _busy_with(self, m: Mention, target: Mention) -> Mention | None:
+        """For "busiest" (最忙, 最繁忙) said of a table's rows: the one table with a date whose rows refer to them,
+        as the rows counted (a mention standing on the superlative's words); None for another superlative or when
+        no one such table is."""
+        if ZH_SUPERLATIVES.get(m.text, m.text.lower()) != "busiest":
+            return None
+        dated = {c for t in target.tables for c in self.schema.children(t) if self.schema.tables[c].time_columns}
+        return Mention("table", m.start, m.end, m.text, tables=(dated.pop(),)) if len(dated) == 1 else None
 
     def _find_group(self) -> None:
         ranking = self.rank is not None or self.limit is not None or self.order is not None

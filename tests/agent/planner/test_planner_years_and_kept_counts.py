@@ -73,3 +73,19 @@ def test_any_and_records_in_a_negation_name_nothing_left_out(sample_db_path, tmp
     gold = ("SELECT name_zh FROM launch_sites WHERE id NOT IN (SELECT site_id FROM launches "
             "WHERE launch_date < '2020-01-01')")
     assert answer.ok and sorted(map(tuple, answer.data.rows)) == sorted(sample(sample_db_path, gold))
+
+
+def test_a_short_code_written_in_the_plural_is_that_code(sample_db_path, tmp_path):
+    """The re-walk's E18: "UAVs" was left out (codes match as written) and all 40 aircraft listed."""
+    answer = _conversation(sample_db_path, tmp_path, "Which UAVs have a range longer than 3,000 km?")
+    gold = "SELECT model FROM aircraft WHERE role = 'UAV' AND range_km > 3000"
+    assert answer.ok and sorted(map(tuple, answer.data.rows)) == sorted(sample(sample_db_path, gold))
+
+
+@pytest.mark.parametrize("question", ["Which launch site was the busiest in 2023?", "2023年哪个发射场最繁忙？",
+                                      "2023年哪个发射场最忙？"])
+def test_the_busiest_is_the_one_with_the_most_rows_of_the_dated_table_referring_to_it(sample_db_path, tmp_path,
+                                                                                      question):
+    answer = _conversation(sample_db_path, tmp_path, question)
+    gold = ("SELECT COUNT(*) FROM launches WHERE launch_date LIKE '2023%' GROUP BY site_id ORDER BY 1 DESC LIMIT 1")
+    assert answer.ok and answer.data.rows[0][-1] == sample(sample_db_path, gold)[0][0]
