@@ -25,6 +25,7 @@ from agent.checks.contradiction import contradicting_conditions
 from agent.checks.extremes import one_end_only
 from agent.checks.direction import ranked_by_key, reversed_order
 from agent.checks.grouping import counts_single_rows, grouped_figure
+from agent.checks.joins import joined_through_a_hub
 from agent.checks.quantifier import none_as_not_equal, universal_dropped
 from agent.checks.question import (columns_not_shown, counts_an_amount, echoes_filter, either_for_both,
                                    figure_not_computed, link_side_reversed, name_not_shown, negation_dropped,
@@ -290,6 +291,13 @@ def _per_group(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     return Finding(fix=grouped_figure(turn.question, result.sql, turn.catalogue(), dialect=turn.dialect))
 
 
+def _hub_join(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """Two tables one of which holds a declared key to the other, joined by the query only through other tables
+    (launches paired with every rocket of their site's country, not their own `vehicle_id`)."""
+    found = joined_through_a_hub(result.sql, turn.catalogue(), dialect=turn.dialect)
+    return Finding({"one": found[0], "other": found[1], "through": found[2]}) if found else None
+
+
 def _one_row_groups(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     """A count per group where each group is one row (grouped by a table's key, joined only to rows each of its
     rows meets once): every count is 1, and a ranking by it keeps every row."""
@@ -468,11 +476,13 @@ _LABEL_COLUMN = ("a table's name column is `name`, `model`, `title`, `label` or 
                  "Chinese question, its Chinese twin (" + _TWIN + ")")
 
 #: Every check, in the order they are tried. After `language`, conditions no row can meet (`contradiction`);
-#: the twenty-one after it read what of the question the query leaves out: the model is told to use it
+#: the twenty-two after it read what of the question the query leaves out: the model is told to use it
 #: (`unused`), once for all of them.
 CHECKS: tuple[Check, ...] = (
     Check("language", _language, caveat="language", hint="language", languages=ZH),
     Check("contradiction", _contradiction, caveat="contradiction", hint="contradiction", separator=" AND "),
+    Check("hub_join", _hub_join, caveat="hub_join", hint="unused",
+          assumes="the tables' links are their declared foreign keys"),
     Check("partial_values", _partial_values, caveat="partial_values", hint="unused"),
     Check("dropped", _dropped, caveat="dropped", hint="unused"),
     Check("years", _years, caveat="years", hint="unused"),

@@ -550,11 +550,15 @@ def _ranked_rows(frame: Frame, a: Assembler) -> list[str]:
 _RANK_WORDS = frozenset({"most", "least", "superlative", "top"})
 
 
+#: Conditions said with their own sign in "kept from the previous question" (was "range (km) = 3000" for > 3000).
+_SAID_OPS = frozenset({"=", "!=", ">", ">=", "<", "<="})
+
+
 def _carried(previous: Frame, frame: Frame, changed: list[str]) -> list[str]:
     """What the new frame keeps from the previous one, in words, for the interpretation sentence."""
     kept = [previous.fact]
     kept += [f"{c.column.table}.{c.column.name} {c.text}" if c.op.startswith("year_") else
-             f"{c.column.table}.{c.column.name} = {', '.join(map(str, c.values))}"
+             f"{c.column.table}.{c.column.name} {c.op if c.op in _SAID_OPS else '='} {', '.join(map(str, c.values))}"
              for c in previous.conditions if any(c is not n and _same(c, n) for n in frame.conditions)]
     if "grouping" not in changed and (frame.entity or frame.group_columns or frame.group_time):
         kept.append("分组" if frame.zh else "the grouping")

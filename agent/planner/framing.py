@@ -617,13 +617,17 @@ class Assembler:
         # 中国和美国的火箭各发射了多少次？: 各 is of the countries listed, not of the rockets they are of
         of_listed = listed is not None and listed.via is not None and frame.entity == listed.via
         # 日本和印度各发射了多少次？, "How many did Japan and India each launch?": each of the listed values
-        word = next((m for m in self.r.mentions if m.kind == "keyword" and (self.r.is_free(m) or of_listed) and (
-            m.code == "compare" or (m.code == "group" and listed is not None))), None)
+        words = [m for m in self.r.mentions if m.kind == "keyword" and (self.r.is_free(m) or of_listed) and (
+            m.code == "compare" or (m.code == "group" and listed is not None))]
+        # the word of the list, after it, before another (每个季度 is of the quarters)
+        word = next((m for m in words if listed is not None and m.start > listed.at >= 0), words[0] if words else None)
         if word is not None and of_listed:
             frame.entity = frame.entity_via = None
         said = word.text if word is not None else (m.group(0) if (m := RESPECTIVELY.search(self.q.text)) else None)
+        # 2025年每个季度，中国火箭和美国火箭各发射了多少次？: 各 after the list, each value in each quarter
+        each_after = word is not None and word.code == "group" and listed is not None and word.start > listed.at >= 0
         if said is None or listed is None or not frame.measures or frame.entity or frame.group_columns \
-                or frame.group_time:
+                or (frame.group_time and not each_after):
             return
         frame.group_columns.append(listed.column)
         if word is not None:

@@ -351,9 +351,16 @@ def _schema_readings(span: list[Token], i: int, n: int, schema: SchemaIndex, tex
     if head:
         found.append(Mention("table", i, i + n, text, tables=head, partial=True))
     exact, part = [], []
+    # "units have been built", "units were built": a column's words with a verb's auxiliaries between them
+    core = [w for t, w in zip(span, words) if t.norm not in _AUXILIARIES] \
+        if n > 2 and span[0].norm not in _AUXILIARIES and span[-1].norm not in _AUXILIARIES else words
     for table in schema.tables.values():
         for column in table.columns.values():
             if column.is_key:
+                continue
+            if core is not words:
+                if len(core) > 1 and _fits(column.words, core):
+                    exact.append(column)
                 continue
             if _fits(column.words, words) or (n > 1 and column.words[-1] in _TIME_WORDS
                                               and _fits(column.words[:-1], words)):
@@ -367,6 +374,8 @@ def _schema_readings(span: list[Token], i: int, n: int, schema: SchemaIndex, tex
     return found
 
 
+#: A verb's auxiliaries, which may stand between the words of a column's name ("units have been built").
+_AUXILIARIES = frozenset({"have", "has", "had", "been", "be", "was", "were", "is", "are"})
 #: The last word of a date column's name, which a question leaves out ("first flight" for first_flight_on).
 _TIME_WORDS = frozenset({"date", "time", "day", "on", "at"})
 

@@ -777,6 +777,14 @@ class RoleResolver:
             self.aggregates.append(("count", target, True))
             self.use(target)
             return
+        if distinct is None and target is not None and target.kind == "column" and not target.partial \
+                and m.text.lower() == "how many" and not any(self.has(a) for a in _AGGREGATES) and target.end - target.start > 1 and target.start - m.end <= 0 and _numeric(target) \
+                and not any(c.is_date or c.is_year for c in target.columns):
+            # "How many units have been built of them?": a column of amounts named whole right after "how many",
+            # and no other aggregate asked, is summed, not its rows counted
+            self.aggregates.append(("sum", target, False))
+            self.use(target)
+            return
         if target is None or target.kind != "table":
             before = self.previous_mention(m, 4, kinds=("table",))
             target = before if self.q.zh and before is not None else target

@@ -194,30 +194,38 @@ class SchemaIndex:
     def _search(self, start: str, goal: str) -> list[Edge] | None:
         # Many-to-one paths first: "launches by country" goes through each launch's own site,
         # not through its payloads' operators, which would count a launch once per payload.
-        return self._breadth_first(start, goal, upward_only=True) or self._breadth_first(start, goal)
+        # Then paths that never go up to a table and down from it to another of its children: "rockets that carried
+        # a military payload" is rockets <- launches <- payloads, not rockets -> their maker <- the maker's payloads.
+        return (self._breadth_first(start, goal, upward_only=True) or self._breadth_first(start, goal, no_hub=True)
+                or self._breadth_first(start, goal))
 
-    def _breadth_first(self, start: str, goal: str, *, upward_only: bool = False) -> list[Edge] | None:
+    def _breadth_first(self, start: str, goal: str, *, upward_only: bool = False,
+                       no_hub: bool = False) -> list[Edge] | None:
         if start == goal:
             return []
-        previous: dict[str, tuple[str, Edge]] = {}
-        queue, seen = deque([start]), {start}
+        # a state is a table and whether the path has gone up (to a referenced table) yet: with `no_hub`, a path
+        # that went up does not come down again
+        previous: dict[tuple[str, bool], tuple[tuple[str, bool], Edge]] = {}
+        queue, seen = deque([(start, False)]), {(start, False)}
         while queue:
-            table = queue.popleft()
+            state = queue.popleft()
+            table, went_up = state
             for edge in self.edges_of(table):
-                nxt = edge.other(table)
-                if upward_only and edge.table != table:
+                nxt, up = edge.other(table), edge.table == table
+                if (upward_only and not up) or (no_hub and went_up and not up):
                     continue
-                if nxt in seen:
+                following = (nxt, went_up or up) if no_hub else (nxt, False)
+                if following in seen:
                     continue
-                seen.add(nxt)
-                previous[nxt] = (table, edge)
+                seen.add(following)
+                previous[following] = (state, edge)
                 if nxt == goal:
                     path = []
-                    while nxt != start:
-                        nxt, edge = previous[nxt]
+                    while following != (start, False):
+                        following, edge = previous[following]
                         path.append(edge)
                     return path[::-1]
-                queue.append(nxt)
+                queue.append(following)
         return None
 
     def distance(self, start: str, goal: str) -> int:

@@ -68,6 +68,16 @@ EXAMPLES: dict[str, tuple[Example, Example]] = {
         Example("How many aircraft were built for single-engine models, and how many for twin-engine models?",
                 "SELECT engines, SUM(units_built) FROM aircraft WHERE engines IN (1, 2) GROUP BY engines",
                 rows=[[1, 2363], [2, 23252]])),
+    "hub_join": (
+        Example("2000年代，每个国家的火箭各成功发射了多少次？",
+                "SELECT v.name_zh, COUNT(*) FROM launches AS l JOIN launch_sites AS s ON l.site_id = s.id "
+                "JOIN countries AS c ON s.country_id = c.id JOIN manufacturers AS m ON m.country_id = c.id "
+                "JOIN launch_vehicles AS v ON v.manufacturer_id = m.id GROUP BY v.name_zh", "大力神4号（163）",
+                rows=[["大力神4号", 163]], why="each launch paired with every rocket made in its site's country"),
+        Example("2000年代，每个国家的火箭各成功发射了多少次？",
+                "SELECT c.name_zh, COUNT(*) FROM launches AS l JOIN launch_vehicles AS v ON l.vehicle_id = v.id "
+                "JOIN manufacturers AS m ON v.manufacturer_id = m.id JOIN countries AS c ON m.country_id = c.id "
+                "GROUP BY c.name_zh", "俄罗斯（224）", rows=[["俄罗斯", 224]])),
     "partial_values": (
         Example("How many launches did Long March vehicles make?",
                 "SELECT COUNT(*) FROM launches AS l JOIN launch_vehicles AS v ON v.id = l.vehicle_id "

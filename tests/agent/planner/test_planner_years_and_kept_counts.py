@@ -89,3 +89,47 @@ def test_the_busiest_is_the_one_with_the_most_rows_of_the_dated_table_referring_
     answer = _conversation(sample_db_path, tmp_path, question)
     gold = ("SELECT COUNT(*) FROM launches WHERE launch_date LIKE '2023%' GROUP BY site_id ORDER BY 1 DESC LIMIT 1")
     assert answer.ok and answer.data.rows[0][-1] == sample(sample_db_path, gold)[0][0]
+
+
+def test_how_many_of_a_column_of_amounts_named_with_auxiliaries_between_its_words_is_its_sum(sample_db_path,
+                                                                                          tmp_path):
+    """The re-walk's E19: "How many units have been built of them altogether?" counted the UAVs (3), not their 95
+    units built; the carried range was said as "= 3000"."""
+    answer = _conversation(sample_db_path, tmp_path, "Which UAVs have a range longer than 3,000 km?",
+                           "How many units have been built of them altogether?")
+    gold = "SELECT SUM(units_built) FROM aircraft WHERE role = 'UAV' AND range_km > 3000"
+    assert answer.ok and list(map(tuple, answer.data.rows)) == sample(sample_db_path, gold)
+    assert "> 3000" in answer.data.text and "= 3000" not in answer.data.text
+
+
+def test_the_number_of_a_column_under_another_aggregate_is_not_summed(planner):
+    assert "SUM(" not in planner.plan("What is the maximum number of units built among fighters?").sql
+
+
+# The twenty-eighth re-walk's confidently wrong answers.
+
+def test_rows_are_related_through_their_own_chain_of_keys_not_a_table_they_share(sample_db_path, tmp_path):
+    """E03: "never carried a military payload" went rockets -> their maker <- the maker's payloads (61 rockets)."""
+    answer = _conversation(sample_db_path, tmp_path, "Which launch vehicles have never carried a military payload?")
+    gold = ("SELECT name FROM launch_vehicles WHERE id NOT IN (SELECT l.vehicle_id FROM launches l JOIN payloads p "
+            "ON p.launch_id = l.id WHERE p.purpose = 'military')")
+    assert answer.ok and sorted(map(tuple, answer.data.rows)) == sorted(sample(sample_db_path, gold))
+
+
+@pytest.mark.parametrize("question", ["What was the heaviest payload each operator country launched in 2024?",
+                                      "2000年代，每个国家的火箭各成功发射了多少次？"])
+def test_a_query_pairing_rows_through_a_shared_table_is_never_ok(sample_db_path, tmp_path, question):
+    """E05 and C17: launches paired with every payload of their site's country, with every rocket of it."""
+    answer = _conversation(sample_db_path, tmp_path, question)
+    assert not answer.ok
+
+
+def test_each_after_a_list_of_values_is_each_value_in_each_period(planner, sample_db_path):
+    """C13: 2025年每个季度，中国火箭和美国火箭各发射了多少次？ pooled both countries in each quarter."""
+    plan = planner.plan("2025年每个季度，中国火箭和美国火箭各发射了多少次？")
+    gold = ("SELECT (CAST(strftime('%m', l.launch_date) AS INTEGER) + 2) / 3, c.name_zh, COUNT(*) FROM launches l "
+            "JOIN launch_vehicles v ON v.id = l.vehicle_id JOIN manufacturers m ON m.id = v.manufacturer_id "
+            "JOIN countries c ON c.id = m.country_id WHERE l.launch_date LIKE '2025%' AND c.code IN ('CHN', 'USA') "
+            "GROUP BY 1, 2")
+    got = sorted((int(r[0][-1]), r[1], r[2]) for r in _rows(planner, plan.sql))
+    assert plan.caveat is None and got == sorted(sample(sample_db_path, gold))
