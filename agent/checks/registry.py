@@ -25,7 +25,7 @@ from agent.checks.contradiction import contradicting_conditions
 from agent.checks.extremes import one_end_only
 from agent.checks.direction import ranked_by_key, reversed_order
 from agent.checks.grouping import counts_single_rows, grouped_figure
-from agent.checks.joins import joined_through_a_hub
+from agent.checks.joins import joined_through_a_hub, paired_under_a_parent
 from agent.checks.quantifier import none_as_not_equal, universal_dropped
 from agent.checks.question import (columns_not_shown, counts_an_amount, echoes_filter, either_for_both,
                                    figure_not_computed, link_side_reversed, name_not_shown, negation_dropped,
@@ -298,6 +298,13 @@ def _hub_join(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     return Finding({"one": found[0], "other": found[1], "through": found[2]}) if found else None
 
 
+def _paired(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """A count, sum or average over two tables joined only through a parent both hold a key to: each row of one
+    paired with every row of the other under that parent (aircraft grouped by their makers' payloads' purposes)."""
+    found = paired_under_a_parent(result.sql, turn.catalogue(), dialect=turn.dialect)
+    return Finding({"one": found[0], "other": found[1], "parent": found[2]}) if found else None
+
+
 def _one_row_groups(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     """A count per group where each group is one row (grouped by a table's key, joined only to rows each of its
     rows meets once): every count is 1, and a ranking by it keeps every row."""
@@ -476,13 +483,14 @@ _LABEL_COLUMN = ("a table's name column is `name`, `model`, `title`, `label` or 
                  "Chinese question, its Chinese twin (" + _TWIN + ")")
 
 #: Every check, in the order they are tried. After `language`, conditions no row can meet (`contradiction`);
-#: the twenty-two after it read what of the question the query leaves out: the model is told to use it
+#: the twenty-three after it read what of the question the query leaves out: the model is told to use it
 #: (`unused`), once for all of them.
 CHECKS: tuple[Check, ...] = (
     Check("language", _language, caveat="language", hint="language", languages=ZH),
     Check("contradiction", _contradiction, caveat="contradiction", hint="contradiction", separator=" AND "),
     Check("hub_join", _hub_join, caveat="hub_join", hint="unused",
           assumes="the tables' links are their declared foreign keys"),
+    Check("paired", _paired, caveat="paired", hint="unused", assumes="the tables' links are their declared foreign keys"),
     Check("partial_values", _partial_values, caveat="partial_values", hint="unused"),
     Check("dropped", _dropped, caveat="dropped", hint="unused"),
     Check("years", _years, caveat="years", hint="unused"),

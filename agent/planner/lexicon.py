@@ -73,6 +73,8 @@ KEYWORDS: dict[str, str] = {
     "month": "unit_month", "months": "unit_month", "monthly": "unit_month",
     "quarter": "unit_quarter", "quarters": "unit_quarter", "quarterly": "unit_quarter",
     "half year": "unit_half", "half years": "unit_half", "half-year": "unit_half", "semester": "unit_half",
+    # "in each half of 2022": the halves of the year, "half" alone after a word of grouping (not "half of the launches")
+    "each half": "unit_half", "every half": "unit_half", "per half": "unit_half", "by half": "unit_half",
     "decade": "unit_decade", "decades": "unit_decade", "yearly": "unit_year", "annually": "unit_year",
     "annual": "unit_year",
     # periods relative to today ("last year", "the past 5 years")

@@ -11,7 +11,7 @@ Shapes, in English and Chinese:
 - months and month ranges: "March 2021", "between March and June 2021", 2021年3月到6月;
 - ranges open at one end: "since March 2024", 2024年3月以后; "before 2010", 2010年之前, "after 2015"
   (whole years: `kind` "years", which the planner's year pass reads as before);
-- decades: "the 2010s", 2010年代;
+- decades: "the 2010s", 2010年代, 20世纪90年代 and 上世纪90年代 (the 1990s);
 - periods counted from today: "last year", "this quarter", "the past 5 years", "last 6 months",
   "year to date", 今年以来, 近五年 (only when `today` is given).
 
@@ -93,7 +93,8 @@ _SHAPES: list[tuple[str, re.Pattern]] = [(kind, re.compile(pattern, re.IGNORECAS
     ("month", rf"{_y()}\s*年\s*(?P<m>{_ZH_MONTH})\s*月份?"),
     ("years", rf"\b(?P<rel>{_RELATION_EN})\s+(?:the\s+year\s+)?{_y()}(?!\s*(?:-|–|to|and|through|or)\s*\d)"),
     ("years", rf"{_y()}\s*年?\s*(?P<rel>以来|以后|之后|以前|之前)"),
-    ("decade", r"\b(?:the\s+)?(?P<y>1\d{2}0|2\d{2}0)'?s\b|(?P<y2>1\d{2}0|2\d{2}0)\s*年代"),
+    ("decade", r"\b(?:the\s+)?(?P<y>1\d{2}0|2\d{2}0)'?s\b|(?P<y2>1\d{2}0|2\d{2}0)\s*年代"
+               r"|(?:(?P<cen>19|20|21)\s*世纪|(?P<last>上个?世纪))\s*(?P<dec>\d)0\s*年代"),
     ("relative", rf"(?:\bthe\s+)?\b(?P<rel>{_RELATIVE})\b|(?P<relzh>{_RELATIVE})"),
     ("rolling", rf"(?:\b(?:over|during|within|in)\s+)?(?:\bthe\s+)?(?P<w>{_ROLLING})\s*(?P<n>{_COUNT})?\s*个?\s*(?P<unit>years?\b|months?\b|quarters?\b|年|月|季度)"),
 ]]
@@ -148,6 +149,8 @@ def _read(kind: str, match: re.Match, today: date | None) -> NamedPeriod | None:
                         "before": (None, date(year, 1, 1)), "until": (None, date(year + 1, 1, 1))}[relation]
         return NamedPeriod(text, at, to, since, until, kind)
     if kind == "decade":
+        if "dec" in g:  # 20世纪90年代, 上世纪90年代: the 1990s
+            year = (int(g.get("cen") or 20) - 1) * 100 + 10 * int(g["dec"])
         return NamedPeriod(text, at, to, date(year, 1, 1), date(year + 10, 1, 1), kind)
     if today is None:
         return None

@@ -78,6 +78,14 @@ EXAMPLES: dict[str, tuple[Example, Example]] = {
                 "SELECT c.name_zh, COUNT(*) FROM launches AS l JOIN launch_vehicles AS v ON l.vehicle_id = v.id "
                 "JOIN manufacturers AS m ON v.manufacturer_id = m.id JOIN countries AS c ON m.country_id = c.id "
                 "GROUP BY c.name_zh", "俄罗斯（224）", rows=[["俄罗斯", 224]])),
+    "paired": (
+        Example("20世纪90年代首飞的飞机，按用途分各有几款？",
+                "SELECT p.purpose, COUNT(*) FROM aircraft AS a JOIN manufacturers AS m ON a.manufacturer_id = m.id "
+                "JOIN payloads AS p ON p.manufacturer_id = m.id GROUP BY p.purpose", "军事用途 176 款",
+                rows=[["military", 176]], why="each aircraft counted once per payload of its maker"),
+        Example("20世纪90年代首飞的飞机，按用途分各有几款？",
+                "SELECT role, COUNT(*) FROM aircraft WHERE first_flight_date LIKE '199%' GROUP BY role",
+                "战斗机 5 款", rows=[["fighter", 5]])),
     "partial_values": (
         Example("How many launches did Long March vehicles make?",
                 "SELECT COUNT(*) FROM launches AS l JOIN launch_vehicles AS v ON v.id = l.vehicle_id "

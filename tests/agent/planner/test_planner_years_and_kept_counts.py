@@ -133,3 +133,27 @@ def test_each_after_a_list_of_values_is_each_value_in_each_period(planner, sampl
             "GROUP BY 1, 2")
     got = sorted((int(r[0][-1]), r[1], r[2]) for r in _rows(planner, plan.sql))
     assert plan.caveat is None and got == sorted(sample(sample_db_path, gold))
+
+
+def test_each_half_of_a_year_is_a_half_year_bucket(planner, sample_db_path):
+    """E01: "in each half of 2022" gave one total for the year."""
+    plan = planner.plan("What was the total payload mass launched from Kennedy Space Center in each half of 2022?")
+    gold = ("SELECT CASE WHEN strftime('%m', l.launch_date) <= '06' THEN 1 ELSE 2 END, ROUND(SUM(p.mass_kg), 1) "
+            "FROM payloads p JOIN launches l ON l.id = p.launch_id JOIN launch_sites s ON s.id = l.site_id "
+            "WHERE s.name = 'Kennedy Space Center' AND l.launch_date LIKE '2022%' GROUP BY 1")
+    got = sorted((int(r[0][-1]), round(r[1], 1)) for r in _rows(planner, plan.sql))
+    assert plan.caveat is None and got == sorted(sample(sample_db_path, gold))
+
+
+@pytest.mark.parametrize("question", ["20世纪90年代首飞的战斗机有哪些？", "上世纪90年代首飞的战斗机有哪些？"])
+def test_a_decade_of_a_century_is_that_decade(planner, sample_db_path, question):
+    """C09: 20世纪90年代 was "20, 90" the planner could not place."""
+    plan = planner.plan(question)
+    gold = "SELECT name_zh FROM aircraft WHERE role = 'fighter' AND first_flight_date BETWEEN '1990' AND '1999-12-31'"
+    assert plan.caveat is None and _rows(planner, plan.sql) == sorted(sample(sample_db_path, gold))
+
+
+def test_a_count_over_rows_paired_under_a_shared_parent_is_never_ok(sample_db_path, tmp_path):
+    """C09: 按用途分 grouped the aircraft by the purposes of their makers' payloads (176 "military" aircraft)."""
+    answer = _conversation(sample_db_path, tmp_path, "20世纪90年代首飞的飞机，按用途分各有几款？")
+    assert not answer.ok
