@@ -28,6 +28,8 @@ _OPS = {"gt": ">", "ge": ">=", "lt": "<", "le": "<=", "ge_post": ">=", "le_post"
 _YEAR_RELATIONS = {"in": "in", "since": "since", "from": "since", "after": "after", "before": "before",
                    "until": "until", "top": "before"}
 _AGGREGATES = ("avg", "sum", "max", "min")
+#: Words asking an amount, summed when a column of amounts follows them ("how many units were built").
+_AMOUNT_ASKED = frozenset({"how many", "total number of"})
 #: The words of "no" before a column whose value is missing ("no recorded mass"; not "not" or "never": in "have not
 #: cost more than 1000" the column's word is a verb); the words between them ("recorded", 记录), before the column
 #: ("an unknown mass"), and after it in Chinese (质量未知).
@@ -777,13 +779,18 @@ class RoleResolver:
             self.aggregates.append(("count", target, True))
             self.use(target)
             return
-        if distinct is None and target is not None and target.kind == "column" and not target.partial \
-                and m.text.lower() == "how many" and not any(self.has(a) for a in _AGGREGATES) and target.end - target.start > 1 and target.start - m.end <= 0 and _numeric(target) \
-                and not any(c.is_date or c.is_year for c in target.columns):
+        amount = target
+        if distinct is None and target is not None and target.kind == "table" and m.text.lower() in _AMOUNT_ASKED:
+            after = self.next_mention(target, 0, kinds=("column",))  # "the total number of aircraft units built"
+            amount = after if after is not None and {c.table for c in after.columns} <= set(target.tables) else target
+        if distinct is None and amount is not None and amount.kind == "column" and not amount.partial \
+                and m.text.lower() in _AMOUNT_ASKED and not any(self.has(a) for a in _AGGREGATES) \
+                and amount.end - amount.start > 1 and target.start - m.end <= 0 and _numeric(amount) \
+                and not any(c.is_date or c.is_year for c in amount.columns):
             # "How many units have been built of them?": a column of amounts named whole right after "how many",
             # and no other aggregate asked, is summed, not its rows counted
-            self.aggregates.append(("sum", target, False))
-            self.use(target)
+            self.aggregates.append(("sum", amount, False))
+            self.use(amount, target)
             return
         if target is None or target.kind != "table":
             before = self.previous_mention(m, 4, kinds=("table",))

@@ -157,3 +157,11 @@ def test_a_count_over_rows_paired_under_a_shared_parent_is_never_ok(sample_db_pa
     """C09: 按用途分 grouped the aircraft by the purposes of their makers' payloads (176 "military" aircraft)."""
     answer = _conversation(sample_db_path, tmp_path, "20世纪90年代首飞的飞机，按用途分各有几款？")
     assert not answer.ok
+
+
+def test_the_total_number_of_a_tables_column_of_amounts_is_its_sum(planner, sample_db_path):
+    """E16: "the total number of aircraft units built by manufacturers founded before 1930" counted 18 models."""
+    plan = planner.plan("What's the total number of aircraft units built by manufacturers founded before 1930?")
+    gold = ("SELECT SUM(a.units_built) FROM aircraft a JOIN manufacturers m ON m.id = a.manufacturer_id "
+            "WHERE m.founded_year < 1930")
+    assert plan.caveat is None and _rows(planner, plan.sql) == sample(sample_db_path, gold)
