@@ -224,6 +224,9 @@ def _tokenize(text: str, schema: SchemaIndex, lexicon: Lexicon) -> list[Token]:
             if text[end:end + 1] in _ZH_MULTIPLIERS:  # 2万公斤: 20000 kg
                 covered[end] = True
                 end, number = end + 1, _to_number(str(number * _ZH_MULTIPLIERS[text[end]]))
+            elif (scale := _SCALE.match(text, end)) is not None:  # "$30 million": 30000000
+                covered[end:scale.end()] = [True] * (scale.end() - end)
+                end, number = scale.end(), _to_number(str(number * _SCALES[scale.group(1).lower()]))
             spans.append((match.start(), end, Token(text[match.start():end], str(number), match.start(), end,
                                                     kind="number", number=number)))
         elif piece.lower() in NUMBER_WORDS and ((spans and spans[-1][2].norm in _BEFORE_NUMBER_WORDS)
@@ -239,6 +242,9 @@ def _tokenize(text: str, schema: SchemaIndex, lexicon: Lexicon) -> list[Token]:
 
 #: A Chinese multiplier written after digits (2万, 1.5亿).
 _ZH_MULTIPLIERS = {"万": 10_000, "亿": 100_000_000}
+#: An English scale word after digits ("30 million", "1.5 billion", "20 thousand"; "10k", "2M" not read).
+_SCALES = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
+_SCALE = re.compile(r"\s+(thousand|million|billion)\b", re.I)
 
 
 def _to_number(piece: str) -> float:

@@ -165,3 +165,11 @@ def test_the_total_number_of_a_tables_column_of_amounts_is_its_sum(planner, samp
     gold = ("SELECT SUM(a.units_built) FROM aircraft a JOIN manufacturers m ON m.id = a.manufacturer_id "
             "WHERE m.founded_year < 1930")
     assert plan.caveat is None and _rows(planner, plan.sql) == sample(sample_db_path, gold)
+
+
+@pytest.mark.parametrize("question, bound", [("Which aircraft parts cost more than 30 million dollars?", 30_000_000),
+                                             ("Which aircraft parts cost more than $1.5 million?", 1_500_000)])
+def test_a_number_with_a_scale_word_is_its_value(planner, question, bound):
+    """E20: "$30 million" was 30, "million" named as not used."""
+    plan = planner.plan(question)
+    assert plan.caveat is None and f"> {bound}" in plan.sql
