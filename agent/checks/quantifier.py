@@ -63,10 +63,29 @@ def none_as_not_equal(question: str, sql: str, *, dialect: str) -> str | None:
     """The words by which the question asks for things with none of some rows, when the query says it with a `<>`
     and nothing that can say "none" (`NOT IN`, `NOT EXISTS`, EXCEPT, a HAVING); None otherwise. No gold query of
     Spider dev, SParC dev, CoSQL dev or BIRD mini-dev (47 asking so) writes a "have no" this way."""
-    asked = NONE_OF.search(question)
+    asked = NONE_OF.search(question) or NEGATED_VERB.search(question)
     if asked is None:
         return None
     tree = parsed(sql, dialect=dialect)
     if tree is None or tree.find(exp.NEQ) is None or tree.find(exp.Not, exp.Except, exp.Having) is not None:
         return None
+    if NONE_OF.search(question) is None and not _of_other_rows(tree):
+        return None  # "players who are not from France": a value of the rows listed, which `<>` says
     return asked.group(0)
+
+
+#: A verb said not to hold ("who does not own a cat", "channels not playing any cartoon by …", 没有养猫的): read with
+#: `_of_other_rows`, as a `<>` on the rows' own column says it right.
+NEGATED_VERB = re.compile(r"\b(?:do|does|did|are|is|were|was|has|have|had)\s*(?:n't|not)\s+[a-z]+(?:ing|ed|s)?\s+"
+                          r"(?:a|an|any)\b|\bnot\s+[a-z]+ing\s+(?:a|an|any)\b", re.I)
+
+
+def _of_other_rows(tree: exp.Expression) -> bool:
+    """Whether a `<>` of the query compares a column of a table none of the shown columns is of, joined to them:
+    rows related to the ones listed, of which there may be several."""
+    select = tree if isinstance(tree, exp.Select) else tree.find(exp.Select)
+    if select is None or not select.args.get("joins"):
+        return False
+    shown = {c.table.lower() for s in select.selects for c in s.find_all(exp.Column) if c.table}
+    return bool(shown) and any(isinstance(side, exp.Column) and side.table and side.table.lower() not in shown
+                               for neq in select.find_all(exp.NEQ) for side in (neq.this, neq.expression))

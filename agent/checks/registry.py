@@ -244,8 +244,9 @@ def _every(turn: TurnFacts, result: Result, text: str) -> Finding | None:
 
 
 def _none_of(turn: TurnFacts, result: Result, text: str) -> Finding | None:
-    """A question about things with none of some rows ("roles with no Chinese-built model") answered by a query
-    keeping each row that is not so (a `<>`, no NOT IN, EXCEPT or HAVING)."""
+    """A question about things with none of some rows ("roles with no Chinese-built model", "who does not own a
+    cat" of a related table) answered by a query keeping each row that is not so (a `<>`, no NOT IN, EXCEPT or
+    HAVING)."""
     words = none_as_not_equal(turn.question, result.sql, dialect=turn.dialect)
     return Finding({"words": words}) if words else None
 

@@ -73,6 +73,18 @@ def test_a_count_per_period_is_a_grouping(question):
     ("Which payloads have no recorded mass?", "SELECT name FROM payloads WHERE mass_kg IS NULL", None),
     ("Which launch sites are not in China?", "SELECT s.name FROM launch_sites AS s JOIN countries AS c "
      "ON c.id = s.country_id WHERE c.name <> 'China'", None),
+    # A verb said not to hold, of rows related to those listed (SParC dev's development sample, 50.2 and 130.2 at
+    # adf1121: each student with any pet that is not a cat, each channel with any cartoon by someone else).
+    ("Of those, who does not own a cat?", "SELECT T1.Fname FROM Student AS T1 JOIN Has_Pet AS T2 ON T1.StuID = T2.StuID "
+     "JOIN Pets AS T3 ON T2.PetID = T3.PetID WHERE T3.PetType != 'cat'", "does not own a"),
+    ("which countries' tv channels are not playing any cartoon written by Todd Casey?",
+     "SELECT DISTINCT T2.Country FROM TV_Channel AS T2 JOIN Cartoon AS T1 ON T1.Channel = T2.id "
+     "WHERE T1.Written_by != 'Todd Casey'", "are not playing any"),
+    # … and of the rows' own column, which a `<>` says right
+    ("Which students do not have a pet type of cat?", "SELECT Fname FROM Student WHERE Major != 600", None),
+    ("Which vehicles are not using any reusable stage?",
+     "SELECT v.name FROM launch_vehicles AS v JOIN manufacturers AS m ON m.id = v.manufacturer_id "
+     "WHERE v.status != 'retired'", None),
 ])
 def test_none_of_some_rows_is_not_a_row_by_row_not_equal(question, sql, words):
     assert none_as_not_equal(question, sql, dialect="sqlite") == words
