@@ -11,10 +11,12 @@ for "from old to young" a key named for an age (descending) or a date of birth, 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from sqlglot import exp
 
 from agent.checks.question import parsed
+from agent.sources.column_check import name_words
 from agent.vocabulary.ranking import ZH_SUPERLATIVES, ranking_words
 
 _HIGH = r"(high|larg|big|most|great|long|fast|heav|expensiv|tall|many|new|lat|recent)"
@@ -80,4 +82,42 @@ def ranked_by_key(question: str, sql: str, *, dialect: str) -> str | None:
     keys = [e.this for e in order.expressions] if order is not None else []
     if keys and all(isinstance(k, exp.Column) and _KEY.search(k.name) for k in keys):
         return keys[0].name
+    return None
+
+
+#: Words of a column for where a journey starts, and for where it ends (`SourceAirport`, `DestAirport`).
+_START_WORDS = frozenset({"source", "src", "origin", "departure", "depart", "from"})
+_END_WORDS = frozenset({"dest", "destination", "arrival", "arrive", "to", "target"})
+#: The word before a value saying which end it is: "flights from CVO", "leaving APG"; "flights to CVO", "into JFK".
+_FROM = re.compile(r"\b(?:from|leaving|departing(?:\s+from)?|out\s+of)\s*$", re.I)
+_TO = re.compile(r"\b(?:to|into|arriving\s+(?:at|in)|bound\s+for|heading\s+to)\s*$", re.I)
+
+
+def travel_reversed(question: str, sql: str, catalogue: list[Any], *, dialect: str) -> tuple[str, str] | None:
+    """(the value, the column) when the question puts a value at one end of a journey ("flights from CVO") and the
+    query compares it with the column of the other end (`DestAirport = 'CVO'`) of a table that has both; None
+    otherwise. Ends are read from the columns' words (source, origin, departure / dest, destination, arrival)."""
+    tree = parsed(sql, dialect=dialect)
+    if tree is None:
+        return None
+    columns = {t.name.lower(): [c.name for c in t.columns] for t in catalogue}
+    def words(name: str) -> set[str]:
+        return set(name_words(name))
+    for eq in tree.find_all(exp.EQ):
+        column, literal = eq.this, eq.expression
+        if not (isinstance(column, exp.Column) and isinstance(literal, exp.Literal) and literal.is_string):
+            continue
+        value = literal.this.strip()
+        at = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", question, re.I) if value else None
+        if at is None:
+            continue
+        before = question[:at.start()].rstrip(" '\"“")
+        said_start, said_end = bool(_FROM.search(before)), bool(_TO.search(before))
+        own = words(column.name)
+        tables = [t for t, names in columns.items() if any(n.lower() == column.name.lower() for n in names)]
+        others = {w for t in tables for n in columns[t] for w in words(n)}
+        if said_start and own & _END_WORDS and others & _START_WORDS:
+            return value, column.name
+        if said_end and own & _START_WORDS and others & _END_WORDS:
+            return value, column.name
     return None

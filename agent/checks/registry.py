@@ -23,7 +23,7 @@ from typing import Any, Literal
 
 from agent.checks.contradiction import contradicting_conditions
 from agent.checks.extremes import one_end_only
-from agent.checks.direction import ranked_by_key, reversed_order
+from agent.checks.direction import ranked_by_key, reversed_order, travel_reversed
 from agent.checks.grouping import counts_single_rows, grouped_figure
 from agent.checks.joins import joined_through_a_hub, paired_under_a_parent
 from agent.checks.quantifier import none_as_not_equal, universal_dropped
@@ -306,6 +306,13 @@ def _paired(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     return Finding({"one": found[0], "other": found[1], "parent": found[2]}) if found else None
 
 
+def _journey(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """A value the question puts at one end of a journey ("flights from CVO") compared with the column of the other
+    end (`DestAirport`) of a table that has both."""
+    found = travel_reversed(turn.question, result.sql, turn.catalogue(), dialect=turn.dialect)
+    return Finding({"value": found[0], "column": found[1]}) if found else None
+
+
 def _one_row_groups(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     """A count per group where each group is one row (grouped by a table's key, joined only to rows each of its
     rows meets once): every count is 1, and a ranking by it keeps every row."""
@@ -484,7 +491,7 @@ _LABEL_COLUMN = ("a table's name column is `name`, `model`, `title`, `label` or 
                  "Chinese question, its Chinese twin (" + _TWIN + ")")
 
 #: Every check, in the order they are tried. After `language`, conditions no row can meet (`contradiction`);
-#: the twenty-three after it read what of the question the query leaves out: the model is told to use it
+#: the twenty-four after it read what of the question the query leaves out: the model is told to use it
 #: (`unused`), once for all of them.
 CHECKS: tuple[Check, ...] = (
     Check("language", _language, caveat="language", hint="language", languages=ZH),
@@ -521,6 +528,9 @@ CHECKS: tuple[Check, ...] = (
     Check("both_ends", _both_ends, caveat="both_ends", hint="unused"),
     Check("order", _order, caveat="order", hint="unused"),
     Check("key_rank", _key_rank, caveat="key_rank", hint="unused"),
+    Check("journey", _journey, caveat="journey", hint="unused",
+          assumes="a journey's two ends are columns named for them in one table: source, origin, departure and "
+                  "dest, destination, arrival (`SourceAirport`, `DestAirport`)"),
     Check("echo", _echo, caveat="echo", hint="unused"),
     Check("both", _both, caveat="both", hint="both", unfixed_hint="unused", separator_zh="、"),
     Check("limit", _limit, caveat="limit", hint="limit", unfixed_hint="unused"),

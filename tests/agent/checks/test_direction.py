@@ -1,8 +1,10 @@
-"""The order a question asks for against the query's ORDER BY."""
+"""The order a question asks for against the query's ORDER BY; a journey's ends."""
+
+from types import SimpleNamespace
 
 import pytest
 
-from agent.checks.direction import reversed_order
+from agent.checks.direction import reversed_order, travel_reversed
 from tests.fixtures.spider_dev import dev_questions
 
 
@@ -31,3 +33,22 @@ def test_the_order_the_question_asks_for_is_checked(question, sql, expected):
 def test_no_spider_gold_query_sorts_against_its_question():
     assert [q["question"] for q in dev_questions()
             if reversed_order(q["question"], q["query"], dialect="sqlite")] == []
+
+
+_FLIGHTS = [SimpleNamespace(name="flights", columns=[SimpleNamespace(name=n) for n in
+                                                     ("Airline", "FlightNo", "SourceAirport", "DestAirport")])]
+
+
+@pytest.mark.parametrize("question, sql, found", [
+    # SParC dev's development sample, 30.1 at adf1121: "from CVO" compared with where the flights land
+    ("Which airlines have flights from CVO?", "SELECT Airline FROM flights WHERE DestAirport = ' CVO'",
+     ("CVO", "DestAirport")),
+    ("Which airlines have flights from CVO?", "SELECT Airline FROM flights WHERE SourceAirport = 'CVO'", None),
+    ("How many flights arrive into APG?", "SELECT COUNT(*) FROM flights WHERE SourceAirport = 'APG'",
+     ("APG", "SourceAirport")),
+    ("How many flights does airline 'JetBlue Airways' have to APG?",
+     "SELECT COUNT(*) FROM flights WHERE DestAirport = 'APG'", None),
+    ("Which flights does JetBlue run?", "SELECT FlightNo FROM flights WHERE Airline = 'JetBlue'", None),
+])
+def test_a_journeys_end_is_compared_with_the_column_of_that_end(question, sql, found):
+    assert travel_reversed(question, sql, _FLIGHTS, dialect="sqlite") == found

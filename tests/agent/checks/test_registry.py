@@ -20,7 +20,9 @@ ROOT = Path(__file__).resolve().parents[3]
 DOCS = ROOT / "docs" / "checks.md"
 PROMPTS = ROOT / "agent" / "prompts"
 VISITORS = [Table("visitor", [Column("id", "INT", True), Column("name", "TEXT"), Column("age", "INT")]), VISITS[0]]
-SCHEMAS = {"dogs": DOGS, "courses": COURSES, "visits": VISITS, "visitors": VISITORS, "friends": NETWORK,
+FLIGHTS = [Table("flights", [Column("Airline", "INT"), Column("FlightNo", "INT"), Column("SourceAirport", "TEXT"),
+                              Column("DestAirport", "TEXT")])]
+SCHEMAS = {"flights": FLIGHTS, "dogs": DOGS, "courses": COURSES, "visits": VISITS, "visitors": VISITORS, "friends": NETWORK,
            "cartoons": CHANNELS}
 SITES_IN_CHINA = ("SELECT s.name FROM launch_sites AS s JOIN countries AS c ON c.id = s.country_id "
                   "WHERE c.name = 'China'")
@@ -206,6 +208,11 @@ EXAMPLES: dict[str, tuple[Example, Example]] = {
                 rows=[["Wenchang"]]),
         Example("Which launch site has the most launches?", "SELECT s.name FROM launch_sites AS s JOIN launches AS l "
                 "ON l.site_id = s.id GROUP BY s.id ORDER BY COUNT(*) DESC LIMIT 1", rows=[["Baikonur"]])),
+    "journey": (
+        Example("Which airlines have flights from CVO?", "SELECT DISTINCT Airline FROM flights WHERE DestAirport = 'CVO'",
+                rows=[[1]], schema="flights", why="CVO is where the flights leave, SourceAirport"),
+        Example("Which airlines have flights from CVO?", "SELECT DISTINCT Airline FROM flights WHERE SourceAirport = 'CVO'",
+                rows=[[1]], schema="flights")),
     "echo": (
         Example("Show the names of all of the high schooler Kyle's friends.", "SELECT T2.name FROM Friend AS T1 "
                 "JOIN Highschooler AS T2 ON T1.friend_id = T2.ID WHERE T2.name = 'Kyle'", schema="friends"),
