@@ -204,6 +204,8 @@ ZH_WORDS: dict[str, str] = {
     "哪一个": "which", "哪一款": "which", "哪一种": "which", "哪一家": "which", "哪一位": "which", "哪一次": "which",
     "哪款": "which", "哪种": "which", "哪": "which", "谁": "who", "什么": "which",
     "不同": "distinct", "不是": "not", "非": "not", "除了": "except", "没有": "without", "从未": "never",
+    # 一次都没有发射, 一次也没发射过: not once, as 从未 (else 一 is read as the number one)
+    "一次都没有": "never", "一次也没有": "never", "一次都没": "never", "一次也没": "never",
     "同时": "both", "次": "times",
     "降序": "descending", "从高到低": "descending", "升序": "ascending", "从低到高": "ascending",
     "从多到少": "descending", "从大到小": "descending", "从少到多": "ascending", "从小到大": "ascending",

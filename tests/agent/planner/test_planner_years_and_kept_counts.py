@@ -173,3 +173,14 @@ def test_a_number_with_a_scale_word_is_its_value(planner, question, bound):
     """E20: "$30 million" was 30, "million" named as not used."""
     plan = planner.plan(question)
     assert plan.caveat is None and f"> {bound}" in plan.sql
+
+
+@pytest.mark.parametrize("question", ["2022年3月到6月，哪些现役火箭一次都没有发射？",
+                                      "Between March and June 2022, which active rockets did not launch at all?"])
+def test_a_leading_period_of_rows_there_are_none_of_is_inside_the_negation(planner, sample_db_path, question):
+    """The twenty-ninth re-walk's C11: 一次都没有 was "一" the planner could not place; read as never, the period was
+    put on the rockets kept (none) instead of the launches there are none of."""
+    plan = planner.plan(question)
+    gold = ("SELECT name FROM launch_vehicles WHERE status = 'active' AND id NOT IN (SELECT vehicle_id FROM launches "
+            "WHERE launch_date BETWEEN '2022-03-01' AND '2022-06-30')")
+    assert plan.caveat is None and len(_rows(planner, plan.sql)) == len(sample(sample_db_path, gold))
