@@ -32,7 +32,8 @@ from agent.vocabulary.numbers import COUNTERS_ZH
 
 _MARKER_EN = re.compile(rf"^\s*(and|what about|how about|only|just|which of|of ({THOSE_EN})|among|same|the same|"
                         rf"now|also|but|instead|then)\b|\b({PRONOUNS_EN})\b", re.IGNORECASE)
-_MARKER_ZH = re.compile(r"^\s*(其中|那|只看|只|仅|同样|换成|改成|改为|按|分别是)|呢\s*[？?]?\s*$")
+_MARKER_ZH = re.compile(r"^\s*(其中|那|只看|只|仅|同样|换成|改成|改为|按|分别是|把[^，,。？?]{0,8}(?:换成|改成|改为))"
+                        r"|呢\s*[？?]?\s*$|又(?:是)?(?:怎样|怎么样|如何|多少)\s*[？?]?\s*$")
 _RESTRICT = re.compile(rf"\b(which|who|what) of ({THOSE_EN})\b|\bof (those|these)\b|\bamong ({THOSE_EN})\b"
                        rf"|\blist them\b|{THOSE_ZH}", re.IGNORECASE)
 #: "each of them", "each of those", 它们各自, 它们在那里各…, 其中每个, 其中2024年各…: each of the rows listed before.

@@ -184,3 +184,10 @@ def test_a_leading_period_of_rows_there_are_none_of_is_inside_the_negation(plann
     gold = ("SELECT name FROM launch_vehicles WHERE status = 'active' AND id NOT IN (SELECT vehicle_id FROM launches "
             "WHERE launch_date BETWEEN '2022-03-01' AND '2022-06-30')")
     assert plan.caveat is None and len(_rows(planner, plan.sql)) == len(sample(sample_db_path, gold))
+
+
+def test_changing_a_word_of_the_previous_question_is_a_follow_up(sample_db_path, tmp_path):
+    """The twenty-ninth re-walk's C10: 把年份换成2019年… was read alone and declined (nothing to rank by)."""
+    answer = _conversation(sample_db_path, tmp_path, "2022年发射次数最多的五种火箭，各自的成功率是多少？",
+                           "把年份换成2019年，前五名和成功率又是怎样？")
+    assert answer.ok and "2019" in answer.data.sql and len(answer.data.rows) == 5
