@@ -39,6 +39,8 @@ _RESTRICT = re.compile(rf"\b(which|who|what) of ({THOSE_EN})\b|\bof (those|these
 #: "each of them", "each of those", 它们各自, 它们在那里各…, 其中每个, 其中2024年各…: each of the rows listed before.
 _EACH_OF_THEM = re.compile(rf"\beach (?:one )?of ({THOSE_EN})\b|它们.{{0,6}}各|它们每个|其中每个|这些.{{0,4}}各|其中.{{0,8}}各",
                            re.I)
+#: "Only count …", "just count …", "count only …": which rows the figure is over, not a count asked instead.
+_ONLY_COUNT = re.compile(r"^\s*(?:only|just)\s+(?:count|include|consider|look\s+at)\b|^\s*count\s+only\b", re.I)
 #: "Also show their names": the columns shown before stay, the new ones are added.
 _ALSO = re.compile(r"\b(?:also|too|as well|along with|in addition|additionally|together with)\b|也|同时|还有", re.I)
 #: The rows of the previous answer taken out ("not one of those", "except for those", "did not visit these"):
@@ -375,6 +377,8 @@ def _measures(frame: Frame, a: Assembler) -> list[str]:
         new.append(Measure(func, column, distinct))
     if not new:
         return []
+    if _ONLY_COUNT.search(a.q.text) and frame.measures and all(m.func == "count" and m.column is None for m in new):
+        return []  # "Only count payloads launched before 2015.": which rows count, the figure stays the previous one
     moved = next((m.column.table for m in new if m.column is not None and m.column.table != frame.fact
                   and frame.entity and a.schema.upward(m.column.table, frame.entity)), None)
     counted = a.table(a.r.counted) if a.r.counted is not None and a.r.counted.kind == "table" else None

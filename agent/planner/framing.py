@@ -508,7 +508,8 @@ class Assembler:
         drops the total (2020年失败的发射有几次？总共发射了几次？). The condition is the last before the word of a total, with
         "and" (和, 与) or the end of a sentence between."""
         r, tokens = self.r, self.q.tokens
-        if r.share is not None or {(m.func, m.column, m.condition) for m in frame.measures} != {("count", None, None)}:
+        if r.share is not None or not frame.measures \
+                or any((m.func, m.column, m.condition) != ("count", None, None) for m in frame.measures):
             return  # (a follow-up may have counted once for each "how many")
         total = next((m for m in r.mentions if m.kind == "keyword" and (
             m.code in ("sum", "sum_post") or (m.code == "count" and "total" in m.text.lower()))), None)

@@ -191,3 +191,10 @@ def test_changing_a_word_of_the_previous_question_is_a_follow_up(sample_db_path,
     answer = _conversation(sample_db_path, tmp_path, "2022年发射次数最多的五种火箭，各自的成功率是多少？",
                            "把年份换成2019年，前五名和成功率又是怎样？")
     assert answer.ok and "2019" in answer.data.sql and len(answer.data.rows) == 5
+
+
+def test_only_count_in_a_follow_up_narrows_the_rows_and_keeps_the_figure(sample_db_path, tmp_path):
+    """The thirtieth re-walk's E14: "Only count payloads launched before 2015." replaced the share with a count, ok."""
+    answer = _conversation(sample_db_path, tmp_path, "What share of each manufacturer's payloads is still operational?",
+                           "Only count payloads launched before 2015.")
+    assert answer.ok and "2015" in answer.data.sql and "CASE WHEN" in answer.data.sql
