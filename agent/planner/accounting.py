@@ -18,7 +18,7 @@ from agent.planner.schema_index import SchemaIndex
 from agent.planner.units import UNITS
 from agent.planner.roles import verb_form
 from agent.planner.words import UNIT_NAMES
-from storage.text import STOPWORDS_ZH, is_cjk_char, singular
+from storage.text import STOPWORDS, STOPWORDS_ZH, is_cjk_char, singular
 
 if TYPE_CHECKING:
     from agent.planner.roles import RoleResolver
@@ -69,6 +69,7 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
                    and not _names_the_key(i, r, edges, schema) and not _ordering_word(i, r, frame))
     missing.extend(_making_words(r, frame, schema))
     missing.extend(_when_unshown(r, frame))
+    missing.extend(_which_unread(r, covered))
     words = [text for _, text in sorted(missing, key=lambda p: p[0])]
     own = _compared_units(frame) | (_HOW_HIGH if any(m.func == "share" for m in frame.measures) else set())
     own |= _GROUP_WORDS if frame.entity or frame.group_columns or frame.group_time else set()
@@ -139,6 +140,16 @@ def _making_words(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[tu
 
 #: A Chinese count of kinds (多少种, 几款): the models, not the units made.
 _KINDS_COUNTED = re.compile(r"(?:多少|几)(?:种|款|类|型)")
+
+
+def _which_unread(r: RoleResolver, covered: set[int]) -> list[tuple[int, str]]:
+    """A Chinese word right after 哪/哪家/哪个 that no name of the schema explains: what the question asks for, not
+    read (歼-20用了哪些部件？分别由哪家供应商提供？ answered with the parts alone, 供应商 said nowhere)."""
+    tokens = r.q.tokens
+    return [(i, t.text) for i, t in enumerate(tokens) if i and i not in covered and t.zh and t.kind == "word"
+            and t.norm.isascii() and t.norm.isalpha() and t.norm not in STOPWORDS
+            and tokens[i - 1].zh and tokens[i - 1].norm == "which"
+            and i + 1 not in covered]  # 哪个运营国家: a word of the name after it (operator country), read with it
 
 
 def _when_unshown(r: RoleResolver, frame: Frame) -> list[tuple[int, str]]:

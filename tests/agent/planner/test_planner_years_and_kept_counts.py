@@ -198,3 +198,9 @@ def test_only_count_in_a_follow_up_narrows_the_rows_and_keeps_the_figure(sample_
     answer = _conversation(sample_db_path, tmp_path, "What share of each manufacturer's payloads is still operational?",
                            "Only count payloads launched before 2015.")
     assert answer.ok and "2015" in answer.data.sql and "CASE WHEN" in answer.data.sql
+
+
+def test_a_word_asked_after_which_that_no_name_explains_is_said_left_out(sample_db_path, tmp_path):
+    """The thirtieth re-walk's C09: 分别由哪家供应商提供？ was dropped without a word, and the parts alone were ok."""
+    answer = _conversation(sample_db_path, tmp_path, "歼-20用了哪些部件？分别由哪家供应商提供？")
+    assert not answer.ok and "供应商" in answer.data.caveat
