@@ -1,10 +1,10 @@
 """The SQL-first prompt: the schema as `CREATE TABLE` statements with example rows, then what
-askdb knows that the model does not (the conversation's earlier questions with their SQL, values the
-question names, verified examples, what it remembers of the analyst), then the question.
+askdb knows that the model does not (values the question names, verified examples, the conversation's
+earlier questions with their SQL, what it remembers of the analyst), then the question.
 
-The order is the server's prompt cache's: what stays the same from one turn of a conversation to the
-next comes first (the schema, then the earlier turns, which only grow), what changes with each question
-last, so a follow-up's prompt is read anew from where the last one's earlier turns ended.
+The earlier turns stay right before the question: put before the value hints (so that a later turn's
+prompt would start as the previous one's did), a small model followed the nearer hint instead ("How many
+of them failed?" after the 2019 launches counted the failed payloads; docs/strategies.md, session 23).
 
 The schema part is the prompt small code models are evaluated with (Qwen2.5-Coder, CodeS, DAIL-SQL:
 each table's DDL and three example rows, then "-- Using valid SQLite, answer the following question
