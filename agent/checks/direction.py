@@ -101,8 +101,6 @@ def travel_reversed(question: str, sql: str, catalogue: list[Any], *, dialect: s
     if tree is None:
         return None
     columns = {t.name.lower(): [c.name for c in t.columns] for t in catalogue}
-    def words(name: str) -> set[str]:
-        return set(name_words(name))
     for eq in tree.find_all(exp.EQ):
         column, literal = eq.this, eq.expression
         if not (isinstance(column, exp.Column) and isinstance(literal, exp.Literal) and literal.is_string):
@@ -113,9 +111,9 @@ def travel_reversed(question: str, sql: str, catalogue: list[Any], *, dialect: s
             continue
         before = question[:at.start()].rstrip(" '\"“")
         said_start, said_end = bool(_FROM.search(before)), bool(_TO.search(before))
-        own = words(column.name)
+        own = set(name_words(column.name))
         tables = [t for t, names in columns.items() if any(n.lower() == column.name.lower() for n in names)]
-        others = {w for t in tables for n in columns[t] for w in words(n)}
+        others = {w for t in tables for n in columns[t] for w in name_words(n)}
         if said_start and own & _END_WORDS and others & _START_WORDS:
             return value, column.name
         if said_end and own & _START_WORDS and others & _END_WORDS:

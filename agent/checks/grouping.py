@@ -15,6 +15,7 @@ from typing import Any
 
 from sqlglot import exp
 
+from agent.checks.joins import query_levels
 from agent.checks.question import parsed
 
 #: The words that name the groups: "by orbit", "for each orbit", "per country", "by launch site".
@@ -67,15 +68,10 @@ def counts_single_rows(sql: str, catalogue: list[Any], *, dialect: str) -> str |
     if tree is None:
         return None
     keys = {t.name.lower(): {c.name.lower() for c in t.columns if c.primary_key} for t in catalogue}
-    for select in tree.find_all(exp.Select):
+    for select, names in query_levels(tree):
         group = select.args.get("group")
         if group is None or not any(isinstance(a, exp.Count) for a in select.find_all(exp.AggFunc)):
             continue
-        sources = [select.args.get("from_"), *(select.args.get("joins") or [])]
-        tables = [s.this for s in sources if s is not None]
-        if not tables or not all(isinstance(t, exp.Table) for t in tables):
-            continue
-        names = {(t.alias_or_name or t.name).lower(): t.name.lower() for t in tables}
         def table_of(column: exp.Column) -> str | None:
             if column.table:
                 return names.get(column.table.lower())

@@ -9,11 +9,38 @@ other, pairs rows that are not related.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from sqlglot import exp
 
 from agent.checks.question import parsed
+
+
+def query_levels(tree: exp.Expression) -> Iterator[tuple[exp.Select, dict[str, str]]]:
+    """Each SELECT of the query whose FROM and JOINs are all tables, with its tables by the name the query calls them
+    (alias, else name; lower case). A level reading a subquery, or a table twice (a self-join), is left out: what its
+    rows are is not read from the schema alone."""
+    for select in tree.find_all(exp.Select):
+        sources = [s.this for s in (select.args.get("from_"), *(select.args.get("joins") or [])) if s is not None]
+        names = {(t.alias_or_name or t.name).lower(): t.name.lower() for t in sources if isinstance(t, exp.Table)}
+        if sources and len(names) == len(sources) == len(set(names.values())):
+            yield select, names
+
+
+def _foreign_keys(catalogue: list[Any]) -> dict[tuple[str, str], str]:
+    """(table, column) -> the table that column's declared foreign key references, lower case."""
+    return {(t.name.lower(), fk.column.lower()): fk.ref_table.lower() for t in catalogue for fk in t.foreign_keys}
+
+
+def _equalities(select: exp.Select, names: dict[str, str]) -> Iterator[tuple[tuple[str, str], tuple[str, str]]]:
+    """((table, column), (table, column)) for each condition of the level equating columns of two of its tables."""
+    for eq in select.find_all(exp.EQ):
+        left, right = eq.this, eq.expression
+        if isinstance(left, exp.Column) and isinstance(right, exp.Column) and left.table and right.table:
+            a, b = names.get(left.table.lower()), names.get(right.table.lower())
+            if a and b and a != b:
+                yield (a, left.name.lower()), (b, right.name.lower())
 
 
 def joined_through_a_hub(sql: str, catalogue: list[Any], *, dialect: str) -> tuple[str, str, str] | None:
@@ -23,28 +50,21 @@ def joined_through_a_hub(sql: str, catalogue: list[Any], *, dialect: str) -> tup
     tree = parsed(sql, dialect=dialect)
     if tree is None:
         return None
-    keys = {(t.name.lower(), fk.column.lower()): fk.ref_table.lower() for t in catalogue for fk in t.foreign_keys}
+    keys = _foreign_keys(catalogue)
     refs = {(t.name.lower(), fk.column.lower()): (fk.ref_column or _key(catalogue, fk.ref_table)).lower()
             for t in catalogue for fk in t.foreign_keys}
-    for select in tree.find_all(exp.Select):
-        sources = [select.args.get("from_"), *(select.args.get("joins") or [])]
-        tables = [s.this for s in sources if s is not None and isinstance(s.this, exp.Table)]
-        names = {(t.alias_or_name or t.name).lower(): t.name.lower() for t in tables}
-        if len(set(names.values())) < 3 or len(names) != len(set(names.values())):
-            continue  # a table twice (a self-join) is read otherwise
+    for select, names in query_levels(tree):
+        if len(names) < 3:
+            continue
         links: set[frozenset[str]] = set()  # pairs of tables the query's conditions join
         same: dict[tuple[str, str], tuple[str, str]] = {}  # columns the conditions make equal, by one of them
         def root(column: tuple[str, str]) -> tuple[str, str]:
             while same.get(column, column) != column:
                 column = same[column]
             return column
-        for eq in select.find_all(exp.EQ):
-            left, right = eq.this, eq.expression
-            if isinstance(left, exp.Column) and isinstance(right, exp.Column) and left.table and right.table:
-                a, b = names.get(left.table.lower()), names.get(right.table.lower())
-                if a and b and a != b:
-                    links.add(frozenset((a, b)))
-                    same[root((a, left.name.lower()))] = root((b, right.name.lower()))
+        for left, right in _equalities(select, names):
+            links.add(frozenset((left[0], right[0])))
+            same[root(left)] = root(right)
         present = set(names.values())
         # a key equal to the column it references through a third table's column (bond.molecule_id = atom.molecule_id
         # = molecule.molecule_id) is the pair's own link
@@ -96,27 +116,16 @@ def paired_under_a_parent(sql: str, catalogue: list[Any], *, dialect: str) -> tu
     tree = parsed(sql, dialect=dialect)
     if tree is None:
         return None
-    keys = {(t.name.lower(), fk.column.lower()): fk.ref_table.lower() for t in catalogue for fk in t.foreign_keys}
-    for select in tree.find_all(exp.Select):
+    keys = _foreign_keys(catalogue)
+    for select, names in query_levels(tree):
         if not any(isinstance(a, (exp.Count, exp.Sum, exp.Avg)) and not isinstance(a.this, exp.Distinct)
                    for a in select.find_all(exp.AggFunc)):
             continue  # a count of distinct values is not multiplied by the pairing
-        sources = [select.args.get("from_"), *(select.args.get("joins") or [])]
-        tables = [s.this for s in sources if s is not None and isinstance(s.this, exp.Table)]
-        names = {(t.alias_or_name or t.name).lower(): t.name.lower() for t in tables}
-        if len(names) != len(set(names.values())):
-            continue
         up: dict[str, set[str]] = {}  # table -> the tables the query joins it to on its own keys (its parents)
         links: set[frozenset[str]] = set()
-        for eq in select.find_all(exp.EQ):
-            left, right = eq.this, eq.expression
-            if not (isinstance(left, exp.Column) and isinstance(right, exp.Column) and left.table and right.table):
-                continue
-            a, b = names.get(left.table.lower()), names.get(right.table.lower())
-            if not a or not b or a == b:
-                continue
-            links.add(frozenset((a, b)))
-            for child, column, parent in ((a, left.name.lower(), b), (b, right.name.lower(), a)):
+        for left, right in _equalities(select, names):
+            links.add(frozenset((left[0], right[0])))
+            for (child, column), (parent, _) in ((left, right), (right, left)):
                 if keys.get((child, column)) == parent:
                     up.setdefault(child, set()).add(parent)
         children = sorted(up)

@@ -110,8 +110,7 @@ def _told_of_problem(turn: Any, first: list[dict[str, str]], outcome: ToolOutcom
     the query without a LIMIT the question does not ask for), kept when it runs; else the model is shown
     the finding once and its new query is kept when it runs, then fixed by askdb in turn when a check
     finds it can be. A finding no query of this turn can mend (`inherited`: the previous answer was partly
-answered) costs no call. Whether the answer is then ok is for
-`finish` to say, on the query kept."""
+    answered) costs no call. Whether the answer is then ok is for `finish` to say, on the query kept."""
     record = turn.last_result
     verdict = _verdict(turn, zh)
     if verdict is None:
