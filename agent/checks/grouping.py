@@ -16,7 +16,7 @@ from typing import Any
 from sqlglot import exp
 
 from agent.checks.joins import query_levels
-from agent.checks.question import parsed
+from agent.checks.question import parsed, spoken_words
 
 #: The words that name the groups: "by orbit", "for each orbit", "per country", "by launch site".
 _GROUP_WORDS = re.compile(r"\b(?:by|each|every|per)\s+((?:[a-z]+[ _-]?){1,3})", re.I)
@@ -43,7 +43,7 @@ def grouped_figure(question: str, sql: str, catalogue: list[Any], *, dialect: st
 
 def _named_column(question: str, columns: list[str]) -> str | None:
     """The one column the words after "by"/"each"/"per" name, longest phrase first; None: none or several."""
-    by_words = {_words(c): c for c in columns}
+    by_words = {spoken_words(c): c for c in columns}
     for match in _GROUP_WORDS.finditer(question):
         words = match.group(1).lower().replace("-", " ").replace("_", " ").split()
         for n in range(len(words), 0, -1):
@@ -52,10 +52,6 @@ def _named_column(question: str, columns: list[str]) -> str | None:
             if len(found) == 1:
                 return found.pop()
     return None
-
-
-def _words(column: str) -> str:
-    return " ".join(re.sub(r"([a-z])([A-Z])", r"\1 \2", column).replace("_", " ").lower().split())
 
 
 def counts_single_rows(sql: str, catalogue: list[Any], *, dialect: str) -> str | None:
@@ -101,4 +97,28 @@ def counts_single_rows(sql: str, catalogue: list[Any], *, dialect: str) -> str |
                             grew = True
             if set(names.values()) <= reached:
                 return whole
+    return None
+
+
+def ordered_total(sql: str, *, dialect: str) -> str | None:
+    """The column a query orders its one row of totals by: a level that aggregates with no GROUP BY gives one
+    row, so an ORDER BY a row's column there ranks nothing. "The number of countries where Spanish is spoken by
+    the largest percentage" is not answered by `SELECT COUNT(*) FROM countrylanguage WHERE Language = 'Spanish'
+    ORDER BY Percentage DESC LIMIT 1`: the count of every such row. None when every level that orders rows has
+    groups, no aggregate, or orders by aggregates only."""
+    tree = parsed(sql, dialect=dialect)
+    if tree is None:
+        return None
+    for select in tree.find_all(exp.Select):
+        order = select.args.get("order")
+        if order is None or select.args.get("group") is not None:
+            continue
+        if not any(s.find(exp.AggFunc) for s in select.selects) or any(s.find(exp.Window) for s in select.selects):
+            continue
+        if any(not s.find(exp.AggFunc) for s in select.selects):
+            continue  # a bare column beside MAX() is SQLite's row of the extreme, not a total
+        for ordered in order.expressions:
+            columns = [c for c in ordered.find_all(exp.Column) if c.find_ancestor(exp.AggFunc) is None]
+            if columns:
+                return columns[0].sql(dialect=dialect)
     return None

@@ -666,3 +666,64 @@ def _columns_read(tree: exp.Expression, catalogue: list[Any]) -> set[tuple[str, 
                 columns = schemas.get(owner or "", set())
                 read |= {(owner, c) for c in columns if name == "*" or c == name.lower()}
     return read
+
+
+#: A yes/no column by its name: `IsOfficial`, `is_active`, `If_full_time`, `has_parking`; group 1 its words.
+_FLAG = re.compile(r"^(?:[Ii]s|[Hh]as|[Ii]f|[Ww]as)(?:_|(?=[A-Z]))(.+)$")
+
+
+def flag_not_used(question: str, sql: str, catalogue: Callable[[], list[Any]], *, dialect: str) -> str | None:
+    """A yes/no column (`IsOfficial`) of a table the query reads, whose words the question says ("where English is
+    the official language"), that the query does not read: it counts every language spoken there, official or
+    not. None when the question names no such column or the query reads it (English questions only)."""
+    flags = [(t.name.lower(), c.name, spoken_words(m.group(1)))
+             for t in catalogue() for c in t.columns if (m := _FLAG.match(c.name))]
+    asked = [(t, c) for t, c, words in flags if words and re.search(rf"\b{re.escape(words)}\b", question, re.I)]
+    tree = parsed(sql, dialect=dialect) if asked else None
+    if tree is None:
+        return None
+    read_tables = {t.name.lower() for t in tree.find_all(exp.Table)}
+    read = _columns_read(tree, catalogue())
+    return next((c for t, c in asked if t in read_tables and (t, c.lower()) not in read), None)
+
+
+def spoken_words(name: str) -> str:
+    """A column name's words as a question says them: `FullTime`, `full_time` → "full time"."""
+    return " ".join(re.sub(r"([a-z])([A-Z])", r"\1 \2", name).replace("_", " ").lower().split())
+
+
+def table_not_used(question: str, sql: str, catalogue: Callable[[], list[Any]], *, dialect: str) -> str | None:
+    """A table the question names ("templates used for documents") that the query does not read, though it holds
+    a declared key to a table the query reads: whether a row of that table has such rows below it is what the
+    question asks ("used for"), and the query never looks. A table named but linked through another
+    (`Has_Pet` read for "students who have pets") or linked to nothing read is left alone, as is a table's
+    name inside a longer name the question says ("template" in "template type code"). English only."""
+    tables = catalogue()
+    said = " ".join(singular(w) for w in re.findall(r"[a-z]+", question.lower()))
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for name in {_table_phrase(n) for t in tables for n in (t.name, *(c.name for c in t.columns))} - {""}:
+        spans[name] = [m.span() for m in re.finditer(rf"\b{re.escape(name)}\b", said)]
+    # Inside a longer name: any two or more words running together in a name ("template type" of ref template type).
+    runs = {" ".join(w[i:j]) for name in spans for w in [name.split()] for i in range(len(w))
+            for j in range(i + 2, len(w) + 1)}
+    longer = [m.span() for run in runs for m in re.finditer(rf"\b{re.escape(run)}\b", said)]
+
+    def alone(phrase: str) -> bool:
+        # Not the question's first word: "Show the years…" asks, it names no `show` table.
+        return any(start > 0 and not any(a <= start and end <= b and (a, b) != (start, end) for a, b in longer)
+                   for start, end in spans.get(phrase, []))
+
+    named = {t.name.lower() for t in tables if alone(_table_phrase(t.name))}
+    tree = parsed(sql, dialect=dialect) if named else None
+    if tree is None:
+        return None
+    read = {t.name.lower() for t in tree.find_all(exp.Table)}
+    return next((t.name for t in tables if t.name.lower() in named - read
+                 and any(fk.ref_table.lower() in read for fk in t.foreign_keys)), None)
+
+
+def _table_phrase(name: str) -> str:
+    """A table's name as a question says it, singular: `Documents` → "document", `Ref_Template_Types` → "ref
+    template type"."""
+    words = spoken_words(name).split()
+    return " ".join(words[:-1] + [singular(words[-1])]) if words else ""

@@ -21,14 +21,16 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from agent.checks.arithmetic import whole_division
 from agent.checks.contradiction import contradicting_conditions
 from agent.checks.extremes import one_end_only
 from agent.checks.direction import ranked_by_key, reversed_order, travel_reversed
-from agent.checks.grouping import counts_single_rows, grouped_figure
+from agent.checks.grouping import counts_single_rows, grouped_figure, ordered_total
 from agent.checks.joins import joined_through_a_hub, paired_under_a_parent
 from agent.checks.quantifier import none_as_not_equal, universal_dropped
 from agent.checks.question import (columns_not_shown, counts_an_amount, echoes_filter, either_for_both,
-                                   figure_not_computed, link_side_reversed, name_not_shown, negation_dropped,
+                                   figure_not_computed, flag_not_used, link_side_reversed,
+                                   table_not_used, name_not_shown, negation_dropped,
                                    outer_limit, sampled_literals, thing_not_used, unasked_limit, with_both,
                                    without_limit)
 from agent.checks.turn import (copies_partial_values, counted_itself, dropped_conditions, grouped_label,
@@ -320,6 +322,13 @@ def _one_row_groups(turn: TurnFacts, result: Result, text: str) -> Finding | Non
     return Finding({"table": table}) if table else None
 
 
+def _ordered_total(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """An ORDER BY a row's column in a query that aggregates without groups: its one row of totals is ranked by
+    nothing (`SELECT COUNT(*) … ORDER BY Percentage DESC LIMIT 1` counts every row, not the top one)."""
+    column = ordered_total(result.sql, dialect=turn.dialect)
+    return Finding({"column": column}) if column else None
+
+
 def _figure(kind: str) -> Callable[[TurnFacts, Result, str], Finding | None]:
     def detect(turn: TurnFacts, result: Result, text: str) -> Finding | None:
         return Finding() if figure_not_computed(turn.question, result.sql, turn.catalogue,
@@ -343,6 +352,20 @@ def _thing(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     """The thing a "which X" or "how many X" question asks about, used by no table or column of the query."""
     thing = thing_not_used(turn.question, result.sql, turn.catalogue, dialect=turn.dialect)
     return Finding({"thing": thing}) if thing else None
+
+
+def _flag(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """A yes/no column of a table the query reads (`IsOfficial`) whose words the question says ("the official
+    language"), not read by the query."""
+    column = flag_not_used(turn.question, result.sql, turn.catalogue, dialect=turn.dialect)
+    return Finding({"column": column}) if column else None
+
+
+def _table(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """A table the question names ("templates used for documents") that the query does not read, though it holds
+    a key to a table the query reads."""
+    table = table_not_used(turn.question, result.sql, turn.catalogue, dialect=turn.dialect)
+    return Finding({"table": table}) if table else None
 
 
 def _name(turn: TurnFacts, result: Result, text: str) -> Finding | None:
@@ -395,6 +418,13 @@ def _both(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     if not values:
         return None
     return Finding({"values": values}, fix=with_both(result.sql, values, dialect=turn.dialect))
+
+
+def _division(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """A division of two whole numbers the query shows (`SUM(amount) / SUM(amount)` of INTEGER columns, a
+    `COUNT(…) * 100 / COUNT(*)` share), which SQLite and PostgreSQL round down. The fix divides as decimals."""
+    found = whole_division(result.sql, turn.catalogue(), dialect=turn.dialect)
+    return Finding({"division": found[0]}, fix=found[1]) if found else None
 
 
 def _limit(turn: TurnFacts, result: Result, text: str) -> Finding | None:
@@ -491,14 +521,16 @@ _LABEL_COLUMN = ("a table's name column is `name`, `model`, `title`, `label` or 
                  "Chinese question, its Chinese twin (" + _TWIN + ")")
 
 #: Every check, in the order they are tried. After `language`, conditions no row can meet (`contradiction`);
-#: the twenty-four after it read what of the question the query leaves out: the model is told to use it
-#: (`unused`), once for all of them.
+#: the twenty-six after it read what of the question the query leaves out: the model is told to use it
+#: (`unused`), once for all of them; then the checks with fixes of their own (`both`, `division`, `limit`,
+#: `itself`), and `table`, the broadest of those reading what is left out, after them.
 CHECKS: tuple[Check, ...] = (
     Check("language", _language, caveat="language", hint="language", languages=ZH),
     Check("contradiction", _contradiction, caveat="contradiction", hint="contradiction", separator=" AND "),
     Check("hub_join", _hub_join, caveat="hub_join", hint="unused",
           assumes="the tables' links are their declared foreign keys"),
     Check("paired", _paired, caveat="paired", hint="unused", assumes="the tables' links are their declared foreign keys"),
+    Check("ordered_total", _ordered_total, caveat="ordered_total", hint="unused"),
     Check("partial_values", _partial_values, caveat="partial_values", hint="unused"),
     Check("dropped", _dropped, caveat="dropped", hint="unused"),
     Check("years", _years, caveat="years", hint="unused"),
@@ -514,6 +546,8 @@ CHECKS: tuple[Check, ...] = (
                   "either end of its name (`Num_of_Ticket`, `total_count`), not a number naming a thing "
                   "(`order_number`)"),
     Check("thing", _thing, caveat="thing", hint="unused"),
+    Check("flag", _flag, caveat="flag", hint="unused", languages=frozenset({"en"}),
+          assumes="a yes/no column's name starts with is, has, if or was (`IsOfficial`, `is_active`)"),
     Check("name", _name, caveat="name", hint="unused",
           assumes="the column \"the X name\" asks for has the words X and name (`breed_name`, `BreedName`)"),
     Check("columns", _columns, caveat="columns", hint="unused"),
@@ -533,10 +567,13 @@ CHECKS: tuple[Check, ...] = (
                   "dest, destination, arrival (`SourceAirport`, `DestAirport`)"),
     Check("echo", _echo, caveat="echo", hint="unused"),
     Check("both", _both, caveat="both", hint="both", unfixed_hint="unused", separator_zh="、"),
+    Check("division", _division, caveat="division", hint="division", unfixed_hint="unused",
+          assumes="a column holds whole numbers when its declared type has INT in it"),
     Check("limit", _limit, caveat="limit", hint="limit", unfixed_hint="unused"),
     Check("itself", _itself, caveat="itself", hint="itself",
           assumes="the question names the table it counts by that table's name, singular or plural "
                   "(`launches`: \"launched\"), unless one table alone refers to the one counted"),
+    Check("table", _table, caveat="table", hint="unused", languages=frozenset({"en"})),
     Check("names", _names, caveat=None, hint="names", languages=ZH, told="names_problem", assumes=_TWIN),
     Check("label", _label, caveat="label", hint="label", told="label_problem", after_told="next",
           assumes=_LABEL_COLUMN),

@@ -14,7 +14,7 @@ import pytest
 
 from agent.checks.registry import CHECKS, Result, TurnFacts, review
 from agent.sources.sqlite import SQLiteSource
-from tests.agent.checks.test_question_checks import CHANNELS, COURSES, DOGS, NETWORK, VISITS, Column, Table
+from tests.agent.checks.test_question_checks import CHANNELS, COURSES, DOGS, NETWORK, VISITS, Column, ForeignKey, Table
 
 ROOT = Path(__file__).resolve().parents[3]
 DOCS = ROOT / "docs" / "checks.md"
@@ -22,7 +22,14 @@ PROMPTS = ROOT / "agent" / "prompts"
 VISITORS = [Table("visitor", [Column("id", "INT", True), Column("name", "TEXT"), Column("age", "INT")]), VISITS[0]]
 FLIGHTS = [Table("flights", [Column("Airline", "INT"), Column("FlightNo", "INT"), Column("SourceAirport", "TEXT"),
                               Column("DestAirport", "TEXT")])]
-SCHEMAS = {"flights": FLIGHTS, "dogs": DOGS, "courses": COURSES, "visits": VISITS, "visitors": VISITORS, "friends": NETWORK,
+LANGUAGES = [Table("country", [Column("Code", "TEXT", True), Column("Name", "TEXT")]),
+             Table("countrylanguage", [Column("CountryCode", "TEXT"), Column("Language", "TEXT"),
+                                       Column("IsOfficial", "TEXT"), Column("Percentage", "REAL")],
+                   [ForeignKey("CountryCode", "country", "Code")])]
+TEMPLATES = [Table("Templates", [Column("Template_ID", "INTEGER", True), Column("Template_Type_Code", "TEXT")]),
+             Table("Documents", [Column("Document_ID", "INTEGER", True), Column("Template_ID", "INTEGER")],
+                   [ForeignKey("Template_ID", "Templates", "Template_ID")])]
+SCHEMAS = {"languages": LANGUAGES, "templates": TEMPLATES, "flights": FLIGHTS, "dogs": DOGS, "courses": COURSES, "visits": VISITS, "visitors": VISITORS, "friends": NETWORK,
            "cartoons": CHANNELS}
 SITES_IN_CHINA = ("SELECT s.name FROM launch_sites AS s JOIN countries AS c ON c.id = s.country_id "
                   "WHERE c.name = 'China'")
@@ -88,6 +95,13 @@ EXAMPLES: dict[str, tuple[Example, Example]] = {
         Example("20世纪90年代首飞的飞机，按用途分各有几款？",
                 "SELECT role, COUNT(*) FROM aircraft WHERE first_flight_date LIKE '199%' GROUP BY role",
                 "战斗机 5 款", rows=[["fighter", 5]])),
+    "ordered_total": (
+        Example("How many countries speak Spanish by the largest percentage?",
+                "SELECT COUNT(*) FROM countrylanguage WHERE Language = 'Spanish' ORDER BY Percentage DESC LIMIT 1",
+                rows=[[28]], schema="languages", why="one row of totals: the ORDER BY ranks nothing"),
+        Example("Which country speaks Spanish by the largest percentage?",
+                "SELECT CountryCode FROM countrylanguage WHERE Language = 'Spanish' ORDER BY Percentage DESC LIMIT 1",
+                rows=[["ESP"]], schema="languages")),
     "partial_values": (
         Example("How many launches did Long March vehicles make?",
                 "SELECT COUNT(*) FROM launches AS l JOIN launch_vehicles AS v ON v.id = l.vehicle_id "
@@ -155,6 +169,13 @@ EXAMPLES: dict[str, tuple[Example, Example]] = {
                 "SELECT name FROM dogs GROUP BY name ORDER BY COUNT(name) DESC LIMIT 1", schema="dogs"),
         Example("Which breed do the most dogs have?", "SELECT b.breed_name FROM breeds AS b JOIN dogs AS d "
                 "USING (breed_code) GROUP BY 1 ORDER BY COUNT(*) DESC LIMIT 1", schema="dogs")),
+    "flag": (
+        Example("Which countries have English as an official language?",
+                "SELECT DISTINCT c.Name FROM country AS c JOIN countrylanguage AS l ON c.Code = l.CountryCode "
+                "WHERE l.Language = 'English'", rows=[["Aruba"], ["Australia"]], schema="languages"),
+        Example("Which countries have English as an official language?",
+                "SELECT DISTINCT c.Name FROM country AS c JOIN countrylanguage AS l ON c.Code = l.CountryCode "
+                "WHERE l.Language = 'English' AND l.IsOfficial = 'T'", rows=[["Australia"]], schema="languages")),
     "name": (
         Example("Which breed do the most dogs have? Give me the breed name.",
                 "SELECT breed_code FROM dogs GROUP BY breed_code ORDER BY COUNT(*) DESC LIMIT 1", schema="dogs"),
@@ -221,6 +242,13 @@ EXAMPLES: dict[str, tuple[Example, Example]] = {
     "both": (
         Example("Which channels play cartoons by Ben Jones and Michael Chang?", BY_DIRECTOR, schema="cartoons"),
         Example("Which channels play cartoons by Ben Jones or Michael Chang?", BY_DIRECTOR, schema="cartoons")),
+    "division": (
+        Example("What percentage of launches succeeded?",
+                "SELECT SUM(CASE WHEN outcome = 'success' THEN 1 ELSE 0 END) * 100 / COUNT(*) FROM launches",
+                rows=[[94]], why="two whole numbers divided: 94 for 94.6"),
+        Example("What percentage of launches succeeded?",
+                "SELECT SUM(CASE WHEN outcome = 'success' THEN 1 ELSE 0 END) * 100.0 / COUNT(*) FROM launches",
+                rows=[[94.6]])),
     "limit": (
         Example("Which launch sites are in China?", SITES_IN_CHINA + " LIMIT 3",
                 rows=[["Jiuquan"], ["Xichang"], ["Taiyuan"]]),
@@ -231,6 +259,12 @@ EXAMPLES: dict[str, tuple[Example, Example]] = {
                 "SELECT count(*) FROM launch_vehicles AS lv WHERE lv.name = 'Falcon 9'", "1.", [[1]]),
         Example("How many vehicles are named Falcon 9?",
                 "SELECT count(*) FROM launch_vehicles WHERE name = 'Falcon 9'", "1.", [[1]])),
+    "table": (
+        Example("Count the number of different templates used for documents.",
+                "SELECT COUNT(DISTINCT Template_ID) FROM Templates", rows=[[20]], schema="templates",
+                why="every template, used or not"),
+        Example("Count the number of different templates used for documents.",
+                "SELECT COUNT(DISTINCT Template_ID) FROM Documents", rows=[[12]], schema="templates")),
     "names": (
         Example("有哪些国家？", "SELECT name FROM countries", "中国、美国、俄罗斯",
                 [["China"], ["USA"], ["Russia"]]),
