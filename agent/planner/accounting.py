@@ -71,9 +71,17 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     missing.extend(_when_unshown(r, frame))
     missing.extend(_which_unread(r, covered))
     words = [text for _, text in sorted(missing, key=lambda p: p[0])]
+    emphatic = {" ".join(said[i:j]) for m in _EMPHASIS.finditer(r.q.text) for said in [m.group().lower().split()]
+                for i in range(len(said)) for j in range(i + 1, len(said) + 1)}
+    words = [w for w in words if w.lower() not in emphatic]
     own = _compared_units(frame) | (_HOW_HIGH if any(m.func == "share" for m in frame.measures) else set())
     own |= _GROUP_WORDS if frame.entity or frame.group_columns or frame.group_time else set()
     return [w for w in dict.fromkeys(words + _unknown_chinese(r, own)) if w.casefold() not in own]
+
+
+#: Words that stress rather than count: "flown at least once" (the rows joined say it), "without a single failed
+#: launch" (the negation says it).
+_EMPHASIS = re.compile(r"\b(?:at least|even) once\b|\b(?:without|not|no|never)\s+(?:even\s+)?a\s+single\b", re.I)
 
 
 #: How a question asks for a rate's size ("How high was the success rate?", 成功率有多高？): read, when the

@@ -51,8 +51,10 @@ def build_frame(parsed: ParsedQuestion, schema: SchemaIndex, today: date | None 
 
 #: A question asking whether something is so ("Is the Falcon 9 reusable?", "Does it …").
 _YES_NO = re.compile(r"^\s*(?:is|are|was|were|does|do|did|has|have|can)\b|吗\s*[？?]?\s*$", re.I)
-#: Words the follow-up reader consumes (agent.planner.followup), meaningful in a question on its own.
-FOLLOWUP_MARKERS = frozenset({"only", "same", "instead", "among", "else"})
+#: Words the follow-up reader consumes (agent.planner.followup) that make a question a follow-up ("only the Chinese ones", "the same for 2019"), named when a question read on
+#: its own leaves them unused. Not "among": the words after it say which rows ("among those launched in the 2010s"),
+#: and they are read on their own.
+FOLLOWUP_MARKERS = frozenset({"only", "same", "instead", "else"})
 
 
 class Assembler:

@@ -178,7 +178,9 @@ ZH_WORDS: dict[str, str] = {
     # 换成韩国呢？: the new value instead of the old, as the follow-up reader reads it
     "换成": "instead", "改成": "instead", "换为": "instead", "改为": "instead",
     # verbs of tallying: what is tallied is named by 数量, 总和, 平均 (按国家统计发射场数量)
-    "统计": "", "统计一下": "",
+    "统计": "", "统计一下": "", "汇总": "", "合起来": "",
+    # 其中属于欧洲的有哪些？: in Europe, as 欧洲 alone says (the condition or the join names the relation)
+    "属于": "",
     # 3月到6月之间 (the range says it)
     "之间": "",
     **dict.fromkeys(MEASURE_WORDS_ZH, ""),
@@ -188,7 +190,7 @@ ZH_WORDS: dict[str, str] = {
     "总和": "total", "总共": "in total", "一共": "in total", "共计": "in total",
     "加起来": "in total", "加在一起": "in total", "加总": "in total",
     **ZH_SUPERLATIVES,
-    "每个": "each", "每次": "each", "每一个": "each", "每一": "each", "每": "each", "各个": "each", "各": "each", "各国": "each country", "每国": "each country",
+    "每个": "each", "每次": "each", "每一个": "each", "每一": "each", "每": "each", "各个": "each", "各自": "each", "各": "each", "各国": "each country", "每国": "each country",
     "按照": "by", "按": "by",
     "超过": "more than", "大于": "more than", "多于": "more than", "高于": "more than",
     "以上": "or more", "至少": "at least", "不少于": "at least", "不低于": "at least",
@@ -328,7 +330,7 @@ bought brought kept paid sent spent taught thought found begun chosen
 #: Never taken for a data value or a schema name; any other query word left unused is named in the caveat.
 NAMELESS_WORDS: frozenset[str] = frozenset("""
 took take takes taken place happen happened happens occur occurred exist exists existed located
-know see want need instead among via onto many one ones
+saw sees witnessed know see want need instead among via onto many one ones
 and or but than much when where like up only same else
 """.split())
 #: The lexicon of a source with no words of its own.

@@ -902,8 +902,10 @@ class RoleResolver:
             if own is not None:  # "For each aircraft role": the aircraft's role column
                 self.use(target)
                 target = own
-            if target is not None and target.kind == "value" and m.code == "group":
-                # "each Indian launch site": the sites, of India; the value stays a condition
+            if target is not None and m.code == "group" and (target.kind == "value" or target.kind == "column" and all(
+                    c.is_flag for c in target.columns)):
+                # "each Indian launch site": the sites, of India; "each reusable launch vehicle": the vehicles that
+                # are; the value or the yes/no column stays a condition
                 after = self.next_mention(target, 1)
                 target = after if after is not None and after.kind == "table" else target
             after_verb = m.start and self.q.tokens[m.start - 1].norm in _AUXILIARIES \
@@ -1052,10 +1054,13 @@ class RoleResolver:
             {t.norm for t in self.q.tokens[m.end:nxt.start]} <= DIRECT_WORDS
 
     def _each_parent(self, m: Mention, target: Mention | None) -> Mention | None:
-        """各 right before a table word whose rows refer to the rows a table word before it names, in a count
-        (哪些火箭发射过？各发射了几次？): those rows, each counted; None otherwise."""
-        target = next((o for o in self.mentions if o.start == m.end), None)  # counted already, as often
-        if m.text != "各" or target is None or target.kind != "table" or not self.has("count", "times"):
+        """各 (各自) before a table word whose rows refer to the rows a table word before it names, in a count
+        (哪些火箭发射过？各发射了几次？, 可重复使用的运载火箭各自执行过多少次发射？): those rows, each counted; None
+        otherwise. Only the count's words may stand between 各 and that table word."""
+        after = [o for o in self.mentions if o.start >= m.end]
+        counted = next((i for i, o in enumerate(after) if o.kind != "keyword" or o.code not in ("count", "times")), None)
+        target = after[counted] if counted is not None else None  # counted already, as often
+        if m.text not in ("各", "各自") or target is None or target.kind != "table" or not self.has("count", "times"):
             return None
         return next((o for o in self.mentions if o.kind == "table" and o.end <= m.start and any(
             t in self.schema.children(p) for p in o.tables for t in target.tables)), None)

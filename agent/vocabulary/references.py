@@ -63,11 +63,26 @@ def counts_per(question: str) -> bool:
     return bool(COUNT_PER.match(question))
 
 
+#: Before "its"/"their": a thing the question names one by one ("For each manufacturer, … its airliners").
+_EACH_BEFORE = re.compile(r"\b(?:each|every|per)\s+[a-z]", re.I)
+#: After "those"/"these": words describing which ones ("among those launched in the 2010s", "those with …"), the
+#: question's own rows, not an earlier answer's.
+_DESCRIBED_AFTER = re.compile(r"\s+(?:who|that|which|whose|with|without|[a-z]+ed|built|made|flown|sold|run|held|"
+                              r"won|seen|known|shown|sent|bought|kept|paid|found|begun|chosen)\b", re.I)
+
+
 def unresolved_reference(question: str) -> str | None:
     """A word pointing back at an earlier answer ("their", "those", 其中), as written; None if none. Even
     after something the question itself names ("Show all the car makers and their country name?"), save
-    "with its" and "with their" ("List every Falcon Heavy launch with its date"): the question's own rows."""
+    "with its" and "with their" ("List every Falcon Heavy launch with its date"), "its"/"their" after a thing
+    named one by one ("For each manufacturer, what's the mean range of its airliners?") and "those"/"these"
+    described by what follows ("among those launched in the 2010s", not "which of those launched…"): the
+    question's own rows."""
     for match in PRONOUN.finditer(question):
-        if not (match.group().lower() in ("its", "their") and re.search(r"\bwith\s+$", question[:match.start()], re.I)):
-            return match.group()
+        word, before, after = match.group().lower(), question[:match.start()], question[match.end():]
+        if word in ("its", "their") and (re.search(r"\bwith\s+$", before, re.I) or _EACH_BEFORE.search(before)):
+            continue
+        if word in ("those", "these") and _DESCRIBED_AFTER.match(after) and not re.search(r"\bof\s+$", before, re.I):
+            continue
+        return match.group()
     return None

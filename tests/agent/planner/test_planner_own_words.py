@@ -1,0 +1,62 @@
+"""Words a question says of its own rows, read as such (issue 38, the thirty-first re-walk).
+
+Six of 28 right answers carried a caveat naming a word that names nothing: "its" after "For each manufacturer",
+"among those launched in the 2010s", "saw" ("Which orbit saw the most launches"), "at least once" and "a single"
+(the join and the negation say them), 汇总 and 属于. And "each reusable launch vehicle" (可重复使用的运载火箭各自…)
+grouped the launches by the yes/no column instead of counting each reusable vehicle's.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.agent.planner.test_planner_followup import planner, sample  # noqa: F401 (fixtures)
+from tests.agent.planner.test_planner_within_groups import _conversation, _rows
+
+
+@pytest.mark.parametrize("question, gold", [
+    ("For each manufacturer, what's the mean range of its airliners?",
+     "SELECT m.name, AVG(a.range_km) FROM aircraft a JOIN manufacturers m ON m.id = a.manufacturer_id "
+     "WHERE a.role = 'airliner' GROUP BY m.id"),
+    ("How many payloads did each operator country have among those launched in the 2010s?",
+     "SELECT c.name, COUNT(*) FROM payloads p JOIN launches l ON l.id = p.launch_id JOIN countries c "
+     "ON c.id = p.operator_country_id WHERE l.launch_date >= '2010-01-01' AND l.launch_date < '2020-01-01' GROUP BY c.id"),
+    ("Which orbit saw the most launches in 2017?",
+     "SELECT orbit, COUNT(*) FROM launches WHERE strftime('%Y', launch_date) = '2017' GROUP BY orbit "
+     "ORDER BY 2 DESC LIMIT 1"),
+    ("Which rockets have flown at least once without a single failed launch?",
+     "SELECT DISTINCT v.name FROM launch_vehicles v JOIN launches l ON l.vehicle_id = v.id WHERE v.id NOT IN "
+     "(SELECT vehicle_id FROM launches WHERE outcome = 'failure' AND vehicle_id IS NOT NULL)"),
+])
+def test_words_of_the_question_s_own_rows_raise_no_caveat(planner, sample_db_path, question, gold):
+    plan = planner.plan(question)
+    assert plan.caveat is None, plan.caveat
+    assert _rows(planner, plan.sql) == sorted(sample(sample_db_path, gold))
+
+
+@pytest.mark.parametrize("question", ["Which of those launched in 2020 failed?", "What are their names?"])
+def test_a_pointer_with_nothing_of_the_question_s_own_is_still_named(planner, question):
+    assert planner.plan(question).caveat is not None
+
+
+def test_at_least_a_number_is_still_a_comparison(planner):
+    assert "HAVING COUNT(*) >= 20" in planner.plan("Which rockets have flown at least 20 times?").sql
+
+
+@pytest.mark.parametrize("questions", [("2023年各发射场各发射了多少次？", "按国家汇总呢？"),
+                                       ("哪些国家从来没有运营过载荷？", "其中属于欧洲的有哪些？")])
+def test_chinese_verbs_of_tallying_and_belonging_raise_no_caveat(sample_db_path, tmp_path, questions):
+    answer = _conversation(sample_db_path, tmp_path, *questions)
+    assert answer.ok and answer.data.caveat is None
+
+
+@pytest.mark.parametrize("question", ["How many launches did each reusable launch vehicle make?",
+                                      "可重复使用的运载火箭各自执行过多少次发射？"])
+def test_each_thing_that_is_so_counts_each_of_them(planner, sample_db_path, question):
+    plan = planner.plan(question)
+    gold = ("SELECT v.name, COUNT(*) FROM launches l JOIN launch_vehicles v ON v.id = l.vehicle_id "
+            "WHERE v.reusable = 1 GROUP BY v.id")
+    got = _rows(planner, plan.sql)
+    assert [row[-1] for row in got] == sorted(row[-1] for row in sample(sample_db_path, gold)) or \
+        sorted(r[-1] for r in got) == sorted(r[-1] for r in sample(sample_db_path, gold))
+    assert "GROUP BY launch_vehicles.reusable" not in plan.sql
