@@ -12,7 +12,7 @@ import re
 from typing import TYPE_CHECKING
 
 from agent.planner.frame import Frame
-from agent.planner.lexicon import (FILLER_WORDS, FILLER_WORDS_ZH, MAKING_COLUMN_WORDS, MAKING_VERBS, MAKING_VERBS_ZH,
+from agent.planner.lexicon import (FILLER_WORDS, FILLER_WORDS_ZH, KIND_WORDS, MAKING_COLUMN_WORDS, MAKING_VERBS, MAKING_VERBS_ZH,
                                    ORDER_VERBS, RELATING_VERBS, WHEN_WORDS_ZH)
 from agent.planner.schema_index import SchemaIndex
 from agent.planner.units import UNITS
@@ -30,8 +30,6 @@ _GENERIC_LABELS = frozenset({"name", "title", "label"})
 #: The verb of a grouping the query has ("Group those by launch site", 按型号分组): read. Not a keyword:
 #: "Group the players by their team" would group by the players.
 _GROUP_WORDS = {"group", "grouped", "grouping", "分组"}
-#: Words that name a column's values as kinds ("orbit type", 轨道类型): the column said again.
-_KIND_WORDS = frozenset({"type", "types", "kind", "kinds", "category", "categories", "类型", "种类", "类别"})
 
 _RANKING = frozenset({"most", "least", "superlative", "top", "most_common", "order", "order_desc", "order_asc",
                       "desc", "asc"})
@@ -57,7 +55,7 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
                 or _made_where(m, frame):
             continue
         before = r.mentions[i - 1] if i else None
-        if m.text.lower() in _KIND_WORDS and before is not None and before.end == m.start \
+        if m.text.lower() in KIND_WORDS and before is not None and before.end == m.start \
                 and not r.is_free(before):  # "orbit type", 轨道类型: the orbit
             continue
         missing.append((m.start, m.text))

@@ -426,7 +426,7 @@ class Assembler:
             for m in self._free_columns(exact=True):
                 if (r.periods or r.years) and all(c.is_date or c.is_year for c in m.columns):
                     continue  # 2010年以前首飞的运输机平均最大速度: the period's column, no grouping
-                if m.end <= first_aggregate:
+                if m.end <= first_aggregate and not r.kind_of_another(m):
                     frame.group_columns.append(self.column(m))
                     r.use(m)
         if (frame.entity or frame.group_columns or frame.group_time) and not any(m.func == "count" and m.column is None

@@ -313,6 +313,10 @@ MAKING_VERBS_ZH: tuple[str, ...] = ("生产", "制造", "建造", "造了")
 MAKING_COLUMN_WORDS: frozenset[str] = frozenset({"built", "produced", "made", "manufactured", "production"})
 #: The words a schema names its makers' table by: "who made them?", 分别是哪家制造的？ show that table's rows.
 MAKER_WORDS: frozenset[str] = frozenset({"manufacturer", "maker", "producer", "builder", "vendor"})
+#: Words that name a column's values as kinds ("orbit type", 轨道类型: the column said again; "each type of
+#: aircraft", 各类型飞机: a column of the aircraft, not another table's `kind`).
+KIND_WORDS: frozenset[str] = frozenset({"type", "types", "kind", "kinds", "category", "categories", "类型", "种类",
+                                        "类别"})
 #: Words for models: after a table word with no such column, the table's own rows (运载火箭型号: the launch vehicles).
 MODEL_WORDS: frozenset[str] = frozenset({"model", "models", "型号", "款式", "机型"})
 #: Who asks for a maker, before a verb of making (`MAKING_VERBS`, `MAKING_VERBS_ZH`).

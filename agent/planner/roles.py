@@ -14,7 +14,7 @@ import re
 from datetime import date
 
 from agent.planner.frame import Comparison, PlanningFailed, Rank, YearFilter
-from agent.planner.lexicon import (COMPARATIVES, MAKER_WORDS, MAKING_VERBS, MAKING_VERBS_ZH, ORDER_VERBS, PARTICIPLES,
+from agent.planner.lexicon import (COMPARATIVES, KIND_WORDS, MAKER_WORDS, MAKING_VERBS, MAKING_VERBS_ZH, ORDER_VERBS, PARTICIPLES,
                                    WHO_WORDS, ZH_COMPARATIVES)
 from agent.planner.words import UNIT_NAMES
 from agent.planner.negation import find_negated
@@ -902,6 +902,8 @@ class RoleResolver:
             if own is not None:  # "For each aircraft role": the aircraft's role column
                 self.use(target)
                 target = own
+            if m.code == "group" and target is not None and self.kind_of_another(target):
+                continue
             if target is not None and m.code == "group" and (target.kind == "value" or target.kind == "column" and all(
                     c.is_flag for c in target.columns)):
                 # "each Indian launch site": the sites, of India; "each reusable launch vehicle": the vehicles that
@@ -952,6 +954,13 @@ class RoleResolver:
                     self.group, self.group_via = owner, self.group
                     self.use(owner)
                     owner = self._owned_table(owner)
+
+    def kind_of_another(self, m: Mention) -> bool:
+        """A kind word read as a column of another table than the table word right after it ("each type of
+        aircraft", 各类型飞机: the aircraft's own type, which their table does not hold, not their makers' `kind`):
+        never a grouping, so it is named as unused."""
+        head = self.next_mention(m, 1) if m.kind == "column" and m.text.lower() in KIND_WORDS else None
+        return head is not None and head.kind == "table" and not any(c.table in head.tables for c in m.columns)
 
     def _owned_table(self, m: Mention) -> Mention | None:
         """The table word a grouping's table word owns, right after it ("manufacturer country"; 火箭所属国家,

@@ -60,3 +60,14 @@ def test_each_thing_that_is_so_counts_each_of_them(planner, sample_db_path, ques
     assert [row[-1] for row in got] == sorted(row[-1] for row in sample(sample_db_path, gold)) or \
         sorted(r[-1] for r in got) == sorted(r[-1] for r in sample(sample_db_path, gold))
     assert "GROUP BY launch_vehicles.reusable" not in plan.sql
+
+
+@pytest.mark.parametrize("question", ["各类型飞机的平均最高速度分别是多少？", "What is the average max speed of each type of aircraft?"])
+def test_a_kind_the_thing_s_own_table_does_not_hold_is_named_not_taken_from_another(planner, question):
+    plan = planner.plan(question)
+    assert "manufacturers.kind" not in plan.sql and plan.caveat is not None
+
+
+@pytest.mark.parametrize("question", ["How many manufacturers of each kind are there?", "各类型制造商的飞机平均航程是多少？"])
+def test_a_kind_of_the_table_that_holds_it_still_groups(planner, question):
+    assert "GROUP BY" in planner.plan(question).sql and "kind" in planner.plan(question).sql
