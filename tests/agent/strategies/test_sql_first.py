@@ -271,3 +271,12 @@ def test_a_value_only_the_example_rows_showed_is_not_taken_for_the_question(scri
     answer, _ = _ask(scripted_llm, concerts_db, tmp_path / "again", "How many concerts were held at hampden park?")
     assert answer.ok and answer.data.rows == [[1]]
 
+
+
+def test_a_division_of_whole_numbers_is_run_again_as_decimals_without_asking(scripted_llm, concerts_db, tmp_path):
+    # SQLite divides two integers as integers: 41 for 41.67. askdb's fix (the `division` check) casts the dividend.
+    scripted_llm.enqueue(text("SELECT SUM(age) / COUNT(*) FROM singer"))
+    answer, _ = _ask(scripted_llm, concerts_db, tmp_path, "What is the mean age of the singers, as total age over count?")
+    assert len(scripted_llm.chat_requests) == 1
+    assert answer.data.sql == "SELECT CAST(SUM(age) AS REAL) / COUNT(*) FROM singer"
+    assert answer.ok and round(answer.data.rows[0][0], 2) == 41.67
