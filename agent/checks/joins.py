@@ -135,3 +135,27 @@ def paired_under_a_parent(sql: str, catalogue: list[Any], *, dialect: str) -> tu
                 if shared and not _way_between({link for link in links if not link & set(shared)}, a, b):
                     return a, b, shared[0]
     return None
+
+
+def mismatched_join(sql: str, catalogue: list[Any], *, dialect: str) -> tuple[str, str] | None:
+    """("table.column", "table.column") of the first join condition equating a text column with a number column
+    (`Professionals.first_name = Dogs.owner_id`): the two hold different things, so rows pair up by accident or
+    not at all. None when every equality of two tables' columns is of like types, or a type is not declared."""
+    tree = parsed(sql, dialect=dialect)
+    if tree is None:
+        return None
+    types = {(t.name.lower(), c.name.lower()): (c.type or "").upper() for t in catalogue for c in t.columns}
+    for select, names in query_levels(tree):
+        for a, b in _equalities(select, names):
+            kinds = {_kind(types.get(a, "")), _kind(types.get(b, ""))}
+            if kinds == {"text", "number"}:
+                return ".".join(a), ".".join(b)
+    return None
+
+
+def _kind(declared: str) -> str | None:
+    if not declared:
+        return None
+    if any(word in declared for word in ("CHAR", "TEXT", "CLOB", "STRING")):
+        return "text"
+    return "number" if any(word in declared for word in ("INT", "REAL", "FLOA", "DOUB", "NUM", "DEC")) else None

@@ -26,7 +26,7 @@ from agent.checks.contradiction import contradicting_conditions
 from agent.checks.extremes import one_end_only
 from agent.checks.direction import ranked_by_key, reversed_order, travel_reversed
 from agent.checks.grouping import counts_single_rows, grouped_figure, ordered_total
-from agent.checks.joins import joined_through_a_hub, paired_under_a_parent
+from agent.checks.joins import joined_through_a_hub, mismatched_join, paired_under_a_parent
 from agent.checks.quantifier import none_as_not_equal, universal_dropped
 from agent.checks.question import (columns_not_shown, counts_an_amount, echoes_filter, either_for_both,
                                    figure_not_computed, flag_not_used, link_side_reversed,
@@ -301,6 +301,15 @@ def _hub_join(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     return Finding({"one": found[0], "other": found[1], "through": found[2]}) if found else None
 
 
+def _mismatched(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """A result with nothing in it resting on a join that equates a text column with a number column
+    (`first_name = owner_id`): no row pairs up as the question means."""
+    if result.row_count > 1 or (result.row_count == 1 and not all(v in (0, None) for v in (result.rows() or [[0]])[0])):
+        return None
+    found = mismatched_join(result.sql, turn.catalogue(), dialect=turn.dialect)
+    return Finding({"one": found[0], "other": found[1]}) if found else None
+
+
 def _paired(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     """A count, sum or average over two tables joined only through a parent both hold a key to: each row of one
     paired with every row of the other under that parent (aircraft grouped by their makers' payloads' purposes)."""
@@ -521,7 +530,7 @@ _LABEL_COLUMN = ("a table's name column is `name`, `model`, `title`, `label` or 
                  "Chinese question, its Chinese twin (" + _TWIN + ")")
 
 #: Every check, in the order they are tried. After `language`, conditions no row can meet (`contradiction`);
-#: the twenty-six after it read what of the question the query leaves out: the model is told to use it
+#: the twenty-seven after it read what of the question the query leaves out: the model is told to use it
 #: (`unused`), once for all of them; then the checks with fixes of their own (`both`, `division`, `limit`,
 #: `itself`), and `table`, the broadest of those reading what is left out, after them.
 CHECKS: tuple[Check, ...] = (
@@ -529,6 +538,8 @@ CHECKS: tuple[Check, ...] = (
     Check("contradiction", _contradiction, caveat="contradiction", hint="contradiction", separator=" AND "),
     Check("hub_join", _hub_join, caveat="hub_join", hint="unused",
           assumes="the tables' links are their declared foreign keys"),
+    Check("mismatched_join", _mismatched, caveat="mismatched_join", hint="unused",
+          assumes="a column's declared type says whether it holds text (CHAR, TEXT) or numbers (INT, REAL, NUMERIC)"),
     Check("paired", _paired, caveat="paired", hint="unused", assumes="the tables' links are their declared foreign keys"),
     Check("ordered_total", _ordered_total, caveat="ordered_total", hint="unused"),
     Check("partial_values", _partial_values, caveat="partial_values", hint="unused"),

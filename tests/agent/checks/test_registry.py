@@ -29,7 +29,10 @@ LANGUAGES = [Table("country", [Column("Code", "TEXT", True), Column("Name", "TEX
 TEMPLATES = [Table("Templates", [Column("Template_ID", "INTEGER", True), Column("Template_Type_Code", "TEXT")]),
              Table("Documents", [Column("Document_ID", "INTEGER", True), Column("Template_ID", "INTEGER")],
                    [ForeignKey("Template_ID", "Templates", "Template_ID")])]
-SCHEMAS = {"languages": LANGUAGES, "templates": TEMPLATES, "flights": FLIGHTS, "dogs": DOGS, "courses": COURSES, "visits": VISITS, "visitors": VISITORS, "friends": NETWORK,
+KENNEL = [Table("Owners", [Column("owner_id", "INTEGER", True), Column("first_name", "VARCHAR(50)")]),
+          Table("Dogs", [Column("dog_id", "INTEGER", True), Column("owner_id", "INTEGER"), Column("name", "VARCHAR(50)")],
+                [ForeignKey("owner_id", "Owners", "owner_id")])]
+SCHEMAS = {"kennel": KENNEL, "languages": LANGUAGES, "templates": TEMPLATES, "flights": FLIGHTS, "dogs": DOGS, "courses": COURSES, "visits": VISITS, "visitors": VISITORS, "friends": NETWORK,
            "cartoons": CHANNELS}
 SITES_IN_CHINA = ("SELECT s.name FROM launch_sites AS s JOIN countries AS c ON c.id = s.country_id "
                   "WHERE c.name = 'China'")
@@ -87,6 +90,13 @@ EXAMPLES: dict[str, tuple[Example, Example]] = {
                 "SELECT c.name_zh, COUNT(*) FROM launches AS l JOIN launch_vehicles AS v ON l.vehicle_id = v.id "
                 "JOIN manufacturers AS m ON v.manufacturer_id = m.id JOIN countries AS c ON m.country_id = c.id "
                 "GROUP BY c.name_zh", "俄罗斯（224）", rows=[["俄罗斯", 224]])),
+    "mismatched_join": (
+        Example("Which owner first names are also dog names?",
+                "SELECT DISTINCT o.first_name FROM Owners AS o JOIN Dogs AS d ON o.first_name = d.owner_id", rows=[],
+                schema="kennel", why="a name equated with a number: nothing pairs up"),
+        Example("Which owner first names are also dog names?",
+                "SELECT DISTINCT o.first_name FROM Owners AS o JOIN Dogs AS d ON o.first_name = d.name",
+                rows=[["Kacey"]], schema="kennel")),
     "paired": (
         Example("20世纪90年代首飞的飞机，按用途分各有几款？",
                 "SELECT p.purpose, COUNT(*) FROM aircraft AS a JOIN manufacturers AS m ON a.manufacturer_id = m.id "
