@@ -117,6 +117,22 @@ def singular(word: str) -> str:
     return word
 
 
+def plural(words: str) -> str:
+    """The English plural of a noun or of a phrase's last word ("launch" → "launches", "launch vehicle" → "launch
+    vehicles"); a word already plural, one of no plural ("aircraft"), or not English, as it is."""
+    head, _, last = words.rpartition(" ")
+    lower = last.lower()
+    if not last.isascii() or not last.isalpha() or singular(lower) != lower or lower in _IRREGULAR.values():
+        return words
+    if lower.endswith(("s", "x", "z", "ch", "sh")):
+        last += "es"
+    elif lower.endswith("y") and lower[-2:-1] not in "aeiou":
+        last = last[:-1] + "ies"
+    else:
+        last += "s"
+    return f"{head} {last}" if head else last
+
+
 def stem(word: str) -> str:
     """A crude English stem, so "failed", "failure" and "failures" meet ("fail"); words whose
     stem would be under four letters stay whole."""

@@ -18,6 +18,7 @@ from agent.planner.reading import period_range, than_row, years_said
 from agent.planner.schema_index import SchemaIndex
 from agent.planner.sql_builder import measure_alias
 from agent.planner.words import human_header
+from storage.text import plural
 
 SHOWN_ROWS = 3  # rows quoted in the answer; the page shows the whole result
 _FUNC_EN = {"count": "number", "avg": "average", "sum": "total", "min": "minimum", "max": "maximum"}
@@ -47,8 +48,9 @@ def result_answer(frame: Frame, *, columns: list[str], rows: list[list[Any]], ro
         if frame.kind == "count" and frame.measures[0].column is None:
             if zh:
                 return f"共有 {value} 条{frame.subject_text}记录" + (f"（{where}）" if where else "") + "。"
-            verb = "was" if rows[0][0] == 1 else "were"
-            return f"There {verb} {value} {frame.subject_text}" + (f" {where}" if where else "") + "."
+            one = rows[0][0] == 1
+            return f"There {'was' if one else 'were'} {value} {frame.subject_text if one else plural(frame.subject_text)}" \
+                + (f" {where}" if where else "") + "."
         measure = frame.measures[0]
         if measure.func == "share":
             return (f"占比为 {value}%" + (f"（{where}）" if where else "") + "。") if zh else \
@@ -71,10 +73,18 @@ def result_answer(frame: Frame, *, columns: list[str], rows: list[list[Any]], ro
     of = ("、" if zh else ", ").join(heads)
     if len(rows) == 1 and not truncated:
         return f"共 1 行（{of}）：{shown[0]}。" if zh else f"1 row ({of}): {shown[0]}."
-    count = f"至少 {row_count}" if truncated and zh else (f"at least {row_count}" if truncated else str(row_count))
     if zh:
-        return f"共 {count} 行（{of}）；前几行：{'、'.join(shown)}" + ("……" if row_count > SHOWN_ROWS else "。")
-    return f"{count} rows ({of}); first: {', '.join(shown)}" + ("..." if row_count > SHOWN_ROWS else ".")
+        return f"{_rows_said(row_count, truncated, zh)}（{of}）；前几行：{'、'.join(shown)}" + \
+            ("……" if row_count > SHOWN_ROWS else "。")
+    return f"{_rows_said(row_count, truncated, zh)} ({of}); first: {', '.join(shown)}" + \
+        ("..." if row_count > SHOWN_ROWS else ".")
+
+
+def _rows_said(row_count: int, truncated: bool, zh: bool) -> str:
+    """How many rows a result has, as the answer says it: "12 rows", "at least 1000 rows", 共 12 行, 至少 1000 行."""
+    if zh:
+        return f"至少 {row_count} 行" if truncated else f"共 {row_count} 行"
+    return f"at least {row_count} rows" if truncated else f"{row_count} row{'' if row_count == 1 else 's'}"
 
 
 def result_headers(columns: list[str], frame: Frame) -> list[str]:
@@ -137,11 +147,10 @@ def described_answer(*, zh: bool, columns: list[str], rows: list[list[Any]], row
         return (f"结果是 {_value(rows[0][0])}" if zh else f"The answer is {_value(rows[0][0])}") + source + \
             ("。" if zh else ".")
     of = ("、" if zh else ", ").join(_head_zh(c, lexicon) if zh else human_header(c) for c in columns)
-    count = f"至少 {row_count}" if truncated and zh else (f"at least {row_count}" if truncated else str(row_count))
     shown = ("、" if zh else ", ").join(_row(r, zh) for r in rows[:SHOWN_ROWS])
     if zh:
-        return f"共 {count} 行（{of}）；前几行：{shown}{source}。"
-    return f"{count} row{'' if row_count == 1 else 's'} ({of}); first: {shown}{source}."
+        return f"{_rows_said(row_count, truncated, zh)}（{of}）；前几行：{shown}{source}。"
+    return f"{_rows_said(row_count, truncated, zh)} ({of}); first: {shown}{source}."
 
 
 def _head_zh(column: str, lexicon: Lexicon) -> str:

@@ -154,6 +154,8 @@ ZH_WORDS: dict[str, str] = {
     # things; not 使用 (仍在使用: still in use, a condition)
     "是用": "",
     "境内": "", "所属": "", "间": "",
+    # 那一年的发射成功率是多少？ after the busiest year: that year, the previous answer's (not 一, one)
+    "那一年": "", "这一年": "",
     # conjunctions between the parts of a question (运营过载荷，但从来没有运营过军用载荷: the negation says it)
     "但": "", "但是": "", "却": "", "而且": "", "并且": "",
     # 由哪个国家运营: operated by which country, as the join says

@@ -71,3 +71,18 @@ def test_a_kind_the_thing_s_own_table_does_not_hold_is_named_not_taken_from_anot
 @pytest.mark.parametrize("question", ["How many manufacturers of each kind are there?", "各类型制造商的飞机平均航程是多少？"])
 def test_a_kind_of_the_table_that_holds_it_still_groups(planner, question):
     assert "GROUP BY" in planner.plan(question).sql and "kind" in planner.plan(question).sql
+
+
+def test_a_count_says_its_rows_in_the_plural(sample_db_path, tmp_path):
+    answer = _conversation(sample_db_path, tmp_path, "What was the launch count for the first half of 2018?")
+    assert "There were 59 launches from 2018-01-01 to 2018-06-30" in answer.data.text
+
+
+def test_a_cut_off_result_says_at_least_without_a_total(sample_db_path, tmp_path):
+    answer = _conversation(sample_db_path, tmp_path, "列出所有发射的任务名称")
+    assert answer.data.text.count("至少") == 1 and "共 至少" not in answer.data.text
+
+
+def test_most_frequent_ranks_and_that_year_points_back(sample_db_path, tmp_path):
+    answer = _conversation(sample_db_path, tmp_path, "发射最频繁的是哪一年？", "那一年的发射成功率是多少？")
+    assert answer.ok and answer.data.rows[0][:2] == ["2025", 96.37]
