@@ -21,7 +21,7 @@ from sqlglot.optimizer.scope import traverse_scope
 from agent.sources.base import as_written, may_hold_text
 from agent.sources.column_check import name_words
 from agent.checks.turn import NOT_A_THING, parsed, whole_numbers
-from agent.vocabulary.names import ABBREVIATIONS, DEMONYMS
+from agent.vocabulary.names import ABBREVIATIONS, CODES, DEMONYMS
 from agent.vocabulary.numbers import COUNTERS_ZH, ZH_NUMERAL_CHARS
 from agent.vocabulary.ranking import ranking_words
 from storage.text import STOPWORDS, has_cjk, singular, stem
@@ -366,6 +366,8 @@ def _names_value(question: str, value: str) -> bool:
         return True  # "French-operated payloads": France
     if any(ABBREVIATIONS.get(word) == value for word in re.findall(r"\w+", question)):
         return True  # "US-operated payloads": United States
+    if len(value) == 1 and any(CODES.get(word) == value for word in words):
+        return True  # "female students": 'F'
     if value.isalpha() and len(value) > 1 and value in {"".join(w[0] for w in words[i:i + len(value)])
                                                        for i in range(len(words))}:
         return True

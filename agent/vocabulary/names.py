@@ -28,6 +28,12 @@ ABBREVIATIONS: dict[str, str] = {
     "PRC": "china", "USSR": "soviet union", "ROK": "south korea", "EU": "europe",
 }
 
+#: One-letter codes a column stores for a word a question says ("female students": `Sex = 'F'`).
+CODES: dict[str, str] = {
+    **dict.fromkeys(("female", "females", "woman", "women", "girl", "girls"), "f"),
+    **dict.fromkeys(("male", "males", "man", "men", "boy", "boys"), "m"),
+}
+
 #: The generic ends of Chinese names of places and firms (西昌|卫星发射中心, 成都|飞机工业集团): what comes before
 #: one is the name's own part, which a person writes alone (西昌那边呢？). Longest first.
 CJK_NAME_ENDS: tuple[str, ...] = tuple(sorted("""

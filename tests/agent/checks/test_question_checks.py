@@ -275,6 +275,11 @@ def test_no_spider_gold_query_keeps_a_value_its_question_does_not_want(spider_de
     ("中国有多少个发射场？", "SELECT COUNT(*) FROM c WHERE name = 'China'", {"China"}, []),
     ("How many Falcon 9 launches were there?", "SELECT COUNT(*) FROM v WHERE name = 'Falcon Heavy'",
      {"Falcon Heavy"}, ["Falcon Heavy"]),
+    # Spider dev 54 at db6a393: a one-letter code of a word the question says; the letter alone names nothing.
+    ("How many dog pets are raised by female students?", "SELECT COUNT(*) FROM p WHERE PetType = 'dog' AND Sex = 'F'",
+     {"F", "dog"}, []),
+    ("How many dog pets are raised by students from France?",
+     "SELECT COUNT(*) FROM p WHERE PetType = 'dog' AND Sex = 'F'", {"F", "dog"}, ["F"]),
 ])
 def test_a_value_only_a_sample_showed_must_be_named_by_the_question(question, sql, sampled, values):
     assert sampled_literals(question, sql, sampled, dialect="sqlite") == values
