@@ -222,7 +222,7 @@ def _restrict(frame: Frame, a: Assembler) -> list[str]:
     ranking and limit ("the top 5 countries by area" -> "the names of those countries": those 5); groups
     ranked by a measure cannot be listed as rows: returned, in words, when a limit is lost so."""
     grouped = bool(frame.entity or frame.group_columns or frame.group_time)
-    if grouped and a.r.comparisons and all(c.having for c in a.r.comparisons):
+    if grouped and a.r.comparisons and all(c.having or _on_the_count(c, frame) for c in a.r.comparisons):
         return []  # "Which of them have more than 100 payloads?" after orbits: those groups, counted again
     keeps = frame.order is not None and frame.order.measure is None and not grouped
     lost = [f"前 {frame.limit} 个" if frame.zh else f"the top {frame.limit} of the previous answer"] \
@@ -319,6 +319,14 @@ def _same_filter(old: Condition, new: Condition, schema: SchemaIndex) -> bool:
             and new.column.name in labels)
 
 
+def _on_the_count(c: Comparison, frame: Frame) -> bool:
+    """A bare comparison ("Which of those countries had more than 100?": nothing named after the number) of
+    groups the previous answer counted: on that count."""
+    return not (c.target or c.hints or c.func or c.counted or c.row) and bool(
+        frame.entity or frame.group_columns or frame.group_time) \
+        and any(m.func == "count" and m.column is None for m in frame.measures)
+
+
 def _comparisons(frame: Frame, a: Assembler) -> list[str]:
     changed = []
     for c in a.r.comparisons:
@@ -329,12 +337,13 @@ def _comparisons(frame: Frame, a: Assembler) -> list[str]:
         elif c.having and (not (frame.entity or frame.group_columns or frame.group_time)
                            or c.func is None and frame.having_measure is not None):
             a.r.ignored.append(c.text)  # a count of rows per what? nothing groups them; or a second HAVING
-        elif c.having:
+        elif c.having or (column is None and _on_the_count(c, frame)):
             frame.having = (c.op, c.numbers)
         elif column is not None:
             frame.conditions = [x for x in frame.conditions if x.column is not column or x.op.startswith("year_")]
             frame.conditions.append(Condition(column, c.op, c.numbers, c.text))
         else:
+            a.r.ignored.append(c.text)  # a number compared with nothing named, and no count to put it on
             continue
         changed.append("filter")
     return changed

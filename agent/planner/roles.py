@@ -577,17 +577,21 @@ class RoleResolver:
 
     def _counted_features(self) -> None:
         """A count written before a column of counts, joined by a hyphen ("single-engine fighters", "two-stage
-        rockets", "twin-engine aircraft"): that column equal to it."""
+        rockets", "twin-engine aircraft") or after "with"/"have" ("the ones with two engines"): that column equal
+        to it."""
         tokens, text = self.q.tokens, self.q.text
         for m in self.mentions:
             before = m.start - 1
             if m.kind != "column" or m.partial or before < 0 or not self.is_free(m) \
-                    or not any(c.affinity == "integer" and c.is_numeric for c in m.columns) \
-                    or text[tokens[before].end:tokens[m.start].start] != "-":
+                    or not any(c.affinity == "integer" and c.is_numeric for c in m.columns):
+                continue
+            joined = text[tokens[before].end:tokens[m.start].start]
+            if joined != "-" and not (joined == " " and before > 0 and tokens[before - 1].norm in _HAVING_WORDS
+                                      and tokens[before].norm in NUMBER_WORDS):
                 continue
             count = _FEATURE_COUNTS.get(tokens[before].norm, NUMBER_WORDS.get(tokens[before].norm))
             if count is not None:
-                self.comparisons.append(Comparison("=", (count,), f"{tokens[before].text}-{m.text}", target=m))
+                self.comparisons.append(Comparison("=", (count,), f"{tokens[before].text}{joined}{m.text}", target=m))
                 self.read_tokens.add(before)
                 self.use(m, *(o for o in self.mentions if o.kind == "number" and o.start == before))  # "four-engine"
 
@@ -632,6 +636,9 @@ class RoleResolver:
             # "roles with an average range above 5,000 km", 机型平均航程超过1万公里: that aggregate of each group
             found.func, found.having = aggregate.code, True
             self.use(aggregate)
+        if found.target is None and not found.hints and not found.having and self.follow_up:
+            self.comparisons.append(found)  # "Which of those countries had more than 100?": the previous count's, maybe
+            return
         if found.target is None and not found.hints and not found.having:
             self.notes.append(f"could not tell what {found.text!r} compares; ignored it")
             self.ignored.append(found.text)
@@ -1120,6 +1127,8 @@ class RoleResolver:
 
 
 #: Words of a count before a hyphen ("single-engine", "twin-engine"), beside the number words.
+#: Words after which a number word and a column of counts say how many a row has ("the ones with two engines").
+_HAVING_WORDS = frozenset({"with", "have", "has", "having", "had"})
 _FEATURE_COUNTS = {"single": 1, "twin": 2, "double": 2, "triple": 3, "quad": 4}
 
 

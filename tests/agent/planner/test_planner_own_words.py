@@ -86,3 +86,28 @@ def test_a_cut_off_result_says_at_least_without_a_total(sample_db_path, tmp_path
 def test_most_frequent_ranks_and_that_year_points_back(sample_db_path, tmp_path):
     answer = _conversation(sample_db_path, tmp_path, "发射最频繁的是哪一年？", "那一年的发射成功率是多少？")
     assert answer.ok and answer.data.rows[0][:2] == ["2025", 96.37]
+
+
+@pytest.mark.parametrize("question", ["Which fighter aircraft have two engines?", "Which fighter aircraft have 2 engines?"])
+def test_a_number_word_with_a_column_of_counts_is_that_count(planner, sample_db_path, question):
+    plan = planner.plan(question)
+    gold = "SELECT model FROM aircraft WHERE role = 'fighter' AND engines = 2"
+    assert plan.caveat is None and _rows(planner, plan.sql) == sorted(sample(sample_db_path, gold))
+
+
+def test_a_follow_up_keeps_only_the_rows_with_that_many(sample_db_path, tmp_path):
+    answer = _conversation(sample_db_path, tmp_path, "List the fighter aircraft that first flew after 2000, fastest first.",
+                           "Only the ones with two engines.")
+    assert answer.ok and len(answer.data.rows) == 7 and "engines = 2" in answer.data.sql
+
+
+def test_which_of_those_groups_had_more_than_a_number_compares_their_count(sample_db_path, tmp_path):
+    answer = _conversation(sample_db_path, tmp_path,
+                           "How many payloads did each operator country have among those launched in the 2010s?",
+                           "Which of those countries had more than 100?")
+    assert answer.ok and [row[0] for row in answer.data.rows] == ["China", "United States", "Russia"]
+
+
+def test_more_than_a_number_of_rows_with_no_count_is_named(sample_db_path, tmp_path):
+    answer = _conversation(sample_db_path, tmp_path, "Which launch sites are in China?", "Which of those had more than 100?")
+    assert not answer.ok and "more than 100" in answer.data.caveat
