@@ -140,7 +140,9 @@ def follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, toda
 
 def _follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, today, *,
                keep_subject: bool) -> tuple[Frame, list[str]]:
-    r = RoleResolver(parsed, schema, today, follow_up=True).resolve()
+    r = RoleResolver(parsed, schema, today, follow_up=True)
+    r.year_of_previous = _one_year(previous)
+    r.resolve()
     frame = replace(previous, conditions=[replace(c) for c in previous.conditions], measures=list(previous.measures),
                     group_columns=list(previous.group_columns), columns=list(previous.columns), notes=[],
                     unused=[], periods=[], zh=parsed.zh, existence=list(previous.existence), required=list(previous.required),
@@ -233,6 +235,18 @@ def _restrict(frame: Frame, a: Assembler) -> list[str]:
     frame.having, frame.having_measure = None, None
     frame.columns = [a.label(frame.fact)]
     return lost
+
+
+def _one_year(previous: Frame) -> int | None:
+    """The one year the previous answer's time conditions keep to ("the first half of 2018", "in 2018"); None when
+    they keep to none or to more than one."""
+    years = set()
+    for c in previous.conditions:
+        if c.op == "year_period" and c.values[0] and c.values[1]:
+            years |= {int(c.values[0][:4]), int(c.values[1][:4]) - (c.values[1][5:] == "01-01")}
+        elif c.op == "year_in":
+            years |= {int(y) for y in c.values}
+    return years.pop() if len(years) == 1 else None
 
 
 def _time(frame: Frame, a: Assembler) -> list[str]:

@@ -100,14 +100,28 @@ _SHAPES: list[tuple[str, re.Pattern]] = [(kind, re.compile(pattern, re.IGNORECAS
 ]]
 
 
-def named_periods(text: str, today: date | None = None) -> list[NamedPeriod]:
-    """The periods `text` names, in order, none overlapping; those counted from today only with `today`."""
+#: Halves and quarters named with no year ("And in the second half?", 下半年呢？): read only with a year to put
+#: them in, a follow-up's of the single year its previous answer kept to.
+_YEARLESS: list[tuple[str, re.Pattern]] = [(kind, re.compile(pattern, re.IGNORECASE)) for kind, pattern in [
+    ("half", rf"\b(?:the\s+)?(?P<ord>{_ORDINAL})\s+half\b"),
+    ("half", r"(?<![年\d])(?P<zh>[上下前后])半年"),
+    ("quarter", rf"\b(?:the\s+)?(?P<ord>{_ORDINAL})\s+quarter\b|\bQ(?P<n>[1-4])\b"),
+    ("quarter", r"(?<![年\d])第\s*(?P<n>[1-4一二三四])\s*季度"),
+]]
+
+
+def named_periods(text: str, today: date | None = None, *, year: int | None = None) -> list[NamedPeriod]:
+    """The periods `text` names, in order, none overlapping; those counted from today only with `today`;
+    halves and quarters named with no year only with `year`, in that year."""
     found: list[NamedPeriod] = []
     for kind, pattern in _SHAPES:
         for match in pattern.finditer(text):
             period = _read(kind, match, today)
             if period is not None:
                 found.append(period)
+    for kind, pattern in _YEARLESS if year is not None else []:
+        for match in pattern.finditer(text):
+            found.append(_read(kind, match, today, year=year))
     chosen: list[NamedPeriod] = []
     for period in sorted(found, key=lambda p: (-(p.to - p.at), p.at)):
         if all(period.to <= other.at or period.at >= other.to for other in chosen):
@@ -115,12 +129,12 @@ def named_periods(text: str, today: date | None = None) -> list[NamedPeriod]:
     return sorted(chosen, key=lambda p: p.at)
 
 
-def _read(kind: str, match: re.Match, today: date | None) -> NamedPeriod | None:
+def _read(kind: str, match: re.Match, today: date | None, *, year: int = 0) -> NamedPeriod | None:
     """The period one match names; None when its numbers are not a period (a 13th month, no today)."""
     g = {k: v for k, v in match.groupdict().items() if v is not None}
     text, at, to = match.group().strip(), match.start(), match.end()
     at += len(match.group()) - len(match.group().lstrip())
-    year = int(g.get("y") or g.get("y2") or 0)
+    year = int(g.get("y") or g.get("y2") or year)
     if kind == "half":
         half = int(g["n"]) if "n" in g else int(g["n2"]) if "n2" in g else ZH_HALVES[g["zh"]] if "zh" in g \
             else min(ORDINALS[g["ord"].lower()], 2)

@@ -83,7 +83,7 @@ def find_periods(r: RoleResolver, today: date) -> list[Period]:
     2015", 2010年之前: the year pass reads those, with the column they name); their words are marked used."""
     found: list[Period] = []
     tokens = r.q.tokens
-    for named in named_periods(r.q.text, today):
+    for named in named_periods(r.q.text, today, year=r.year_of_previous):
         if named.kind == "years":
             continue
         inside = [i for i, t in enumerate(tokens) if named.at <= t.start and t.end <= named.to]

@@ -79,6 +79,8 @@ class RoleResolver:
                  follow_up: bool = False):
         self.q, self.schema, self.today = parsed, schema, today or date.today()
         self.follow_up = follow_up  # a follow-up may name nothing of the schema ("and in 2021?")
+        #: The one year the previous answer kept to, where a follow-up names a half or quarter with no year of its own.
+        self.year_of_previous: int | None = None
         self.mentions = parsed.mentions
         self.used: set[int] = set()
         self.years: list[YearFilter] = []

@@ -111,3 +111,22 @@ def test_which_of_those_groups_had_more_than_a_number_compares_their_count(sampl
 def test_more_than_a_number_of_rows_with_no_count_is_named(sample_db_path, tmp_path):
     answer = _conversation(sample_db_path, tmp_path, "Which launch sites are in China?", "Which of those had more than 100?")
     assert not answer.ok and "more than 100" in answer.data.caveat
+
+
+@pytest.mark.parametrize("questions, gold", [
+    (("What was the launch count for the first half of 2018?", "And in the second half?"),
+     "SELECT COUNT(*) FROM launches WHERE launch_date >= '2018-07-01' AND launch_date < '2019-01-01'"),
+    (("What was the launch count for the first half of 2018?", "What about the third quarter?"),
+     "SELECT COUNT(*) FROM launches WHERE launch_date >= '2018-07-01' AND launch_date < '2018-10-01'"),
+    (("2020年上半年发射了多少次？", "下半年呢？"),
+     "SELECT COUNT(*) FROM launches WHERE launch_date >= '2020-07-01' AND launch_date < '2021-01-01'"),
+    (("2020年发射了多少次？", "第四季度呢？"),
+     "SELECT COUNT(*) FROM launches WHERE launch_date >= '2020-10-01' AND launch_date < '2021-01-01'"),
+])
+def test_a_half_or_quarter_with_no_year_is_of_the_previous_answer_s_year(sample_db_path, tmp_path, questions, gold):
+    answer = _conversation(sample_db_path, tmp_path, *questions)
+    assert answer.ok and answer.data.rows == [list(r) for r in sample(sample_db_path, gold)]
+
+
+def test_a_half_with_no_year_and_no_year_before_is_not_placed(planner):
+    assert planner.plan("How many launches were there in the second half?").caveat is not None
