@@ -336,7 +336,7 @@ bought brought kept paid sent spent taught thought found begun chosen
 #: Never taken for a data value or a schema name; any other query word left unused is named in the caveat.
 NAMELESS_WORDS: frozenset[str] = frozenset("""
 took take takes taken place happen happened happens occur occurred exist exists existed located
-saw sees witnessed know see want need instead among via onto many one ones
+saw sees witnessed know see want need instead among via onto across many one ones
 and or but than much when where like up only same else
 """.split())
 #: The lexicon of a source with no words of its own.

@@ -735,6 +735,10 @@ class RoleResolver:
                 self.aggregates.append(("sum", measure, False))
                 self.use(m)
                 bound.append(measure)
+            elif m.code == "sum_post" and self._ranked_in_total(m):
+                # "the manufacturer that has built the most units in total": ranked by each one's total
+                self.rank.grouped = True
+                self.use(m)
             elif m.code == "count":
                 self._count(m)
         self.use(*bound)
@@ -761,6 +765,14 @@ class RoleResolver:
             return False  # "the average number of staff": a column of numbers (Num_of_Staff), averaged
         return after is not None and after.kind == "keyword" and (
             after.code == "count" or after.code == "group" and self.q.zh and self.has("count"))
+
+    def _ranked_in_total(self, m: Mention) -> bool:
+        """A word of a total ("in total", "altogether") right after the numeric column a ranking ranks by, of a table
+        below the one asked about ("Which manufacturer has built the most units in total?"): each one's total."""
+        rank = self.rank
+        if rank is None or rank.column is None or rank.grouped or not _numeric(rank.column):
+            return False
+        return 0 <= m.start - rank.column.end <= 1  # "units in total", "units built in total"
 
     def _measure_before(self, m: Mention) -> Mention | None:
         """The numeric column named just before a word of a total ("载荷质量总和", "the payload mass in

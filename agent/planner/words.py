@@ -32,7 +32,7 @@ UNIT_NAMES = {"kg": ("kg", "kgs", "kilo", "kilos", "kilogram", "kilograms", "公
               "kmh": ("km/h", "kmh", "kph", "公里/小时", "千米/小时", "公里每小时", "千米每小时"),
               "usd": ("usd", "dollar", "dollars", "美元"),
               "m": ("m", "meter", "meters", "metre", "metres", "米")}
-WORDS = {"avg": "average", "cnt": "count", "num": "number", "qty": "quantity", "max": "max", "min": "min",
+WORDS = {"avg": "average", "sum": "total", "cnt": "count", "num": "number", "qty": "quantity", "max": "max", "min": "min",
          "id": "ID", "leo": "LEO", "gto": "GTO", "url": "URL", "api": "API", "sql": "SQL"}
 _SPLIT = re.compile(r"[_\s.\-]+|(?<=[a-z0-9])(?=[A-Z])")
 _PLAIN = re.compile(r"^[A-Za-z0-9_.\- ]+$")

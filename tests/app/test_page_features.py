@@ -31,7 +31,7 @@ def sample_client(tmp_path, sample_db_path):
 
 
 @pytest.mark.parametrize(("name", "header"), [
-    ("sum_mass_kg", "Sum mass (kg)"), ("avg_range_km", "Average range (km)"), ("max_speed_kmh", "Max speed (km/h)"),
+    ("sum_mass_kg", "Total mass (kg)"), ("avg_range_km", "Average range (km)"), ("max_speed_kmh", "Max speed (km/h)"),
     ("launch_date", "Launch date"), ("vehicle_id", "Vehicle ID"), ("COUNT(*)", "COUNT(*)"), ("国家", "国家"),
     ("unitCostUSD", "Unit cost (USD)"), ("success_rate_pct", "Success rate (%)"),
 ])

@@ -130,3 +130,11 @@ def test_a_half_or_quarter_with_no_year_is_of_the_previous_answer_s_year(sample_
 
 def test_a_half_with_no_year_and_no_year_before_is_not_placed(planner):
     assert planner.plan("How many launches were there in the second half?").caveat is not None
+
+
+@pytest.mark.parametrize("question", ["Which aircraft manufacturer has built the most units in total across all its models?",
+                                      "Which manufacturer has built the most units in total?"])
+def test_the_most_of_an_amount_in_total_ranks_each_one_s_total(planner, sample_db_path, question):
+    plan = planner.plan(question)
+    assert plan.caveat is None and "SUM(aircraft.units_built)" in plan.sql
+    assert _rows(planner, plan.sql)[0][0] == "Boeing"
