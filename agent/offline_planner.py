@@ -39,6 +39,7 @@ from agent.planner.question import ParsedQuestion, parse_question
 from agent.planner.reading import caveat, interpretation, translated
 from agent.planner.schema_index import SchemaIndex
 from agent.planner.sql_builder import build_sql, to_dialect
+from agent.planner.words import unit_of
 from agent.vocabulary.domain import DomainVocabulary
 from agent.vocabulary.references import unresolved_reference
 from storage.text import has_cjk
@@ -185,7 +186,8 @@ class OfflinePlanner:
         used = {t.norm for m in parsed.mentions for t in parsed.tokens[m.start:m.end]}
         held = {w: link for w, link in links.items() if w in used and w not in {u.lower() for u in frame.unused}}
         # A link the glossary confirms is a translation, stated; the embedder's alone is a guess, in the caveat.
-        frame.guesses = [(w, link.shown) for w, link in held.items() if not link.confirmed]
+        # A unit's word linked to the column of that unit ("kilograms": a `…_kg` column) is that column, not a guess.
+        frame.guesses = [(w, link.shown) for w, link in held.items() if not link.confirmed and not unit_of(w, link.name)]
         frame.translations = [(w, link.shown, link.how) for w, link in held.items() if link.confirmed]
         frame.notes += [f"'{w}' read as {link.shown} by {link.how}" + (f" (cosine {link.score:.3f})" if link.score else "")
                         for w, link in held.items()]

@@ -766,6 +766,20 @@ class RoleResolver:
         return after is not None and after.kind == "keyword" and (
             after.code == "count" or after.code == "group" and self.q.zh and self.has("count"))
 
+    def _units_asked(self, m: Mention) -> Mention | None:
+        """"How many kilograms of payload went to SSO?": a unit right after "how many", and the one numeric column of
+        that unit (a `…_kg` column) of the table named next, as a column mention of the unit's word; None otherwise."""
+        if self.q.zh or m.text.lower() not in _AMOUNT_ASKED or m.end >= len(self.q.tokens):
+            return None
+        word = self.q.tokens[m.end]
+        suffix = next((s for s, names in UNIT_NAMES.items() if word.norm in names or word.text.lower() in names), None)
+        table = next((o for o in self.mentions if o.kind == "table" and 0 < o.start - m.end <= 3), None)
+        if suffix is None or table is None:
+            return None
+        columns = [c for t in table.tables for c in self.schema.tables[t].columns.values()
+                   if c.name.lower().endswith(f"_{suffix}") and c.is_numeric]
+        return Mention("column", m.end, m.end + 1, word.text, columns=(columns[0],)) if len(columns) == 1 else None
+
     def _ranked_in_total(self, m: Mention) -> bool:
         """A word of a total ("in total", "altogether") right after the numeric column a ranking ranks by, of a table
         below the one asked about ("Which manufacturer has built the most units in total?"): each one's total."""
@@ -785,6 +799,11 @@ class RoleResolver:
         return before if before is not None and before.kind == "column" and _numeric(before) else None
 
     def _count(self, m: Mention) -> None:
+        if (units := self._units_asked(m)) is not None:  # "How many kilograms of payload …": their mass, summed
+            self.aggregates.append(("sum", units, False))
+            self.use(m)
+            self.read_tokens.add(units.start)
+            return
         distinct = self.next_mention(m, 1, kinds=("keyword",))
         distinct = distinct if distinct is not None and distinct.code == "distinct" else None
         # 多少次发射 ("how many times of launching"): the launches, counted; 次 after 多少 is only their measure word

@@ -32,6 +32,11 @@ UNIT_NAMES = {"kg": ("kg", "kgs", "kilo", "kilos", "kilogram", "kilograms", "公
               "kmh": ("km/h", "kmh", "kph", "公里/小时", "千米/小时", "公里每小时", "千米每小时"),
               "usd": ("usd", "dollar", "dollars", "美元"),
               "m": ("m", "meter", "meters", "metre", "metres", "米")}
+def unit_of(word: str, column: str) -> bool:
+    """Whether `word` names the unit a column's name ends with ("kilograms" of a `…_kg` column)."""
+    return any(word.lower() in names and column.lower().endswith(f"_{suffix}") for suffix, names in UNIT_NAMES.items())
+
+
 WORDS = {"avg": "average", "sum": "total", "cnt": "count", "num": "number", "qty": "quantity", "max": "max", "min": "min",
          "id": "ID", "leo": "LEO", "gto": "GTO", "url": "URL", "api": "API", "sql": "SQL"}
 _SPLIT = re.compile(r"[_\s.\-]+|(?<=[a-z0-9])(?=[A-Z])")

@@ -138,3 +138,16 @@ def test_the_most_of_an_amount_in_total_ranks_each_one_s_total(planner, sample_d
     plan = planner.plan(question)
     assert plan.caveat is None and "SUM(aircraft.units_built)" in plan.sql
     assert _rows(planner, plan.sql)[0][0] == "Boeing"
+
+
+def test_how_many_of_a_unit_sums_the_column_of_that_unit(planner, sample_db_path):
+    plan = planner.plan("How many kilograms of payload went to SSO in the second quarter of 2019 altogether?")
+    gold = ("SELECT SUM(p.mass_kg) FROM payloads p JOIN launches l ON l.id = p.launch_id WHERE p.orbit = 'SSO' "
+            "AND l.launch_date >= '2019-04-01' AND l.launch_date < '2019-07-01'")
+    assert plan.caveat is None and _rows(planner, plan.sql) == sorted(sample(sample_db_path, gold))
+
+
+def test_a_unit_s_word_read_as_its_column_is_no_guess(sample_db_path, tmp_path):
+    answer = _conversation(sample_db_path, tmp_path,
+                           "How many kilograms of payload went to SSO in the second quarter of 2019 altogether?")
+    assert answer.ok and answer.data.caveat is None and round(answer.data.rows[0][0], 1) == 15928.1
