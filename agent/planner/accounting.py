@@ -64,7 +64,8 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     read = r.period_tokens | r.pronouns | r.read_tokens  # words a pass read that no mention covers
     missing.extend((i, t.text) for i, t in enumerate(r.q.tokens) if i not in covered and i not in read
                    and t.text in r.q.unmatched and t.norm not in FILLER_WORDS and not _relating_verb(i, r, joined)
-                   and not _names_the_key(i, r, edges, schema) and not _ordering_word(i, r, frame))
+                   and not _names_the_key(i, r, edges, schema) and not _ordering_word(i, r, frame)
+                   and not _verb_of_a_key(i, r, frame, edges, schema))
     missing.extend(_making_words(r, frame, schema))
     missing.extend(_when_unshown(r, frame))
     missing.extend(_which_unread(r, covered))
@@ -256,6 +257,16 @@ def _names_the_key(i: int, r: RoleResolver, edges: list, schema: SchemaIndex) ->
     word = r.q.tokens[i].norm
     return after is not None and any(e.ref_table in after.tables and word in schema.column(e.table, e.column).words
                                      for e in edges)
+
+
+def _verb_of_a_key(i: int, r: RoleResolver, frame: Frame, edges: list, schema: SchemaIndex) -> bool:
+    """A verb naming the key a relation of the query goes by, a join's or a negation's ("never supplied a part":
+    the parts' `supplier_id`; "operated": an `operator_…` key): the same word, said as a verb."""
+    word = r.q.tokens[i].norm
+    if len(word) < 6 or not word.isalpha():
+        return False
+    ways = edges + [e for a in frame.absent for e in schema.join_path(frame.fact, a.tables[0]) or []]
+    return any(w[:5] == word[:5] and len(w) >= 6 for e in ways for w in schema.column(e.table, e.column).words)
 
 
 def _ordering_word(i: int, r: RoleResolver, frame: Frame) -> bool:

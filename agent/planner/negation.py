@@ -41,6 +41,13 @@ def find_negated(r, m: Mention) -> list[Mention]:
         if other.kind in ("table", "value"):
             found.append(other)
             last = other
+        elif other.kind == "column" and other.partial and not found and len({c.table for c in other.columns}) == 1 \
+                and other.columns[0].table not in {t for o in r.mentions if o.kind == "table" and o.end <= m.start
+                                                   for t in o.tables}:
+            # "never supplied a part": the rows of the one table with that column (`part_name`), not a column
+            found.append(Mention("table", other.start, other.end, other.text, tables=(other.columns[0].table,)))
+            r.use(other)
+            last = other
         elif other.kind == "keyword" and other.code not in ("filler", "in", "from", "distinct"):
             break
     if found:  # a "not" with nothing it negates stays free: never dropped in silence

@@ -151,3 +151,10 @@ def test_a_unit_s_word_read_as_its_column_is_no_guess(sample_db_path, tmp_path):
     answer = _conversation(sample_db_path, tmp_path,
                            "How many kilograms of payload went to SSO in the second quarter of 2019 altogether?")
     assert answer.ok and answer.data.caveat is None and round(answer.data.rows[0][0], 1) == 15928.1
+
+
+def test_never_doing_a_thing_to_rows_named_by_their_column_is_a_negation(sample_db_path, tmp_path):
+    answer = _conversation(sample_db_path, tmp_path, "Which engine manufacturers have never supplied a part for any aircraft?")
+    gold = ("SELECT name FROM manufacturers WHERE kind = 'engine' AND id NOT IN "
+            "(SELECT supplier_id FROM aircraft_hardware WHERE supplier_id IS NOT NULL)")
+    assert answer.ok and sorted(answer.data.rows) == sorted([list(r) for r in sample(sample_db_path, gold)])
