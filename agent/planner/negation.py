@@ -38,6 +38,8 @@ def find_negated(r, m: Mention) -> list[Mention]:
             continue
         if other.start - last.end > MAX_GAP:
             break
+        if found and r.q.zh and "的" in r.q.text[r.q.tokens[last.end - 1].end:r.q.tokens[other.start].start]:
+            break  # 从来没有发射过的运载火箭: the rockets, after 的, are what is asked about, not negated
         if other.kind in ("table", "value"):
             found.append(other)
             last = other

@@ -158,3 +158,14 @@ def test_never_doing_a_thing_to_rows_named_by_their_column_is_a_negation(sample_
     gold = ("SELECT name FROM manufacturers WHERE kind = 'engine' AND id NOT IN "
             "(SELECT supplier_id FROM aircraft_hardware WHERE supplier_id IS NOT NULL)")
     assert answer.ok and sorted(answer.data.rows) == sorted([list(r) for r in sample(sample_db_path, gold)])
+
+
+@pytest.mark.parametrize("question, gold", [
+    ("从来没有发射过的运载火箭有哪些？", "SELECT name_zh FROM launch_vehicles WHERE id NOT IN "
+                                         "(SELECT vehicle_id FROM launches WHERE vehicle_id IS NOT NULL)"),
+    ("没有发射场的国家有哪些？", "SELECT name_zh FROM countries WHERE id NOT IN "
+                                 "(SELECT country_id FROM launch_sites WHERE country_id IS NOT NULL)"),
+])
+def test_a_chinese_negation_ends_at_de_and_the_thing_after_it_is_asked_about(planner, sample_db_path, question, gold):
+    plan = planner.plan(question)
+    assert plan.caveat is None and _rows(planner, plan.sql) == sorted(sample(sample_db_path, gold))
