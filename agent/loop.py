@@ -473,7 +473,7 @@ class _Turn:
         turn = TurnFacts(question=self.state.question or "", dialect=self.setup.database.dialect, catalogue=self.catalogue,
                     previous_question=self.previous_question, previous_sql=self.previous_sql,
                     previous_partly=bool(self.previous_partly), shown_values=self.shown_values, partial_values=self.partial_values,
-                    sampled_values=self.sampled_values, unmatched=self.unmatched)
+                    sampled_values=self.sampled_values, unmatched=self.unmatched, lexicon=self.lexicon)
         return next(review(text, result, turn, stage=stage, told=self.checked), None)
 
     def without_query(self) -> ToolOutcome | None:

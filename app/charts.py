@@ -10,6 +10,7 @@ flat line at the bottom (issue 38).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -64,8 +65,10 @@ def _column(rows: list[list[Any]], index: int) -> list[Any]:
     return [row[index] for row in rows if index < len(row) and row[index] is not None]
 
 
-def suggest_chart(columns: list[str], rows: list[list[Any]]) -> ChartSpec | None:
-    """The default chart for a result, or None when a table says it better."""
+def suggest_chart(columns: list[str], rows: list[list[Any]], *,
+                  head: Callable[[str], str] = human_header) -> ChartSpec | None:
+    """The default chart for a result, or None when a table says it better; `head` names a column on its axes
+    and series, as the result's table does."""
     if len(columns) < 2 or len(rows) < 2 or len(columns) > MAX_COLUMNS:
         return None
     values = {i: _column(rows, i) for i in range(len(columns)) if not KEY_COLUMN.search(columns[i])}
@@ -89,10 +92,10 @@ def suggest_chart(columns: list[str], rows: list[list[Any]]) -> ChartSpec | None
         kind=kind,
         label_column=columns[label],
         labels=["" if r[label] is None else str(r[label]) for _, r in shown],
-        series=[Series(name=human_header(columns[i]), data=[r[i] if _is_number(r[i]) else None for _, r in shown],
+        series=[Series(name=head(columns[i]), data=[r[i] if _is_number(r[i]) else None for _, r in shown],
                        axis="y2" if i in right else "y") for i in measures],
-        x_title=human_header(columns[label]),
-        y_title=", ".join(human_header(columns[i]) for i in measures if i not in right),
-        y2_title=", ".join(human_header(columns[i]) for i in measures if i in right),
+        x_title=head(columns[label]),
+        y_title=", ".join(head(columns[i]) for i in measures if i not in right),
+        y2_title=", ".join(head(columns[i]) for i in measures if i in right),
         rows=[n for n, _ in shown], note=note,
     )

@@ -90,7 +90,7 @@ def conversation_page(request: Request, thread_id: str, askdb, user: str, *,
     database = askdb.sources.bound(source, user_id=user)  # one no longer configured: the page, no panel
     view = conversation_view(askdb.store, loaded.conversation, loaded.state, user_id=user,
                              running=askdb.leases.is_held(thread_id), result_options=result_options or {},
-                             dialect=database.dialect)
+                             dialect=database.dialect, lexicon=Lexicon.of(askdb.sources.vocabulary(source)))
     votes = askdb.examples_store.feedback_for_thread(thread_id, user_id=user)
     return _page(request, "conversation.html", view=view, user=user, votes=votes, source=source,
                  source_label=askdb.sources.label(source, user_id=user), panel=_panel(request, askdb, database, source=source),

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import quote
 
@@ -11,11 +13,14 @@ from pydantic import BaseModel
 
 from agent.examples import corrected_turn
 from agent.memory.hooks import NOTE_ACTION
+from agent.planner.answer_text import column_head
+from agent.planner.lexicon import GENERIC, Lexicon
 from agent.planner.words import human_header
 from agent.state import AgentState, Confidence, Message, Step, confidence_of
 from app.charts import ChartSpec, suggest_chart
 from storage.conversations import Conversation, ConversationStore
 from storage.steps import StoredResult
+from storage.text import has_cjk
 from storage.errors import ResultNotFound
 
 PAGE_ROWS = 50
@@ -85,7 +90,9 @@ class ResultView(BaseModel):
 
     @classmethod
     def of(cls, result: Any, *, options: ResultOptions | None = None, csv_url: str | None = None,
-           json_url: str | None = None, chart_key: str | None = None, file_stem: str = "askdb-result") -> ResultView:
+           json_url: str | None = None, chart_key: str | None = None, file_stem: str = "askdb-result",
+           head: Callable[[str], str] = human_header) -> ResultView:
+        """The page's view of a stored result; `head` names its columns (in the answer's language)."""
         options = options or ResultOptions()
         rows = result.rows
         order = list(range(len(rows)))
@@ -98,12 +105,12 @@ class ResultView(BaseModel):
         start = (page - 1) * PAGE_ROWS
         shown = order[start: start + PAGE_ROWS]
         return cls(result_id=getattr(result, "result_id", None), sql=result.sql, columns=result.columns,
-                   headers=[human_header(c) for c in result.columns], options=options,
+                   headers=[head(c) for c in result.columns], options=options,
                    numeric=[all(isinstance(r[i], (int, float)) for r in rows if r[i] is not None) and
                             any(r[i] is not None for r in rows) for i in range(len(result.columns))],
                    rows=[rows[i] for i in shown], row_ids=shown, row_count=result.row_count,
                    truncated=result.truncated, page=page, pages=pages, first_row=start + 1,
-                   chart=suggest_chart(result.columns, result.rows), csv_url=csv_url, json_url=json_url,
+                   chart=suggest_chart(result.columns, result.rows, head=head), csv_url=csv_url, json_url=json_url,
                    chart_key=chart_key, file_stem=file_stem)
 
 
@@ -164,8 +171,9 @@ class ConversationView(BaseModel):
 
 def conversation_view(store: ConversationStore[AgentState], conversation: Conversation, state: AgentState, *,
                       user_id: str, running: bool, result_options: dict[int, ResultOptions],
-                      dialect: str = "sqlite") -> ConversationView:
-    """Group the conversation into turns: each question, its steps, and the answer that ended it."""
+                      dialect: str = "sqlite", lexicon: Lexicon = GENERIC) -> ConversationView:
+    """Group the conversation into turns: each question, its steps, and the answer that ended it. A result's
+    columns are named in its question's language (`lexicon`: the source's own words)."""
     stored = store.steps(conversation.thread_id, user_id=user_id)
     steps = [Step.model_validate(s.data) for s in stored]
     # Archived questions first: turn numbers (steps' turn_index) count them.
@@ -181,7 +189,9 @@ def conversation_view(store: ConversationStore[AgentState], conversation: Conver
             index=index, question=question.content or "", asked_at=question.timestamp, steps=turn_steps,
             corrects=(questions[asked].content or "") if asked != index else None,
             answer=_answer_view(store, conversation, final, user_id=user_id, dialect=dialect,
-                                options=result_options.get(final.result_id) if final and final.result_id else None),
+                                options=result_options.get(final.result_id) if final and final.result_id else None,
+                                head=functools.partial(column_head, zh=has_cjk(question.content or ""),
+                                                       lexicon=lexicon)),
             tokens=sum((s.tokens or {}).get("total_tokens", 0) for s in turn_steps),
             running=running and index == len(questions) - 1, context=_context_view(turn_steps),
         ))
@@ -202,7 +212,8 @@ def _context_view(steps: list[Step]) -> ContextView | None:
 
 
 def _answer_view(store: ConversationStore[AgentState], conversation: Conversation, final: Step | None, *,
-                 user_id: str, options: ResultOptions | None, dialect: str = "sqlite") -> AnswerView | None:
+                 user_id: str, options: ResultOptions | None, dialect: str = "sqlite",
+                 head: Callable[[str], str] = human_header) -> AnswerView | None:
     if final is None:
         return None
     thread_id = conversation.thread_id
@@ -223,6 +234,6 @@ def _answer_view(store: ConversationStore[AgentState], conversation: Conversatio
         sql=format_sql(final.sql or (result.sql if result else None), dialect), model=final.model,
         result=ResultView.of(result, options=options, csv_url=base + ".csv", json_url=base + ".json",
                              chart_key=f"{thread_id}-{final.result_id}",
-                             file_stem=file_stem(conversation.title, final.turn_index)) if result else None,
+                             file_stem=file_stem(conversation.title, final.turn_index), head=head) if result else None,
         stopped=final.action == "stopped",
     )

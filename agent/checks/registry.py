@@ -39,6 +39,8 @@ from agent.checks.turn import (copies_partial_values, counted_itself, dropped_co
                                which_one, with_conditions, with_label, wrong_language)
 from agent.checks.unnamed import invented_values
 from agent.notes import load_table, note
+from agent.planner.human_names import spaced_zh, table_words
+from agent.planner.lexicon import GENERIC, Lexicon
 from agent.planner.followup import is_follow_up
 from agent.vocabulary.references import points_back
 from storage.text import has_cjk
@@ -56,8 +58,11 @@ class TurnFacts:
     def __init__(self, *, question: str, dialect: str, catalogue: Callable[[], list[Any]],
                  previous_question: str = "", previous_sql: str | None = None, previous_partly: bool = False,
                  shown_values: set[str] = frozenset(), partial_values: set[str] = frozenset(),
-                 sampled_values: set[str] = frozenset(), unmatched: Mapping[str, list[str]] | None = None):
+                 sampled_values: set[str] = frozenset(), unmatched: Mapping[str, list[str]] | None = None,
+                 lexicon: Lexicon = GENERIC):
         self.question, self.dialect, self.catalogue = question, dialect, catalogue
+        #: The words the caveats name tables by (the source's own, in Chinese: 载荷 for `payloads`).
+        self.lexicon = lexicon
         self.previous_question, self.previous_sql = previous_question, previous_sql
         #: The previous answer was partly answered or not answered.
         self.previous_partly = previous_partly
@@ -128,6 +133,8 @@ class Check:
     #: How the check reads the schema by its names, where a schema named otherwise escapes it (docs/checks.md
     #: says it); None: it reads only the query's structure and the question.
     assumes: str | None = None
+    #: The values that are tables' names: the analyst reads them in words (launch sites, 发射场), the model as named.
+    tables: tuple[str, ...] = ()
 
     @property
     def detects(self) -> str:
@@ -141,6 +148,7 @@ class Verdict:
 
     check: Check
     finding: Finding
+    lexicon: Lexicon = GENERIC  # the words the analyst's caveat names tables by
 
     @property
     def name(self) -> str:
@@ -150,24 +158,38 @@ class Verdict:
     def fix(self) -> str | None:
         return self.finding.fix
 
-    def caveat(self, *, zh: bool) -> str:
-        """The sentence that leads the final answer, in the question's language."""
+    def caveat(self, *, zh: bool, worded: bool = True) -> str:
+        """The sentence that leads the final answer, in the question's language; `worded`: tables named in words
+        (the model is told their names as the schema writes them)."""
         assert self.check.caveat is not None, self.check.name
-        return note(f"loop.{self.check.caveat}", zh=zh, **self._values(zh))
+        if not worded:
+            return note(f"loop.{self.check.caveat}", zh=zh, **self._values(zh))
+        said = note(f"loop.{self.check.caveat}", zh=zh, **self._values(zh, worded=True))
+        return spaced_zh(said) if zh and self.check.tables else said
 
     def problem(self) -> str:
         """The problem as the model is told it, in English."""
         if self.check.told is not None:
             return _HINTS[self.check.told]
-        return self.caveat(zh=False)
+        return self.caveat(zh=False, worded=False)
 
     def hint(self, key: str | None = None) -> str:
         """What the model is told to do (`key`: another hint of answer_checks.toml, filled in the same)."""
         return _HINTS[key or self.check.hint].format(**self._values(False))
 
-    def _values(self, zh: bool) -> dict[str, Any]:
+    def _values(self, zh: bool, *, worded: bool = False) -> dict[str, Any]:
         separator = self.check.separator_zh if zh and self.check.separator_zh else self.check.separator
-        return {k: separator.join(v) if isinstance(v, list) else v for k, v in self.finding.values.items()}
+        if zh and worded and self.check.tables:
+            separator = "、"
+
+        def said(key: str, value: Any) -> Any:
+            if not worded or key not in self.check.tables:
+                return value
+            return [table_words(v, zh=zh, lexicon=self.lexicon) for v in value] if isinstance(value, list) \
+                else table_words(value, zh=zh, lexicon=self.lexicon)
+
+        return {k: separator.join(v) if isinstance(v, list) else v
+                for k, v in ((k, said(k, v)) for k, v in self.finding.values.items())}
 
 
 def review(text: str, result: Result, turn: TurnFacts, *, stage: Stage,
@@ -202,7 +224,7 @@ def review(text: str, result: Result, turn: TurnFacts, *, stage: Stage,
             continue
         if stage == "send_back" and check.hint in told:
             return  # told once already: the answer stands
-        yield Verdict(check, finding)
+        yield Verdict(check, finding, turn.lexicon)
         return
 
 
@@ -298,7 +320,7 @@ def _hub_join(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     """Two tables one of which holds a declared key to the other, joined by the query only through other tables
     (launches paired with every rocket of their site's country, not their own `vehicle_id`)."""
     found = joined_through_a_hub(result.sql, turn.catalogue(), dialect=turn.dialect)
-    return Finding({"one": found[0], "other": found[1], "through": found[2]}) if found else None
+    return Finding({"one": found[0], "other": found[1], "through": found[2].split(", ")}) if found else None
 
 
 def _mismatched(turn: TurnFacts, result: Result, text: str) -> Finding | None:
@@ -537,10 +559,11 @@ CHECKS: tuple[Check, ...] = (
     Check("language", _language, caveat="language", hint="language", languages=ZH),
     Check("contradiction", _contradiction, caveat="contradiction", hint="contradiction", separator=" AND "),
     Check("hub_join", _hub_join, caveat="hub_join", hint="unused",
-          assumes="the tables' links are their declared foreign keys"),
+          assumes="the tables' links are their declared foreign keys", tables=("one", "other", "through")),
     Check("mismatched_join", _mismatched, caveat="mismatched_join", hint="unused",
           assumes="a column's declared type says whether it holds text (CHAR, TEXT) or numbers (INT, REAL, NUMERIC)"),
-    Check("paired", _paired, caveat="paired", hint="unused", assumes="the tables' links are their declared foreign keys"),
+    Check("paired", _paired, caveat="paired", hint="unused", assumes="the tables' links are their declared foreign keys",
+          tables=("one", "other", "parent")),
     Check("ordered_total", _ordered_total, caveat="ordered_total", hint="unused"),
     Check("partial_values", _partial_values, caveat="partial_values", hint="unused"),
     Check("dropped", _dropped, caveat="dropped", hint="unused"),
@@ -549,7 +572,7 @@ CHECKS: tuple[Check, ...] = (
     Check("unmatched", _unmatched, caveat="unmatched", hint="unused", separator="; "),
     Check("per_group", _per_group, caveat="per_group", hint="unused"),
     Check("one_row_groups", _one_row_groups, caveat="one_row_groups", hint="unused",
-          assumes="a table's rows are told apart by its declared primary key"),
+          assumes="a table's rows are told apart by its declared primary key", tables=("table",)),
     Check("ranks", _ranks, caveat="ranks", hint="unused"),
     Check("counts", _counts, caveat="counts", hint="unused"),
     Check("amount", _amount, caveat="amount", hint="unused",
@@ -584,7 +607,7 @@ CHECKS: tuple[Check, ...] = (
     Check("itself", _itself, caveat="itself", hint="itself",
           assumes="the question names the table it counts by that table's name, singular or plural "
                   "(`launches`: \"launched\"), unless one table alone refers to the one counted"),
-    Check("table", _table, caveat="table", hint="unused", languages=frozenset({"en"})),
+    Check("table", _table, caveat="table", hint="unused", languages=frozenset({"en"}), tables=("table",)),
     Check("names", _names, caveat=None, hint="names", languages=ZH, told="names_problem", assumes=_TWIN),
     Check("label", _label, caveat="label", hint="label", told="label_problem", after_told="next",
           assumes=_LABEL_COLUMN),

@@ -69,7 +69,7 @@ def result_answer(frame: Frame, *, columns: list[str], rows: list[list[Any]], ro
             (f"Result: {joined}" + (f" ({where})" if where else "") + ".")
     if len(rows) == 1 and len(columns) == 1:
         return f"结果是 {_value(rows[0][0])}。" if zh else f"The answer is {_value(rows[0][0])}."
-    shown = [_row(r, zh) for r in rows[:SHOWN_ROWS]]
+    shown = [_row(r, zh, frame.lexicon) for r in rows[:SHOWN_ROWS]]
     of = ("、" if zh else ", ").join(heads)
     if len(rows) == 1 and not truncated:
         return f"共 1 行（{of}）：{shown[0]}。" if zh else f"1 row ({of}): {shown[0]}."
@@ -153,10 +153,20 @@ def described_answer(*, zh: bool, columns: list[str], rows: list[list[Any]], row
     return f"{_rows_said(row_count, truncated, zh)} ({of}); first: {shown}{source}."
 
 
+def column_head(column: str, *, zh: bool, lexicon: Lexicon = GENERIC) -> str:
+    """A result column's header in the answer's language, as its text names it: 名称 for a name's Chinese twin,
+    数量 for a count (the source's own words where it has them); in English, the column's words."""
+    return _head_zh(column, lexicon) if zh else human_header(column)
+
+
 def _head_zh(column: str, lexicon: Lexicon) -> str:
     """A result column's head in Chinese where the words allow: `COUNT(*)` 数量, a name's Chinese twin 名称."""
     key = re.sub(r"\(\*\)$", "", column.strip().lower())
-    return _HEADS_ZH.get(key) or zh_column(column, lexicon) or human_header(column)
+    func, _, rest = key.partition("_")
+    # A measure's alias (`avg_mass_kg`, `measure_alias`): the measure's words around the column's, 平均质量（kg）
+    measured = _MEASURE_HEADS_ZH[func].format(named) if func in _MEASURE_HEADS_ZH and func != "count" and rest \
+        and (named := zh_column(rest, lexicon)) else None
+    return _HEADS_ZH.get(key) or measured or zh_column(column, lexicon) or human_header(column)
 
 
 def verified_answer(*, zh: bool, question: str, columns: list[str], rows: list[list[Any]], row_count: int,
@@ -221,8 +231,10 @@ def _conditions(conditions: list[Condition], zh: bool, lexicon: Lexicon = GENERI
     return ("，" if zh else ", ").join(parts)
 
 
-def _row(row: list[Any], zh: bool) -> str:
-    head, rest = _value(row[0]), [_value(v) for v in row[1:]]
+def _row(row: list[Any], zh: bool, lexicon: Lexicon | None = None) -> str:
+    """One row as the answer lists it; in Chinese, with the words the lexicon has Chinese for ('crewed' 载人)."""
+    said = [zh_value(v, lexicon) if zh and lexicon is not None and isinstance(v, str) else v for v in row]
+    head, rest = _value(said[0]), [_value(v) for v in said[1:]]
     if not rest:
         return head
     return f"{head}（{'，'.join(rest)}）" if zh else f"{head} ({', '.join(rest)})"

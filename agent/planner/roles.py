@@ -999,7 +999,10 @@ class RoleResolver:
         """A kind word read as a column of another table than the table word right after it ("each type of
         aircraft", 各类型飞机: the aircraft's own type, which their table does not hold, not their makers' `kind`):
         never a grouping, so it is named as unused."""
-        head = self.next_mention(m, 1) if m.kind == "column" and m.text.lower() in KIND_WORDS else None
+        if m.kind != "column" or m.text.lower() not in KIND_WORDS:
+            return False
+        # the word right after it, used already or not (a count may have taken 飞机 as what it counts)
+        head = next((o for o in self.mentions if 0 <= o.start - m.end <= 1 and o.kind != "keyword"), None)
         return head is not None and head.kind == "table" and not any(c.table in head.tables for c in m.columns)
 
     def _owned_table(self, m: Mention) -> Mention | None:

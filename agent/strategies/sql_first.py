@@ -119,7 +119,7 @@ def _told_of_problem(turn: Any, first: list[dict[str, str]], outcome: ToolOutcom
         return fixed
     if not verdict.check.mendable:  # a finding no new query of this turn mends: not worth a call
         return outcome
-    problem = verdict.caveat(zh=False)  # the model is told in English, as every check's hint
+    problem = verdict.caveat(zh=False, worded=False)  # in English with the schema's names, as every check's hint
     started = time.perf_counter()
     reply = _write(turn, feedback_messages(first, record.sql, problem))
     again = sql_from_reply(reply.content)

@@ -432,3 +432,17 @@ def test_docs_checks_md_lists_every_check_with_its_examples():
 if __name__ == "__main__":
     DOCS.write_text(markdown(), encoding="utf-8")
     sys.exit(0)
+
+
+def test_a_caveat_names_tables_in_words_of_the_question_s_language_and_tells_the_model_their_names(sample_catalogue,
+                                                                                                    sample_db_path):
+    from agent.planner.lexicon import Lexicon
+    from agent.vocabulary.domain import DomainVocabulary, file_beside
+
+    caught, _ = EXAMPLES["hub_join"]
+    result, turn = caught.review_with(sample_catalogue)
+    turn.lexicon = Lexicon.of(DomainVocabulary.load([file_beside(sample_db_path)]))
+    (verdict,) = review(caught.text, result, turn, stage="verdict")
+    said = verdict.caveat(zh=True)
+    assert "发射场" in said and "运载火箭" in said and "launch_sites" not in said and " 发射" not in said
+    assert "launch_sites" in verdict.problem()  # the model reads the schema's names
