@@ -163,7 +163,7 @@ def _head_zh(column: str, lexicon: Lexicon) -> str:
     """A result column's head in Chinese where the words allow: `COUNT(*)` 数量, a name's Chinese twin 名称."""
     key = re.sub(r"\(\*\)$", "", column.strip().lower())
     func, _, rest = key.partition("_")
-    # A measure's alias (`avg_mass_kg`, `measure_alias`): the measure's words around the column's, 平均质量（kg）
+    # A measure's alias (`avg_<column>`, `measure_alias`): the measure's words around the column's (平均…)
     measured = _MEASURE_HEADS_ZH[func].format(named) if func in _MEASURE_HEADS_ZH and func != "count" and rest \
         and (named := zh_column(rest, lexicon)) else None
     return _HEADS_ZH.get(key) or measured or zh_column(column, lexicon) or human_header(column)
