@@ -42,7 +42,7 @@ from agent.planner.sql_builder import build_sql, to_dialect
 from agent.planner.words import unit_of
 from agent.vocabulary.domain import DomainVocabulary
 from agent.vocabulary.references import unresolved_reference
-from storage.text import has_cjk
+from storage.text import has_cjk, singular
 
 LABEL = "offline planner"
 #: Tool calls in one turn before the planner stops exploring and runs its query
@@ -187,11 +187,19 @@ class OfflinePlanner:
         held = {w: link for w, link in links.items() if w in used and w not in {u.lower() for u in frame.unused}}
         # A link the glossary confirms is a translation, stated; the embedder's alone is a guess, in the caveat.
         # A unit's word linked to the column of that unit ("kilograms": a `…_kg` column) is that column, not a guess.
-        frame.guesses = [(w, link.shown) for w, link in held.items() if not link.confirmed and not unit_of(w, link.name)]
+        frame.guesses = [(w, link.shown) for w, link in held.items() if not link.confirmed and not unit_of(w, link.name)
+                         and not self._keyed_by(w, link.name)]
         frame.translations = [(w, link.shown, link.how) for w, link in held.items() if link.confirmed]
         frame.notes += [f"'{w}' read as {link.shown} by {link.how}" + (f" (cosine {link.score:.3f})" if link.score else "")
                         for w, link in held.items()]
         return frame, carried
+
+    def _keyed_by(self, word: str, table: str) -> bool:
+        """Whether a key referring to `table` is named by `word` ("supplier": `supplier_id` referring to the makers'
+        table): the schema itself links the word to that table, so reading it so is no guess."""
+        said = singular(word.lower())
+        return any(e.ref_table == table and said in self.schema.column(e.table, e.column).words
+                   for e in self.schema.edges)
 
     def _read(self, parsed: ParsedQuestion, question: str, previous: dict[str, Any] | None,
               ended: str | None) -> tuple[Frame, list[str]]:

@@ -722,8 +722,15 @@ def table_not_used(question: str, sql: str, catalogue: Callable[[], list[Any]], 
     if tree is None:
         return None
     read = {t.name.lower() for t in tree.find_all(exp.Table)}
+
+    def whose(table: Any) -> bool:
+        """"aircraft parts": the table's name right before a word of a table the query reads that refers to it."""
+        after = {w for start, end in spans.get(_table_phrase(table.name), []) for w in said[end:].split()[:1]}
+        return any(fk.ref_table.lower() == table.name.lower() and after & set(spoken_words(c.name).split())
+                   for t in tables if t.name.lower() in read for fk in t.foreign_keys for c in t.columns)
+
     return next((t.name for t in tables if t.name.lower() in named - read
-                 and any(fk.ref_table.lower() in read for fk in t.foreign_keys)), None)
+                 and any(fk.ref_table.lower() in read for fk in t.foreign_keys) and not whose(t)), None)
 
 
 def _table_phrase(name: str) -> str:

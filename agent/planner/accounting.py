@@ -52,7 +52,7 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
                 or _names_the_value_before(m, r, frame, schema) \
                 or (_relates_through(m, joined) and not asked_after_which(m, r, frame)) \
                 or _participle_of_parent(i, r, frame, schema) or _their_rows(m, r, frame, schema) \
-                or _made_where(m, frame):
+                or _made_where(m, frame) or _whose_rows(m, r, frame, schema):
             continue
         before = r.mentions[i - 1] if i else None
         if m.text.lower() in KIND_WORDS and before is not None and before.end == m.start \
@@ -116,6 +116,17 @@ def _names_the_value_before(m, r: RoleResolver, frame: Frame, schema: SchemaInde
             if any(t in joined and schema.distance(ref.table, t) <= 1 for t in m.tables):
                 return True
     return False
+
+
+def _whose_rows(m, r: RoleResolver, frame: Frame, schema: SchemaIndex) -> bool:
+    """A table word right before a word of the rows the query reads, whose rows refer to it ("aircraft parts": the
+    hardware rows, each of an aircraft): it says whose they are, as their key does."""
+    if m.kind != "table":
+        return False
+    after = next((o for o in r.mentions if o.start == m.end and o.kind in ("column", "table")), None)
+    held = {c.table for c in after.columns} if after is not None and after.kind == "column" else \
+        set(after.tables) if after is not None else set()
+    return frame.fact in held and any(e.table == frame.fact and e.ref_table in m.tables for e in schema.edges)
 
 
 def _made_where(m, frame: Frame) -> bool:

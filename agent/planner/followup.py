@@ -479,6 +479,10 @@ def _shown(frame: Frame, a: Assembler, *, also: bool) -> tuple[list[str], list[s
         if m.kind == "table" and listing and a.table(m) == frame.fact and not _listed_with_others(a.q, m):
             r.use(m)  # the rows' own table named again ("that country", "for pilots above 40"): nothing new shown
             continue
+        if m.kind == "table" and a.table(m) == frame.fact and any(
+                v.kind == "value" and 0 <= m.start - v.end <= 1 for v in r.mentions):
+            r.use(m)  # "What about Russian launches?", "navigation satellites": the rows of a new value, the same figure
+            continue
         column = a.label(a.table(m)) if m.kind == "table" else a.column(m)
         if m.kind == "column" and _names_a_filter(a, frame, m, column):
             r.use(m)  # "from state 'NY'", "whose status is not 'retired'": the filter's column, not one to show

@@ -181,6 +181,8 @@ ZH_WORDS: dict[str, str] = {
     "换成": "instead", "改成": "instead", "换为": "instead", "改为": "instead",
     # verbs of tallying: what is tallied is named by 数量, 总和, 平均 (按国家统计发射场数量)
     "统计": "", "统计一下": "", "汇总": "", "合起来": "",
+    # 最早投入使用的发射场: the first to open, as the superlative on the date says (投入使用 is the opening, not a use)
+    "投入使用": "", "投入运营": "",
     # 其中属于欧洲的有哪些？: in Europe, as 欧洲 alone says (the condition or the join names the relation)
     "属于": "",
     # 3月到6月之间 (the range says it)
@@ -298,6 +300,7 @@ send sends sent sending go goes went gone going carry carries carried carrying c
 lift lifts lifted lifting exactly specifically precisely respectively
 receive receives received receiving get gets got fully completely entirely
 suffer suffers suffered suffering whole put puts putting placed listed end ends ended ending way
+outright clean record
 """.split())
 
 #: Verbs that say how the rows of two things relate ("launches used Russian rockets"): read as the join

@@ -91,12 +91,16 @@ class ParsedQuestion:
                 and t.norm.isalpha() and len(t.norm) > 2 and t.norm not in _NOT_NAMES and t.norm not in KEYWORDS]
 
 
+#: "Not one X" said around its noun (在2022年一次发射都没有): read as the planner reads 一次都没有发射, the noun after.
+_NOT_ONE = re.compile(r"一([次个架颗枚座家])([\u4e00-\u9fff]{1,6}?)([都也])(没有|没)(?=[\s？?。，,]|$)")
+
+
 def parse_question(question: str, schema: SchemaIndex, links: dict[str, tuple[str, ...]] | None = None, *,
                    lexicon: Lexicon = GENERIC) -> ParsedQuestion:
     """Turn the question into tokens and non-overlapping mentions, in question order; `links`
     adds, for a word, the words of a name it was linked to by meaning; `lexicon` is the generic one
     with the source's own words (`Lexicon.of`)."""
-    text = normalize(question)
+    text = _NOT_ONE.sub(r"一\1\3\4\2", normalize(question))
     tokens = _tokenize(text, schema, lexicon)
     for token in tokens:
         token.linked = (links or {}).get(token.norm, ())

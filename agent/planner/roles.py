@@ -17,6 +17,7 @@ from agent.planner.frame import Comparison, PlanningFailed, Rank, YearFilter
 from agent.planner.lexicon import (COMPARATIVES, KIND_WORDS, MAKER_WORDS, MAKING_VERBS, MAKING_VERBS_ZH, ORDER_VERBS, PARTICIPLES,
                                    WHO_WORDS, ZH_COMPARATIVES)
 from agent.planner.words import UNIT_NAMES
+from storage.text import singular
 from agent.planner.negation import find_negated
 from agent.planner.periods import Period, find_bucket, find_periods
 from agent.planner.question import Mention, ParsedQuestion
@@ -780,6 +781,15 @@ class RoleResolver:
                    if c.name.lower().endswith(f"_{suffix}") and c.is_numeric]
         return Mention("column", m.end, m.end + 1, word.text, columns=(columns[0],)) if len(columns) == 1 else None
 
+    def _rows_named(self, m: Mention) -> Mention | None:
+        """A word that names the rows of a table by their name column ("missions": each launch's `<word>_name`), as that
+        table's mention; None for any other word."""
+        if m.kind != "column" or not m.partial or len({c.table for c in m.columns}) != 1:
+            return None
+        word = singular(m.text.lower())
+        named = [c for c in m.columns if len(c.words) == 2 and c.words == (word, "name") and not c.is_numeric]
+        return Mention("table", m.start, m.end, m.text, tables=(named[0].table,)) if named else None
+
     def _ranked_in_total(self, m: Mention) -> bool:
         """A word of a total ("in total", "altogether") right after the numeric column a ranking ranks by, of a table
         below the one asked about ("Which manufacturer has built the most units in total?"): each one's total."""
@@ -886,6 +896,11 @@ class RoleResolver:
             self.rank = Rank(desc=desc, by_count=True, rate=True)  # "the highest launch failure rate": by that rate
             self.use(m, target if target is not None and target.kind == "table" else None)
             return
+        if target is not None and (named := self._rows_named(target)) is not None:
+            target = named  # "the most missions": launches, each with a mission name, counted
+        if target is not None and target.kind == "value" and not self.q.zh \
+                and (after := self.next_mention(target, 1)) is not None and after.kind == "table":
+            target = after  # "the most earth observation satellites": those payloads, counted; the value a condition
         if target is not None and target.kind == "table" and (busy := self._busy_with(m, target)) is not None:
             # "Which launch site was the busiest in 2023?", 哪个发射场最忙: the site with the most launches, the one
             # dated table whose rows refer to it

@@ -169,3 +169,41 @@ def test_never_doing_a_thing_to_rows_named_by_their_column_is_a_negation(sample_
 def test_a_chinese_negation_ends_at_de_and_the_thing_after_it_is_asked_about(planner, sample_db_path, question, gold):
     plan = planner.plan(question)
     assert plan.caveat is None and _rows(planner, plan.sql) == sorted(sample(sample_db_path, gold))
+
+
+# The thirty-second re-walk (at d851f9f): flagged answers that can be right, and caveats on right ones.
+
+@pytest.mark.parametrize("questions, first", [
+    (("Which launch vehicle flew the most missions in the 2010s?",), ["Falcon 9", 80]),
+    (("Which launch vehicle flew the most missions in the 2010s?", "And in the 2000s?"), ["Soyuz-U", 88]),
+    (("Which country operated the most earth observation satellites launched since July 2019?",), ["United States", 271]),
+    (("Which country operated the most earth observation satellites launched since July 2019?",
+      "What about navigation satellites?"), ["China", 18]),
+])
+def test_the_most_of_rows_named_by_their_name_or_a_value_counts_those_rows(sample_db_path, tmp_path, questions, first):
+    answer = _conversation(sample_db_path, tmp_path, *questions)
+    assert answer.ok and answer.data.rows == [first]
+
+
+def test_what_about_a_value_s_rows_keeps_the_figure(sample_db_path, tmp_path):
+    answer = _conversation(sample_db_path, tmp_path, "How many launches did China have in 2019?",
+                           "What about Russian launches?")
+    assert answer.ok and len(answer.data.rows) == 1 and len(answer.data.rows[0]) == 1
+
+
+def test_not_one_said_around_its_noun_is_never(sample_db_path, tmp_path):
+    answer = _conversation(sample_db_path, tmp_path, "哪些发射场在2022年一次发射都没有？")
+    gold = ("SELECT name_zh FROM launch_sites WHERE id NOT IN (SELECT site_id FROM launches "
+            "WHERE launch_date BETWEEN '2022-01-01' AND '2022-12-31' AND site_id IS NOT NULL)")
+    assert answer.ok and sorted(answer.data.rows) == sorted([list(r) for r in sample(sample_db_path, gold)])
+
+
+@pytest.mark.parametrize("question", [
+    "What percentage of launches between 2015 and 2019 ended in outright failure?",
+    "Which launch sites have a clean record, with no failed launches at all?",
+    "最早投入使用的发射场是哪个？",
+    "Which manufacturer's aircraft parts have the highest average unit cost?",  # "aircraft parts": whose they are
+])
+def test_words_the_query_already_says_raise_no_caveat(sample_db_path, tmp_path, question):
+    answer = _conversation(sample_db_path, tmp_path, question)
+    assert answer.ok and answer.data.caveat is None, answer.data.caveat
