@@ -146,9 +146,14 @@ def mismatched_join(sql: str, catalogue: list[Any], *, dialect: str) -> tuple[st
         return None
     types = {(t.name.lower(), c.name.lower()): (c.type or "").upper() for t in catalogue for c in t.columns}
     for select, names in query_levels(tree):
-        for a, b in _equalities(select, names):
-            kinds = {_kind(types.get(a, "")), _kind(types.get(b, ""))}
-            if kinds == {"text", "number"}:
+        for eq in select.find_all(exp.EQ):
+            # a CAST around a side changes nothing: a name cast to an integer is no owner's id (told of the join, a
+            # model wrote `CAST(first_name AS INTEGER) = owner_id`)
+            sides = [side.this if isinstance(side, exp.Cast) else side for side in (eq.this, eq.expression)]
+            if not all(isinstance(side, exp.Column) and side.table for side in sides):
+                continue
+            (a, b) = [(names.get(side.table.lower()), side.name.lower()) for side in sides]
+            if a[0] and b[0] and a[0] != b[0] and {_kind(types.get(a, "")), _kind(types.get(b, ""))} == {"text", "number"}:
                 return ".".join(a), ".".join(b)
     return None
 

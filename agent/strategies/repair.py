@@ -196,3 +196,16 @@ def filter_columns(sql: str, dialect: str) -> set[str]:
         return set()
     return {column.name.lower() for clause in (*tree.find_all(exp.Where), *tree.find_all(exp.Having))
             for column in clause.find_all(exp.Column)}
+
+
+def kept_by(first: str, second: str, dialect: str) -> bool:
+    """Whether a second query still reads what the first picked rows by and ranked them by: its conditions' columns
+    among the second's conditions, the columns it orders by anywhere in the second. Told its ORDER BY ranked one row
+    of totals, a model dropped the ranking ("by the largest percentage") and counted every row."""
+    tree, _ = _parse(first, dialect)
+    again, _ = _parse(second, dialect)
+    if tree is None or again is None:
+        return False
+    ordered = {c.name.lower() for order in tree.find_all(exp.Order) for c in order.find_all(exp.Column)}
+    read = {c.name.lower() for c in again.find_all(exp.Column)}
+    return filter_columns(first, dialect) <= filter_columns(second, dialect) and ordered <= read

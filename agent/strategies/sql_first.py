@@ -31,7 +31,7 @@ from agent.memory.tokens import context_window_for, counter_for
 from agent.notes import note
 from agent.planner.answer_text import described_answer
 from agent.state import FunctionCall, Message, MessageToolCall, Step
-from agent.strategies.repair import Repair, filter_columns, joined_in, requalified, respelled
+from agent.strategies.repair import Repair, joined_in, kept_by, requalified, respelled
 from agent.strategies.sql_prompt import SqlPrompt, example_values, feedback_messages, repair_messages
 from agent.strategies.sql_reply import sql_from_reply
 from agent.tools.base import ToolOutcome
@@ -127,7 +127,7 @@ def _told_of_problem(turn: Any, first: list[dict[str, str]], outcome: ToolOutcom
         return outcome
     retried = yield from _attempt(turn, again, note("sql_first.told", zh=zh, problem=problem), started, reply)
     dialect = turn.setup.database.dialect
-    if retried.ok and filter_columns(record.sql, dialect) <= filter_columns(turn.last_result.sql, dialect):
+    if retried.ok and kept_by(record.sql, turn.last_result.sql, dialect):
         verdict = _verdict(turn, zh)
         if verdict is not None and verdict.fix is not None and (fixed := (yield from _fixed(turn, verdict, zh))):
             return fixed

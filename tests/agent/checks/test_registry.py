@@ -446,3 +446,12 @@ def test_a_caveat_names_tables_in_words_of_the_question_s_language_and_tells_the
     said = verdict.caveat(zh=True)
     assert "发射场" in said and "运载火箭" in said and "launch_sites" not in said and " 发射" not in said
     assert "launch_sites" in verdict.problem()  # the model reads the schema's names
+
+
+@pytest.mark.parametrize("on", ["o.first_name = d.owner_id", "CAST(o.first_name AS INTEGER) = d.owner_id",
+                                "d.owner_id = CAST(o.first_name AS INT)"])
+def test_a_join_of_a_name_with_a_number_is_found_cast_or_not(on):
+    from agent.checks.joins import mismatched_join
+
+    sql = f"SELECT DISTINCT o.first_name FROM Owners AS o JOIN Dogs AS d ON {on}"
+    assert mismatched_join(sql, KENNEL, dialect="sqlite") is not None

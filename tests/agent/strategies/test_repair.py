@@ -91,3 +91,16 @@ def test_what_sqlglot_cannot_read_is_left_alone(concerts):
     for repair in (requalified, joined_in):
         assert repair("SELEC name FROM (", concerts.catalogue(), dialect="sqlite") is None
     assert respelled("SELEC name FROM (", concerts) is None
+
+
+@pytest.mark.parametrize("second, kept", [
+    ("SELECT COUNT(*) FROM countrylanguage WHERE Language = 'Spanish'", False),  # the ranking dropped
+    ("SELECT COUNT(*) FROM (SELECT CountryCode FROM countrylanguage WHERE Language = 'Spanish' "
+     "ORDER BY Percentage DESC LIMIT 1)", True),
+    ("SELECT COUNT(*) FROM countrylanguage", False),  # a condition dropped
+])
+def test_a_query_told_of_a_problem_is_kept_only_when_it_reads_what_the_first_ranked_and_picked_by(second, kept):
+    from agent.strategies.repair import kept_by
+
+    first = "SELECT COUNT(*) FROM countrylanguage WHERE Language = 'Spanish' ORDER BY Percentage DESC LIMIT 1"
+    assert kept_by(first, second, "sqlite") is kept
