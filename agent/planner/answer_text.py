@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from agent.planner.frame import Condition, Frame
-from agent.planner.human_names import column_words, spaced_zh, zh_column, zh_value
+from agent.planner.human_names import column_words, spaced_zh, table_words, zh_column, zh_value
 from agent.planner.lexicon import GENERIC, Lexicon
 from agent.planner.reading import period_range, than_row, years_said
 from agent.planner.schema_index import SchemaIndex
@@ -47,7 +47,9 @@ def result_answer(frame: Frame, *, columns: list[str], rows: list[list[Any]], ro
         value = _value(rows[0][0])
         if frame.kind == "count" and frame.measures[0].column is None:
             if zh:
-                return f"共有 {value} 条{frame.subject_text}记录" + (f"（{where}）" if where else "") + "。"
+                thing = frame.subject_text if not frame.subject_text.isascii() else \
+                    table_words(frame.subject_text, zh=True, lexicon=frame.lexicon)  # 飞机, not aircraft
+                return spaced_zh(f"共有 {value} 条{thing}记录") + (f"（{where}）" if where else "") + "。"
             one = rows[0][0] == 1
             return f"There {'was' if one else 'were'} {value} {frame.subject_text if one else plural(frame.subject_text)}" \
                 + (f" {where}" if where else "") + "."
@@ -165,7 +167,7 @@ def _head_zh(column: str, lexicon: Lexicon) -> str:
     func, _, rest = key.partition("_")
     # A measure's alias (`avg_<column>`, `measure_alias`): the measure's words around the column's (平均…)
     measured = _MEASURE_HEADS_ZH[func].format(named) if func in _MEASURE_HEADS_ZH and func != "count" and rest \
-        and (named := zh_column(rest, lexicon)) else None
+        and (named := _HEADS_ZH.get(rest) or zh_column(rest, lexicon)) else None
     return _HEADS_ZH.get(key) or measured or zh_column(column, lexicon) or human_header(column)
 
 

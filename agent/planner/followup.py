@@ -595,7 +595,7 @@ def _carried(previous: Frame, frame: Frame, changed: list[str]) -> list[str]:
     if "grouping" not in changed and (frame.entity or frame.group_columns or frame.group_time):
         kept.append("分组" if frame.zh else "the grouping")
     if "measure" not in changed and "rows" not in changed and frame.measures:
-        kept.append("度量" if frame.zh else "the measure")
+        kept.append("统计口径" if frame.zh else "the measure")
     if "ranking" not in changed and frame.order is not None and frame.limit is not None:
         kept.append(f"前 {frame.limit} 个" if frame.zh else f"the top {frame.limit}")
     return kept

@@ -141,7 +141,11 @@ def _kept(item: str, frame: Frame) -> str:
         return _table(item, lexicon=_chinese(frame))
     for c in frame.conditions:
         if item.startswith(f"{c.column.table}.{c.column.name} "):
-            return f"{_name(c.column, _chinese(frame))} {item.split(' ', 1)[1]}"
+            said = item.split(" ", 1)[1]
+            if frame.zh and not c.op.startswith("year_") and " " in said:  # "= communications": 用途 = 通信
+                op, values = said.split(" ", 1)
+                said = f"{op} " + "、".join(zh_value(v, frame.lexicon) for v in values.split(", "))
+            return f"{_name(c.column, _chinese(frame))} {said}"
     return item
 
 

@@ -92,7 +92,7 @@ def test_chinese_is_spaced_as_chinese():
 
 @pytest.mark.parametrize("first, follow_up, opening", [
     ("每个国家有多少个发射场？", "俄罗斯呢？", "接着上一个问题：统计了发射场的数量，条件：国家名称 = 俄罗斯，按每个国家分组，"
-                                "沿用上一个问题的发射场、分组、度量。"),
+                                "沿用上一个问题的发射场、分组、统计口径。"),
     ("2019年有多少次发射？", "其中失败的有哪些？", "接着上一个问题：列出了发射的任务名称，条件：发射日期在2019年，且结果 = 失败，"
                                     "沿用上一个问题的发射、发射日期 2019。"),
     # another table than the one counted now: the launches the payloads were on (was "沿用上一个问题的 launches")

@@ -207,3 +207,10 @@ def test_not_one_said_around_its_noun_is_never(sample_db_path, tmp_path):
 def test_words_the_query_already_says_raise_no_caveat(sample_db_path, tmp_path, question):
     answer = _conversation(sample_db_path, tmp_path, question)
     assert answer.ok and answer.data.caveat is None, answer.data.caveat
+
+
+def test_a_chinese_answer_names_the_rows_and_kept_values_in_chinese(sample_db_path, tmp_path):
+    counted = _conversation(sample_db_path, tmp_path, "1990年代有多少款战斗机完成了首飞？")
+    assert "条飞机记录" in counted.data.text and "aircraft" not in counted.data.text
+    kept = _conversation(sample_db_path, tmp_path, "2010年代发射的通信卫星平均质量是多少？", "按运营国家分呢？")
+    assert "用途 = 通信、统计口径" in kept.data.text and "communications" not in kept.data.text
