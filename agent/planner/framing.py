@@ -49,6 +49,9 @@ def build_frame(parsed: ParsedQuestion, schema: SchemaIndex, today: date | None 
     return Assembler(RoleResolver(parsed, schema, today).resolve()).frame()
 
 
+#: A day, month or year asked after 哪 (是哪天发射的？): the verb after it is what happened then, not what is asked about.
+_WHEN_ASKED = re.compile(r"(?:^|哪)(?:一)?(?:天|日|年|月|年份|月份|季度|时候)$")
+
 #: A question asking whether something is so ("Is the Falcon 9 reusable?", "Does it …").
 _YES_NO = re.compile(r"^\s*(?:is|are|was|were|does|do|did|has|have|can)\b|吗\s*[？?]?\s*$", re.I)
 #: Words the follow-up reader consumes (agent.planner.followup) that make a question a follow-up ("only the Chinese ones", "the same for 2019"), named when a question read on
@@ -270,12 +273,21 @@ class Assembler:
             w.kind == "keyword" and w.code == "which" and 0 <= m.start - w.end <= 1 for w in r.mentions)
             for m in r.mentions)
 
+    def _dated_right_after(self, m: Mention) -> Mention | None:
+        """The table word with a date right after a year word (哪一年发射的: the launches), else None."""
+        after = next((o for o in self.r.mentions if o.kind == "table" and 0 <= o.start - m.end <= 1), None)
+        return after if after is not None and any(
+            c.is_date for t in after.tables for c in self.schema.tables[t].time_columns) else None
+
     def _after_which(self, free: list[Mention]) -> Mention | None:
         """The Chinese table word right after 哪些/哪个: what the question asks about."""
         covered = {i for o in self.r.mentions for i in range(o.start, o.end)}
-        marked = [m for m in free if self.q.tokens[m.start].zh and m.start > 0 and any(
+        tokens, text = self.q.tokens, self.q.text
+        marked = [m for m in free if tokens[m.start].zh and m.start > 0 and any(
             w.kind == "keyword" and w.code == "which" and 0 <= m.start - w.end <= 1
-            and not covered & set(range(w.end, m.start)) for w in self.r.mentions)]  # 哪个运营国家: a word between
+            and not covered & set(range(w.end, m.start))  # 哪个运营国家: a word between
+            and not _WHEN_ASKED.search(text[tokens[w.end - 1].end:tokens[m.start].start].strip())
+            for w in self.r.mentions)]
         if not marked:
             return None
         asked = max(marked, key=lambda m: m.start)
@@ -391,9 +403,11 @@ class Assembler:
                 # "<rows> per year": the year each row happened, not a year column of a joined table.
                 frame.group_time = dates[0]
                 self.notes.append(f"'{r.group.text}' → GROUP BY the year of {frame.fact}.{dates[0].name}")
-            elif r.group.text.lower() in YEAR_WORDS and (r.years or r.periods) \
+            elif r.group.text.lower() in YEAR_WORDS and (r.years or r.periods or self._dated_right_after(r.group)) \
                     and not (column and column.table == frame.fact) \
-                    and (dated := self.time_column(YearFilter("in", (), r.group.text))).is_date:
+                    and (dated := self.time_column(YearFilter("in", (), r.group.text,
+                                                              self._dated_right_after(r.group)))).is_date:
+                # 哪一年发射的载荷最多？: the year of the launches named right after it, not a maker's founding
                 # 2015年到2019年，每年发射的载荷总质量: the year of the launches the period dates, not a maker's founding
                 frame.group_time = dated
                 self.notes.append(f"'{r.group.text}' → GROUP BY the year of {dated.table}.{dated.name}")
@@ -406,6 +420,13 @@ class Assembler:
                 self.bucket(frame, "year")  # "In which years since 2010 …": "years" also marks the year filter
             elif named is not None and named.text.lower() in YEAR_WORDS and self.schema.tables[frame.fact].time_columns:
                 self.bucket(frame, "year")  # "哪一年的发射次数最多？": the year each launch happened
+                r.use(named)
+            elif named is not None and named.text.lower() in YEAR_WORDS and (dated := self.time_column(
+                    YearFilter("in", (), named.text, self._dated_right_after(named)))).is_date:
+                # 哪一年发射的载荷最多？, "Which year had the most payloads launched?": the year of the launches that
+                # date the rows counted, not a year column of another table (a maker's founding)
+                frame.group_time = dated
+                self.notes.append(f"'{named.text}' → GROUP BY the year of {dated.table}.{dated.name}")
                 r.use(named)
             else:
                 column = self.column(named) if named is not None else None

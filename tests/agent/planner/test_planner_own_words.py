@@ -214,3 +214,14 @@ def test_a_chinese_answer_names_the_rows_and_kept_values_in_chinese(sample_db_pa
     assert "条飞机记录" in counted.data.text and "aircraft" not in counted.data.text
     kept = _conversation(sample_db_path, tmp_path, "2010年代发射的通信卫星平均质量是多少？", "按运营国家分呢？")
     assert "用途 = 通信、统计口径" in kept.data.text and "communications" not in kept.data.text
+
+
+@pytest.mark.parametrize("question", ["哪一年发射的载荷最多？", "Which year had the most payloads launched?"])
+def test_the_year_of_rows_with_no_date_is_their_launches_year(sample_db_path, tmp_path, question):
+    answer = _conversation(sample_db_path, tmp_path, question)
+    assert answer.ok and answer.data.rows == [["2025", 506]]
+
+
+def test_the_day_asked_after_the_thing_keeps_the_thing_asked_about(sample_db_path, tmp_path):
+    answer = _conversation(sample_db_path, tmp_path, "质量最大的有效载荷是哪个？是哪天发射的？")
+    assert answer.ok and "payloads.name_zh" in answer.data.sql and "launch_date" in answer.data.sql
