@@ -142,6 +142,9 @@ def _kept(item: str, frame: Frame) -> str:
     for c in frame.conditions:
         if item.startswith(f"{c.column.table}.{c.column.name} "):
             said = item.split(" ", 1)[1]
+            if c.op.startswith("year_") and c.op != "year_period" and said == c.text and c.text.isdigit():
+                # "founded year before 1950", 发射日期在2019年: not "founded year 1950", which reads as = 1950
+                return _name(c.column, _chinese(frame)) + ("在" if frame.zh else " ") + years_said(c, frame.zh)
             if frame.zh and not c.op.startswith("year_") and " " in said:  # "= communications": 用途 = 通信
                 op, values = said.split(" ", 1)
                 said = f"{op} " + "、".join(zh_value(v, frame.lexicon) for v in values.split(", "))

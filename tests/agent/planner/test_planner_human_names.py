@@ -94,13 +94,13 @@ def test_chinese_is_spaced_as_chinese():
     ("每个国家有多少个发射场？", "俄罗斯呢？", "接着上一个问题：统计了发射场的数量，条件：国家名称 = 俄罗斯，按每个国家分组，"
                                 "沿用上一个问题的发射场、分组、统计口径。"),
     ("2019年有多少次发射？", "其中失败的有哪些？", "接着上一个问题：列出了发射的任务名称，条件：发射日期在2019年，且结果 = 失败，"
-                                    "沿用上一个问题的发射、发射日期 2019。"),
+                                    "沿用上一个问题的发射、发射日期在2019年。"),
     # another table than the one counted now: the launches the payloads were on (was "沿用上一个问题的 launches")
     ("2019年有多少次发射？", "这些发射一共送了多少个载荷？", "接着上一个问题：统计了载荷的数量，条件：发射日期在2019年，"
-                                        "沿用上一个问题的发射、发射日期 2019。"),
+                                        "沿用上一个问题的发射、发射日期在2019年。"),
     ("How many launches were there in 2020?", "only the successful ones",
      "Following your last question: counted launches with launch date in 2020 and outcome = success; kept from "
-     "the previous question: launches, launch date 2020, the measure."),
+     "the previous question: launches, launch date in 2020, the measure."),
 ])
 def test_what_a_follow_up_kept_is_named_as_the_rest(planner, first, follow_up, opening):
     """"沿用上一个问题的launch_sites、countries.name_zh = 美国" named tables and columns as the SQL does."""
