@@ -29,19 +29,19 @@ from agent.checks.grouping import counts_single_rows, grouped_figure, ordered_to
 from agent.checks.joins import joined_through_a_hub, mismatched_join, paired_under_a_parent
 from agent.checks.quantifier import none_as_not_equal, universal_dropped
 from agent.checks.question import (columns_not_shown, counts_an_amount, echoes_filter, either_for_both,
-                                   figure_not_computed, flag_not_used, link_side_reversed,
-                                   table_not_used, name_not_shown, negation_dropped,
-                                   outer_limit, sampled_literals, thing_not_used, unasked_limit, with_both,
-                                   without_limit)
+                                   figure_not_computed, flag_not_used, link_side_reversed, name_not_shown,
+                                   negation_dropped, outer_limit, sampled_literals, table_not_used, thing_not_used,
+                                   unasked_limit, with_both, without_limit)
 from agent.checks.turn import (copies_partial_values, counted_itself, dropped_conditions, grouped_label,
                                in_question_language, missing_periods, missing_years, per_group_missing,
                                sql_literals, unasked_values, unsupported_names, unsupported_numbers,
                                which_one, with_conditions, with_label, wrong_language)
 from agent.checks.unnamed import invented_values
 from agent.notes import load_table, note
+from agent.planner.followup import is_follow_up
 from agent.planner.human_names import spaced_zh, table_words
 from agent.planner.lexicon import GENERIC, Lexicon
-from agent.planner.followup import is_follow_up
+from agent.sources.base import finds_nothing
 from agent.vocabulary.references import points_back
 from storage.text import has_cjk
 
@@ -326,7 +326,7 @@ def _hub_join(turn: TurnFacts, result: Result, text: str) -> Finding | None:
 def _mismatched(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     """A result with nothing in it resting on a join that equates a text column with a number column
     (`first_name = owner_id`): no row pairs up as the question means."""
-    if result.row_count > 1 or (result.row_count == 1 and not all(v in (0, None) for v in (result.rows() or [[0]])[0])):
+    if result.row_count > 1 or not finds_nothing(result.row_count, result.rows()):
         return None
     found = mismatched_join(result.sql, turn.catalogue(), dialect=turn.dialect)
     return Finding({"one": found[0], "other": found[1]}) if found else None

@@ -45,6 +45,11 @@ class TableSchema(BaseModel):
     row_count: int
 
 
+def finds_nothing(row_count: int, rows: list[list[Any]]) -> bool:
+    """Whether a result holds nothing: no row, or one row of zeros and NULLs (a count or a sum over no row)."""
+    return row_count == 0 or (row_count == 1 and bool(rows) and all(v in (0, None) for v in rows[0]))
+
+
 def may_hold_text(declared: str) -> bool:
     """Whether a column of this declared type may hold text (SQLite's affinity rules: no type at all may)."""
     kind = declared.upper()

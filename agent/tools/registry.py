@@ -21,7 +21,7 @@ from sqlglot.errors import SqlglotError
 
 from agent.tools.lookup_words import ranking_or_computation
 from agent.memory.recall_tool import RecallArgs, recall_memory
-from agent.sources.base import DataSource, QueryResult, may_hold_text
+from agent.sources.base import DataSource, QueryResult, finds_nothing, may_hold_text
 from agent.sources.column_check import ambiguous_columns, schema_columns, unknown_columns, with_qualifiers
 from agent.sources.errors import (
     QueryFailed, QueryTimeout, SourceError, SourceUnavailable, SQLRejected, UnknownColumn, UnknownTable,
@@ -225,7 +225,7 @@ def run_sql(ctx: ToolContext, args: SQLArgs) -> ToolOutcome:
             raise
         return _disambiguated(ctx, args.sql, exc)
     observation = result_observation(result)
-    if _nothing_found(result):  # a value spelled otherwise than stored finds no row: say which
+    if finds_nothing(result.row_count, result.rows):  # a value spelled otherwise than stored finds no row: say which
         unmatched = unmatched_filters(ctx.database, args.sql)
         if unmatched:
             observation = {"unmatched": unmatched, **observation}
@@ -256,18 +256,13 @@ def _disambiguated(ctx: ToolContext, sql: str, failure: QueryFailed) -> ToolOutc
         raise
     except SourceError:  # askdb's rewrite failing is not the model's error to read
         result = None
-    if result is None or _nothing_found(result):
+    if result is None or finds_nothing(result.row_count, result.rows):
         return _engine_error(ctx, f"{failure} ({explained})" if explained else str(failure))
     said = ", ".join(f"{alias}.{column}" for column, alias in chosen.items())
     outcome = ToolOutcome(result_observation(result), result=result)
     outcome.add_note(f"{explained}. askdb ran it with {said}, the table the question names: check that this "
                      "answers the question", ran_as=qualified)
     return outcome
-
-
-def _nothing_found(result: QueryResult) -> bool:
-    """No row, or one row of zeros and NULLs (a count or a sum over no row)."""
-    return result.row_count == 0 or (result.row_count == 1 and all(v in (0, None) for v in result.rows[0]))
 
 
 def unmatched_filters(database: DataSource, sql: str) -> list[str]:
