@@ -67,6 +67,12 @@ def _casts_real(cast: exp.Cast) -> bool:
         cast.to.sql().upper() in ("NUMERIC", "DECIMAL")
 
 
+def _together(kinds: set[Kind]) -> Kind:
+    """The kind of an arithmetic of parts of these kinds (or of a CASE's branches): a decimal if any is, a whole
+    number if all are, else unknown."""
+    return "real" if "real" in kinds else ("int" if kinds == {"int"} else None)
+
+
 class _Kinds:
     """Whether an expression of a query level is a whole number ("int"), a decimal ("real") or unknown (None),
     read from the schema's declared types (INT in the type: a whole number; REAL, FLOAT, DOUBLE: decimal)."""
@@ -91,16 +97,11 @@ class _Kinds:
             return self.kind(node.this)
         if isinstance(node, exp.Cast):
             return "real" if _casts_real(node) else ("int" if "INT" in node.to.sql().upper() else None)
-        if isinstance(node, (exp.Mul, exp.Add, exp.Sub)):
-            kinds = {self.kind(node.this), self.kind(node.expression)}
-            return "real" if "real" in kinds else ("int" if kinds == {"int"} else None)
-        if isinstance(node, exp.Div):
-            kinds = {self.kind(node.this), self.kind(node.expression)}
-            return "real" if "real" in kinds else ("int" if kinds == {"int"} else None)
+        if isinstance(node, (exp.Mul, exp.Add, exp.Sub, exp.Div)):
+            return _together({self.kind(node.this), self.kind(node.expression)})
         if isinstance(node, exp.Case):
             branches = [i.args.get("true") for i in node.args.get("ifs") or []] + [node.args.get("default")]
-            kinds = {self.kind(b) for b in branches if b is not None}
-            return "real" if "real" in kinds else ("int" if kinds == {"int"} else None)
+            return _together({self.kind(b) for b in branches if b is not None})
         if isinstance(node, exp.Column):
             return self._column(node)
         return None

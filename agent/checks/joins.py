@@ -153,7 +153,8 @@ def mismatched_join(sql: str, catalogue: list[Any], *, dialect: str) -> tuple[st
             if not all(isinstance(side, exp.Column) and side.table for side in sides):
                 continue
             (a, b) = [(names.get(side.table.lower()), side.name.lower()) for side in sides]
-            if a[0] and b[0] and a[0] != b[0] and {_kind(types.get(a, "")), _kind(types.get(b, ""))} == {"text", "number"}:
+            kinds = {_kind(types.get(a, "")), _kind(types.get(b, ""))}
+            if a[0] and b[0] and a[0] != b[0] and kinds == {"text", "number"}:
                 return ".".join(a), ".".join(b)
     return None
 

@@ -71,7 +71,8 @@ def thing_not_used(question: str, sql: str, catalogue: Callable[[], list[Any]], 
     if any(shown.is_star for shown in tree.selects):
         used |= of_read
     # A value the query picks rows by is what "which engine manufacturers" asks about (`kind = 'engine'`).
-    used |= {singular(w) for lit in tree.find_all(exp.Literal) if lit.is_string for w in re.findall(r"[a-z]+", lit.this.lower())}
+    used |= {singular(w) for lit in tree.find_all(exp.Literal) if lit.is_string
+             for w in re.findall(r"[a-z]+", lit.this.lower())}
     # A count is of a table's rows: "how many X" wants a table named for X, and any column of one it
     # reads counts ("How many models does Airbus have?" counts aircraft, which have a model; found in review).
     tabled = set().union(*(name_words(t.name) for t in tables))

@@ -12,7 +12,8 @@ import re
 from typing import TYPE_CHECKING
 
 from agent.planner.frame import Frame
-from agent.planner.lexicon import (FILLER_WORDS, FILLER_WORDS_ZH, KIND_WORDS, MAKING_COLUMN_WORDS, MAKING_VERBS, MAKING_VERBS_ZH,
+from agent.planner.lexicon import (FILLER_WORDS, FILLER_WORDS_ZH, KIND_WORDS, MAKING_COLUMN_WORDS, MAKING_VERBS,
+                                   MAKING_VERBS_ZH,
                                    ORDER_VERBS, RELATING_VERBS, WHEN_WORDS_ZH)
 from agent.planner.schema_index import SchemaIndex
 from agent.planner.units import UNITS
@@ -79,8 +80,9 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
 
 
 #: Words that stress rather than count: "flown at least once" (the rows joined say it), "without a single failed
-#: launch" (the negation says it).
-_EMPHASIS = re.compile(r"\b(?:at least|even) once\b|\b(?:without|not|no|never)\s+(?:even\s+)?a\s+single\b", re.I)
+#: launch", "a clean record" (the negation says it).
+_EMPHASIS = re.compile(r"\b(?:at least|even) once\b|\b(?:without|not|no|never)\s+(?:even\s+)?a\s+single\b"
+                       r"|\ba\s+clean\s+record\b", re.I)
 
 
 #: How a question asks for a rate's size ("How high was the success rate?", 成功率有多高？): read, when the

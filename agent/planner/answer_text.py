@@ -51,8 +51,8 @@ def result_answer(frame: Frame, *, columns: list[str], rows: list[list[Any]], ro
                     table_words(frame.subject_text, zh=True, lexicon=frame.lexicon)  # 飞机, not aircraft
                 return spaced_zh(f"共有 {value} 条{thing}记录") + (f"（{where}）" if where else "") + "。"
             one = rows[0][0] == 1
-            return f"There {'was' if one else 'were'} {value} {frame.subject_text if one else plural(frame.subject_text)}" \
-                + (f" {where}" if where else "") + "."
+            thing = frame.subject_text if one else plural(frame.subject_text)
+            return f"There {'was' if one else 'were'} {value} {thing}" + (f" {where}" if where else "") + "."
         measure = frame.measures[0]
         if measure.func == "share":
             return (f"占比为 {value}%" + (f"（{where}）" if where else "") + "。") if zh else \

@@ -140,9 +140,7 @@ def follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, toda
 
 def _follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, today, *,
                keep_subject: bool) -> tuple[Frame, list[str]]:
-    r = RoleResolver(parsed, schema, today, follow_up=True)
-    r.year_of_previous = _one_year(previous)
-    r.resolve()
+    r = RoleResolver(parsed, schema, today, follow_up=True, year_of_previous=_one_year(previous)).resolve()
     frame = replace(previous, conditions=[replace(c) for c in previous.conditions], measures=list(previous.measures),
                     group_columns=list(previous.group_columns), columns=list(previous.columns), notes=[],
                     unused=[], periods=[], zh=parsed.zh, existence=list(previous.existence), required=list(previous.required),
@@ -481,7 +479,7 @@ def _shown(frame: Frame, a: Assembler, *, also: bool) -> tuple[list[str], list[s
             continue
         if m.kind == "table" and a.table(m) == frame.fact and any(
                 v.kind == "value" and 0 <= m.start - v.end <= 1 for v in r.mentions):
-            r.use(m)  # "What about Russian launches?", "navigation satellites": the rows of a new value, the same figure
+            r.use(m)  # "What about Russian launches?", "navigation satellites": a new value's rows, the same figure
             continue
         column = a.label(a.table(m)) if m.kind == "table" else a.column(m)
         if m.kind == "column" and _names_a_filter(a, frame, m, column):

@@ -54,9 +54,9 @@ _WHEN_ASKED = re.compile(r"(?:^|哪)(?:一)?(?:天|日|年|月|年份|月份|季
 
 #: A question asking whether something is so ("Is the Falcon 9 reusable?", "Does it …").
 _YES_NO = re.compile(r"^\s*(?:is|are|was|were|does|do|did|has|have|can)\b|吗\s*[？?]?\s*$", re.I)
-#: Words the follow-up reader consumes (agent.planner.followup) that make a question a follow-up ("only the Chinese ones", "the same for 2019"), named when a question read on
-#: its own leaves them unused. Not "among": the words after it say which rows ("among those launched in the 2010s"),
-#: and they are read on their own.
+#: Words the follow-up reader consumes (agent.planner.followup) that make a question a follow-up ("only the Chinese
+#: ones", "the same for 2019"), named when a question read on its own leaves them unused. Not "among": the words
+#: after it say which rows ("among those launched in the 2010s"), and they are read on their own.
 FOLLOWUP_MARKERS = frozenset({"only", "same", "instead", "else"})
 
 

@@ -194,7 +194,8 @@ ZH_WORDS: dict[str, str] = {
     "总和": "total", "总共": "in total", "一共": "in total", "共计": "in total",
     "加起来": "in total", "加在一起": "in total", "加总": "in total",
     **ZH_SUPERLATIVES,
-    "每个": "each", "每次": "each", "每一个": "each", "每一": "each", "每": "each", "各个": "each", "各自": "each", "各": "each", "各国": "each country", "每国": "each country",
+    "每个": "each", "每次": "each", "每一个": "each", "每一": "each", "每": "each", "各个": "each", "各自": "each",
+    "各": "each", "各国": "each country", "每国": "each country",
     "按照": "by", "按": "by",
     "超过": "more than", "大于": "more than", "多于": "more than", "高于": "more than",
     "以上": "or more", "至少": "at least", "不少于": "at least", "不低于": "at least",
@@ -299,8 +300,7 @@ break breaks broke broken breakdown down split splits database
 send sends sent sending go goes went gone going carry carries carried carrying counting
 lift lifts lifted lifting exactly specifically precisely respectively
 receive receives received receiving get gets got fully completely entirely
-suffer suffers suffered suffering whole put puts putting placed listed end ends ended ending way
-outright clean record
+suffer suffers suffered suffering whole put puts putting placed listed end ends ended ending way outright
 """.split())
 
 #: Verbs that say how the rows of two things relate ("launches used Russian rockets"): read as the join

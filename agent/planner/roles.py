@@ -14,7 +14,8 @@ import re
 from datetime import date
 
 from agent.planner.frame import Comparison, PlanningFailed, Rank, YearFilter
-from agent.planner.lexicon import (COMPARATIVES, KIND_WORDS, MAKER_WORDS, MAKING_VERBS, MAKING_VERBS_ZH, ORDER_VERBS, PARTICIPLES,
+from agent.planner.lexicon import (COMPARATIVES, KIND_WORDS, MAKER_WORDS, MAKING_VERBS, MAKING_VERBS_ZH, ORDER_VERBS,
+                                   PARTICIPLES,
                                    WHO_WORDS, ZH_COMPARATIVES)
 from agent.planner.words import UNIT_NAMES
 from storage.text import singular
@@ -77,11 +78,11 @@ class RoleResolver:
     """One question against one schema; `resolve()` runs the passes."""
 
     def __init__(self, parsed: ParsedQuestion, schema: SchemaIndex, today: date | None = None, *,
-                 follow_up: bool = False):
+                 follow_up: bool = False, year_of_previous: int | None = None):
         self.q, self.schema, self.today = parsed, schema, today or date.today()
         self.follow_up = follow_up  # a follow-up may name nothing of the schema ("and in 2021?")
         #: The one year the previous answer kept to, where a follow-up names a half or quarter with no year of its own.
-        self.year_of_previous: int | None = None
+        self.year_of_previous = year_of_previous
         self.mentions = parsed.mentions
         self.used: set[int] = set()
         self.years: list[YearFilter] = []
@@ -791,8 +792,9 @@ class RoleResolver:
         return Mention("table", m.start, m.end, m.text, tables=(named[0].table,)) if named else None
 
     def _ranked_in_total(self, m: Mention) -> bool:
-        """A word of a total ("in total", "altogether") right after the numeric column a ranking ranks by, of a table
-        below the one asked about ("Which manufacturer has built the most units in total?"): each one's total."""
+        """A word of a total ("in total", "altogether") right after the numeric column a ranking ranks by ("Which
+        manufacturer has built the most units in total?"): each one's total; of the asked-about rows' own column
+        ("Which aircraft has the most units built in total?") each row's total is its value, as the plan had it."""
         rank = self.rank
         if rank is None or rank.column is None or rank.grouped or not _numeric(rank.column):
             return False
@@ -1125,7 +1127,8 @@ class RoleResolver:
         (哪些火箭发射过？各发射了几次？, 可重复使用的运载火箭各自执行过多少次发射？): those rows, each counted; None
         otherwise. Only the count's words may stand between 各 and that table word."""
         after = [o for o in self.mentions if o.start >= m.end]
-        counted = next((i for i, o in enumerate(after) if o.kind != "keyword" or o.code not in ("count", "times")), None)
+        counted = next((i for i, o in enumerate(after) if o.kind != "keyword" or o.code not in ("count", "times")),
+                       None)
         target = after[counted] if counted is not None else None  # counted already, as often
         if m.text not in ("各", "各自") or target is None or target.kind != "table" or not self.has("count", "times"):
             return None

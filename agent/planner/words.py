@@ -37,7 +37,8 @@ def unit_of(word: str, column: str) -> bool:
     return any(word.lower() in names and column.lower().endswith(f"_{suffix}") for suffix, names in UNIT_NAMES.items())
 
 
-WORDS = {"avg": "average", "sum": "total", "cnt": "count", "num": "number", "qty": "quantity", "max": "max", "min": "min",
+WORDS = {"avg": "average", "sum": "total", "cnt": "count", "num": "number", "qty": "quantity", "max": "max",
+         "min": "min",
          "id": "ID", "leo": "LEO", "gto": "GTO", "url": "URL", "api": "API", "sql": "SQL"}
 _SPLIT = re.compile(r"[_\s.\-]+|(?<=[a-z0-9])(?=[A-Z])")
 _PLAIN = re.compile(r"^[A-Za-z0-9_.\- ]+$")
