@@ -40,7 +40,7 @@ from agent.planner.answer_text import found_no_rows
 from agent.planner.followup import is_follow_up, leans_on_previous
 from agent.planner.lexicon import Lexicon
 from agent.schema_block import schema_block
-from agent.sources.base import DataSource, as_written
+from agent.sources.base import DataSource, add_row_mates, as_written
 from agent.sources.errors import SourceError, SourceUnavailable
 from agent.sources.schema_search import SchemaOptions
 from agent.strategies import sql_first
@@ -266,6 +266,8 @@ class _Turn:
         self.partial_values: set[str] = set()  # values find_values showed only the first of, in this turn
         #: Values seen but not found for the question: sample rows', a lookup's of a term the question lacks (`_found`).
         self.sampled_values: set[str] = set()
+        #: Each value of the rows seen so with the other values of its row ('ABW': 'Aruba', …).
+        self.row_mates: dict[str, set[str]] = {}
         asked_before = [m.content or "" for m in self.state.messages if m.role == "user"][:-1]
         self.previous_question = asked_before[-1] if asked_before else ""
         #: The conversation's last questions and the SQL each answer rested on, answered or not (oldest first):
@@ -362,6 +364,8 @@ class _Turn:
             found, seen = _found(call.name, args, outcome.observation, self.state.question or "")
             self.shown_values |= found
             self.sampled_values |= seen
+            if call.name == "sample_rows":
+                add_row_mates(self.row_mates, outcome.observation.get("rows", []))
             if call.name == "find_values" and outcome.observation.get("more"):
                 self.partial_values.update(str(v) for v in outcome.observation.get("values", []))
             repeats = 0 if outcome.final else self.repeats.count(call.name, args, outcome.observation)
@@ -473,7 +477,8 @@ class _Turn:
         turn = TurnFacts(question=self.state.question or "", dialect=self.setup.database.dialect, catalogue=self.catalogue,
                     previous_question=self.previous_question, previous_sql=self.previous_sql,
                     previous_partly=bool(self.previous_partly), shown_values=self.shown_values, partial_values=self.partial_values,
-                    sampled_values=self.sampled_values, unmatched=self.unmatched, lexicon=self.lexicon)
+                    sampled_values=self.sampled_values, row_mates=self.row_mates, unmatched=self.unmatched,
+                    lexicon=self.lexicon)
         return next(review(text, result, turn, stage=stage, told=self.checked), None)
 
     def without_query(self) -> ToolOutcome | None:

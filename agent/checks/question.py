@@ -11,7 +11,7 @@ Where askdb can write the query that takes the question whole (`with_both`,
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from sqlglot import exp
@@ -378,17 +378,22 @@ def _names_value(question: str, value: str) -> bool:
                             for w in re.findall(r"\w+", value) if len(w) >= 3 or w.isdigit())
 
 
-def sampled_literals(question: str, sql: str, sampled: set[str], *, dialect: str) -> list[str]:
+def sampled_literals(question: str, sql: str, sampled: set[str], *, dialect: str,
+                     row_mates: Mapping[str, set[str]] | None = None,
+                     catalogue: Callable[[], list[Any]] | None = None) -> list[str]:
     """The values a query's conditions compare with (`=`, `<`, `IN`, `LIKE`…) that only sample rows or a
     lookup of a term the question lacks showed (`sampled`, as `as_written` writes them) and that the
     question does not name: "How many documents do we have?" is not answered with `WHERE Document_Name =
     'Introduction of OS'`, a sample row's, nor "…greater area than that of any country in Europe?" with
     `SurfaceArea > 1246700.0`, Angola's, looked up from a sample row. Numbers
     under 10 (`reusable = 1`, `stages = 2`) and years are left alone, and so are Chinese questions, whose
-    values are English as often as not (found in review)."""
+    values are English as often as not (found in review). A key's value read beside a name the question says
+    (`row_mates`: `CountryCode = 'ABW'` from the example row of Aruba, for "How many languages are spoken in
+    Aruba?") is the question's."""
     tree = parsed(sql, dialect=dialect) if sampled and not has_cjk(question) else None
     if tree is None:
         return []
+    keys = _key_columns(catalogue()) if row_mates and catalogue is not None else set()
     found = []
     for comparison in tree.find_all(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.In, exp.Like):
         literals = comparison.expressions if isinstance(comparison, exp.In) else [comparison.expression]
@@ -396,9 +401,27 @@ def sampled_literals(question: str, sql: str, sampled: set[str], *, dialect: str
             if not isinstance(literal, exp.Literal) or (literal.is_number and not _judged_number(literal.this)):
                 continue
             value = literal.this.strip("%") if literal.is_string else _shown_number(literal.this)
-            if value in sampled and not _names_value(question, value) and value not in found:
+            if value in sampled and not _names_value(question, value) and value not in found \
+                    and not _named_by_its_row(question, comparison.this, value, row_mates or {}, keys):
                 found.append(value)
     return found
+
+
+def _key_columns(tables: list[Any]) -> set[str]:
+    """The names of the columns that are a table's primary key or either end of a declared foreign key."""
+    return ({c.name.lower() for t in tables for c in t.columns if c.primary_key}
+            | {fk.column.lower() for t in tables for fk in t.foreign_keys}
+            | {fk.ref_column.lower() for t in tables for fk in t.foreign_keys if fk.ref_column})
+
+
+def _named_by_its_row(question: str, compared: exp.Expression, value: str, row_mates: Mapping[str, set[str]],
+                      keys: set[str]) -> bool:
+    """Whether a value compared with a key column ('ABW' with `CountryCode`) was read in a row beside a name
+    the question says whole ('Aruba'): the key of the row the question names."""
+    if not isinstance(compared, exp.Column) or compared.name.lower() not in keys:
+        return False
+    return any(len(mate) >= 3 and not mate.isdigit() and re.search(rf"(?<!\w){re.escape(mate)}(?!\w)", question, re.I)
+               for mate in row_mates.get(value, ()))
 
 
 def _judged_number(text: str) -> bool:
@@ -681,15 +704,21 @@ def flag_not_used(question: str, sql: str, catalogue: Callable[[], list[Any]], *
     """A yes/no column (`IsOfficial`) of a table the query reads, whose words the question says ("where English is
     the official language"), that the query does not read: it counts every language spoken there, official or
     not. None when the question names no such column or the query reads it (English questions only)."""
-    flags = [(t.name.lower(), c.name, spoken_words(m.group(1)))
-             for t in catalogue() for c in t.columns if (m := _FLAG.match(c.name))]
-    asked = [(t, c) for t, c, words in flags if words and re.search(rf"\b{re.escape(words)}\b", question, re.I)]
+    asked = [(t.name.lower(), c.name) for t in catalogue() for c in t.columns if said_flag(question, c.name)]
     tree = parsed(sql, dialect=dialect) if asked else None
     if tree is None:
         return None
     read_tables = {t.name.lower() for t in tree.find_all(exp.Table)}
     read = _columns_read(tree, catalogue())
     return next((c for t, c in asked if t in read_tables and (t, c.lower()) not in read), None)
+
+
+def said_flag(question: str, column: str) -> bool:
+    """Whether a column is a yes/no column (`IsOfficial`) whose words the question says ("the official
+    language")."""
+    match = _FLAG.match(column)
+    words = spoken_words(match.group(1)) if match else ""
+    return bool(words) and re.search(rf"\b{re.escape(words)}\b", question, re.I) is not None
 
 
 def spoken_words(name: str) -> str:

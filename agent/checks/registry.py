@@ -27,6 +27,7 @@ from agent.checks.extremes import one_end_only
 from agent.checks.direction import ranked_by_key, reversed_order, travel_reversed
 from agent.checks.grouping import counts_single_rows, grouped_figure, ordered_total
 from agent.checks.joins import joined_through_a_hub, mismatched_join, paired_under_a_parent
+from agent.checks.precedence import loose_or
 from agent.checks.quantifier import none_as_not_equal, universal_dropped
 from agent.checks.question import (columns_not_shown, counts_an_amount, echoes_filter, either_for_both,
                                    figure_not_computed, flag_not_used, link_side_reversed, name_not_shown,
@@ -58,7 +59,8 @@ class TurnFacts:
     def __init__(self, *, question: str, dialect: str, catalogue: Callable[[], list[Any]],
                  previous_question: str = "", previous_sql: str | None = None, previous_partly: bool = False,
                  shown_values: set[str] = frozenset(), partial_values: set[str] = frozenset(),
-                 sampled_values: set[str] = frozenset(), unmatched: Mapping[str, list[str]] | None = None,
+                 sampled_values: set[str] = frozenset(), row_mates: Mapping[str, set[str]] | None = None,
+                 unmatched: Mapping[str, list[str]] | None = None,
                  lexicon: Lexicon = GENERIC):
         self.question, self.dialect, self.catalogue = question, dialect, catalogue
         #: The words the caveats name tables by (the source's own, in Chinese: 载荷 for `payloads`).
@@ -72,6 +74,8 @@ class TurnFacts:
         self.partial_values = partial_values
         #: Values seen but not found for the question: sample rows', a lookup's of a term the question lacks.
         self.sampled_values = sampled_values
+        #: Each value of the rows seen with the other values of its row ('ABW': 'Aruba', …).
+        self.row_mates = row_mates or {}
         #: Query -> its conditions no row meets (`agent.tools.registry.unmatched_filters`).
         self.unmatched = unmatched or {}
 
@@ -458,6 +462,13 @@ def _division(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     return Finding({"division": found[0]}, fix=found[1]) if found else None
 
 
+def _precedence(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """An OR beside an AND with no parentheses (`A OR B AND C`): AND binds first, so the OR does not reach the
+    other condition. The fix puts in the parentheses: `(A OR B) AND C`."""
+    found = loose_or(result.sql, dialect=turn.dialect)
+    return Finding({"conditions": found[0]}, fix=found[1]) if found else None
+
+
 def _limit(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     """A LIMIT the question does not name (nor, for a follow-up, the question it follows), which the result
     reached: rows may be left out. The fix is the query without it. A follow-up keeps the limit of the
@@ -521,8 +532,8 @@ def _unasked(turn: TurnFacts, result: Result, text: str) -> Finding | None:
         known |= set(sql_literals(turn.previous_sql, turn.dialect)) if turn.previous_sql else set()
         asked += f" {turn.previous_question}"
     values = unasked_values(asked, result.sql, known, dialect=turn.dialect)
-    values += [v for v in sampled_literals(asked, result.sql, turn.sampled_values - known, dialect=turn.dialect)
-               if v not in values]
+    values += [v for v in sampled_literals(asked, result.sql, turn.sampled_values - known, dialect=turn.dialect,
+                                           row_mates=turn.row_mates, catalogue=turn.catalogue) if v not in values]
     values += [v for v in invented_values(asked, result.sql, known | turn.sampled_values, dialect=turn.dialect)
                if v not in values]
     return Finding({"values": values}) if values else None
@@ -553,7 +564,7 @@ _LABEL_COLUMN = ("a table's name column is `name`, `model`, `title`, `label` or 
 
 #: Every check, in the order they are tried. After `language`, conditions no row can meet (`contradiction`);
 #: the twenty-seven after it read what of the question the query leaves out: the model is told to use it
-#: (`unused`), once for all of them; then the checks with fixes of their own (`both`, `division`, `limit`,
+#: (`unused`), once for all of them; then the checks with fixes of their own (`both`, `division`, `precedence`, `limit`,
 #: `itself`), and `table`, the broadest of those reading what is left out, after them.
 CHECKS: tuple[Check, ...] = (
     Check("language", _language, caveat="language", hint="language", languages=ZH),
@@ -603,6 +614,7 @@ CHECKS: tuple[Check, ...] = (
     Check("both", _both, caveat="both", hint="both", unfixed_hint="unused", separator_zh="、"),
     Check("division", _division, caveat="division", hint="division", unfixed_hint="unused",
           assumes="a column holds whole numbers when its declared type has INT in it"),
+    Check("precedence", _precedence, caveat="precedence", hint="precedence", unfixed_hint="unused"),
     Check("limit", _limit, caveat="limit", hint="limit", unfixed_hint="unused"),
     Check("itself", _itself, caveat="itself", hint="itself",
           assumes="the question names the table it counts by that table's name, singular or plural "

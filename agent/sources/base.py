@@ -247,6 +247,15 @@ def as_written(value: Any) -> str:
     return str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
 
 
+def add_row_mates(mates: dict[str, set[str]], rows: Iterable[Iterable[Any]]) -> None:
+    """Each value of `rows` (as written) with the other values of its row, added to `mates`: the code 'ABW'
+    a model read beside 'Aruba' in an example row (agent.checks.question.sampled_literals)."""
+    for row in rows:
+        written = [as_written(v) for v in row if v is not None]
+        for value in written:
+            mates.setdefault(value, set()).update(w for w in written if w != value)
+
+
 class FileSource:
     """What a source that is one file shares: its path and label, its limits checked, `where`,
     `cache_key` and the repr."""

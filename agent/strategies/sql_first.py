@@ -32,7 +32,7 @@ from agent.notes import note
 from agent.planner.answer_text import described_answer
 from agent.state import FunctionCall, Message, MessageToolCall, Step
 from agent.strategies.repair import Repair, joined_in, kept_by, requalified, respelled
-from agent.strategies.sql_prompt import SqlPrompt, example_values, feedback_messages, repair_messages
+from agent.strategies.sql_prompt import SqlPrompt, example_rows, example_values, feedback_messages, repair_messages
 from agent.strategies.sql_reply import sql_from_reply
 from agent.tools.base import ToolOutcome
 from storage.text import has_cjk
@@ -62,6 +62,8 @@ def run(turn: Any, prompt: SqlPrompt, schema: str) -> Generator[Any, None, bool]
     # What the prompt showed counts as the loop's lookups do (`_Turn.unasked`): the example rows as rows
     # seen, not found for the question; the values the question names as found.
     turn.sampled_values |= example_values(turn.setup.database)
+    for value, mates in example_rows(turn.setup.database).items():
+        turn.row_mates.setdefault(value, set()).update(mates)
     turn.shown_values |= {hint.value for hint in prompt.hints}
     started = time.perf_counter()
     reply = _write(turn, first)

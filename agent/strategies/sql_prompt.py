@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from agent.context import render_prompt
-from agent.sources.base import DataSource, TableSchema, as_written
+from agent.sources.base import DataSource, TableSchema, add_row_mates
 from agent.sources.errors import SourceError, SourceUnavailable
 from storage.text import STOPWORDS, fold, has_cjk
 
@@ -31,7 +31,7 @@ CELL_CHARS = 40
 HINTS_SHOWN = 6
 MAX_CACHED = 16
 
-_cache: dict[tuple, tuple[str, set[str]]] = {}  # a memo by the database's version (as agent.schema_block): never stale
+_cache: dict[tuple, tuple[str, dict[str, set[str]]]] = {}  # a memo by the database's version (as agent.schema_block): never stale
 _lock = threading.Lock()
 
 
@@ -49,16 +49,22 @@ def schema_ddl(database: DataSource, *, rows: int = ROWS_SHOWN) -> str:
 def example_values(database: DataSource, *, rows: int = ROWS_SHOWN) -> set[str]:
     """The values of the example rows `schema_ddl` shows, as a query would write them (4.0 as 4): what
     the model saw without the question naming it, as the loop's sample_rows shows rows."""
+    return set(_schema(database, rows)[1])
+
+
+def example_rows(database: DataSource, *, rows: int = ROWS_SHOWN) -> dict[str, set[str]]:
+    """Each value of the example rows with the other values of its rows ('ABW' → {'Aruba', 'Caribbean', …}):
+    a key the model read beside a name the question says is the question's (agent.checks.question)."""
     return _schema(database, rows)[1]
 
 
-def _schema(database: DataSource, rows: int) -> tuple[str, set[str]]:
+def _schema(database: DataSource, rows: int) -> tuple[str, dict[str, set[str]]]:
     key = (database.cache_key(), rows)
     with _lock:
         if key in _cache:
             return _cache[key]
     declared = _declared(database)
-    values: set[str] = set()
+    values: dict[str, set[str]] = {}
     text = "\n\n".join(_table_text(database, schema, declared.get(schema.name) or _written(schema), rows, values)
                         for schema in sorted(database.catalogue(), key=lambda s: s.name.lower()))
     with _lock:
@@ -68,7 +74,7 @@ def _schema(database: DataSource, rows: int) -> tuple[str, set[str]]:
     return text, values
 
 
-def _table_text(database: DataSource, schema: TableSchema, ddl: str, rows: int, values: set[str]) -> str:
+def _table_text(database: DataSource, schema: TableSchema, ddl: str, rows: int, values: dict[str, set[str]]) -> str:
     if rows <= 0 or not schema.row_count:
         return ddl
     try:
@@ -77,7 +83,7 @@ def _table_text(database: DataSource, schema: TableSchema, ddl: str, rows: int, 
         raise
     except SourceError:
         return ddl
-    values.update(as_written(v) for row in sample.rows for v in row if v is not None)
+    add_row_mates(values, sample.rows)
     lines = [" ".join(sample.columns)] + [" ".join(_cell(v) for v in row) for row in sample.rows]
     return (f"{ddl}\n/*\n{len(sample.rows)} example rows:\nSELECT * FROM {schema.name} LIMIT {rows};\n"
             + "\n".join(lines) + "\n*/")

@@ -285,6 +285,27 @@ def test_a_value_only_a_sample_showed_must_be_named_by_the_question(question, sq
     assert sampled_literals(question, sql, sampled, dialect="sqlite") == values
 
 
+WORLD = [Table("country", [Column("Code", "TEXT", True), Column("Name", "TEXT"), Column("Region", "TEXT")]),
+         Table("countrylanguage", [Column("CountryCode", "TEXT", True), Column("Language", "TEXT", True)],
+               [ForeignKey("CountryCode", "country", "Code")])]
+ARUBA = {"ABW": {"Aruba", "Caribbean"}, "Aruba": {"ABW", "Caribbean"}, "Caribbean": {"ABW", "Aruba"}}
+
+
+@pytest.mark.parametrize("question, sql, values", [
+    # Spider dev 737 at 52c972a: the key read beside the name the question says is the question's.
+    ("How many languages are spoken in Aruba?", "SELECT COUNT(*) FROM countrylanguage WHERE CountryCode = 'ABW'", []),
+    # Not a key: a value of the named row's region is not what the question asks about.
+    ("How many people live in Aruba?", "SELECT SUM(Population) FROM country WHERE Region = 'Caribbean'",
+     ["Caribbean"]),
+    # A key whose row the question does not name.
+    ("How many languages are spoken in Anguilla?",
+     "SELECT COUNT(*) FROM countrylanguage WHERE CountryCode = 'ABW'", ["ABW"]),
+])
+def test_a_key_read_beside_a_name_the_question_says_is_named(question, sql, values):
+    assert sampled_literals(question, sql, set(ARUBA), dialect="sqlite", row_mates=ARUBA,
+                            catalogue=lambda: WORLD) == values
+
+
 @pytest.mark.parametrize("question, term, named", [
     ("Which Chinese launch sites are there?", "China", True), ("How many launches failed?", "failure", True),
     ("哪些发射场在中国？", "中国", True), ("Which countries are larger than any in Europe?", "Angola", False),

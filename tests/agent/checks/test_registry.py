@@ -259,6 +259,15 @@ EXAMPLES: dict[str, tuple[Example, Example]] = {
         Example("What percentage of launches succeeded?",
                 "SELECT SUM(CASE WHEN outcome = 'success' THEN 1 ELSE 0 END) * 100.0 / COUNT(*) FROM launches",
                 rows=[[94.6]])),
+    "precedence": (
+        Example("Which retired launch vehicles were built by SpaceX or Rocket Lab?",
+                "SELECT v.name FROM launch_vehicles AS v JOIN manufacturers AS m ON m.id = v.manufacturer_id "
+                "WHERE m.name = 'SpaceX' OR m.name = 'Rocket Lab' AND v.status = 'retired'",
+                rows=[["Falcon 9"], ["Falcon Heavy"], ["Starship"]],
+                why="AND first: every SpaceX vehicle, retired or not"),
+        Example("Which retired launch vehicles were built by SpaceX or Rocket Lab?",
+                "SELECT v.name FROM launch_vehicles AS v JOIN manufacturers AS m ON m.id = v.manufacturer_id "
+                "WHERE (m.name = 'SpaceX' OR m.name = 'Rocket Lab') AND v.status = 'retired'", rows=[])),
     "limit": (
         Example("Which launch sites are in China?", SITES_IN_CHINA + " LIMIT 3",
                 rows=[["Jiuquan"], ["Xichang"], ["Taiyuan"]]),
