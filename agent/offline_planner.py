@@ -103,6 +103,7 @@ class _Named:
     asked: frozenset[str] = frozenset()
     measured: frozenset[str] = frozenset()
     mentioned: frozenset[str] = frozenset()  # every table a word of it names ("launched": the launches)
+    words: frozenset[str] = frozenset()  # its words, as the planner normalises them
 
 
 class OfflinePlanner:
@@ -265,23 +266,34 @@ class OfflinePlanner:
         elif not tied:
             frame.link = "untied"
         elif set(frame.tables(self.schema)) - set(before.tables(self.schema)) - self._regrouped(frame, before) \
-                - self._restricted(frame, before) - self._shown_named(frame, named) - self._dated(frame, named) \
+                - self._restricted(frame, before, named) - self._shown_named(frame, named) - self._dated(frame, named) \
                 - self._counted_named(frame, before, named):
             frame.link = "joined"
         else:
             frame.link = None
         return frame, carried
 
-    def _restricted(self, frame: Frame, before: Frame) -> set[str]:
+    def _key_said(self, table: str, goal: str, named: _Named) -> bool:
+        """Whether exactly one key of `table`'s own refers to `goal`, and a word of the question begins as a word of
+        that key's name begins (other than the goal's own name and "id")."""
+        keys = [e for e in self.schema.edges if e.table == table and e.ref_table == goal]
+        if len(keys) != 1:
+            return False
+        own = {w.lower() for w in re.split(r"[_\W]+", keys[0].column) if len(w) >= 4} - {goal.lower(), goal.lower().rstrip("s")}
+        said = {w[:4] for w in named.words if len(w) >= 4}
+        return any(w[:4] in said for w in own)
+
+    def _restricted(self, frame: Frame, before: Frame, named: _Named = _Named()) -> set[str]:
         """The tables a follow-up joins to reach a stored value it names, each row having one of them
         ("Which of those flew from Jiuquan?": each launch's one site; "How many of those were Proton
-        flights?"): the value asks for that join and keeps the same rows, only fewer."""
+        flights?"), or one of them by a key of the rows' own whose name the question says ("operated by China":
+        the key named for operators): the value asks for that join and keeps the same rows, only fewer."""
         old = {(c.column.table, c.column.name) for c in before.conditions}
         reached: set[str] = set()
         for c in frame.conditions:
             if not c.looked_up or (c.column.table, c.column.name) in old:
                 continue
-            if self.schema.one_each(frame.fact, c.column.table):
+            if self.schema.one_each(frame.fact, c.column.table) or self._key_said(frame.fact, c.column.table, named):
                 reached |= self._path_tables(frame.fact, c.column.table)
             elif c.via and self.schema.one_each(frame.fact, c.via) and self.schema.one_each(c.via, c.column.table):
                 # "只看中国的发射场": the sites' country, the way the words name (each launch's one site)
@@ -495,7 +507,8 @@ def _tables_named(parsed) -> _Named:
         asked |= {t for m in parsed.mentions if m.kind == "table" and m.start > their for t in m.tables}
     measured = {c.table for m in parsed.mentions if m.kind == "column" and not m.partial for c in m.columns}
     mentioned = {t for m in parsed.mentions if m.kind == "table" for t in m.tables}
-    return _Named(frozenset(asked), frozenset(measured), frozenset(mentioned))
+    return _Named(frozenset(asked), frozenset(measured), frozenset(mentioned),
+                  frozenset(t.norm.lower() for t in parsed.tokens))
 
 
 def _read_turn(messages: list[dict[str, Any]]) -> _Turn:

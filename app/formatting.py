@@ -18,9 +18,18 @@ def _width(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
+def display_cell(value: Any) -> str:
+    """A cell for reading: NULL said, floats to at most 4 decimals with thousands separators (88,589.1, not
+    88589.09999999999); JSON and CSV keep full precision."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, float):
+        return f"{value:,.4f}".rstrip("0").rstrip(".") if abs(value) < 1e15 else repr(value)
+    return str(value)
+
+
 def _cell(value: Any) -> str:
-    text = "NULL" if value is None else str(value)
-    text = text.replace("\n", " ")
+    text = display_cell(value).replace("\n", " ")
     return text if len(text) <= MAX_CELL_WIDTH else text[: MAX_CELL_WIDTH - 1] + "…"
 
 

@@ -8,6 +8,7 @@ import json
 
 from fastapi.templating import Jinja2Templates
 
+from app.formatting import display_cell
 from app.i18n import install
 from app.settings import ROOT
 
@@ -20,15 +21,6 @@ def step_arguments(args: dict) -> str:
     shown = {k: v for k, v in args.items() if v is not None and v != ""}
     return " · ".join(f"{k}: {' '.join(v.split()) if isinstance(v, str) else json.dumps(v, ensure_ascii=False, default=str)}"
                       for k, v in shown.items())
-
-
-def display_cell(value) -> str:
-    """A cell for reading: NULL said, floats to at most 4 decimals (the CSV keeps full precision)."""
-    if value is None:
-        return "NULL"
-    if isinstance(value, float):
-        return f"{value:,.4f}".rstrip("0").rstrip(".") if abs(value) < 1e15 else repr(value)
-    return str(value)
 
 
 templates.env.filters.update(

@@ -71,7 +71,7 @@ _ASKS_EN = re.compile(
     r"is|are|was|were|do|does|did|can|could|would|will|should|shall|may|has|have|had|show|list|give|find|count|"
     r"get|plot|chart|graph|draw|compare|tell|display|fetch|calculate|compute|rank|break|return|select|query|sum|"
     r"look up|search|remind|help|explain|describe|summari[sz]e|sort|filter|group|export|download|check|verify|"
-    r"plot|visuali[sz]e|estimate|predict)\b", re.I)
+    r"plot|visuali[sz]e|estimate|predict|(?:only|just)\s+(?:the|those|these))\b", re.I)  # "Only the reusable ones": rows
 _WANTS_DATA = re.compile(r"\bi(?:'d| would)?\s+(?:want|like|need|wish)\s+to\s+(?:see|know|find|get|check|look|learn)\b"
                          r"|我想(?:知道|看看?|查|了解)", re.I)
 _ASKS_ZH = re.compile(r"[吗呢嘛]\s*[。.!！]?$|多少|哪|什么|几[个次年月天]|是否|怎么|如何|为什么|有没有|"

@@ -95,6 +95,7 @@ def _compared_units(frame: Frame) -> set[str]:
     against a weight_kg column uses the word, and so does "5 tonnes" (converted to 5000 kg: `Assembler._in_column_unit`)."""
     compared = [c.column for c in frame.conditions if c.op in ("<", "<=", ">", ">=", "=", "between")]
     compared += [frame.having_measure.column] if frame.having_measure is not None else []  # 平均航程超过1万公里
+    compared += [m.column for m in frame.measures if m.column is not None]  # 平均航程是多少公里: the figure's unit
     suffixes = {c.name.rsplit("_", 1)[-1].lower() for c in compared if "_" in c.name}
     converted = {w for c in frame.conditions for u in UNITS if u.source in suffixes for w in u.words
                  if c.text.lower().endswith(w)}

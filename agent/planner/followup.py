@@ -477,9 +477,12 @@ def _shown(frame: Frame, a: Assembler, *, also: bool) -> tuple[list[str], list[s
         if m.kind == "table" and listing and a.table(m) == frame.fact and not _listed_with_others(a.q, m):
             r.use(m)  # the rows' own table named again ("that country", "for pilots above 40"): nothing new shown
             continue
-        if m.kind == "table" and a.table(m) == frame.fact and any(
+        grouped_by = {frame.fact, frame.entity, *(g.table for g in frame.group_columns)}
+        if m.kind == "table" and a.table(m) in grouped_by and any(
                 v.kind == "value" and 0 <= m.start - v.end <= 1 for v in r.mentions):
-            r.use(m)  # "What about Russian launches?", "navigation satellites": a new value's rows, the same figure
+            # "What about Russian launches?", "navigation satellites", 只看欧洲国家呢 after a figure per country: a new
+            # value's rows or groups, the same figure
+            r.use(m)
             continue
         column = a.label(a.table(m)) if m.kind == "table" else a.column(m)
         if m.kind == "column" and _names_a_filter(a, frame, m, column):

@@ -23,7 +23,7 @@ from agent.planner.schema_index import ColumnInfo, SchemaIndex, ValueRef
 from agent.planner.units import UNITS
 from agent.vocabulary.grouping import RESPECTIVELY
 from agent.vocabulary.ranking import both_ends
-from storage.text import has_cjk, normalize
+from storage.text import has_cjk, normalize, singular
 
 
 YEAR_WORDS = frozenset({"year", "years", "年", "每年", "年份"})  # the bare time unit, not a column
@@ -561,6 +561,11 @@ class Assembler:
         tokens, text = self.q.tokens, self.q.text
         first, second = counts[0], counts[-1]
         values = [c for c in frame.conditions if c.at >= 0 and c.op in ("=", "in")]
+        if len(values) > 1:  # "How many Starship flights …, and how many succeeded?": the one after the second count's
+            # start (after 其中 or the comma before it in Chinese) is the second count's; the others are both counts'
+            after = re.compile(r"其中|[,，;；]").search(text, tokens[first.end - 1].end) if self.q.zh else None
+            split = after.start() if after else tokens[second.start].start
+            values = [c for c in values if tokens[c.at].start >= split and c.op == "="]
         if len(values) != 1:
             return
         c = values[0]
@@ -576,8 +581,8 @@ class Assembler:
         if c.op != "=":
             return
         opener = text[tokens[first.end - 1].end:tokens[c.at].start]
-        if self.q.zh:  # 其中成功了几次: the condition before its count, after 其中 or a comma
-            asked = first.end <= c.at < second.start and re.search(r"其中|[,，;；]", opener)
+        if self.q.zh:  # 其中成功了几次, 其中多少次失败: the condition after 其中 or a comma
+            asked = first.end <= c.at and re.search(r"其中|[,，;；]", opener)
         else:
             asked = c.at > second.start and re.search(r"\band\b|[,;?]", opener)
         if not asked:
@@ -819,6 +824,10 @@ class Assembler:
             dated = [c for c in frame.conditions if c.op.startswith("year_") and c.column.table in absent
                      and self.q.text.find(c.text, after) >= 0]
             dated += self._dated_before(frame, absent, word)
+            # 自2024年3月以来没有执行过任何发射: a period on those rows' date right before the negation is of them
+            dated += [c for c in frame.conditions if c.op.startswith("year_") and c.column.table in absent
+                      and c not in dated and 0 <= (at := self.q.text.find(c.text))
+                      and not self.q.text[at + len(c.text):after].strip(" ,，、")]
             # "have never flown to GTO": the orbit is of the launches there are none of, as the period is
             dated += [c for c in frame.conditions if c.at > word.start and c.column.table in absent and c not in dated
                       and c.op in ("=", "in") and not c.via]
@@ -867,7 +876,14 @@ class Assembler:
         self.notes.append(f"'{word.text}' → percentage of rows with {chosen.describe()}")
 
     def value_condition(self, frame: Frame, m: Mention) -> None:
-        refs = m.values or tuple(self.schema.values.get(normalize(m.text).casefold(), ()))
+        said = normalize(m.text).casefold()
+        compared = next((c.column for c in frame.conditions if c.op in ("<", "<=", ">", ">=", "between")
+                         and said in c.column.name.lower().split("_")), None)
+        if compared is not None:  # "lift more than 20,000 kg to X", compared on a column named for X: that column's X
+            self.notes.append(f"'{m.text}' → part of {compared.name}")
+            self.r.use(m)
+            return
+        refs = m.values or tuple(self.schema.values.get(said, ()))
         negation = next((o for o in self.r.mentions if o.kind == "keyword" and o.code == "not" and o.end <= m.start
                          and {t.norm for t in self.q.tokens[o.end:m.start]} <= DIRECT_WORDS), None)
         negated = negation is not None  # "not from Russia"; "does not have a cat" is not this
@@ -1081,10 +1097,32 @@ class Assembler:
             table = self.table(m) if m.kind == "table" and self.r.is_free(m) else None
             if modifiers_only and not any(o.kind == "table" and self.r.compound(m, o, de=True) for o in self.r.mentions):
                 continue
-            if table and table not in frame.tables(self.schema) + frame.required \
+            if table and (kind := self._kind_said(m, frame)) is not None:
+                frame.conditions.append(kind)
+                self.r.use(m)
+                self.notes.append(f"'{m.text}' → {kind.describe()}")
+            elif table and table not in frame.tables(self.schema) + frame.required \
                     and self.schema.distance(frame.fact, table) < 99 and not self._says_whose(m, table, frame):
                 (frame.required if modifiers_only else frame.existence).append(table)
                 self.notes.append(f"'{m.text}' → only rows with a matching {table}")
+
+    def _kind_said(self, m: Mention, frame: Frame) -> Condition | None:
+        """A table word that is another table's word for its rows, not its own name, right before the rows' table
+        word, whose own column holds that word as a value ("satellite manufacturers" where a column of the makers
+        holds 'satellite', and satellites are another table's rows by a synonym): the rows of that kind, as the data
+        labels them, not those with a row of the other table. A table's own name ("aircraft manufacturers") keeps
+        the rows that have some of it."""
+        head = next((o for o in self.r.mentions if o.kind == "table" and self.r.compound(m, o)), None)
+        if head is None or self.table(head) != frame.fact:
+            return None
+        word = " ".join(t.norm for t in self.q.tokens[m.start:m.end]).lower()
+        if any(singular(word) == singular(t.lower()) for t in m.tables):
+            return None
+        refs = [v for v in self.schema.values.get(word, ()) if v.table == frame.fact]
+        if len(refs) != 1:
+            return None
+        return Condition(self.schema.column(refs[0].table, refs[0].column), "=", (refs[0].value,), m.text,
+                         looked_up=True, at=m.start)
 
     def _says_whose(self, m: Mention, table: str, frame: Frame) -> bool:
         """A modifier naming whose the head's rows are, when the rows reach the head another way ("manufacturer

@@ -19,6 +19,7 @@ from agent.planner.schema_index import ColumnInfo, SchemaIndex, quote_ident
 
 #: Tokens between "not" and what it negates ("do not have a cat", "never launched any rocket").
 MAX_GAP = 3
+_ARTICLES = frozenset({"a", "an", "the", "any"})
 
 
 @dataclass
@@ -46,6 +47,9 @@ def find_negated(r, m: Mention) -> list[Mention]:
         elif other.kind == "column" and other.partial and not found and len({c.table for c in other.columns}) == 1 \
                 and other.columns[0].table not in {t for o in r.mentions if o.kind == "table" and o.end <= m.start
                                                    for t in o.tables}:
+            if _object_after(r, other):  # "never built a military payload": the verb of the payloads, read
+                r.use(other)
+                continue
             # "never supplied a part": the rows of the one table with that column (`part_name`), not a column
             found.append(Mention("table", other.start, other.end, other.text, tables=(other.columns[0].table,)))
             r.use(other)
@@ -55,6 +59,22 @@ def find_negated(r, m: Mention) -> list[Mention]:
     if found:  # a "not" with nothing it negates stays free: never dropped in silence
         r.use(m, *found)
     return found
+
+
+def _object_after(r, verb: Mention) -> bool:
+    """A table word right after a verb read as a column ("never built a military payload": the payloads, not the
+    table of a column named for building), with only values between."""
+    at = verb.end
+    for other in r.mentions:
+        if other.start < verb.end:
+            continue
+        between = {t.norm for t in r.q.tokens[at:other.start]}
+        if not between <= _ARTICLES or other.kind not in ("value", "table"):
+            return False  # a word between that is neither ("supplied a part for any aircraft")
+        if other.kind == "table":
+            return True
+        at = other.end
+    return False
 
 
 def subquery(fact: str, absence: Absence, schema: SchemaIndex, condition_sql, *, present: bool = False) -> str:

@@ -1065,6 +1065,7 @@ class RoleResolver:
         self._find_group()
         self._their_columns()
         self._their_own_rows()
+        self._own_rows_again()
         self.bucket = find_bucket(self)
         self.share = next((m for m in self.mentions if m.kind == "keyword" and m.code in ("share", "rate")
                            and self.is_free(m)), None)
@@ -1169,6 +1170,25 @@ class RoleResolver:
                 # "families made their first flight in the 2010s": the families' own column, read
                 self.pronouns.add(i)
                 self.each_row = self.each_row or tokens[i - 1].norm in ("and", "with")
+
+    def _own_rows_again(self) -> None:
+        """In a question read on its own, "their"/"its" right before a table whose rows belong to rows named before
+        it ("aircraft with no radar among their hardware"), and "them"/"it" right after a count of rows named
+        before it ("Group the aircraft models by decade and count them"): the question's own rows, read."""
+        if self.follow_up:
+            return
+        tokens = self.q.tokens
+        for i, t in enumerate(tokens):
+            named = [m for m in self.mentions if m.kind == "table" and m.end <= i]
+            if not named:
+                continue
+            after = next((m for m in self.mentions if m.start == i + 1), None)
+            if t.norm in ("their", "its") and after is not None and after.kind == "table" and any(
+                    c in self.schema.children(p) for m in named for p in m.tables for c in after.tables):
+                self.pronouns.add(i)
+            before = next((m for m in self.mentions if m.end == i), None)
+            if t.norm in ("them", "it") and before is not None and before.kind == "keyword" and before.code == "count":
+                self.pronouns.add(i)
 
     def _after_participle(self, m: Mention) -> bool:
         """"owned by", "built by": a relation; not after a comma ("failed, by country")."""

@@ -116,6 +116,14 @@ def test_sql_formats_and_exit_codes(env, capsys):
     assert "no such column" in capsys.readouterr().err
 
 
+def test_the_table_rounds_decimals_for_reading_and_json_keeps_them_exact(env, capsys):
+    sql = "SELECT 88589.1 + 0.0000000000001 AS total, 0.1 + 0.2 AS sum"
+    assert main(["sql", sql]) == 0
+    assert capsys.readouterr().out.splitlines()[2].split() == ["88,589.1", "0.3"]
+    assert main(["sql", sql, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["rows"] == [[88589.1 + 0.0000000000001, 0.1 + 0.2]]
+
+
 def test_store_query_reads_the_store_read_only(env, scripted_llm, capsys):
     scripted_llm.enqueue(tool_call("answer", {"text": "hello"}))
     main(["ask", "Say hello"])

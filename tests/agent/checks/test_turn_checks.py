@@ -432,3 +432,30 @@ def test_a_year_inside_periods_kept_to_is_used():
     sql = "SELECT 1 FROM launches WHERE launch_date >= '2000-01-01' AND launch_date < '2020-01-01'"
     assert missing_years("2000年代和2010年代，俄罗斯的火箭各发射了多少次？", sql) == []
     assert missing_years("How many launches were there in 2000 and 2015?", sql) == ["2015"]
+
+
+SPARC_DATA = Path(__file__).resolve().parents[2] / "data"
+
+
+def test_no_sparc_gold_follow_up_that_leans_back_drops_a_condition():
+    """The words `leans_back` reads beyond `points_back` flag none of the SParC dev gold follow-ups they apply to."""
+    turns = json.loads((SPARC_DATA / "sparc_leaning_followups.json").read_text(encoding="utf-8"))
+    assert len(turns) == 69
+    assert [t["question"] for t in turns
+            if dropped_conditions(t["question"], t["sql"], t["previous_sql"], dialect="sqlite")] == []
+
+
+@pytest.mark.parametrize("question, sql, previous, dropped", [
+    ("Which one has the shortest life expectancy?", "SELECT Name FROM country ORDER BY LifeExpectancy ASC LIMIT 1",
+     "SELECT Name FROM country WHERE Continent = 'Asia'", ["Continent = 'Asia'"]),
+    ("How many such paragraphs are there?", "SELECT count(*) FROM Paragraphs",
+     "SELECT Paragraph_ID FROM Paragraphs JOIN Documents AS d ON d.Document_ID = Paragraphs.Document_ID "
+     "WHERE d.Document_Name = 'Summer Show'", ["d.Document_Name = 'Summer Show'"]),
+    ("Which distinct continents are they in?", "SELECT DISTINCT Continent FROM country",
+     "SELECT T1.Name FROM country AS T1 JOIN countrylanguage AS T2 ON T1.Code = T2.CountryCode "
+     "WHERE T2.Language = 'Chinese'", ["T2.Language = 'Chinese'"]),
+    ("What about the ones below the average?", "SELECT count(*) FROM Dogs WHERE age < (SELECT avg(age) FROM Dogs)",
+     "SELECT count(*) FROM Dogs WHERE age < 4", []),
+])
+def test_a_follow_up_leaning_on_the_previous_rows_keeps_their_conditions(question, sql, previous, dropped):
+    assert dropped_conditions(question, sql, previous, dialect="sqlite") == dropped
