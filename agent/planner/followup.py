@@ -367,6 +367,9 @@ def _grouping(frame: Frame, a: Assembler) -> list[str]:
     if group is not None and group.kind == "table" and any(
             m is not None and 0 <= m.start - group.end <= 1 for _, m, _ in r.aggregates):
         group = None  # "by average payload mass": a measure, not a grouping by payloads
+    if group is not None and group.kind == "table" and a.table(group) == frame.fact \
+            and (frame.entity or frame.group_columns) and _EACH_OF_THEM.search(a.q.text):
+        group = None  # 它们各自的发射成功率: each of the groups before, of their launches; not each launch
     if r.bucket is None and group is None:
         return []
     frame.group_columns, frame.group_time, frame.entity, frame.entity_via = [], None, None, None

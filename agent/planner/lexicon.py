@@ -142,7 +142,7 @@ ZH_WORDS: dict[str, str] = {
     "目前": "", "现在": "", "当前": "", "如今": "", "仍然": "", "依然": "", "仍": "", "还": "", "一直": "", "至今": "",
     "迄今": "", "曾经": "", "总体": "", "生产": "", "制造": "", "拥有": "",
     # verbs of carrying out (太原卫星发射中心执行了哪些发射任务: the site's launches are those it carried out)
-    "执行": "", "进行": "", "实施": "", "开展": "", "完成": "",
+    "执行": "", "进行": "", "实施": "", "开展": "", "完成": "", "承担": "",
     # words of a negation's rows that add no condition (没有任何发射记录: no launch at all; 没有制造商记录: no maker)
     "任何": "", "记录": "",
     # verbs of carrying (每次发射搭载几个载荷: the payloads of each launch, as the join says)

@@ -13,7 +13,7 @@ Parsing runs in three passes over the normalized question:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from agent.planner.lexicon import COMPARATIVES, GENERIC, KEYWORDS, MODEL_WORDS, NAMELESS_WORDS, Lexicon
@@ -95,12 +95,17 @@ class ParsedQuestion:
 _NOT_ONE = re.compile(r"一([次个架颗枚座家])([\u4e00-\u9fff]{1,6}?)([都也])(没有|没)(?=[\s？?。，,]|$)")
 
 
+#: "each country of manufacture": the makers' country (the noun; "Which companies manufacture fighters?" is a verb,
+#: and reads as before).
+_OF_MANUFACTURE = re.compile(r"\bcountr(?:y|ies) of manufacture\b", re.I)
+
+
 def parse_question(question: str, schema: SchemaIndex, links: dict[str, tuple[str, ...]] | None = None, *,
                    lexicon: Lexicon = GENERIC) -> ParsedQuestion:
     """Turn the question into tokens and non-overlapping mentions, in question order; `links`
     adds, for a word, the words of a name it was linked to by meaning; `lexicon` is the generic one
     with the source's own words (`Lexicon.of`)."""
-    text = _NOT_ONE.sub(r"一\1\3\4\2", normalize(question))
+    text = _OF_MANUFACTURE.sub("manufacturer country", _NOT_ONE.sub(r"一\1\3\4\2", normalize(question)))
     tokens = _tokenize(text, schema, lexicon)
     for token in tokens:
         token.linked = (links or {}).get(token.norm, ())
@@ -117,12 +122,31 @@ def parse_question(question: str, schema: SchemaIndex, links: dict[str, tuple[st
             taken |= span
             parsed.mentions.append(mention)
     parsed.mentions.sort(key=lambda m: m.start)
-    parsed.mentions = _models_of_the_table(_values_of_the_next(parsed, schema))
+    parsed.mentions = _top_of_a_column(_models_of_the_table(_values_of_the_next(parsed, schema)))
     for mention in parsed.mentions:  # "average" is a keyword, and maybe also a column ("Average")
         if mention.kind == "keyword":
             mention.alt = next((m for _, _, m in candidates if m.kind == "column" and not m.partial
                                 and (m.start, m.end) == (mention.start, mention.end)), None)
     return parsed
+
+
+#: How a column's name says it holds the highest value reached ("top speed", 最高速度 of a `max_…` column).
+_HIGHEST_NAMED = ("max", "top", "peak", "highest")
+
+
+def _top_of_a_column(mentions: list[Mention]) -> list[Mention]:
+    """"top" right before a column named for its highest value is part of that column's name ("the top speed of the
+    F-22", "the average top speed of fighter jets": the max speed column), not a ranking."""
+    found: list[Mention] = []
+    for m in mentions:
+        last = found[-1] if found else None
+        if last is not None and last.kind == "keyword" and last.code == "top" and last.end == m.start \
+                and m.kind == "column" and m.columns \
+                and all(c.name.lower().startswith(_HIGHEST_NAMED) for c in m.columns):
+            found[-1] = replace(m, start=last.start, text=f"{last.text} {m.text}")
+            continue
+        found.append(m)
+    return found
 
 
 def _values_of_the_next(parsed: ParsedQuestion, schema: SchemaIndex) -> list[Mention]:

@@ -495,6 +495,15 @@ class RoleResolver:
 
     def _find_order(self) -> None:
         for m in self.mentions:
+            if m.kind == "keyword" and m.code == "by" and self.is_free(m):
+                # 按产量从高到低排列, "by units built, descending": an order on that column, not a grouping
+                target = self.next_mention(m, 1, kinds=("column",))
+                direction = self.next_mention(target, 1, kinds=("keyword",)) if target is not None else None
+                if target is not None and not target.partial and direction is not None \
+                        and direction.code in ("desc", "asc") and self.is_free(target):
+                    self.order = (target, direction.code == "desc")
+                    self.use(m, target, direction)
+                continue
             if m.kind != "keyword" or m.code not in ("order", "order_desc", "order_asc") or not self.is_free(m):
                 continue
             target = self.next_mention(m, 2, kinds=("column", "keyword"), skip=("desc", "asc"))
@@ -787,7 +796,7 @@ class RoleResolver:
         table's mention; None for any other word."""
         if m.kind != "column" or not m.partial or len({c.table for c in m.columns}) != 1:
             return None
-        word = singular(m.text.lower())
+        word = singular(" ".join(t.norm for t in self.q.tokens[m.start:m.end]).lower())  # 任务: "mission"
         named = [c for c in m.columns if len(c.words) == 2 and c.words == (word, "name") and not c.is_numeric]
         return Mention("table", m.start, m.end, m.text, tables=(named[0].table,)) if named else None
 

@@ -98,3 +98,27 @@ def test_a_kind_the_data_labels_its_rows_with_is_that_kind(sample_db_path, tmp_p
 
 def test_a_table_named_by_its_own_name_keeps_the_rows_that_have_some(planner):
     assert "IN (SELECT aircraft.manufacturer_id" in planner.plan("How many aircraft manufacturers are there?").sql
+
+
+def test_top_before_a_column_named_for_its_highest_value_is_that_column(planner, sample_db_path):
+    """"the average top speed … for each country of manufacture": every country's average, not the top one."""
+    plan = planner.plan("What is the average top speed of fighter jets for each country of manufacture?")
+    gold = ("SELECT c.name, AVG(a.max_speed_kmh) FROM aircraft a JOIN manufacturers m ON m.id = a.manufacturer_id "
+            "JOIN countries c ON c.id = m.country_id WHERE a.role = 'fighter' GROUP BY c.id")
+    assert plan.caveat is None and "LIMIT" not in plan.sql
+    assert _rows(planner, plan.sql) == sorted(sample(sample_db_path, gold))
+
+
+def test_by_a_column_from_high_to_low_orders_by_it(planner, sample_db_path):
+    plan = planner.plan("生产数量超过500架的飞机有哪些？按产量从高到低排列。")
+    assert plan.caveat is None and "GROUP BY" not in plan.sql and "ORDER BY units_built DESC" in plan.sql
+    assert _rows(planner, plan.sql) == sorted(sample(sample_db_path, "SELECT name_zh FROM aircraft "
+                                                                    "WHERE units_built > 500"))
+
+
+def test_the_launches_missions_counted_per_site_then_each_one_s_rate(sample_db_path, tmp_path):
+    top = _conversation(sample_db_path, tmp_path, "2010年以前，哪三个发射场承担的发射任务最多？")
+    assert top.ok and [row[1] for row in top.data.rows] == [184, 87, 56]
+    rates = _conversation(sample_db_path, tmp_path, "2010年以前，哪三个发射场承担的发射任务最多？", "它们各自的发射成功率是多少？")
+    assert rates.ok and [row[0] for row in rates.data.rows] == [row[0] for row in top.data.rows]
+    assert [row[-1] for row in rates.data.rows] == [184, 87, 56]
