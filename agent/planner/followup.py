@@ -364,6 +364,10 @@ def _comparisons(frame: Frame, a: Assembler) -> list[str]:
 def _grouping(frame: Frame, a: Assembler) -> list[str]:
     r = a.r
     group = r.group
+    if group is None and r.each_alone is True and not (frame.entity or frame.group_columns or frame.group_time):
+        # "Which sites were they launched from, and how many from each?" after a count: a count per site
+        group = next((m for m in r.mentions if m.kind == "table" and r.is_free(m) and a.table(m) != frame.fact), None)
+        r.use(group)
     if group is not None and group.kind == "table" and any(
             m is not None and 0 <= m.start - group.end <= 1 for _, m, _ in r.aggregates):
         group = None  # "by average payload mass": a measure, not a grouping by payloads

@@ -122,3 +122,18 @@ def test_the_launches_missions_counted_per_site_then_each_one_s_rate(sample_db_p
     rates = _conversation(sample_db_path, tmp_path, "2010年以前，哪三个发射场承担的发射任务最多？", "它们各自的发射成功率是多少？")
     assert rates.ok and [row[0] for row in rates.data.rows] == [row[0] for row in top.data.rows]
     assert [row[-1] for row in rates.data.rows] == [184, 87, 56]
+
+
+def test_how_many_from_each_after_a_count_counts_per_thing_named(sample_db_path, tmp_path):
+    answer = _conversation(sample_db_path, tmp_path, "How many launches were there in the second quarter of 2024?",
+                           "Which sites were they launched from, and how many from each?")
+    gold = ("SELECT s.name, COUNT(*) FROM launches l JOIN launch_sites s ON s.id = l.site_id "
+            "WHERE l.launch_date BETWEEN '2024-04-01' AND '2024-06-30' GROUP BY s.id")
+    assert answer.ok and _same(sample_db_path, answer, gold)
+
+
+def test_a_source_s_word_for_a_column_groups_a_follow_up_by_it(sample_db_path, tmp_path):
+    answer = _conversation(sample_db_path, tmp_path, "中国制造的飞机平均航程是多少公里？", "按机型类别分呢？")
+    gold = ("SELECT a.role, AVG(a.range_km) FROM aircraft a JOIN manufacturers m ON m.id = a.manufacturer_id "
+            "JOIN countries c ON c.id = m.country_id WHERE c.name = 'China' GROUP BY a.role")
+    assert answer.ok and sorted(r[0] for r in answer.data.rows) == sorted(r[0] for r in sample(sample_db_path, gold))
