@@ -159,6 +159,28 @@ def mismatched_join(sql: str, catalogue: list[Any], *, dialect: str) -> tuple[st
     return None
 
 
+def off_key_join(sql: str, catalogue: list[Any], *, dialect: str) -> tuple[str, str, str] | None:
+    """("table.column", "table.column", the table the first refers to) for the first join condition equating a
+    column whose declared foreign key refers to one table with a column of another table
+    (`expense.link_to_budget = event.event_id`, where `link_to_budget` refers to `budget`): the rows it pairs are not
+    related. Two keys to the same table's key (siblings) and a key equated with the very column it refers to are
+    joins as declared. No gold query of Spider dev, SParC dev or BIRD mini-dev whose database is here is flagged."""
+    tree = parsed(sql, dialect=dialect)
+    if tree is None:
+        return None
+    refs = {(t.name.lower(), fk.column.lower()):
+            (fk.ref_table.lower(), (fk.ref_column or _key(catalogue, fk.ref_table) or "").lower())
+            for t in catalogue for fk in t.foreign_keys}
+    for select, names in query_levels(tree):
+        for a, b in _equalities(select, names):
+            for one, other in ((a, b), (b, a)):
+                target = refs.get(one)
+                if target is None or target[0] == other[0] or refs.get(other) in (target, one):
+                    continue
+                return ".".join(one), ".".join(other), target[0]
+    return None
+
+
 def _kind(declared: str) -> str | None:
     if not declared:
         return None

@@ -26,7 +26,7 @@ from agent.checks.contradiction import contradicting_conditions
 from agent.checks.extremes import one_end_only
 from agent.checks.direction import ranked_by_key, reversed_order, travel_reversed
 from agent.checks.grouping import counts_single_rows, grouped_figure, ordered_total
-from agent.checks.joins import joined_through_a_hub, mismatched_join, paired_under_a_parent
+from agent.checks.joins import joined_through_a_hub, mismatched_join, off_key_join, paired_under_a_parent
 from agent.checks.precedence import loose_or
 from agent.checks.quantifier import none_as_not_equal, universal_dropped
 from agent.checks.question import (columns_not_shown, counts_an_amount, echoes_filter, either_for_both,
@@ -336,6 +336,13 @@ def _mismatched(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     return Finding({"one": found[0], "other": found[1]}) if found else None
 
 
+def _off_key(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """A join equating a column that refers to one table with a column of another (`expense.link_to_budget =
+    event.event_id`, the budget's key): the rows it pairs are not related."""
+    found = off_key_join(result.sql, turn.catalogue(), dialect=turn.dialect)
+    return Finding({"one": found[0], "other": found[1], "refers": found[2]}) if found else None
+
+
 def _paired(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     """A count, sum or average over two tables joined only through a parent both hold a key to: each row of one
     paired with every row of the other under that parent (aircraft grouped by their makers' payloads' purposes)."""
@@ -573,6 +580,8 @@ CHECKS: tuple[Check, ...] = (
           assumes="the tables' links are their declared foreign keys", tables=("one", "other", "through")),
     Check("mismatched_join", _mismatched, caveat="mismatched_join", hint="unused",
           assumes="a column's declared type says whether it holds text (CHAR, TEXT) or numbers (INT, REAL, NUMERIC)"),
+    Check("off_key", _off_key, caveat="off_key", hint="unused",
+          assumes="a column refers to the table its declared foreign key names", tables=("refers",)),
     Check("paired", _paired, caveat="paired", hint="unused",
           assumes="the tables' links are their declared foreign keys", tables=("one", "other", "parent")),
     Check("ordered_total", _ordered_total, caveat="ordered_total", hint="unused"),

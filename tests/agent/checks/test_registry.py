@@ -97,6 +97,13 @@ EXAMPLES: dict[str, tuple[Example, Example]] = {
         Example("Which owner first names are also dog names?",
                 "SELECT DISTINCT o.first_name FROM Owners AS o JOIN Dogs AS d ON o.first_name = d.name",
                 rows=[["Kacey"]], schema="kennel")),
+    "off_key": (
+        Example("How many payloads were launched from each site?",
+                "SELECT s.name, COUNT(*) FROM payloads AS p JOIN launch_sites AS s ON p.launch_id = s.id GROUP BY s.name",
+                rows=[["Jiuquan", 12]], why="a launch's key equated with a site's"),
+        Example("How many payloads were launched from each site?",
+                "SELECT s.name, COUNT(*) FROM payloads AS p JOIN launches AS l ON l.id = p.launch_id "
+                "JOIN launch_sites AS s ON s.id = l.site_id GROUP BY s.name", rows=[["Jiuquan", 120]])),
     "paired": (
         Example("20世纪90年代首飞的飞机，按用途分各有几款？",
                 "SELECT p.purpose, COUNT(*) FROM aircraft AS a JOIN manufacturers AS m ON a.manufacturer_id = m.id "
