@@ -82,7 +82,7 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
 #: Words that stress rather than count: "flown at least once" (the rows joined say it), "without a single failed
 #: launch", "a clean record" (the negation says it).
 _EMPHASIS = re.compile(r"\b(?:at least|even) once\b|\b(?:without|not|no|never)\s+(?:even\s+)?a\s+single\b"
-                       r"|\ba\s+clean\s+record\b", re.I)
+                       r"|\ba\s+clean\s+record\b|\bon\s+record\b", re.I)
 
 
 #: How a question asks for a rate's size ("How high was the success rate?", 成功率有多高？): read, when the
@@ -312,8 +312,12 @@ def _their_rows(m, r: RoleResolver, frame: Frame, schema: SchemaIndex) -> bool:
 
 
 def _since_as_adverb(i: int, r: RoleResolver) -> bool:
-    """"have since decayed": "since" before a verb or a value, with no time after it, is an adverb (by now)."""
+    """"have since decayed": "since" before a verb or a value, with no time after it, is an adverb (by now); so is
+    至今 (to this day) with no year before it (至今仍在服役: still)."""
     m = r.mentions[i]
+    if m.kind == "keyword" and m.code == "since" and m.text in ("至今", "迄今"):
+        before = r.mentions[i - 1] if i else None
+        return before is None or before.kind != "number" or before.end < m.start - 1
     after = r.mentions[i + 1] if i + 1 < len(r.mentions) else None
     return m.kind == "keyword" and m.code == "since" and after is not None and after.kind == "value" \
         and after.start == m.end and not r.is_free(after)

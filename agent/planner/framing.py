@@ -60,6 +60,11 @@ _YES_NO = re.compile(r"^\s*(?:is|are|was|were|does|do|did|has|have|can)\b|吗\s*
 FOLLOWUP_MARKERS = frozenset({"only", "same", "instead", "else"})
 
 
+#: Words by which parentheses give examples rather than a list to keep.
+_EXAMPLES = re.compile(r"\b(?:and so on|and so forth|etc\.?|e\.g\.?|for example|for instance|such as|like)\b"
+                       r"|等等?|例如|比如|诸如", re.I)
+
+
 class Assembler:
     def __init__(self, roles: RoleResolver):
         self.r, self.schema, self.q = roles, roles.schema, roles.q
@@ -369,10 +374,11 @@ class Assembler:
         chosen = self.column(year.column, "time")
         if chosen is not None:
             return chosen
-        # nearest the rows first, then nearest the fact (the payloads' launches before the countries' sites),
-        # then a table of dates before one of years
-        tables = sorted(self.schema.tables, key=lambda t: (min(self.schema.distance(a, t) for a in self.anchors),
-                                                           self.schema.distance(self.anchors[0], t),
+        # nearest the rows counted or listed first (the payloads' launches, not the year the sites they are grouped
+        # by opened: "Which three launch sites launched the most payloads between 2015 and 2020?"), then nearest
+        # the groups, then a table of dates before one of years
+        tables = sorted(self.schema.tables, key=lambda t: (self.schema.distance(self.anchors[0], t),
+                                                           min(self.schema.distance(a, t) for a in self.anchors),
                                                            not any(c.is_date for c in self.schema.tables[t].time_columns)))
         for table in tables:
             if min(self.schema.distance(a, table) for a in self.anchors) > 2:
@@ -876,6 +882,10 @@ class Assembler:
         self.notes.append(f"'{word.text}' → percentage of rows with {chosen.describe()}")
 
     def value_condition(self, frame: Frame, m: Mention) -> None:
+        if self._an_example(m):  # "each purpose (communications, earth observation and so on)": examples, not a filter
+            self.notes.append(f"'{m.text}' → an example of what is asked, not a condition")
+            self.r.use(m)
+            return
         said = normalize(m.text).casefold()
         compared = next((c.column for c in frame.conditions if c.op in ("<", "<=", ">", ">=", "between")
                          and said in c.column.name.lower().split("_")), None)
@@ -927,6 +937,19 @@ class Assembler:
         frame.conditions.append(Condition(column, "!=" if negated else "=", (ref.value,), m.text, looked_up=True,
                                           at=m.start, via=self._reached_through(frame, m, ref.table)))
         self.r.use(m)
+
+    def _an_example(self, m: Mention) -> bool:
+        """Whether a value is written inside parentheses that give examples: "(communications, earth observation and so
+        on)", "(e.g. LEO)", （例如通信、导航等）."""
+        text, at = self.q.text, self.q.tokens[m.start].start
+        opened = max(text.rfind("(", 0, at), text.rfind("（", 0, at))
+        closed = min((i for i in (text.find(")", at), text.find("）", at)) if i >= 0), default=-1)
+        if opened < 0 or closed < 0 or any(ch in text[opened + 1:at] for ch in ")）"):
+            return False
+        if not _EXAMPLES.search(text[opened + 1:closed]):
+            return False
+        self.r.read_spans.append((opened, closed + 1))  # 等, "and so on": read with the examples
+        return True
 
     def _value_rank(self, ref: ValueRef, mentioned: set[str]) -> tuple:
         table = self.schema.tables[ref.table]

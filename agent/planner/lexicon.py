@@ -139,7 +139,7 @@ ZH_WORDS: dict[str, str] = {
        for counter in "款个种家次颗架座枚台位"},
     # filler: the Chinese stop list (`FILLER_WORDS_ZH`): adverbs of time that add no condition (目前, not
     # 目 and 前 "top"), measure words (多少颗卫星), verbs of making that name no column of their own
-    "目前": "", "现在": "", "当前": "", "如今": "", "仍然": "", "依然": "", "仍": "", "还": "", "一直": "", "至今": "",
+    "目前": "", "现在": "", "当前": "", "如今": "", "仍然": "", "依然": "", "仍": "", "还": "", "一直": "", "迄今为止": "", "至今为止": "", "到目前为止": "", "例如": "", "比如": "", "诸如": "", "自己的": "", "自己": "",
     "迄今": "", "曾经": "", "总体": "", "生产": "", "制造": "", "拥有": "",
     # verbs of carrying out (太原卫星发射中心执行了哪些发射任务: the site's launches are those it carried out)
     "执行": "", "进行": "", "实施": "", "开展": "", "完成": "", "承担": "",
@@ -202,7 +202,7 @@ ZH_WORDS: dict[str, str] = {
     "少于": "less than", "小于": "less than", "低于": "less than", "不到": "less than",
     "以下": "or less", "不超过": "at most", "不多于": "at most", "介于": "between",
     # time relations ("2015年以来"); "前" is "top" before a number and "before" after a year
-    "以来": "since", "起": "since", "之后": "since", "以后": "since", "后": "since",
+    "以来": "since", "至今": "since", "迄今": "since", "起": "since", "之后": "since", "以后": "since", "后": "since",
     "之前": "before", "以前": "before", "前": "top", "从": "from", "自": "from", "到": "to", "至": "to",
     "年": "year", "年份": "year", "在": "in",
     # shape of the answer
@@ -362,7 +362,7 @@ PERIOD_RELATIONS: dict[str, str] = {
     "since": "since", "from": "since", "starting": "since", "starting in": "since", "starting from": "since",
     "after": "after", "later than": "after", "before": "before", "prior to": "before", "earlier than": "before",
     "until": "until", "till": "until", "through": "until", "up to": "until", "by": "until",
-    "以来": "since", "起": "since", "开始": "since", "以后": "since", "之后": "since", "后": "since",
+    "以来": "since", "至今": "since", "迄今": "since", "起": "since", "开始": "since", "以后": "since", "之后": "since", "后": "since",
     "以前": "before", "之前": "before", "前": "before",
 }
 #: Periods counted from today, by their words: the unit and how many of it back from the current one

@@ -1191,7 +1191,10 @@ class RoleResolver:
             named = [m for m in self.mentions if m.kind == "table" and m.end <= i]
             if not named:
                 continue
-            after = next((m for m in self.mentions if m.start == i + 1), None)
+            # "their hardware", "their listed hardware": the next mention, past a word that is none
+            after = next((m for m in self.mentions if m.start > i), None)
+            after = after if after is not None and after.start - i <= 2 and all(
+                not any(o.start <= j < o.end for o in self.mentions) for j in range(i + 1, after.start)) else None
             if t.norm in ("their", "its") and after is not None and after.kind == "table" and any(
                     c in self.schema.children(p) for m in named for p in m.tables for c in after.tables):
                 self.pronouns.add(i)
