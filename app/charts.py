@@ -4,7 +4,8 @@ A category and a number: bars. A date (or year) and a number: a line. Anything
 else, a wide result (SELECT *) or only id/key columns to plot: no chart. The page can
 switch between them; this only picks the default. Percentages beside other numbers get
 an axis of their own, on the right: on the counts' axis a failure share of 3% was a
-flat line at the bottom (issue 38).
+flat line at the bottom (issue 38). So do numbers of a much smaller scale than the others
+(counts of 1 to 13 beside a total of 10,423 units built were bars no one could see).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from agent.planner.words import human_header
+from storage.text import has_cjk
 
 DATE_PATTERN = re.compile(r"^\d{4}(-\d{2}(-\d{2}([ T][\d:.]+)?)?)?$")
 MAX_BARS = 50
@@ -26,6 +28,8 @@ MAX_COLUMNS = 6  # a wider result reads better as a table
 KEY_COLUMN = re.compile(r"(^|_)(id|key|pk|uuid|rowid)$", re.I)
 #: Columns that hold a percentage or a ratio, by their name's words ("percent", "failure_rate", "share_pct").
 PERCENT_COLUMN = re.compile(r"(^|_)(pct|percent|percentage|share|rate|ratio|proportion)(_|$)", re.I)
+#: A series whose largest value is this many times smaller than another's gets the right-hand axis.
+SCALE_APART = 20
 
 
 class Series(BaseModel):
@@ -42,6 +46,7 @@ class ChartSpec(BaseModel):
     x_title: str = ""
     y_title: str = ""
     y2_title: str = ""  # the right-hand axis, when a series is on it
+    measures_title: str = ""  # every series' name, in the page's language ("Sum, Count"; 总和、数量)
     rows: list[int] = []  # each point's row in the result (the page's row filter hides the others)
     note: str | None = None
 
@@ -88,6 +93,10 @@ def suggest_chart(columns: list[str], rows: list[list[Any]], *,
     note = f"first {limit} of {len(rows)} rows" if len(rows) > limit else None
     percents = [i for i in measures if PERCENT_COLUMN.search(columns[i])]
     right = set(percents) if len(percents) < len(measures) else set()  # all percentages: one axis is right
+    if not right and len(measures) > 1:
+        peaks = {i: max((abs(r[i]) for _, r in shown if _is_number(r[i])), default=0) for i in measures}
+        right = {i for i in measures if peaks[i] * SCALE_APART < max(peaks.values())}
+    sep = "、" if any(has_cjk(head(columns[i])) for i in measures) else ", "
     return ChartSpec(
         kind=kind,
         label_column=columns[label],
@@ -95,7 +104,8 @@ def suggest_chart(columns: list[str], rows: list[list[Any]], *,
         series=[Series(name=head(columns[i]), data=[r[i] if _is_number(r[i]) else None for _, r in shown],
                        axis="y2" if i in right else "y") for i in measures],
         x_title=head(columns[label]),
-        y_title=", ".join(head(columns[i]) for i in measures if i not in right),
-        y2_title=", ".join(head(columns[i]) for i in measures if i in right),
+        y_title=sep.join(head(columns[i]) for i in measures if i not in right),
+        y2_title=sep.join(head(columns[i]) for i in measures if i in right),
+        measures_title=sep.join(head(columns[i]) for i in measures),
         rows=[n for n, _ in shown], note=note,
     )

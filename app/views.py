@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from agent.examples import corrected_turn
 from agent.memory.hooks import NOTE_ACTION
 from agent.planner.answer_text import column_head
+from agent.planner.followup import leans_on_previous
 from agent.planner.lexicon import GENERIC, Lexicon
 from agent.planner.words import human_header
 from agent.state import AgentState, Confidence, Message, Step, confidence_of
@@ -153,6 +154,8 @@ class TurnView(BaseModel):
     index: int
     question: str
     corrects: str | None = None  # an edited re-run: the question of the turn it corrects
+    #: The question builds on the previous answer ("按运载火箭分呢？"): its words are no title for a chart.
+    follows: bool = False
     asked_at: str
     steps: list[Step]
     answer: AnswerView | None
@@ -188,6 +191,7 @@ def conversation_view(store: ConversationStore[AgentState], conversation: Conver
         turns.append(TurnView(
             index=index, question=question.content or "", asked_at=question.timestamp, steps=turn_steps,
             corrects=(questions[asked].content or "") if asked != index else None,
+            follows=index > 0 and leans_on_previous(question.content or ""),
             answer=_answer_view(store, conversation, final, user_id=user_id, dialect=dialect,
                                 options=result_options.get(final.result_id) if final and final.result_id else None,
                                 head=functools.partial(column_head, zh=has_cjk(question.content or ""),

@@ -81,6 +81,18 @@ def test_a_percentage_has_its_own_axis_the_chart_follows_the_filter_and_the_png_
         "What share of launches failed per orbit?"
 
 
+def test_a_follow_up_s_chart_is_titled_by_what_it_shows_not_by_its_words(page, server):
+    """The thirty-fourth re-walk: "按运载火箭分呢？" was a chart's title."""
+    page.goto(server.url + "/new")
+    ask(page, "How many launches were there in each orbit in 2020?")
+    page.wait_for_url(re.compile(r"/c/[0-9a-f]+"))
+    page.wait_for_function("() => document.querySelectorAll('figure.chart').length === 1")
+    ask(page, "And in 2021?")
+    page.wait_for_function("() => document.querySelectorAll('figure.chart').length === 2")
+    titles = page.evaluate("() => [...document.querySelectorAll('figure.chart')].map(f => f.dataset.title)")
+    assert titles == ["How many launches were there in each orbit in 2020?", "Count by Orbit"]
+
+
 def test_the_chinese_page_speaks_chinese(browser, server):
     context = browser.new_context(locale="zh-CN", viewport={"width": 1200, "height": 900})
     page = context.new_page()

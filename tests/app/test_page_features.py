@@ -50,6 +50,17 @@ def test_charts_have_axis_titles_and_skip_keys_and_wide_tables():
     assert suggest_chart(["year", "n"], [[2020, 1], [2021, 2]]).kind == "line"
 
 
+def test_numbers_of_a_much_smaller_scale_get_the_right_hand_axis_and_titles_read_in_their_language():
+    """The thirty-fourth re-walk: counts of 1 to 13 beside 10,423 units built were bars no one could see."""
+    chart = suggest_chart(["name", "sum_units_built", "count"], [["Boeing", 10423, 13], ["Airbus", 9000, 8]])
+    assert [(s.name, s.axis) for s in chart.series] == [("Total units built", "y"), ("Count", "y2")]
+    near = suggest_chart(["name", "a", "b"], [["x", 10, 13], ["y", 9, 8]])
+    assert {s.axis for s in near.series} == {"y"} and near.measures_title == "A, B"
+    zh = suggest_chart(["name", "sum_units_built", "count"], [["波音", 10423, 13], ["空客", 9000, 8]],
+                       head={"name": "名称", "sum_units_built": "生产数量总和", "count": "数量"}.get)
+    assert zh.measures_title == "生产数量总和、数量"
+
+
 def test_a_percentage_beside_other_numbers_gets_the_right_hand_axis():
     """Issue 38: a failure share of 3% on the launches' axis was a flat line at the bottom."""
     chart = suggest_chart(["orbit", "percent", "count"], [["LEO", 1.9, 1421], ["GEO", 7.6, 79]])
