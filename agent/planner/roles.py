@@ -1040,7 +1040,13 @@ class RoleResolver:
         if after is None or after.kind != "table" or not self.is_free(after) or set(after.tables) & set(m.tables):
             return None
         between = self.q.text[self.q.tokens[m.end - 1].end:self.q.tokens[after.start].start].strip()
-        return after if between in ("", "的", "所属", "的所属", "'s") else None
+        if between not in ("", "的", "所属", "的所属", "'s"):
+            return None
+        # 各发射场的载荷平均质量: rows below each site whose column is measured, not what to group by (制造商的国家: owned)
+        below = not any(self.schema.upward(t, a) for t in m.tables for a in after.tables)
+        measured = any(c.table not in m.tables and not any(self.schema.upward(t, c.table) for t in m.tables)
+                       for _, o, _ in self.aggregates if o is not None and o.kind == "column" for c in o.columns)
+        return None if below and measured else after
 
     # -- all passes ---------------------------------------------------------------------
     def resolve(self) -> RoleResolver:

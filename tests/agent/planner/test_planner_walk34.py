@@ -59,3 +59,18 @@ def test_etc_after_a_list_outside_examples_is_still_named(planner):
 def test_words_of_the_rows_own_raise_no_caveat(sample_db_path, tmp_path, question):
     answer = _conversation(sample_db_path, tmp_path, question)
     assert answer.ok and answer.data.caveat is None, answer.data.caveat
+
+
+@pytest.mark.parametrize("question", ["各发射场发射的有效载荷平均质量分别是多少公斤？", "各发射场的载荷平均质量是多少？"])
+def test_the_rows_below_each_group_whose_column_is_measured_are_not_grouped_by(planner, sample_db_path, question):
+    """The re-walk's Z9 was declined: 载荷 after 各发射场的 was read as what to group by."""
+    plan = planner.plan(question)
+    gold = ("SELECT s.name_zh, AVG(p.mass_kg) FROM payloads p JOIN launches l ON l.id = p.launch_id "
+            "JOIN launch_sites s ON s.id = l.site_id GROUP BY s.id")
+    assert plan.caveat is None and plan.sql is not None
+    assert [row[:2] for row in _rows(planner, plan.sql)] == sorted(sample(sample_db_path, gold))
+
+
+def test_a_purpose_is_named_in_chinese(sample_db_path, tmp_path):
+    answer = _conversation(sample_db_path, tmp_path, "2023年技术验证类的载荷有多少个？")
+    assert answer.ok and "'technology'" in answer.data.sql
