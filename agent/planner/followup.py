@@ -247,6 +247,27 @@ def _one_year(previous: Frame) -> int | None:
     return years.pop() if len(years) == 1 else None
 
 
+#: "the same period", 同期: the previous answer's part of a year, in the year the follow-up names.
+_SAME_PERIOD = re.compile(r"\bthe\s+same\s+(?:period|time|months?|quarter|half)\b|同期|同一时期|同一时段|同一时间段", re.I)
+
+
+def _same_period(kept: list[Condition], year: Any, text: str) -> Condition | None:
+    """The previous answer's period within one year ("the first half of 2024"), moved to the one year a follow-up
+    names with "the same period" ("What about the same period in 2023?"); None otherwise."""
+    if not _SAME_PERIOD.search(text) or year.relation != "in" or len(year.years) != 1:
+        return None
+    period = next((c for c in kept if c.op == "year_period" and c.values[0] and c.values[1]), None)
+    if period is None:
+        return None
+    start, end = period.values[0], period.values[1]
+    first, shift = int(start[:4]), int(year.years[0]) - int(start[:4])
+    if int(end[:4]) - first > 1 or (int(end[:4]) - first == 1 and end[5:] != "01-01"):
+        return None  # more than a year: not a part of one
+    moved = (f"{first + shift}{start[4:]}", f"{int(end[:4]) + shift}{end[4:]}",
+             *(int(v) + shift if isinstance(v, int) else v for v in period.values[2:]))
+    return replace(period, values=moved, text=f"{period.text} → {year.text}")
+
+
 def _time(frame: Frame, a: Assembler) -> list[str]:
     r = a.r
     if not (r.years or r.periods):
@@ -254,6 +275,12 @@ def _time(frame: Frame, a: Assembler) -> list[str]:
     kept = frame.conditions
     frame.conditions = []
     for year in r.years:
+        if (shifted := _same_period(kept, year, a.q.text)) is not None:
+            frame.conditions.append(shifted)  # "What about the same period in 2023?": that half of 2023
+            said = _SAME_PERIOD.search(a.q.text)
+            r.read_tokens.update(i for i, t in enumerate(a.q.tokens) if said.start() <= t.start < said.end())
+            r.read_spans.append(said.span())  # 同期, not a word of the lexicon
+            continue
         frame.conditions.append(Condition(a.time_column(year), f"year_{year.relation}", year.years, year.text))
     for period in r.periods:
         a.period_condition(frame, period)

@@ -74,3 +74,17 @@ def test_the_rows_below_each_group_whose_column_is_measured_are_not_grouped_by(p
 def test_a_purpose_is_named_in_chinese(sample_db_path, tmp_path):
     answer = _conversation(sample_db_path, tmp_path, "2023年技术验证类的载荷有多少个？")
     assert answer.ok and "'technology'" in answer.data.sql
+
+
+@pytest.mark.parametrize("questions, period", [
+    (("How many launches did SpaceX rockets make in the first half of 2024?", "What about the same period in 2023?"),
+     ("2023-01-01", "2023-06-30")),
+    (("2024年第一季度发射了多少次？", "2023年同期呢？"), ("2023-01-01", "2023-03-31")),
+])
+def test_the_same_period_of_another_year_is_that_part_of_it(sample_db_path, tmp_path, questions, period):
+    answer = _conversation(sample_db_path, tmp_path, *questions)
+    maker = " AND v.manufacturer_id = (SELECT id FROM manufacturers WHERE name = 'SpaceX')" if "SpaceX" in questions[0] \
+        else ""
+    gold = ("SELECT COUNT(*) FROM launches l JOIN launch_vehicles v ON v.id = l.vehicle_id "
+            f"WHERE l.launch_date BETWEEN '{period[0]}' AND '{period[1]}'{maker}")
+    assert answer.ok and answer.data.rows == [list(r) for r in sample(sample_db_path, gold)]
