@@ -362,7 +362,7 @@ class OfflinePlanner:
 
         if plan.failure is not None:
             text = unmappable_answer(zh=plan.zh, reason=plan.failure.zh if plan.zh else plan.failure.reason,
-                                     schema=self.schema)
+                                     schema=self.schema, lexicon=self.lexicon)
             return self._answer(turn, text, None, f"I cannot map this question to the schema: {plan.failure.reason}.",
                                 caveat=first_sentence(text))
         exploring = len(turn.calls) < MAX_EXPLORATION_CALLS

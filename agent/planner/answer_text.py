@@ -12,13 +12,13 @@ import re
 from typing import Any
 
 from agent.planner.frame import Condition, Frame
-from agent.planner.human_names import column_words, spaced_zh, table_words, zh_column, zh_value
+from agent.planner.human_names import column_words, spaced_zh, table_words, zh_column, zh_name, zh_value
 from agent.planner.lexicon import GENERIC, Lexicon
 from agent.planner.reading import period_range, than_row, years_said
 from agent.planner.schema_index import SchemaIndex
 from agent.planner.sql_builder import measure_alias
 from agent.planner.words import human_header
-from storage.text import plural
+from storage.text import has_cjk, plural
 
 SHOWN_ROWS = 3  # rows quoted in the answer; the page shows the whole result
 _FUNC_EN = {"count": "number", "avg": "average", "sum": "total", "min": "minimum", "max": "maximum"}
@@ -187,20 +187,27 @@ def error_answer(*, zh: bool, error: str) -> str:
             "Try rephrasing the question, for example naming the table and column you mean.")
 
 
-def unmappable_answer(*, zh: bool, reason: str, schema: SchemaIndex) -> str:
-    """The question does not map to the schema: say so, and suggest questions that would."""
+def unmappable_answer(*, zh: bool, reason: str, schema: SchemaIndex, lexicon: Lexicon = GENERIC) -> str:
+    """The question does not map to the schema: say so, and suggest questions that would; in Chinese, the tables
+    by their Chinese words where the lexicon has them (载荷 (payloads)), as the caveats name them."""
     tables = sorted(schema.tables.values(), key=lambda t: -t.row_count)
+
+    def said(name: str) -> str:
+        word = zh_name(name, lexicon) if zh else None
+        return f"{word}（{name}）" if word else name
+
     # Every table is named up to a screenful; past that, how many more (issue 20: one was left out).
-    names = ", ".join(t.name for t in tables[:MAX_LISTED_TABLES])
+    names = ("、" if zh else ", ").join(said(t.name) for t in tables[:MAX_LISTED_TABLES])
     if len(tables) > MAX_LISTED_TABLES:
         more = len(tables) - MAX_LISTED_TABLES
         names += f" 等另外 {more} 张表" if zh else f" and {more} more"
-    example = tables[0].name.replace("_", " ") if tables else "rows"
+    example = ((zh_name(tables[0].name, lexicon) if zh else None) or tables[0].name.replace("_", " ")) if tables \
+        else "rows"
     grouped = next((c.name for t in tables[:1] for c in t.columns.values() if c.is_text and not c.is_key
                     and c.name != t.label and not c.is_cjk), None)
     if zh:
         return (f"无法把这个问题对应到数据库：{reason}。可以换一种问法，写明表、列或具体的值，"
-                f"例如“{example} 有多少条？”。可用的表：{names}。")
+                f"例如“{example}{'' if has_cjk(example) else ' '}有多少条？”。可用的表：{names}。")
     suggestion = f"'How many {example} are there?'"
     if grouped:
         suggestion += f" or 'How many {example} are there per {grouped.replace('_', ' ')}?'"

@@ -88,3 +88,10 @@ def test_the_same_period_of_another_year_is_that_part_of_it(sample_db_path, tmp_
     gold = ("SELECT COUNT(*) FROM launches l JOIN launch_vehicles v ON v.id = l.vehicle_id "
             f"WHERE l.launch_date BETWEEN '{period[0]}' AND '{period[1]}'{maker}")
     assert answer.ok and answer.data.rows == [list(r) for r in sample(sample_db_path, gold)]
+
+
+def test_a_chinese_decline_names_the_tables_in_chinese(planner):
+    from agent.planner.answer_text import unmappable_answer
+
+    text = unmappable_answer(zh=True, reason="看不出问的是哪张表", schema=planner.schema, lexicon=planner.lexicon)
+    assert "例如“载荷有多少条？”" in text and "载荷（payloads）、发射（launches）" in text
