@@ -39,7 +39,7 @@ from agent.checks.turn import (copies_partial_values, counted_itself, dropped_co
                                which_one, with_conditions, with_label, wrong_language)
 from agent.checks.unnamed import invented_values
 from agent.notes import load_table, note
-from agent.planner.followup import is_follow_up
+from agent.planner.followup import is_follow_up, leans_on_previous
 from agent.planner.human_names import spaced_zh, table_words
 from agent.planner.lexicon import GENERIC, Lexicon
 from agent.sources.base import finds_nothing
@@ -535,7 +535,7 @@ def _unasked(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     sample rows or an unrelated lookup showed."""
     known = set(turn.shown_values)
     asked = turn.question
-    if turn.follows_up:
+    if turn.follows_up or leans_on_previous(turn.question):  # "Break that down by rocket.": Jiuquan was asked
         known |= set(sql_literals(turn.previous_sql, turn.dialect)) if turn.previous_sql else set()
         asked += f" {turn.previous_question}"
     values = unasked_values(asked, result.sql, known, dialect=turn.dialect)
@@ -549,9 +549,11 @@ def _unasked(turn: TurnFacts, result: Result, text: str) -> Finding | None:
 def _numbers(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     """Numbers the answer's text states that its result does not hold."""
     rows = result.rows()
-    # A follow-up's answer may restate the question it follows ("3月到6月…"): its numbers are the analyst's.
+    # An answer may restate the question it builds on ("3月到6月…"), whether or not this one's words point back
+    # (哪个月的失败次数最多？ after 1月到5月): its numbers are the analyst's.
+    asked = f"{turn.question} {turn.previous_question}" if turn.previous_question else turn.question
     numbers = unsupported_numbers(text, rows=rows, row_count=None if result.truncated else result.row_count,
-                                  question=turn.asked_with_previous(), sql=result.sql)
+                                  question=asked, sql=result.sql)
     return Finding({"numbers": numbers}) if numbers else None
 
 

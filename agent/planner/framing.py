@@ -186,11 +186,30 @@ class Assembler:
         if not frame.fact:
             raise PlanningFailed("I could not tell which table it is about", zh="看不出问的是哪张表")
         self._measured_in_child(frame, subject if group is None and having is None else None)
-        frame.subject_text = fact.text if fact is not None else frame.fact
+        times = self._times_of_the_rows(frame, having)
+        frame.subject_text = fact.text if fact is not None and not times else frame.fact
         frame.own_pronoun = bool(r.pronouns)
         self.notes.append(f"rows come from table {frame.fact}" + (f" ('{fact.text}')" if fact is not None else ""))
         if frame.entity:
             self.notes.append(f"'{(group or subject).text}' → one row per {frame.entity}")
+
+    def _times_of_the_rows(self, frame: Frame, having) -> bool:
+        """"How many times did rockets lift off from Jiuquan …?": the times are the dated rows below the rows named
+        (their launches), counted, not the rockets; the rows named stay a condition (those that have one)."""
+        r = self.r
+        asked = next((m for m in r.mentions if m.kind == "keyword" and m.code == "count"), None)
+        times = next((m for m in r.mentions if m.kind == "keyword" and m.code == "times"), None)
+        if asked is None or times is None or times.start != asked.end or frame.entity or having is not None \
+                or r.rank is not None or frame.group_time is not None or r.group is not None:
+            return False
+        dated = [c for c in self.schema.children(frame.fact) if self.schema.tables[c].time_columns]
+        if len(dated) != 1 or self.schema.tables[frame.fact].time_columns:
+            return False
+        frame.required.append(frame.fact)
+        frame.fact = dated[0]
+        self.anchors = [frame.fact]
+        self.notes.append(f"'{asked.text} {times.text}' → the {frame.fact} of those rows, counted")
+        return True
 
     def _measured_groups(self, frame: Frame, having) -> None:
         """"Which aircraft roles have an average range above 5,000 km?", 哪些飞机制造商的机型平均航程超过1万公里？:

@@ -499,7 +499,7 @@ class RoleResolver:
                 # 按产量从高到低排列, "by units built, descending": an order on that column, not a grouping
                 target = self.next_mention(m, 1, kinds=("column",))
                 direction = self.next_mention(target, 1, kinds=("keyword",)) if target is not None else None
-                if target is not None and not target.partial and direction is not None \
+                if target is not None and (not target.partial or len(target.columns) == 1) and direction is not None \
                         and direction.code in ("desc", "asc") and self.is_free(target):
                     self.order = (target, direction.code == "desc")
                     self.use(m, target, direction)
