@@ -279,7 +279,7 @@ class OfflinePlanner:
         keys = [e for e in self.schema.edges if e.table == table and e.ref_table == goal]
         if len(keys) != 1:
             return False
-        own = {w.lower() for w in re.split(r"[_\W]+", keys[0].column) if len(w) >= 4} - {goal.lower(), goal.lower().rstrip("s")}
+        own = {w.lower() for w in re.split(r"[_\W]+", keys[0].column) if len(w) >= 4} - {goal.lower(), singular(goal.lower())}
         said = {w[:4] for w in named.words if len(w) >= 4}
         return any(w[:4] in said for w in own)
 

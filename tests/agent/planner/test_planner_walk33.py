@@ -137,3 +137,10 @@ def test_a_source_s_word_for_a_column_groups_a_follow_up_by_it(sample_db_path, t
     gold = ("SELECT a.role, AVG(a.range_km) FROM aircraft a JOIN manufacturers m ON m.id = a.manufacturer_id "
             "JOIN countries c ON c.id = m.country_id WHERE c.name = 'China' GROUP BY a.role")
     assert answer.ok and sorted(r[0] for r in answer.data.rows) == sorted(r[0] for r in sample(sample_db_path, gold))
+
+
+def test_a_key_is_said_by_its_own_word_not_by_the_table_it_refers_to(planner):
+    from agent.offline_planner import _Named
+
+    assert planner._key_said("payloads", "countries", _Named(words=frozenset({"operated", "china"})))
+    assert not planner._key_said("payloads", "countries", _Named(words=frozenset({"country", "china"})))
