@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 from agent.context import question_of
@@ -37,7 +37,8 @@ from agent.planner.lexicon import Lexicon
 from agent.planner.linking import MeaningLinker
 from agent.planner.question import ParsedQuestion, parse_question
 from agent.planner.reading import caveat, interpretation, translated
-from agent.planner.schema_index import SchemaIndex
+from agent.planner.periods import IN_THE_DATA, DataEnd
+from agent.planner.schema_index import SchemaIndex, quote_ident
 from agent.planner.sql_builder import build_sql, to_dialect
 from agent.planner.words import unit_of
 from agent.vocabulary.domain import DomainVocabulary
@@ -167,7 +168,11 @@ class OfflinePlanner:
         if ended is None and previous is not None:
             ended = "incomplete" if previous.get("complete") is False else "ok"
         try:
-            frame, plan.carried = self._frame(question, previous, ended)
+            frame, plan.carried = self._frame(question, previous, ended, self.today)
+            if frame.relative and IN_THE_DATA.search(question) and (last := self._last_date(frame.relative[0])):
+                # "the last three years in the data": counted back from the data's last date
+                frame, plan.carried = self._frame(IN_THE_DATA.sub("", question), previous, ended, last)
+            frame.data_end = self._past_the_data(frame)
             frame.lexicon = self.lexicon  # the answer names the schema by the words the question was read by
             plan.sql = to_dialect(build_sql(frame, self.schema), self.database.dialect)
         except PlanningFailed as exc:
@@ -177,13 +182,40 @@ class OfflinePlanner:
         plan.lookups = [c for c in frame.conditions if c.looked_up]
         return plan
 
-    def _frame(self, question: str, previous: dict[str, Any] | None, ended: str | None) -> tuple[Frame, list[str]]:
+    def _last_date(self, condition: Condition) -> DataEnd | None:
+        """The last date the condition's date column holds (None: none, or not a date)."""
+        column = condition.column
+        if not column.is_date:
+            return None
+        try:
+            result = self.database.execute(f"SELECT MAX({quote_ident(column.name)}) FROM {quote_ident(column.table)}",
+                                           max_rows=1)
+            last = date.fromisoformat(str(result.rows[0][0])[:10]) if result.rows and result.rows[0][0] else None
+        except (SourceError, ValueError):
+            return None
+        return DataEnd(last.year, last.month, last.day) if last else None
+
+    def _past_the_data(self, frame: Frame) -> str | None:
+        """The data's last date, where more than a tenth of a period counted from today lies after it ("the last
+        three years" asked in 2026 of data ending in 2025; not "last year" for data ending on 28 December); None
+        otherwise."""
+        for condition in frame.relative:
+            last, (start, end) = self._last_date(condition), condition.values[:2]
+            if last is None or start is None or end is None:
+                continue
+            start, end = date.fromisoformat(start), date.fromisoformat(end)
+            if (end - max(last + timedelta(days=1), start)) > (end - start) / 10:
+                return last.isoformat()
+        return None
+
+    def _frame(self, question: str, previous: dict[str, Any] | None, ended: str | None,
+               today: date | None) -> tuple[Frame, list[str]]:
         parsed = parse_question(question, self.schema, lexicon=self.lexicon)
         links = self.linker.links(parsed.unmatched, self.schema) if parsed.unmatched else {}
         if links:
             parsed = parse_question(question, self.schema, {w: link.words for w, link in links.items()},
                                     lexicon=self.lexicon)
-        frame, carried = self._read(parsed, question, previous, ended)
+        frame, carried = self._read(parsed, question, previous, ended, today)
         used = {t.norm for m in parsed.mentions for t in parsed.tokens[m.start:m.end]}
         held = {w: link for w, link in links.items() if w in used and w not in {u.lower() for u in frame.unused}}
         # A link the glossary confirms is a translation, stated; the embedder's alone is a guess, in the caveat.
@@ -203,7 +235,7 @@ class OfflinePlanner:
                    for e in self.schema.edges)
 
     def _read(self, parsed: ParsedQuestion, question: str, previous: dict[str, Any] | None,
-              ended: str | None) -> tuple[Frame, list[str]]:
+              ended: str | None, today: date | None) -> tuple[Frame, list[str]]:
         """The question as a follow-up of the previous frame when its words point back at it, else alone.
 
         A question with a subject of its own and no pointing word is read alone, as a first question is, even
@@ -222,19 +254,19 @@ class OfflinePlanner:
         if before is not None:
             try:
                 if is_follow_up(question) or pointing:
-                    return self._linked(follow_up(parsed, self.schema, before, self.today), before, ended, tied=True,
+                    return self._linked(follow_up(parsed, self.schema, before, today), before, ended, tied=True,
                                         named=_tables_named(parsed))
             except PlanningFailed as exc:
                 as_follow_up = exc  # read it alone; if that fails too, say why the follow-up did not work
         try:
-            frame = build_frame(parsed, self.schema, self.today)
+            frame = build_frame(parsed, self.schema, today)
         except PlanningFailed as alone:
             if as_follow_up is not None:
                 raise as_follow_up from None
             if before is None or not (weak or isinstance(alone, MissingSubject)):
                 raise
             try:
-                return self._linked(follow_up(parsed, self.schema, before, self.today), before, ended, tied=False)
+                return self._linked(follow_up(parsed, self.schema, before, today), before, ended, tied=False)
             except PlanningFailed:
                 raise alone from None
         if weak and before is not None and (frame.unused or is_fragment(parsed) or dangles(question)):
@@ -242,7 +274,7 @@ class OfflinePlanner:
             # what it asks about, but no word of it says so; a reading against it that leaves out no more is
             # offered, not ok either way.
             try:
-                read = self._linked(follow_up(parsed, self.schema, before, self.today), before, ended, tied=False)
+                read = self._linked(follow_up(parsed, self.schema, before, today), before, ended, tied=False)
                 if len(read[0].unused) <= len(frame.unused):
                     return read
             except PlanningFailed:

@@ -57,7 +57,45 @@ def contradicting_conditions(sql: str, *, dialect: str) -> list[str]:
         for found in by_column.values():
             if len(found) > 1 and _empty([span for span, _ in found]):
                 return [text for _, text in found]
+        if (absent := _absent_but_joined(select, top, dialect)) is not None:
+            return absent
     return []
+
+
+def _absent_but_joined(select: exp.Select, top: exp.Expression, dialect: str) -> list[str] | None:
+    """A key kept NOT IN the keys another table's rows refer to, in a query joined to those very rows by that key
+    ("Which orbits has Electron never been launched to?" as `JOIN launches ON launches.vehicle_id = v.id … AND v.id
+    NOT IN (SELECT launches.vehicle_id FROM launches …)`): every joined row has such a row, so none is left. Read
+    only for an inner join on an equality and a subquery with no condition but its column's being known."""
+    tables = {(t.alias_or_name or "").lower(): t.name.lower() for t in select.find_all(exp.Table)
+              if t.parent_select is select}
+    joined: set[frozenset] = set()
+    for join in select.args.get("joins") or []:
+        on = join.args.get("on")
+        if join.args.get("side") or not isinstance(on, exp.EQ):
+            continue
+        left, right = _column(on.this), _column(on.expression)
+        if left and right:
+            joined.add(frozenset({(tables.get(left[0], left[0]), left[1]), (tables.get(right[0], right[0]), right[1])}))
+    for part in top.flatten() if isinstance(top, exp.And) else [top]:
+        part = part.unnest()
+        if not isinstance(part, exp.Not) or not isinstance(part.this, exp.In) or not part.this.args.get("query"):
+            continue
+        key, query = _column(part.this.this), part.this.args["query"]
+        query = query.this if isinstance(query, exp.Subquery) else query
+        if key is None or not isinstance(query, exp.Select) or len(query.expressions) != 1 or query.args.get("joins"):
+            continue
+        where = query.args.get("where")
+        if where is not None and not (isinstance(where.this, exp.Not) and isinstance(where.this.this, exp.Is)):
+            continue
+        source = query.args.get("from_")
+        referring = _column(query.expressions[0])
+        if source is None or referring is None or not isinstance(source.this, exp.Table):
+            continue
+        pair = frozenset({(tables.get(key[0], key[0]), key[1]), (source.this.name.lower(), referring[1])})
+        if pair in joined:
+            return [part.sql(dialect=dialect)]
+    return None
 
 
 def _span(condition: exp.Expression) -> tuple[tuple[str, str], _Span] | None:

@@ -122,6 +122,10 @@ class Frame:
     notes: list[str] = field(default_factory=list)  # the reasoning, shown as the planner's thought
     unused: list[str] = field(default_factory=list)  # words of the question the query does not use
     periods: list[str] = field(default_factory=list)  # relative periods as resolved, for the answer
+    relative: list[Condition] = field(default_factory=list)  # the conditions of periods counted from today
+    #: The data's last date, where a period counted from today runs past it: the period holds less data than
+    #: its name says, and the answer says so (not ok).
+    data_end: str | None = None
     #: Words read by meaning, not by name, and the name read: ("altitude", "height") (agent.planner.linking).
     guesses: list[tuple[str, str]] = field(default_factory=list)
     #: Words read as a name in another language that the glossary confirms, stated but no guess:

@@ -765,6 +765,8 @@ class Assembler:
         finally:
             self.anchors = anchors
         frame.conditions.append(Condition(column, "year_period", period.values(), period.text))
+        if period.today is not None:
+            frame.relative.append(frame.conditions[-1])
         if (said := period.describe(self.q.zh)) is not None:
             frame.periods.append(said)
         if not column.is_date and not period.whole_years:

@@ -240,7 +240,8 @@ ZH_WORDS: dict[str, str] = {
     "过去": "past", "近": "past", "最近几": "past",
     # shares and rates
     "对比": "compare", "比较": "compare",
-    "比例": "share", "占比": "share", "百分比": "share", "比率": "rate", "率": "rate",
+    "比例": "share", "占比": "share", "百分比": "share", "百分之几": "share", "百分之多少": "share", "比率": "rate",
+    "率": "rate",
 }
 
 
@@ -301,6 +302,7 @@ send sends sent sending go goes went gone going carry carries carried carrying c
 lift lifts lifted lifting exactly specifically precisely respectively
 receive receives received receiving get gets got fully completely entirely
 suffer suffers suffered suffering whole put puts putting placed listed end ends ended ending way outright
+belong belongs belonged belonging provide provides provided providing come comes came coming
 """.split())
 
 #: Verbs that say how the rows of two things relate ("launches used Russian rockets"): read as the join

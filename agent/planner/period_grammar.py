@@ -110,6 +110,10 @@ _YEARLESS: list[tuple[str, re.Pattern]] = [(kind, re.compile(pattern, re.IGNOREC
 ]]
 
 
+#: What joins two periods of one kind named together (2024年上半年和下半年).
+_JOINER = re.compile(r"\s*(?:和|与|及|、|跟|,|，|and|or|&)\s*", re.I)
+
+
 def named_periods(text: str, today: date | None = None, *, year: int | None = None) -> list[NamedPeriod]:
     """The periods `text` names, in order, none overlapping; those counted from today only with `today`;
     halves and quarters named with no year only with `year`, in that year."""
@@ -119,9 +123,13 @@ def named_periods(text: str, today: date | None = None, *, year: int | None = No
             period = _read(kind, match, today)
             if period is not None:
                 found.append(period)
-    for kind, pattern in _YEARLESS if year is not None else []:
+    for kind, pattern in _YEARLESS:
         for match in pattern.finditer(text):
-            found.append(_read(kind, match, today, year=year))
+            # 2024年上半年和下半年, "the first and second halves of 2024" aside: a half or quarter joined to one
+            # of the same kind with a year is in that year
+            joined = next((p for p in found if p.kind == kind and _JOINER.fullmatch(text[p.to:match.start()])), None)
+            if joined is not None or year is not None:
+                found.append(_read(kind, match, today, year=joined.since.year if joined is not None else year))
     chosen: list[NamedPeriod] = []
     for period in sorted(found, key=lambda p: (-(p.to - p.at), p.at)):
         if all(period.to <= other.at or period.at >= other.to for other in chosen):

@@ -9,6 +9,7 @@ so "last year" never silently means a year the reader did not expect.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
@@ -24,6 +25,17 @@ UNITS = {"unit_month": "month", "unit_quarter": "quarter", "unit_half": "half_ye
          "unit_year": "year"}
 #: Buckets that need a full date, not a year number.
 DATE_ONLY = frozenset({"month", "quarter", "half_year"})
+
+
+#: Words saying a period counted back is counted in the data ("the last three years in the data", 数据中最近五年):
+#: from the data's last date, not from today.
+IN_THE_DATA = re.compile(r"\s*\b(?:in|of|from|within) the (?:data|dataset|data set|database|records)\b|"
+                         r"(?:数据|数据库|记录)(?:中|里|当中)的?", re.I)
+
+
+class DataEnd(date):
+    """The data's last date standing for today, where the question counts back in the data: the periods count
+    from it, and the answer says it is the data's last date, not today."""
 
 
 @dataclass
@@ -59,7 +71,8 @@ class Period:
             span = words["since"].format(self.start.isoformat())
         else:  # a whole quarter or month: "this quarter", 上个月
             span = period_range(self.values(), zh)
-        return words["resolved"].format(text=self.text, span=span, today=self.today.isoformat())
+        said = "resolved_in_data" if isinstance(self.today, DataEnd) else "resolved"
+        return words[said].format(text=self.text, span=span, today=self.today.isoformat())
 
     def values(self) -> tuple:
         """The values of its `year_period` condition: (start, end, first year, last year), None where open."""

@@ -337,6 +337,8 @@ def _readings(tokens: list[Token], i: int, n: int, schema: SchemaIndex, text: st
     if len({t.zh for t in span}) > 1:
         return []
     phrase = " ".join(t.norm for t in span)
+    # "Proton-M": words joined by a hyphen, as the question writes them
+    written = text[span[0].start:span[-1].end] if text and n > 1 and not span[0].zh and span[-1].end else ""
     text = _surface(span)
     found: list[Mention] = []
     if phrase in SUPERLATIVES:
@@ -351,7 +353,7 @@ def _readings(tokens: list[Token], i: int, n: int, schema: SchemaIndex, text: st
     if phrase in KEYWORDS and not (named and KEYWORDS[phrase].startswith(_SOFT_CODES)):
         found.append(Mention("keyword", i, i + n, text, code=KEYWORDS[phrase]))
     found.extend(schema_readings)
-    found.extend(_value_readings(span, i, n, schema))
+    found.extend(_value_readings(span, i, n, schema, written))
     return found
 
 

@@ -45,10 +45,12 @@ def years_said(c: Condition, zh: bool) -> str:
 #: On a year column, its years ("in_year", "year_range", "year_from", "year_until").
 PERIOD_EN = {"range": "from {0} to {1}", "from": "from {0} on", "before": "before {0}",
              "resolved": "'{text}' as {span} (today is {today})", "year": "{0}", "years": "{0} to {1}",
+             "resolved_in_data": "'{text}' as {span} (counted back from the data's last date, {today})",
              "since": "since {0}", "in_year": "in {0}", "year_range": "from {0} to {1}", "year_from": "from {0} on",
              "year_until": "up to {0}"}
 PERIOD_ZH = {"range": "{0}至{1}", "from": "{0}及以后", "before": "{0}之前",
              "resolved": "“{text}”即{span}（今天是 {today}）", "year": "{0}年", "years": "{0}年至{1}年",
+             "resolved_in_data": "“{text}”即{span}（从数据的最后日期 {today} 往回算）",
              "since": "{0} 起", "in_year": "{0}年", "year_range": "{0}年至{1}年", "year_from": "{0}年及以后",
              "year_until": "截至{0}年"}
 #: The opening of a follow-up's interpretation: the analyst sees it was read against the previous answer.
@@ -74,7 +76,8 @@ def caveat(frame: Frame) -> str | None:
     """The first sentence of a partial answer: how it stands to the previous answer when that needs
     checking, the words it did not use, or read only by meaning; None when it used them all by name."""
     parts = [(_LINK_ZH if frame.zh else _LINK_EN)[frame.link] if frame.link else None,
-             _unused(frame) if frame.unused else None, _guessed(frame)]
+             _unused(frame) if frame.unused else None, _guessed(frame),
+             note("planner.past_the_data", zh=frame.zh, last=frame.data_end) if frame.data_end else None]
     return " ".join(p for p in parts if p) or None
 
 

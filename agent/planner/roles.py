@@ -93,6 +93,7 @@ class RoleResolver:
         self.counted_value: str | None = None
         self.rank: Rank | None = None
         self.limit: int | None = None
+        self.limited: Mention | None = None  # the table word a ranking's number counts ("the ten heaviest payloads")
         self.order: tuple[Mention, bool] | None = None
         self.sort: bool | None = None  # a direction without a column: sort by the first column shown
         self.group: Mention | None = None
@@ -344,10 +345,35 @@ class RoleResolver:
                         self.next_mention(nxt, 3, kinds=("keyword",))
                 if nxt is not None and nxt.kind == "keyword" and nxt.code in ("most", "least", "superlative"):
                     self.limit = int(m.number)
+                    self.limited = self.next_mention(m, 1 if self.q.zh else 3, kinds=("table",),
+                                                     skip=("most", "least", "superlative"))
                     self.use(m)
                 elif self._which_n(m):
                     self.limit = int(m.number)
                     self.use(m)
+
+    def _ranked_rows_asked_of(self) -> None:
+        """"Which countries do the ten heaviest payloads belong to?", 质量最大的十个有效载荷分别属于哪些国家？: the rows
+        ranked are the ones the number counts (the payloads); the table asked after "which" (哪些) is what to show
+        of each, one each (a payload's country; "… and their countries" the same), not the rows ranked (ten countries by their payloads' masses
+        would merge equal pairs and drop the payloads of no country); its rows are reached by keys up."""
+        ranked = self.limited
+        if ranked is None or self.shown or self.group is not None or (self.rank is not None and self.rank.by_count) \
+                or self.limit is None or self.limit < 2:
+            return
+        tokens = self.q.tokens
+        for asked in (m for m in self.mentions if m.kind == "table" and m is not ranked and self.is_free(m)):
+            which = next((w for w in self.mentions if w.kind == "keyword" and w.code == "which" and w.end == asked.start),
+                         None)
+            # "… and their countries": the rows' own, beside each
+            theirs = asked.start >= 2 and asked.start > ranked.end and tokens[asked.start - 1].norm == "their" \
+                and tokens[asked.start - 2].norm in ("and", "with")
+            if (which is not None or theirs) \
+                    and any(self.schema.upward(r, a) for r in ranked.tables for a in asked.tables if r != a):
+                self.shown = [asked]
+                self.use(which, asked)
+                self.pronouns.update(i for i in (asked.start - 1,) if theirs)
+                return
 
     def _which_n(self, m: Mention) -> bool:
         """"哪三个发射场发射次数最多？", "Which three vehicles flew the most?": a number right after "which"
@@ -876,6 +902,14 @@ class RoleResolver:
         desc = m.code == "most"
         # Chinese puts it after its noun: "发射场最多", "质量最大的卫星", "发射次数最多".
         before = self.previous_mention(m, 2, kinds=("table", "column"), skip=("count",)) if self.q.zh else None
+        if before is None and self.q.zh:
+            # 哪个发射场失败次数最多？: the site's launches of that outcome, counted
+            value = self.previous_mention(m, 2, kinds=("value",), skip=("count",))
+            if value is not None and (rows := self._rows_of_value(value)) is not None:
+                self.rank = Rank(desc=desc, counted=rows, by_count=True)
+                self.use(m, *(o for o in self.mentions if o.kind == "keyword" and o.code == "count"
+                              and value.end <= o.start < m.start))
+                return
         target = before or self.head(self.next_mention(m, 4, skip=("filler", "count")))
         if (target is None or (target.kind == "keyword" and target.alt is None)) and not self.q.zh:
             # "Which three flew the most (in the first half of 2023)?": the verb's rows, counted
@@ -912,6 +946,12 @@ class RoleResolver:
         if target is not None and target.kind == "value" and not self.q.zh \
                 and (after := self.next_mention(target, 1)) is not None and after.kind == "table":
             target = after  # "the most earth observation satellites": those payloads, counted; the value a condition
+        if target is not None and target.kind == "value" and (rows := self._rows_of_value(target)) is not None:
+            # "Which launch vehicle had the most failures in the 2000s?": each vehicle's launches of that outcome,
+            # counted; the value stays their condition
+            self.rank = Rank(desc=desc, counted=rows, by_count=True)
+            self.use(m)
+            return
         if target is not None and target.kind == "table" and (busy := self._busy_with(m, target)) is not None:
             # "Which launch site was the busiest in 2023?", 哪个发射场最忙: the site with the most launches, the one
             # dated table whose rows refer to it
@@ -938,6 +978,18 @@ class RoleResolver:
         elif target is None and self.follow_up:
             self.rank = Rank(desc=desc)  # "Which one has the most?" after counts per group: the groups, ranked
             self.use(m)
+
+    def _rows_of_value(self, value: Mention) -> Mention | None:
+        """"the most failures" after a table word whose rows the value's rows refer to ("Which launch vehicle had
+        …", 哪个发射场失败次数最多): the rows holding that value (launches), as the rows counted, a mention standing on
+        the value's words; None when the value is not of one table below the one asked about."""
+        asked = next((o for o in reversed(self.mentions) if o.kind == "table" and o.end <= value.start
+                      and self.is_free(o)), None)
+        tables = {ref.table for ref in value.values if asked is not None
+                  and any(ref.table in self.schema.children(a) for a in asked.tables)}
+        if len(tables) != 1:
+            return None
+        return Mention("table", value.start, value.end, value.text, tables=(tables.pop(),))
 
     def _busy_with(self, m: Mention, target: Mention) -> Mention | None:
         """For "busiest" (最忙, 最繁忙) said of a table's rows: the one table with a date whose rows refer to them,
@@ -1075,6 +1127,7 @@ class RoleResolver:
         self._first_or_last()
         self._find_superlatives()
         self._superlative_first()
+        self._ranked_rows_asked_of()
         self._find_aggregates()
         self._counted_groups()
         self._find_group()

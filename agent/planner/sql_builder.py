@@ -39,7 +39,7 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
     if frame.entity and frame.entity_via and frame.entity_via != frame.fact:
         via[frame.entity] = frame.entity_via  # "by manufacturer country": the manufacturers' country
     joins, fans_out = _joins(frame.fact, tables, schema, via)
-    optional = _share_only(frame, schema, joins, via)
+    optional = _share_only(frame, schema, joins, via) | _shown_only(frame, schema, joins, via)
     qualify = len(tables) > 1
 
     def col(c: ColumnInfo) -> str:
@@ -136,6 +136,17 @@ def _share_only(frame: Frame, schema: SchemaIndex, joins: list[tuple[str, Edge]]
     return {t for t, _ in joins if t not in needed and schema.upward(frame.fact, t)}
 
 
+def _shown_only(frame: Frame, schema: SchemaIndex, joins: list[tuple[str, Edge]], via: dict[str, str]) -> set[str]:
+    """Tables a listing joins only to show a column beside each row, each row having at most one there ("the ten
+    heaviest payloads and their countries"): joined LEFT, so that a row with none (a payload of no known
+    operator) is still listed, its cell empty, not dropped from the rows the question asks for."""
+    if frame.measures or frame.entity or frame.group_columns or frame.group_time is not None:
+        return set()
+    rest = replace(frame, columns=[c for c in frame.columns if c.table == frame.fact])
+    needed = {frame.fact} | {t for t, _ in _joins(frame.fact, rest.tables(schema), schema, via)[0]}
+    return {t for t, _ in joins if t not in needed and schema.upward(frame.fact, t)}
+
+
 def _checked(sql: str) -> str:
     try:
         sqlglot.parse_one(sql, read="sqlite")
@@ -189,8 +200,8 @@ def _with_ties(lines: list[str], frame: Frame, col) -> str:
     best_value = f"(SELECT {best}({key}) " + " ".join(source) + ")"
     where = next((i for i, line in enumerate(body) if line.startswith("WHERE ")), None)
     if where is None:
-        position = next(i for i, line in enumerate(body) if not line.startswith(("SELECT", "FROM", "JOIN")))  \
-            if any(not line.startswith(("SELECT", "FROM", "JOIN")) for line in body) else len(body)
+        heads = ("SELECT", "FROM", "JOIN", "LEFT JOIN")
+        position = next((i for i, line in enumerate(body) if not line.startswith(heads)), len(body))
         body.insert(position, f"WHERE {key} = {best_value}")
     else:
         body[where] += f"\n  AND {key} = {best_value}"

@@ -10,6 +10,8 @@ from datetime import date
 
 import pytest
 
+from agent.notes import note
+
 from agent.offline_planner import OfflinePlanner
 from agent.planner.period_grammar import named_periods
 from agent.sources.sqlite import SQLiteSource
@@ -93,10 +95,12 @@ def test_periods_counted_from_today_need_a_today():
 ])
 def test_a_period_is_a_range_on_the_date_stated_in_the_first_sentence(planner, question, condition, stated):
     plan = planner.plan(question)
-    assert plan.caveat is None, plan.caveat
+    # a period counted back from today (2026-03-15) runs past the sample's last launch: said, and nothing else
+    assert plan.caveat is None or plan.caveat == past_the_data(plan), plan.caveat
     assert f"WHERE {condition}" in plan.sql and "GROUP BY" not in plan.sql
     _, answer = Conversation(planner, planner.database).ask(question)
-    first = answer["text"].split("。")[0] if "。" in answer["text"] else answer["text"].split(". ")[0]
+    text = answer["text"].removeprefix(plan.caveat or "").strip()  # the first sentence after the caveat
+    first = text.split("。")[0] if "。" in text else text.split(". ")[0]
     assert stated in first
     assert missing_periods(question, plan.sql) == []  # the check agrees with the planner
 
@@ -115,3 +119,15 @@ def test_a_follow_up_replaces_the_year_with_the_period(planner):
     _, answer = talk.ask("and in the second half of 2021?")
     assert "launch_date >= '2021-07-01' AND launch_date < '2022-01-01'" in answer["sql"]
     assert "2020" not in answer["sql"]
+
+
+def past_the_data(plan) -> str | None:
+    """The caveat a period counted past the data's last date raises (`planner.past_the_data`); None: none."""
+    return note("planner.past_the_data", zh=plan.zh, last=plan.frame.data_end) if plan.frame.data_end else None
+
+
+def test_a_period_past_the_data_is_said_and_in_the_data_is_counted_back_from_its_end(planner):
+    plan = planner.plan("How many launches in the last 6 months?")
+    assert plan.frame.data_end == "2025-12-28" and plan.caveat == past_the_data(plan)
+    kept = planner.plan("How many launches in the last 6 months in the data?")
+    assert kept.caveat is None and "launch_date >= '2025-06-28' AND launch_date < '2025-12-29'" in kept.sql

@@ -1,0 +1,92 @@
+"""What the thirty-fifth and thirty-sixth re-walks found (issue 38), read right now:
+
+- "the ten heaviest payloads" are the rows ranked, and a table asked after "which" (哪些国家) or "and their …" is
+  shown beside each, joined LEFT (a payload of no operator is still one of the ten);
+- "the most failures" of a table whose rows hold that value below the rows asked about counts them per row;
+- a name written with a hyphen ("Proton-M") is that name, not its first word's family;
+- 2024年上半年和下半年 is both halves of 2024; 百分之几 asks for a share;
+- a period counted back from today that runs past the data's last date is said, not ok; "in the data" (数据中)
+  counts back from that last date.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from agent.offline_planner import OfflinePlanner
+from agent.sources.sqlite import SQLiteSource
+from agent.vocabulary.domain import DomainVocabulary
+from tests.agent.planner.test_planner_followup import planner, sample  # noqa: F401 (fixtures)
+from tests.agent.planner.test_planner_within_groups import _rows
+
+_HEAVIEST = ("SELECT p.{name}, p.mass_kg, c.{name} FROM payloads p LEFT JOIN countries c ON c.id = p.operator_country_id "
+             "WHERE p.mass_kg IS NOT NULL ORDER BY p.mass_kg DESC, p.{name} LIMIT {n}")
+
+
+@pytest.mark.parametrize("question, name, n", [
+    ("质量最大的十个有效载荷分别属于哪些国家？", "name_zh", 10),
+    ("Which countries do the ten heaviest payloads belong to?", "name", 10),
+    ("What are the five heaviest payloads and their countries?", "name", 5),
+])
+def test_the_rows_a_ranking_counts_show_what_is_asked_of_each(planner, sample_db_path, question, name, n):
+    plan = planner.plan(question)
+    assert plan.caveat is None and "LEFT JOIN countries" in plan.sql and "DISTINCT" not in plan.sql
+    assert _rows(planner, plan.sql) == sorted(sample(sample_db_path, _HEAVIEST.format(name=name, n=n)))
+
+
+@pytest.mark.parametrize("question", ["Which launch vehicle had the most outright failures in the 2000s?",
+                                      "哪款运载火箭在2000年代失败次数最多？"])
+def test_the_most_of_a_value_counts_the_rows_holding_it(planner, sample_db_path, question):
+    plan = planner.plan(question)
+    gold = ("SELECT COUNT(*) AS c FROM launches WHERE outcome = 'failure' AND launch_date BETWEEN '2000-01-01' AND "
+            "'2009-12-31' GROUP BY vehicle_id ORDER BY c DESC LIMIT 1")
+    assert plan.caveat is None
+    assert [r[-1] for r in _rows(planner, plan.sql)] == [sample(sample_db_path, gold)[0][0]]
+
+
+def test_a_hyphenated_name_is_that_name(planner, sample_db_path):
+    plan = planner.plan("How many launches has Proton-M made?")
+    gold = "SELECT COUNT(*) FROM launches l JOIN launch_vehicles v ON v.id = l.vehicle_id WHERE v.name = 'Proton-M'"
+    assert plan.caveat is None and "'Proton-M'" in plan.sql
+    assert _rows(planner, plan.sql) == sample(sample_db_path, gold)
+
+
+def test_two_halves_joined_share_their_year(planner, sample_db_path):
+    plan = planner.plan("2024年上半年和下半年，长征系列火箭分别发射了多少次？")
+    gold = ("SELECT COUNT(*) FROM launches l JOIN launch_vehicles v ON v.id = l.vehicle_id JOIN vehicle_families f "
+            "ON f.id = v.family_id WHERE f.name_zh = '长征' AND l.launch_date LIKE '2024%' "
+            "GROUP BY substr(l.launch_date, 6, 2) > '06'")
+    assert plan.caveat is None
+    assert sorted(r[-1] for r in _rows(planner, plan.sql)) == sorted(r[0] for r in sample(sample_db_path, gold))
+
+
+def test_what_percent_asks_for_a_share(planner, sample_db_path):
+    plan = planner.plan("2018年发射的有效载荷中，已经陨落的占百分之几？")
+    gold = ("SELECT ROUND(100.0 * SUM(p.status = 'decayed') / COUNT(*), 2) FROM payloads p "
+            "JOIN launches l ON l.id = p.launch_id WHERE l.launch_date LIKE '2018%'")
+    assert plan.caveat is None and _rows(planner, plan.sql) == sample(sample_db_path, gold)
+
+
+@pytest.fixture
+def late(sample_db_path) -> OfflinePlanner:
+    """A planner asked well after the sample's last launch (2025-12-28)."""
+    return OfflinePlanner(SQLiteSource(sample_db_path), today=date(2026, 11, 29),
+                          vocabulary=DomainVocabulary.beside(sample_db_path))
+
+
+def test_a_period_counted_past_the_data_says_so(late):
+    plan = late.plan("过去三年里，每个轨道的发射成功率分别是多少？")
+    assert plan.caveat is not None and "2025-12-28" in plan.caveat
+    english = late.plan("How many launches were there in the past 2 years?")
+    assert english.caveat is not None and "'in the data'" in english.caveat
+    assert late.plan("How many launches were there last year?").caveat is None  # 2025: three days short
+
+
+@pytest.mark.parametrize("question", ["Over the last three years in the data, what share of all launches lifted off "
+                                      "from sites in China?", "数据中最近五年，每年分别有多少次发射？"])
+def test_in_the_data_counts_back_from_its_last_date(late, question):
+    plan = late.plan(question)
+    assert plan.caveat is None and "2025-12-28" in " ".join(plan.frame.periods)
+    assert "2026" not in plan.sql
