@@ -632,7 +632,10 @@ def _carried(previous: Frame, frame: Frame, changed: list[str]) -> list[str]:
     if "measure" not in changed and "rows" not in changed and frame.measures:
         kept.append("统计口径" if frame.zh else "the measure")
     if "ranking" not in changed and frame.order is not None and frame.limit is not None:
-        kept.append(f"前 {frame.limit} 个" if frame.zh else f"the top {frame.limit}")
+        if frame.limit == 1 and frame.ties:  # "the first and any tied": no number the result need show
+            kept.append("第一名（并列的都保留）" if frame.zh else "the first and any tied")
+        else:
+            kept.append(f"前 {frame.limit} 个" if frame.zh else f"the top {frame.limit}")
     return kept
 
 

@@ -90,3 +90,12 @@ def test_in_the_data_counts_back_from_its_last_date(late, question):
     plan = late.plan(question)
     assert plan.caveat is None and "2025-12-28" in " ".join(plan.frame.periods)
     assert "2026" not in plan.sql
+
+
+def test_the_first_and_ties_kept_by_a_follow_up_states_no_number(sample_db_path, tmp_path):
+    """The 35th walk's E4: 'the top 1' among what was kept read as a number the four tied rows did not show."""
+    from tests.agent.planner.test_planner_within_groups import _conversation
+    answer = _conversation(sample_db_path, tmp_path, "Which launch vehicle had the most outright failures in the 2000s?",
+                           "What about during the 2010s?")
+    assert answer.ok and answer.data.caveat is None, answer.data.caveat
+    assert len(answer.data.rows) == 4 and "the first and any tied" in answer.data.text
