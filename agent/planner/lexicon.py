@@ -302,7 +302,7 @@ send sends sent sending go goes went gone going carry carries carried carrying c
 lift lifts lifted lifting exactly specifically precisely respectively
 receive receives received receiving get gets got fully completely entirely
 suffer suffers suffered suffering whole put puts putting placed listed end ends ended ending way outright
-belong belongs belonged belonging provide provides provided providing come comes came coming
+provide provides provided providing
 """.split())
 
 #: Verbs that say how the rows of two things relate ("launches used Russian rockets"): read as the join

@@ -373,6 +373,8 @@ class RoleResolver:
                 self.shown = [asked]
                 self.use(which, asked)
                 self.pronouns.update(i for i in (asked.start - 1,) if theirs)
+                # "… belong to?": the one each row has, which the shown table is
+                self.read_tokens.update(i for i, t in enumerate(tokens) if t.norm in ("belong", "belongs"))
                 return
 
     def _which_n(self, m: Mention) -> bool:

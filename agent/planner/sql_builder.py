@@ -140,8 +140,9 @@ def _shown_only(frame: Frame, schema: SchemaIndex, joins: list[tuple[str, Edge]]
     """Tables a listing joins only to show a column beside each row, each row having at most one there ("the ten
     heaviest payloads and their countries"): joined LEFT, so that a row with none (a payload of no known
     operator) is still listed, its cell empty, not dropped from the rows the question asks for."""
-    if frame.measures or frame.entity or frame.group_columns or frame.group_time is not None:
-        return set()
+    if frame.measures or frame.entity or frame.group_columns or frame.group_time is not None \
+            or not any(c.table == frame.fact for c in frame.columns):
+        return set()  # (the makers alone of cars of 1970: what is shown is the answer, not a cell beside it)
     rest = replace(frame, columns=[c for c in frame.columns if c.table == frame.fact])
     needed = {frame.fact} | {t for t, _ in _joins(frame.fact, rest.tables(schema), schema, via)[0]}
     return {t for t, _ in joins if t not in needed and schema.upward(frame.fact, t)}
