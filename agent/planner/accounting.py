@@ -101,7 +101,10 @@ def _compared_units(frame: Frame) -> set[str]:
                  if c.text.lower().endswith(w)}
     weighed = {"weighing", "weigh", "weighs", "weighed"} if any(
         {"mass", "weight"} & set(c.words) for c in compared) else set()  # "payloads weighing under 100 kg"
-    return {name for suffix in suffixes for name in UNIT_NAMES.get(suffix, ())} | converted | weighed
+    # 北纬40度以上: a latitude or longitude in degrees
+    degrees = {"度", "degree", "degrees"} if any({"latitude", "longitude", "lat", "lon", "lng"} & set(c.words)
+                                                 for c in compared) else set()
+    return {name for suffix in suffixes for name in UNIT_NAMES.get(suffix, ())} | converted | weighed | degrees
 
 
 def _names_the_value_before(m, r: RoleResolver, frame: Frame, schema: SchemaIndex) -> bool:

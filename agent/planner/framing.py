@@ -475,6 +475,13 @@ class Assembler:
                 if m.end <= first_aggregate and not r.kind_of_another(m):
                     frame.group_columns.append(self.column(m))
                     r.use(m)
+            above = next((m for m in r.mentions if m.kind == "table" and r.is_free(m) and m.end <= first_aggregate
+                          and self.table(m) != frame.fact and self.schema.upward(frame.fact, self.table(m))), None)
+            if not frame.group_columns and r.rank is not None and above is not None:
+                # "Which three rockets had the highest average payload mass in 2021?": each rocket's payloads
+                frame.entity = self.table(above)
+                r.use(above)
+                self.notes.append(f"'{above.text}' → one row per {frame.entity}")
         if (frame.entity or frame.group_columns or frame.group_time) and not any(m.func == "count" and m.column is None
                                                                for m in frame.measures):
             if not frame.measures or having or (r.rank and r.rank.by_count):

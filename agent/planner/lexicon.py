@@ -228,7 +228,7 @@ ZH_WORDS: dict[str, str] = {
     "成本": "cost", "价格": "price", "零件": "part",
     "用途": "purpose", "目的": "purpose", "状态": "status", "角色": "role",
     "任务": "mission", "日期": "date", "结果": "outcome",
-    "多高": "height", "纬度": "latitude", "经度": "longitude", "最大速度": "max speed", "最高速度": "max speed", "备注": "note",
+    "多高": "height", "纬度": "latitude", "经度": "longitude", "北纬": "latitude", "东经": "longitude", "最大速度": "max speed", "最高速度": "max speed", "备注": "note",
     "代码": "code", "单价": "unit cost", "单位成本": "unit cost",
     "失败": "failure", "成功": "success", "人口": "population", "语言": "language",
     "面积": "area", "年龄": "age", "员工": "employee", "产品": "product",

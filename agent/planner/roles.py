@@ -637,7 +637,7 @@ class RoleResolver:
                 self.use(m, *(o for o in self.mentions if o.kind == "number" and o.start == before))  # "four-engine"
 
     def _compare(self, keyword: Mention, op: str, numbers: tuple, first: Mention, last: Mention) -> None:
-        found = Comparison(op, numbers, span_text(self.q, keyword, last))
+        found = Comparison(op, numbers, span_text(self.q, *sorted((keyword, last), key=lambda o: o.start)))
         self.use(keyword, first, last)
         between = [o for o in self.mentions if o.kind == "column" and self.is_free(o)
                    and keyword.end <= o.start < first.start]
@@ -652,6 +652,9 @@ class RoleResolver:
             found.target = between[0]
         elif measure is not None and _numeric(measure) and not (after is not None and after.kind == "keyword"):
             found.target = measure
+        elif self.q.zh and keyword.start > last.start and (named := self.previous_mention(first, 0, kinds=("column",))) \
+                is not None and _numeric(named):
+            found.target = named  # 北纬40度以上的发射场: the column right before the number, not 40 sites
         elif (unit := self._unit_after(last)) is not None:
             # "payloads weighing under 100 kg were launched …": a column of that unit (a `…_kg` column), not a count
             before = [o for o in self.mentions if o.kind == "column" and self.is_free(o) and _numeric(o)
@@ -732,6 +735,12 @@ class RoleResolver:
                     self.use(m, target)
             elif m.code == "superlative":
                 direction, hints, time_dir = m.extra
+                aggregate = self.next_mention(m, 1, kinds=("keyword",))
+                if aggregate is not None and aggregate.code in ("sum", "avg") and not self.q.zh:
+                    # "the highest average payload mass": ranked by that aggregate of each group (framing)
+                    self.rank = Rank(desc=direction != "asc")
+                    self.use(m)
+                    continue
                 self.rank = Rank(desc=direction == "desc", hints=hints,
                                  time_desc=None if time_dir is None else time_dir == "desc")
                 named = self.next_mention(m, 1, kinds=("column",))  # "the shortest life expectancy"
@@ -1201,6 +1210,14 @@ class RoleResolver:
         counted = next((i for i, o in enumerate(after) if o.kind != "keyword" or o.code not in ("count", "times")),
                        None)
         target = after[counted] if counted is not None else None  # counted already, as often
+        if m.text in ("各", "各自") and target is None and self.has("count", "times"):
+            # 载人任务都是从哪些发射场发射的？各有几次？: the rows asked after 哪些, each with the rows below it named
+            # before 各 counted
+            asked = next((o for w in self.mentions if w.kind == "keyword" and w.code == "which" and w.end <= m.start
+                          for o in self.mentions if o.kind == "table" and o.start == w.end), None)
+            below = asked is not None and any(o.kind == "table" and asked.end <= o.start and o.end <= m.start and any(
+                t in self.schema.children(p) for p in asked.tables for t in o.tables) for o in self.mentions)
+            return asked if below else None
         if m.text not in ("各", "各自") or target is None or target.kind != "table" or not self.has("count", "times"):
             return None
         return next((o for o in self.mentions if o.kind == "table" and o.end <= m.start and any(

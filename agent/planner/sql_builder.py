@@ -20,6 +20,7 @@ from agent.planner.frame import Condition, Frame, Measure, PlanningFailed
 from agent.planner.negation import Absence, qualified, subquery
 from agent.planner.schema_index import ColumnInfo, Edge, SchemaIndex, quote_ident, quote_literal
 from storage.errors import AskdbError
+from storage.text import singular
 
 
 class SQLBuildError(AskdbError):
@@ -50,7 +51,9 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
     year = _bucket(frame.bucket, frame.group_time, col) if frame.group_time is not None else None
     if year:
         shown.append(f"{year} AS {quote_ident(frame.bucket)}")
-    shown += [col(c) for c in (*frame.group_columns, *frame.columns)]
+    aliases = shown_aliases([*([entity_label] if entity_label else []), *frame.group_columns, *frame.columns])
+    shown += [col(c) + (f" AS {quote_ident(aliases[id(c)])}" if id(c) in aliases else "")
+              for c in (*frame.group_columns, *frame.columns)]
     # "How many launch sites hosted launches in 2020?": each site once, however many launches it hosted
     # … and "Which launch vehicles have flown from more than one launch site?": each site once per vehicle
     # (rows grouped by a table they reach only through rows below them, each reached once per such row)
@@ -172,7 +175,11 @@ def _best_per_group(lines: list[str], frame: Frame, schema: SchemaIndex, col, en
              + f", RANK() OVER (PARTITION BY {', '.join(partition)} ORDER BY {col(frame.order.column)}{direction})"
              f" AS {quote_ident('rank_in_group')}", *lines[1:]]
     inner = "\n".join(lines)
-    return (f"SELECT * FROM (\n{inner}\n) AS ranked\nWHERE {quote_ident('rank_in_group')} <= {int(frame.limit or 1)}"
+    # the first of each group alone: its place (1, or a tie's 1) says nothing, so it is not shown
+    shown = "*" if (frame.limit or 1) > 1 else ", ".join(
+        quote_ident(s.alias_or_name) for s in sqlglot.parse_one(inner, read="sqlite").selects
+        if s.alias_or_name != "rank_in_group")
+    return (f"SELECT {shown} FROM (\n{inner}\n) AS ranked\nWHERE {quote_ident('rank_in_group')} <= {int(frame.limit or 1)}"
             f"\nORDER BY 1, {quote_ident('rank_in_group')}")
 
 
@@ -331,6 +338,25 @@ def _measure(m: Measure, col) -> str:
     if m.column is None:
         return "COUNT(*)"
     return f"{m.func.upper()}({'DISTINCT ' if m.distinct else ''}{col(m.column)})"
+
+
+def shown_aliases(columns: list[ColumnInfo]) -> dict[int, str]:
+    """The name each shown column takes where an earlier one of another table has its name ("payload_name" beside a
+    family's name, "country_name" beside a payload's): the result reads as two heads, not "Name" twice or `name:1`.
+    By id of the column."""
+    seen: dict[str, str] = {}
+    aliases: dict[int, str] = {}
+    for c in columns:
+        owner = seen.setdefault(c.name.lower(), c.table)
+        if owner != c.table:
+            aliases[id(c)] = f"{one_of(c.table)}_{c.name}"
+    return aliases
+
+
+def one_of(table: str) -> str:
+    """A table's name for one of its rows (the last word singular: order_items, order_item)."""
+    *head, last = table.split("_")
+    return "_".join([*head, singular(last)])
 
 
 def measure_alias(m: Measure, frame: Frame) -> str:

@@ -114,7 +114,8 @@ def test_a_second_sentence_says_what_to_show_of_the_rows(planner, question, show
 def test_what_a_second_question_asks_with_shen_me_is_shown_beside_each_row(planner):
     """The sixteenth re-walk's C16: the UAE's payloads listed without the rocket asked for."""
     plan = planner.plan("阿联酋运营的载荷有哪些？分别是用什么火箭发射的？")
-    assert " ".join(plan.sql.split()).startswith("SELECT payloads.name_zh, launch_vehicles.name_zh FROM") and plan.caveat is None
+    assert " ".join(plan.sql.split()).startswith(
+        "SELECT payloads.name_zh, launch_vehicles.name_zh AS launch_vehicle_name_zh FROM") and plan.caveat is None
 
 
 def test_the_owner_of_a_shown_column_is_the_table_written_before_it(planner):
@@ -275,7 +276,7 @@ def test_the_fewest_of_a_column_are_of_rows_that_have_it(planner):
     plan = planner.plan("质量最轻的十个载荷分别是什么？由哪个国家运营？")
     sql = " ".join(plan.sql.split())
     assert "payloads.mass_kg IS NOT NULL" in sql and sql.startswith("SELECT payloads.name_zh, payloads.mass_kg, "
-                                                                    "countries.name_zh FROM")
+                                                                    "countries.name_zh AS country_name_zh FROM")
     assert plan.caveat is None
 
 

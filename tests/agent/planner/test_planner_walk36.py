@@ -99,3 +99,36 @@ def test_the_first_and_ties_kept_by_a_follow_up_states_no_number(sample_db_path,
                            "What about during the 2010s?")
     assert answer.ok and answer.data.caveat is None, answer.data.caveat
     assert len(answer.data.rows) == 4 and "the first and any tied" in answer.data.text
+
+
+def test_the_best_of_each_group_shows_no_place_and_names_both_names(planner):
+    """The 36th walk's E16: a 'Rank in group' of ones was shown (and charted), and two `name` columns read
+    'Name' and 'name:1'."""
+    plan = planner.plan("List the heaviest payload each launch vehicle family has ever carried.")
+    columns = planner.database.execute(plan.sql, max_rows=100).columns
+    assert columns == ["name", "payload_name", "mass_kg"]
+
+
+def test_a_ranking_by_an_average_is_of_each_row_named_before_it(planner, sample_db_path):
+    """The 36th walk's E3: the three heaviest single payloads of 2021 were listed for the rockets' averages."""
+    plan = planner.plan("Which three rockets had the highest average payload mass in 2021?")
+    gold = ("SELECT AVG(p.mass_kg) AS a FROM payloads p JOIN launches l ON l.id = p.launch_id WHERE l.launch_date "
+            "LIKE '2021%' GROUP BY l.vehicle_id ORDER BY a DESC LIMIT 3")
+    assert plan.caveat is None and "GROUP BY launch_vehicles.id" in plan.sql
+    assert [r[-1] for r in planner.database.execute(plan.sql, max_rows=10).rows] == [r[0] for r in sample(sample_db_path, gold)]
+
+
+def test_each_after_the_rows_asked_after_which_counts_each(planner, sample_db_path):
+    """The 36th walk's Z11: 各有几次 gave one total for the sites asked after 哪些."""
+    plan = planner.plan("自2016年起，载人任务都是从哪些发射场发射的？各有几次？")
+    gold = ("SELECT COUNT(DISTINCT l.id) FROM launches l JOIN payloads p ON p.launch_id = l.id WHERE p.purpose = 'crewed' "
+            "AND l.launch_date >= '2016-01-01' GROUP BY l.site_id")
+    assert plan.caveat is None and "GROUP BY launch_sites.id" in plan.sql
+    assert sorted(r[-1] for r in _rows(planner, plan.sql)) == sorted(r[0] for r in sample(sample_db_path, gold))
+
+
+def test_degrees_north_compare_the_latitude(planner, sample_db_path):
+    """The 36th walk's Z12: 北纬40度以上 read as sites counted at least 40 times."""
+    plan = planner.plan("纬度在北纬40度以上的发射场有哪些？")
+    assert plan.caveat is None and "latitude >= 40" in plan.sql
+    assert _rows(planner, plan.sql) == sorted(sample(sample_db_path, "SELECT name_zh FROM launch_sites WHERE latitude >= 40"))
