@@ -259,10 +259,7 @@ class _Turn:
         self.shown_values: set[str] = _as_shown(v for row in (self.state.answer.data.rows if self.state.answer else [])
                                                 for v in row)
         if hasattr(setup.model, "follow"):  # the offline planner: the values it read the question's words as
-            try:
-                self.shown_values |= {hint.value for hint in _value_hints(setup, self.state.question or "")}
-            except SourceUnavailable:
-                pass  # the turn says so when it first asks the source
+            self.shown_values |= set(self.named_values)
         self.partial_values: set[str] = set()  # values find_values showed only the first of, in this turn
         #: Values seen but not found for the question: sample rows', a lookup's of a term the question lacks (`_found`).
         self.sampled_values: set[str] = set()
@@ -468,6 +465,15 @@ class _Turn:
             return self.run_for_model(verdict.fix, told) or outcome
         return self.with_dropped_conditions(record.sql, problem) or outcome
 
+    @functools.cached_property
+    def named_values(self) -> tuple[str, ...]:
+        """The database's values the question names (the value index; for the offline planner, the values it read
+        the question's words as), read once, when first needed (the `unused_name` check)."""
+        try:
+            return tuple(str(hint.value) for hint in _value_hints(self.setup, self.state.question or ""))
+        except SourceUnavailable:
+            return ()  # the turn says so when it first asks the source
+
     def review(self, text: str, record: SQLRecord, *, stage: Stage) -> Verdict | None:
         """The first check the answer `text`, resting on `record`, fails at `stage`; None: none
         (agent.checks.registry.review)."""
@@ -478,7 +484,7 @@ class _Turn:
                     previous_question=self.previous_question, previous_sql=self.previous_sql,
                     previous_partly=bool(self.previous_partly), shown_values=self.shown_values, partial_values=self.partial_values,
                     sampled_values=self.sampled_values, row_mates=self.row_mates, unmatched=self.unmatched,
-                    lexicon=self.lexicon)
+                    named_values=self.named_values, lexicon=self.lexicon)
         return next(review(text, result, turn, stage=stage, told=self.checked), None)
 
     def without_query(self) -> ToolOutcome | None:

@@ -37,7 +37,7 @@ from agent.checks.turn import (copies_partial_values, counted_itself, dropped_co
                                in_question_language, missing_periods, missing_years, per_group_missing,
                                sql_literals, unasked_values, unsupported_names, unsupported_numbers,
                                which_one, with_conditions, with_label, wrong_language)
-from agent.checks.unnamed import invented_values
+from agent.checks.unnamed import invented_values, unused_names
 from agent.notes import load_table, note
 from agent.planner.followup import is_follow_up, leans_on_previous
 from agent.planner.human_names import spaced_zh, table_words
@@ -60,7 +60,7 @@ class TurnFacts:
                  previous_question: str = "", previous_sql: str | None = None, previous_partly: bool = False,
                  shown_values: set[str] = frozenset(), partial_values: set[str] = frozenset(),
                  sampled_values: set[str] = frozenset(), row_mates: Mapping[str, set[str]] | None = None,
-                 unmatched: Mapping[str, list[str]] | None = None,
+                 unmatched: Mapping[str, list[str]] | None = None, named_values: tuple[str, ...] = (),
                  lexicon: Lexicon = GENERIC):
         self.question, self.dialect, self.catalogue = question, dialect, catalogue
         #: The words the caveats name tables by (the source's own, in Chinese: 载荷 for `payloads`).
@@ -78,6 +78,8 @@ class TurnFacts:
         self.row_mates = row_mates or {}
         #: Query -> its conditions no row meets (`agent.tools.registry.unmatched_filters`).
         self.unmatched = unmatched or {}
+        #: The database's values the question names (the value index's hits, as stored).
+        self.named_values = named_values
 
     @functools.cached_property
     def follows_up(self) -> bool:
@@ -310,6 +312,12 @@ def _unmatched(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     """Conditions of the query that no row of the database meets (a value spelled otherwise)."""
     conditions = turn.unmatched.get(result.sql)
     return Finding({"conditions": conditions}) if conditions else None
+
+
+def _unused_name(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """A proper name the question writes and the data holds ("Todd Casey") that the query never uses."""
+    names = unused_names(turn.question, result.sql, list(turn.named_values), dialect=turn.dialect)
+    return Finding({"values": names}) if names else None
 
 
 def _per_group(turn: TurnFacts, result: Result, text: str) -> Finding | None:
@@ -592,6 +600,7 @@ CHECKS: tuple[Check, ...] = (
     Check("years", _years, caveat="years", hint="unused"),
     Check("periods", _periods, caveat="periods", hint="unused"),
     Check("unmatched", _unmatched, caveat="unmatched", hint="unused", separator="; "),
+    Check("unused_name", _unused_name, caveat="unused_name", hint="unused", languages=frozenset({"en"})),
     Check("per_group", _per_group, caveat="per_group", hint="unused"),
     Check("one_row_groups", _one_row_groups, caveat="one_row_groups", hint="unused",
           assumes="a table's rows are told apart by its declared primary key", tables=("table",)),

@@ -41,3 +41,34 @@ def invented_values(question: str, sql: str, known: set[str], *, dialect: str) -
                 continue
             found.append(value)
     return found
+
+
+def unused_names(question: str, sql: str, held: list[str], *, dialect: str) -> list[str]:
+    """The proper names of two words or more the question writes with capitals ("Todd Casey") that the database
+    holds as values (`held`: the value index's hits for the question) and that no text literal of the query holds,
+    whole or in part ("which countries' channels play no cartoon written by Todd Casey?" answered over every
+    writer). The query's answer is then not about the thing named."""
+    tree = parsed(sql, dialect=dialect) if not has_cjk(question) else None
+    if tree is None:
+        return []
+    # (a name in double quotes is a string to SQLite where no column has it: sqlglot reads it as an identifier)
+    literals = [literal.this.strip("%").strip().casefold() for literal in tree.find_all(exp.Literal)
+                if literal.is_string] + [i.this.casefold() for i in tree.find_all(exp.Identifier) if i.quoted]
+    found: list[str] = []
+    for value in dict.fromkeys(held):
+        key = value.casefold()
+        if not _written_as_a_name(question, value) or any(
+                key in literal or (len(literal) >= 3 and literal in key) for literal in literals):
+            continue
+        found.append(value)
+    return found
+
+
+def _written_as_a_name(question: str, value: str) -> bool:
+    """The value, of two words or more, written in the question with each word capitalised, not opening it."""
+    words = value.split()
+    if len(words) < 2 or not all(w[:1].isalpha() for w in words):
+        return False
+    pattern = r"\s+".join(re.escape(w) for w in words)
+    match = re.search(rf"(?<!\w){pattern}(?!\w)", question, re.IGNORECASE)
+    return match is not None and match.start() > 0 and all(w[:1].isupper() for w in match.group().split())

@@ -1104,3 +1104,17 @@ def test_a_link_read_from_the_side_the_question_does_not_mean_is_not_ok(store, t
     owners = other_side.replace("friend_id", "student_id")
     scripted_llm.enqueue(tool_call("run_sql", {"sql": owners}), tool_call("answer", {"text": "None.", "sql": owners}))
     assert _answer(_run(_setup(store, db, scripted_llm), question)[0]).ok
+
+
+def test_an_answer_whose_query_never_uses_the_name_asked_about_is_flagged(store, sample_db_path, scripted_llm):
+    # SParC dev (development sample): "… not playing any cartoon written by Todd Casey?" answered over every writer.
+    # The model is told once; answering the same again, the answer says it, and is not ok.
+    every = "SELECT COUNT(*) FROM payloads AS p JOIN launches AS l ON l.id = p.launch_id WHERE l.launch_date < '2020-01-01'"
+    reply = tool_call("answer", {"text": "1,534 satellites were launched before 2020.", "sql": every})
+    scripted_llm.enqueue(tool_call("run_sql", {"sql": every}), reply, tool_call("run_sql", {"sql": every}), reply)
+    events, _ = _run(_setup(store, sample_db_path, scripted_llm),
+                     "How many satellites built by Planet Labs were launched before 2020?")
+    told = [json.loads(m["content"]) for m in scripted_llm.chat_requests[-1]["messages"] if m["role"] == "tool"]
+    assert any("does not use Planet Labs" in t.get("error", "") for t in told)
+    answer = _answer(events)
+    assert not answer.ok and "Planet Labs" in answer.data.caveat

@@ -57,6 +57,7 @@ class Example:
     shown_values: set[str] = field(default_factory=set)
     partial_values: set[str] = field(default_factory=set)
     unmatched: list[str] = field(default_factory=list)  # the conditions of `sql` no row meets
+    named_values: tuple[str, ...] = ()  # the database's values the question names
     why: str = ""  # for docs/checks.md
 
     def review_with(self, sample_catalogue: list[Any]) -> tuple[Result, TurnFacts]:
@@ -65,7 +66,8 @@ class Example:
         turn = TurnFacts(question=self.question, dialect="sqlite", catalogue=lambda: catalogue,
                          previous_sql=self.previous_sql, previous_partly=self.previous_partly,
                          shown_values=self.shown_values,
-                         partial_values=self.partial_values, unmatched={self.sql: self.unmatched})
+                         partial_values=self.partial_values, unmatched={self.sql: self.unmatched},
+                         named_values=self.named_values)
         return result, turn
 
 
@@ -149,6 +151,15 @@ EXAMPLES: dict[str, tuple[Example, Example]] = {
         Example("How many launches failed?", "SELECT COUNT(*) FROM launches WHERE outcome = 'failed'", rows=[[0]],
                 unmatched=["outcome = 'failed'"], why="no launch has the outcome 'failed': they read 'failure'"),
         Example("How many launches failed?", "SELECT COUNT(*) FROM launches WHERE outcome = 'failure'", rows=[[9]])),
+    "unused_name": (
+        Example("How many satellites built by Planet Labs were launched before 2020?",
+                "SELECT COUNT(*) FROM payloads AS p JOIN launches AS l ON l.id = p.launch_id "
+                "WHERE l.launch_date < '2020-01-01'", rows=[[1534]], named_values=("Planet Labs",),
+                why="the maker named is in the data and nowhere in the query"),
+        Example("How many satellites built by Planet Labs were launched before 2020?",
+                "SELECT COUNT(*) FROM payloads AS p JOIN launches AS l ON l.id = p.launch_id JOIN manufacturers AS m "
+                "ON m.id = p.manufacturer_id WHERE m.name = \"Planet Labs\" AND l.launch_date < '2020-01-01'",
+                rows=[[66]], named_values=("Planet Labs",))),
     "per_group": (
         Example("每个国家有多少个发射场？", "SELECT name FROM launch_sites WHERE country_id = 2",
                 "酒泉、西昌、太原、文昌"),
