@@ -12,8 +12,8 @@ import re
 from typing import TYPE_CHECKING
 
 from agent.planner.frame import Frame
-from agent.planner.lexicon import (FILLER_WORDS, FILLER_WORDS_ZH, KIND_WORDS, MAKING_COLUMN_WORDS, MAKING_VERBS,
-                                   MAKING_VERBS_ZH,
+from agent.planner.lexicon import (FILLER_WORDS, FILLER_WORDS_ZH, KIND_WORDS, MAKER_WORDS, MAKING_COLUMN_WORDS,
+                                   MAKING_VERBS, MAKING_VERBS_ZH,
                                    ORDER_VERBS, RELATING_VERBS, WHEN_WORDS_ZH)
 from agent.planner.schema_index import SchemaIndex
 from agent.planner.units import UNITS
@@ -53,7 +53,8 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
                 or _names_the_value_before(m, r, frame, schema) \
                 or (_relates_through(m, joined) and not asked_after_which(m, r, frame)) \
                 or _participle_of_parent(i, r, frame, schema) or _their_rows(m, r, frame, schema) \
-                or _made_where(m, frame) or _whose_rows(m, r, frame, schema):
+                or _made_where(m, frame) or _whose_rows(m, r, frame, schema) \
+                or (m.kind == "column" and m.partial and _made_by_a_maker(m.text, frame, schema, joined)):
             continue
         before = r.mentions[i - 1] if i else None
         if m.text.lower() in KIND_WORDS and before is not None and before.end == m.start \
@@ -66,7 +67,8 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     missing.extend((i, t.text) for i, t in enumerate(r.q.tokens) if i not in covered and i not in read
                    and t.text in r.q.unmatched and t.norm not in FILLER_WORDS and not _relating_verb(i, r, joined)
                    and not _names_the_key(i, r, edges, schema) and not _ordering_word(i, r, frame)
-                   and not _verb_of_a_key(i, r, frame, edges, schema))
+                   and not _verb_of_a_key(i, r, frame, edges, schema)
+                   and not _made_by_a_maker(t.text, frame, schema, joined))
     missing.extend(_making_words(r, frame, schema))
     missing.extend(_when_unshown(r, frame))
     missing.extend(_which_unread(r, covered))
@@ -141,6 +143,17 @@ def _made_where(m, frame: Frame) -> bool:
     region): the verb says how the rows relate to it, not that column."""
     return m.kind == "column" and m.partial and m.text.lower() in MAKING_VERBS \
         and any(c.column.table != frame.fact for c in frame.conditions)
+
+
+def _made_by_a_maker(word: str, frame: Frame, schema: SchemaIndex, joined: set[str]) -> bool:
+    """A verb of making ("How many military payloads has each payload manufacturer built?") where the rows counted or
+    listed refer by a key of their own to a makers' table the query joins (`MAKER_WORDS`), and hold no count of what
+    was made (units built: `_making_words` names the verb there): the join is what the verb says."""
+    if word.lower() not in MAKING_VERBS or any(set(c.words) & MAKING_COLUMN_WORDS
+                                               for c in schema.tables[frame.fact].columns.values()):
+        return False
+    makers = {t for t in joined if set(schema.tables[t].words) & MAKER_WORDS}
+    return any(e.table == frame.fact and e.ref_table in makers for e in schema.edges)
 
 
 def _making_words(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[tuple[int, str]]:

@@ -167,7 +167,8 @@ class Assembler:
         elif r.each_alone and subject is not None and counted is None:
             frame.entity, fact = self.table(subject), None  # "… and how many times each?": per subject row
         else:
-            fact = counted or self._after_de(free_tables) or subject
+            ranked = r.ranked_rows if r.ranked_rows is not None and r.is_free(r.ranked_rows) else None
+            fact = counted or ranked or self._after_de(free_tables) or subject
             owned = self._owned_after_which(free_tables) if fact is not None and counted is None else None
             if owned is not None and fact is not owned:
                 # 哪些国家的火箭执行过…的发射？: the countries of the rockets, listed by what their rows did
@@ -809,11 +810,12 @@ class Assembler:
 
     def _years_compared(self, frame: Frame) -> None:
         """Years named one beside the other ("in 2016 and 2020", 2016年和2020年) of a figure asked for each
-        (分别, 各, "each", "respectively"): one figure per year as well, not the years pooled into one. Years
+        (分别, 各, "each", "respectively") or compared ("compare", 对比): one figure per year as well, not the years pooled into one. Years
         joined by "or" (或, 还是) stay one filter: either year's rows."""
         listed = [c for c in frame.conditions if c.op == "year_in" and len(c.values) > 1 and c.column.is_date]
+        compared = [m for m in self.r.mentions if m.kind == "keyword" and m.code == "compare" and self.r.is_free(m)]
         if len(listed) != 1 or not frame.measures or frame.group_time is not None \
-                or not _EACH_RESPECTIVELY.search(self.q.text):
+                or not (_EACH_RESPECTIVELY.search(self.q.text) or compared):
             return
         condition = listed[0]
         span = self.q.text[self.q.text.find(condition.text):]
@@ -822,6 +824,7 @@ class Assembler:
         if _EITHER.search(between):
             return
         frame.group_time, frame.bucket = condition.column, "year"
+        self.r.use(*compared)  # "How did its count in 2022 compare with 2023?": the two side by side
         self.notes.append(f"'{condition.text}' → each year its own figure, GROUP BY the year")
 
     def negation(self, frame: Frame, word: Mention, negated: list[Mention]) -> None:

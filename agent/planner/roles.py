@@ -94,6 +94,7 @@ class RoleResolver:
         self.rank: Rank | None = None
         self.limit: int | None = None
         self.limited: Mention | None = None  # the table word a ranking's number counts ("the ten heaviest payloads")
+        self.ranked_rows: Mention | None = None  # the dated rows a Chinese 最近一次/最早 is of (…最近一次发射: launches)
         self.order: tuple[Mention, bool] | None = None
         self.sort: bool | None = None  # a direction without a column: sort by the first column shown
         self.group: Mention | None = None
@@ -355,8 +356,9 @@ class RoleResolver:
     def _ranked_rows_asked_of(self) -> None:
         """"Which countries do the ten heaviest payloads belong to?", 质量最大的十个有效载荷分别属于哪些国家？: the rows
         ranked are the ones the number counts (the payloads); the table asked after "which" (哪些) is what to show
-        of each, one each (a payload's country; "… and their countries" the same), not the rows ranked (ten countries by their payloads' masses
-        would merge equal pairs and drop the payloads of no country); its rows are reached by keys up."""
+        of each, one each (a payload's country; "… and their countries" the same), not the rows ranked (ten
+        countries by their payloads' masses would merge equal pairs and drop the payloads of no country); its rows
+        are reached by keys up."""
         ranked = self.limited
         if ranked is None or self.shown or self.group is not None or (self.rank is not None and self.rank.by_count) \
                 or self.limit is None or self.limit < 2:
@@ -747,6 +749,11 @@ class RoleResolver:
                 if named is not None and _numeric(named):
                     self.rank.column, self.rank.desc = named, direction in ("desc", None)
                     self.use(named)
+                dated = self.next_mention(m, 0, kinds=("table",)) if self.q.zh and time_dir is not None else None
+                if dated is not None and any(c.is_date for t in dated.tables for c in self.schema.tables[t].time_columns) \
+                        and self.q.text[self.q.tokens[dated.end - 1].end:][:1] != "的":
+                    # 拜科努尔发射场最近一次发射: the launches, the latest of them (not 最早发射的卫星: the satellites)
+                    self.ranked_rows = dated
                 self.use(m)
 
     def _part_of_key(self, column) -> bool:

@@ -132,3 +132,27 @@ def test_degrees_north_compare_the_latitude(planner, sample_db_path):
     plan = planner.plan("纬度在北纬40度以上的发射场有哪些？")
     assert plan.caveat is None and "latitude >= 40" in plan.sql
     assert _rows(planner, plan.sql) == sorted(sample(sample_db_path, "SELECT name_zh FROM launch_sites WHERE latitude >= 40"))
+
+
+def test_the_latest_of_the_dated_rows_named_after_it_in_chinese(planner, sample_db_path):
+    """The 37th walk's Z2: 拜科努尔发射场最近一次发射 ranked the site by its opening year (1955), ok."""
+    plan = planner.plan("拜科努尔发射场最近一次发射是在什么时候？")
+    gold = ("SELECT MAX(l.launch_date) FROM launches l JOIN launch_sites s ON s.id = l.site_id "
+            "WHERE s.name LIKE 'Baikonur%'")
+    assert plan.caveat is None and "launches.launch_date = (SELECT MAX" in plan.sql
+    assert [r[-1] for r in _rows(planner, plan.sql)] == [sample(sample_db_path, gold)[0][0]]
+    assert "payloads" in planner.plan("中国最早发射的卫星是哪颗？").frame.fact  # 发射的卫星: the satellites
+
+
+def test_a_verb_of_making_by_a_makers_key_is_read(planner):
+    """The 37th walk's E13: 'built' named as left out, though the makers' join is what it says."""
+    assert planner.plan("How many military payloads has each payload manufacturer built?").caveat is None
+    assert "built" in planner.plan("How many aircraft has Boeing built?").caveat  # units built, or the models?
+
+
+def test_two_years_compared_are_each_their_own_figure(planner, sample_db_path):
+    """The 37th walk's E7: 'How did Electron's launch count in 2022 compare with 2023?' gave one count of both."""
+    plan = planner.plan("How did Electron's launch count in 2022 compare with 2023?")
+    gold = ("SELECT substr(l.launch_date, 1, 4), COUNT(*) FROM launches l JOIN launch_vehicles v ON v.id = l.vehicle_id "
+            "WHERE v.name = 'Electron' AND substr(l.launch_date, 1, 4) IN ('2022', '2023') GROUP BY 1")
+    assert plan.caveat is None and _rows(planner, plan.sql) == sorted(sample(sample_db_path, gold))
