@@ -188,8 +188,8 @@ class OfflinePlanner:
         if not column.is_date:
             return None
         try:
-            result = self.database.execute(f"SELECT MAX({quote_ident(column.name)}) FROM {quote_ident(column.table)}",
-                                           max_rows=1)
+            latest = f"SELECT MAX({quote_ident(column.name)}) FROM {quote_ident(column.table)}"
+            result = self.database.execute(to_dialect(latest, self.database.dialect), max_rows=1)
             last = date.fromisoformat(str(result.rows[0][0])[:10]) if result.rows and result.rows[0][0] else None
         except (SourceError, ValueError):
             return None

@@ -4,6 +4,8 @@ as the loop plays it (tests/agent/test_offline_planner.py), the planner writing 
 
 from __future__ import annotations
 
+from datetime import date
+
 import pytest
 
 from agent.offline_planner import OfflinePlanner
@@ -28,3 +30,14 @@ def planner(request, sample_db_path):
 def test_documented_question_matches_gold(entry, planner, sample_db_path):
     ok, detail = check_question(entry, Conversation(*planner), sample_db_path)
     assert ok, f"{entry['question']} on {planner[1].engine}\n{detail}"
+
+
+def test_the_datas_last_date_is_read_on_every_engine(planner, sample_db_path):
+    """A period counted from today past the sample's last launch is said, and 'in the data' counts back from it, on
+    each engine (its SQL quoted as the engine quotes names)."""
+    source = planner[1]
+    late = OfflinePlanner(source, today=date(2026, 11, 29),
+                          vocabulary=DomainVocabulary.beside(sample_db_path))
+    assert late.plan("How many launches were there in the past 2 years?").frame.data_end == "2025-12-28"
+    kept = late.plan("How many launches were there in the past 2 years in the data?")
+    assert kept.caveat is None and "2025-12-28" in " ".join(kept.frame.periods)
