@@ -38,7 +38,7 @@ from agent.planner.linking import MeaningLinker
 from agent.planner.question import ParsedQuestion, parse_question
 from agent.planner.reading import caveat, interpretation, translated
 from agent.planner.periods import IN_THE_DATA, DataEnd
-from agent.planner.schema_index import SchemaIndex, quote_ident
+from agent.planner.schema_index import ColumnInfo, SchemaIndex, quote_ident
 from agent.planner.sql_builder import build_sql, to_dialect
 from agent.planner.words import unit_of
 from agent.vocabulary.domain import DomainVocabulary
@@ -135,6 +135,7 @@ class OfflinePlanner:
         self.linker = MeaningLinker(embedder)
         self._schema: SchemaIndex | None = None
         self._state: AgentState | None = None
+        self._last_dates: dict[tuple[str, str], DataEnd | None] = {}  # the data's last date of a date column
 
     def follow(self, state: AgentState) -> None:
         """Read follow-ups against this conversation's state, and keep each answered reading in it
@@ -187,6 +188,11 @@ class OfflinePlanner:
         column = condition.column
         if not column.is_date:
             return None
+        if (column.table, column.name) not in self._last_dates:
+            self._last_dates[column.table, column.name] = self._read_last_date(column)
+        return self._last_dates[column.table, column.name]
+
+    def _read_last_date(self, column: ColumnInfo) -> DataEnd | None:
         try:
             latest = f"SELECT MAX({quote_ident(column.name)}) FROM {quote_ident(column.table)}"
             result = self.database.execute(to_dialect(latest, self.database.dialect), max_rows=1)

@@ -16,7 +16,7 @@ from agent.planner.human_names import column_words, spaced_zh, table_words, zh_c
 from agent.planner.lexicon import GENERIC, Lexicon
 from agent.planner.reading import period_range, than_row, years_said
 from agent.planner.schema_index import SchemaIndex
-from agent.planner.sql_builder import measure_alias, one_of
+from agent.planner.sql_builder import measure_alias, own_name
 from agent.planner.words import human_header
 from storage.text import has_cjk, plural
 
@@ -101,7 +101,7 @@ def result_headers(columns: list[str], frame: Frame) -> list[str]:
     by_name: dict[str, list] = {}
     for c in own:
         by_name.setdefault(c.name.lower(), []).append(c)
-        by_name.setdefault(f"{one_of(c.table)}_{c.name}".lower(), []).append(c)  # `shown_aliases`
+        by_name.setdefault(own_name(c).lower(), []).append(c)  # `shown_aliases`
     seen: dict[str, int] = {}
     measures = {measure_alias(m, frame): m for m in frame.measures if m.column is not None and m.condition is None}
     matching = {measure_alias(m, frame): m.condition for m in frame.measures if m.func == "count" and m.condition}

@@ -25,6 +25,7 @@ from agent.planner.frame import Condition, Frame, Measure, Ordering, PlanningFai
 from agent.planner.framing import YEAR_WORDS, Assembler
 from agent.planner.negation import Absence
 from agent.planner.question import Mention, ParsedQuestion
+from agent.planner.reading import FIRST_AND_TIED
 from agent.planner.roles import RoleResolver
 from agent.planner.schema_index import ColumnInfo, SchemaIndex
 from agent.vocabulary.references import BACK_REFERENCE, PRONOUNS_EN, THOSE_EN, THOSE_ZH, counts_per, counts_previous_rows, points_back
@@ -633,7 +634,7 @@ def _carried(previous: Frame, frame: Frame, changed: list[str]) -> list[str]:
         kept.append("统计口径" if frame.zh else "the measure")
     if "ranking" not in changed and frame.order is not None and frame.limit is not None:
         if frame.limit == 1 and frame.ties:  # "the first and any tied": no number the result need show
-            kept.append("第一名（并列的都保留）" if frame.zh else "the first and any tied")
+            kept.append(FIRST_AND_TIED[frame.zh])
         else:
             kept.append(f"前 {frame.limit} 个" if frame.zh else f"the top {frame.limit}")
     return kept

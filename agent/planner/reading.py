@@ -227,15 +227,19 @@ def _measure(m: Measure, fact: str, lexicon: Lexicon | None) -> str:
     return words[func].format(column=_name(m.column, lexicon))
 
 
+#: A ranking that keeps its first row and every row tied with it, as an answer says it.
+FIRST_AND_TIED = {False: "the first and any tied with it", True: "第一名（并列的都保留）"}
+
+
 def _order(frame: Frame, fact: str, lexicon: Lexicon | None) -> str:
     what = _measure(frame.order.measure, fact, lexicon) if frame.order.measure else _name(frame.order.column, lexicon)
     if lexicon is not None:
         order = f"按{what}{'降序' if frame.order.desc else '升序'}排列"
-        top = (f"，取前 {frame.limit} 个" if frame.limit > 1 else "，取第一名（并列的都保留）" if frame.ties
+        top = (f"，取前 {frame.limit} 个" if frame.limit > 1 else f"，取{FIRST_AND_TIED[True]}" if frame.ties
                else "，取第一个") if frame.limit is not None else ""
     else:
         order = f"ordered by {what}, {'highest' if frame.order.desc else 'lowest'} first"
-        top = (f", keeping the top {frame.limit}" if frame.limit > 1 else ", keeping the first and any tied with it"
+        top = (f", keeping the top {frame.limit}" if frame.limit > 1 else f", keeping {FIRST_AND_TIED[False]}"
                if frame.ties else ", keeping the first") if frame.limit is not None else ""
     if frame.best_per_group and top:  # "the heaviest payload in each orbit"
         top = top.replace("，取", "，每组取", 1) if lexicon is not None else top + " in each group"

@@ -19,8 +19,8 @@ from sqlglot.errors import ParseError
 from agent.planner.frame import Condition, Frame, Measure, PlanningFailed
 from agent.planner.negation import Absence, qualified, subquery
 from agent.planner.schema_index import ColumnInfo, Edge, SchemaIndex, quote_ident, quote_literal
+from agent.planner.human_names import table_words
 from storage.errors import AskdbError
-from storage.text import singular
 
 
 class SQLBuildError(AskdbError):
@@ -134,9 +134,8 @@ def _share_only(frame: Frame, schema: SchemaIndex, joins: list[tuple[str, Edge]]
     that a row with none (a payload of no known operator) still counts in the whole the share is of."""
     if not any(m.condition is not None for m in frame.measures):
         return set()
-    rest = replace(frame, measures=[m for m in frame.measures if m.condition is None])
-    needed = {frame.fact} | {t for t, _ in _joins(frame.fact, rest.tables(schema), schema, via)[0]}
-    return {t for t, _ in joins if t not in needed and schema.upward(frame.fact, t)}
+    return _joined_only_for(replace(frame, measures=[m for m in frame.measures if m.condition is None]), frame,
+                            schema, joins, via)
 
 
 def _shown_only(frame: Frame, schema: SchemaIndex, joins: list[tuple[str, Edge]], via: dict[str, str]) -> set[str]:
@@ -146,7 +145,14 @@ def _shown_only(frame: Frame, schema: SchemaIndex, joins: list[tuple[str, Edge]]
     if frame.measures or frame.entity or frame.group_columns or frame.group_time is not None \
             or not any(c.table == frame.fact for c in frame.columns):
         return set()  # (the makers alone of cars of 1970: what is shown is the answer, not a cell beside it)
-    rest = replace(frame, columns=[c for c in frame.columns if c.table == frame.fact])
+    return _joined_only_for(replace(frame, columns=[c for c in frame.columns if c.table == frame.fact]), frame,
+                            schema, joins, via)
+
+
+def _joined_only_for(rest: Frame, frame: Frame, schema: SchemaIndex, joins: list[tuple[str, Edge]],
+                     via: dict[str, str]) -> set[str]:
+    """The tables `frame` joins that the same frame without some of its parts (`rest`) does not need, each row of
+    the fact having at most one there: those joined LEFT."""
     needed = {frame.fact} | {t for t, _ in _joins(frame.fact, rest.tables(schema), schema, via)[0]}
     return {t for t, _ in joins if t not in needed and schema.upward(frame.fact, t)}
 
@@ -349,14 +355,13 @@ def shown_aliases(columns: list[ColumnInfo]) -> dict[int, str]:
     for c in columns:
         owner = seen.setdefault(c.name.lower(), c.table)
         if owner != c.table:
-            aliases[id(c)] = f"{one_of(c.table)}_{c.name}"
+            aliases[id(c)] = own_name(c)
     return aliases
 
 
-def one_of(table: str) -> str:
-    """A table's name for one of its rows (the last word singular: order_items, order_item)."""
-    *head, last = table.split("_")
-    return "_".join([*head, singular(last)])
+def own_name(column: ColumnInfo) -> str:
+    """A column named with one of its table's rows (a `name` of `order_items`: `order_item_name`)."""
+    return f"{table_words(column.table, zh=False, one=True).replace(' ', '_')}_{column.name}"
 
 
 def measure_alias(m: Measure, frame: Frame) -> str:
