@@ -10,6 +10,7 @@ database happens to use that word in a table or column name.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -185,8 +186,8 @@ ZH_WORDS: dict[str, str] = {
     "投入使用": "", "投入运营": "",
     # 其中属于欧洲的有哪些？: in Europe, as 欧洲 alone says (the condition or the join names the relation)
     "属于": "",
-    # 3月到6月之间 (the range says it)
-    "之间": "",
+    # 3月到6月之间, 3月到8月期间 (the range says it)
+    "之间": "", "期间": "",
     **dict.fromkeys(MEASURE_WORDS_ZH, ""),
     # question words and aggregates
     "多少": "how many", "几": "how many", "数量": "number of", "个数": "number of", "次数": "number of",
@@ -279,6 +280,13 @@ class Lexicon:
                 names.setdefault(english, zh)
         return names
 
+    @cached_property
+    def phrases(self) -> re.Pattern[str] | None:
+        """The synonyms' keys of more than one word ("sun-synchronous", "low earth orbit"), longest first: a
+        question's phrase the token-by-token reading would split, read as its synonym's word instead (None: none)."""
+        keys = sorted((k for k in self.synonyms if re.search(r"[\s-]", k)), key=len, reverse=True)
+        return re.compile(r"\b(?:" + "|".join(map(re.escape, keys)) + r")\b", re.I) if keys else None
+
     def synonyms_of(self, word: str) -> tuple[str, ...]:
         """Other words a schema may use for `word` (a lower-case English word) or its singular."""
         return (*self.synonyms.get(word, ()), *self.synonyms.get(singular(word), ()))
@@ -298,7 +306,7 @@ make makes made making produce produces produced producing operate operates oper
 own owns owned run runs
 host hosts hosted hosting involve involves involved involving feature features featured
 break breaks broke broken breakdown down split splits database
-send sends sent sending go goes went gone going carry carries carried carrying counting
+send sends sent sending go goes went gone going carry carries carried carrying counting headed heading
 lift lifts lifted lifting exactly specifically precisely respectively
 receive receives received receiving get gets got fully completely entirely
 suffer suffers suffered suffering whole put puts putting placed listed end ends ended ending way outright

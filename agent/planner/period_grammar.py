@@ -13,7 +13,8 @@ Shapes, in English and Chinese:
   (whole years: `kind` "years", which the planner's year pass reads as before);
 - decades: "the 2010s", 2010年代, 20世纪90年代 and 上世纪90年代 (the 1990s);
 - periods counted from today: "last year", "this quarter", "the past 5 years", "last 6 months",
-  "year to date", 今年以来, 近五年 (only when `today` is given).
+  "year to date", 今年以来, 近五年, and a month of such a year, "since June last year", 去年6月以来 (only when
+  `today` is given).
 
 Each range is [since, until): `since` the first day in it, `until` the first day after it; None
 where it is open.
@@ -75,6 +76,12 @@ def _y(name: str = "y") -> str:
     return _YEAR.format(name=name)
 
 
+#: A year counted from today where a month's year stands ("June last year", 去年6月): `yrel`.
+_YEAR_BACK = {"last year": 1, "this year": 0, "去年": 1, "今年": 0, "前年": 2}
+_EN_YEAR = rf"(?:{_y()}|(?P<yrel>last\s+year|this\s+year)\b)"
+_ZH_YEAR = rf"(?:{_y()}\s*年|(?P<yrel>去年|今年|前年))"
+
+
 #: Each shape: its kind and its pattern. Where two overlap, the longest, then the first, wins.
 _SHAPES: list[tuple[str, re.Pattern]] = [(kind, re.compile(pattern, re.IGNORECASE)) for kind, pattern in [
     ("half", rf"\b(?:the\s+)?(?P<ord>{_ORDINAL})\s+half\s+(?:of\s+)?(?:the\s+year\s+)?{_y()}"),
@@ -85,12 +92,12 @@ _SHAPES: list[tuple[str, re.Pattern]] = [(kind, re.compile(pattern, re.IGNORECAS
     ("quarter", rf"{_y()}\s*年\s*(?:第\s*)?(?P<n>[1-4一二三四])\s*季度?"),
     ("months", rf"(?:\b(?:between|from)\s+)?\b(?P<m1>{_MONTH})\.?(?:\s+{_y('y1')})?\s*(?:and|to|through|till|until|-|–)"
                rf"\s*(?P<m2>{_MONTH})\.?(?:\s+of)?,?\s+{_y()}"),
-    ("months", rf"(?:[从自]\s*)?{_y()}\s*年\s*(?P<m1>{_ZH_MONTH})\s*月份?\s*(?:到|至|-|~|—|－)\s*(?:{_y('y2')}\s*年\s*)?"
+    ("months", rf"(?:[从自]\s*)?{_ZH_YEAR}\s*(?P<m1>{_ZH_MONTH})\s*月份?\s*(?:到|至|-|~|—|－)\s*(?:{_y('y2')}\s*年\s*)?"
                rf"(?P<m2>{_ZH_MONTH})\s*月份?"),
-    ("open", rf"\b(?P<rel>{_RELATION_EN})\s+(?:the\s+end\s+of\s+)?(?P<m>{_MONTH})\.?(?:\s+of)?,?\s+{_y()}"),
-    ("open", rf"{_y()}\s*年\s*(?P<m>{_ZH_MONTH})\s*月份?\s*(?P<rel>{_RELATION_ZH})"),
-    ("month", rf"\b(?P<m>{_MONTH})\.?(?:\s+of)?,?\s+{_y()}"),
-    ("month", rf"{_y()}\s*年\s*(?P<m>{_ZH_MONTH})\s*月份?"),
+    ("open", rf"\b(?P<rel>{_RELATION_EN})\s+(?:the\s+end\s+of\s+)?(?P<m>{_MONTH})\.?(?:\s+of)?,?\s+{_EN_YEAR}"),
+    ("open", rf"(?:[从自]\s*)?{_ZH_YEAR}\s*(?P<m>{_ZH_MONTH})\s*月份?\s*(?P<rel>{_RELATION_ZH})"),
+    ("month", rf"\b(?P<m>{_MONTH})\.?(?:\s+of)?,?\s+{_EN_YEAR}"),
+    ("month", rf"{_ZH_YEAR}\s*(?P<m>{_ZH_MONTH})\s*月份?"),
     ("years", rf"\b(?P<rel>{_RELATION_EN})\s+(?:the\s+year\s+)?{_y()}(?!\s*(?:-|–|to|and|through|or)\s*\d)"),
     ("years", rf"{_y()}\s*年?\s*(?P<rel>以来|至今|迄今|以后|之后|以前|之前)"),
     ("decade", r"\b(?:the\s+)?(?P<y>1\d{2}0|2\d{2}0)'?s\b|(?P<y2>1\d{2}0|2\d{2}0)\s*年代"
@@ -142,6 +149,10 @@ def _read(kind: str, match: re.Match, today: date | None, *, year: int = 0) -> N
     g = {k: v for k, v in match.groupdict().items() if v is not None}
     text, at, to = match.group().strip(), match.start(), match.end()
     at += len(match.group()) - len(match.group().lstrip())
+    if "yrel" in g:  # "June last year", 去年6月: in the year counted back from today
+        if today is None:
+            return None
+        year = today.year - _YEAR_BACK[re.sub(r"\s+", " ", g["yrel"].lower())]
     year = int(g.get("y") or g.get("y2") or year)
     if kind == "half":
         half = int(g["n"]) if "n" in g else int(g["n2"]) if "n2" in g else ZH_HALVES[g["zh"]] if "zh" in g \
@@ -164,7 +175,7 @@ def _read(kind: str, match: re.Match, today: date | None, *, year: int = 0) -> N
             relation = PERIOD_RELATIONS[re.sub(r"\s+", " ", g["rel"].lower())]
             since, until = {"since": (since, None), "after": (until, None), "before": (None, since),
                             "until": (None, until)}[relation]
-        return NamedPeriod(text, at, to, since, until, kind)
+        return NamedPeriod(text, at, to, since, until, kind, today if "yrel" in g else None)
     if kind == "years":
         relation = PERIOD_RELATIONS[re.sub(r"\s+", " ", g["rel"].lower())]
         since, until = {"since": (date(year, 1, 1), None), "after": (date(year + 1, 1, 1), None),

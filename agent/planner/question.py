@@ -106,6 +106,7 @@ def parse_question(question: str, schema: SchemaIndex, links: dict[str, tuple[st
     adds, for a word, the words of a name it was linked to by meaning; `lexicon` is the generic one
     with the source's own words (`Lexicon.of`)."""
     text = _OF_MANUFACTURE.sub("manufacturer country", _NOT_ONE.sub(r"一\1\3\4\2", normalize(question)))
+    text = _phrases_read(text, schema, lexicon)
     tokens = _tokenize(text, schema, lexicon)
     for token in tokens:
         token.linked = (links or {}).get(token.norm, ())
@@ -199,6 +200,20 @@ def _priority_kind(mention: Mention) -> str:
 
 
 # -- pass 1: tokens ---------------------------------------------------------------
+
+def _phrases_read(text: str, schema: SchemaIndex, lexicon: Lexicon) -> str:
+    """A source's phrase of several words as the one word its schema uses ("sun-synchronous orbit": "SSO orbit"),
+    spelled as stored when the word is a value (short codes must match case)."""
+    if lexicon.phrases is None:
+        return text
+
+    def word(match: re.Match[str]) -> str:
+        other = lexicon.synonyms[match.group().casefold()][0]
+        refs = schema.values.get(other)
+        return refs[0].value if refs else other
+
+    return lexicon.phrases.sub(word, text)
+
 
 def _tokenize(text: str, schema: SchemaIndex, lexicon: Lexicon) -> list[Token]:
     folded = text.casefold()

@@ -474,11 +474,13 @@ class RoleResolver:
             and {t.norm for t in self.q.tokens[m.end:after.start]} <= {"s", "'s", "’s"} and after.start > m.end
 
     def _first_or_last(self) -> None:
-        """"the first launch of 2025", "the last launch of 2024": the earliest or latest of rows that have a date.
-        Not "first flight" (a column's own words), nor "fastest first"."""
+        """"the first launch of 2025", "the last launch of 2024", "Delta IV Heavy's last launch", "its first launch":
+        the earliest or latest of rows that have a date. Not "first flight" (a column's own words), nor "fastest
+        first"."""
         tokens = self.q.tokens
         for i, t in enumerate(tokens):
-            if t.norm not in ("first", "last") or not i or tokens[i - 1].norm != "the" or self.rank is not None:
+            if t.norm not in ("first", "last") or not i or self.rank is not None or not (
+                    tokens[i - 1].norm in ("the", "its") or self._named_ones(i - 1)):
                 continue
             after = next((m for m in self.mentions if m.start == i + 1), None)
             own = next((m for m in self.mentions if m.start <= i < m.end), None)
@@ -490,6 +492,16 @@ class RoleResolver:
             self.read_tokens.add(i)
             self.use(own)
             return
+
+    def _named_ones(self, i: int) -> bool:
+        """The token at `i` closes a named value's "'s" ("Delta IV Heavy's last launch": that rocket's latest; not
+        "each site's" nor "their", whose first launch is one per row)."""
+        token = self.q.tokens[i]
+        if token.norm == "s":
+            i -= 1
+        elif not token.text.lower().endswith(("'s", "’s")):
+            return False
+        return any(m.kind in ("value", "quoted") and m.end == i + 1 for m in self.mentions)
 
     def _superlative_first(self) -> None:
         """"List the payloads, heaviest first": every row, in that order, not the heaviest alone (unless a number
@@ -1112,11 +1124,12 @@ class RoleResolver:
         between = self.q.text[self.q.tokens[m.end - 1].end:self.q.tokens[after.start].start].strip()
         if between not in ("", "的", "所属", "的所属", "'s"):
             return None
-        # 各发射场的载荷平均质量: rows below each site whose column is measured, not what to group by (制造商的国家: owned)
+        # 各发射场的载荷平均质量: rows below each site whose column is measured, not what to group by (制造商的国家: owned);
         below = not any(self.schema.upward(t, a) for t in m.tables for a in after.tables)
         measured = any(c.table not in m.tables and not any(self.schema.upward(t, c.table) for t in m.tables)
                        for _, o, _ in self.aggregates if o is not None and o.kind == "column" for c in o.columns)
-        return None if below and measured else after
+        # 各火箭家族的发射成功率: a rate of the rows below each family, the same
+        return None if below and (measured or self.has("rate", "share")) else after
 
     # -- all passes ---------------------------------------------------------------------
     def resolve(self) -> RoleResolver:
