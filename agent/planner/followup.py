@@ -33,7 +33,7 @@ from agent.vocabulary.numbers import COUNTERS_ZH
 
 _MARKER_EN = re.compile(rf"^\s*(and|what about|how about|only|just|which of|of ({THOSE_EN})|among|same|the same|"
                         rf"now|also|but|instead|then)\b|\b({PRONOUNS_EN})\b", re.IGNORECASE)
-_MARKER_ZH = re.compile(r"^\s*(其中|那|只看|只|仅|同样|换成|改成|改为|按|分别是|把[^，,。？?]{0,8}(?:换成|改成|改为))"
+_MARKER_ZH = re.compile(r"^\s*(其中|那|只看|只|仅|同样|换成|改成|改为|按|分别是|都是|都|把[^，,。？?]{0,8}(?:换成|改成|改为))"
                         r"|呢\s*[？?]?\s*$|又(?:是)?(?:怎样|怎么样|如何|多少)\s*[？?]?\s*$")
 _RESTRICT = re.compile(rf"\b(which|who|what) of ({THOSE_EN})\b|\bof (those|these)\b|\bamong ({THOSE_EN})\b"
                        rf"|\blist them\b|{THOSE_ZH}", re.IGNORECASE)
@@ -148,6 +148,9 @@ def _follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, tod
                     absent=list(previous.absent))
     a = Assembler(r)
     a.anchors = [t for t in (frame.fact, frame.entity) if t]
+    if r.counted is not None and r.counted.kind == "table" and a.table(r.counted) not in a.anchors:
+        # 它在2024年执行了多少次发射？ after a site's opening year: the year of the launches counted, not the opening's
+        a.anchors.insert(0, a.table(r.counted))
     changed: list[str] = _counted_per_listed(frame, a)
     lost: list[str] = []  # what of the previous answer's rows the new frame cannot keep, in words
     each_of_them = _EACH_OF_THEM.search(parsed.text) and (previous.entity or previous.group_columns)
@@ -269,10 +272,22 @@ def _same_period(kept: list[Condition], year: Any, text: str) -> Condition | Non
     return replace(period, values=moved, text=f"{period.text} → {year.text}")
 
 
+#: "And over its whole history?", "of all time", 历史上: the previous answer's figure with no period.
+_ALL_TIME = re.compile(r"\b(?:over|in|across|for)\s+(?:its|their|the)\s+(?:whole|entire)\s+(?:history|existence)\b"
+                       r"|\b(?:of\s+)?all[\s-]time\b|\bin\s+all\s+years\b|历史上|有史以来|所有年份|全部年份", re.I)
+
+
 def _time(frame: Frame, a: Assembler) -> list[str]:
     r = a.r
     if not (r.years or r.periods):
-        return []
+        if (every := _ALL_TIME.search(a.q.text)) is None or not any(c.op.startswith("year_") for c in frame.conditions):
+            return []
+        frame.conditions = [c for c in frame.conditions if not c.op.startswith("year_")]
+        r.read_spans.append(every.span())
+        inside = {i for i, t in enumerate(a.q.tokens) if every.start() <= t.start < every.end()}
+        r.read_tokens.update(inside)
+        r.use(*(m for m in r.mentions if m.start in inside and r.is_free(m)))
+        return ["time"]
     kept = frame.conditions
     frame.conditions = []
     for year in r.years:

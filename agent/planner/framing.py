@@ -317,9 +317,15 @@ class Assembler:
             return None
         asked = max(marked, key=lambda m: m.start)
         head = self.r.head(asked)
-        after = self.q.text[self.q.tokens[head.end - 1].end:][:1]
-        # 哪些火箭发射过？: 发射 with its aspect mark is what the rockets did, not the head of 火箭发射
-        return asked if head is not asked and after in ("过", "了") else head
+        rest = self.q.text[self.q.tokens[head.end - 1].end:].strip()
+        # 哪些火箭发射过？: 发射 with its aspect mark is what the rockets did, not the head of 火箭发射; so is 发射 ending
+        # the question (猎鹰重型是从哪个发射场发射的？, 在哪个发射场发射？: the site)
+        nxt = next((m for m in self.r.mentions if m.start >= head.end), None)
+        did = rest[:1] in ("过", "了") or re.fullmatch(r"的?\s*[？?。.!！]*", rest) is not None or (
+            # 哪个发射场发射的卫星最多？: the satellites the site launched
+            nxt is not None and nxt.kind == "table"
+            and self.q.text[self.q.tokens[head.end - 1].end:self.q.tokens[nxt.start].start].strip() == "的")
+        return asked if head is not asked and did else head
 
     def _measured_in_child(self, frame: Frame, subject: Mention | None) -> None:
         """"Top 5 manufacturers by payload mass": rank the subject's rows by a measure of the rows

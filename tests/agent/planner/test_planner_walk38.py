@@ -7,7 +7,12 @@
 - "Delta IV Heavy's last launch" is its latest (as "the last launch of"), not "their first launch", one per row;
 - the sample's words: "LEO payload capacity", 近地轨道运力 (`payload_leo_kg`), 启用 (`opened_year`);
 - a month of a year counted from today ("since June last year", 自去年6月以来, 前年3月到6月), said as resolved, and
-  past the data's end said too.
+  past the data's end said too;
+- a follow-up counting another table with a year (它在2024年执行了多少次发射？ after a site's opening year) dates the
+  rows it counts, not the column the previous answer showed (it counted launches of sites opened in 2024: 0);
+- 都是从哪个发射场发射的？ after a count is a follow-up (都 opening the question), and 从哪个发射场发射的 asks for the
+  sites (it listed every launch's mission, marked answered), as does 哪个发射场发射的卫星最多;
+- "And over its whole history?", 历史上呢？: the previous figure with its period taken away (it was declined).
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import pytest
 from agent.planner.period_grammar import named_periods
 
 from tests.agent.planner.test_planner_followup import planner, sample  # noqa: F401 (fixtures)
-from tests.agent.planner.test_planner_within_groups import _rows
+from tests.agent.planner.test_planner_within_groups import _conversation, _rows
 
 
 @pytest.mark.parametrize("question, gold", [
@@ -95,3 +100,49 @@ def test_a_month_of_last_year_is_counted_and_said(planner, sample_db_path):
     assert plan.caveat is None and _rows(planner, plan.sql) == sample(sample_db_path, gold)
     late = planner.plan("How many launches were there in March this year?")  # 2026: after the data's last date
     assert late.caveat is not None and "2025-12-28" in late.caveat
+
+
+@pytest.mark.parametrize("questions", [("酒泉卫星发射中心是哪一年启用的？", "它在2024年执行了多少次发射？"),
+                                       ("When did the Jiuquan Satellite Launch Center open?",
+                                        "How many launches did it host in 2024?")])
+def test_a_follow_up_counting_other_rows_in_a_year_dates_those_rows(sample_db_path, tmp_path, questions):
+    answer = _conversation(sample_db_path, tmp_path, *questions)
+    gold = ("SELECT COUNT(*) FROM launches l JOIN launch_sites s ON s.id = l.site_id WHERE s.name_zh = '酒泉卫星发射中心' "
+            "AND l.launch_date LIKE '2024%'")
+    assert "opened_year" not in answer.data.sql and [tuple(r) for r in answer.data.rows] == sample(sample_db_path, gold)
+
+
+_FALCON_HEAVY_SITES = ("SELECT DISTINCT s.name_zh FROM launches l JOIN launch_sites s ON s.id = l.site_id "
+                       "JOIN launch_vehicles v ON v.id = l.vehicle_id WHERE v.name_zh = '猎鹰重型' {years}")
+
+
+@pytest.mark.parametrize("question", ["猎鹰重型是从哪个发射场发射的？", "猎鹰重型在哪个发射场发射？"])
+def test_which_site_a_named_rocket_launched_from_lists_the_sites(planner, sample_db_path, question):
+    plan = planner.plan(question)
+    assert plan.caveat is None
+    assert _rows(planner, plan.sql) == sorted(sample(sample_db_path, _FALCON_HEAVY_SITES.format(years="")))
+
+
+def test_all_of_them_opening_a_question_follows_the_previous_answer(sample_db_path, tmp_path):
+    answer = _conversation(sample_db_path, tmp_path, "2021年到2023年，猎鹰重型一共发射了几次？", "都是从哪个发射场发射的？")
+    gold = _FALCON_HEAVY_SITES.format(years="AND l.launch_date BETWEEN '2021-01-01' AND '2023-12-31'")
+    assert answer.ok and sorted(tuple(r) for r in answer.data.rows) == sorted(sample(sample_db_path, gold))
+
+
+def test_the_site_that_launched_the_most_satellites_is_a_site(planner, sample_db_path):
+    plan = planner.plan("哪个发射场发射的卫星最多？")
+    gold = ("SELECT s.name_zh, COUNT(*) FROM payloads p JOIN launches l ON l.id = p.launch_id JOIN launch_sites s "
+            "ON s.id = l.site_id GROUP BY s.id ORDER BY 2 DESC LIMIT 1")
+    assert plan.caveat is None and _rows(planner, plan.sql) == sample(sample_db_path, gold)
+
+
+@pytest.mark.parametrize("questions, gold", [
+    (("What was Falcon 9's success rate in 2024?", "And over its whole history?"),
+     "SELECT ROUND(100.0 * SUM(l.outcome = 'success') / COUNT(*), 2) FROM launches l JOIN launch_vehicles v "
+     "ON v.id = l.vehicle_id WHERE v.name = 'Falcon 9'"),
+    (("2024年猎鹰9号发射了多少次？", "历史上呢？"),
+     "SELECT COUNT(*) FROM launches l JOIN launch_vehicles v ON v.id = l.vehicle_id WHERE v.name = 'Falcon 9'"),
+])
+def test_over_its_whole_history_takes_the_period_away(sample_db_path, tmp_path, questions, gold):
+    answer = _conversation(sample_db_path, tmp_path, *questions)
+    assert answer.ok and [tuple(r) for r in answer.data.rows] == sample(sample_db_path, gold)
