@@ -5,7 +5,8 @@
 - 各火箭家族的发射成功率 is a rate per family of its launches, not per launch (it was answered per launch, ok);
 - 3月到8月期间: 期间 says no more than the range;
 - "Delta IV Heavy's last launch" is its latest (as "the last launch of"), not "their first launch", one per row;
-- the sample's words: "LEO payload capacity", 近地轨道运力 (`payload_leo_kg`), 启用 (`opened_year`);
+- the sample's words: "LEO payload capacity", 近地轨道运力 (`payload_leo_kg`), 启用 (`opened_year`), 机载部件 (the
+  aircraft hardware), 部件类别 (`component`);
 - a month of a year counted from today ("since June last year", 自去年6月以来, 前年3月到6月), said as resolved, and
   past the data's end said too;
 - a follow-up counting another table with a year (它在2024年执行了多少次发射？ after a site's opening year) dates the
@@ -68,6 +69,9 @@ def test_during_a_range_of_months_says_nothing_more(planner, sample_db_path):
     ("近地轨道运力最大的五种火箭是哪些？",
      "SELECT name_zh, payload_leo_kg FROM launch_vehicles ORDER BY payload_leo_kg DESC LIMIT 5"),
     ("酒泉卫星发射中心是哪一年启用的？", "SELECT opened_year FROM launch_sites WHERE name_zh = '酒泉卫星发射中心'"),
+    ("中国供应商提供的机载部件有多少个？",
+     "SELECT COUNT(*) FROM aircraft_hardware h JOIN manufacturers m ON m.id = h.supplier_id JOIN countries c "
+     "ON c.id = m.country_id WHERE c.name = 'China'"),
 ])
 def test_a_named_ones_last_and_the_samples_words_for_capacity_and_opening(planner, sample_db_path, question, gold):
     plan = planner.plan(question)
