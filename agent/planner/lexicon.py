@@ -154,7 +154,7 @@ ZH_WORDS: dict[str, str] = {
     # 是用 (它是用哪种火箭发射的？: launched with which rocket): the join between them, as "used" between two
     # things; not 使用 (仍在使用: still in use, a condition)
     "是用": "",
-    "境内": "", "所属": "", "间": "",
+    "境内": "", "所属": "", "所在": "", "间": "",
     # 那一年的发射成功率是多少？ after the busiest year: that year, the previous answer's (not 一, one)
     "那一年": "", "这一年": "",
     # conjunctions between the parts of a question (运营过载荷，但从来没有运营过军用载荷: the negation says it)

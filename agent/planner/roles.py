@@ -1122,7 +1122,7 @@ class RoleResolver:
         if after is None or after.kind != "table" or not self.is_free(after) or set(after.tables) & set(m.tables):
             return None
         between = self.q.text[self.q.tokens[m.end - 1].end:self.q.tokens[after.start].start].strip()
-        if between not in ("", "的", "所属", "的所属", "'s"):
+        if between not in ("", "的", "所属", "的所属", "所在", "的所在", "'s"):  # 制造商所在国家: the makers' country
             return None
         # 各发射场的载荷平均质量: rows below each site whose column is measured, not what to group by (制造商的国家: owned);
         below = not any(self.schema.upward(t, a) for t in m.tables for a in after.tables)

@@ -13,7 +13,8 @@
   rows it counts, not the column the previous answer showed (it counted launches of sites opened in 2024: 0);
 - 都是从哪个发射场发射的？ after a count is a follow-up (都 opening the question), and 从哪个发射场发射的 asks for the
   sites (it listed every launch's mission, marked answered), as does 哪个发射场发射的卫星最多;
-- "And over its whole history?", 历史上呢？: the previous figure with its period taken away (it was declined).
+- "And over its whole history?", 历史上呢？: the previous figure with its period taken away (it was declined);
+- 按制造商所在国家分呢？: 所在 ("located in") between two table words owns the second, as 的 and 所属 do.
 """
 
 from __future__ import annotations
@@ -150,3 +151,10 @@ def test_the_site_that_launched_the_most_satellites_is_a_site(planner, sample_db
 def test_over_its_whole_history_takes_the_period_away(sample_db_path, tmp_path, questions, gold):
     answer = _conversation(sample_db_path, tmp_path, *questions)
     assert answer.ok and [tuple(r) for r in answer.data.rows] == sample(sample_db_path, gold)
+
+
+def test_by_the_country_the_makers_are_in_groups_the_previous_measure(sample_db_path, tmp_path):
+    answer = _conversation(sample_db_path, tmp_path, "战斗机的平均产量是多少架？", "按制造商所在国家分呢？")
+    gold = ("SELECT c.name_zh, AVG(a.units_built) FROM aircraft a JOIN manufacturers m ON m.id = a.manufacturer_id "
+            "JOIN countries c ON c.id = m.country_id WHERE a.role = 'fighter' GROUP BY c.id")
+    assert answer.ok and sorted(tuple(r)[:2] for r in answer.data.rows) == sorted(sample(sample_db_path, gold))
