@@ -280,7 +280,10 @@ _ALL_TIME = re.compile(r"\b(?:over|in|across|for)\s+(?:its|their|the)\s+(?:whole
 def _time(frame: Frame, a: Assembler) -> list[str]:
     r = a.r
     if not (r.years or r.periods):
-        if (every := _ALL_TIME.search(a.q.text)) is None or not any(c.op.startswith("year_") for c in frame.conditions):
+        dated = any(c.op.startswith("year_") for c in frame.conditions)
+        if (same := _SAME_PERIOD.search(a.q.text)) is not None and dated:
+            r.read_spans.append(same.span())  # 同期西昌呢？: the period kept, as it is anyway
+        if (every := _ALL_TIME.search(a.q.text)) is None or not dated:
             return []
         frame.conditions = [c for c in frame.conditions if not c.op.startswith("year_")]
         r.read_spans.append(every.span())
@@ -598,8 +601,8 @@ def _ranking(frame: Frame, a: Assembler) -> list[str]:
         return _ranked_rows(frame, a)
     if frame.order is None:
         return []
-    if r.limit is not None:
-        frame.limit = r.limit
+    if r.limit is not None:  # 前五名呢？ after the first and any tied: the first five
+        frame.limit, frame.ties = r.limit, frame.ties and r.limit == 1
     elif r.rank is not None and frame.limit is None:
         frame.limit, frame.ties = 1, True  # "Which one has the most?": the first, and any tied with it
     if r.rank is not None:

@@ -188,6 +188,8 @@ ZH_WORDS: dict[str, str] = {
     "属于": "",
     # 3月到6月之间, 3月到8月期间 (the range says it)
     "之间": "", "期间": "",
+    # 占全部发射的百分之几, 列出全部发射场: all of them, which no condition says
+    "全部": "",
     **dict.fromkeys(MEASURE_WORDS_ZH, ""),
     # question words and aggregates
     "多少": "how many", "几": "how many", "数量": "number of", "个数": "number of", "次数": "number of",

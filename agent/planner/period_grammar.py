@@ -84,12 +84,12 @@ _ZH_YEAR = rf"(?:{_y()}\s*年|(?P<yrel>去年|今年|前年))"
 
 #: Each shape: its kind and its pattern. Where two overlap, the longest, then the first, wins.
 _SHAPES: list[tuple[str, re.Pattern]] = [(kind, re.compile(pattern, re.IGNORECASE)) for kind, pattern in [
-    ("half", rf"\b(?:the\s+)?(?P<ord>{_ORDINAL})\s+half\s+(?:of\s+)?(?:the\s+year\s+)?{_y()}"),
+    ("half", rf"\b(?:the\s+)?(?P<ord>{_ORDINAL})\s+half\s+(?:of\s+)?(?:the\s+year\s+)?{_EN_YEAR}"),
     ("half", rf"\bH(?P<n>[12])\s*(?:of\s+)?{_y()}|{_y('y2')}\s*-?\s*H(?P<n2>[12])\b"),
-    ("half", rf"{_y()}\s*年\s*(?P<zh>[上下前后])半年"),
-    ("quarter", rf"\b(?:the\s+)?(?P<ord>{_ORDINAL})\s+quarter\s+(?:of\s+)?(?:the\s+year\s+)?{_y()}"),
+    ("half", rf"{_ZH_YEAR}\s*(?P<zh>[上下前后])半年"),
+    ("quarter", rf"\b(?:the\s+)?(?P<ord>{_ORDINAL})\s+quarter\s+(?:of\s+)?(?:the\s+year\s+)?{_EN_YEAR}"),
     ("quarter", rf"\bQ(?P<n>[1-4])\s*(?:of\s+)?{_y()}|{_y('y2')}\s*-?\s*Q(?P<n2>[1-4])\b"),
-    ("quarter", rf"{_y()}\s*年\s*(?:第\s*)?(?P<n>[1-4一二三四])\s*季度?"),
+    ("quarter", rf"{_ZH_YEAR}\s*(?:第\s*)?(?P<n>[1-4一二三四])\s*季度?"),
     ("months", rf"(?:\b(?:between|from)\s+)?\b(?P<m1>{_MONTH})\.?(?:\s+{_y('y1')})?\s*(?:and|to|through|till|until|-|–)"
                rf"\s*(?P<m2>{_MONTH})\.?(?:\s+of)?,?\s+{_y()}"),
     ("months", rf"(?:[从自]\s*)?{_ZH_YEAR}\s*(?P<m1>{_ZH_MONTH})\s*月份?\s*(?:到|至|-|~|—|－)\s*(?:{_y('y2')}\s*年\s*)?"
@@ -157,10 +157,12 @@ def _read(kind: str, match: re.Match, today: date | None, *, year: int = 0) -> N
     if kind == "half":
         half = int(g["n"]) if "n" in g else int(g["n2"]) if "n2" in g else ZH_HALVES[g["zh"]] if "zh" in g \
             else min(ORDINALS[g["ord"].lower()], 2)
-        return NamedPeriod(text, at, to, date(year, 6 * half - 5, 1), _month_start(year, 6 * half + 1), kind)
+        return NamedPeriod(text, at, to, date(year, 6 * half - 5, 1), _month_start(year, 6 * half + 1), kind,
+                           today if "yrel" in g else None)
     if kind == "quarter":
         quarter = ORDINALS[g["ord"].lower()] if "ord" in g else _small(g.get("n") or g["n2"])
-        return NamedPeriod(text, at, to, date(year, 3 * quarter - 2, 1), _month_start(year, 3 * quarter + 1), kind)
+        return NamedPeriod(text, at, to, date(year, 3 * quarter - 2, 1), _month_start(year, 3 * quarter + 1), kind,
+                           today if "yrel" in g else None)
     if kind in ("month", "months", "open"):
         first = _month(g.get("m") or g["m1"])
         last = _month(g.get("m2") or g.get("m") or g["m1"])

@@ -1097,7 +1097,11 @@ class RoleResolver:
                 continue
             if self.group is None:
                 self.group = target
-                owner = self._owned_table(target)
+                owned = self._owning_table(target)
+                if owned is not None:  # 各国制造商…运载火箭, 各国火箭的发射: each country's makers' rockets, its rockets' launches
+                    self.group_via = owned
+                    self.use(owned)
+                owner = self._owned_table(target) if owned is None else None
                 while owner is not None:  # "by manufacturer country", 按火箭所属国家: the countries of the manufacturers
                     self.group, self.group_via = owner, self.group
                     self.use(owner)
@@ -1112,6 +1116,24 @@ class RoleResolver:
         # the word right after it, used already or not (a count may have taken 飞机 as what it counts)
         head = next((o for o in self.mentions if 0 <= o.start - m.end <= 1 and o.kind != "keyword"), None)
         return head is not None and head.kind == "table" and not any(c.table in head.tables for c in m.columns)
+
+    def _owning_table(self, m: Mention) -> Mention | None:
+        """The table word right after a grouping's table word whose rows belong to it (各国制造商: the makers of each
+        country; 各国火箭的发射: the rockets of each country), when another table word follows to say what is measured:
+        the grouping is reached through those rows, not the nearest way (a launch's country is its site's, a rocket's
+        its maker's). None otherwise ("各国发射场的数量": the sites are what is counted)."""
+        if m.kind != "table":
+            return None
+        after = next((o for o in self.mentions if o.start == m.end), None)
+        if after is None or after.kind != "table" or not self.is_free(after) or set(after.tables) & set(m.tables):
+            return None
+        between = self.q.text[self.q.tokens[m.end - 1].end:self.q.tokens[after.start].start].strip()
+        belongs = any(self.schema.upward(a, t) for t in m.tables for a in after.tables) \
+            and not any(self.schema.upward(t, a) for t in m.tables for a in after.tables)
+        measured = next((o for o in self.mentions if o.start >= after.end and o.kind == "table"), None)  # counted, maybe
+        apart = measured is not None and self.q.text[self.q.tokens[after.end - 1].end:self.q.tokens[measured.start].start]
+        # 飞机制造商: one compound (the aircraft makers), not the aircraft of each country
+        return after if between in ("", "的") and belongs and apart else None
 
     def _owned_table(self, m: Mention) -> Mention | None:
         """The table word a grouping's table word owns, right after it ("manufacturer country"; 火箭所属国家,
