@@ -272,9 +272,32 @@ def _same_period(kept: list[Condition], year: Any, text: str) -> Condition | Non
     return replace(period, values=moved, text=f"{period.text} → {year.text}")
 
 
+#: "And the year before?", 前一年呢？ (+1: "the year after", 后一年): the previous answer's one year, moved by a year.
+_YEAR_STEP = [(re.compile(r"\bthe\s+year\s+before\b|\ba\s+year\s+(?:earlier|before)\b|前一年|上一年", re.I), -1),
+              (re.compile(r"\bthe\s+year\s+after\b|\ba\s+year\s+later\b|\bthe\s+following\s+year\b|后一年|下一年|次年", re.I), 1)]
+
+
+def _moved_a_year(c: Condition, step: int) -> Condition:
+    """A year condition one year on (`step` -1 or 1): its years, or its period's dates and years."""
+    if c.op == "year_in":
+        return replace(c, values=tuple(type(y)(int(y) + step) for y in c.values))
+    start, end, *years = c.values
+    return replace(c, values=(f"{int(start[:4]) + step}{start[4:]}", f"{int(end[:4]) + step}{end[4:]}",
+                              *(y + step if isinstance(y, int) else y for y in years)))
+
+
 #: "And over its whole history?", "of all time", 历史上: the previous answer's figure with no period.
 _ALL_TIME = re.compile(r"\b(?:over|in|across|for)\s+(?:its|their|the)\s+(?:whole|entire)\s+(?:history|existence)\b"
                        r"|\b(?:of\s+)?all[\s-]time\b|\bin\s+all\s+years\b|历史上|有史以来|所有年份|全部年份", re.I)
+
+
+def _read_span(r: Any, a: Assembler, said: re.Match[str]) -> None:
+    """The words of a phrase the follow-up pass read whole ("the year before", "of all time"): used, with the
+    mentions inside it ("year" is no column to show, "before" no comparison)."""
+    r.read_spans.append(said.span())
+    inside = {i for i, t in enumerate(a.q.tokens) if said.start() <= t.start < said.end()}
+    r.read_tokens.update(inside)
+    r.use(*(m for m in r.mentions if m.start in inside and r.is_free(m)))
 
 
 def _time(frame: Frame, a: Assembler) -> list[str]:
@@ -283,13 +306,19 @@ def _time(frame: Frame, a: Assembler) -> list[str]:
         dated = any(c.op.startswith("year_") for c in frame.conditions)
         if (same := _SAME_PERIOD.search(a.q.text)) is not None and dated:
             r.read_spans.append(same.span())  # 同期西昌呢？: the period kept, as it is anyway
+        step = next(((m, n) for pattern, n in _YEAR_STEP if (m := pattern.search(a.q.text)) is not None), None)
+        years = [c for c in frame.conditions if c.op.startswith("year_")]
+        if step is not None and years and _one_year(frame) is not None and all(
+                c.op == "year_in" or (c.op == "year_period" and c.values[0] and c.values[1]) for c in years):
+            frame.conditions = [_moved_a_year(c, step[1]) if c in years else c for c in frame.conditions]
+            _read_span(r, a, step[0])
+            if step[0].group().startswith("前"):  # 前一年 is no "top one"
+                r.limit = r.rank = None
+            return ["time"]
         if (every := _ALL_TIME.search(a.q.text)) is None or not dated:
             return []
         frame.conditions = [c for c in frame.conditions if not c.op.startswith("year_")]
-        r.read_spans.append(every.span())
-        inside = {i for i, t in enumerate(a.q.tokens) if every.start() <= t.start < every.end()}
-        r.read_tokens.update(inside)
-        r.use(*(m for m in r.mentions if m.start in inside and r.is_free(m)))
+        _read_span(r, a, every)
         return ["time"]
     kept = frame.conditions
     frame.conditions = []

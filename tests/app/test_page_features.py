@@ -81,7 +81,7 @@ def test_a_sorted_page_knows_each_rows_place_in_the_result():
 
 @pytest.mark.parametrize(("name", "zh"), [
     ("launches", "发射"), ("payloads", "载荷"), ("launch_vehicles", "运载火箭"), ("launch_sites", "发射场"),
-    ("mass", "质量"), ("销售额", "销售额"), ("aircraft_hardware", "飞机硬件"), ("sites", None), ("team", None),
+    ("mass", "质量"), ("销售额", "销售额"), ("aircraft_hardware", "机载部件"), ("sites", None), ("team", None),
 ])
 def test_schema_names_in_chinese_come_from_the_lexicon_or_not_at_all(name, zh):
     """The generic lexicon with the sample database's own words (sample_db/aerospace.vocabulary.toml)."""

@@ -4,7 +4,9 @@
   it (the makers' country; the rockets' makers' country), not the nearest way (a launch's site);
 - a half or quarter of a year counted from today (去年第四季度, "the second half of last year");
 - 同期西昌呢？ keeps the period and says nothing more; 全部 (all) is no condition;
-- 前五名呢？ after the first and any tied: the first five.
+- 前五名呢？ after the first and any tied: the first five;
+- "And the year before?", 前一年呢？: the previous answer's one year (or its half), a year earlier (E12 listed the
+  sites' opening years).
 """
 
 from __future__ import annotations
@@ -46,4 +48,16 @@ def test_the_top_five_after_the_first_and_any_tied(sample_db_path, tmp_path):
     answer = _conversation(sample_db_path, tmp_path, "2025年上半年，哪个发射场发射次数最多？", "前五名呢？")
     gold = ("SELECT s.name_zh, COUNT(*) FROM launches l JOIN launch_sites s ON s.id = l.site_id "
             "WHERE l.launch_date BETWEEN '2025-01-01' AND '2025-06-30' GROUP BY s.id ORDER BY 2 DESC LIMIT 5")
+    assert answer.ok and [tuple(r) for r in answer.data.rows] == sample(sample_db_path, gold)
+
+
+@pytest.mark.parametrize("questions, gold", [
+    (("How many launches used Russian rockets in 2025?", "And the year before?"),
+     f"SELECT COUNT(*) FROM launches l JOIN launch_vehicles v ON v.id = l.vehicle_id {_COUNTRY} "
+     "WHERE c.name = 'Russia' AND l.launch_date LIKE '2024%'"),
+    (("2024年上半年有多少次发射？", "前一年呢？"),
+     "SELECT COUNT(*) FROM launches WHERE launch_date BETWEEN '2023-01-01' AND '2023-06-30'"),
+])
+def test_the_year_before_moves_the_previous_year_back(sample_db_path, tmp_path, questions, gold):
+    answer = _conversation(sample_db_path, tmp_path, *questions)
     assert answer.ok and [tuple(r) for r in answer.data.rows] == sample(sample_db_path, gold)
