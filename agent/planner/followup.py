@@ -70,6 +70,8 @@ _LEANING = re.compile(rf"\b(?:that|this)\s+{_TIME_WORD}[a-z]+\s*[?.!']*\s*$|\b(?
                       r"|\bthat\s+(?:list|result|answer)\b|\b(?:that|this|it|them)\s+(?:down|up|out|again)\b"
                       r"|\b(?:from|at|in|to)\s+there\b|\bthat\s+(?:year|month|quarter|decade|day)\b|那一?年|这一年|当年|同年|那里"
                       r"|它|他|她|上面|刚才|同样|也"
+                      # 成功率各是多少？: each of the ones before (各 with no noun after it)
+                      r"|各(?:是|为|自|有|占)"
                       # 最早和最晚的一颗分别是…: a measure word standing for a noun the question does not name
                       rf"|的[一那这][{COUNTERS_ZH}](?=分别|是|呢|[，,。？?]|\s*$)"
                       # 哪个季度…最多？ with no year of its own: a quarter of the period the previous answer was of
@@ -504,9 +506,11 @@ def _measures(frame: Frame, a: Assembler) -> list[str]:
         frame.measures = [Measure("count", listed, True)]  # "the different orbits" -> "how many?": how many orbits
     frame.columns, frame.distinct = [], False  # "how many are there?": the rows listed before, counted
     if frame.order is not None and frame.order.measure is None and not (frame.entity or frame.group_columns):
-        if frame.limit is not None and (pointer := BACK_REFERENCE.search(a.q.text)) is not None:
+        named = moved is None and any(c.op == "=" and c.column.table != frame.fact for c in frame.conditions)
+        if frame.limit is not None and (pointer := BACK_REFERENCE.search(a.q.text)) is not None and not named:
             # "它在2020年以后一共发射了多少次？" after the one site with the lowest latitude: the count is of that
-            # pick's rows, which a count over every row no longer picks; its word is named, not dropped
+            # pick's rows, which a count over every row no longer picks; its word is named, not dropped. Not
+            # 它总共失败过几次？ after 猎鹰9号's latest failed launch: the same rows counted, 它 the rocket named.
             a.r.ignored.append(pointer.group())
         frame.order, frame.limit = None, None
     return ["measure"]

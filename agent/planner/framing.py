@@ -1122,12 +1122,22 @@ class Assembler:
         if self.r.each_row and label not in wanted:
             wanted = [label, *wanted]  # "when did each first fly": each family's name beside its year
             frame.each_row = True
+        elif label not in wanted and self._which_rows_asked(frame):
+            wanted = [label, *wanted]  # "Which aircraft first flew …, and what role does each have?": which ones, too
         frame.columns = list(dict.fromkeys(wanted))
         frame.distinct = self.r.has("distinct")
         self._join_named(frame)
         if frame.order is None and self.r.sort is not None:
             frame.order = Ordering(self.r.sort, column=frame.columns[0])
         self.notes.append("shows " + ", ".join(f"{c.table}.{c.name}" for c in frame.columns))
+
+    def _which_rows_asked(self, frame: Frame) -> bool:
+        """The question opens on "which" and the table of the rows listed ("Which aircraft …"): the rows are asked
+        for by name, whatever else it asks to see of them."""
+        mentions = self.r.mentions
+        return len(mentions) > 1 and mentions[0].kind == "keyword" and mentions[0].code == "which" \
+            and mentions[0].start == 0 and mentions[1].kind == "table" and mentions[1].start == mentions[0].end \
+            and frame.fact in mentions[1].tables
 
     def _of_other_rows(self, column: ColumnInfo) -> bool:
         """A column of rows the asked ones only share a parent with (每个火箭家族中…最大的型号: the models of the aircraft

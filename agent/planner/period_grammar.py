@@ -91,7 +91,7 @@ _SHAPES: list[tuple[str, re.Pattern]] = [(kind, re.compile(pattern, re.IGNORECAS
     ("quarter", rf"\bQ(?P<n>[1-4])\s*(?:of\s+)?{_y()}|{_y('y2')}\s*-?\s*Q(?P<n2>[1-4])\b"),
     ("quarter", rf"{_ZH_YEAR}\s*(?:第\s*)?(?P<n>[1-4一二三四])\s*季度?"),
     ("months", rf"(?:\b(?:between|from)\s+)?\b(?P<m1>{_MONTH})\.?(?:\s+{_y('y1')})?\s*(?:and|to|through|till|until|-|–)"
-               rf"\s*(?P<m2>{_MONTH})\.?(?:\s+of)?,?\s+{_y()}"),
+               rf"\s*(?P<m2>{_MONTH})\.?(?:\s+of)?,?\s+{_EN_YEAR}"),
     ("months", rf"(?:[从自]\s*)?{_ZH_YEAR}\s*(?P<m1>{_ZH_MONTH})\s*月份?\s*(?:到|至|-|~|—|－)\s*(?:{_y('y2')}\s*年\s*)?"
                rf"(?P<m2>{_ZH_MONTH})\s*月份?"),
     ("open", rf"\b(?P<rel>{_RELATION_EN})\s+(?:the\s+end\s+of\s+)?(?P<m>{_MONTH})\.?(?:\s+of)?,?\s+{_EN_YEAR}"),
