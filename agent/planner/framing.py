@@ -692,6 +692,10 @@ class Assembler:
         if word is not None and of_listed:
             frame.entity = frame.entity_via = None
         said = word.text if word is not None else (m.group(0) if (m := RESPECTIVELY.search(self.q.text)) else None)
+        counts = [m for m in self.r.mentions if m.kind == "keyword" and m.code == "count"
+                  and m.text.lower() in ("how many", "多少", "几")]  # asked twice; not "Count the number of …"
+        if said is None and len(counts) >= 2 and listed is not None:
+            said = f"{counts[0].text} … {counts[-1].text}"  # "How many from New Zealand, and how many from the US?"
         # 2025年每个季度，中国火箭和美国火箭各发射了多少次？: 各 after the list, each value in each quarter
         each_after = word is not None and word.code == "group" and listed is not None and word.start > listed.at >= 0
         if said is None or listed is None or not frame.measures or frame.entity or frame.group_columns \

@@ -1262,6 +1262,9 @@ class RoleResolver:
             return asked if below else None
         if m.text not in ("各", "各自") or target is None or target.kind != "table" or not self.has("count", "times"):
             return None
+        before = next((o for o in reversed(self.mentions) if o.end <= m.start), None)
+        if before is not None and before.kind == "keyword" and before.code.startswith("unit_"):
+            return None  # 每个季度各发射了几次？: each quarter's count, not each rocket's
         return next((o for o in self.mentions if o.kind == "table" and o.end <= m.start and any(
             t in self.schema.children(p) for p in o.tables for t in target.tables)), None)
 
