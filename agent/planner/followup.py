@@ -62,6 +62,8 @@ def is_follow_up(question: str) -> bool:
 #: Counted only when there is a previous answer: a first question with "it" or "also" reads alone as before.
 #: Most of SParC dev's follow-ups the planner took alone had one of these (docs/evaluation.md).
 _TIME_WORD = r"(?!(?:year|month|week|quarter|decade|day|time)\b)"
+#: "How many payloads was that?": the answer before, whole (the pick it ranked, a new figure of it).
+_WAS_THAT = r"\b(?:was|is|were|are)\s+that\s*[?.!]*\s*$"
 _LEANING = re.compile(rf"\b(?:that|this)\s+{_TIME_WORD}[a-z]+\s*[?.!']*\s*$|\b(?:of|for|in|from|with|about|on|to|by)\s+(?:that|this)\s+"
                       rf"{_TIME_WORD}[a-z]+|\bsuch\b(?!\s+as\b)"
                       r"|\b(?:he|she|him|his|her|hers|it)\b|\b(?:the|which|each|those|these|just)\s+ones?\b|\bones\b"
@@ -69,6 +71,8 @@ _LEANING = re.compile(rf"\b(?:that|this)\s+{_TIME_WORD}[a-z]+\s*[?.!']*\s*$|\b(?
                       r"|\bthe\s+above\s+(?!\d)[a-z]+"
                       r"|\bthat\s+(?:list|result|answer)\b|\b(?:that|this|it|them)\s+(?:down|up|out|again)\b"
                       r"|\b(?:from|at|in|to)\s+there\b|\bthat\s+(?:year|month|quarter|decade|day)\b|那一?年|这一年|当年|同年|那里"
+                      # "How many payloads was that?": the answer before
+                      rf"|{_WAS_THAT}"
                       # "Which rockets failed there?": the place before; not "How many sites are there?"
                       r"|(?<!\bare\s)(?<!\bis\s)(?<!\bwas\s)(?<!\bwere\s)(?<!\bbe\s)\bthere\s*[?.!]*\s*$"
                       r"|它|他|她|上面|刚才|同样|也"
@@ -474,6 +478,10 @@ def _grouping(frame: Frame, a: Assembler) -> list[str]:
     return ["grouping"]
 
 
+#: 分别是多少, 各是多少 with no counted noun: the values asked before, again ("how much"), not a count.
+_WHAT_VALUE_ZH = re.compile(r"(?:分别|各)(?:是|为)多少\s*[？?]?\s*$")
+
+
 def _measures(frame: Frame, a: Assembler) -> list[str]:
     listed = frame.columns[0] if frame.distinct and len(frame.columns) == 1 and not frame.measures else None
     new = []
@@ -486,6 +494,9 @@ def _measures(frame: Frame, a: Assembler) -> list[str]:
         return []
     if _ONLY_COUNT.search(a.q.text) and frame.measures and all(m.func == "count" and m.column is None for m in new):
         return []  # "Only count payloads launched before 2015.": which rows count, the figure stays the previous one
+    if a.r.group is not None and any(m.func != "count" for m in frame.measures) and all(
+            m.func == "count" and m.column is None for m in new) and _WHAT_VALUE_ZH.search(a.q.text):
+        return []  # 按轨道分别是多少？ after an average mass: that average per orbit (多少: how much, not how many)
     moved = next((m.column.table for m in new if m.column is not None and m.column.table != frame.fact
                   and frame.entity and a.schema.upward(m.column.table, frame.entity)), None)
     counted = a.table(a.r.counted) if a.r.counted is not None and a.r.counted.kind == "table" else None
@@ -495,7 +506,7 @@ def _measures(frame: Frame, a: Assembler) -> list[str]:
         frame.subject_text = a.r.counted.text  # "There were 14 payloads …", not launches
     frame.fact = moved or frame.fact
     ranked = frame.order is not None and frame.order.measure is not None
-    if ranked and frame.limit is not None and points_back(a.q.text):
+    if ranked and frame.limit is not None and (points_back(a.q.text) or re.search(_WAS_THAT, a.q.text, re.I)):
         # "它们的平均质量是多少？" after the top 3 countries: the same 3, their new figure beside the old one.
         frame.measures = [m for m in frame.measures if m not in new] + new
         frame.columns, frame.distinct = [], False

@@ -1126,7 +1126,7 @@ class Assembler:
         if self.r.each_row and label not in wanted:
             wanted = [label, *wanted]  # "when did each first fly": each family's name beside its year
             frame.each_row = True
-        elif label not in wanted and self._which_rows_asked(frame):
+        elif label not in wanted and self._which_rows_asked(frame, wanted):
             wanted = [label, *wanted]  # "Which aircraft first flew …, and what role does each have?": which ones, too
         frame.columns = list(dict.fromkeys(wanted))
         frame.distinct = self.r.has("distinct")
@@ -1135,13 +1135,19 @@ class Assembler:
             frame.order = Ordering(self.r.sort, column=frame.columns[0])
         self.notes.append("shows " + ", ".join(f"{c.table}.{c.name}" for c in frame.columns))
 
-    def _which_rows_asked(self, frame: Frame) -> bool:
+    def _which_rows_asked(self, frame: Frame, wanted: list[ColumnInfo]) -> bool:
         """The question opens on "which" and the table of the rows listed ("Which aircraft …"): the rows are asked
-        for by name, whatever else it asks to see of them."""
+        for by name, whatever else it asks to see of them; not when what it shows names them already (their key,
+        or the column right after the table word: "Which battle ids …")."""
         mentions = self.r.mentions
-        return len(mentions) > 1 and mentions[0].kind == "keyword" and mentions[0].code == "which" \
-            and mentions[0].start == 0 and mentions[1].kind == "table" and mentions[1].start == mentions[0].end \
-            and frame.fact in mentions[1].tables
+        if not (len(mentions) > 1 and mentions[0].kind == "keyword" and mentions[0].code == "which"
+                and mentions[0].start == 0 and mentions[1].kind == "table" and mentions[1].start == mentions[0].end
+                and frame.fact in mentions[1].tables):
+            return False
+        keys = set(self.schema.tables[frame.fact].pk)
+        after = mentions[2] if len(mentions) > 2 and mentions[2].start == mentions[1].end else None
+        named = after is not None and after.kind == "column" and any(c in wanted for c in after.columns)
+        return not named and not any(c.table == frame.fact and c.name in keys for c in wanted)
 
     def _of_other_rows(self, column: ColumnInfo) -> bool:
         """A column of rows the asked ones only share a parent with (每个火箭家族中…最大的型号: the models of the aircraft
