@@ -1117,17 +1117,22 @@ class RoleResolver:
         head = next((o for o in self.mentions if 0 <= o.start - m.end <= 1 and o.kind != "keyword"), None)
         return head is not None and head.kind == "table" and not any(c.table in head.tables for c in m.columns)
 
+    def _next_table(self, m: Mention) -> tuple[Mention | None, str]:
+        """The free table word of other tables right after a table word, and the text between them (None, "" when
+        there is none): 制造商的国家, 各国制造商."""
+        after = next((o for o in self.mentions if o.start == m.end), None) if m.kind == "table" else None
+        if after is None or after.kind != "table" or not self.is_free(after) or set(after.tables) & set(m.tables):
+            return None, ""
+        return after, self.q.text[self.q.tokens[m.end - 1].end:self.q.tokens[after.start].start].strip()
+
     def _owning_table(self, m: Mention) -> Mention | None:
         """The table word right after a grouping's table word whose rows belong to it (各国制造商: the makers of each
         country; 各国火箭的发射: the rockets of each country), when another table word follows to say what is measured:
         the grouping is reached through those rows, not the nearest way (a launch's country is its site's, a rocket's
         its maker's). None otherwise ("各国发射场的数量": the sites are what is counted)."""
-        if m.kind != "table":
+        after, between = self._next_table(m)
+        if after is None:
             return None
-        after = next((o for o in self.mentions if o.start == m.end), None)
-        if after is None or after.kind != "table" or not self.is_free(after) or set(after.tables) & set(m.tables):
-            return None
-        between = self.q.text[self.q.tokens[m.end - 1].end:self.q.tokens[after.start].start].strip()
         belongs = any(self.schema.upward(a, t) for t in m.tables for a in after.tables) \
             and not any(self.schema.upward(t, a) for t in m.tables for a in after.tables)
         measured = next((o for o in self.mentions if o.start >= after.end and o.kind == "table"), None)  # counted, maybe
@@ -1138,12 +1143,9 @@ class RoleResolver:
     def _owned_table(self, m: Mention) -> Mention | None:
         """The table word a grouping's table word owns, right after it ("manufacturer country"; 火箭所属国家,
         制造商的国家): what to group by, reached through the first."""
-        if m.kind != "table":
+        after, between = self._next_table(m)
+        if after is None:
             return None
-        after = next((o for o in self.mentions if o.start == m.end), None)
-        if after is None or after.kind != "table" or not self.is_free(after) or set(after.tables) & set(m.tables):
-            return None
-        between = self.q.text[self.q.tokens[m.end - 1].end:self.q.tokens[after.start].start].strip()
         if between not in ("", "的", "所属", "的所属", "所在", "的所在", "'s"):  # 制造商所在国家: the makers' country
             return None
         # 各发射场的载荷平均质量: rows below each site whose column is measured, not what to group by (制造商的国家: owned);
