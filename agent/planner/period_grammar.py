@@ -11,6 +11,7 @@ Shapes, in English and Chinese:
 - months and month ranges: "March 2021", "between March and June 2021", 2021年3月到6月;
 - ranges open at one end: "since March 2024", 2024年3月以后; "before 2010", 2010年之前, "after 2015"
   (whole years: `kind` "years", which the planner's year pass reads as before);
+- days: "since 1 January 2024", "January 1, 2024", "on 2024-03-15", 从2024年10月1日起 (kind "day");
 - decades: "the 2010s", 2010年代, 20世纪90年代 and 上世纪90年代 (the 1990s);
 - periods counted from today: "last year", "this quarter", "the past 5 years", "last 6 months",
   "year to date", 今年以来, 近五年, and a month of such a year, "since June last year", 去年6月以来 (only when
@@ -39,7 +40,7 @@ class NamedPeriod:
     to: int
     since: date | None  # the first day in the range; None: open
     until: date | None  # the first day after it; None: open
-    kind: str  # half | quarter | month | months | open | years | decade | relative | rolling
+    kind: str  # half | quarter | month | months | open | day | years | decade | relative | rolling
     today: date | None = None  # set for a period counted from today
 
     @property
@@ -64,6 +65,7 @@ class NamedPeriod:
 _YEAR = r"(?<!\d)(?P<{name}>1\d{{3}}|2\d{{3}})(?!\d)"
 _MONTH = "|".join(sorted(MONTHS, key=len, reverse=True))
 _ZH_MONTH = r"1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九]"
+_ZH_DAY = r"3[01]|[12]\d|0?[1-9]|三十一?|二?十[一二三四五六七八九]?|[一二三四五六七八九]"
 _ORDINAL = "|".join(sorted(ORDINALS, key=len, reverse=True))
 _RELATION_EN = "|".join(sorted((r for r in PERIOD_RELATIONS if r.isascii()), key=len, reverse=True))
 _RELATION_ZH = "|".join(sorted((r for r in PERIOD_RELATIONS if not r.isascii()), key=len, reverse=True))
@@ -98,6 +100,10 @@ _SHAPES: list[tuple[str, re.Pattern]] = [(kind, re.compile(pattern, re.IGNORECAS
     ("open", rf"(?:[从自]\s*)?{_ZH_YEAR}\s*(?P<m>{_ZH_MONTH})\s*月份?\s*(?P<rel>{_RELATION_ZH})"),
     ("month", rf"\b(?P<m>{_MONTH})\.?(?:\s+of)?,?\s+{_EN_YEAR}"),
     ("month", rf"{_ZH_YEAR}\s*(?P<m>{_ZH_MONTH})\s*月份?"),
+    ("day", rf"(?:[从自]\s*)?{_ZH_YEAR}\s*(?P<m>{_ZH_MONTH})\s*月\s*(?P<d>{_ZH_DAY})\s*[日号]\s*(?P<rel>{_RELATION_ZH})?"),
+    ("day", rf"\b(?:(?P<rel>{_RELATION_EN})\s+)?(?:the\s+)?(?:(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m>{_MONTH})\.?"
+            rf"|(?P<m2>{_MONTH})\.?\s+(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?\b),?\s+{_EN_YEAR}"),
+    ("day", rf"\b(?:(?P<rel>{_RELATION_EN})\s+)?(?P<iso>\d{{4}}-\d{{2}}-\d{{2}})\b"),
     ("years", rf"\b(?P<rel>{_RELATION_EN})\s+(?:the\s+year\s+)?{_y()}(?!\s*(?:-|–|to|and|through|or)\s*\d)"),
     ("years", rf"{_y()}\s*年?\s*(?P<rel>以来|至今|迄今|以后|之后|以前|之前)"),
     ("decade", r"\b(?:the\s+)?(?P<y>1\d{2}0|2\d{2}0)'?s\b|(?P<y2>1\d{2}0|2\d{2}0)\s*年代"
@@ -163,6 +169,17 @@ def _read(kind: str, match: re.Match, today: date | None, *, year: int = 0) -> N
         quarter = ORDINALS[g["ord"].lower()] if "ord" in g else _small(g.get("n") or g["n2"])
         return NamedPeriod(text, at, to, date(year, 3 * quarter - 2, 1), _month_start(year, 3 * quarter + 1), kind,
                            today if "yrel" in g else None)
+    if kind == "day":  # "since 1 January 2024", 从2024年10月1日起, "before 2024-03-15": that day, or a range from it
+        try:
+            day = date.fromisoformat(g["iso"]) if "iso" in g else \
+                date(year, _month(g.get("m") or g["m2"]) or 0, _small(g.get("d") or g["d2"]) or 0)
+        except ValueError:  # the 31st of February, a 13th month
+            return None
+        after = day + timedelta(days=1)
+        since, until = (day, after) if "rel" not in g else {
+            "since": (day, None), "after": (after, None), "before": (None, day), "until": (None, after)}[
+            PERIOD_RELATIONS[re.sub(r"\s+", " ", g["rel"].lower())]]
+        return NamedPeriod(text, at, to, since, until, kind, today if "yrel" in g else None)
     if kind in ("month", "months", "open"):
         first = _month(g.get("m") or g["m1"])
         last = _month(g.get("m2") or g.get("m") or g["m1"])
