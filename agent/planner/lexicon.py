@@ -23,7 +23,7 @@ from storage.text import has_cjk, singular
 #: English phrases (lower case, as written) -> keyword code. Longest phrase wins.
 KEYWORDS: dict[str, str] = {
     # counting
-    "how many": "count", "number of": "count", "count of": "count", "count": "count",
+    "how many": "count", "number of": "count", "count of": "count", "count": "count", "counts": "count",
     "total number of": "count", "the number of": "count",
     # aggregates of a numeric column; a word of a total after its measure ("the payload mass in total",
     # 质量一共) is sum_post: the SUM of that measure, and nothing more beside a count ("how many in total")

@@ -14,7 +14,7 @@ import re
 from datetime import date
 
 from agent.planner.frame import Comparison, PlanningFailed, Rank, YearFilter
-from agent.planner.lexicon import (COMPARATIVES, KIND_WORDS, MAKER_WORDS, MAKING_VERBS, MAKING_VERBS_ZH, ORDER_VERBS,
+from agent.planner.lexicon import (COMPARATIVES, KIND_WORDS, MAKER_WORDS, MAKING_VERBS, MAKING_VERBS_ZH, MODEL_WORDS, ORDER_VERBS,
                                    PARTICIPLES,
                                    WHO_WORDS, ZH_COMPARATIVES)
 from agent.planner.words import UNIT_NAMES
@@ -1000,6 +1000,10 @@ class RoleResolver:
                 self.rank = Rank(desc=desc, column=target)
             else:
                 self.aggregates.append(("max" if desc else "min", target, False))
+            self.use(m, target)
+        elif target is not None and target is before and target.kind == "column" and target.text.lower() in MODEL_WORDS:
+            # 哪个国家的飞机制造商生产的战斗机型号最多？: the most models (each row one), not the most common model
+            self.rank = Rank(desc=desc, by_count=True)
             self.use(m, target)
         elif target is not None and target is before and target.kind == "column" and not _numeric(target):
             # 哪种用途的数量最多？: the purposes, ranked by how many rows each has
