@@ -313,7 +313,7 @@ def _time(frame: Frame, a: Assembler) -> list[str]:
     if not (r.years or r.periods):
         dated = any(c.op.startswith("year_") for c in frame.conditions)
         if (same := _SAME_PERIOD.search(a.q.text)) is not None and dated:
-            r.read_spans.append(same.span())  # 同期西昌呢？: the period kept, as it is anyway
+            _read_span(r, a, same)  # 同期西昌呢？: the period kept, as it is anyway
         step = next(((m, n) for pattern, n in _YEAR_STEP if (m := pattern.search(a.q.text)) is not None), None)
         years = [c for c in frame.conditions if c.op.startswith("year_")]
         if step is not None and years and _one_year(frame) is not None and all(
@@ -333,9 +333,7 @@ def _time(frame: Frame, a: Assembler) -> list[str]:
     for year in r.years:
         if (shifted := _same_period(kept, year, a.q.text)) is not None:
             frame.conditions.append(shifted)  # "What about the same period in 2023?": that half of 2023
-            said = _SAME_PERIOD.search(a.q.text)
-            r.read_tokens.update(i for i, t in enumerate(a.q.tokens) if said.start() <= t.start < said.end())
-            r.read_spans.append(said.span())  # 同期, not a word of the lexicon
+            _read_span(r, a, _SAME_PERIOD.search(a.q.text))  # 同期, not a word of the lexicon
             continue
         frame.conditions.append(Condition(a.time_column(year), f"year_{year.relation}", year.years, year.text))
     for period in r.periods:
