@@ -102,6 +102,8 @@ def rescore(journal: Path, parts: set[str] | None = None, *, datasets: Path = DA
                     thread_id = thread_id or (events[0].thread_id if events else None)
                     if exhausted:
                         ran_out[part] += 1
+                        if part not in MEASURED_ONLY:
+                            moved.append(f"{entry['key']}: asks the model more than the journal recorded  {q.question}")
                         continue
                     after = score_turn(result, events, state, gold, location, settings)
                     after.latency_ms = before.latency_ms  # the model's time, not the replay's

@@ -15,6 +15,7 @@ from typing import Any
 from sqlglot import exp
 
 from agent.checks.question import parsed
+from agent.checks.turn import foreign_keys
 
 
 def query_levels(tree: exp.Expression) -> Iterator[tuple[exp.Select, dict[str, str]]]:
@@ -26,11 +27,6 @@ def query_levels(tree: exp.Expression) -> Iterator[tuple[exp.Select, dict[str, s
         names = {(t.alias_or_name or t.name).lower(): t.name.lower() for t in sources if isinstance(t, exp.Table)}
         if sources and len(names) == len(sources) == len(set(names.values())):
             yield select, names
-
-
-def _foreign_keys(catalogue: list[Any]) -> dict[tuple[str, str], str]:
-    """(table, column) -> the table that column's declared foreign key references, lower case."""
-    return {(t.name.lower(), fk.column.lower()): fk.ref_table.lower() for t in catalogue for fk in t.foreign_keys}
 
 
 def _equalities(select: exp.Select, names: dict[str, str]) -> Iterator[tuple[tuple[str, str], tuple[str, str]]]:
@@ -50,7 +46,7 @@ def joined_through_a_hub(sql: str, catalogue: list[Any], *, dialect: str) -> tup
     tree = parsed(sql, dialect=dialect)
     if tree is None:
         return None
-    keys = _foreign_keys(catalogue)
+    keys = foreign_keys(catalogue)
     refs = {(t.name.lower(), fk.column.lower()): (fk.ref_column or _key(catalogue, fk.ref_table)).lower()
             for t in catalogue for fk in t.foreign_keys}
     for select, names in query_levels(tree):
@@ -116,7 +112,7 @@ def paired_under_a_parent(sql: str, catalogue: list[Any], *, dialect: str) -> tu
     tree = parsed(sql, dialect=dialect)
     if tree is None:
         return None
-    keys = _foreign_keys(catalogue)
+    keys = foreign_keys(catalogue)
     for select, names in query_levels(tree):
         if not any(isinstance(a, (exp.Count, exp.Sum, exp.Avg)) and not isinstance(a.this, exp.Distinct)
                    for a in select.find_all(exp.AggFunc)):

@@ -33,7 +33,7 @@ from agent.checks.question import (columns_not_shown, counts_an_amount, echoes_f
                                    figure_not_computed, flag_not_used, link_side_reversed, name_not_shown,
                                    negation_dropped, outer_limit, sampled_literals, table_not_used, thing_not_used,
                                    unasked_limit, with_both, without_limit)
-from agent.checks.turn import (copies_partial_values, counted_itself, dropped_conditions, grouped_label,
+from agent.checks.turn import (copies_partial_values, counted_itself, dropped_conditions, grouped_label, read_elsewhere,
                                in_question_language, missing_periods, missing_years, per_group_missing,
                                sql_literals, unasked_values, unsupported_names, unsupported_numbers,
                                which_one, with_conditions, with_label, wrong_language)
@@ -257,6 +257,13 @@ def _dropped(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     # askdb's fix: the query with those conditions added (a small model told of them tends to answer the same)
     kept = with_conditions(result.sql, turn.previous_sql, dialect=turn.dialect) if turn.previous_sql else None
     return Finding({"conditions": dropped}, fix=kept)
+
+
+def _elsewhere(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """A follow-up pointing back at the previous answer's rows ("what are their names?") answered by a query
+    that reads none of the tables that answer read."""
+    tables = read_elsewhere(turn.question, result.sql, turn.previous_sql, turn.catalogue(), dialect=turn.dialect)
+    return Finding({"tables": tables}) if tables else None
 
 
 def _contradiction(turn: TurnFacts, result: Result, text: str) -> Finding | None:
@@ -534,7 +541,7 @@ def _inherited(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     """A question that points back at the previous answer ("what is the country corresponding to it?", "How
     about the greatest horsepower?") when that answer was only partly answered or not answered: what it
     builds on is in doubt."""
-    return Finding() if turn.previous_partly and turn.follows_up else None
+    return Finding() if turn.previous_partly and (turn.follows_up or leans_on_previous(turn.question)) else None
 
 
 def _unasked(turn: TurnFacts, result: Result, text: str) -> Finding | None:
@@ -597,6 +604,7 @@ CHECKS: tuple[Check, ...] = (
     Check("ordered_total", _ordered_total, caveat="ordered_total", hint="unused"),
     Check("partial_values", _partial_values, caveat="partial_values", hint="unused"),
     Check("dropped", _dropped, caveat="dropped", hint="unused"),
+    Check("elsewhere", _elsewhere, caveat="elsewhere", hint=None, tables=("tables",)),
     Check("years", _years, caveat="years", hint="unused"),
     Check("periods", _periods, caveat="periods", hint="unused"),
     Check("unmatched", _unmatched, caveat="unmatched", hint="unused", separator="; "),

@@ -211,6 +211,33 @@ def dropped_conditions(question: str, sql: str, previous_sql: str | None, *, dia
     return [] if kept else [c.sql(dialect=dialect) for c in before]
 
 
+def foreign_keys(catalogue: list[Any]) -> dict[tuple[str, str], str]:
+    """(table, column) -> the table that column's declared foreign key references, lower case."""
+    return {(t.name.lower(), fk.column.lower()): fk.ref_table.lower() for t in catalogue for fk in t.foreign_keys}
+
+
+def read_elsewhere(question: str, sql: str, previous_sql: str | None, catalogue: list[Any], *,
+                   dialect: str) -> list[str]:
+    """The tables of the previous answer's query, when a follow-up pointing back at its rows ("what are their
+    names?" after the employees counted in `evaluation`) is answered by a query reading none of them and using
+    no column whose declared foreign key refers to one (`paragraphs.document_id` reaches the documents listed
+    before): the rows pointed at are not among those it reads. [] otherwise."""
+    if not previous_sql or not points_back(question):
+        return []
+    before, now = parsed(previous_sql, dialect=dialect), parsed(sql, dialect=dialect)
+    if before is None or now is None:
+        return []
+    read_before = {t.name.lower() for t in before.find_all(exp.Table) if t.name}
+    tables_now = {t.alias_or_name.lower(): t.name.lower() for t in now.find_all(exp.Table) if t.name}
+    keys = foreign_keys(catalogue)
+    reached = set(tables_now.values())
+    for column in now.find_all(exp.Column):
+        owners = [tables_now[column.table.lower()]] if column.table.lower() in tables_now else \
+            ([] if column.table else list(tables_now.values()))
+        reached |= {keys[(owner, column.name.lower())] for owner in owners if (owner, column.name.lower()) in keys}
+    return [] if not read_before or read_before & reached else sorted(read_before)
+
+
 def _dropped_pick(previous_sql: str, sql: str, *, dialect: str) -> list[str]:
     """The previous answer picked one row by its order ("Which teacher is the youngest?": `ORDER BY Age
     LIMIT 1`), and the follow-up pointing at it ("What is his or her hometown?") reads every row: the pick,

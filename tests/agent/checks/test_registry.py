@@ -137,6 +137,13 @@ EXAMPLES: dict[str, tuple[Example, Example]] = {
         Example("How many of them failed?",
                 "SELECT count(*) FROM launches WHERE outcome = 'failure' AND launch_date LIKE '2019%'", rows=[[2]],
                 previous_sql="SELECT * FROM launches WHERE launch_date LIKE '2019-%'")),
+    "elsewhere": (
+        Example("What are their names?", "SELECT name FROM manufacturers", rows=[["SpaceX"], ["Boeing"]],
+                previous_sql="SELECT COUNT(DISTINCT manufacturer_id) FROM launch_vehicles",
+                why="the previous answer counted the makers of launch vehicles; this query lists every maker"),
+        Example("What are their names?", "SELECT DISTINCT m.name FROM manufacturers AS m JOIN launch_vehicles AS v "
+                "ON v.manufacturer_id = m.id", rows=[["SpaceX"], ["Boeing"]],
+                previous_sql="SELECT COUNT(DISTINCT manufacturer_id) FROM launch_vehicles")),
     "years": (
         Example("How many launches in 2019?", "SELECT count(*) FROM launches", rows=[[120]]),
         Example("How many launches in 2019?",
@@ -381,8 +388,17 @@ def test_a_check_passed_over_once_told_lets_the_next_one_speak(sample_catalogue)
     assert [v.name for v in review(wrong.text, result, turn, stage="send_back", told={"label"})] == ["numbers"]
 
 
+def test_a_follow_up_leaning_on_a_partly_answered_answer_inherits_its_doubt(sample_catalogue):
+    """"How many such paragraphs are there?" leans on the answer before by "such", as "them" points at it."""
+    leaning = Example("How many such launches are there?", "SELECT COUNT(*) FROM launches", rows=[[2639]],
+                      previous_partly=True)
+    result, turn = leaning.review_with(sample_catalogue)
+    assert [v.name for v in review(leaning.text, result, turn, stage="verdict")] == ["inherited"]
+
+
 def test_the_stages_differ_only_in_the_checks_they_run():
-    assert [c.name for c in CHECKS if c.hint is None] == ["unasked", "inherited"]  # the model cannot know better
+    # the model cannot know better; `elsewhere`: told, a small model writes a join it was not asked for
+    assert [c.name for c in CHECKS if c.hint is None] == ["elsewhere", "unasked", "inherited"]
     assert [c.name for c in CHECKS if c.caveat is None] == ["names"]  # English names still answer
 
 

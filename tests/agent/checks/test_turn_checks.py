@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from agent.sources.sqlite import SQLiteSource
-from agent.checks.turn import (count_of, counted_itself, dropped_conditions, in_question_language,
+from agent.checks.turn import (count_of, counted_itself, dropped_conditions, in_question_language, read_elsewhere,
                                missing_periods, missing_years, per_group_missing, table_in_question,
                                unasked_values, unsupported_names, unsupported_numbers, whole_numbers, with_conditions,
                                with_label, grouped_label, chinese_twin)
@@ -435,6 +435,27 @@ def test_a_year_inside_periods_kept_to_is_used():
 
 
 SPARC_DATA = Path(__file__).resolve().parents[2] / "data"
+
+
+def test_no_sparc_gold_follow_up_that_points_back_reads_elsewhere(spider_dev):
+    """The SParC dev gold follow-ups that point back ("their", "those") each read a table of the query before
+    them, or use a column whose foreign key refers to one."""
+    _, catalogues = spider_dev
+    turns = json.loads((SPARC_DATA / "sparc_pointing_followups.json").read_text(encoding="utf-8"))
+    assert len(turns) == 352
+    assert [t["question"] for t in turns if read_elsewhere(t["question"], t["sql"], t["previous_sql"],
+                                                            catalogues[t["db"]], dialect="sqlite")] == []
+
+
+def test_a_follow_up_pointing_back_may_reach_the_rows_before_by_a_key(spider_dev):
+    _, catalogues = spider_dev
+    documents = "SELECT document_id, document_name FROM Documents"
+    assert read_elsewhere("For each of them, count the number of paragraphs.",
+                          "SELECT document_id, count(*) FROM Paragraphs GROUP BY document_id", documents,
+                          catalogues["cre_Doc_Template_Mgt"], dialect="sqlite") == []
+    assert read_elsewhere("What are their names?", "SELECT name FROM employee",
+                          "SELECT count(DISTINCT employee_id) FROM evaluation", catalogues["employee_hire_evaluation"],
+                          dialect="sqlite") == ["evaluation"]
 
 
 def test_no_sparc_gold_follow_up_that_leans_back_drops_a_condition():
