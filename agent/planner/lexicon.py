@@ -200,7 +200,7 @@ ZH_WORDS: dict[str, str] = {
     "每个": "each", "每次": "each", "每一个": "each", "每一": "each", "每": "each", "各个": "each", "各自": "each",
     "各": "each", "各国": "each country", "每国": "each country",
     "按照": "by", "按": "by",
-    "超过": "more than", "大于": "more than", "多于": "more than", "高于": "more than",
+    "超过": "more than", "大于": "more than", "多于": "more than", "高于": "more than", "不止": "more than",
     "以上": "or more", "至少": "at least", "不少于": "at least", "不低于": "at least",
     "少于": "less than", "小于": "less than", "低于": "less than", "不到": "less than",
     "以下": "or less", "不超过": "at most", "不多于": "at most", "介于": "between",
