@@ -78,6 +78,7 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     words = [w for w in words if w.lower() not in emphatic]
     own = _compared_units(frame) | (_HOW_HIGH if any(m.func == "share" for m in frame.measures) else set())
     own |= _GROUP_WORDS if frame.entity or frame.group_columns or frame.group_time else set()
+    own |= _OF_ALL if any(m.func == "share" and m.condition is None for m in frame.measures) else set()
     return [w for w in dict.fromkeys(words + _unknown_chinese(r, own)) if w.casefold() not in own]
 
 
@@ -85,6 +86,11 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
 #: launch", "a clean record" (the negation says it).
 _EMPHASIS = re.compile(r"\b(?:at least|even) once\b|\b(?:without|not|no|never)\s+(?:even\s+)?a\s+single\b"
                        r"|\ba\s+clean\s+record\b|\bon\s+record\b", re.I)
+
+
+#: The whole a group's share is of, and how a group makes it up (占总数的百分之多少, "account for"): what the share
+#: of all the rows kept says.
+_OF_ALL = {"总数", "总量", "总", "account", "accounts", "accounted", "total", "whole"}
 
 
 #: How a question asks for a rate's size ("How high was the success rate?", 成功率有多高？): read, when the
@@ -391,6 +397,10 @@ def _columns(frame: Frame) -> list:
     return found
 
 
+#: 除了…之外 (除…以外, 除了…外): one frame of "except"; its second half says nothing of its own.
+_EXCEPT_ZH = re.compile(r"除(?:了|去|开)?[^，。？！,?!]*?(之外|以外|外)")
+
+
 def _unknown_chinese(r: RoleResolver, read: set[str] = frozenset()) -> list[str]:
     """Runs of Chinese characters no token covers and that are not grammatical particles
     (`STOPWORDS_ZH`) nor words `read` otherwise (a compared column's unit, 公里): any other character
@@ -401,6 +411,8 @@ def _unknown_chinese(r: RoleResolver, read: set[str] = frozenset()) -> list[str]
             covered[t.start:t.end] = [True] * (t.end - t.start)
     for start, end in r.period_spans + r.read_spans:  # 2021年第三季度: 第 is part of the period
         covered[start:end] = [True] * (end - start)
+    for frame_end in _EXCEPT_ZH.finditer(text):  # 除了猎鹰9号之外: 之外 closes what 除了 opened
+        covered[frame_end.start(1):frame_end.end(1)] = [True] * len(frame_end.group(1))
     # 是多少, 目前, 颗: read, and meaning nothing beyond the question's own
     for word in (*FILLER_WORDS_ZH, *(w for w in read if not w.isascii())):
         for found in re.finditer(re.escape(word), text):

@@ -36,6 +36,10 @@ EACH_PERIOD = re.compile(r"\b(?:in\s+)?(?:each|every|per)\s+(?:year|month|quarte
 _EACH_RESPECTIVELY = re.compile(r"分别|各|\beach\b|\brespectively\b", re.I)
 #: Years joined as alternatives, one filter ("in 2014 or 2015", 2014年或2015年).
 _EITHER = re.compile(r"\bor\b|或|还是", re.I)
+#: Where a second question of counting starts in Chinese: 其中, a comma, or the first question's end (…一共发射过几次？成功了几次？).
+_SECOND_ASKED_ZH = re.compile(r"其中|[,，;；？?]")
+#: The words that may stand between two values of one list ("Falcon 9 and Electron", 中国、美国和俄罗斯).
+_LISTED = frozenset({"and", "or", "nor", ",", "，", "、", "和", "与", "及", "以及", "或"})
 PERIOD_WORDS = frozenset({"month", "months", "月", "月份", "quarter", "quarters", "季度"})  # and the shorter units
 _BUCKET_ZH = {"year": "年", "month": "月", "quarter": "季度", "half_year": "半年", "decade": "年代"}
 
@@ -581,7 +585,7 @@ class Assembler:
         chosen = max(before, key=lambda c: c.at, default=None)
         between = self.q.text[tokens[chosen.at].end:tokens[total.start].start] if chosen is not None else ""
         if chosen is None or not (re.search(r"\band\b|[和与及?？.。;；]", between)):
-            return
+            return self._and_how_many_of_them(frame)  # 一共发射过几次？成功了几次？: the total asked first
         counted = next((m for m in r.mentions if m.kind == "table" and m.start >= total.end), None)
         if counted is not None and frame.fact not in counted.tables:
             return  # "the number of failures and total payloads": another table's rows
@@ -602,7 +606,7 @@ class Assembler:
         values = [c for c in frame.conditions if c.at >= 0 and c.op in ("=", "in")]
         if len(values) > 1:  # "How many Starship flights …, and how many succeeded?": the one after the second count's
             # start (after 其中 or the comma before it in Chinese) is the second count's; the others are both counts'
-            after = re.compile(r"其中|[,，;；]").search(text, tokens[first.end - 1].end) if self.q.zh else None
+            after = _SECOND_ASKED_ZH.search(text, tokens[first.end - 1].end) if self.q.zh else None
             split = after.start() if after else tokens[second.start].start
             values = [c for c in values if tokens[c.at].start >= split and c.op == "="]
         if len(values) != 1:
@@ -620,8 +624,8 @@ class Assembler:
         if c.op != "=":
             return
         opener = text[tokens[first.end - 1].end:tokens[c.at].start]
-        if self.q.zh:  # 其中成功了几次, 其中多少次失败: the condition after 其中 or a comma
-            asked = first.end <= c.at and re.search(r"其中|[,，;；]", opener)
+        if self.q.zh:  # 其中成功了几次, 其中多少次失败, …几次？成功了几次？: the condition after 其中, a comma or a "?"
+            asked = first.end <= c.at and _SECOND_ASKED_ZH.search(opener)
         else:
             asked = c.at > second.start and re.search(r"\band\b|[,;?]", opener)
         if not asked:
@@ -912,6 +916,14 @@ class Assembler:
             chosen = max((c for c in values if c.at < word.start), key=lambda c: c.at, default=None)
         else:
             chosen = max((c for c in values if c.at > word.start), key=lambda c: c.at, default=None)
+        grouped = frame.entity or frame.group_columns or frame.group_time
+        if grouped and (chosen is None or self._grouped_between(chosen, word)):
+            # 各用途分别占多少, 各发射场占总数的百分之多少, "what share of all launches did each site have": each
+            # group's part of all the rows the question keeps (its conditions stay filters)
+            frame.measures[:] = [m for m in frame.measures if not (m.func == "count" and m.column is None)]
+            frame.measures[:0] = [Measure("share"), Measure("count")]
+            self.notes.append(f"'{word.text}' → each group's percentage of all the rows kept")
+            return
         if chosen is None:
             raise PlanningFailed(f"I could not tell what '{word.text}' is a share of",
                                  zh=f"看不出“{word.text}”指的是哪部分的比例")
@@ -921,6 +933,12 @@ class Assembler:
         if frame.entity or frame.group_columns or frame.group_time:
             frame.measures.append(Measure("count"))
         self.notes.append(f"'{word.text}' → percentage of rows with {chosen.describe()}")
+
+    def _grouped_between(self, chosen: Condition, word: Mention) -> bool:
+        """A word of grouping (各, 每个, 按, "each", "by") between a condition and the share word after it (中国制造商
+        生产的有效载荷里，各用途分别占多少): the condition says which rows, the share is each group's of them."""
+        return any(m.kind == "keyword" and m.code in ("each", "by", "group") and chosen.at < m.start < word.start
+                   for m in self.r.mentions)
 
     def value_condition(self, frame: Frame, m: Mention) -> None:
         if self._an_example(m):  # "each purpose (communications, earth observation and so on)": examples, not a filter
@@ -951,6 +969,7 @@ class Assembler:
             return
         ref = min(reachable, key=lambda v: self._value_rank(v, mentioned))
         column = self.schema.column(ref.table, ref.column)
+        negated = negated or self._listed_after_a_negated(frame, m, column)
         if negated and ref.table != frame.fact and not self.schema.upward(frame.fact, ref.table):
             # "vehicles that never failed": none of their launches failed, not one launch that did not.
             condition = Condition(column, "=", (ref.value,), m.text, looked_up=True)
@@ -978,6 +997,15 @@ class Assembler:
         frame.conditions.append(Condition(column, "!=" if negated else "=", (ref.value,), m.text, looked_up=True,
                                           at=m.start, via=self._reached_through(frame, m, ref.table)))
         self.r.use(m)
+
+    def _listed_after_a_negated(self, frame: Frame, m: Mention, column: ColumnInfo) -> bool:
+        """"excluding Falcon 9 and Electron", "not SpaceX or Rocket Lab": a value listed right after one a "not"
+        negates, of the same column, is negated too (one NOT IN list), not kept as a condition of its own."""
+        before = [o for o in self.r.mentions if o.kind in ("value", "quoted") and o.end <= m.start]
+        between = {t.norm for t in self.q.tokens[before[-1].end:m.start]} if before else set()
+        return bool(before) and between <= _LISTED and bool(between & {"and", "or", "nor"} or not between) \
+            and any(c.column is column and c.op in ("!=", "not_in") and before[-1].text in c.text
+                    for c in frame.conditions)
 
     def _an_example(self, m: Mention) -> bool:
         """Whether a value is written inside parentheses that give examples: "(communications, earth observation and so

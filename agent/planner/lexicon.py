@@ -243,7 +243,8 @@ ZH_WORDS: dict[str, str] = {
     "过去": "past", "近": "past", "最近几": "past",
     # shares and rates
     "对比": "compare", "比较": "compare",
-    "比例": "share", "占比": "share", "百分比": "share", "百分之几": "share", "百分之多少": "share", "比率": "rate",
+    "比例": "share", "占比": "share", "占多少": "share", "占几成": "share",
+    "占多少比例": "share", "占多大比例": "share", "占多少百分比": "share", "百分比": "share", "百分之几": "share", "百分之多少": "share", "比率": "rate",
     "率": "rate",
 }
 

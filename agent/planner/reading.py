@@ -17,10 +17,11 @@ from agent.planner.human_names import column_words, spaced_zh, table_words, zh_v
 from agent.planner.lexicon import GENERIC, Lexicon
 
 _MEASURE_EN = {"share": "the percentage of {fact} with {condition}", "rows": "the number of {fact}",
+               "part": "each group's percentage of all the {fact}",
                "matching": "the number of {fact} with {condition}",
                "distinct": "the number of distinct {column}", "avg": "the average {column}",
                "sum": "the total {column}", "min": "the minimum {column}", "max": "the maximum {column}"}
-_MEASURE_ZH = {"share": "{fact} 中 {condition} 的百分比", "rows": "{fact} 的数量", "matching": "{condition} 的{fact}数量", "distinct": "不同 {column} 的个数",
+_MEASURE_ZH = {"share": "{fact} 中 {condition} 的百分比", "rows": "{fact} 的数量", "part": "各组占全部{fact}的百分比", "matching": "{condition} 的{fact}数量", "distinct": "不同 {column} 的个数",
                "avg": " {column} 的平均值", "sum": " {column} 的总和", "min": " {column} 的最小值",
                "max": " {column} 的最大值"}
 _BUCKET_EN = {"year": "year", "month": "month", "quarter": "quarter", "half_year": "half-year", "decade": "decade"}
@@ -222,7 +223,7 @@ def _measure(m: Measure, fact: str, lexicon: Lexicon | None) -> str:
         condition = _condition_zh(m.condition, lexicon) if lexicon is not None else _condition_en(m.condition)
         return words["matching" if m.func == "count" else "share"].format(fact=fact, condition=condition)
     if m.column is None:
-        return words["rows"].format(fact=fact)
+        return words["part" if m.func == "share" else "rows"].format(fact=fact)
     func = "distinct" if m.func == "count" else m.func
     return words[func].format(column=_name(m.column, lexicon))
 

@@ -341,6 +341,8 @@ def _measure(m: Measure, col) -> str:
         return f"SUM(CASE WHEN {_condition(m.condition, col)} THEN 1 ELSE 0 END)"
     if m.condition is not None:
         return f"ROUND(100.0 * SUM(CASE WHEN {_condition(m.condition, col)} THEN 1 ELSE 0 END) / COUNT(*), 2)"
+    if m.func == "share":  # each group's part of all the rows: its count over the sum of every group's
+        return "ROUND(100.0 * COUNT(*) / SUM(COUNT(*)) OVER (), 2)"
     if m.column is None:
         return "COUNT(*)"
     return f"{m.func.upper()}({'DISTINCT ' if m.distinct else ''}{col(m.column)})"
@@ -370,7 +372,7 @@ def measure_alias(m: Measure, frame: Frame) -> str:
     if m.condition is not None and m.func == "count":
         value = re.sub(r"\W+", "_", str(m.condition.values[0]).lower()).strip("_") if m.condition.values else ""
         return f"count_{value}" if value.isascii() and value else "count_matching"
-    if m.condition is not None:
+    if m.condition is not None or m.func == "share":
         return "percent"
     if m.column is None:
         return "count"

@@ -3,12 +3,6 @@
 import pytest
 
 from agent.checks.grouping import grouped_figure
-from agent.sources.sqlite import SQLiteSource
-
-
-@pytest.fixture(scope="module")
-def sample_catalogue(sample_db_path):
-    return SQLiteSource(sample_db_path).catalogue()
 
 
 @pytest.mark.parametrize("question, sql, fixed", [

@@ -6,7 +6,7 @@ from collections import namedtuple
 
 import pytest
 
-from agent.checks.joins import off_key_join
+from agent.checks.joins import joined_through_a_hub, off_key_join
 
 Column = namedtuple("Column", "name type primary_key", defaults=("INTEGER", False))
 Table = namedtuple("Table", "name columns foreign_keys", defaults=((),))
@@ -49,3 +49,25 @@ def test_no_spider_gold_query_joins_a_key_to_another_table(spider_dev):
     questions, catalogues = spider_dev
     assert [q["query"] for q in questions if q["db_id"] in catalogues
             and off_key_join(q["query"], catalogues[q["db_id"]], dialect="sqlite")] == []
+
+
+@pytest.mark.parametrize("sql", [
+    # The 44th re-walk's E12 and Z19 (issue 38), right answers the page said pair unrelated rows: each payload reaches
+    # one country through its parents (its rocket's maker's; its own maker's), whatever key to a country it also holds.
+    "SELECT AVG(payloads.mass_kg) FROM payloads JOIN launches ON payloads.launch_id = launches.id "
+    "JOIN launch_vehicles ON launches.vehicle_id = launch_vehicles.id "
+    "JOIN manufacturers ON launch_vehicles.manufacturer_id = manufacturers.id "
+    "JOIN countries ON manufacturers.country_id = countries.id WHERE countries.name = 'India'",
+    "SELECT payloads.purpose, COUNT(*) FROM payloads JOIN manufacturers ON payloads.manufacturer_id = manufacturers.id "
+    "JOIN countries ON manufacturers.country_id = countries.id WHERE countries.name_zh = '中国' GROUP BY 1",
+])
+def test_a_way_up_through_parents_is_no_hub(sql, sample_catalogue):
+    assert joined_through_a_hub(sql, sample_catalogue, dialect="sqlite") is None
+
+
+def test_a_way_up_and_down_through_a_shared_parent_is_a_hub(sample_catalogue):
+    sql = ("SELECT v.name_zh, COUNT(*) FROM launches AS l JOIN launch_sites AS s ON l.site_id = s.id "
+           "JOIN countries AS c ON s.country_id = c.id JOIN manufacturers AS m ON m.country_id = c.id "
+           "JOIN launch_vehicles AS v ON v.manufacturer_id = m.id GROUP BY v.name_zh")
+    assert joined_through_a_hub(sql, sample_catalogue, dialect="sqlite") == (
+        "launch_vehicles", "launches", "manufacturers, countries, launch_sites")

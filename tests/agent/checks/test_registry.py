@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 
 from agent.checks.registry import CHECKS, Result, TurnFacts, review
-from agent.sources.sqlite import SQLiteSource
 from tests.agent.checks.test_question_checks import CHANNELS, COURSES, DOGS, NETWORK, VISITS, Column, ForeignKey, Table
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -347,11 +346,6 @@ EXAMPLES: dict[str, tuple[Example, Example]] = {
                 "AS m ON m.id = v.manufacturer_id WHERE m.name = 'SpaceX'", "Falcon 9, Falcon Heavy and Starship.",
                 [["Falcon 9"], ["Falcon Heavy"], ["Starship"]])),
 }
-
-
-@pytest.fixture(scope="module")
-def sample_catalogue(sample_db_path):
-    return SQLiteSource(sample_db_path).catalogue()
 
 
 def test_every_check_has_examples():

@@ -2,9 +2,18 @@
 
 - 2023年第四季度，有多少次发射搭载了不止一个有效载荷？: 不止 is "more than" (it read 一 as a number with nothing to
   count, and declined).
+- "How many launches were there in 2024, excluding Falcon 9 and Electron?": the second value listed after the "not"
+  is left out too (it read `!= 'Falcon 9' AND = 'Electron'`, marked answered); 除了…之外 is one frame (之外 was a
+  word left out).
+- 2023年以前，罗老宇航中心一共发射过几次？成功了几次？: the total and the successes, two counts (it counted the successes
+  alone, marked answered).
+- 中国制造商生产的有效载荷里，各用途分别占多少？: each purpose's share of the Chinese-made payloads (占多少 is a share; it
+  counted them, and the page's only caveat was a false one about the join); 各发射场占总数的百分之多少 the same.
 """
 
 from __future__ import annotations
+
+import pytest
 
 from tests.agent.planner.test_planner_followup import planner, sample  # noqa: F401 (fixtures)
 from tests.agent.planner.test_planner_within_groups import _rows
@@ -14,4 +23,47 @@ def test_not_only_one_is_more_than_one(planner, sample_db_path):
     plan = planner.plan("2023年第四季度，有多少次发射搭载了不止一个有效载荷？")
     gold = ("SELECT COUNT(*) FROM (SELECT l.id FROM launches l JOIN payloads p ON p.launch_id = l.id "
             "WHERE l.launch_date BETWEEN '2023-10-01' AND '2023-12-31' GROUP BY l.id HAVING COUNT(*) > 1)")
+    assert plan.caveat is None and _rows(planner, plan.sql) == sample(sample_db_path, gold)
+
+
+def test_values_listed_after_a_not_are_all_left_out(planner, sample_db_path):
+    gold = ("SELECT COUNT(*) FROM launches l JOIN launch_vehicles v ON v.id = l.vehicle_id WHERE l.launch_date LIKE "
+            "'2024%' AND v.name NOT IN ('Falcon 9', 'Electron')")
+    for question in ("How many launches were there in 2024, excluding Falcon 9 and Electron?",
+                     "2024年除了猎鹰9号和电子号之外，还有多少次发射？"):
+        plan = planner.plan(question)
+        assert plan.caveat is None and _rows(planner, plan.sql) == sample(sample_db_path, gold), question
+
+
+def test_outside_without_except_stays_a_word_to_use(planner):
+    """中国以外的发射场 (outside China) is not the 除了…以外 frame: 外 is not read as filler there."""
+    assert planner.plan("中国以外的发射场有哪些？").caveat is not None
+
+
+def test_the_total_asked_first_then_a_count_of_some(planner, sample_db_path):
+    plan = planner.plan("2023年以前，罗老宇航中心一共发射过几次？成功了几次？")
+    gold = ("SELECT COUNT(*), SUM(l.outcome = 'success') FROM launches l JOIN launch_sites s ON s.id = l.site_id "
+            "WHERE l.launch_date < '2023-01-01' AND s.name_zh = '罗老宇航中心'")
+    assert plan.caveat is None and _rows(planner, plan.sql) == sample(sample_db_path, gold)
+
+
+@pytest.mark.parametrize("question, gold", [
+    ("中国制造商生产的有效载荷里，各用途分别占多少？",
+     "SELECT p.purpose, ROUND(100.0 * COUNT(*) / (SELECT COUNT(*) FROM payloads p2 JOIN manufacturers m2 ON m2.id = "
+     "p2.manufacturer_id WHERE m2.country_id = 2), 2), COUNT(*) FROM payloads p JOIN manufacturers m "
+     "ON m.id = p.manufacturer_id WHERE m.country_id = 2 GROUP BY p.purpose"),
+    ("What percentage of 2024 launches did each launch site account for?",
+     "SELECT s.name, ROUND(100.0 * COUNT(*) / (SELECT COUNT(*) FROM launches WHERE launch_date LIKE '2024%'), 2), "
+     "COUNT(*) FROM launches l JOIN launch_sites s ON s.id = l.site_id WHERE l.launch_date LIKE '2024%' GROUP BY s.id"),
+])
+def test_each_group_s_share_of_the_rows_kept(question, gold, planner, sample_db_path):
+    plan = planner.plan(question)
+    assert plan.caveat is None and _rows(planner, plan.sql) == sorted(sample(sample_db_path, gold))
+
+
+def test_a_share_of_some_rows_is_still_their_share(planner, sample_db_path):
+    """占多少比例 (one share word, read whole) of the failed launches: their percentage, not each group's."""
+    plan = planner.plan("2024年失败的发射占多少比例？")
+    gold = ("SELECT ROUND(100.0 * SUM(outcome = 'failure') / COUNT(*), 2) FROM launches "
+            "WHERE launch_date LIKE '2024%'")
     assert plan.caveat is None and _rows(planner, plan.sql) == sample(sample_db_path, gold)
