@@ -27,7 +27,7 @@ from agent.sources.base import DataSource
 from agent.sources.errors import SourceError, SourceUnavailable
 from agent.state import AgentState
 from agent.planner.focus import Focus, names_own_time, remembered_focus
-from agent.planner.units import UnitPreference, convert, names_own_unit, remembered_units
+from agent.planner.units import UnitPreference, asked_units, convert, names_own_unit, remembered_units
 from agent.planner.answer_text import error_answer, result_answer, unmappable_answer, verified_answer
 from agent.planner.frame import Condition, Frame, MissingSubject, PlanningFailed
 from agent.planner.followup import (dangles, ends_on_its_verb, follow_up, frame_from_dict, frame_to_dict, is_follow_up,
@@ -176,6 +176,7 @@ class OfflinePlanner:
             frame.data_end = self._past_the_data(frame)
             frame.lexicon = self.lexicon  # the answer names the schema by the words the question was read by
             plan.sql = to_dialect(build_sql(frame, self.schema), self.database.dialect)
+            plan.sql, _ = _in_units(plan.sql, frame, asked_units(question), self.database.dialect)  # 总质量是多少吨
         except PlanningFailed as exc:
             plan.failure = exc
             return plan
@@ -429,7 +430,7 @@ class OfflinePlanner:
         names none of its own."""
         plan = self._plan_in_focus(turn)
         if plan.sql and turn.units and not names_own_unit(turn.question):
-            plan.sql, applied = convert(plan.sql, turn.units, self.database.dialect)
+            plan.sql, applied = _in_units(plan.sql, plan.frame, turn.units, self.database.dialect)
             said = [p.applied(plan.zh) for p in applied]
             plan.focus_note = ("" if plan.zh else " ").join(filter(None, [plan.focus_note, *said])) or None
         return plan
@@ -530,6 +531,18 @@ class OfflinePlanner:
         return self._answer(turn, text, plan.sql,
                             f"The query returned {count} row{'' if count == 1 else 's'}; I state the result.",
                             caveat=plan.caveat)
+
+
+def _in_units(sql: str, frame: Frame | None, preferences: list[UnitPreference],
+              dialect: str) -> tuple[str, list[UnitPreference]]:
+    """The query with its figures in the preferred units (`agent.planner.units.convert`), the frame told which
+    columns it shows so (its sentences name "mass (t)", not "mass (kg)"), and the preferences applied."""
+    sql, applied = convert(sql, preferences, dialect)
+    if frame is not None:
+        shown = [m.column for m in frame.measures if m.column is not None] + frame.columns
+        frame.units |= {c.name: f"{c.name[:-len(u.unit.source)]}{u.unit.target}" for u in applied for c in shown
+                        if c.name.endswith(f"_{u.unit.source}")}
+    return sql, applied
 
 
 def _tables_named(parsed) -> _Named:

@@ -79,6 +79,7 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     own = _compared_units(frame) | (_HOW_HIGH if any(m.func == "share" for m in frame.measures) else set())
     own |= _GROUP_WORDS if frame.entity or frame.group_columns or frame.group_time else set()
     own |= _OF_ALL if any(m.func == "share" and m.condition is None for m in frame.measures) else set()
+    own |= _shown_in_units(frame)
     return [w for w in dict.fromkeys(words + _unknown_chinese(r, own)) if w.casefold() not in own]
 
 
@@ -113,6 +114,14 @@ def _compared_units(frame: Frame) -> set[str]:
     degrees = {"度", "degree", "degrees"} if any({"latitude", "longitude", "lat", "lon", "lng"} & set(c.words)
                                                  for c in compared) else set()
     return {name for suffix in suffixes for name in UNIT_NAMES.get(suffix, ())} | converted | weighed | degrees
+
+
+def _shown_in_units(frame: Frame) -> set[str]:
+    """The names of units a figure shown can be converted to (总质量是多少吨 of a `_kg` column): the planner shows it in
+    that unit (agent.planner.units.asked_units)."""
+    shown = [m.column for m in frame.measures if m.column is not None and m.func != "count"] + list(frame.columns)
+    suffixes = {c.name.rsplit("_", 1)[-1].lower() for c in shown if "_" in c.name}
+    return {w for u in UNITS if u.source in suffixes for w in u.words}
 
 
 def _names_the_value_before(m, r: RoleResolver, frame: Frame, schema: SchemaIndex) -> bool:

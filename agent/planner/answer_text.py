@@ -57,7 +57,8 @@ def result_answer(frame: Frame, *, columns: list[str], rows: list[list[Any]], ro
         if measure.func == "share":
             return (f"占比为 {value}%" + (f"（{where}）" if where else "") + "。") if zh else \
                 (f"The share is {value}%" + (f" ({where})" if where else "") + ".")
-        name = (column_words(measure.column, zh=zh, whose=False, lexicon=frame.lexicon) if measure.column is not None
+        name = (column_words(frame.shown(measure.column), zh=zh, whose=False, lexicon=frame.lexicon)
+                if measure.column is not None
                 else frame.subject_text)
         if zh:
             return spaced_zh(f"{name} 的{_FUNC_ZH[measure.func]}值是 {value}") + (f"（{where}）" if where else "") + "。"

@@ -9,7 +9,7 @@ built from the parsed question by `agent.planner.roles`, and turned into SQL by
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from agent.planner.lexicon import GENERIC, Lexicon
@@ -121,6 +121,8 @@ class Frame:
     own_pronoun: bool = False
     notes: list[str] = field(default_factory=list)  # the reasoning, shown as the planner's thought
     unused: list[str] = field(default_factory=list)  # words of the question the query does not use
+    #: Columns whose figures the result shows in another unit than stored (总质量是多少吨: {"weight_kg": "weight_t"}).
+    units: dict[str, str] = field(default_factory=dict)
     periods: list[str] = field(default_factory=list)  # relative periods as resolved, for the answer
     relative: list[Condition] = field(default_factory=list)  # the conditions of periods counted from today
     #: The data's last date, where a period counted from today runs past it: the period holds less data than
@@ -136,6 +138,14 @@ class Frame:
     link: str | None = None  # alone | incomplete | unanswered | untied | joined
     #: The words the question was read by (the source's own included): the answer names the schema by them.
     lexicon: Lexicon = field(default=GENERIC, repr=False, compare=False)
+
+    def shown_measure(self, measure: Measure) -> Measure:
+        """A measure as the result shows it (`shown`)."""
+        return replace(measure, column=self.shown(measure.column)) if measure.column is not None else measure
+
+    def shown(self, column: ColumnInfo) -> ColumnInfo:
+        """A column as the result shows it: renamed for the unit it is shown in (`weight_t` for `weight_kg`)."""
+        return replace(column, name=self.units[column.name]) if column.name in self.units else column
 
     def tables(self, schema: SchemaIndex) -> list[str]:
         """Every table the frame joins, the fact table first."""

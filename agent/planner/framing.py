@@ -157,7 +157,8 @@ class Assembler:
                             and self.table(subject) in self.schema.children(self.table(m))), subject)
             # 已退役的载荷中，哪个运营国家的数量最多？: the countries, asked after 哪个, are ranked
             subject = self._after_which(free_tables) or subject
-            others = [m for m in free_tables if m is not subject]
+            # 长征系列里…: 系列 says what 长征 is, a condition's word, not the rows counted
+            others = sorted((m for m in free_tables if m is not subject), key=self._names_a_value)
             if self._which_years():
                 # "In which years since 2010 did Russian rockets launch fewer than 20 times?": the years, grouped
                 # (`_group_and_measures`), of the rows the verb counts, not the rockets
@@ -166,6 +167,14 @@ class Assembler:
                 if subject is not None and subject is not counted:
                     frame.entity = self.table(subject)
                 fact = counted or (others[0] if others else None)
+                owned = self._owned_after_which(free_tables) if frame.entity else None
+                below = fact if fact is not owned else next((m for m in others if m is not owned), None)
+                if owned is not None and owned is not subject and owned is not counted and below is not None \
+                        and self.schema.upward(self.table(below), self.table(owned)) \
+                        and self.schema.distance(self.table(below), frame.entity) > 1:
+                    # 哪个国家的火箭发射次数最多？: the countries of the rockets, ranked by the rockets' launches (not
+                    # 哪个国家的飞机制造商最多: the makers' own country; not 哪一款火箭的发射…: the rockets' own launches)
+                    frame.entity_via, fact = self.table(owned), below
         elif isinstance(r.each_alone, Mention):  # 哪些火箭发射过？各发射了几次？: each rocket's launches
             frame.entity, fact = self.table(r.each_alone), counted
         elif r.each_alone and subject is not None and counted is None:
@@ -280,6 +289,11 @@ class Assembler:
         if which is None or not self._before_de(which):
             return None
         return next((m for m in free if m.start == which.end), None)
+
+    def _names_a_value(self, m: Mention) -> bool:
+        """A table word right after a value of its own table (长征系列, "the Long March family"): the value's kind."""
+        return any(v.kind == "value" and v.end == m.start and any(ref.table in m.tables for ref in v.values)
+                   for v in self.r.mentions)
 
     def _before_de(self, m: Mention) -> bool:
         """A Chinese table word right before 的 (哪些国家的火箭): it owns what follows."""

@@ -168,8 +168,8 @@ ZH_WORDS: dict[str, str] = {
     **dict.fromkeys(WHEN_WORDS_ZH, ""), "从来": "",  # 从来没有: never, as 没有 says
     # 分别, 具体: each and which, as the grouping says; 发生 (2019年发生了多少次失败): the rows happened
     "分别": "", "具体": "", "发生": "",
-    # 按用途分呢？ (split by, as 按 says); 占多少比例 (make up: the share says it)
-    "分": "", "占": "",
+    # 按用途分呢？, 按火箭拆分一下 (split by, as 按 says); 占多少比例 (make up: the share says it)
+    "分": "", "拆分": "", "细分": "", "占": "",
     # 不是完全成功的 (not a full success: the negation says it); 发往 (sent to: the orbit or place named after)
     "完全": "", "发往": "", "送往": "", "送入": "", "进入": "",
     # 它们用的是哪些火箭？: the rockets they used, as the join says

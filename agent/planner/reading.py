@@ -182,7 +182,7 @@ def _en(frame: Frame, carried: list[str]) -> str:
     if frame.measures and all(m.func == "count" and m.column is None and m.condition is None for m in frame.measures):
         head = f"Counted {fact}"
     elif frame.measures:
-        head = "Computed " + " and ".join(_measure(m, fact, None) for m in frame.measures)
+        head = "Computed " + " and ".join(_measure(frame.shown_measure(m), fact, None) for m in frame.measures)
     else:
         head = "Listed " + ", ".join(_name(c) for c in frame.columns) + ("" if not frame.columns else f" of {fact}")
     parts = [head]
@@ -285,7 +285,7 @@ def _zh(frame: Frame, carried: list[str]) -> str:
     if frame.measures and all(m.func == "count" and m.column is None and m.condition is None for m in frame.measures):
         head = f"统计了 {fact} 的数量"
     elif frame.measures:
-        head = "计算了" + "和".join(_measure(m, fact, lexicon) for m in frame.measures)
+        head = "计算了" + "和".join(_measure(frame.shown_measure(m), fact, lexicon) for m in frame.measures)
     else:
         head = f"列出了 {fact} 的 " + "、".join(_name(c, lexicon, fact=frame.fact) for c in frame.columns)
     parts = [head]

@@ -965,10 +965,11 @@ class RoleResolver:
             self.rank = Rank(desc=desc)
             self.use(m)
             return
+        # "the highest launch failure rate"; Chinese says the rate first, the superlative right after: 成功率最高
         rate = next((o for o in self.mentions if o.kind == "keyword" and o.code in ("share", "rate")
-                     and 0 <= o.start - m.end <= 4), None)
-        if rate is not None and not self.q.zh:
-            self.rank = Rank(desc=desc, by_count=True, rate=True)  # "the highest launch failure rate": by that rate
+                     and (0 <= m.start - o.end <= 1 if self.q.zh else 0 <= o.start - m.end <= 4)), None)
+        if rate is not None:
+            self.rank = Rank(desc=desc, by_count=True, rate=True)  # by that rate
             self.use(m, target if target is not None and target.kind == "table" else None)
             return
         if target is not None and (named := self._rows_named(target)) is not None:

@@ -67,6 +67,17 @@ def remembered_units(note: str) -> list[UnitPreference]:
     return list(found.values())
 
 
+def asked_units(question: str) -> list[UnitPreference]:
+    """The units a question asks its figures in (总质量是多少吨, "total mass in tonnes"), one per source suffix:
+    its result columns in that suffix are converted as a remembered unit's are."""
+    found: dict[str, UnitPreference] = {}
+    for unit in UNITS:
+        said = next((w for w in unit.words if _names(question.lower(), w)), None)
+        if said is not None and unit.source not in found:
+            found[unit.source] = UnitPreference(unit, said)
+    return list(found.values())
+
+
 def _names(text: str, word: str) -> bool:
     return word in text if not word.isascii() else re.search(rf"\b{re.escape(word)}\b", text) is not None
 
