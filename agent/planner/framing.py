@@ -176,9 +176,12 @@ class Assembler:
                     # 哪个国家的飞机制造商最多: the makers' own country; not 哪一款火箭的发射…: the rockets' own launches)
                     frame.entity_via, fact = self.table(owned), below
         elif isinstance(r.each_alone, Mention):  # 哪些火箭发射过？各发射了几次？: each rocket's launches
-            frame.entity, fact = self.table(r.each_alone), counted
+            frame.entity, fact = self.table(r.each_alone), counted or self._below(free_tables, r.each_alone)
         elif r.each_alone and subject is not None and counted is None:
-            frame.entity, fact = self.table(subject), None  # "… and how many times each?": per subject row
+            # "… and how many times each?": per subject row; 哪些国家有发射场？各多少个？: per country asked after
+            # 哪些, the other rows named that refer to it counted
+            asked = (self._after_which(free_tables) if self.q.zh else None) or subject
+            frame.entity, fact = self.table(asked), self._below(free_tables, asked)
         else:
             ranked = r.ranked_rows if r.ranked_rows is not None and r.is_free(r.ranked_rows) else None
             fact = counted or ranked or self._after_de(free_tables) or subject
@@ -289,6 +292,11 @@ class Assembler:
         if which is None or not self._before_de(which):
             return None
         return next((m for m in free if m.start == which.end), None)
+
+    def _below(self, free: list[Mention], asked: Mention) -> Mention | None:
+        """The first other table word whose rows refer up to the rows asked about (哪些国家有发射场？各多少个？: the
+        sites, counted per country); None when none does."""
+        return next((m for m in free if m is not asked and self.schema.upward(self.table(m), self.table(asked))), None)
 
     def _names_a_value(self, m: Mention) -> bool:
         """A table word right after a value of its own table (长征系列, "the Long March family"): the value's kind."""
@@ -579,8 +587,22 @@ class Assembler:
                                  zh="问题包含否定（没有、不、除了），需要子查询，离线规划器不支持")
         if r.share is not None:
             self._share(frame, r.share)
+        self._one_group_named(frame)
         for condition in frame.conditions:
             self.notes.append(f"'{condition.text}' → {condition.describe()}")
+
+    def _one_group_named(self, frame: Frame) -> None:
+        """"Which countries operated payloads that flew on Indian rockets, and how many each?": the groups asked (the
+        operators' countries) and one row of their own table named by name (the rockets' India) are two roles of
+        one table, which the planner joins once; kept as a filter it leaves one group, India, of the wrong rows.
+        The value is named as not used instead."""
+        if not frame.entity:
+            return
+        table = self.schema.tables[frame.entity]
+        for c in [c for c in frame.conditions if c.op == "=" and c.at >= 0 and c.column.table == frame.entity
+                  and c.column.name in (table.label, table.label_zh)]:
+            frame.conditions.remove(c)
+            self.r.ignored.append(c.text)
 
     def counts_side_by_side(self, frame: Frame) -> None:
         """"Show the number of failures and total launches for every orbit.", 每个轨道的失败次数和总发射次数: the rows

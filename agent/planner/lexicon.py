@@ -70,6 +70,8 @@ KEYWORDS: dict[str, str] = {
     "which": "which", "who": "which", "list": "list", "show": "list", "what are": "list",
     "most common": "most_common", "most popular": "most_common", "most frequent": "most_common",
     "most often": "most_common", "most frequently": "most_common",
+    # "Which orbit did most of them go to?", "What were most of them for?": the value most of the rows have
+    "most of them": "most_common", "most of those": "most_common", "most of these": "most_common",
     # time buckets ("per month", "by quarter", "monthly"); "year" stays a column-like marker
     "month": "unit_month", "months": "unit_month", "monthly": "unit_month",
     "quarter": "unit_quarter", "quarters": "unit_quarter", "quarterly": "unit_quarter",
@@ -141,7 +143,7 @@ ZH_WORDS: dict[str, str] = {
     # filler: the Chinese stop list (`FILLER_WORDS_ZH`): adverbs of time that add no condition (目前, not
     # 目 and 前 "top"), measure words (多少颗卫星), verbs of making that name no column of their own
     "目前": "", "现在": "", "当前": "", "如今": "", "仍然": "", "依然": "", "仍": "", "还": "", "一直": "", "迄今为止": "", "至今为止": "", "到目前为止": "", "例如": "", "比如": "", "诸如": "", "自己的": "", "自己": "", "类": "", "再": "",
-    "迄今": "", "曾经": "", "总体": "", "生产": "", "制造": "", "拥有": "",
+    "迄今": "", "曾经": "", "总体": "", "生产": "", "制造": "", "造的": "", "拥有": "",
     # verbs of carrying out (太原卫星发射中心执行了哪些发射任务: the site's launches are those it carried out)
     "执行": "", "进行": "", "实施": "", "开展": "", "完成": "", "承担": "",
     # words of a negation's rows that add no condition (没有任何发射记录: no launch at all; 没有制造商记录: no maker)
@@ -171,7 +173,7 @@ ZH_WORDS: dict[str, str] = {
     # 按用途分呢？, 按火箭拆分一下 (split by, as 按 says); 占多少比例 (make up: the share says it)
     "分": "", "拆分": "", "细分": "", "占": "",
     # 不是完全成功的 (not a full success: the negation says it); 发往 (sent to: the orbit or place named after)
-    "完全": "", "发往": "", "送往": "", "送入": "", "进入": "",
+    "完全": "", "发往": "", "送往": "", "送入": "", "进入": "", "去往": "", "去了": "",
     # 它们用的是哪些火箭？: the rockets they used, as the join says
     "用的": "", "用了": "", "用过": "", "使用过": "",
     # 罗尔斯·罗伊斯供应的发动机部件: supplied by, as the supplier join says (生产, 制造 likewise)
@@ -327,7 +329,7 @@ MAKING_VERBS: frozenset[str] = frozenset("""
 make makes made making produce produces produced producing build builds built building
 manufacture manufactures manufactured manufacturing
 """.split())
-MAKING_VERBS_ZH: tuple[str, ...] = ("生产", "制造", "建造", "造了")
+MAKING_VERBS_ZH: tuple[str, ...] = ("生产", "制造", "建造", "造了", "造的")
 MAKING_COLUMN_WORDS: frozenset[str] = frozenset({"built", "produced", "made", "manufactured", "production"})
 #: The words a schema names its makers' table by: "who made them?", 分别是哪家制造的？ show that table's rows.
 MAKER_WORDS: frozenset[str] = frozenset({"manufacturer", "maker", "producer", "builder", "vendor"})

@@ -741,6 +741,11 @@ class RoleResolver:
                 self._superlative(m, rank_context)
             elif m.code == "most_common":  # "the most common colour": group by it, rank by count
                 target = self.next_mention(m, 2, kinds=("column",))
+                if target is None and self.q.zh:  # 大多去了哪个轨道: the column asked after 哪个 right after
+                    which = next((o for o in self.mentions if o.kind == "keyword" and o.code == "which"
+                                  and 0 <= o.start - m.end <= 2), None)
+                    target = next((o for o in self.mentions if which is not None and o.kind == "column"
+                                   and o.start == which.end and self.is_free(o)), None)
                 if target is None and self.has("which"):  # "Which orbit did Falcon 9 launch to most often?"
                     target = next((o for o in self.mentions if o.kind == "column" and self.is_free(o)
                                    and o.end <= m.start and not any(self._part_of_key(c) for c in o.columns)), None)
@@ -1067,6 +1072,9 @@ class RoleResolver:
                 and self.q.tokens[m.start].norm == "each" and target is not None and target.kind == "table" \
                 and any(t in self.schema.children(p) for o in self.mentions if o.kind == "table" and o.end <= m.start
                         for p in o.tables for t in target.tables)  # "did each fly": the launches of each vehicle
+            counted_next = self.q.zh and any(o.kind == "keyword" and o.code == "count" and o.start == m.end
+                                             for o in self.mentions) \
+                and any(o.kind == "keyword" and o.code == "which" for o in self.mentions)  # 哪些公司造的？各多少个？
             if m.code == "group" and self.has("count", "times") and (after_verb or target is None and not any(
                     t.norm.isalpha() for t in self.q.tokens[m.end:m.end + 1])):
                 # "Which Japanese launch vehicles flew in 2024, and how many times each?", "… and how many times
@@ -1078,6 +1086,10 @@ class RoleResolver:
             if parent is not None:  # 哪些火箭发射过？各发射了几次？: each rocket's launches
                 self.use(m)
                 self.each_alone = parent
+                continue
+            if m.code == "group" and counted_next:
+                self.use(m)
+                self.each_alone = True
                 continue
             if target is None or target.kind not in ("column", "table"):
                 continue

@@ -38,7 +38,8 @@ SUPERLATIVES: dict[str, tuple[str | None, tuple[str, ...], str | None]] = {
 #: Chinese superlatives (最 and an adjective) -> the English word they stand for.
 ZH_SUPERLATIVES: dict[str, str] = {
     "最高": "highest", "最大": "largest", "最多": "most", "最频繁": "most", "最忙": "busiest", "最繁忙": "busiest", "最低": "lowest", "最小": "smallest",
-    "最少": "least", "最常见": "most common", "最年轻": "youngest", "最老": "oldest", "最早": "earliest", "最晚": "latest",
+    "最少": "least", "最常见": "most common", "最常": "most common", "最常去": "most common", "大多": "most common", "大多数": "most common",
+    "大部分": "most common", "最年轻": "youngest", "最老": "oldest", "最早": "earliest", "最晚": "latest",
     "最新": "newest", "最近": "most recent", "最重": "heaviest", "最轻": "lightest",
     "最远": "farthest", "最长": "longest", "最短": "shortest",
     "最后一次": "latest", "最近一次": "latest", "第一次": "earliest", "首次": "earliest",

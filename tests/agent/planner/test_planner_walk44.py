@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.agent.planner.test_planner_followup import planner, sample  # noqa: F401 (fixtures)
+from tests.agent.planner.test_planner_followup import planner, result, sample, talk  # noqa: F401 (fixtures)
 from tests.agent.planner.test_planner_within_groups import _rows
 
 
@@ -103,3 +103,27 @@ def test_a_rate_or_count_ranked_in_chinese(question, gold, planner, sample_db_pa
     plan = planner.plan(question)
     rows = _rows(planner, plan.sql)
     assert plan.caveat is None and rows == sample(sample_db_path, gold)[:len(rows)]
+
+
+@pytest.mark.parametrize("first, then", [
+    ("卢森堡运营的卫星有哪些？", "它们大多去了哪个轨道？"),
+    ("Which payloads does Luxembourg operate?", "Which orbit did most of them go to?"),
+])
+def test_where_most_of_them_went_is_the_most_common_value(first, then, talk, sample_db_path):
+    talk.ask(first)
+    _, answer = talk.ask(then)
+    gold = ("SELECT p.orbit, COUNT(*) FROM payloads p JOIN countries c ON c.id = p.operator_country_id "
+            "WHERE c.name = 'Luxembourg' GROUP BY p.orbit ORDER BY 2 DESC LIMIT 1")
+    assert "caveat" not in answer and result(talk) == sample(sample_db_path, gold)
+
+
+@pytest.mark.parametrize("question, gold", [
+    ("卢森堡运营的卫星都是哪些公司造的？各多少个？",
+     "SELECT m.name_zh, COUNT(*) FROM payloads p JOIN manufacturers m ON m.id = p.manufacturer_id JOIN countries c "
+     "ON c.id = p.operator_country_id WHERE c.name = 'Luxembourg' GROUP BY m.id"),
+    ("哪些国家有发射场？各多少个？",
+     "SELECT c.name_zh, COUNT(*) FROM launch_sites s JOIN countries c ON c.id = s.country_id GROUP BY c.id"),
+])
+def test_which_ones_and_how_many_each(question, gold, planner, sample_db_path):
+    plan = planner.plan(question)
+    assert plan.caveat is None and _rows(planner, plan.sql) == sorted(sample(sample_db_path, gold))
