@@ -73,7 +73,8 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     missing.extend(_when_unshown(r, frame))
     missing.extend(_which_unread(r, covered))
     words = [text for _, text in sorted(missing, key=lambda p: p[0])]
-    emphatic = {" ".join(said[i:j]) for m in _EMPHASIS.finditer(r.q.text) for said in [m.group().lower().split()]
+    emphatic = {" ".join(said[i:j]) for pattern in (_EMPHASIS, _ASKED_AGAIN) for m in pattern.finditer(r.q.text)
+                for said in [m.group().lower().split()]
                 for i in range(len(said)) for j in range(i + 1, len(said) + 1)}
     words = [w for w in words if w.lower() not in emphatic]
     own = _compared_units(frame) | (_HOW_HIGH if any(m.func == "share" for m in frame.measures) else set())
@@ -92,6 +93,10 @@ _EMPHASIS = re.compile(r"\b(?:at least|even) once\b|\b(?:without|not|no|never)\s
 #: The whole a group's share is of, and how a group makes it up (占总数的百分之多少, "account for"): what the share
 #: of all the rows kept says.
 _OF_ALL = {"总数", "总量", "总", "account", "accounts", "accounted", "total", "whole"}
+
+
+#: "Same question for the first half of 2025.": the question before, asked again (a follow-up's marker says so).
+_ASKED_AGAIN = re.compile(r"\bsame\s+(?:question|thing|query)\b", re.I)
 
 
 #: How a question asks for a rate's size ("How high was the success rate?", 成功率有多高？): read, when the
