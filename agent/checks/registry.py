@@ -336,8 +336,9 @@ def _per_group(turn: TurnFacts, result: Result, text: str) -> Finding | None:
 
 
 def _hub_join(turn: TurnFacts, result: Result, text: str) -> Finding | None:
-    """Two tables one of which holds a declared key to the other, joined by the query only through other tables
-    (launches paired with every rocket of their site's country, not their own `vehicle_id`)."""
+    """Two tables one of which holds a declared key to the other, joined by the query only through other tables, up to
+    a shared parent and down from it (launches paired with every rocket of their site's country, not their own
+    `vehicle_id`); a way up through parents only (a payload's rocket's maker's country) pairs no unrelated rows."""
     found = joined_through_a_hub(result.sql, turn.catalogue(), dialect=turn.dialect)
     return Finding({"one": found[0], "other": found[1], "through": found[2].split(", ")}) if found else None
 
