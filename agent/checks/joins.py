@@ -69,17 +69,18 @@ def joined_through_a_hub(sql: str, catalogue: list[Any], *, dialect: str) -> tup
         for pair in sorted(own - links, key=sorted):
             a, b = sorted(pair)
             between = _way_between(links, a, b)
-            if between and not _upward([a, *between, b], keys) and not _upward([b, *between[::-1], a], keys):
+            if between and _over_a_parent([a, *between, b], keys):
                 return a, b, ", ".join(between)
     return None
 
 
-def _upward(way: list[str], keys: dict[tuple[str, str], str]) -> bool:
-    """Whether each table of the way holds a declared key to the next (payloads -> launches -> launch_vehicles ->
-    manufacturers -> countries): each row then reaches one row of the last, its own through its parents (the
-    maker's country of the rocket a payload flew on), which pairs no unrelated rows, whatever other key it has."""
-    return all(any(table == here and ref == there for (table, _), ref in keys.items())
-               for here, there in zip(way, way[1:]))
+def _over_a_parent(way: list[str], keys: dict[tuple[str, str], str]) -> bool:
+    """Whether the way goes up to a table (each step before from a table holding a key to the next) and then down from
+    it (launches -> launch_sites -> countries <- manufacturers <- launch_vehicles: each launch with every rocket of its
+    site's country). A way up only (a payload's rocket's maker's country), or down to a shared row and up again (the
+    sites and the rockets' country of the same launches), pairs each row with its own."""
+    up = [any(table == here and ref == there for (table, _), ref in keys.items()) for here, there in zip(way, way[1:])]
+    return any(went_up and not later for i, went_up in enumerate(up) for later in up[i + 1:])
 
 
 def _key(catalogue: list[Any], table: str) -> str:

@@ -38,6 +38,10 @@ _EACH_RESPECTIVELY = re.compile(r"分别|各|\beach\b|\brespectively\b", re.I)
 _EITHER = re.compile(r"\bor\b|或|还是", re.I)
 #: Where a second question of counting starts in Chinese: 其中, a comma, or the first question's end (…一共发射过几次？成功了几次？).
 _SECOND_ASKED_ZH = re.compile(r"其中|[,，;；？?]")
+#: A listing's "with the"/"with their"/"with its" right before a table word: each row's own one, shown.
+_WITH_THE = re.compile(r"\bwith\s+(?:the|their|its)\s+$", re.I)
+#: The next word of such a list ("with the rocket and launch site", "…, the site").
+_LISTED_ON = re.compile(r"(?:\band|,)\s+(?:the\s+|their\s+|its\s+)?$", re.I)
 #: The words that may stand between two values of one list ("Falcon 9 and Electron", 中国、美国和俄罗斯).
 _LISTED = frozenset({"and", "or", "nor", ",", "，", "、", "和", "与", "及", "以及", "或"})
 PERIOD_WORDS = frozenset({"month", "months", "月", "月份", "quarter", "quarters", "季度"})  # and the shorter units
@@ -1237,11 +1241,16 @@ class Assembler:
     def _join_named(self, frame: Frame, *, modifiers_only: bool = False) -> None:
         """A table named but otherwise unused still joins: "students who have a pet". In a question
         with a measure or a grouping only a compound's modifier does: "the most aircraft manufacturers"."""
+        shown_with: set[int] = set()
         for m in self.r.mentions:
             table = self.table(m) if m.kind == "table" and self.r.is_free(m) else None
             if modifiers_only and not any(o.kind == "table" and self.r.compound(m, o, de=True) for o in self.r.mentions):
                 continue
-            if table and (kind := self._kind_said(m, frame)) is not None:
+            if table and not modifiers_only and (label := self._shown_with(m, table, frame, shown_with)) is not None:
+                frame.columns.append(label)  # "…, with the rocket and launch site": each row's own, shown
+                self.r.use(m)
+                self.notes.append(f"'{m.text}' → shows {table}.{label.name}")
+            elif table and (kind := self._kind_said(m, frame)) is not None:
                 frame.conditions.append(kind)
                 self.r.use(m)
                 self.notes.append(f"'{m.text}' → {kind.describe()}")
@@ -1249,6 +1258,21 @@ class Assembler:
                     and self.schema.distance(frame.fact, table) < 99 and not self._says_whose(m, table, frame):
                 (frame.required if modifiers_only else frame.existence).append(table)
                 self.notes.append(f"'{m.text}' → only rows with a matching {table}")
+
+    def _shown_with(self, m: Mention, table: str, frame: Frame, shown: set[int]) -> ColumnInfo | None:
+        """A listing's "with the rocket and launch site" (with the/their/its, and the words listed after it): the name
+        of each row's own one of that table (one step up its keys), shown; "launches with a rocket" stays a condition
+        that one exists. None otherwise."""
+        before = self.q.text[:self.q.tokens[m.start].start]
+        listed = any(id(o) in shown for o in self.r.mentions if o.end <= m.start) and _LISTED_ON.search(before)
+        if frame.measures or not (_WITH_THE.search(before) or listed) or not self.schema.upward(frame.fact, table):
+            return None
+        names = self.schema.tables[table]
+        label = names.label_zh if self.q.zh and names.label_zh else names.label
+        if label is None or label in names.pk:
+            return None
+        shown.add(id(m))
+        return self.schema.column(table, label)
 
     def _kind_said(self, m: Mention, frame: Frame) -> Condition | None:
         """A table word that is another table's word for its rows, not its own name, right before the rows' table

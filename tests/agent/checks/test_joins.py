@@ -71,3 +71,17 @@ def test_a_way_up_and_down_through_a_shared_parent_is_a_hub(sample_catalogue):
            "JOIN launch_vehicles AS v ON v.manufacturer_id = m.id GROUP BY v.name_zh")
     assert joined_through_a_hub(sql, sample_catalogue, dialect="sqlite") == (
         "launch_vehicles", "launches", "manufacturers, countries, launch_sites")
+
+
+@pytest.mark.parametrize("sql", [
+    # The 46th re-walk's E6 and Z14 (issue 38): down to the launches and up again, each launch's own site and country.
+    "SELECT COUNT(*) FROM payloads JOIN launches ON payloads.launch_id = launches.id JOIN countries ON "
+    "payloads.operator_country_id = countries.id JOIN launch_sites ON launches.site_id = launch_sites.id "
+    "WHERE countries.name = 'Russia' AND launch_sites.name = 'Plesetsk Cosmodrome'",
+    "SELECT launch_sites.name_zh, COUNT(*) FROM launches JOIN launch_sites ON launches.site_id = launch_sites.id "
+    "JOIN launch_vehicles ON launches.vehicle_id = launch_vehicles.id JOIN manufacturers ON "
+    "launch_vehicles.manufacturer_id = manufacturers.id JOIN countries ON manufacturers.country_id = countries.id "
+    "WHERE countries.name_zh = '俄罗斯' GROUP BY launch_sites.id",
+])
+def test_a_way_down_to_shared_rows_and_up_is_no_hub(sql, sample_catalogue):
+    assert joined_through_a_hub(sql, sample_catalogue, dialect="sqlite") is None
