@@ -143,7 +143,7 @@ ZH_WORDS: dict[str, str] = {
     # filler: the Chinese stop list (`FILLER_WORDS_ZH`): adverbs of time that add no condition (目前, not
     # 目 and 前 "top"), measure words (多少颗卫星), verbs of making that name no column of their own
     "目前": "", "现在": "", "当前": "", "如今": "", "仍然": "", "依然": "", "仍": "", "还": "", "一直": "", "迄今为止": "", "至今为止": "", "到目前为止": "", "例如": "", "比如": "", "诸如": "", "自己的": "", "自己": "", "类": "", "再": "",
-    "迄今": "", "曾经": "", "总体": "", "生产": "", "制造": "", "造的": "", "拥有": "",
+    "迄今": "", "曾经": "", "总体": "", "生产": "", "制造": "", "造的": "", "造了": "", "拥有": "",
     # verbs of carrying out (太原卫星发射中心执行了哪些发射任务: the site's launches are those it carried out)
     "执行": "", "进行": "", "实施": "", "开展": "", "完成": "", "承担": "",
     # words of a negation's rows that add no condition (没有任何发射记录: no launch at all; 没有制造商记录: no maker)
