@@ -143,7 +143,7 @@ ZH_WORDS: dict[str, str] = {
     # filler: the Chinese stop list (`FILLER_WORDS_ZH`): adverbs of time that add no condition (目前, not
     # 目 and 前 "top"), measure words (多少颗卫星), verbs of making that name no column of their own
     "目前": "", "现在": "", "当前": "", "如今": "", "仍然": "", "依然": "", "仍": "", "还": "", "一直": "", "迄今为止": "", "至今为止": "", "到目前为止": "", "例如": "", "比如": "", "诸如": "", "自己的": "", "自己": "", "类": "", "再": "",
-    "迄今": "", "曾经": "", "总体": "", "生产": "", "制造": "", "造的": "", "造了": "", "拥有": "",
+    "曾经": "", "总体": "", "生产": "", "制造": "", "造的": "", "造了": "", "拥有": "",
     # verbs of carrying out (太原卫星发射中心执行了哪些发射任务: the site's launches are those it carried out)
     "执行": "", "进行": "", "实施": "", "开展": "", "完成": "", "承担": "",
     # words of a negation's rows that add no condition (没有任何发射记录: no launch at all; 没有制造商记录: no maker)
@@ -151,7 +151,7 @@ ZH_WORDS: dict[str, str] = {
     # verbs of carrying (每次发射搭载几个载荷: the payloads of each launch, as the join says)
     "搭载": "", "携带": "", "运载": "", "送了": "", "送入": "", "送上": "", "送往": "",
     # verbs of being fitted with (装有4台发动机的飞机: the count column says it)
-    "装有": "", "装备": "", "配备": "", "配有": "", "装在": "", "装于": "",
+    "装有": "", "装了": "", "装备": "", "配备": "", "配有": "", "装在": "", "装于": "",
     # 俄罗斯境内有哪些发射场？: in Russia, as 俄罗斯 alone says
     # 是用 (它是用哪种火箭发射的？: launched with which rocket): the join between them, as "used" between two
     # things; not 使用 (仍在使用: still in use, a condition)
@@ -173,7 +173,7 @@ ZH_WORDS: dict[str, str] = {
     # 按用途分呢？, 按火箭拆分一下 (split by, as 按 says); 占多少比例 (make up: the share says it)
     "分": "", "拆分": "", "细分": "", "占": "",
     # 不是完全成功的 (not a full success: the negation says it); 发往 (sent to: the orbit or place named after)
-    "完全": "", "发往": "", "送往": "", "送入": "", "进入": "", "去往": "", "去了": "",
+    "完全": "", "发往": "", "进入": "", "去往": "", "去了": "",
     # 它们用的是哪些火箭？: the rockets they used, as the join says
     "用的": "", "用了": "", "用过": "", "使用过": "",
     # 罗尔斯·罗伊斯供应的发动机部件: supplied by, as the supplier join says (生产, 制造 likewise)
