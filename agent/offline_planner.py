@@ -36,7 +36,7 @@ from agent.planner.framing import build_frame
 from agent.planner.lexicon import Lexicon
 from agent.planner.linking import MeaningLinker
 from agent.planner.question import ParsedQuestion, parse_question
-from agent.planner.reading import caveat, interpretation, translated
+from agent.planner.reading import caveat, interpretation, read_alone, translated
 from agent.planner.periods import IN_THE_DATA, DataEnd
 from agent.planner.schema_index import ColumnInfo, SchemaIndex, quote_ident
 from agent.planner.sql_builder import build_sql, to_dialect
@@ -291,7 +291,17 @@ class OfflinePlanner:
         elif (pointer := unresolved_reference(question)) is not None \
                 and not (frame.own_pronoun and pointer.lower() in ("their", "its", "they", "them", "it", "其中")):
             frame.unused.insert(0, pointer)  # "their" with no earlier answer of ours to point at
+        if before is not None and not pointing:
+            frame.not_kept = self._not_kept(frame, before)
         return frame, []
+
+    def _not_kept(self, frame: Frame, before: Frame) -> list[Condition]:
+        """The previous answer's conditions a question read on its own does not keep, when it asks about the same
+        rows or groups ("2015年以来，俄罗斯的火箭在各个发射场分别发射了多少次？" then "哪个发射场的成功率最低？": all the
+        sites' launches, not Russia's since 2015): the answer says so first, so a reading alone is seen."""
+        same = {frame.fact, frame.entity} & {before.fact, before.entity} - {None, ""}
+        asked = {(c.column.table, c.column.name) for c in frame.conditions}  # a column it asks of again: replaced
+        return [c for c in before.conditions if same and (c.column.table, c.column.name) not in asked]
 
     def _linked(self, read: tuple[Frame, list[str]], before: Frame, ended: str | None, *,
                 tied: bool, named: _Named = _Named()) -> tuple[Frame, list[str]]:
@@ -523,7 +533,7 @@ class OfflinePlanner:
                                row_count=observation.get("row_count", 0),
                                truncated=observation.get("truncated", False))
         sep = "" if plan.zh else " "
-        text = sep.join(p for p in (plan.caveat, plan.focus_note, translated(plan.frame),
+        text = sep.join(p for p in (plan.caveat, plan.focus_note, translated(plan.frame), read_alone(plan.frame),
                                     interpretation(plan.frame, plan.carried), result) if p)
         if self._state is not None:  # "complete": whether a follow-up of it inherits nothing left out
             self._state.planner_frame = frame_to_dict(plan.frame) | {"complete": plan.caveat is None}

@@ -121,6 +121,8 @@ class Frame:
     own_pronoun: bool = False
     notes: list[str] = field(default_factory=list)  # the reasoning, shown as the planner's thought
     unused: list[str] = field(default_factory=list)  # words of the question the query does not use
+    #: The previous answer's conditions a question about the same rows, read on its own, does not keep (said first).
+    not_kept: list[Condition] = field(default_factory=list)
     #: Columns whose figures the result shows in another unit than stored (总质量是多少吨: {"weight_kg": "weight_t"}).
     units: dict[str, str] = field(default_factory=dict)
     periods: list[str] = field(default_factory=list)  # relative periods as resolved, for the answer

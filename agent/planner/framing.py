@@ -755,7 +755,9 @@ class Assembler:
         "Russian-built rockets"): the value is that table's rows' (the rockets' country), not the one
         nearest the counted rows (each launch's site's country); marked used."""
         tokens = self.q.tokens
-        after = next((o for o in self.r.mentions if o.kind == "table" and self.r.is_free(o) and o.start >= m.end
+        # (the table word may be the grouping's already: "each Russian rocket", the rockets of Russia, each one)
+        after = next((o for o in self.r.mentions if o.kind == "table" and (self.r.is_free(o) or o is self.r.group)
+                      and o.start >= m.end
                       and (self.r.compound(m, o) or (o.start - m.end == 1 and verb_form(tokens[m.end].text))
                            or self._made_by_de(m, o))), None)
         through = self.table(after) if after is not None else None

@@ -94,6 +94,17 @@ def translated(frame: Frame | None) -> str | None:
     return note("planner.by_meaning", zh=frame.zh, links=_links([(w, n) for w, n, _ in frame.translations], frame.zh))
 
 
+def read_alone(frame: Frame | None) -> str | None:
+    """The sentence saying a question about the same rows as the previous answer was read on its own, naming that
+    answer's conditions it does not keep (issue 38: which way a question was read is said); None otherwise."""
+    if frame is None or not frame.not_kept:
+        return None
+    said = "，".join(_condition_zh(c, frame.lexicon) for c in frame.not_kept) if frame.zh else \
+        " and ".join(_condition_en(c) for c in frame.not_kept)
+    said = note("planner.read_alone", zh=frame.zh, conditions=said)
+    return spaced_zh(said) if frame.zh else said
+
+
 def _links(pairs: list[tuple[str, str]], zh: bool) -> str:
     """("sales", "销售额") pairs in words: "'sales' as 销售额 and 'product' as 产品"."""
     if zh:

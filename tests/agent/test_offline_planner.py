@@ -41,8 +41,11 @@ def database_path(db: str, sample_db_path: Path) -> Path:
 
 
 def result_of(answer: dict[str, Any]) -> str:
-    """The answer's text after its caveat and interpretation sentences."""
+    """The answer's text after its caveat, its reading alone (the previous question's conditions not kept) and its
+    interpretation sentences."""
     text = answer["text"]
+    if text.startswith(("Read on its own", "这个问题是单独理解的")):
+        text = text.split("。", 1)[1] if text.startswith("这") else text.split(". ", 1)[1]
     for sentence in (answer.get("caveat"), text.split("。")[0] + "。" if "。" in text else None):
         if sentence and text.startswith(sentence):
             return text[len(sentence):].lstrip()

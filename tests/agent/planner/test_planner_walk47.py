@@ -1,0 +1,32 @@
+"""What the forty-seventh re-walk found (issue 38), read right now:
+
+- "What was the total payload mass launched by each Russian rocket in 2024?": the rockets of Russia, each one (it
+  read the payloads' operator country, marked answered, and 'And in 2025?' kept that reading).
+- A question about the same rows read on its own says so first, naming the previous question's conditions it does not
+  keep (after 2015年以来，俄罗斯的火箭在各个发射场分别发射了多少次？, 哪个发射场的成功率最低？ is about every site's launches:
+  the 46th walk's Z15 and the 47th's Z5 were read so in silence).
+"""
+
+from __future__ import annotations
+
+from tests.agent.planner.test_planner_followup import planner, sample, talk  # noqa: F401 (fixtures)
+from tests.agent.planner.test_planner_within_groups import _rows
+
+
+def test_each_russian_rocket_is_each_rocket_of_russia(planner, sample_db_path):
+    plan = planner.plan("What was the total payload mass launched by each Russian rocket in 2024?")
+    gold = ("SELECT v.name, SUM(p.mass_kg) FROM payloads p JOIN launches l ON l.id = p.launch_id JOIN launch_vehicles v "
+            "ON v.id = l.vehicle_id JOIN manufacturers m ON m.id = v.manufacturer_id JOIN countries c ON "
+            "c.id = m.country_id WHERE c.name = 'Russia' AND l.launch_date LIKE '2024%' GROUP BY v.id")
+    got = [(name, round(total, 1) if total is not None else None) for name, total in _rows(planner, plan.sql)]
+    assert plan.caveat is None and got == sorted((n, round(t, 1) if t is not None else None)
+                                                 for n, t in sample(sample_db_path, gold))
+
+
+def test_a_question_read_on_its_own_says_what_it_does_not_keep(talk):
+    talk.ask("2015年以来，俄罗斯的火箭在各个发射场分别发射了多少次？")
+    _, answer = talk.ask("哪个发射场的成功率最低？")
+    assert answer["text"].startswith("这个问题是单独理解的，没有沿用上一个问题的条件（") and "俄罗斯" in answer["text"]
+    talk.ask("How many launches were there in 2020?")
+    _, answer = talk.ask("How many launches were there in 2021?")
+    assert not answer["text"].startswith("Read on its own")  # the year asked again replaces it
