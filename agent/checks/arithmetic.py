@@ -50,16 +50,19 @@ def whole_division(sql: str, catalogue: list[Any], *, dialect: str) -> tuple[str
 
 
 def _buckets(div: exp.Div, select: exp.Select) -> bool:
-    """Whether the division means the whole number: cast to an integer, multiplied back, or grouped by."""
+    """Whether the division means the whole number: cast to an integer, multiplied back, grouped by, written into a
+    label (`'2025-Q' || (month + 2) / 3`, a quarter) or a window's partition."""
     outer = div.parent
     while isinstance(outer, exp.Paren):
         outer = outer.parent
     if isinstance(outer, exp.Mul) or (isinstance(outer, exp.Cast) and not _casts_real(outer)):
         return True
-    if isinstance(outer, (exp.Floor, exp.Round)):
+    if isinstance(outer, (exp.Floor, exp.Round, exp.DPipe, exp.Concat)):
         return True
     group = select.args.get("group")
-    return group is not None and any(g == div or g.find(exp.Div) == div for g in group.expressions)
+    partitions = [p for w in select.find_all(exp.Window) for p in w.args.get("partition_by") or []]
+    return any(g == div or g.find(exp.Div) == div for g in [*(group.expressions if group is not None else []),
+                                                              *partitions])
 
 
 def _casts_real(cast: exp.Cast) -> bool:

@@ -966,6 +966,12 @@ class Assembler:
             frame.measures[:0] = [Measure("share"), Measure("count")]
             self.notes.append(f"'{word.text}' → each group's percentage of all the rows kept")
             return
+        tokens = self.q.tokens
+        if chosen is not None and not self.q.zh and any(t.norm == "them" for t in tokens[word.end:word.end + 2]) \
+                and any(m.kind == "keyword" and m.code == "count" and m.end <= word.start for m in self.r.mentions):
+            # "How many launches did Vandenberg host …, and what share of them were Falcon 9?": this question's rows
+            self.r.pronouns.update(i for i in range(word.end, word.end + 2) if tokens[i].norm == "them")
+            frame.own_pronoun = True
         if chosen is None:
             raise PlanningFailed(f"I could not tell what '{word.text}' is a share of",
                                  zh=f"看不出“{word.text}”指的是哪部分的比例")

@@ -169,7 +169,7 @@ ZH_WORDS: dict[str, str] = {
     # 什么时候, 何时: when, which the date shown says (最后一次发射是什么时候？ shows the latest launch's date)
     **dict.fromkeys(WHEN_WORDS_ZH, ""), "从来": "",  # 从来没有: never, as 没有 says
     # 分别, 具体: each and which, as the grouping says; 发生 (2019年发生了多少次失败): the rows happened
-    "分别": "", "具体": "", "发生": "",
+    "分别": "", "具体": "", "发生": "", "历次": "",
     # 按用途分呢？, 按火箭拆分一下 (split by, as 按 says); 占多少比例 (make up: the share says it)
     "分": "", "拆分": "", "细分": "", "占": "",
     # 不是完全成功的 (not a full success: the negation says it); 发往 (sent to: the orbit or place named after)

@@ -2,6 +2,8 @@
 
 - "What was the total payload mass launched by each Russian rocket in 2024?": the rockets of Russia, each one (it
   read the payloads' operator country, marked answered, and 'And in 2025?' kept that reading).
+- "what share of them" (the rows just counted) and 历次 (every time): false caveats (E8, Z14).
+- The division check read the planner's own quarter label as a division of whole numbers (E19).
 - A question about the same rows read on its own says so first, naming the previous question's conditions it does not
   keep (after 2015年以来，俄罗斯的火箭在各个发射场分别发射了多少次？, 哪个发射场的成功率最低？ is about every site's launches:
   the 46th walk's Z15 and the 47th's Z5 were read so in silence).
@@ -30,3 +32,24 @@ def test_a_question_read_on_its_own_says_what_it_does_not_keep(talk):
     talk.ask("How many launches were there in 2020?")
     _, answer = talk.ask("How many launches were there in 2021?")
     assert not answer["text"].startswith("Read on its own")  # the year asked again replaces it
+
+
+def test_a_quarter_written_into_its_label_is_no_whole_division(sample_db_path):
+    """47th walk E19: the planner's own quarter, `'-Q' || (month + 2) / 3` in a label and a window's partition, was
+    flagged as a division of whole numbers (a false caveat on a right answer)."""
+    from agent.checks.arithmetic import whole_division
+    from agent.sources.sqlite import SQLiteSource
+
+    catalogue = SQLiteSource(sample_db_path).catalogue()
+    quarter = "strftime('%Y', l.launch_date) || '-Q' || ((CAST(strftime('%m', l.launch_date) AS INTEGER) + 2) / 3)"
+    sql = (f"SELECT quarter, name FROM (SELECT {quarter} AS quarter, p.name, RANK() OVER (PARTITION BY {quarter} "
+           "ORDER BY p.mass_kg DESC) AS r FROM payloads p JOIN launches l ON l.id = p.launch_id) WHERE r = 1")
+    assert whole_division(sql, catalogue, dialect="sqlite") is None
+    assert whole_division("SELECT SUM(units_built) / COUNT(*) FROM aircraft", catalogue, dialect="sqlite") is not None
+
+
+def test_words_of_the_question_s_own_rows_raise_no_caveat(planner):
+    """47th walk E8 ('what share of them': the launches just counted) and Z14 (历次: every time), false caveats."""
+    for question in ("How many launches did Vandenberg host in each year from 2021 to 2025, and what share of them "
+                     "were Falcon 9?", "朱雀二号历次发射的日期和结果分别是什么？"):
+        assert planner.plan(question).caveat is None, question
