@@ -741,7 +741,7 @@ def frame_to_dict(frame: Frame) -> dict[str, Any]:
             "having": list(frame.having) if frame.having else None,
             "having_measure": measure(frame.having_measure) if frame.having_measure is not None else None,
             "order": order, "limit": frame.limit,
-            "ties": frame.ties, "distinct": frame.distinct, "existence": frame.existence, "required": frame.required, "subject_text": frame.subject_text,
+            "ties": frame.ties, "best_per_group": frame.best_per_group, "distinct": frame.distinct, "existence": frame.existence, "required": frame.required, "subject_text": frame.subject_text,
             "absent": [{"tables": a.tables, "text": a.text, "conditions": [condition(c) for c in a.conditions]}
                        for a in frame.absent]}
 
@@ -770,6 +770,7 @@ def frame_from_dict(data: dict[str, Any], schema: SchemaIndex) -> Frame | None:
                       group_time=col(data["group_time"]), bucket=data["bucket"], columns=[col(c) for c in data["columns"]],
                       measures=measures, conditions=[condition(c) for c in data["conditions"]],
                       having=(having[0], tuple(having[1])) if having else None, order=order, limit=data["limit"], ties=data.get("ties", False),
+                      best_per_group=data.get("best_per_group", False),
                       distinct=data["distinct"], existence=list(data["existence"]), required=list(data.get("required", [])), subject_text=data["subject_text"],
                       absent=[Absence(a["tables"], a["text"], [condition(c) for c in a["conditions"]])
                               for a in data.get("absent", [])])

@@ -3,6 +3,7 @@
 - "What was the total payload mass launched by each Russian rocket in 2024?": the rockets of Russia, each one (it
   read the payloads' operator country, marked answered, and 'And in 2025?' kept that reading).
 - "what share of them" (the rows just counted) and 历次 (every time): false caveats (E8, Z14).
+- A follow-up of the best row in each group ("Which rockets carried them?") kept one row for the year (E20).
 - The division check read the planner's own quarter label as a division of whole numbers (E19).
 - A question about the same rows read on its own says so first, naming the previous question's conditions it does not
   keep (after 2015年以来，俄罗斯的火箭在各个发射场分别发射了多少次？, 哪个发射场的成功率最低？ is about every site's launches:
@@ -53,3 +54,12 @@ def test_words_of_the_question_s_own_rows_raise_no_caveat(planner):
     for question in ("How many launches did Vandenberg host in each year from 2021 to 2025, and what share of them "
                      "were Falcon 9?", "朱雀二号历次发射的日期和结果分别是什么？"):
         assert planner.plan(question).caveat is None, question
+
+
+def test_a_follow_up_of_the_best_in_each_group_keeps_each_group(talk, sample_db_path):
+    """47th walk E20: 'Which rockets carried them?' after the heaviest payload of each quarter took the year's one
+    heaviest (the follow-up lost the per-group ranking; its text still said each quarter)."""
+    talk.ask("What was the heaviest Chinese-operated payload launched in each quarter of 2025?")
+    talk.ask("Which rockets carried them?")
+    rows = talk.database.execute(talk.last_sql, max_rows=100).rows
+    assert [r[0] for r in rows] == ["2025-Q1", "2025-Q2", "2025-Q3", "2025-Q4"]
