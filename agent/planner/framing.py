@@ -1139,8 +1139,10 @@ class Assembler:
                 frame.measures.append(Measure("sum", column))
                 frame.order = Ordering(rank.desc, measure=frame.measures[-1])
             elif (frame.entity or frame.group_columns or frame.group_time) and column.table == frame.fact \
-                    and all(m.func == "count" and m.column is None for m in frame.measures):
-                # "Which is the heaviest payload in each orbit?": the best row of each group, not one group
+                    and all(m.func == "count" and m.column is None for m in frame.measures) \
+                    and self.label(frame.fact) not in frame.group_columns:
+                # "Which is the heaviest payload in each orbit?": the best row of each group, not one group (not
+                # groups of the rows' own names, one row each: "the name of the shop with the most products")
                 frame.order, frame.best_per_group, frame.measures = Ordering(rank.desc, column=column), True, []
                 frame.columns = [c for c in (self.label(frame.fact), column) if c not in frame.group_columns]
             elif both_ends(self.q.text) and not (r.limit or rank.every or frame.measures):
