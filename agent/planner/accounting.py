@@ -72,6 +72,8 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     missing.extend(_making_words(r, frame, schema))
     missing.extend(_when_unshown(r, frame))
     missing.extend(_which_unread(r, covered))
+    # 其他国家呢？, 其余的火箭: "the others", of characters the stop list holds one by one, which no query here says
+    missing.extend((sum(1 for t in r.q.tokens if t.start < m.start()), m.group()) for m in _OTHERS_ZH.finditer(r.q.text))
     words = [text for _, text in sorted(missing, key=lambda p: p[0])]
     emphatic = {" ".join(said[i:j]) for pattern in (_EMPHASIS, _ASKED_AGAIN) for m in pattern.finditer(r.q.text)
                 for said in [m.group().lower().split()]
@@ -93,6 +95,10 @@ _EMPHASIS = re.compile(r"\b(?:at least|even) once\b|\b(?:without|not|no|never)\s
 #: The whole a group's share is of, and how a group makes it up (占总数的百分之多少, "account for"): what the share
 #: of all the rows kept says.
 _OF_ALL = {"总数", "总量", "总", "account", "accounts", "accounted", "total", "whole"}
+
+
+#: "The others" in Chinese (其他国家, 其余的火箭): the planner writes no query for the rows not named before.
+_OTHERS_ZH = re.compile(r"其他|其它|其余")
 
 
 #: "Same question for the first half of 2025.": the question before, asked again (a follow-up's marker says so).

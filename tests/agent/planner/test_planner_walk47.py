@@ -4,6 +4,7 @@
   read the payloads' operator country, marked answered, and 'And in 2025?' kept that reading).
 - "what share of them" (the rows just counted) and 历次 (every time): false caveats (E8, Z14).
 - A follow-up of the best row in each group ("Which rockets carried them?") kept one row for the year (E20).
+- 其他国家呢？ (the others) was read as nothing: now named as a word not used.
 - The division check read the planner's own quarter label as a division of whole numbers (E19).
 - A question about the same rows read on its own says so first, naming the previous question's conditions it does not
   keep (after 2015年以来，俄罗斯的火箭在各个发射场分别发射了多少次？, 哪个发射场的成功率最低？ is about every site's launches:
@@ -63,3 +64,11 @@ def test_a_follow_up_of_the_best_in_each_group_keeps_each_group(talk, sample_db_
     talk.ask("Which rockets carried them?")
     rows = talk.database.execute(talk.last_sql, max_rows=100).rows
     assert [r[0] for r in rows] == ["2025-Q1", "2025-Q2", "2025-Q3", "2025-Q4"]
+
+
+def test_the_others_are_named_as_not_used(talk):
+    """其他国家呢？ after China's sites listed China again, marked answered: 其 and 他 are stop characters one by one,
+    so 其他 (the others) went unread in silence; the planner writes no query for them, so it names the word."""
+    talk.ask("中国有多少个发射场？")
+    _, answer = talk.ask("其他国家呢？")
+    assert "其他" in answer.get("caveat", "")
