@@ -28,6 +28,7 @@ from agent.sources.errors import SourceError, SourceUnavailable
 from agent.state import AgentState
 from agent.planner.focus import Focus, names_own_time, remembered_focus
 from agent.planner.units import UnitPreference, asked_units, convert, names_own_unit, remembered_units
+from agent.planner.accounting import shown_in_units
 from agent.planner.answer_text import error_answer, result_answer, unmappable_answer, verified_answer
 from agent.planner.frame import Condition, Frame, MissingSubject, PlanningFailed
 from agent.planner.followup import (dangles, ends_on_its_verb, follow_up, frame_from_dict, frame_to_dict, is_follow_up,
@@ -176,7 +177,10 @@ class OfflinePlanner:
             frame.data_end = self._past_the_data(frame)
             frame.lexicon = self.lexicon  # the answer names the schema by the words the question was read by
             plan.sql = to_dialect(build_sql(frame, self.schema), self.database.dialect)
-            plan.sql, _ = _in_units(plan.sql, frame, asked_units(question), self.database.dialect)  # 总质量是多少吨
+            asked = asked_units(question)  # 总质量是多少吨
+            plan.sql, applied = _in_units(plan.sql, frame, asked, self.database.dialect)
+            # a query the conversion cannot rewrite (`SELECT * FROM (…) AS ranked`) shows the stored unit: said
+            frame.unused += [u.said for u in asked if u not in applied and u.said in shown_in_units(frame)]
         except PlanningFailed as exc:
             plan.failure = exc
             return plan

@@ -73,7 +73,9 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     missing.extend(_when_unshown(r, frame))
     missing.extend(_which_unread(r, covered))
     # 其他国家呢？, 其余的火箭: "the others", of characters the stop list holds one by one, which no query here says
-    missing.extend((sum(1 for t in r.q.tokens if t.start < m.start()), m.group()) for m in _OTHERS_ZH.finditer(r.q.text))
+    # (not inside a word or value read whole: a stored 其他 category)
+    missing.extend((sum(1 for t in r.q.tokens if t.start < m.start()), m.group()) for m in _OTHERS_ZH.finditer(r.q.text)
+                   if not any(t.start <= m.start() < t.end for t in r.q.tokens))
     words = [text for _, text in sorted(missing, key=lambda p: p[0])]
     emphatic = {" ".join(said[i:j]) for pattern in (_EMPHASIS, _ASKED_AGAIN) for m in pattern.finditer(r.q.text)
                 for said in [m.group().lower().split()]
@@ -82,7 +84,7 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     own = _compared_units(frame) | (_HOW_HIGH if any(m.func == "share" for m in frame.measures) else set())
     own |= _GROUP_WORDS if frame.entity or frame.group_columns or frame.group_time else set()
     own |= _OF_ALL if any(m.func == "share" and m.condition is None for m in frame.measures) else set()
-    own |= _shown_in_units(frame)
+    own |= shown_in_units(frame)
     return [w for w in dict.fromkeys(words + _unknown_chinese(r, own)) if w.casefold() not in own]
 
 
@@ -127,12 +129,13 @@ def _compared_units(frame: Frame) -> set[str]:
     return {name for suffix in suffixes for name in UNIT_NAMES.get(suffix, ())} | converted | weighed | degrees
 
 
-def _shown_in_units(frame: Frame) -> set[str]:
-    """The names of units a figure shown can be converted to (总质量是多少吨 of a `_kg` column): the planner shows it in
-    that unit (agent.planner.units.asked_units)."""
+def shown_in_units(frame: Frame) -> set[str]:
+    """The names of units a figure shown can be converted to (总质量是多少吨 of a `_kg` column), other than those a
+    compared number is in: read as the unit to show it in (agent.planner.units.asked_units; the planner names the word
+    after all when its query cannot be converted)."""
     shown = [m.column for m in frame.measures if m.column is not None and m.func != "count"] + list(frame.columns)
     suffixes = {c.name.rsplit("_", 1)[-1].lower() for c in shown if "_" in c.name}
-    return {w for u in UNITS if u.source in suffixes for w in u.words}
+    return {w for u in UNITS if u.source in suffixes for w in u.words} - _compared_units(frame)
 
 
 def _names_the_value_before(m, r: RoleResolver, frame: Frame, schema: SchemaIndex) -> bool:

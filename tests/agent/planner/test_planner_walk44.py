@@ -127,3 +127,10 @@ def test_where_most_of_them_went_is_the_most_common_value(first, then, talk, sam
 def test_which_ones_and_how_many_each(question, gold, planner, sample_db_path):
     plan = planner.plan(question)
     assert plan.caveat is None and _rows(planner, plan.sql) == sorted(sample(sample_db_path, gold))
+
+
+def test_a_unit_the_query_cannot_show_is_named(planner):
+    """A ranking over groups (`SELECT * FROM (…) AS ranked`) is not rewritten in the unit asked: it shows kilograms,
+    labelled so, and the word for tonnes is named as not used rather than read in silence."""
+    plan = planner.plan("Which orbit has the largest total payload mass, in tonnes?")
+    assert "sum_mass_kg" in plan.sql and plan.caveat is not None and "tonnes" in plan.caveat
