@@ -43,6 +43,8 @@ _WITH_THE = re.compile(r"\bwith\s+(?:the|their|its)\s+$", re.I)
 #: The next word of such a list ("with the rocket and launch site", "…, the site").
 _LISTED_ON = re.compile(r"(?:\band|,)\s+(?:the\s+|their\s+|its\s+)?$", re.I)
 #: The words that may stand between two values of one list ("Falcon 9 and Electron", 中国、美国和俄罗斯).
+#: 美国以外的国家, 中国之外: "other than" said after the value it excludes (not closing a 除(了)… of its own).
+_OUTSIDE_ZH = re.compile(r"\s*(?:以外|之外)")
 _LISTED = frozenset({"and", "or", "nor", ",", "，", "、", "和", "与", "及", "以及", "或"})
 PERIOD_WORDS = frozenset({"month", "months", "月", "月份", "quarter", "quarters", "季度"})  # and the shorter units
 _BUCKET_ZH = {"year": "年", "month": "月", "quarter": "季度", "half_year": "半年", "decade": "年代"}
@@ -1017,7 +1019,7 @@ class Assembler:
             return
         ref = min(reachable, key=lambda v: self._value_rank(v, mentioned))
         column = self.schema.column(ref.table, ref.column)
-        negated = negated or self._listed_after_a_negated(frame, m, column)
+        negated = negated or self._listed_after_a_negated(frame, m, column) or self._excepted_after(m)
         if negated and ref.table != frame.fact and not self.schema.upward(frame.fact, ref.table):
             # "vehicles that never failed": none of their launches failed, not one launch that did not.
             condition = Condition(column, "=", (ref.value,), m.text, looked_up=True)
@@ -1054,6 +1056,17 @@ class Assembler:
         return bool(before) and between <= _LISTED and bool(between & {"and", "or", "nor"} or not between) \
             and any(c.column is column and c.op in ("!=", "not_in") and before[-1].text in c.text
                     for c in frame.conditions)
+
+    def _excepted_after(self, m: Mention) -> bool:
+        """美国以外的国家运营的卫星: a value followed by 以外 or 之外, with no 除 opening the clause before it (除了…之外 is
+        read by its "not"), is excluded; the two characters are read with it."""
+        text, end = self.q.text, self.q.tokens[m.end - 1].end
+        outside = _OUTSIDE_ZH.match(text, end) if self.q.zh else None
+        clause = re.split(r"[，。？！,?!；;]", text[:self.q.tokens[m.start].start])[-1]
+        if outside is None or "除" in clause:
+            return False
+        self.r.read_spans.append((end, outside.end()))
+        return True
 
     def _an_example(self, m: Mention) -> bool:
         """Whether a value is written inside parentheses that give examples: "(communications, earth observation and so

@@ -71,6 +71,8 @@ _AUXILIARIES = frozenset({"did", "does", "do", "has", "have", "had", "was", "wer
 
 #: Chinese words asking which thing, right before its table word (用什么火箭, 哪种火箭).
 _WHAT_ZH = frozenset({"什么", "哪种", "哪个", "哪款", "哪家"})
+#: A verb and 的 between a table word and the count (国家运营的有多少颗): a clause standing for what is counted.
+_CLAUSE_OF = re.compile(r"\s*[\u4e00-\u9fff]{1,3}的\s*(?:有|共有|一共有)?\s*")
 _IS_WHAT_ZH = re.compile(r"\s*(?:分别)?是(?:谁|什么|哪)")
 
 
@@ -880,6 +882,17 @@ class RoleResolver:
             before = self.previous_mention(before, 2, skip=("filler",))
         return before if before is not None and before.kind == "column" and _numeric(before) else None
 
+    def _clause_head(self, subject: Mention, count: Mention) -> Mention | None:
+        """通信卫星里，其他国家运营的有多少颗？: the table word before a verb and 的 right before the count is the
+        subject of a clause standing for what is counted (the satellites the countries operate), not that thing:
+        the nearest table word before it is. None when the words between are not a verb and 的, or no table word
+        comes before."""
+        between = self.q.text[self.q.tokens[subject.end - 1].end:self.q.tokens[count.start].start]
+        if not _CLAUSE_OF.fullmatch(between):
+            return None
+        return next((o for o in reversed(self.mentions) if o.kind == "table" and o.end <= subject.start
+                     and self.is_free(o)), None)
+
     def _count(self, m: Mention) -> None:
         if (units := self._units_asked(m)) is not None:  # "How many kilograms of payload …": their mass, summed
             self.aggregates.append(("sum", units, False))
@@ -916,7 +929,7 @@ class RoleResolver:
             return
         if target is None or target.kind != "table":
             before = self.previous_mention(m, 4, kinds=("table",))
-            target = before if self.q.zh and before is not None else target
+            target = (self._clause_head(before, m) or before) if self.q.zh and before is not None else target
         by = self.previous_mention(m, 1, kinds=("keyword",))
         if by is not None and by.code == "by" and self.rank is not None and target is not None \
                 and target.kind == "table":  # "top 5 manufacturers by number of launch vehicles"

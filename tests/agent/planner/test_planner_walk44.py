@@ -40,9 +40,11 @@ def test_values_listed_after_a_not_are_all_left_out(planner, sample_db_path):
         assert plan.caveat is None and _rows(planner, plan.sql) == sample(sample_db_path, gold), question
 
 
-def test_outside_without_except_stays_a_word_to_use(planner):
-    """中国以外的发射场 (outside China) is not the 除了…以外 frame: 外 is not read as filler there."""
-    assert planner.plan("中国以外的发射场有哪些？").caveat is not None
+def test_outside_without_except_excludes_the_value(planner, sample_db_path):
+    """中国以外的发射场 (outside China) excludes China as 除了中国以外 does (session 29; it was flagged before)."""
+    plan = planner.plan("中国以外的发射场有哪些？")
+    gold = ("SELECT s.name_zh FROM launch_sites s JOIN countries c ON c.id = s.country_id WHERE c.name_zh != '中国'")
+    assert plan.caveat is None and sorted(_rows(planner, plan.sql)) == sorted(sample(sample_db_path, gold))
 
 
 def test_the_total_asked_first_then_a_count_of_some(planner, sample_db_path):
