@@ -23,7 +23,14 @@ def one_end_only(question: str, sql: str, *, dialect: str) -> str | None:
     tree = parsed(sql, dialect=dialect)
     if tree is None or (tree.find(exp.Max) is not None and tree.find(exp.Min) is not None):
         return None
-    # Each ordering's first key: `ORDER BY launch_date DESC, mission_name` is one end, its tie broken by name.
+    # Each ranking ordering's first key: `ORDER BY launch_date DESC, mission_name` is one end, its tie broken by
+    # name; an ORDER BY that only sorts the rows shown (no LIMIT, not a window's) ranks nothing.
     directions = {bool(order.expressions[0].args.get("desc")) for order in tree.find_all(exp.Order)
-                  if order.expressions}
+                  if order.expressions and _ranks(order)}
     return None if len(directions) == 2 else asked
+
+
+def _ranks(order: exp.Order) -> bool:
+    """Whether an ORDER BY picks rows: a window's (RANK() OVER (… ORDER BY …)) or one with a LIMIT beside it."""
+    return isinstance(order.parent, exp.Window) or (isinstance(order.parent, exp.Select)
+                                                    and order.parent.args.get("limit") is not None)

@@ -72,6 +72,8 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     missing.extend(_making_words(r, frame, schema))
     missing.extend(_when_unshown(r, frame))
     missing.extend(_which_unread(r, covered))
+    missing.extend(_which_unshown(r, frame))
+    missing.extend(_all_of_each(r, frame))
     # 其他国家呢？, 其余的火箭: "the others", of characters the stop list holds one by one, which no query here says
     # (not inside a word or value read whole: a stored 其他 category)
     missing.extend((sum(1 for t in r.q.tokens if t.start < m.start()), m.group()) for m in _OTHERS_ZH.finditer(r.q.text)
@@ -216,6 +218,34 @@ def _which_unread(r: RoleResolver, covered: set[int]) -> list[tuple[int, str]]:
             and t.norm.isascii() and t.norm.isalpha() and t.norm not in STOPWORDS
             and tokens[i - 1].zh and tokens[i - 1].norm == "which"
             and i + 1 not in covered]  # 哪个运营国家: a word of the name after it (operator country), read with it
+
+
+#: 全部, 都, 均 right before a value ("…的发射全部成功"): every row of the group has it, not the rows that do.
+_ALL_OF_THEM_ZH = re.compile(r"(全部|全都|都|均|全)(?:是|为)?$")
+
+
+def _all_of_each(r: RoleResolver, frame: Frame) -> list[tuple[int, str]]:
+    """哪些火箭家族的发射全部成功？: groups whose rows all have a value, which a filter keeping those rows does not say
+    (it listed every family with one success). The word of "all" is named."""
+    if not r.q.zh or not (frame.entity or frame.group_columns):
+        return []
+    found = []
+    for c in frame.conditions:
+        at = r.q.text.find(c.text) if c.op == "=" and c.text else -1
+        said = _ALL_OF_THEM_ZH.search(r.q.text[:at]) if at > 0 else None
+        if said is not None:
+            found.append((sum(1 for t in r.q.tokens if t.start < said.start()), said.group(1)))
+    return found
+
+
+def _which_unshown(r: RoleResolver, frame: Frame) -> list[tuple[int, str]]:
+    """"Which"/哪家 answered by rows showing only numbers (2010年代首飞的战斗机，发动机分别由哪家供应？ answered with each
+    fighter's number of engines): the thing asked for is not shown, so the word is named."""
+    if frame.entity or frame.group_columns or frame.group_time or frame.measures or not frame.columns \
+            or any(c.is_text or c.is_date or c.is_year for c in frame.columns):
+        return []
+    # (Chinese only: an English "which"/"what" is often answered by ids, the names of rows in many schemas)
+    return [(m.start, m.text) for m in r.mentions if m.kind == "keyword" and m.code == "which" and m.text[:1] == "哪"]
 
 
 def _when_unshown(r: RoleResolver, frame: Frame) -> list[tuple[int, str]]:

@@ -123,9 +123,9 @@ def is_fragment(parsed: ParsedQuestion) -> bool:
 
 def _verb_at_end(parsed: ParsedQuestion, m) -> bool:
     """A Chinese table word ending the question before 的 is its verb (最近一次是哪天发射的？: launched), not
-    a subject of its own."""
+    a subject of its own; without 的 it is the subject asked about (中国有多少个发射场？)."""
     token = parsed.tokens[m.end - 1]
-    return token.zh and bool(re.match(r"的?\s*[？?。！!]*\s*$", parsed.text[token.end:])) and m.kind == "table"
+    return token.zh and bool(re.match(r"的\s*[？?。！!]*\s*$", parsed.text[token.end:])) and m.kind == "table"
 
 
 def follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, today) -> tuple[Frame, list[str]]:

@@ -50,7 +50,8 @@ class Measure:
 @dataclass
 class Condition:
     column: ColumnInfo
-    op: str  # = != in not_in > >= < <= between | year_in … year_outside | null | than_> than_< (values: the named row's
+    # starts: the value, then the marks by which stored values go on after it ('Maiden flight', ';')
+    op: str  # = != in not_in > >= < <= between starts | year_in … year_outside | null | than_> than_< (values: the named row's
     # name column and name: "faster than the Su-35S", the column compared with that row's)
     values: tuple[Any, ...]
     text: str  # the words of the question it came from
@@ -64,6 +65,8 @@ class Condition:
             return f"{self.column.name} {self.op[5:]} {shown}"
         if self.op == "null":  # "no recorded mass"
             return f"{self.column.name} is missing"
+        if self.op == "starts":  # 'Maiden flight', and 'Maiden flight; …'
+            return f"{self.column.name} = {self.values[0]} or begins '{self.values[0]}{self.values[1]}'"
         if self.op.startswith("than_"):  # "faster than the Su-35S"
             return f"{self.column.name} {self.op[5:]} that of {self.values[0]} = {self.values[1]}"
         return f"{self.column.name} {self.op} {shown}"
@@ -214,6 +217,7 @@ class Rank:
     counted: Mention | None = None  # ... by how many rows of a table refer to each row
     hints: tuple[str, ...] = ()
     time_desc: bool | None = None  # ... or by a date ("earliest")
+    dated: Mention | None = None  # ... that date's column, named right before (首飞时间最晚: the first flights')
     by_count: bool = False
     grouped: bool = False  # "top 5 X by Y": Y measured over each X's rows, not one row's Y
     every: bool = False  # "Rank X by the number of Y": all of them in that order, not the first few

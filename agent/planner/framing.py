@@ -45,6 +45,8 @@ _LISTED_ON = re.compile(r"(?:\band|,)\s+(?:the\s+|their\s+|its\s+)?$", re.I)
 #: The words that may stand between two values of one list ("Falcon 9 and Electron", 中国、美国和俄罗斯).
 #: 美国以外的国家, 中国之外: "other than" said after the value it excludes (not closing a 除(了)… of its own).
 _OUTSIDE_ZH = re.compile(r"\s*(?:以外|之外)")
+#: Punctuation by which a stored text goes on after another stored text of its column (`_continued`).
+_CONTINUING = frozenset(";:,(/")
 _LISTED = frozenset({"and", "or", "nor", ",", "，", "、", "和", "与", "及", "以及", "或"})
 PERIOD_WORDS = frozenset({"month", "months", "月", "月份", "quarter", "quarters", "季度"})  # and the shorter units
 _BUCKET_ZH = {"year": "年", "month": "月", "quarter": "季度", "half_year": "半年", "decade": "年代"}
@@ -118,8 +120,11 @@ class Assembler:
             return False
         def tables(m: Mention) -> set[str]:
             return {c.table for c in m.columns} | {v.table for v in m.values}
-        ranked = tables(rank.column or named[0])  # "最大速度最快": the column beside it; "fastest fighter": the value's
-        return len(ranked) == 1 and all(tables(m) <= ranked for m in named)
+        ranked = tables(rank.column or rank.dated or named[0])  # "最大速度最快": the column beside it; "fastest
+        # fighter": the value's. A value of a table above the groups' says which groups (中国的各家飞机制造商).
+        above = {t for t in self.schema.tables if t != self.table(group) and self.schema.upward(self.table(group), t)}
+        return len(ranked) == 1 and all(tables(m) <= ranked or (m.kind == "value" and tables(m) <= above)
+                                        for m in named)
 
     def _choose_tables(self, frame: Frame, having) -> None:
         """The fact table (rows counted or listed) and the entity grouped by, if any.
@@ -1044,9 +1049,22 @@ class Assembler:
                 existing.via = existing.via or self._reached_through(frame, m, ref.table)  # 中国和美国的火箭: the rockets'
                 self.r.use(m)
                 return
-        frame.conditions.append(Condition(column, "!=" if negated else "=", (ref.value,), m.text, looked_up=True,
+        op, values = ("!=", (ref.value,)) if negated else ("=", (ref.value,))
+        if not negated and (separators := self._continued(ref)):
+            op, values = "starts", (ref.value, *separators)
+        frame.conditions.append(Condition(column, op, values, m.text, looked_up=True,
                                           at=m.start, via=self._reached_through(frame, m, ref.table)))
         self.r.use(m)
+
+    def _continued(self, ref: ValueRef) -> tuple[str, ...]:
+        """The punctuation by which other values of the same column continue this one ('Maiden flight; Fairing did
+        not separate' after 'Maiden flight'): a note with details added is still that note, so "maiden flights"
+        are all of them (`starts`), not the 32 whose note says nothing more. Empty when no value continues it so
+        ('Falcon 9 Block 5' continues 'Falcon 9' with a space: another name)."""
+        key = normalize(ref.value).casefold()
+        return tuple(sorted({k[len(key)] for k, refs in self.schema.values.items()
+                             if len(k) > len(key) and k.startswith(key) and k[len(key)] in _CONTINUING
+                             and any(r.table == ref.table and r.column == ref.column for r in refs)}))
 
     def _listed_after_a_negated(self, frame: Frame, m: Mention, column: ColumnInfo) -> bool:
         """"excluding Falcon 9 and Electron", "not SpaceX or Rocket Lab": a value listed right after one a "not"
@@ -1129,7 +1147,8 @@ class Assembler:
                     # year ranked by a launch's date is not
                     raise PlanningFailed("I could not tell what is first or last within each period",
                                          zh="看不出每个时段里的“最早/首次/最近”指的是什么")
-                column = self.time_column(YearFilter("in", (), "the date"))
+                column = self.column(rank.dated) if rank.dated is not None else None
+                column = column or self.time_column(YearFilter("in", (), "the date"))
                 rank.desc = rank.time_desc
             if column is None:
                 if frame.measures and (frame.entity or frame.group_columns):
@@ -1152,12 +1171,31 @@ class Assembler:
                 frame.measures.append(Measure("sum", column))
                 frame.order = Ordering(rank.desc, measure=frame.measures[-1])
             elif (frame.entity or frame.group_columns or frame.group_time) and column.table == frame.fact \
+                    and both_ends(self.q.text) and not (r.limit or rank.every) \
+                    and any(m.kind == "column" and column in m.columns for m in r.mentions) \
+                    and all(m.func == "count" and m.column is None for m in frame.measures):
+                # "For each component type, what are the cheapest and most expensive part prices?": both ends of
+                # each group's prices, not the best row of each group at one end
+                frame.measures = [Measure("min", column), Measure("max", column)]
+                frame.columns = []
+                named = next(m for m in r.mentions if m.kind == "column" and column in m.columns)
+                label = r.previous_mention(named, 0, kinds=("column",))
+                if label is not None and self.label(frame.fact) in label.columns:
+                    r.use(label)  # "part prices": the prices of the rows named by their label's word
+                self.notes.append(f"'{both_ends(self.q.text)}' → MIN and MAX of {column.name} in each group")
+                return
+            elif (frame.entity or frame.group_columns or frame.group_time) and column.table == frame.fact \
                     and all(m.func == "count" and m.column is None for m in frame.measures) \
                     and self.label(frame.fact) not in frame.group_columns:
                 # "Which is the heaviest payload in each orbit?": the best row of each group, not one group (not
                 # groups of the rows' own names, one row each: "the name of the shop with the most products")
                 frame.order, frame.best_per_group, frame.measures = Ordering(rank.desc, column=column), True, []
-                frame.columns = [c for c in (self.label(frame.fact), column) if c not in frame.group_columns]
+                named = next((m for m in r.mentions if m.kind == "column" and r.is_free(m) and not m.partial
+                              and (c := self.column(m)) is not None and c.table == frame.fact and c.is_text), None)
+                if named is not None:
+                    r.use(named)  # 首飞时间最晚的机型分别是哪款: the model of each one, as asked, not its name
+                shown = self.column(named) if named is not None else self.label(frame.fact)
+                frame.columns = [c for c in (shown, column) if c not in frame.group_columns]
             elif both_ends(self.q.text) and not (r.limit or rank.every or frame.measures):
                 # "the earliest and latest launch dates", 最高和最低: both ends of the column, not one
                 frame.measures = [Measure("min", column), Measure("max", column)]

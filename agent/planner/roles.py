@@ -768,6 +768,12 @@ class RoleResolver:
                 if named is not None and _numeric(named):
                     self.rank.column, self.rank.desc = named, direction in ("desc", None)
                     self.use(named)
+                said = self.previous_mention(m, 0, kinds=("column",)) if time_dir is not None and self.rank.column is None \
+                    else None
+                if said is not None and not said.partial and len(said.text) > 1 \
+                        and all(c.is_date or c.is_year for c in said.columns):  # (not 每年最早: the year's)
+                    self.rank.dated = said  # 首飞时间最晚的机型: the latest first flight, not the fact's own date
+                    self.use(said)
                 dated = self.next_mention(m, 0, kinds=("table",)) if self.q.zh and time_dir is not None else None
                 if dated is not None and any(c.is_date for t in dated.tables for c in self.schema.tables[t].time_columns) \
                         and self.q.text[self.q.tokens[dated.end - 1].end:][:1] != "的":
@@ -1226,10 +1232,16 @@ class RoleResolver:
         if _DIFFERENT_FROM.search(self.q.text):
             raise PlanningFailed("it compares a row's value with another's (different from, the same as), which the "
                                  "offline planner does not write", zh="问题要比较两行的取值是否相同（不同于、与…相同），离线规划器不支持")
-        if self.has("both"):
+        if self.has("both") or self._both_periods():
             raise PlanningFailed("it asks for rows that meet two conditions at once (both ... and ...), which "
                                  "the offline planner does not express", zh="问题要求同时满足两个条件，离线规划器不支持")
         return self
+
+    def _both_periods(self) -> bool:
+        """2000年代和2020年代都有发射记录的发射场: rows with some in each of two periods (都, 均), which one filter per
+        period cannot say (it read one on the sites' opening year, the other on the launches)."""
+        return any(re.search(re.escape(a.text) + r"\s*(?:和|与|及|跟|、)\s*" + re.escape(b.text) + r"\s*(?:都|均)", self.q.text)
+                   for a, b in zip(self.periods, self.periods[1:]))
 
     def _missing_values(self) -> list[Mention]:
         """"payloads with no recorded mass", 没有记录质量的载荷, "an unknown mass", 质量未知: a column whose value is

@@ -392,6 +392,9 @@ def _condition(c: Condition, col) -> str:
         return f"{ref} {'NOT IN' if c.op == 'not_in' else 'IN'} ({values})"
     if c.op == "between":
         return f"{ref} BETWEEN {_number(c.values[0])} AND {_number(c.values[1])}"
+    if c.op == "starts":  # 'Maiden flight' and 'Maiden flight; …': the value, and it with details added
+        said = [f"{ref} LIKE {quote_literal(str(c.values[0]) + mark + '%')}" for mark in c.values[1:]]
+        return "(" + " OR ".join([f"{ref} = {quote_literal(c.values[0])}", *said]) + ")"
     if c.op == "like":
         return f"{ref} LIKE {quote_literal('%' + str(c.values[0]) + '%')}"
     if c.op == "null":  # "no recorded mass"

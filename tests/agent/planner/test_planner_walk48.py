@@ -4,11 +4,19 @@
   satellites, the table word before them), not the thing counted (it counted countries).
 - 美国以外的国家 (other than the US, said after the value): the value is excluded, as 除了美国以外 excludes it (it was
   read as the US itself, or flagged).
+- 中国有多少个发射场？ right after an unrelated answer: a table word ending the question (no 的) is its subject, so it
+  stands alone (it was read as a follow-up with no word tying it, flagged).
+- Confidently wrong in the 48th walk: "maiden flights" kept only the notes saying nothing more (E3); "the cheapest and
+  most expensive part prices" per type gave the most expensive alone (E10); 中国的各家飞机制造商，首飞时间最晚的机型 ranked
+  the makers by founding year (Z8); 发动机分别由哪家供应 showed each fighter's number of engines (Z9); 2000年代和2020年代
+  都有发射记录的发射场 put one decade on the sites' opening year (Z14); 哪些火箭家族的发射全部成功 listed every family with
+  one success (Z18).
 """
 
 from __future__ import annotations
 
-from tests.agent.planner.test_planner_followup import planner, sample  # noqa: F401 (fixtures)
+from agent.checks.extremes import one_end_only
+from tests.agent.planner.test_planner_followup import planner, sample, talk  # noqa: F401 (fixtures)
 from tests.agent.planner.test_planner_within_groups import _rows
 
 _COMMS_2025 = ("SELECT COUNT(*) FROM payloads p JOIN launches l ON l.id = p.launch_id LEFT JOIN countries c ON "
@@ -36,3 +44,57 @@ def test_outside_closing_an_except_is_read_once(planner, sample_db_path):
     gold = ("SELECT c.name_zh FROM payloads p JOIN countries c ON c.id = p.operator_country_id WHERE c.name_zh != '美国' "
             "GROUP BY c.id ORDER BY COUNT(*) DESC LIMIT 1")
     assert plan.caveat is None and _rows(planner, plan.sql)[0][0] == sample(sample_db_path, gold)[0][0]
+
+
+def test_a_complete_question_after_an_unrelated_answer_stands_alone(talk):
+    talk.ask("文昌航天发射场2025年上半年发射的有效载荷总质量是多少吨？")
+    _, answer = talk.ask("中国有多少个发射场？")
+    assert answer.get("caveat") is None and "2025" not in talk.last_sql and "launch_sites" in talk.last_sql
+
+
+def test_a_note_with_details_added_is_still_that_note(planner, sample_db_path):
+    plan = planner.plan("How many maiden flights were there in the 2010s, and how many of them failed?")
+    gold = ("SELECT COUNT(*), SUM(outcome = 'failure') FROM launches WHERE launch_date BETWEEN '2010-01-01' AND "
+            "'2019-12-31' AND notes LIKE 'Maiden flight%'")
+    assert plan.caveat is None and _rows(planner, plan.sql) == sample(sample_db_path, gold)
+    assert "'Falcon 9'" in planner.plan("How many Falcon 9 launches were there in 2020?").sql  # not Falcon 9 Block 5
+
+
+def test_both_ends_of_each_groups_prices(planner, sample_db_path):
+    plan = planner.plan("For each component type, what are the cheapest and most expensive part prices?")
+    gold = "SELECT component, MIN(unit_cost_usd), MAX(unit_cost_usd) FROM aircraft_hardware GROUP BY component"
+    assert plan.caveat is None and sorted(_rows(planner, plan.sql)) == sorted(sample(sample_db_path, gold))
+
+
+def test_one_end_of_each_group_is_one_end_whatever_the_rows_order():
+    sql = ("SELECT component, part_name, unit_cost_usd FROM (SELECT component, part_name, unit_cost_usd, RANK() OVER "
+           "(PARTITION BY component ORDER BY unit_cost_usd DESC) AS r FROM aircraft_hardware) WHERE r <= 1 ORDER BY 1")
+    question = "For each component type, what are the cheapest and most expensive part prices?"
+    assert one_end_only(question, sql, dialect="sqlite") == "cheapest and most expensive"
+    both = ("SELECT * FROM (SELECT name FROM aircraft ORDER BY max_speed_kmh DESC LIMIT 1) UNION ALL "
+            "SELECT * FROM (SELECT name FROM aircraft ORDER BY max_speed_kmh LIMIT 1)")
+    assert one_end_only("the fastest and slowest aircraft", both, dialect="sqlite") is None
+
+
+def test_the_latest_of_each_group_by_the_date_named(planner, sample_db_path):
+    plan = planner.plan("中国的各家飞机制造商，首飞时间最晚的机型分别是哪款？")
+    gold = ("SELECT m.name_zh, a.model FROM aircraft a JOIN manufacturers m ON m.id = a.manufacturer_id JOIN countries c "
+            "ON c.id = m.country_id WHERE c.name = 'China' AND a.first_flight_date = (SELECT MAX(first_flight_date) "
+            "FROM aircraft b WHERE b.manufacturer_id = a.manufacturer_id)")
+    assert plan.caveat is None and sorted(r[:2] for r in _rows(planner, plan.sql)) == sorted(sample(sample_db_path, gold))
+
+
+def test_which_firm_answered_with_numbers_only_is_named(planner):
+    plan = planner.plan("2010年代首飞的战斗机，发动机分别由哪家供应？")
+    assert plan.caveat is not None and "哪家" in plan.caveat
+
+
+def test_rows_in_each_of_two_periods_are_not_one_filter_each(planner):
+    plan = planner.plan("2000年代和2020年代都有发射记录的发射场有哪些？")
+    assert plan.sql is None and plan.failure
+
+
+def test_groups_whose_rows_all_have_a_value_are_named(planner):
+    plan = planner.plan("2025年3月至9月，哪些火箭家族的发射全部成功？")
+    assert plan.caveat is not None and "全部" in plan.caveat
+    assert planner.plan("2025年各火箭家族成功发射了多少次？").caveat is None
