@@ -71,7 +71,8 @@ _ASKS_EN = re.compile(
     r"is|are|was|were|do|does|did|can|could|would|will|should|shall|may|has|have|had|show|list|give|find|count|"
     r"get|plot|chart|graph|draw|compare|tell|display|fetch|calculate|compute|rank|break|return|select|query|sum|"
     r"look up|search|remind|help|explain|describe|summari[sz]e|sort|filter|group|export|download|check|verify|"
-    r"plot|visuali[sz]e|estimate|predict|(?:only|just)\s+(?:the|those|these))\b", re.I)  # "Only the reusable ones": rows
+    r"plot|visuali[sz]e|estimate|predict|split|divide|separate|narrow|restrict|limit|redo|repeat|"
+    r"(?:only|just)\s+(?:the|those|these))\b", re.I)  # "Only the reusable ones": rows
 _WANTS_DATA = re.compile(r"\bi(?:'d| would)?\s+(?:want|like|need|wish)\s+to\s+(?:see|know|find|get|check|look|learn)\b"
                          r"|我想(?:知道|看看?|查|了解)", re.I)
 _ASKS_ZH = re.compile(r"[吗呢嘛]\s*[。.!！]?$|多少|哪|什么|几[个次年月天]|是否|怎么|如何|为什么|有没有|"
@@ -80,6 +81,10 @@ _SELF_EN = re.compile(r"\b(?:i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|we'v
 _DIRECTIVE_EN = re.compile(r"^(?:please|always|never|from now on|keep|use|answer|reply|respond|round|avoid|don't|"
                            r"do not|leave out|exclude|include|report|write)\b|\bplease\b", re.I)
 _SELF_ZH = re.compile(r"我|咱们|本公司|我司")
+#: Words pointing at the answer before ("Split them by launch vehicle, please.", 把它们按火箭分开): a request about
+#: this conversation's rows, not something durable to remember, unless the users speak of themselves too.
+_BACK_EN = re.compile(r"\b(?:them|those|these|that list|the above)\b", re.I)
+_BACK_ZH = re.compile(r"它们|这些|那些|上面|刚才")
 _DIRECTIVE_ZH = re.compile(r"^(?:请|以后|今后|总是|始终|一律|不要|别|务必)|请")
 _TASK = re.compile(r"\b(?:working on|preparing|putting together|writing|building|drafting)\b|正在|在写|在做|准备", re.I)
 _GROUP = re.compile(r"\b(?:we|we're|we've|we'd|we'll|our|ours|us)\b|我们|咱们|公司|团队|我司|本公司", re.I)
@@ -96,7 +101,10 @@ def _statement(clause: str) -> MemoryCandidate | None:
     """A statement about the user, their organisation or data, or how to answer; None for anything else."""
     zh = has_cjk(clause)
     directive = bool((_DIRECTIVE_ZH if zh else _DIRECTIVE_EN).search(clause))
-    if not directive and not (_SELF_ZH if zh else _SELF_EN).search(clause):
+    speaks_of_self = bool((_SELF_ZH if zh else _SELF_EN).search(clause))
+    if not directive and not speaks_of_self:
+        return None
+    if not speaks_of_self and (_BACK_ZH if zh else _BACK_EN).search(clause):
         return None
     if len(clause) < (4 if zh else 12):
         return None
