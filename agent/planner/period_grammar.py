@@ -7,7 +7,8 @@ that does not keep to it), so the two never disagree on what "the second half of
 Shapes, in English and Chinese:
 
 - halves and quarters: "the second half of 2022", "H1 2023", 2023年下半年; "Q3 2021",
-  "the third quarter of 2021", 2021年第三季度;
+  "the third quarter of 2021", 2021年第三季度; quarter ranges: "from Q2 2021 to Q1 2022",
+  2021年第二季度到2022年第一季度 (kind "quarters");
 - months and month ranges: "March 2021", "between March and June 2021", 2021年3月到6月;
 - ranges open at one end: "since March 2024", 2024年3月以后; "before 2010", 2010年之前, "after 2015"
   (whole years: `kind` "years", which the planner's year pass reads as before);
@@ -89,6 +90,12 @@ _SHAPES: list[tuple[str, re.Pattern]] = [(kind, re.compile(pattern, re.IGNORECAS
     ("half", rf"\b(?:the\s+)?(?P<ord>{_ORDINAL})\s+half\s+(?:of\s+)?(?:the\s+year\s+)?{_EN_YEAR}"),
     ("half", rf"\bH(?P<n>[12])\s*(?:of\s+)?{_y()}|{_y('y2')}\s*-?\s*H(?P<n2>[12])\b"),
     ("half", rf"{_ZH_YEAR}\s*(?P<zh>[上下前后])半年"),
+    # ("Q1 2024 and Q1 2025" are two quarters; "between Q2 2021 and Q1 2022" one range)
+    ("quarters", rf"(?:\bbetween\s+(?P<btw>)|\bfrom\s+)?(?:the\s+)?(?:\bQ(?P<n>[1-4])|\b(?P<ord>{_ORDINAL})\s+quarter)\s+"
+                 rf"(?:of\s+)?{_y('y1')}\s*(?:(?(btw)and|(?:to|through|until|till|-|–)))\s*(?:the\s+)?"
+                 rf"(?:Q(?P<n2>[1-4])|(?P<ord2>{_ORDINAL})\s+quarter)\s+(?:of\s+)?{_y()}"),
+    ("quarters", rf"(?:[从自]\s*)?{_ZH_YEAR}\s*(?:第\s*)?(?P<n>[1-4一二三四])\s*季度\s*(?:到|至|-|~|—|－)\s*"
+                 rf"(?:{_y('y2')}\s*年\s*)?(?:第\s*)?(?P<n2>[1-4一二三四])\s*季度"),
     ("quarter", rf"\b(?:the\s+)?(?P<ord>{_ORDINAL})\s+quarter\s+(?:of\s+)?(?:the\s+year\s+)?{_EN_YEAR}"),
     ("quarter", rf"\bQ(?P<n>[1-4])\s*(?:of\s+)?{_y()}|{_y('y2')}\s*-?\s*Q(?P<n2>[1-4])\b"),
     ("quarter", rf"{_ZH_YEAR}\s*(?:第\s*)?(?P<n>[1-4一二三四])\s*季度?"),
@@ -169,6 +176,14 @@ def _read(kind: str, match: re.Match, today: date | None, *, year: int = 0) -> N
         quarter = ORDINALS[g["ord"].lower()] if "ord" in g else _small(g.get("n") or g["n2"])
         return NamedPeriod(text, at, to, date(year, 3 * quarter - 2, 1), _month_start(year, 3 * quarter + 1), kind,
                            today if "yrel" in g else None)
+    if kind == "quarters":  # "from Q2 2021 to Q1 2022", 2021年第二季度到2022年第一季度
+        first = ORDINALS[g["ord"].lower()] if "ord" in g else _small(g["n"])
+        last = ORDINALS[g["ord2"].lower()] if "ord2" in g else _small(g["n2"])
+        first_year, last_year = (int(g["y1"]), int(g["y"])) if "y1" in g else (int(g["y"]), int(g.get("y2") or g["y"]))
+        if not (first and last and 1 <= first <= 4 and 1 <= last <= 4):
+            return None
+        since, until = date(first_year, 3 * first - 2, 1), _month_start(last_year, 3 * last + 1)
+        return NamedPeriod(text, at, to, since, until, kind) if since < until else None
     if kind == "day":  # "since 1 January 2024", 从2024年10月1日起, "before 2024-03-15": that day, or a range from it
         try:
             day = date.fromisoformat(g["iso"]) if "iso" in g else \

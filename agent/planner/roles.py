@@ -225,8 +225,10 @@ class RoleResolver:
                 relation = widened  # "in 2023 or later", "2020 or before": the year itself and every one after (before)
             elif tail is not None and tail.kind == "keyword" and tail.code in _YEAR_RELATIONS \
                     and tail.code not in ("in", "from") \
-                    and self.next_mention(tail, 1, kinds=("number",)) is None:  # not "before 2010 and after 2020",
-                # nor "launches in 2024 were from China" (from a place)
+                    and ((after_tail := self.next_mention(tail, 1, kinds=("number",))) is None
+                         or (not _is_year(after_tail.number) and len(tail.text) > 1)):  # not "before 2010 and after
+                # 2020", nor "launches in 2024 were from China" (from a place); 2020年以来，二级火箭: a number of stages,
+                # not a year (but 2019年，前五名: the top five)
                 relation = _YEAR_RELATIONS[tail.code]
                 self.use(tail)
             join = self.next_mention(m, 3, kinds=("keyword",)) if relation in ("in", "since") else None

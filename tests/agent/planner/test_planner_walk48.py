@@ -11,11 +11,17 @@
   the makers by founding year (Z8); 发动机分别由哪家供应 showed each fighter's number of engines (Z9); 2000年代和2020年代
   都有发射记录的发射场 put one decade on the sites' opening year (Z14); 哪些火箭家族的发射全部成功 listed every family with
   one success (Z18).
+- Periods: 2020年以来 followed by 二级火箭 read as the year 2020 alone (Z19); a range of quarters kept its first (Z11).
 """
 
 from __future__ import annotations
 
+from datetime import date
+
+import pytest
+
 from agent.checks.extremes import one_end_only
+from agent.planner.period_grammar import named_periods
 from tests.agent.planner.test_planner_followup import planner, sample, talk  # noqa: F401 (fixtures)
 from tests.agent.planner.test_planner_within_groups import _rows
 
@@ -98,3 +104,34 @@ def test_groups_whose_rows_all_have_a_value_are_named(planner):
     plan = planner.plan("2025年3月至9月，哪些火箭家族的发射全部成功？")
     assert plan.caveat is not None and "全部" in plan.caveat
     assert planner.plan("2025年各火箭家族成功发射了多少次？").caveat is None
+
+
+def test_since_a_year_before_a_chinese_number(planner, sample_db_path):
+    """Z19: 2020年以来，二级火箭…: 二 (two stages) after 以来 is no second year, so 以来 keeps its "since"."""
+    plan = planner.plan("2020年以来，二级火箭和三级火箭的发射成功率分别是多少？")
+    gold = ("SELECT v.stages, ROUND(100.0 * SUM(l.outcome = 'success') / COUNT(*), 2) FROM launches l JOIN launch_vehicles "
+            "v ON v.id = l.vehicle_id WHERE v.stages IN (2, 3) AND l.launch_date >= '2020-01-01' GROUP BY v.stages")
+    assert plan.caveat is None and sorted(r[:2] for r in _rows(planner, plan.sql)) == sorted(sample(sample_db_path, gold))
+
+
+@pytest.mark.parametrize("question", ["2021年第二季度到2022年第一季度，发往地球同步转移轨道的通信卫星有多少颗？",
+                                      "How many communications satellites went to GTO from Q2 2021 to Q1 2022?"])
+def test_a_range_of_quarters(planner, sample_db_path, question):
+    """Z11: a range of quarters across a year's end is one range, not its first quarter."""
+    plan = planner.plan(question)
+    gold = ("SELECT COUNT(*) FROM payloads p JOIN launches l ON l.id = p.launch_id WHERE l.launch_date >= '2021-04-01' "
+            "AND l.launch_date < '2022-04-01' AND p.orbit = 'GTO' AND p.purpose = 'communications'")
+    assert plan.caveat is None and _rows(planner, plan.sql) == sample(sample_db_path, gold)
+
+
+@pytest.mark.parametrize("text, since, until", [
+    ("2021年第二季度到2022年第一季度", date(2021, 4, 1), date(2022, 4, 1)),
+    ("2021年第二季度到第四季度", date(2021, 4, 1), date(2022, 1, 1)),
+    ("from Q2 2021 to Q1 2022", date(2021, 4, 1), date(2022, 4, 1)),
+    ("between the second quarter of 2021 and the first quarter of 2022", date(2021, 4, 1), date(2022, 4, 1)),
+])
+def test_quarter_ranges_in_the_period_grammar(text, since, until):
+    [period] = named_periods(text)
+    assert (period.since, period.until, period.kind) == (since, until, "quarters")
+    # one ending before it starts is no range (its two quarters are read each on its own)
+    assert all(p.kind == "quarter" for p in named_periods("from Q3 2022 to Q1 2022"))
