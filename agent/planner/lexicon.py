@@ -29,6 +29,8 @@ KEYWORDS: dict[str, str] = {
     # 质量一共) is sum_post: the SUM of that measure, and nothing more beside a count ("how many in total")
     "average": "avg", "mean": "avg", "avg": "avg",
     "total": "sum", "sum": "sum", "sum of": "sum", "combined": "sum", "sum total": "sum",
+    # "How much payload mass went to TLI?": the mass of all of them, summed (a number of rows is "how many")
+    "how much": "sum",
     "in total": "sum_post", "altogether": "sum_post", "all together": "sum_post",
     "added together": "sum_post", "added up": "sum_post", "put together": "sum_post",
     **dict.fromkeys(MAXIMUM, "max"), **dict.fromkeys(MINIMUM, "min"),

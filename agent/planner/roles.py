@@ -797,6 +797,13 @@ class RoleResolver:
             if m.code == "avg" and self._averages_a_count(m):
                 self.averaged = m  # used by the framing, once it has groups to average over
                 continue
+            if m.code == "sum" and m.text.lower() == "how much" and (
+                    self.rank is not None or self.has("each")
+                    or (m.end < len(self.q.tokens) and self.q.tokens[m.end].norm in _AUXILIARIES)):
+                # "How much does the heaviest payload weigh?", "how much do they weigh?": each row's value; only
+                # "how much payload mass …" asks for the mass of them all
+                self.use(m)
+                continue
             if m.code in _AGGREGATES:
                 target = self.next_mention(m, 4, skip=(*_AGGREGATES, "filler", "count", "distinct"), skip_tables=True)
                 if target is not None and target.kind == "column" and _numeric(target):

@@ -135,3 +135,15 @@ def test_quarter_ranges_in_the_period_grammar(text, since, until):
     assert (period.since, period.until, period.kind) == (since, until, "quarters")
     # one ending before it starts is no range (its two quarters are read each on its own)
     assert all(p.kind == "quarter" for p in named_periods("from Q3 2022 to Q1 2022"))
+
+
+def test_how_much_of_a_measure_is_its_total(planner, sample_db_path):
+    """E11: "How much payload mass …" is the mass of them all (it counted the payloads, flagged); "how much do they
+    weigh?" and "How much does the heaviest payload weigh?" stay each row's value."""
+    plan = planner.plan("How much payload mass was sent to TLI in each decade?")
+    gold = ("SELECT (CAST(substr(l.launch_date, 1, 4) AS INTEGER) / 10) * 10, SUM(p.mass_kg) FROM payloads p JOIN launches "
+            "l ON l.id = p.launch_id WHERE p.orbit = 'TLI' GROUP BY 1")
+    assert plan.caveat is None and sorted(_rows(planner, plan.sql)) == sorted(sample(sample_db_path, gold))
+    assert "SUM(" not in planner.plan("How much does the heaviest payload weigh?").sql
+    talk_sql = planner.plan("How much do the reusable launch vehicles weigh?").sql or ""
+    assert "SUM(" not in talk_sql
