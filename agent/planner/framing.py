@@ -396,12 +396,15 @@ class Assembler:
         return max(votes, key=lambda t: (votes[t], -list(self.schema.tables).index(t))) if votes else ""
 
     def _child_of(self, table: str) -> str:
-        """The table whose rows "N times" counts: a child with a date column, else the largest."""
+        """The table whose rows "N times" counts: a child whose columns the question names ("each manufacturer's
+        parts cost": the parts', not the payloads'), else one with a date column, else the largest."""
         children = self.schema.children(table)
         if not children:
             return ""
+        named = [c for c in children if any(m.kind == "column" and m.columns and all(col.table == c for col in m.columns)
+                                             for m in self.r.mentions)]
         dated = [c for c in children if self.schema.tables[c].time_columns] if self.r.years else []
-        return max(dated or children, key=lambda c: self.schema.tables[c].row_count)
+        return max(named or dated or children, key=lambda c: self.schema.tables[c].row_count)
 
     # -- columns ------------------------------------------------------------------------
     def column(self, m: Mention | None, want: str = "any") -> ColumnInfo | None:

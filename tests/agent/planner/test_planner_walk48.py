@@ -147,3 +147,13 @@ def test_how_much_of_a_measure_is_its_total(planner, sample_db_path):
     assert "SUM(" not in planner.plan("How much does the heaviest payload weigh?").sql
     talk_sql = planner.plan("How much do the reusable launch vehicles weigh?").sql or ""
     assert "SUM(" not in talk_sql
+
+
+def test_each_groups_rows_are_those_whose_columns_are_named(planner, sample_db_path):
+    """Found while checking "how much": "each manufacturer's parts cost" summed the parts' costs once per payload of
+    the maker (the largest child table), marked answered; the rows are the table the named columns are of."""
+    plan = planner.plan("How much did each manufacturer's parts cost in total?")
+    gold = ("SELECT m.name, SUM(h.unit_cost_usd) FROM aircraft_hardware h JOIN manufacturers m ON m.id = h.supplier_id "
+            "GROUP BY m.id")
+    assert "FROM aircraft_hardware" in plan.sql
+    assert sorted(_rows(planner, plan.sql)) == sorted(sample(sample_db_path, gold))
