@@ -170,6 +170,10 @@ class Assembler:
             subject = self._after_which(free_tables) or subject
             # 长征系列里…: 系列 says what 长征 is, a condition's word, not the rows counted
             others = sorted((m for m in free_tables if m is not subject), key=self._names_a_value)
+            if subject is not None and verb_form(subject.text) and subject.start > 0 and self._column_after_which():
+                # "which orbit have most military payloads been launched into?": the orbits, ranked by the payloads;
+                # the verb says what the rows did, not the groups
+                subject = None
             if self._which_years():
                 # "In which years since 2010 did Russian rockets launch fewer than 20 times?": the years, grouped
                 # (`_group_and_measures`), of the rows the verb counts, not the rockets
@@ -394,6 +398,12 @@ class Assembler:
             for t in {c.table for c in m.columns} | {v.table for v in m.values}:
                 votes[t] = votes.get(t, 0) + 1
         return max(votes, key=lambda t: (votes[t], -list(self.schema.tables).index(t))) if votes else ""
+
+    def _column_after_which(self) -> Mention | None:
+        """The free column word right after "which" ("which orbit"): what the question asks for, grouped."""
+        r = self.r
+        return next((m for w in r.mentions if w.kind == "keyword" and w.code == "which"
+                     for m in [r.next_mention(w, 0, kinds=("column",))] if m is not None and not m.partial), None)
 
     def _child_of(self, table: str) -> str:
         """The table whose rows "N times" counts: a child whose columns the question names ("each manufacturer's

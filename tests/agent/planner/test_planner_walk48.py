@@ -157,3 +157,10 @@ def test_each_groups_rows_are_those_whose_columns_are_named(planner, sample_db_p
             "GROUP BY m.id")
     assert "FROM aircraft_hardware" in plan.sql
     assert sorted(_rows(planner, plan.sql)) == sorted(sample(sample_db_path, gold))
+
+
+def test_which_column_is_grouped_when_a_verb_names_the_rows(planner, sample_db_path):
+    """E12: "which orbit have most military payloads been launched into?" grouped by launch ('launched'), not orbit."""
+    plan = planner.plan("Since March 2023, which orbit have most military payloads been launched into?")
+    assert "GROUP BY payloads.orbit" in plan.sql and plan.caveat is None
+    assert _rows(planner, plan.sql)[0][:2] == ("LEO", 66)
