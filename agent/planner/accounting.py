@@ -67,7 +67,7 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     missing.extend((i, t.text) for i, t in enumerate(r.q.tokens) if i not in covered and i not in read
                    and t.text in r.q.unmatched and t.norm not in FILLER_WORDS and not _relating_verb(i, r, joined)
                    and not _names_the_key(i, r, edges, schema) and not _ordering_word(i, r, frame)
-                   and not _verb_of_a_key(i, r, frame, edges, schema)
+                   and not _verb_of_a_key(i, r, frame, edges, schema) and not _adjective_of_a_value(t.norm, frame)
                    and not _made_by_a_maker(t.text, frame, schema, joined))
     missing.extend(_making_words(r, frame, schema))
     missing.extend(_when_unshown(r, frame))
@@ -236,6 +236,13 @@ def _all_of_each(r: RoleResolver, frame: Frame) -> list[tuple[int, str]]:
         if said is not None:
             found.append((sum(1 for t in r.q.tokens if t.start < said.start()), said.group(1)))
     return found
+
+
+def _adjective_of_a_value(word: str, frame: Frame) -> bool:
+    """"Middle Eastern", "Western": the adjective of a word of a value a condition keeps ('Middle East', read from
+    "Middle"), not a word of its own."""
+    base = word[:-3] if word.endswith("ern") and len(word) > 5 else ""
+    return bool(base) and any(base in str(v).casefold().split() for c in frame.conditions for v in c.values)
 
 
 def _which_unshown(r: RoleResolver, frame: Frame) -> list[tuple[int, str]]:

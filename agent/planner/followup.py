@@ -62,8 +62,9 @@ def is_follow_up(question: str) -> bool:
 #: Counted only when there is a previous answer: a first question with "it" or "also" reads alone as before.
 #: Most of SParC dev's follow-ups the planner took alone had one of these (docs/evaluation.md).
 _TIME_WORD = r"(?!(?:year|month|week|quarter|decade|day|time)\b)"
-#: "How many payloads was that?": the answer before, whole (the pick it ranked, a new figure of it).
-_WAS_THAT = r"\b(?:was|is|were|are)\s+that\s*[?.!]*\s*$"
+#: "How many payloads was that?", "How many was that per country?": the answer before, whole (the pick it ranked, a
+#: new figure of it, or of its groups).
+_WAS_THAT = r"\b(?:was|is|were|are)\s+that(?:\s+(?:per|by|for\s+each|in\s+each|across|broken\s+down\s+by)\s+[\w\s]+)?\s*[?.!]*\s*$"
 _LEANING = re.compile(rf"\b(?:that|this)\s+{_TIME_WORD}[a-z]+\s*[?.!']*\s*$|\b(?:of|for|in|from|with|about|on|to|by)\s+(?:that|this)\s+"
                       rf"{_TIME_WORD}[a-z]+|\bsuch\b(?!\s+as\b)"
                       r"|\b(?:he|she|him|his|her|hers|it)\b|\b(?:the|which|each|those|these|just)\s+ones?\b|\bones\b"

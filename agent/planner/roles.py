@@ -23,7 +23,7 @@ from agent.planner.negation import find_negated
 from agent.planner.periods import Period, find_bucket, find_periods
 from agent.planner.question import Mention, ParsedQuestion
 from agent.planner.schema_index import SchemaIndex
-from agent.vocabulary.numbers import NUMBER_WORDS
+from agent.vocabulary.numbers import MEASURE_WORDS_ZH, NUMBER_WORDS
 from agent.vocabulary.ranking import ZH_SUPERLATIVES
 
 _OPS = {"gt": ">", "ge": ">=", "lt": "<", "le": "<=", "ge_post": ">=", "le_post": "<="}
@@ -73,6 +73,10 @@ _AUXILIARIES = frozenset({"did", "does", "do", "has", "have", "had", "was", "wer
 _WHAT_ZH = frozenset({"什么", "哪种", "哪个", "哪款", "哪家"})
 #: A verb and 的 between a table word and the count (国家运营的有多少颗): a clause standing for what is counted.
 _CLAUSE_OF = re.compile(r"\s*[\u4e00-\u9fff]{1,3}的\s*(?:有|共有|一共有)?\s*")
+#: A second question about the rows the first named, up to its pronoun ("…, and how much did they weigh").
+_SECOND_ASKED = re.compile(r"[,;]\s*(?:and\s+)?(?:how|what|which|when|where)\b[^,;?]*$", re.I)
+#: A verb's aspect between a table word and the count (发射了多少颗, 发射过多少个): that word is the verb.
+_DONE = re.compile(r"\s*[了过]\s*(?:一共|总共|共)?\s*")
 _IS_WHAT_ZH = re.compile(r"\s*(?:分别)?是(?:谁|什么|哪)")
 
 
@@ -903,7 +907,10 @@ class RoleResolver:
         the nearest table word before it is. None when the words between are not a verb and 的, or no table word
         comes before."""
         between = self.q.text[self.q.tokens[subject.end - 1].end:self.q.tokens[count.start].start]
-        if not _CLAUSE_OF.fullmatch(between):
+        after = self.q.text[self.q.tokens[count.end - 1].end:].lstrip()[:1]
+        if not (_CLAUSE_OF.fullmatch(between) or (_DONE.fullmatch(between) and after and after in MEASURE_WORDS_ZH + "个")):
+            # (有效载荷发射了多少个, 通信卫星，…一共发射了多少颗: the table word before 了 is the verb, the measure word
+            # after 多少 names a thing, not times, so what is counted is the table word before it)
             return None
         return next((o for o in reversed(self.mentions) if o.kind == "table" and o.end <= subject.start
                      and self.is_free(o)), None)
@@ -1376,6 +1383,9 @@ class RoleResolver:
                 self.pronouns.add(i)
             before = next((m for m in self.mentions if m.end == i), None)
             if t.norm in ("them", "it") and before is not None and before.kind == "keyword" and before.code == "count":
+                self.pronouns.add(i)
+            if t.norm in ("they", "them") and _SECOND_ASKED.search(self.q.text[:t.start]):
+                # "How many payloads did Vandenberg send up in Q3 2023, and how much did they weigh altogether?"
                 self.pronouns.add(i)
 
     def _after_participle(self, m: Mention) -> bool:

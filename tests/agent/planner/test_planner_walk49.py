@@ -1,0 +1,43 @@
+"""What the forty-ninth re-walk found (issue 38), read right now:
+
+- Confidently wrong: "How many was that per country?" after a count read alone, every condition dropped (E11);
+  2023年1月到4月，美国运营的有效载荷发射了多少个？ counted launches from US sites (Z4); 质量超过5000公斤的通信卫星，2020年代
+  一共发射了多少颗？ counted launches, not satellites (Z10).
+- False caveats on right answers: "Middle Eastern" ('Eastern', E10); "…, and how much did they weigh altogether?" ('they',
+  E16).
+"""
+
+from __future__ import annotations
+
+from tests.agent.planner.test_planner_followup import planner, sample, talk  # noqa: F401 (fixtures)
+from tests.agent.planner.test_planner_within_groups import _rows
+
+
+def test_how_many_was_that_per_group_follows_the_answer(talk, sample_db_path):
+    talk.ask("How many payloads operated by Middle Eastern countries were launched in the 2010s?")
+    talk.ask("How many was that per country?")
+    gold = ("SELECT c.name, COUNT(*) FROM payloads p JOIN launches l ON l.id = p.launch_id JOIN countries c ON "
+            "c.id = p.operator_country_id WHERE c.region = 'Middle East' AND l.launch_date BETWEEN '2010-01-01' AND "
+            "'2019-12-31' GROUP BY c.id")
+    assert sorted(tuple(r) for r in talk.database.execute(talk.last_sql).rows) == sorted(sample(sample_db_path, gold))
+
+
+def test_a_thing_counted_after_a_verb_with_its_measure_word(planner, sample_db_path):
+    plan = planner.plan("2023年1月到4月，美国运营的有效载荷发射了多少个？")
+    gold = ("SELECT COUNT(*) FROM payloads p JOIN launches l ON l.id = p.launch_id JOIN countries c ON "
+            "c.id = p.operator_country_id WHERE l.launch_date >= '2023-01-01' AND l.launch_date < '2023-05-01' "
+            "AND c.name_zh = '美国'")
+    assert plan.caveat is None and _rows(planner, plan.sql) == sample(sample_db_path, gold)
+    plan = planner.plan("质量超过5000公斤的通信卫星，2020年代一共发射了多少颗？")
+    gold = ("SELECT COUNT(*) FROM payloads p JOIN launches l ON l.id = p.launch_id WHERE l.launch_date >= '2020-01-01' "
+            "AND p.mass_kg > 5000 AND p.purpose = 'communications'")
+    assert plan.caveat is None and _rows(planner, plan.sql) == sample(sample_db_path, gold)
+    assert "FROM launches" in planner.plan("2024年长征火箭发射了多少次？").sql  # 次: the launches, as before
+
+
+def test_no_caveat_on_the_adjective_of_a_value_or_the_first_clauses_rows(planner):
+    assert planner.plan("How many payloads operated by Middle Eastern countries were launched in the 2010s?").caveat \
+        is None
+    assert planner.plan("How many Western payloads were launched?").caveat is not None  # no value of its word
+    plan = planner.plan("How many payloads did Vandenberg send up in Q3 2023, and how much did they weigh altogether?")
+    assert plan.caveat is None and "SUM(payloads.mass_kg)" in plan.sql
