@@ -47,6 +47,8 @@ _LISTED_ON = re.compile(r"(?:\band|,)\s+(?:the\s+|their\s+|its\s+)?$", re.I)
 _OUTSIDE_ZH = re.compile(r"\s*(?:以外|之外)")
 #: Punctuation by which a stored text goes on after another stored text of its column (`_continued`).
 _CONTINUING = frozenset(";:,(/")
+#: Modal verbs: a table word right after one is a verb ("can fly").
+_MODALS = frozenset({"can", "could", "will", "would", "may", "might", "should", "must"})
 _LISTED = frozenset({"and", "or", "nor", ",", "，", "、", "和", "与", "及", "以及", "或"})
 PERIOD_WORDS = frozenset({"month", "months", "月", "月份", "quarter", "quarters", "季度"})  # and the shorter units
 _BUCKET_ZH = {"year": "年", "month": "月", "quarter": "季度", "half_year": "半年", "decade": "年代"}
@@ -136,6 +138,10 @@ class Assembler:
         by_count = r.rank is not None and r.rank.by_count
         counted = r.counted or (r.rank.counted if by_count else None) or (having.counted if having else None)
         free = [m for m in r.mentions if m.kind == "table" and r.is_free(m)]
+        if (verbs := [m for m in free if self._after_a_modal(m)]) and len(verbs) < len(free) + bool(self._asked_value()):
+            # "Which helicopters can fly less than 800 km?": 'fly' after "can" is what they do, not the launches
+            free = [m for m in free if m not in verbs]
+            r.use(*verbs)
         if by_count and counted is not None and counted is r.rank.counted and self._after_which([counted]) is counted \
                 and any(m is not counted for m in free):
             # 已退役的载荷中，哪个运营国家的数量最多？: the countries asked after 哪个 are ranked by the other rows
@@ -398,6 +404,16 @@ class Assembler:
             for t in {c.table for c in m.columns} | {v.table for v in m.values}:
                 votes[t] = votes.get(t, 0) + 1
         return max(votes, key=lambda t: (votes[t], -list(self.schema.tables).index(t))) if votes else ""
+
+    def _after_a_modal(self, m: Mention) -> bool:
+        """An English table word right after a modal verb ("can fly", "could launch"): a verb."""
+        return not self.q.zh and m.start > 0 and self.q.tokens[m.start - 1].norm in _MODALS
+
+    def _asked_value(self) -> Mention | None:
+        """The stored value right after "which"/"what" ("Which helicopters …"): the rows asked about are its table's."""
+        r = self.r
+        return next((v for w in r.mentions if w.kind == "keyword" and w.code == "which"
+                     for v in [r.next_mention(w, 0, kinds=("value",))] if v is not None), None)
 
     def _column_after_which(self) -> Mention | None:
         """The free column word right after "which" ("which orbit"): what the question asks for, grouped."""

@@ -124,7 +124,8 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "place": ("site", "location"), "location": ("site",),
     "result": ("outcome",), "outcome": ("result",), "failed": ("failure",), "fail": ("failure",), "failure": ("failed",),
     "successful": ("success",), "succeeded": ("success",), "founded": ("found",),
-    "weigh": ("weight", "mass"), "weighs": ("weight", "mass"),
+    "weigh": ("weight", "mass"), "weighs": ("weight", "mass"), "weighed": ("weight", "mass"),
+    "weighing": ("weight", "mass"),
 }
 
 #: Verbs opening a question that asks for rows in an order ("Rank manufacturers by …", "Sort the sites by …").

@@ -41,3 +41,16 @@ def test_no_caveat_on_the_adjective_of_a_value_or_the_first_clauses_rows(planner
     assert planner.plan("How many Western payloads were launched?").caveat is not None  # no value of its word
     plan = planner.plan("How many payloads did Vandenberg send up in Q3 2023, and how much did they weigh altogether?")
     assert plan.caveat is None and "SUM(payloads.mass_kg)" in plan.sql
+
+
+def test_a_table_word_after_a_modal_is_a_verb(planner):
+    """E12: "Which helicopters can fly less than 800 km?" read 'fly' as the launches (a join through makers)."""
+    plan = planner.plan("Which helicopters can fly less than 800 km?")
+    assert plan.caveat is None and "FROM aircraft" in plan.sql and "role = 'helicopter'" in plan.sql
+
+
+def test_weighed_compares_the_mass(planner, sample_db_path):
+    """E1: "weighed more than 10 tonnes" was not compared (weigh and weighs were)."""
+    plan = planner.plan("Which Chinese-operated payloads launched in the second half of 2021 weighed more than 10 tonnes?")
+    assert plan.caveat is None
+    assert sorted(r[0] for r in _rows(planner, plan.sql)) == ["Tianhe core module", "Wentian lab module"]
