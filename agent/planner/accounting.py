@@ -221,14 +221,15 @@ def _which_unread(r: RoleResolver, covered: set[int]) -> list[tuple[int, str]]:
 
 
 #: 全部, 都, 均 right before a value ("…的发射全部成功"): every row of the group has it, not the rows that do.
+_YES_NO_ZH = re.compile(r"[吗嘛][？?]?\s*$")
 _ALL_OF_THEM_ZH = re.compile(r"(全部|全都|都|均|全)(?:是|为)?$")
 
 
 def _all_of_each(r: RoleResolver, frame: Frame) -> list[tuple[int, str]]:
     """哪些火箭家族的发射全部成功？: groups whose rows all have a value, which a filter keeping those rows does not say
     (it listed every family with one success). The word of "all" is named."""
-    if not r.q.zh or not (frame.entity or frame.group_columns):
-        return []
+    if not r.q.zh or not (frame.entity or frame.group_columns or _YES_NO_ZH.search(r.q.text)):
+        return []  # (星舰2024年的试飞都成功了吗？: whether all of them did, which the rows that did do not say)
     found = []
     for c in frame.conditions:
         at = r.q.text.find(c.text) if c.op == "=" and c.text else -1

@@ -54,3 +54,9 @@ def test_weighed_compares_the_mass(planner, sample_db_path):
     plan = planner.plan("Which Chinese-operated payloads launched in the second half of 2021 weighed more than 10 tonnes?")
     assert plan.caveat is None
     assert sorted(r[0] for r in _rows(planner, plan.sql)) == ["Tianhe core module", "Wentian lab module"]
+
+
+def test_whether_all_of_them_did_is_named(planner):
+    """Z7: 星舰2024年的试飞都成功了吗？ kept the successful flights and read as a yes (one of four was a partial failure)."""
+    plan = planner.plan("星舰2024年的试飞都成功了吗？")
+    assert plan.caveat is not None and "都" in plan.caveat
