@@ -217,7 +217,8 @@ def _which_unread(r: RoleResolver, covered: set[int]) -> list[tuple[int, str]]:
     return [(i, t.text) for i, t in enumerate(tokens) if i and i not in covered and t.zh and t.kind == "word"
             and t.norm.isascii() and t.norm.isalpha() and t.norm not in STOPWORDS
             and tokens[i - 1].zh and tokens[i - 1].norm == "which"
-            and i + 1 not in covered]  # 哪个运营国家: a word of the name after it (operator country), read with it
+            and not (i + 1 in covered and tokens[i + 1].start == t.end)]  # 哪个运营国家: a word of the name right
+    # after it (operator country), read with it; not a word after other words (哪家供应商提供的？各几个？)
 
 
 #: 全部, 都, 均 right before a value ("…的发射全部成功"): every row of the group has it, not the rows that do.

@@ -60,3 +60,9 @@ def test_whether_all_of_them_did_is_named(planner):
     """Z7: 星舰2024年的试飞都成功了吗？ kept the successful flights and read as a yes (one of four was a partial failure)."""
     plan = planner.plan("星舰2024年的试飞都成功了吗？")
     assert plan.caveat is not None and "都" in plan.caveat
+
+
+def test_the_word_asked_after_which_is_named_whatever_follows_later(planner):
+    """Z13: 分别是哪家供应商提供的？各几个？: 供应商 was taken as part of a name because 各, a word later on, was read."""
+    plan = planner.plan("单价超过3000万美元的发动机部件，分别是哪家供应商提供的？各几个？")
+    assert plan.caveat is not None and "供应商" in plan.caveat
