@@ -103,6 +103,10 @@ class Assembler:
         if stray:  # a number the plan does not use means the question was misread
             raise PlanningFailed(f"I could not tell what {', '.join(stray)} refers to",
                                  zh=f"看不出 {', '.join(stray)} 指的是什么")
+        tables = set(frame.tables(self.schema)) | set(frame.required)
+        self.r.ignored += [m.text for m in self.r.mentions if m.kind == "table" and m.extra and m.extra[0] == "role"
+                           and self.table(m) in tables and m.extra[1] not in tables]  # 哪家供应商 of the aircraft: a
+        # role's word whose referring rows the query does not read is not said by joining its table another way
         frame.unused = unaccounted(self.r, frame, self.schema)
         # Follow-up markers are stopwords for the follow-up reader; in a question read on its own they
         # can carry meaning ("countries with only one official language"), so they are never dropped silently.
@@ -224,6 +228,11 @@ class Assembler:
         if not frame.fact:
             raise PlanningFailed("I could not tell which table it is about", zh="看不出问的是哪张表")
         self._measured_in_child(frame, subject if group is None and having is None else None)
+        for m in r.mentions:  # "How many suppliers are there?": the makers some part's supplier_id refers to
+            if m.kind == "table" and m.extra and m.extra[0] == "role" and self.table(m) == frame.fact \
+                    and m.extra[1] not in frame.required:
+                frame.required.append(m.extra[1])
+                self.notes.append(f"'{m.text}' → only rows a {m.extra[1]} row refers to as {m.text}")
         times = self._times_of_the_rows(frame, having)
         frame.subject_text = fact.text if fact is not None and not times else frame.fact
         frame.own_pronoun = bool(r.pronouns)

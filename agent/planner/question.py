@@ -386,6 +386,15 @@ def _surface(span: list[Token]) -> str:
     return " ".join(t.text for t in span)
 
 
+def _role_tables(schema: SchemaIndex, words: list) -> tuple[str, str] | None:
+    """The table a word names by the role its rows play in another's key, and that other table ("suppliers": the
+    makers a part's `supplier_id` refers to), when no table is named so and one key, an id (not a
+    code whose value the rows show: `Template_Type_Code`), says it."""
+    found = {(e.ref_table, e.table) for e in schema.edges if e.column.lower().endswith("id")  # (not a code: its value)
+             and _fits((w := schema.column(e.table, e.column).words), words) and w != schema.tables[e.ref_table].words}
+    return next(iter(found)) if len(found) == 1 else None
+
+
 def _schema_readings(span: list[Token], i: int, n: int, schema: SchemaIndex, text: str) -> list[Mention]:
     words = [t.words for t in span]
     if n == 1 and span[0].norm in _NOT_NAMES:
@@ -399,6 +408,8 @@ def _schema_readings(span: list[Token], i: int, n: int, schema: SchemaIndex, tex
                  if n == 1 and len(t.words) > 1 and t.words[-1] in words[0] and t.name not in full)
     if full:
         found.append(Mention("table", i, i + n, text, tables=full))
+    elif not head and (roles := _role_tables(schema, words)):
+        found.append(Mention("table", i, i + n, text, tables=(roles[0],), extra=("role", roles[1])))
     if head:
         found.append(Mention("table", i, i + n, text, tables=head, partial=True))
     exact, part = [], []
