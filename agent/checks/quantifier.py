@@ -4,7 +4,7 @@ a WHERE list the families with at least one retired vehicle, which is another qu
 
 A query that can say "every" has a negation (`NOT IN`, `NOT EXISTS`, `<>`), an EXCEPT, a HAVING or an
 `ALL`; one with none of them is flagged. Only clear wordings are read: 所有/全部/每… followed by 都 within a
-clause, and "whose/with/where all (of) its/their X are…", "every one of"; "Show all their names" is not
+clause, and "whose/with/where all (of) its/their X are…", "every one of", "had every X installed…"; "Show all their names" is not
 about every row. Every period of a span ("in every year from 2020 through 2025", 每年都) needs a HAVING on a count
 of distinct periods.
 """
@@ -20,7 +20,9 @@ from agent.checks.turn import parsed
 UNIVERSAL = re.compile(r"(?:所有|全部|每)[^，。？！,?!；;]{0,12}?都"
                        r"|\b(?:whose|with|where|that have|that had)\s+all\s+(?:of\s+)?(?:its|their|the)\s+\w+(?:\s+\w+)?\s+"
                        r"(?:are|were|is|was|have|had)\b|\b(?:ha(?:ve|s|d)|with)\s+all\s+(?:of\s+)?(?:its|their)\s+\w+\s+\w+ed\b"
-                       r"|\bwhose\s+\w+(?:\s+\w+)?\s+(?:are|were)\s+all\b|\bevery\s+one\s+of\s+(?:its|their)\b", re.I)
+                       r"|\bwhose\s+\w+(?:\s+\w+)?\s+(?:are|were)\s+all\b|\bevery\s+one\s+of\s+(?:its|their)\b"
+                       # "Which aircraft had every listed hardware part installed before 2000?"
+                       r"|\b(?:ha(?:ve|s|d)|with)\s+every\s+(?:\w+\s+){1,4}?\w+ed\b", re.I)
 
 
 #: Every period of a span ("in every year from 2020 through 2025", 每年都): a thing that has rows in each of them,

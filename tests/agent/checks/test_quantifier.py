@@ -17,6 +17,8 @@ ALL_RETIRED = ("SELECT f.name FROM vehicle_families AS f WHERE f.id NOT IN "
     ("Which families have all of their vehicles retired?", "have all of their vehicles retired"),
     ("List the families whose vehicles are all retired.", "whose vehicles are all"),
     ("Families with all their vehicles retired", "with all their vehicles retired"),
+    # The fiftieth re-walk's E15 (aircraft, listed by part, marked answered)
+    ("Which families had every listed vehicle retired?", "had every listed vehicle retired"),
 ])
 def test_every_row_asked_about_and_any_row_kept_is_found(question, words):
     assert universal_dropped(question, ANY_RETIRED, dialect="sqlite") == words
