@@ -549,7 +549,8 @@ class Assembler:
                 else:
                     frame.group_columns.append(column)
         first_aggregate = min((m.start for m in r.mentions if m.kind == "keyword" and not r.is_free(m)
-                               and m.code in ("count", "avg", "sum", "max", "min")), default=None)
+                               and (m.code in ("count", "avg", "sum", "max", "min")
+                                    or (m.code == "most" and r.rank is not None and not r.rank.by_count))), default=None)
         if frame.measures and not (frame.group_columns or frame.group_time) and frame.entity is None and first_aggregate is not None:
             for m in self._free_columns(exact=True):
                 if (r.periods or r.years) and all(c.is_date or c.is_year for c in m.columns):

@@ -75,6 +75,8 @@ _WHAT_ZH = frozenset({"什么", "哪种", "哪个", "哪款", "哪家"})
 _CLAUSE_OF = re.compile(r"\s*[\u4e00-\u9fff]{1,3}的\s*(?:有|共有|一共有)?\s*")
 #: A second question about the rows the first named, up to its pronoun ("…, and how much did they weigh").
 _SECOND_ASKED = re.compile(r"[,;]\s*(?:and\s+)?(?:how|what|which|when|where)\b[^,;?]*$", re.I)
+#: "most of the …", "most of that …": the larger part of a quantity, not the most rows.
+_OF_THE = re.compile(r"\s+of\s+(?:the|that|this|their|its|all)\b", re.I)
 #: A verb's aspect between a table word and the count (发射了多少颗, 发射过多少个): that word is the verb.
 _DONE = re.compile(r"\s*[了过]\s*(?:一共|总共|共)?\s*")
 _IS_WHAT_ZH = re.compile(r"\s*(?:分别)?是(?:谁|什么|哪)")
@@ -970,6 +972,15 @@ class RoleResolver:
 
     def _superlative(self, m: Mention, rank_context: bool) -> None:
         desc = m.code == "most"
+        if desc and not self.q.zh and _OF_THE.match(self.q.text, self.q.tokens[m.end - 1].end):
+            share = self.next_mention(m, 4, kinds=("column",), skip=("filler",), skip_tables=True)
+            if share is not None and _numeric(share):
+                # "Which purpose accounted for most of that mass?": the groups ranked by their total of it, not by
+                # how many rows each has
+                self.aggregates.append(("sum", share, False))
+                self.rank = Rank(desc=True)
+                self.use(m, share)
+                return
         # Chinese puts it after its noun: "发射场最多", "质量最大的卫星", "发射次数最多".
         before = self.previous_mention(m, 2, kinds=("table", "column"), skip=("count",)) if self.q.zh else None
         if before is None and self.q.zh:

@@ -1,0 +1,18 @@
+"""What the fiftieth re-walk found (issue 38), read right now:
+
+- "Which purpose accounted for most of that mass?": "most of the/that <measure>" ranks the groups by their total of
+  it (the purpose of the one heaviest payload was given, right by chance; read on its own it counted payloads).
+"""
+
+from __future__ import annotations
+
+from tests.agent.planner.test_planner_followup import planner, sample  # noqa: F401 (fixtures)
+from tests.agent.planner.test_planner_within_groups import _rows
+
+
+def test_most_of_a_quantity_ranks_the_groups_by_their_total(planner, sample_db_path):
+    plan = planner.plan("Which purpose accounted for most of the payload mass launched in 2024?")
+    gold = ("SELECT p.purpose FROM payloads p JOIN launches l ON l.id = p.launch_id WHERE l.launch_date LIKE '2024%' "
+            "GROUP BY p.purpose ORDER BY SUM(p.mass_kg) DESC LIMIT 1")
+    assert plan.caveat is None and _rows(planner, plan.sql)[0][0] == sample(sample_db_path, gold)[0][0]
+    assert "COUNT(*)" in planner.plan("Which rockets carried most of the payloads in 2024?").sql  # rows: counted
