@@ -980,6 +980,9 @@ class RoleResolver:
                 self.aggregates.append(("sum", share, False))
                 self.rank = Rank(desc=True)
                 self.use(m, share)
+                tokens, i = self.q.tokens, m.start
+                if i >= 2 and tokens[i - 1].norm == "for" and tokens[i - 2].norm.startswith("account"):
+                    self.read_tokens.update({i - 2, i - 1})  # "accounted for most of": what the ranking says
                 return
         # Chinese puts it after its noun: "发射场最多", "质量最大的卫星", "发射次数最多".
         before = self.previous_mention(m, 2, kinds=("table", "column"), skip=("count",)) if self.q.zh else None
