@@ -16,3 +16,13 @@ def test_most_of_a_quantity_ranks_the_groups_by_their_total(planner, sample_db_p
             "GROUP BY p.purpose ORDER BY SUM(p.mass_kg) DESC LIMIT 1")
     assert plan.caveat is None and _rows(planner, plan.sql)[0][0] == sample(sample_db_path, gold)[0][0]
     assert "COUNT(*)" in planner.plan("Which rockets carried most of the payloads in 2024?").sql  # rows: counted
+
+
+def test_the_sample_databases_own_words_for_values(planner, sample_db_path):
+    """E12, Z8, Z10: "medium Earth orbit", 失效 (a payload lost in orbit), 起落架 (landing gear) were words not used."""
+    plan = planner.plan("List the payloads launched into medium Earth orbit from February through September 2022.")
+    assert plan.caveat is None and "orbit = 'MEO'" in plan.sql
+    plan = planner.plan("2010年代发射的导航卫星里，已经退役或失效的有多少颗？")
+    assert plan.caveat is None and _rows(planner, plan.sql) == [(22,)]
+    plan = planner.plan("起落架单价超过400万美元的飞机有哪些？")
+    assert plan.caveat is None and len(_rows(planner, plan.sql)) == 3
