@@ -17,6 +17,7 @@ from agent.planner.frame import Comparison, PlanningFailed, Rank, YearFilter
 from agent.planner.lexicon import (COMPARATIVES, KIND_WORDS, MAKER_WORDS, MAKING_VERBS, MAKING_VERBS_ZH, MODEL_WORDS, ORDER_VERBS,
                                    PARTICIPLES,
                                    WHO_WORDS, ZH_COMPARATIVES)
+from agent.planner.units import UNITS
 from agent.planner.words import UNIT_NAMES
 from storage.text import singular
 from agent.planner.negation import find_negated
@@ -862,18 +863,28 @@ class RoleResolver:
             after.code == "count" or after.code == "group" and self.q.zh and self.has("count"))
 
     def _units_asked(self, m: Mention) -> Mention | None:
-        """"How many kilograms of payload went to SSO?": a unit right after "how many", and the one numeric column of
-        that unit (a `…_kg` column) of the table named next, as a column mention of the unit's word; None otherwise."""
-        if self.q.zh or m.text.lower() not in _AMOUNT_ASKED or m.end >= len(self.q.tokens):
+        """"How many kilograms of payload went to SSO?", 多少吨有效载荷: a unit right after "how many" (or one a column's unit
+        converts to), and the one numeric column of that unit (a `…_kg` column) of the table named next, as a column
+        mention of the unit's word; None otherwise."""
+        asked = m.text in ("多少", "几") if self.q.zh else m.text.lower() in _AMOUNT_ASKED
+        if not asked or m.end >= len(self.q.tokens):
             return None
-        word = self.q.tokens[m.end]
-        suffix = next((s for s, names in UNIT_NAMES.items() if word.norm in names or word.text.lower() in names), None)
-        table = next((o for o in self.mentions if o.kind == "table" and 0 < o.start - m.end <= 3), None)
-        if suffix is None or table is None:
+        word = self.q.tokens[m.end].text
+        if self.q.zh:  # 多少吨有效载荷: the unit is no token of its own
+            word = next((w for u in UNITS for w in (u.zh,) if self.q.text.startswith(w, self.q.tokens[m.end - 1].end)),
+                        "") or next((w for names in UNIT_NAMES.values() for w in names if not w.isascii()
+                                     and self.q.text.startswith(w, self.q.tokens[m.end - 1].end)), "")
+        suffix = next((s for s, names in UNIT_NAMES.items() if word.lower() in names), None)
+        # 多少吨有效载荷, "how many tonnes of payload": a unit the column converts from (`agent.planner.units`)
+        suffix = suffix or next((u.source for u in UNITS if word.lower() in u.words), None)
+        gap = 0 if self.q.zh else 1
+        table = next((o for o in self.mentions if o.kind == "table" and gap <= o.start - m.end <= 3), None)
+        if not word or suffix is None or table is None:
             return None
         columns = [c for t in table.tables for c in self.schema.tables[t].columns.values()
                    if c.name.lower().endswith(f"_{suffix}") and c.is_numeric]
-        return Mention("column", m.end, m.end + 1, word.text, columns=(columns[0],)) if len(columns) == 1 else None
+        span = (m.start, m.end) if self.q.zh else (m.end, m.end + 1)  # (Chinese: the unit is in the count's span)
+        return Mention("column", *span, word, columns=(columns[0],)) if len(columns) == 1 else None
 
     def _rows_named(self, m: Mention) -> Mention | None:
         """A word that names the rows of a table by their name column ("missions": each launch's `<word>_name`), as that

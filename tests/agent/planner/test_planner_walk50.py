@@ -6,6 +6,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tests.agent.planner.test_planner_followup import planner, sample  # noqa: F401 (fixtures)
 from tests.agent.planner.test_planner_within_groups import _rows
 
@@ -26,3 +28,15 @@ def test_the_sample_databases_own_words_for_values(planner, sample_db_path):
     assert plan.caveat is None and _rows(planner, plan.sql) == [(22,)]
     plan = planner.plan("起落架单价超过400万美元的飞机有哪些？")
     assert plan.caveat is None and len(_rows(planner, plan.sql)) == 3
+
+
+@pytest.mark.parametrize("question", ["2015年至2019年，长征三号乙一共把多少吨有效载荷送进了地球同步转移轨道？",
+                                      "How many tonnes of payload did the Long March 3B send to GTO from 2015 to 2019?"])
+def test_how_many_tonnes_of_payload_is_their_mass_in_tonnes(planner, sample_db_path, question):
+    """Z5: 多少吨有效载荷 counted the payloads (吨 and 送进 named): a unit a column converts to, after "how many", asks for
+    that column's total in it, as "how many kilograms of payload" did."""
+    plan = planner.plan(question)
+    gold = ("SELECT ROUND(SUM(p.mass_kg) / 1000.0, 3) FROM payloads p JOIN launches l ON l.id = p.launch_id JOIN "
+            "launch_vehicles v ON v.id = l.vehicle_id WHERE l.launch_date BETWEEN '2015-01-01' AND '2019-12-31' AND "
+            "v.name = 'Long March 3B' AND p.orbit = 'GTO'")
+    assert plan.caveat is None and _rows(planner, plan.sql) == sample(sample_db_path, gold)
