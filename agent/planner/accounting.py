@@ -66,7 +66,8 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     read = r.period_tokens | r.pronouns | r.read_tokens  # words a pass read that no mention covers
     missing.extend((i, t.text) for i, t in enumerate(r.q.tokens) if i not in covered and i not in read
                    and t.text in r.q.unmatched and t.norm not in FILLER_WORDS and not _relating_verb(i, r, joined)
-                   and not _names_the_key(i, r, edges, schema) and not _ordering_word(i, r, frame)
+                   and not _names_the_key(i, r, edges, schema) and not _key_of_the_value(i, r, edges, schema)
+                   and not _ordering_word(i, r, frame)
                    and not _verb_of_a_key(i, r, frame, edges, schema) and not _adjective_of_a_value(t.norm, frame)
                    and not _made_by_a_maker(t.text, frame, schema, joined))
     missing.extend(_making_words(r, frame, schema))
@@ -355,6 +356,15 @@ def _names_the_key(i: int, r: RoleResolver, edges: list, schema: SchemaIndex) ->
     word = r.q.tokens[i].norm
     return after is not None and any(e.ref_table in after.tables and word in schema.column(e.table, e.column).words
                                      for e in edges)
+
+
+def _key_of_the_value(i: int, r: RoleResolver, edges: list, schema: SchemaIndex) -> bool:
+    """A word right after a value the query uses, naming the key by which the query reaches that value's table
+    ("Chinese operators": China reached by `payloads.operator_country_id`)."""
+    before = next((m for m in r.mentions if m.end == i and m.kind == "value" and not r.is_free(m)), None)
+    word = singular(r.q.tokens[i].norm)
+    return before is not None and any(e.ref_table in {v.table for v in before.values}
+                                      and word in schema.column(e.table, e.column).words for e in edges)
 
 
 def _verb_of_a_key(i: int, r: RoleResolver, frame: Frame, edges: list, schema: SchemaIndex) -> bool:
