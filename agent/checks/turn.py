@@ -385,6 +385,8 @@ _LIST_BREAK = re.compile(r"\n\s*(?:[-*•]|\d+[.)])\s*|\s*[;；、]\s*|\s*和\s*
 _NOT_NAMES = {"yes", "no", "the", "there", "these", "this", "that", "they", "it", "so", "also", "however", "then",
               "answer", "note", "in", "on", "at", "for", "from", "of", "both", "only", "overall", "here", "sure",
               "based", "all", "i"}
+#: The headers the answer writer lists before a result's first rows ("3 rows (Decade, Total mass (kg)); first: …").
+_HEADERS = re.compile(r"\((?:[^()]|\([^()]*\))*\)(?=;\s*first:)")
 #: Names a result of numbers may stand for: months, weekdays, quarters.
 _CALENDAR = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun)[a-z]*|q[1-4]")
 
@@ -401,6 +403,7 @@ def unsupported_names(text: str, *, rows: list[list[Any]], question: str, sql: s
         return []
     said = set(re.findall(r"\w+", " ".join([question, sql.replace("_", " "), *known]).lower()))
     found = []
+    text = _HEADERS.sub("", text)  # "3 rows (Decade, Total mass (kg)); first: …": the result's own headers
     for listed in _NAME_LIST.findall(_LIST_BREAK.sub(", ", text)):
         # each sentence's part apart: "… MEO, GEO. There were 26 launches" lists GEO, not "GEO. There"
         for item in (piece for i in _LIST_SEPARATOR.split(listed) for piece in _SENTENCE_END.split(i)):

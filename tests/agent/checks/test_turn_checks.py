@@ -150,6 +150,9 @@ AHD = "Which airlines have a flight with source airport AHD?"
     ("Flight Count and Airline are 5 and 1.", [[5, 1]], AHD, []),  # the query's flight_count
     # A list ending a sentence, the next one opening with a capital (the fifteenth re-walk's E01).
     ("Counted flights from AHD, Airline. There were 26.", [[26]], AHD, []),
+    # The headers the answer writer lists before the first rows are the result's (session 29's use in Chromium:
+    # "How much payload mass was sent to TLI in each decade?" flagged 'Total').
+    ("3 rows (Decade, Total mass (kg)); first: 2000 (4,430), 2010 (23,583.3).", [[2000, 4430.0]], AHD, []),
 ])
 def test_an_answer_lists_only_names_its_result_or_question_holds(text, rows, question, unsupported):
     assert unsupported_names(text, rows=rows, question=question,
