@@ -871,9 +871,9 @@ class RoleResolver:
             return None
         word = self.q.tokens[m.end].text
         if self.q.zh:  # 多少吨有效载荷: the unit is no token of its own
-            word = next((w for u in UNITS for w in (u.zh,) if self.q.text.startswith(w, self.q.tokens[m.end - 1].end)),
-                        "") or next((w for names in UNIT_NAMES.values() for w in names if not w.isascii()
-                                     and self.q.text.startswith(w, self.q.tokens[m.end - 1].end)), "")
+            at = self.q.tokens[m.end - 1].end
+            said = [u.zh for u in UNITS] + [w for names in UNIT_NAMES.values() for w in names if not w.isascii()]
+            word = next((w for w in said if self.q.text.startswith(w, at)), "")
         suffix = next((s for s, names in UNIT_NAMES.items() if word.lower() in names), None)
         # 多少吨有效载荷, "how many tonnes of payload": a unit the column converts from (`agent.planner.units`)
         suffix = suffix or next((u.source for u in UNITS if word.lower() in u.words), None)
