@@ -66,8 +66,7 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     read = r.period_tokens | r.pronouns | r.read_tokens  # words a pass read that no mention covers
     missing.extend((i, t.text) for i, t in enumerate(r.q.tokens) if i not in covered and i not in read
                    and t.text in r.q.unmatched and t.norm not in FILLER_WORDS and not _relating_verb(i, r, joined)
-                   and not _names_the_key(i, r, edges, schema) and not _key_of_the_value(i, r, edges, schema)
-                   and not _ordering_word(i, r, frame)
+                   and not _names_the_key(i, r, edges, schema) and not _ordering_word(i, r, frame)
                    and not _verb_of_a_key(i, r, frame, edges, schema) and not _adjective_of_a_value(t.norm, frame)
                    and not _made_by_a_maker(t.text, frame, schema, joined))
     missing.extend(_making_words(r, frame, schema))
@@ -222,15 +221,16 @@ def _which_unread(r: RoleResolver, covered: set[int]) -> list[tuple[int, str]]:
     # after it (operator country), read with it; not a word after other words (哪家供应商提供的？各几个？)
 
 
+#: A question asking whether something is so ("Is the Falcon 9 reusable?", 星舰的试飞都成功了吗？).
+YES_NO = re.compile(r"^\s*(?:is|are|was|were|does|do|did|has|have|can)\b|吗\s*[？?]?\s*$", re.I)
 #: 全部, 都, 均 right before a value ("…的发射全部成功"): every row of the group has it, not the rows that do.
-_YES_NO_ZH = re.compile(r"[吗嘛][？?]?\s*$")
 _ALL_OF_THEM_ZH = re.compile(r"(全部|全都|都|均|全)(?:是|为)?$")
 
 
 def _all_of_each(r: RoleResolver, frame: Frame) -> list[tuple[int, str]]:
     """哪些火箭家族的发射全部成功？: groups whose rows all have a value, which a filter keeping those rows does not say
     (it listed every family with one success). The word of "all" is named."""
-    if not r.q.zh or not (frame.entity or frame.group_columns or _YES_NO_ZH.search(r.q.text)):
+    if not r.q.zh or not (frame.entity or frame.group_columns or YES_NO.search(r.q.text)):
         return []  # (星舰2024年的试飞都成功了吗？: whether all of them did, which the rows that did do not say)
     found = []
     for c in frame.conditions:
@@ -350,21 +350,14 @@ def _accounted(m, frame: Frame, tables: set[str], columns: set[int], repeats: bo
 
 
 def _names_the_key(i: int, r: RoleResolver, edges: list, schema: SchemaIndex) -> bool:
-    """A word right before a table word, naming the key the query joins that table by ("operator country":
-    `payloads.operator_country_id`, one of the payloads' two ways to a country)."""
-    after = next((m for m in r.mentions if m.start == i + 1 and m.kind == "table"), None)
-    word = r.q.tokens[i].norm
-    return after is not None and any(e.ref_table in after.tables and word in schema.column(e.table, e.column).words
-                                     for e in edges)
-
-
-def _key_of_the_value(i: int, r: RoleResolver, edges: list, schema: SchemaIndex) -> bool:
-    """A word right after a value the query uses, naming the key by which the query reaches that value's table
-    ("Chinese operators": China reached by `payloads.operator_country_id`)."""
-    before = next((m for m in r.mentions if m.end == i and m.kind == "value" and not r.is_free(m)), None)
+    """A word naming the key the query joins a table by, beside a word of that table: right before its table word
+    ("operator country": `payloads.operator_country_id`, one of the payloads' two ways to a country) or right after a
+    value of it the query uses ("Chinese operators": China reached by that key)."""
+    after = next((m.tables for m in r.mentions if m.start == i + 1 and m.kind == "table"), ())
+    before = next(({v.table for v in m.values} for m in r.mentions if m.end == i and m.kind == "value"
+                   and not r.is_free(m)), set())
     word = singular(r.q.tokens[i].norm)
-    return before is not None and any(e.ref_table in {v.table for v in before.values}
-                                      and word in schema.column(e.table, e.column).words for e in edges)
+    return any(e.ref_table in (*after, *before) and word in schema.column(e.table, e.column).words for e in edges)
 
 
 def _verb_of_a_key(i: int, r: RoleResolver, frame: Frame, edges: list, schema: SchemaIndex) -> bool:

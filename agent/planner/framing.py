@@ -12,7 +12,7 @@ import re
 from dataclasses import replace
 from datetime import date
 
-from agent.planner.accounting import TIME_PARTS, unaccounted, when_words
+from agent.planner.accounting import TIME_PARTS, YES_NO, unaccounted, when_words
 from agent.planner.frame import Condition, Frame, Measure, MissingSubject, Ordering, PlanningFailed, YearFilter
 from agent.planner.lexicon import MAKING_VERBS
 from agent.planner.negation import Absence
@@ -42,13 +42,13 @@ _SECOND_ASKED_ZH = re.compile(r"其中|[,，;；？?]")
 _WITH_THE = re.compile(r"\bwith\s+(?:the|their|its)\s+$", re.I)
 #: The next word of such a list ("with the rocket and launch site", "…, the site").
 _LISTED_ON = re.compile(r"(?:\band|,)\s+(?:the\s+|their\s+|its\s+)?$", re.I)
-#: The words that may stand between two values of one list ("Falcon 9 and Electron", 中国、美国和俄罗斯).
 #: 美国以外的国家, 中国之外: "other than" said after the value it excludes (not closing a 除(了)… of its own).
 _OUTSIDE_ZH = re.compile(r"\s*(?:以外|之外)")
 #: Punctuation by which a stored text goes on after another stored text of its column (`_continued`).
 _CONTINUING = frozenset(";:,(/")
 #: Modal verbs: a table word right after one is a verb ("can fly").
 _MODALS = frozenset({"can", "could", "will", "would", "may", "might", "should", "must"})
+#: The words that may stand between two values of one list ("Falcon 9 and Electron", 中国、美国和俄罗斯).
 _LISTED = frozenset({"and", "or", "nor", ",", "，", "、", "和", "与", "及", "以及", "或"})
 PERIOD_WORDS = frozenset({"month", "months", "月", "月份", "quarter", "quarters", "季度"})  # and the shorter units
 _BUCKET_ZH = {"year": "年", "month": "月", "quarter": "季度", "half_year": "半年", "decade": "年代"}
@@ -66,8 +66,6 @@ def build_frame(parsed: ParsedQuestion, schema: SchemaIndex, today: date | None 
 #: A day, month or year asked after 哪 (是哪天发射的？): the verb after it is what happened then, not what is asked about.
 _WHEN_ASKED = re.compile(r"(?:^|哪)(?:一)?(?:天|日|年|月|年份|月份|季度|时候)$")
 
-#: A question asking whether something is so ("Is the Falcon 9 reusable?", "Does it …").
-_YES_NO = re.compile(r"^\s*(?:is|are|was|were|does|do|did|has|have|can)\b|吗\s*[？?]?\s*$", re.I)
 #: Words the follow-up reader consumes (agent.planner.followup) that make a question a follow-up ("only the Chinese
 #: ones", "the same for 2019"), named when a question read on its own leaves them unused. Not "among": the words
 #: after it say which rows ("among those launched in the 2010s"), and they are read on their own.
@@ -142,7 +140,8 @@ class Assembler:
         by_count = r.rank is not None and r.rank.by_count
         counted = r.counted or (r.rank.counted if by_count else None) or (having.counted if having else None)
         free = [m for m in r.mentions if m.kind == "table" and r.is_free(m)]
-        if (verbs := [m for m in free if self._after_a_modal(m)]) and len(verbs) < len(free) + bool(self._asked_value()):
+        verbs = [m for m in free if self._after_a_modal(m)]
+        if verbs and len(verbs) < len(free) + bool(self._asked_right_after_which("value")):
             # "Which helicopters can fly less than 800 km?": 'fly' after "can" is what they do, not the launches
             free = [m for m in free if m not in verbs]
             r.use(*verbs)
@@ -180,7 +179,8 @@ class Assembler:
             subject = self._after_which(free_tables) or subject
             # 长征系列里…: 系列 says what 长征 is, a condition's word, not the rows counted
             others = sorted((m for m in free_tables if m is not subject), key=self._names_a_value)
-            if subject is not None and verb_form(subject.text) and subject.start > 0 and self._column_after_which():
+            if subject is not None and verb_form(subject.text) and subject.start > 0 \
+                    and self._asked_right_after_which("column"):
                 # "which orbit have most military payloads been launched into?": the orbits, ranked by the payloads;
                 # the verb says what the rows did, not the groups
                 subject = None
@@ -418,17 +418,13 @@ class Assembler:
         """An English table word right after a modal verb ("can fly", "could launch"): a verb."""
         return not self.q.zh and m.start > 0 and self.q.tokens[m.start - 1].norm in _MODALS
 
-    def _asked_value(self) -> Mention | None:
-        """The stored value right after "which"/"what" ("Which helicopters …"): the rows asked about are its table's."""
-        r = self.r
-        return next((v for w in r.mentions if w.kind == "keyword" and w.code == "which"
-                     for v in [r.next_mention(w, 0, kinds=("value",))] if v is not None), None)
-
-    def _column_after_which(self) -> Mention | None:
-        """The free column word right after "which" ("which orbit"): what the question asks for, grouped."""
+    def _asked_right_after_which(self, kind: str) -> Mention | None:
+        """The free mention of `kind` right after "which"/"what": a value ("Which helicopters …": the rows asked about
+        are its table's) or a whole column ("which orbit": what the question asks for, grouped)."""
         r = self.r
         return next((m for w in r.mentions if w.kind == "keyword" and w.code == "which"
-                     for m in [r.next_mention(w, 0, kinds=("column",))] if m is not None and not m.partial), None)
+                     for m in [r.next_mention(w, 0, kinds=(kind,))]
+                     if m is not None and not (kind == "column" and m.partial)), None)
 
     def _child_of(self, table: str) -> str:
         """The table whose rows "N times" counts: a child whose columns the question names ("each manufacturer's
@@ -848,7 +844,7 @@ class Assembler:
         """"Which reusable launch vehicles are still active?": a yes/no column named in a question that
         asks for rows is a condition (`reusable = 1`), not a column of 1s and 0s to show. A question that
         asks it of one thing ("Is the Falcon 9 reusable?") shows it. True when it added one."""
-        if _YES_NO.match(self.q.text):
+        if YES_NO.match(self.q.text):
             return False
         added = False
         for m in self.r.mentions:

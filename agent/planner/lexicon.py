@@ -176,7 +176,7 @@ ZH_WORDS: dict[str, str] = {
     # 按用途分呢？, 按火箭拆分一下 (split by, as 按 says); 占多少比例 (make up: the share says it)
     "分": "", "拆分": "", "细分": "", "占": "",
     # 不是完全成功的 (not a full success: the negation says it); 发往 (sent to: the orbit or place named after)
-    "完全": "", "发往": "", "进入": "", "去往": "", "去了": "", "送进": "", "送入": "", "送往": "",
+    "完全": "", "发往": "", "进入": "", "去往": "", "去了": "", "送进": "",
     # 它们用的是哪些火箭？: the rockets they used, as the join says
     "用的": "", "用了": "", "用过": "", "使用过": "",
     # 罗尔斯·罗伊斯供应的发动机部件: supplied by, as the supplier join says (生产, 制造 likewise)
