@@ -370,11 +370,13 @@ class OfflinePlanner:
     def _shown_named(self, frame: Frame, named: _Named) -> set[str]:
         """The table a tied follow-up asks for by name and shows, whose rows refer to the previous ones ("Which
         payloads did they carry?" after launches: the payloads of those launches) or that each previous row has
-        one of ("Which rockets flew from there that year?"): the words ask for that join."""
+        one of ("Which rockets flew from there that year?"), or one key of theirs refers to (它们是哪几家制造商造的？:
+        the payloads' own makers, though their rockets' makers are another way): the words ask for that join."""
         shown = [c for c in frame.columns if c.table in named.asked]
         shown += [m.column for m in frame.measures if m.column is not None and m.column.table in named.measured]
         asked = {c.table for c in shown if c.table in self.schema.children(frame.fact)
-                 or self.schema.one_each(frame.fact, c.table)}
+                 or self.schema.one_each(frame.fact, c.table)
+                 or len([e for e in self.schema.edges if e.table == frame.fact and e.ref_table == c.table]) == 1}
         return {t for a in asked for t in self._path_tables(frame.fact, a)} | asked
 
     def _path_tables(self, start: str, goal: str) -> set[str]:

@@ -32,7 +32,7 @@ _GENERIC_LABELS = frozenset({"name", "title", "label"})
 #: "Group the players by their team" would group by the players.
 _GROUP_WORDS = {"group", "grouped", "grouping", "分组"}
 
-_RANKING = frozenset({"most", "least", "superlative", "top", "most_common", "order", "order_desc", "order_asc",
+_RANKING = frozenset({"most", "least", "superlative", "top", "most_common", "mainly", "order", "order_desc", "order_asc",
                       "desc", "asc"})
 
 
@@ -273,6 +273,9 @@ def when_words(q) -> list[tuple[int, str]]:
     """The words by which a question asks when (a question opening with "When", not "… when X is"; 哪天,
     什么时候…), with their token positions."""
     found = [(0, q.tokens[0].text)] if q.tokens and q.tokens[0].norm == "when" else []
+    # "…, and when?", "…, and since when?": a second question asking it of the rows listed
+    found += [(i, t.text) for i, t in enumerate(q.tokens) if i > 1 and t.norm == "when"
+              and q.tokens[i - 1].norm in ("and", "since") and i == len(q.tokens) - 1]
     for word in re.finditer("|".join(WHEN_WORDS_ZH), q.text):
         found.append((sum(1 for t in q.tokens if t.start <= word.start()), word.group()))
     return found

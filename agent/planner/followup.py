@@ -450,6 +450,11 @@ def _grouping(frame: Frame, a: Assembler) -> list[str]:
         # "Which sites were they launched from, and how many from each?" after a count: a count per site
         group = next((m for m in r.mentions if m.kind == "table" and r.is_free(m) and a.table(m) != frame.fact), None)
         r.use(group)
+    if group is None and r.rank is not None and r.aggregates:
+        # "Which purpose accounted for most of that mass?" after a total: the previous rows grouped by the column
+        # asked after "which", ranked by the measure
+        group = r.asked_right_after_which("column")
+        r.use(group)
     if group is not None and group.kind == "table" and any(
             m is not None and 0 <= m.start - group.end <= 1 for _, m, _ in r.aggregates):
         group = None  # "by average payload mass": a measure, not a grouping by payloads
@@ -648,7 +653,7 @@ def _ranking(frame: Frame, a: Assembler) -> list[str]:
         return []
     if r.limit is not None:  # 前五名呢？ after the first and any tied: the first five
         frame.limit, frame.ties = r.limit, frame.ties and r.limit == 1
-    elif r.rank is not None and frame.limit is None:
+    elif r.rank is not None and frame.limit is None and not r.rank.every:
         frame.limit, frame.ties = 1, True  # "Which one has the most?": the first, and any tied with it
     if r.rank is not None:
         frame.order = replace(frame.order, desc=r.rank.desc)

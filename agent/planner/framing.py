@@ -141,7 +141,7 @@ class Assembler:
         counted = r.counted or (r.rank.counted if by_count else None) or (having.counted if having else None)
         free = [m for m in r.mentions if m.kind == "table" and r.is_free(m)]
         verbs = [m for m in free if self._after_a_modal(m)]
-        if verbs and len(verbs) < len(free) + bool(self._asked_right_after_which("value")):
+        if verbs and len(verbs) < len(free) + bool(self.r.asked_right_after_which("value")):
             # "Which helicopters can fly less than 800 km?": 'fly' after "can" is what they do, not the launches
             free = [m for m in free if m not in verbs]
             r.use(*verbs)
@@ -154,8 +154,8 @@ class Assembler:
         modifiers = {id(m) for m in free for o in free if r.compound(m, o)}
         # A table word written as a verb ("rockets launched from Baikonur") says what the rows did; the
         # noun before it is what the question asks about.
-        free_tables = sorted(free, key=lambda m: (verb_form(m.text) and m.start > 0, id(m) in modifiers, m.partial,
-                                                  m.start))
+        free_tables = sorted(free, key=lambda m: ((verb_form(m.text) and m.start > 0) or self._verb_before_de(m, free),
+                                                  id(m) in modifiers, m.partial, m.start))
         subject = free_tables[0] if free_tables else None
         group = r.group if r.group is not None and r.group.kind == "table" else None
         if group is not None and not (counted or r.aggregates or having or by_count or subject or r.share
@@ -173,14 +173,16 @@ class Assembler:
             # of Falcon 9 launches", counts those rows grouped by it: the subject below)
             # "Which rockets launched at least 15 times": the rows counted refer to the rows asked about,
             # so the earlier word whose table the subject's rows refer to is the one grouped by.
+            # (not a verb 的 ties to the subject: 2024年发射的载荷 are the payloads, counted by what the question asks)
             subject = next((m for m in free_tables if subject is not None and m.start < subject.start
-                            and self.table(subject) in self.schema.children(self.table(m))), subject)
+                            and self.table(subject) in self.schema.children(self.table(m))
+                            and not self._verb_before_de(m, [subject])), subject)
             # 已退役的载荷中，哪个运营国家的数量最多？: the countries, asked after 哪个, are ranked
             subject = self._after_which(free_tables) or subject
             # 长征系列里…: 系列 says what 长征 is, a condition's word, not the rows counted
             others = sorted((m for m in free_tables if m is not subject), key=self._names_a_value)
             if subject is not None and verb_form(subject.text) and subject.start > 0 \
-                    and self._asked_right_after_which("column"):
+                    and self.r.asked_right_after_which("column"):
                 # "which orbit have most military payloads been launched into?": the orbits, ranked by the payloads;
                 # the verb says what the rows did, not the groups
                 subject = None
@@ -316,6 +318,17 @@ class Assembler:
         # 酒泉卫星发射中心发射过哪些火箭？: the rockets, named right after 哪些
         return self._after_which(free) if which else None
 
+    def _verb_before_de(self, m: Mention, free: list[Mention]) -> bool:
+        """A Chinese table word that is a verb ending a clause 的 ties to a later table word (2024年发射的载荷,
+        发射到GTO的载荷): what those rows did, as "launched" in English; the word after 的 names the rows."""
+        tokens, text = self.q.tokens, self.q.text
+        if not tokens[m.start].zh or any(w.kind == "keyword" and w.code == "which" and 0 <= m.start - w.end <= 1
+                                         for w in self.r.mentions):
+            return False  # (哪三个发射场承担的发射任务最多？: the sites, asked after 哪)
+        return any(o.start >= m.end and o is not m and tokens[o.start].zh and re.fullmatch(
+            r"[^，,。？?；;、的]{0,12}的", text[tokens[m.end - 1].end:tokens[self.r.start_before_values(o)].start])
+                   for o in free)
+
     def _owned_after_which(self, free: list[Mention]) -> Mention | None:
         """哪些国家的火箭…: the table word after 的 that the one asked after 哪些 owns (火箭); None otherwise."""
         which = self._after_which(free)
@@ -354,6 +367,13 @@ class Assembler:
             w.kind == "keyword" and w.code == "which" and 0 <= m.start - w.end <= 1 for w in r.mentions)
             for m in r.mentions)
 
+    def _counted_right_after(self, m: Mention) -> bool:
+        """A table word right before a word of counting (…中，哪款发射次数最多？: 发射次数 is what ranks the rockets
+        named before, not what 哪款 asks for)."""
+        tokens = self.q.tokens
+        return any(o.kind == "keyword" and o.code == "count" and o.start == m.end
+                   and tokens[o.start].start == tokens[m.end - 1].end for o in self.r.mentions)
+
     def _dated_right_after(self, m: Mention) -> Mention | None:
         """The table word with a date right after a year word (哪一年发射的: the launches), else None."""
         after = next((o for o in self.r.mentions if o.kind == "table" and 0 <= o.start - m.end <= 1), None)
@@ -368,7 +388,7 @@ class Assembler:
             w.kind == "keyword" and w.code == "which" and 0 <= m.start - w.end <= 1
             and not covered & set(range(w.end, m.start))  # 哪个运营国家: a word between
             and not _WHEN_ASKED.search(text[tokens[w.end - 1].end:tokens[m.start].start].strip())
-            for w in self.r.mentions)]
+            for w in self.r.mentions) and not self._counted_right_after(m)]
         if not marked:
             return None
         asked = max(marked, key=lambda m: m.start)
@@ -417,14 +437,6 @@ class Assembler:
     def _after_a_modal(self, m: Mention) -> bool:
         """An English table word right after a modal verb ("can fly", "could launch"): a verb."""
         return not self.q.zh and m.start > 0 and self.q.tokens[m.start - 1].norm in _MODALS
-
-    def _asked_right_after_which(self, kind: str) -> Mention | None:
-        """The free mention of `kind` right after "which"/"what": a value ("Which helicopters …": the rows asked about
-        are its table's) or a whole column ("which orbit": what the question asks for, grouped)."""
-        r = self.r
-        return next((m for w in r.mentions if w.kind == "keyword" and w.code == "which"
-                     for m in [r.next_mention(w, 0, kinds=(kind,))]
-                     if m is not None and not (kind == "column" and m.partial)), None)
 
     def _child_of(self, table: str) -> str:
         """The table whose rows "N times" counts: a child whose columns the question names ("each manufacturer's
@@ -803,6 +815,11 @@ class Assembler:
                       and (self.r.compound(m, o) or (o.start - m.end == 1 and verb_form(tokens[m.end].text))
                            or self._made_by_de(m, o))), None)
         through = self.table(after) if after is not None else None
+        if through is None and m.start >= 2 and tokens[m.start - 1].norm == "by" \
+                and (keyed := self.r.keyed_by(tokens[m.start - 2], table)) is not None:
+            # "supplied by Raytheon": the rows of the key that names the verb (supplier_id), not the nearest way
+            self.r.read_tokens.add(m.start - 2)
+            return keyed[1] if keyed[1] != frame.fact else None
         if through is None:
             return self._named_between(frame, table)
         if through in (table, frame.fact) or self.schema.distance(through, table) >= 99 \
@@ -1258,6 +1275,12 @@ class Assembler:
             self.r.ignored += [m.text for m in self.r.shown]  # what a second sentence asks to see, not shown
             self._join_named(frame, modifiers_only=True)
             return
+        # "…, and who supplied them?" of aircraft: the parts' suppliers, a way the join to the makers would not go
+        # (the aircraft's own maker): said, not shown
+        other_way = [m for m in self.r.shown if m.extra and m.extra[0] == "role" and (m.extra[1] != frame.fact or len(
+            [e for e in self.schema.edges if e.table == frame.fact and e.ref_table == self.table(m)]) != 1)]
+        self.r.ignored += [m.text for m in other_way]
+        self.r.shown = [m for m in self.r.shown if m not in other_way]
         if self.r.shown:  # "… List the date and the rocket.": the rows by name, with what the sentence asks
             shown = [self.label(self.table(m)) if m.kind == "table" else self._owned(m) for m in self.r.shown]
             named = [] if self.r.shown_only else [self.label(frame.fact)]  # 分别是用什么火箭: each payload's rocket
@@ -1327,8 +1350,21 @@ class Assembler:
     def when_shown(self, frame: Frame, shown: list[ColumnInfo]) -> list[ColumnInfo]:
         """The date a listing asking "when" shows beside its rows ("When did the Long March 5B launch?",
         长征五号乙是哪几天发射的？): the rows' own date (or the nearest), when no date is shown; [] otherwise."""
-        if not when_words(self.q) or frame.measures or any(c.is_date or c.is_year for c in shown):
+        asked = when_words(self.q)
+        if not asked or frame.measures or any(c.is_date or c.is_year for c in shown):
             return []
+        tokens = self.q.tokens
+        after = {tokens[i - 1].norm for i, _ in asked if i}
+        if after & {"and", "since"}:
+            # "…, and since when?": the column that says since when (installed_since); not the rows' own date
+            # (for "Which vehicles are retired, and when?" that is a launch's): the word is named instead
+            since = [c for t in frame.tables(self.schema) for c in self.schema.tables[t].time_columns
+                     if "since" in c.words]
+            if "since" not in after or len(since) != 1:
+                return []
+            self.r.read_tokens.update(i - 1 for i, _ in asked if i)
+            self.r.use(*(m for m in self.r.mentions if any(m.start == i - 1 for i, _ in asked)))
+            return since
         try:
             return [self.time_column(YearFilter("in", (), "when"))]
         except PlanningFailed:

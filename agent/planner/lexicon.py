@@ -74,6 +74,8 @@ KEYWORDS: dict[str, str] = {
     "most often": "most_common", "most frequently": "most_common",
     # "Which orbit did most of them go to?", "What were most of them for?": the value most of the rows have
     "most of them": "most_common", "most of those": "most_common", "most of these": "most_common",
+    # "Which orbits did payloads mainly go to?": every value of it, with how many rows have it, the most first
+    "mainly": "mainly", "mostly": "mainly", "primarily": "mainly", "chiefly": "mainly",
     # time buckets ("per month", "by quarter", "monthly"); "year" stays a column-like marker
     "month": "unit_month", "months": "unit_month", "monthly": "unit_month",
     "quarter": "unit_quarter", "quarters": "unit_quarter", "quarterly": "unit_quarter",
@@ -218,6 +220,7 @@ ZH_WORDS: dict[str, str] = {
     "哪些": "which", "哪几": "which", "哪几次": "which", "哪几个": "which", "哪个": "which", "哪家": "which",
     "哪一个": "which", "哪一款": "which", "哪一种": "which", "哪一家": "which", "哪一位": "which", "哪一次": "which",
     "哪款": "which", "哪种": "which", "哪": "which", "谁": "who", "什么": "which",
+    "主要": "mainly", "主要集中在": "mainly", "集中在": "mainly",  # 主要是哪些用途: as "mainly"
     "不同": "distinct", "不是": "not", "非": "not", "除了": "except", "没有": "without", "从未": "never",
     # 一次都没有发射, 一次也没发射过: not once, as 从未 (else 一 is read as the number one)
     "一次都没有": "never", "一次也没有": "never", "一次都没": "never", "一次也没": "never",

@@ -22,7 +22,7 @@ from agent.planner.words import UNIT_NAMES
 from storage.text import singular
 from agent.planner.negation import find_negated
 from agent.planner.periods import Period, find_bucket, find_periods
-from agent.planner.question import Mention, ParsedQuestion
+from agent.planner.question import Mention, ParsedQuestion, Token
 from agent.planner.schema_index import SchemaIndex
 from agent.vocabulary.numbers import MEASURE_WORDS_ZH, NUMBER_WORDS
 from agent.vocabulary.ranking import ZH_SUPERLATIVES
@@ -65,7 +65,8 @@ _YEAR_MARKERS = ("year", "years", "年")
 _LIST_JOINS = frozenset({"and", "the", "their", "its", "each", "和", "与", "及", "以及", "、", ",", "，"})
 
 #: Keywords of a question that measures or ranks, whose own grouping says what it shows.
-_MEASURING = ("count", "avg", "sum", "sum_post", "max", "min", "most", "least", "group", "most_common", "share", "rate")
+_MEASURING = ("count", "avg", "sum", "sum_post", "max", "min", "most", "least", "group", "most_common", "mainly", "share",
+              "rate")
 
 #: Auxiliary verbs before a subject ("how many times did each fly": "each" is who flew, not a grouping).
 _AUXILIARIES = frozenset({"did", "does", "do", "has", "have", "had", "was", "were", "is", "are"})
@@ -143,9 +144,10 @@ class RoleResolver:
     def start_before_values(self, m: Mention) -> int:
         """Where the values right before `m` start, else its own start: 2010年代发射的科学载荷 (科学 before 载荷),
         "Which Chinese site" (Chinese before site): what `m` names still follows the word before them."""
-        start = m.start
-        while (value := next((v for v in self.mentions if v.kind == "value" and v.end == start), None)) is not None:
-            start = value.start
+        start, tokens = m.start, self.q.tokens
+        while (value := next((v for v in self.mentions if v.kind == "value" and v.end == start
+                              and not self.q.text[tokens[v.end - 1].end:tokens[start].start].strip()), None)) is not None:
+            start = value.start  # (not across 的, which is no token: 发射到GTO的载荷 names the payloads after it)
         return start
 
     def next_mention(self, m: Mention, within: int = 3, kinds: tuple[str, ...] = (), skip: tuple[str, ...] = (),
@@ -163,6 +165,13 @@ class RoleResolver:
                 continue
             return other if not kinds or other.kind in kinds else None
         return None
+
+    def asked_right_after_which(self, kind: str) -> Mention | None:
+        """The free mention of `kind` right after "which"/"what": a value ("Which helicopters …": the rows asked about
+        are its table's) or a whole column ("which orbit": what the question asks for, grouped)."""
+        return next((m for w in self.mentions if w.kind == "keyword" and w.code == "which"
+                     for m in [self.next_mention(w, 0, kinds=(kind,))]
+                     if m is not None and not (kind == "column" and m.partial)), None)
 
     def compound(self, m: Mention, o: Mention, *, de: bool = False) -> bool:
         """`m` written right before `o`, nothing between ("aircraft manufacturers", 飞机制造商, not 国家的飞机);
@@ -453,11 +462,10 @@ class RoleResolver:
     def _maker_asked(self, second: int) -> Mention | None:
         """"Which aircraft have 4 engines? Who made them?", 装有4台发动机的飞机有哪些？分别是哪家制造的？: "who" (谁, 哪家)
         and a verb of making ask for the rows' maker, the one table the schema names by a maker's word
-        (`MAKER_WORDS`), shown beside each row; "them" is the rows."""
+        (`MAKER_WORDS`), shown beside each row; "them" is the rows. Another verb asks for the table a key of the
+        rows refers to in the role it names ("and who operated them?", 分别由谁运营？: `keyed_by`)."""
         tokens, text = self.q.tokens, self.q.text
         makers = [t.name for t in self.schema.tables.values() if set(t.words) & MAKER_WORDS]
-        if len(makers) != 1:
-            return None
         for i in range(second, len(tokens)):
             if tokens[i].text.lower() not in WHO_WORDS:
                 continue
@@ -470,13 +478,28 @@ class RoleResolver:
                 verb = after is not None and after.norm in MAKING_VERBS \
                     and all(m.kind == "column" for m in self.mentions if m.start <= i + 1 < m.end)
                 end = i + 2
-            if not verb:
-                continue
+            role = None
+            if not (verb and len(makers) == 1):
+                if after is None or (role := self.keyed_by(after)) is None:
+                    continue
+                end = i + 2
             self.use(*(m for m in self.mentions if i <= m.start < end))
             self.read_tokens.update(range(i, end))
             self.pronouns.update(j for j in range(end, len(tokens)) if tokens[j].norm in ("them", "it"))
-            return Mention("table", i, end, text[tokens[i].start:tokens[end - 1].end], tables=(makers[0],))
+            return Mention("table", i, end, text[tokens[i].start:tokens[end - 1].end],
+                           tables=(role[0] if role else makers[0],), extra=("role", role[1]) if role else None)
         return None
+
+    def keyed_by(self, verb: Token, goal: str | None = None) -> tuple[str, str] | None:
+        """"who operated them", 分别由谁运营, "supplied by Raytheon": the table (`goal`, when given) that a key of the
+        rows named refers to in the role the verb names (a key whose first word begins as the verb does: operated,
+        operator_…_id), and the key's table."""
+        named = {t for m in self.mentions for t in (*m.tables, *(c.table for c in m.columns), *(v.table for v in m.values))}
+        stem = verb.norm[:5] if len(verb.norm) >= 5 else None
+        found = {(e.ref_table, e.table) for e in self.schema.edges if stem and e.table in named
+                 and goal in (None, e.ref_table) and e.column.lower().endswith("id")
+                 and self.schema.column(e.table, e.column).words[0].startswith(stem)}
+        return next(iter(found)) if len(found) == 1 else None
 
     def _owns_next(self, m: Mention) -> bool:
         """A table word right before "'s" and a column word ("the professional's id"): whose column it is."""
@@ -763,6 +786,13 @@ class RoleResolver:
                 if target is not None:
                     self.group, self.rank = target, Rank(desc=True, by_count=True)
                     self.use(m, target)
+            elif m.code == "mainly" and self.rank is None:
+                # "Which orbits did payloads mainly go to?", 主要是哪几家制造商: what is asked after "which", each
+                # with how many rows have it, the most first (not only the first)
+                target = self.asked_right_after_which("column") or self.asked_right_after_which("table")
+                if target is not None:
+                    self.group, self.rank = target, Rank(desc=True, by_count=True, every=True)
+                    self.use(*(o for o in self.mentions if o.kind == "keyword" and o.code == "mainly"), target)
             elif m.code == "superlative":
                 direction, hints, time_dir = m.extra
                 aggregate = self.next_mention(m, 1, kinds=("keyword",))
