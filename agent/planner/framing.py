@@ -178,7 +178,10 @@ class Assembler:
                             and self.table(subject) in self.schema.children(self.table(m))
                             and not self._verb_before_de(m, [subject])), subject)
             # 已退役的载荷中，哪个运营国家的数量最多？: the countries, asked after 哪个, are ranked
-            subject = self._after_which(free_tables) or subject
+            # (and "Which rockets carried payloads for more than 4 countries?": the rockets, asked after "which")
+            asked = self.r.asked_right_after_which("table") if not self.q.zh else None
+            asked = self.r.head(asked) if asked is not None else None  # "Which satellite manufacturers": the makers
+            subject = self._after_which(free_tables) or (asked if asked in free_tables else None) or subject
             # 长征系列里…: 系列 says what 长征 is, a condition's word, not the rows counted
             others = sorted((m for m in free_tables if m is not subject), key=self._names_a_value)
             if subject is not None and verb_form(subject.text) and subject.start > 0 \
@@ -202,6 +205,9 @@ class Assembler:
                     # 哪个国家的火箭发射次数最多？: the countries of the rockets, ranked by the rockets' launches (not
                     # 哪个国家的飞机制造商最多: the makers' own country; not 哪一款火箭的发射…: the rockets' own launches)
                     frame.entity_via, fact = self.table(owned), below
+                elif having is not None and counted is having.counted and fact is counted and frame.entity \
+                        and not frame.entity_via:
+                    self._counted_through(frame, counted, others)
         elif isinstance(r.each_alone, Mention):  # 哪些火箭发射过？各发射了几次？: each rocket's launches
             frame.entity, fact = self.table(r.each_alone), counted or self._below(free_tables, r.each_alone)
         elif r.each_alone and subject is not None and counted is None:
@@ -270,7 +276,8 @@ class Assembler:
         """
         r = self.r
         self.anchors = [t for m in r.mentions if m.kind == "table" for t in m.tables[:1]]  # to find the column …
-        column = self.column(having.target, "numeric")
+        distinct = having.func == "count_distinct"  # "in more than three different roles": values counted once
+        column = self.column(having.target, "any" if distinct else "numeric")
         if column is None:
             raise PlanningFailed(f"no numeric column for '{having.text}'", zh=f"找不到与“{having.text}”对应的数值列")
         frame.fact = column.table
@@ -291,8 +298,9 @@ class Assembler:
                                                      self.schema.tables[frame.fact].label_zh) for c in m.columns)))
         else:
             raise MissingSubject("I could not tell what to group the rows by", zh="看不出要按什么分组")
-        measure = Measure(having.func, column)
-        numbers, _ = self._in_column_unit(having.numbers, having.text, column)  # 1万公里: km, as range_km is
+        measure = Measure("count", column, True) if distinct else Measure(having.func, column)
+        numbers = having.numbers if distinct else self._in_column_unit(having.numbers, having.text, column)[0]
+        # (1万公里: km, as range_km is)
         # what else it asks of each group ("… and total population for each government form whose average life
         # expectancy is above 72"), else the compared measure itself, shown
         asked = [Measure(func, self.column(m, "numeric")) for func, m, _ in r.aggregates
@@ -317,6 +325,21 @@ class Assembler:
             return which if which is not None and (which.start > head.end or self._before_de(which)) else head
         # 酒泉卫星发射中心发射过哪些火箭？: the rockets, named right after 哪些
         return self._after_which(free) if which else None
+
+    def _counted_through(self, frame: Frame, counted: Mention, others: list[Mention]) -> None:
+        """"Which rockets carried payloads for more than 4 countries?", 哪些火箭搭载过至少三个不同国家运营的载荷？: the
+        rows named between (the payloads) refer both to the groups and to the rows counted, so the count goes
+        through them (the countries of the rockets' payloads), not the shortest way (the rockets' makers'
+        country)."""
+        counted_table = self.table(counted)
+        middle = next((m for m in others if m is not counted and self.table(m) not in (frame.entity, counted_table)
+                       and not any(self.r.compound(m, o) for o in self.r.mentions if o.kind == "table")
+                       and self.schema.upward(self.table(m), frame.entity)
+                       and self.schema.upward(self.table(m), counted_table)), None)
+        if middle is not None:
+            frame.entity_via = self.table(middle)
+            self.r.use(middle)
+            self.notes.append(f"'{middle.text}' → {counted_table} counted through {frame.entity_via}")
 
     def _verb_before_de(self, m: Mention, free: list[Mention]) -> bool:
         """A Chinese table word that is a verb ending a clause 的 ties to a later table word (2024年发射的载荷,

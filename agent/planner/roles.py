@@ -689,7 +689,8 @@ class RoleResolver:
         self.use(keyword, first, last)
         between = [o for o in self.mentions if o.kind == "column" and self.is_free(o)
                    and keyword.end <= o.start < first.start]
-        after = self.next_mention(last, 2, skip=("filler",))
+        # "at least four different operator countries", 至少三个不同国家: the rows counted, each once
+        after = self.next_mention(last, 2, skip=("filler", "distinct"))
         # Chinese names the measure before the comparison: 质量超过1000的载荷 (payloads whose mass is
         # over 1000), not "more than 1000 payloads" (that has 次 or 个 after the number).
         measure = self.previous_mention(keyword, 0, kinds=("column",)) if self.q.zh else None
@@ -714,9 +715,17 @@ class RoleResolver:
             self.use(after)
         elif after is not None and after.kind == "table":
             found.having, found.counted = True, after
-            self.use(after)
+            self.use(after, *(o for o in self.mentions if o.kind == "keyword" and o.code == "distinct"
+                              and last.end <= o.start < after.start))
         elif after is not None and after.kind == "column" and _numeric(after):
             found.target = after
+        elif after is not None and after.kind == "column" and (distinct := next(
+                (o for o in self.mentions if o.kind == "keyword" and o.code == "distinct"
+                 and last.end <= o.start < after.start), None)) is not None \
+                and any(c.table in t.tables for c in after.columns for t in self.mentions if t.kind == "table"):
+            # "manufacturers with aircraft in more than three different roles": how many values of it each group has
+            found.target, found.func, found.having = after, "count_distinct", True
+            self.use(distinct)
         else:
             before = [o for o in self.mentions if o.kind == "column" and self.is_free(o) and _numeric(o)
                       and o.end <= keyword.start]

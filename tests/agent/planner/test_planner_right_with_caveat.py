@@ -94,3 +94,27 @@ def test_which_makers_mainly_of_the_previous_rows_counts_them_by_their_own_key(t
 def test_a_verb_that_de_ties_to_a_table_word_says_what_those_rows_did(planner, sample_db_path, question, gold):
     plan = planner.plan(question)
     assert plan.caveat is None and sorted(_rows(planner, plan.sql)) == sorted(sample(sample_db_path, gold))
+
+
+@pytest.mark.parametrize("question", ["Which rockets have carried payloads for at least four different operator countries?",
+                                      "哪些火箭搭载过至少四个不同国家运营的载荷？"])
+def test_at_least_n_different_rows_counts_them_through_the_rows_named_between(planner, sample_db_path, question):
+    """The forty-eighth walk's E1 (flagged: 'at least four' not read): the countries of the rockets' payloads, each
+    once, not the rockets' makers' country (the shortest way)."""
+    plan = planner.plan(question)
+    gold = ("SELECT v.name, COUNT(DISTINCT p.operator_country_id) FROM payloads p JOIN launches l ON l.id = p.launch_id "
+            "JOIN launch_vehicles v ON v.id = l.vehicle_id GROUP BY v.id HAVING COUNT(DISTINCT p.operator_country_id) >= 4")
+    assert plan.caveat is None and _rows(planner, plan.sql, slice(1, None)) == sorted(
+        r[1:] for r in sample(sample_db_path, gold))
+
+
+@pytest.mark.parametrize("question", ["Which manufacturers make aircraft in more than three different roles?",
+                                      "哪些制造商的飞机有至少四种不同的角色？"])
+def test_more_than_n_different_values_of_a_column_counts_each_once(planner, sample_db_path, question):
+    plan = planner.plan(question)
+    gold = ("SELECT m.name, COUNT(DISTINCT a.role) FROM aircraft a JOIN manufacturers m ON m.id = a.manufacturer_id "
+            "GROUP BY m.id HAVING COUNT(DISTINCT a.role) > 3")
+    assert plan.caveat is None and _rows(planner, plan.sql, slice(1, None)) == sorted(
+        r[1:] for r in sample(sample_db_path, gold))
+    # 用途 is the payloads' purpose: a column of no table the question names is not counted per maker
+    assert planner.plan("哪些制造商的飞机有至少三种不同的用途？").caveat is not None
