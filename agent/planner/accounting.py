@@ -118,7 +118,8 @@ def _compared_units(frame: Frame) -> set[str]:
     """The names of the units of the columns a number is compared with: "mass over 20000 kilograms"
     against a weight_kg column uses the word, and so does "5 tonnes" (converted to 5000 kg: `Assembler._in_column_unit`)."""
     compared = [c.column for c in frame.conditions if c.op in ("<", "<=", ">", ">=", "=", "between")]
-    compared += [frame.having_measure.column] if frame.having_measure is not None else []  # 平均航程超过1万公里
+    compared += [frame.having_measure.column] if frame.having_measure is not None \
+        and frame.having_measure.column is not None else []  # 平均航程超过1万公里
     compared += [m.column for m in frame.measures if m.column is not None]  # 平均航程是多少公里: the figure's unit
     suffixes = {c.name.rsplit("_", 1)[-1].lower() for c in compared if "_" in c.name}
     converted = {w for c in frame.conditions for u in UNITS if u.source in suffixes for w in u.words
@@ -224,7 +225,8 @@ def _which_unread(r: RoleResolver, covered: set[int]) -> list[tuple[int, str]]:
 #: A question asking whether something is so ("Is the Falcon 9 reusable?", 星舰的试飞都成功了吗？).
 YES_NO = re.compile(r"^\s*(?:is|are|was|were|does|do|did|has|have|can)\b|吗\s*[？?]?\s*$", re.I)
 #: 全部, 都, 均 right before a value ("…的发射全部成功"): every row of the group has it, not the rows that do.
-_ALL_OF_THEM_ZH = re.compile(r"(全部|全都|都|均|全)(?:是|为)?$")
+#: 全部/都 right before a value (都是通信卫星), or before a verb of two characters and the value (全部发射成功).
+ALL_OF_THEM_ZH = re.compile(r"(全部|全都|都|均|全)(?:是|为)?(?:[\u4e00-\u9fff]{2})?$")
 
 
 def _all_of_each(r: RoleResolver, frame: Frame) -> list[tuple[int, str]]:
@@ -235,7 +237,7 @@ def _all_of_each(r: RoleResolver, frame: Frame) -> list[tuple[int, str]]:
     found = []
     for c in frame.conditions:
         at = r.q.text.find(c.text) if c.op == "=" and c.text else -1
-        said = _ALL_OF_THEM_ZH.search(r.q.text[:at]) if at > 0 else None
+        said = ALL_OF_THEM_ZH.search(r.q.text[:at]) if at > 0 else None
         if said is not None:
             found.append((sum(1 for t in r.q.tokens if t.start < said.start()), said.group(1)))
     return found

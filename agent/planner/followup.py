@@ -77,8 +77,8 @@ _LEANING = re.compile(rf"\b(?:that|this)\s+{_TIME_WORD}[a-z]+\s*[?.!']*\s*$|\b(?
                       # "Which rockets failed there?": the place before; not "How many sites are there?"
                       r"|(?<!\bare\s)(?<!\bis\s)(?<!\bwas\s)(?<!\bwere\s)(?<!\bbe\s)\bthere\s*[?.!]*\s*$"
                       r"|它|他|她|上面|刚才|同样|也"
-                      # 成功率各是多少？: each of the ones before (各 with no noun after it)
-                      r"|各(?:是|为|自|有|占)"
+                      # 成功率各是多少？, 每年…分别占多少比例？: each of the ones before (各 with no noun after it)
+                      r"|各(?:是|为|自|有|占)|分别占"
                       # 最早和最晚的一颗分别是…: a measure word standing for a noun the question does not name
                       rf"|的[一那这][{COUNTERS_ZH}](?=分别|是|呢|[，,。？?]|\s*$)"
                       # 哪个季度…最多？ with no year of its own: a quarter of the period the previous answer was of
@@ -554,7 +554,8 @@ def _share(frame: Frame, a: Assembler, previous: Frame, *, zh: bool) -> list[str
     frame.columns, frame.distinct = [], False
     if frame.order is not None and not grouped:
         frame.order, frame.limit = None, None
-    elif frame.order is not None and frame.order.measure is not None and frame.limit is None:
+    elif frame.order is not None and frame.order.measure is not None and (frame.limit is None or a.r.rank is not None):
+        # ("Which quarter had the highest success rate?" after counts per quarter: ranked by that rate)
         frame.order = Ordering(frame.order.desc, measure=frame.measures[0])
     elif frame.order is not None and frame.order.measure is not None:
         frame.order = Ordering(frame.order.desc, measure=frame.measures[1])  # the top 3 stay the same 3 groups

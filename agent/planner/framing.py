@@ -12,7 +12,7 @@ import re
 from dataclasses import replace
 from datetime import date
 
-from agent.planner.accounting import TIME_PARTS, YES_NO, unaccounted, when_words
+from agent.planner.accounting import ALL_OF_THEM_ZH, TIME_PARTS, YES_NO, unaccounted, when_words
 from agent.planner.frame import Condition, Frame, Measure, MissingSubject, Ordering, PlanningFailed, YearFilter
 from agent.planner.lexicon import MAKING_VERBS
 from agent.planner.negation import Absence
@@ -92,6 +92,7 @@ class Assembler:
             self.anchors = [t for t in (frame.fact, frame.entity) if t]
             self._group_and_measures(frame, having)
         self._conditions(frame)
+        self._all_of_each_group(frame)
         self.counts_side_by_side(frame)
         self._values_side_by_side(frame)
         self._compared(frame)
@@ -325,6 +326,23 @@ class Assembler:
             return which if which is not None and (which.start > head.end or self._before_de(which)) else head
         # 酒泉卫星发射中心发射过哪些火箭？: the rockets, named right after 哪些
         return self._after_which(free) if which else None
+
+    def _all_of_each_group(self, frame: Frame) -> None:
+        """哪些运营国家的载荷全部发射成功？: the groups none of whose rows lacks the value (`HAVING SUM(CASE WHEN outcome
+        != 'success' …) = 0`), not the groups with one row that has it (a filter). Only in a grouped question, for
+        one value; a yes-or-no question stays named (`accounting._all_of_each`)."""
+        if not self.q.zh or not (frame.entity or frame.group_columns) or frame.having is not None \
+                or YES_NO.search(self.q.text):
+            return
+        for c in frame.conditions:
+            at = self.q.text.find(c.text) if c.op == "=" and len(c.values) == 1 and c.text else -1
+            said = ALL_OF_THEM_ZH.search(self.q.text[:at]) if at > 0 else None
+            if said is not None:
+                frame.conditions.remove(c)
+                frame.having, frame.having_measure = ("=", (0,)), Measure("count", condition=replace(c, op="!="))
+                self.r.read_tokens.update(i for i, t in enumerate(self.q.tokens) if said.start() <= t.start < said.end())
+                self.notes.append(f"'{said.group(1)}' → HAVING no row without {c.describe()}")
+                return
 
     def _counted_through(self, frame: Frame, counted: Mention, others: list[Mention]) -> None:
         """"Which rockets carried payloads for more than 4 countries?", 哪些火箭搭载过至少三个不同国家运营的载荷？: the

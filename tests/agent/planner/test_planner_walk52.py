@@ -1,0 +1,41 @@
+"""What the fifty-second re-walk found (issue 38; 20 right, none right with a caveat, 3 confidently wrong), read now:
+
+- E8 "Which quarter had the highest success rate?" after launches per quarter: the rates were computed but the
+  quarters ranked by the count kept from before (the one with the lowest rate was shown as the answer).
+- Z14 每年发往地球同步转移轨道的分别占多少比例？ after 西昌's launches per year: read on its own, every site's share for
+  every year (分别占, like 各占, points at the groups before).
+- Z17 哪些运营国家的载荷全部发射成功？: 全部 before a verb and a value kept the rows with the value (a filter), so every
+  country with one success was listed; the groups none of whose rows lacks it are meant.
+"""
+
+from __future__ import annotations
+
+from tests.agent.planner.test_planner_followup import planner, result, sample, talk  # noqa: F401 (fixtures)
+from tests.agent.planner.test_planner_within_groups import _rows
+
+
+def test_a_follow_up_ranking_by_the_rate_it_asks_for(talk, sample_db_path):
+    talk.ask("How many launches were there per quarter in 2024?")
+    _, answer = talk.ask("Which quarter had the highest success rate?")
+    assert "caveat" not in answer and [row[1] for row in result(talk)] == [98.51]
+    _, answer = talk.ask("And the lowest?")
+    assert [row[1] for row in result(talk)] == [97.26]
+
+
+def test_each_ones_share_points_at_the_groups_before(talk, sample_db_path):
+    talk.ask("2021年至2024年，西昌卫星发射中心每年发射了多少次？")
+    _, answer = talk.ask("每年发往地球同步转移轨道的分别占多少比例？")
+    gold = ("SELECT substr(l.launch_date, 1, 4), ROUND(100.0 * SUM(l.orbit = 'GTO') / COUNT(*), 2) FROM launches l "
+            "JOIN launch_sites s ON s.id = l.site_id WHERE s.name = 'Xichang Satellite Launch Center' "
+            "AND l.launch_date BETWEEN '2021-01-01' AND '2024-12-31' GROUP BY 1")
+    assert "caveat" not in answer and [r[:2] for r in result(talk)] == sample(sample_db_path, gold)
+
+
+def test_groups_all_of_whose_rows_have_a_value(planner, sample_db_path):
+    plan = planner.plan("2023年发射的有效载荷中，哪些运营国家的载荷全部发射成功？")
+    gold = ("SELECT c.name_zh FROM payloads p JOIN launches l ON l.id = p.launch_id JOIN countries c "
+            "ON c.id = p.operator_country_id WHERE l.launch_date LIKE '2023%' GROUP BY c.id "
+            "HAVING SUM(l.outcome <> 'success') = 0")
+    assert plan.caveat is None and _rows(planner, plan.sql, slice(0, 1)) == sorted(sample(sample_db_path, gold))
+    # whether all of them did is a yes or no the groups that did do not say: still named
+    assert "都" in planner.plan("星舰2024年的试飞都成功了吗？").caveat
