@@ -21,7 +21,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from agent.planner.frame import Condition, Frame, Measure, Ordering, PlanningFailed
+from agent.planner.frame import Comparison, Condition, Frame, Measure, Ordering, PlanningFailed
 from agent.planner.framing import YEAR_WORDS, Assembler
 from agent.planner.negation import Absence
 from agent.planner.question import Mention, ParsedQuestion
@@ -428,6 +428,8 @@ def _comparisons(frame: Frame, a: Assembler) -> list[str]:
         if c.func is not None and not (frame.having_measure is not None and frame.having_measure.func == c.func
                                        and frame.having_measure.column is column):
             a.r.ignored.append(c.text)  # a new average to compare: named, not put on the count
+        elif c.having and c.func is None and c.counted is not None and _counted_per_row(frame, a, c):
+            pass  # "Which of them hosted more than 10 launches in 2025?" after a list of sites: each site's launches
         elif c.having and (not (frame.entity or frame.group_columns or frame.group_time)
                            or c.func is None and frame.having_measure is not None):
             a.r.ignored.append(c.text)  # a count of rows per what? nothing groups them; or a second HAVING
@@ -441,6 +443,21 @@ def _comparisons(frame: Frame, a: Assembler) -> list[str]:
             continue
         changed.append("filter")
     return changed
+
+
+def _counted_per_row(frame: Frame, a: Assembler, c: Comparison) -> bool:
+    """A count the previous list's rows are kept by ("Which of them hosted more than 10 launches in 2025?" after
+    launch sites): each listed row becomes a group of the rows counted that refer to it, kept where the count
+    passes. False (nothing changed) when the list is grouped already or the counted rows do not refer to it."""
+    counted = a.table(c.counted)
+    if frame.entity or frame.group_columns or frame.group_time or frame.measures or not frame.fact \
+            or counted == frame.fact or not a.schema.upward(counted, frame.fact):
+        return False
+    frame.entity, frame.fact = frame.fact, counted
+    frame.measures, frame.columns, frame.distinct = [Measure("count")], [], False
+    frame.having = (c.op, c.numbers)
+    frame.order = Ordering(True, measure=frame.measures[0]) if frame.order is None else frame.order
+    return True
 
 
 def _grouping(frame: Frame, a: Assembler) -> list[str]:

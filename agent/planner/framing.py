@@ -206,7 +206,8 @@ class Assembler:
                     # 哪个国家的火箭发射次数最多？: the countries of the rockets, ranked by the rockets' launches (not
                     # 哪个国家的飞机制造商最多: the makers' own country; not 哪一款火箭的发射…: the rockets' own launches)
                     frame.entity_via, fact = self.table(owned), below
-                elif having is not None and counted is having.counted and fact is counted and frame.entity \
+                elif having is not None and counted is not None and counted is having.counted and fact is counted \
+                        and frame.entity \
                         and not frame.entity_via:
                     self._counted_through(frame, counted, others)
         elif isinstance(r.each_alone, Mention):  # 哪些火箭发射过？各发射了几次？: each rocket's launches

@@ -116,7 +116,7 @@ _SHAPES: list[tuple[str, re.Pattern]] = [(kind, re.compile(pattern, re.IGNORECAS
     ("decade", r"\b(?:the\s+)?(?P<y>1\d{2}0|2\d{2}0)'?s\b|(?P<y2>1\d{2}0|2\d{2}0)\s*年代"
                r"|(?:(?P<cen>19|20|21)\s*世纪|(?P<last>上个?世纪))\s*(?P<dec>\d)0\s*年代"),
     ("relative", rf"(?:\bthe\s+)?\b(?P<rel>{_RELATIVE})\b|(?P<relzh>{_RELATIVE})"),
-    ("rolling", rf"(?:\b(?:over|during|within|in)\s+)?(?:\bthe\s+)?(?P<w>{_ROLLING})\s*(?P<n>{_COUNT})?\s*个?\s*(?P<unit>years?\b|months?\b|quarters?\b|年|月|季度)"),
+    ("rolling", rf"(?:\b(?:over|during|within|in)\s+)?(?:\bthe\s+)?(?P<w>{_ROLLING})\s*(?P<n>{_COUNT})?\s*个?\s*(?P<cal>(?:calendar|full|complete|whole)\s+)?(?P<unit>years?\b|months?\b|quarters?\b|年|月|季度)"),
 ]]
 
 
@@ -230,6 +230,10 @@ def _read(kind: str, match: re.Match, today: date | None, *, year: int = 0) -> N
     months = count * {"year": 12, "年": 12, "quarter": 3, "季度": 3}.get(unit, 1)
     if count is None or not 0 < months <= 2400:
         return None
+    if "cal" in g:  # "the last five calendar years": the whole ones before the current one
+        step = months // count
+        until = date(today.year, (today.month - 1) // step * step + 1, 1) if step < 12 else date(today.year, 1, 1)
+        return NamedPeriod(text, at, to, _months_before(until, months), until, "rolling", today)
     return NamedPeriod(text, at, to, _months_before(today, months), today + timedelta(days=1), "rolling", today)
 
 

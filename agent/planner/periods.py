@@ -88,7 +88,20 @@ def find_bucket(r: RoleResolver) -> str | None:
         before = r.previous_mention(m, 1, kinds=("keyword",))
         r.use(m, before if before is not None and before.code in ("group", "by") else None)
         return UNITS[m.code]
+    for at, to in r.period_spans:  # "in each of the last five calendar years": per year of that span
+        each = _EACH_OF.search(r.q.text[:at])
+        unit = _SPAN_UNIT.search(r.q.text[at:to])
+        if each is not None and unit is not None:
+            inside = [i for i, t in enumerate(r.q.tokens) if each.start() <= t.start < at]
+            r.use(*(m for m in r.mentions if m.start in inside))
+            r.read_tokens.update(inside)
+            return _SPAN_UNITS[unit.group().lower().rstrip("s")]
     return None
+
+
+_EACH_OF = re.compile(r"\beach\s+of\s+(?:the\s+)?$", re.I)
+_SPAN_UNIT = re.compile(r"\b(?:years?|months?|quarters?)\b", re.I)
+_SPAN_UNITS = {"year": "year", "month": "month", "quarter": "quarter"}
 
 
 def find_periods(r: RoleResolver, today: date) -> list[Period]:

@@ -713,6 +713,13 @@ class RoleResolver:
         elif after is not None and after.kind == "keyword" and after.code == "times":
             found.having = True
             self.use(after)
+        elif self.q.zh and self._counted_by_measure_word(last) and (after is None or after.kind == "keyword") \
+                and (self.bucket is not None or self.group is not None or self.has("which")) \
+                and (named := next((o for o in reversed(self.mentions) if o.end <= keyword.start
+                                    and o.kind in ("table", "column")), None)) is not None and named.kind == "table" \
+                and named is not self.asked_right_after_which("table"):
+            # 哪几个月发射的通信卫星超过了12颗？: 颗 counts the rows named before it, each group's (not a column of 12)
+            found.having, found.counted = True, named
         elif after is not None and after.kind == "table":
             found.having, found.counted = True, after
             self.use(after, *(o for o in self.mentions if o.kind == "keyword" and o.code == "distinct"
@@ -746,6 +753,11 @@ class RoleResolver:
             return
         self.use(found.target)
         self.comparisons.append(found)
+
+    def _counted_by_measure_word(self, number: Mention) -> bool:
+        """A Chinese number written right before a measure word (12颗, 3款, 5家): a count of rows."""
+        end = self.q.tokens[number.end - 1].end
+        return self.q.text[end:end + 1] in tuple(MEASURE_WORDS_ZH + "个")
 
     def _unit_after(self, number: Mention) -> str | None:
         """The column suffix of the unit written right after a number ("100 kg": kg), if any."""

@@ -39,3 +39,31 @@ def test_groups_all_of_whose_rows_have_a_value(planner, sample_db_path):
     assert plan.caveat is None and _rows(planner, plan.sql, slice(0, 1)) == sorted(sample(sample_db_path, gold))
     # whether all of them did is a yes or no the groups that did do not say: still named
     assert "都" in planner.plan("星舰2024年的试飞都成功了吗？").caveat
+
+
+def test_a_count_by_a_measure_word_keeps_the_groups(planner, sample_db_path):
+    """Z18 (flagged: 超过12 not read): 12颗 counts the satellites of each month."""
+    plan = planner.plan("2024年下半年，哪几个月发射的通信卫星超过了12颗？")
+    gold = ("SELECT substr(l.launch_date, 1, 7), COUNT(*) FROM payloads p JOIN launches l ON l.id = p.launch_id "
+            "WHERE p.purpose = 'communications' AND l.launch_date BETWEEN '2024-07-01' AND '2024-12-31' GROUP BY 1 "
+            "HAVING COUNT(*) > 12")
+    assert plan.caveat is None and _rows(planner, plan.sql) == sorted(sample(sample_db_path, gold))
+    # 机型 is what the makers make, not rows named before the number: still named, never another table counted
+    assert planner.plan("哪些制造商生产的机型超过5款？").caveat is not None
+
+
+def test_which_of_a_list_counted_more_than_n_times(talk, sample_db_path):
+    """E4 (flagged: 'more than 10' not read): each listed site, with its launches of 2025 counted."""
+    talk.ask("List the launch sites that opened after 2000.")
+    _, answer = talk.ask("Which of them hosted more than 10 launches in 2025?")
+    gold = ("SELECT s.name, COUNT(*) FROM launches l JOIN launch_sites s ON s.id = l.site_id WHERE s.opened_year > 2000 "
+            "AND l.launch_date LIKE '2025%' GROUP BY s.id HAVING COUNT(*) > 10")
+    assert "caveat" not in answer and sorted(result(talk)) == sorted(sample(sample_db_path, gold))
+
+
+def test_each_of_the_last_n_calendar_years(planner, sample_db_path):
+    """E12 (flagged: every word of the period named): whole years before this one (today 2026-11-24), each."""
+    plan = planner.plan("How many launches were there in each of the last five calendar years?")
+    gold = ("SELECT substr(launch_date, 1, 4), COUNT(*) FROM launches WHERE launch_date BETWEEN '2021-01-01' "
+            "AND '2025-12-31' GROUP BY 1")
+    assert plan.caveat is None and _rows(planner, plan.sql) == sorted(sample(sample_db_path, gold))
