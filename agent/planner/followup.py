@@ -168,6 +168,7 @@ def _follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, tod
         changed.append("rows")
     changed += _time(frame, a) + _values(frame, a) + _negations(frame, a) + _comparisons(frame, a) + _grouping(frame, a)
     lost += _count_kept_over_other_dates(frame, previous, a)
+    changed += _none_per_group(frame, a)
     changed += ["filter"] if a.flags(frame) else []  # "Which of those are reusable?": reusable = 1
     changed += _measures(frame, a) + _ranking(frame, a) + _share(frame, a, previous, zh=parsed.zh)
     changed += _counts_asked(frame, a, previous)
@@ -237,6 +238,8 @@ def _restrict(frame: Frame, a: Assembler) -> list[str]:
     grouped = bool(frame.entity or frame.group_columns or frame.group_time)
     if grouped and a.r.comparisons and all(c.having or _on_the_count(c, frame) for c in a.r.comparisons):
         return []  # "Which of them have more than 100 payloads?" after orbits: those groups, counted again
+    if grouped and any(m.kind == "keyword" and m.code == "not" and m.text.lower() in a.NONE_WORDS for m in a.r.mentions):
+        return []  # "Which of those orbits had no failures at all?": those groups, none of whose rows failed
     keeps = frame.order is not None and frame.order.measure is None and not grouped
     lost = [f"前 {frame.limit} 个" if frame.zh else f"the top {frame.limit} of the previous answer"] \
         if frame.limit is not None and not keeps else []
@@ -244,7 +247,12 @@ def _restrict(frame: Frame, a: Assembler) -> list[str]:
     if not keeps:
         frame.order, frame.limit = None, None
     frame.having, frame.having_measure = None, None
-    frame.columns = [a.label(frame.fact)]
+    info = a.schema.tables[frame.fact] if frame.fact in a.schema.tables else None
+    # "Which of them had no failures?" after the orbits launches went to: still those orbits, not the launches
+    listed = frame.columns[0] if info is not None and frame.distinct and len(frame.columns) == 1 \
+        and frame.columns[0].table == frame.fact and frame.columns[0].name not in (info.label, info.label_zh, *info.pk) \
+        else None
+    frame.columns = [listed or a.label(frame.fact)]
     return lost
 
 
@@ -402,6 +410,24 @@ def _negations(frame: Frame, a: Assembler) -> list[str]:
         if (len(frame.conditions), len(frame.absent)) != before:
             changed.append("filter")
     return changed
+
+
+def _none_per_group(frame: Frame, a: Assembler) -> list[str]:
+    """"Which of those orbits had no failures at all?" after a rate per orbit: the groups none of whose rows has the
+    value negated (`HAVING SUM(CASE WHEN outcome = 'failure' …) = 0`), not each group's rows without it."""
+    listed = frame.columns[0] if frame.distinct and len(frame.columns) == 1 and frame.columns[0].table == frame.fact \
+        and not frame.measures else None  # "Which of them had no failures?" after the orbits of some launches
+    if not (frame.entity or frame.group_columns or frame.group_time or listed) or frame.having is not None:
+        return []
+    for c, word in a.negated_directly:
+        if c in frame.conditions and c.op == "!=" and len(c.values) == 1 and word.lower() in a.NONE_WORDS:
+            if listed is not None:
+                frame.group_columns, frame.columns, frame.distinct = [listed], [], False
+                frame.measures = [Measure("count")]
+            frame.conditions.remove(c)
+            frame.having, frame.having_measure = ("=", (0,)), Measure("count", condition=replace(c, op="="))
+            return ["filter"]
+    return []
 
 
 def _same_filter(old: Condition, new: Condition, schema: SchemaIndex) -> bool:

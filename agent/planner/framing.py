@@ -81,6 +81,8 @@ class Assembler:
     def __init__(self, roles: RoleResolver):
         self.r, self.schema, self.q = roles, roles.schema, roles.q
         self.notes = list(roles.notes)
+        #: a value of the rows themselves negated, and the word negating it (`negation`, `value_condition`)
+        self.negated_directly: list[tuple[Condition, str]] = []
 
     def frame(self) -> Frame:
         having = next((c for c in self.r.comparisons if c.having), None)
@@ -93,6 +95,7 @@ class Assembler:
             self._group_and_measures(frame, having)
         self._conditions(frame)
         self._all_of_each_group(frame)
+        self._none_of_each_value(frame)
         self.counts_side_by_side(frame)
         self._values_side_by_side(frame)
         self._compared(frame)
@@ -327,6 +330,29 @@ class Assembler:
             return which if which is not None and (which.start > head.end or self._before_de(which)) else head
         # 酒泉卫星发射中心发射过哪些火箭？: the rockets, named right after 哪些
         return self._after_which(free) if which else None
+
+    #: Words of a negation that say none of the rows has it ("no failed launches", 没有发生过发射失败), not that some
+    #: rows do not ("launches that did not fail").
+    NONE_WORDS = frozenset({"no", "none", "never", "zero", "没有", "没", "从未", "从来没有", "无", "未"})
+
+    def _none_of_each_value(self, frame: Frame) -> None:
+        """"Which orbits had no failed launches between 2010 and 2019?", 哪些轨道在2010年代没有发生过发射失败？: the values
+        of the column asked after "which" none of whose rows has the negated value (`GROUP BY orbit HAVING SUM(CASE
+        WHEN outcome = 'failure' …) = 0`), not every row without it (the orbit of each launch that did not fail)."""
+        asked = self.r.asked_right_after_which("column")
+        column = self.column(asked) if asked is not None else None
+        # (not "launches that did not fail": rows that did not, some of each value's)
+        negated = [c for c, word in self.negated_directly if c in frame.conditions and c.op == "!=" and len(c.values) == 1
+                   and word.lower() in self.NONE_WORDS]
+        if column is None or len(negated) != 1 or column.table != frame.fact or frame.entity or frame.group_columns \
+                or frame.measures or frame.having is not None or column in (c.column for c in frame.conditions):
+            return
+        c = negated[0]
+        frame.conditions.remove(c)
+        frame.group_columns, frame.measures = [column], [Measure("count")]
+        frame.having, frame.having_measure = ("=", (0,)), Measure("count", condition=replace(c, op="="))
+        self.r.use(asked)
+        self.notes.append(f"'{asked.text}' → GROUP BY {column.name} HAVING no row with {replace(c, op='=').describe()}")
 
     def _all_of_each_group(self, frame: Frame) -> None:
         """哪些运营国家的载荷全部发射成功？: the groups none of whose rows lacks the value (`HAVING SUM(CASE WHEN outcome
@@ -1001,6 +1027,7 @@ class Assembler:
             of = of if of is not None and of != ref.table and of in tables else None
             if of is None and (ref.table == frame.fact or self.schema.upward(frame.fact, ref.table)):
                 frame.conditions.append(Condition(column, "!=", (ref.value,), m.text, looked_up=True))
+                self.negated_directly.append((frame.conditions[-1], word.text))
             else:
                 conditions.append(Condition(column, "=", (ref.value,), m.text, looked_up=True, via=of))
         # "no reusable rockets", 没有可重复使用的火箭: a yes/no column of the rows there are none of, between the two
@@ -1148,6 +1175,8 @@ class Assembler:
             op, values = "starts", (ref.value, *separators)
         frame.conditions.append(Condition(column, op, values, m.text, looked_up=True,
                                           at=m.start, via=self._reached_through(frame, m, ref.table)))
+        if negation is not None:
+            self.negated_directly.append((frame.conditions[-1], negation.text))
         self.r.use(m)
 
     def _continued(self, ref: ValueRef) -> tuple[str, ...]:
@@ -1358,7 +1387,12 @@ class Assembler:
         elif label not in wanted and self._which_rows_asked(frame, wanted):
             wanted = [label, *wanted]  # "Which aircraft first flew …, and what role does each have?": which ones, too
         frame.columns = list(dict.fromkeys(wanted))
-        frame.distinct = self.r.has("distinct")
+        # "Which orbits had launches that did not fail in 2024?": each orbit once, not once per launch
+        asked = self.r.asked_right_after_which("column") if len(frame.columns) == 1 else None
+        info = self.schema.tables[frame.columns[0].table]
+        once = asked is not None and self.column(asked) == frame.columns[0] and frame.order is None \
+            and frame.columns[0].name not in (info.label, info.label_zh, *info.pk)
+        frame.distinct = self.r.has("distinct") or once
         self._join_named(frame)
         if frame.order is None and self.r.sort is not None:
             frame.order = Ordering(self.r.sort, column=frame.columns[0])

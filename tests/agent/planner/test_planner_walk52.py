@@ -67,3 +67,33 @@ def test_each_of_the_last_n_calendar_years(planner, sample_db_path):
     gold = ("SELECT substr(launch_date, 1, 4), COUNT(*) FROM launches WHERE launch_date BETWEEN '2021-01-01' "
             "AND '2025-12-31' GROUP BY 1")
     assert plan.caveat is None and _rows(planner, plan.sql) == sorted(sample(sample_db_path, gold))
+
+
+_NONE_FAILED = ("SELECT orbit FROM launches WHERE launch_date BETWEEN '2010-01-01' AND '2019-12-31' GROUP BY orbit "
+                "HAVING SUM(outcome = 'failure') = 0")
+
+
+def test_the_groups_of_those_none_of_whose_rows_has_a_value(talk, sample_db_path):
+    """E18 (flagged: the orbit of each launch that did not fail, 825 rows): the orbits with no failure at all."""
+    talk.ask("For each orbit, what was the launch success rate between 2010 and 2019?")
+    _, answer = talk.ask("Which of those orbits had no failures at all?")
+    assert "caveat" not in answer and [r[:1] for r in result(talk)] == sample(sample_db_path, _NONE_FAILED)
+
+
+def test_which_of_the_values_listed_had_none(talk, sample_db_path):
+    """After a list of a column's values, "which of them" is still those values (not the rows' names)."""
+    talk.ask("Which orbits had launches in 2024?")
+    _, answer = talk.ask("Which of them had no failures?")
+    gold = ("SELECT orbit FROM launches WHERE launch_date LIKE '2024%' GROUP BY orbit "
+            "HAVING SUM(outcome = 'failure') = 0")
+    assert "caveat" not in answer and sorted(r[:1] for r in result(talk)) == sorted(sample(sample_db_path, gold))
+
+
+def test_values_none_of_whose_rows_has_a_value_or_some_rows_without_it(planner, sample_db_path):
+    for question in ("Which orbits had no failed launches between 2010 and 2019?", "哪些轨道在2010年代没有发生过发射失败？"):
+        plan = planner.plan(question)
+        assert plan.caveat is None and _rows(planner, plan.sql, slice(0, 1)) == sorted(sample(sample_db_path, _NONE_FAILED))
+    # "launches that did not fail": the orbits some of whose launches did not, each once
+    plan = planner.plan("Which orbits had launches that did not fail in 2024?")
+    gold = "SELECT DISTINCT orbit FROM launches WHERE launch_date LIKE '2024%' AND outcome != 'failure'"
+    assert plan.caveat is None and _rows(planner, plan.sql) == sorted(sample(sample_db_path, gold))
