@@ -790,6 +790,7 @@ def frame_to_dict(frame: Frame) -> dict[str, Any]:
             "measures": [measure(m) for m in frame.measures], "conditions": [condition(c) for c in frame.conditions],
             "having": list(frame.having) if frame.having else None,
             "having_measure": measure(frame.having_measure) if frame.having_measure is not None else None,
+            "having_other": measure(frame.having_other) if frame.having_other is not None else None,
             "order": order, "limit": frame.limit,
             "ties": frame.ties, "best_per_group": frame.best_per_group, "distinct": frame.distinct, "existence": frame.existence, "required": frame.required, "subject_text": frame.subject_text,
             "absent": [{"tables": a.tables, "text": a.text, "conditions": [condition(c) for c in a.conditions]}
@@ -806,8 +807,10 @@ def frame_from_dict(data: dict[str, Any], schema: SchemaIndex) -> Frame | None:
             return Condition(col(c["column"]), c["op"], tuple(c["values"]), c["text"], looked_up=c["looked_up"],
                              via=c.get("via"))
 
-        measures = [Measure(m["func"], col(m["column"]), m["distinct"],
-                            condition(m["condition"]) if m["condition"] else None) for m in data["measures"]]
+        def measure(m: dict[str, Any]) -> Measure:
+            return Measure(m["func"], col(m["column"]), m["distinct"], condition(m["condition"]) if m.get("condition") else None)
+
+        measures = [measure(m) for m in data["measures"]]
         order = None
         if data["order"] is not None:
             index = data["order"]["measure"]
@@ -825,7 +828,9 @@ def frame_from_dict(data: dict[str, Any], schema: SchemaIndex) -> Frame | None:
                       absent=[Absence(a["tables"], a["text"], [condition(c) for c in a["conditions"]])
                               for a in data.get("absent", [])])
         if (compared := data.get("having_measure")) is not None:  # "… an average range above 5,000 km"
-            frame.having_measure = Measure(compared["func"], col(compared["column"]), compared["distinct"])
+            frame.having_measure = measure(compared)  # (with its condition: none of a group's rows failed)
+        if (other := data.get("having_other")) is not None:  # "more launches in 2025 than in 2024"
+            frame.having_other = measure(other)
         if any(t not in schema.tables for a in frame.absent for t in a.tables):
             return None
     except (KeyError, TypeError, IndexError, ValueError):

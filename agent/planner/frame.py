@@ -104,6 +104,8 @@ class Frame:
     best_per_group: bool = False
     #: The measure the HAVING compares, when not the count ("roles with an average range above 5,000 km")
     having_measure: Measure | None = None
+    #: The measure of the same group it is compared with instead of a number ("more launches in 2025 than in 2024")
+    having_other: Measure | None = None
     #: The number of groups kept ("How many launch vehicles have flown more than 100 times?")
     count_of_groups: bool = False
     #: The average of the groups' counts ("the average number of launches per month", 平均每次发射搭载几个载荷)

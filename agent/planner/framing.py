@@ -96,6 +96,7 @@ class Assembler:
         self._conditions(frame)
         self._all_of_each_group(frame)
         self._none_of_each_value(frame)
+        self._more_in_one_than_the_other(frame)
         self.counts_side_by_side(frame)
         self._values_side_by_side(frame)
         self._compared(frame)
@@ -353,6 +354,55 @@ class Assembler:
         frame.having, frame.having_measure = ("=", (0,)), Measure("count", condition=replace(c, op="="))
         self.r.use(asked)
         self.notes.append(f"'{asked.text}' → GROUP BY {column.name} HAVING no row with {replace(c, op='=').describe()}")
+
+    def _more_in_one_than_the_other(self, frame: Frame) -> None:
+        """"Which launch sites had more launches in 2025 than in 2024?", 哪些国家运营的通信卫星比对地观测卫星多？: two values
+        of one condition (two years, two purposes) compared for each row asked about: the rows counted grouped by it,
+        each value's count side by side, kept where the first is more (fewer, 少) than the second."""
+        pair = next((c for c in frame.conditions if c.op in ("in", "year_in") and len(c.values) == 2), None)
+        if pair is None or frame.entity or frame.group_columns or frame.group_time or frame.measures \
+                or frame.having is not None:
+            return
+        text, tokens = self.q.text, self.q.tokens
+        first, second = (str(v) for v in pair.values)
+        if self.q.zh:
+            said = re.search(r"比([^，,。？?]{1,20}?)(多|少)", text)
+            if said is None or not self._names_value(said.group(1), second, pair):
+                return
+            op, words = (">" if said.group(2) == "多" else "<"), [said.start(), said.start(2)]
+            keyword, asked = None, self._after_which([m for m in self.r.mentions if m.kind == "table"])
+        else:
+            keyword = next((m for m in self.r.mentions if m.kind == "keyword" and m.code in ("gt", "lt")
+                            and self.r.is_free(m) and m.text.lower() in ("more", "fewer", "less")), None)
+            than = re.search(r"\bthan\b", text[tokens[keyword.end - 1].end:]) if keyword is not None else None
+            if than is None:
+                return
+            op, words = (">" if keyword.code == "gt" else "<"), []
+            asked = self.r.asked_right_after_which("table")
+            asked = self.r.head(asked) if asked is not None and self.r.head(asked) is not None else asked
+        # "more payloads launched in 2025": the payloads, dated by their launches (the year's own table otherwise)
+        named = self.r.next_mention(keyword, 0, kinds=("table",)) if keyword is not None else None
+        counted = self.table(named) if named is not None and self.schema.upward(self.table(named), pair.column.table) \
+            else pair.column.table
+        entity = self.table(asked) if asked is not None else None
+        if entity is None or entity == counted or not self.schema.upward(counted, entity):
+            return
+        frame.conditions.remove(pair)
+        one, other = (replace(pair, op="=" if pair.op == "in" else "year_in", values=(v,)) for v in pair.values)
+        frame.entity, frame.fact, frame.columns, frame.distinct = entity, counted, [], False
+        frame.existence = [t for t in frame.existence if t != counted]
+        frame.required = [t for t in frame.required if t != counted]
+        frame.measures = [Measure("count", condition=one), Measure("count", condition=other)]
+        frame.having, frame.having_measure, frame.having_other = (op, ()), frame.measures[0], frame.measures[1]
+        self.r.use(keyword, asked, *(m for m in self.r.mentions if m.kind == "table" and counted in m.tables))
+        self.r.read_spans += [(at, at + 1) for at in words]
+        self.notes.append(f"'{pair.text}' → each {entity}: the count with {one.describe()} {op} the count with "
+                          f"{other.describe()}")
+
+    def _names_value(self, words: str, value: str, pair: Condition) -> bool:
+        """Whether the words after 比 name the second value of the pair (a year, or the value's own words)."""
+        return value in words or pair.text.split(", ")[-1] in words or any(
+            m.kind == "value" and m.text in words for m in self.r.mentions)
 
     def _all_of_each_group(self, frame: Frame) -> None:
         """哪些运营国家的载荷全部发射成功？: the groups none of whose rows lacks the value (`HAVING SUM(CASE WHEN outcome

@@ -204,8 +204,9 @@ def _en(frame: Frame, carried: list[str]) -> str:
             " with " + " and ".join(_condition_en(c) for c in absent.conditions) if absent.conditions else "")
     if frame.having is not None and frame.having_measure is not None:  # "an average range above 5,000 km"
         op, numbers = frame.having
-        parts.append(f"keeping groups where {_measure(frame.having_measure, fact, None)} is {op} "
-                     + " and ".join(f"{n:g}" for n in numbers))
+        bound = _measure(frame.having_other, fact, None) if frame.having_other is not None \
+            else " and ".join(f"{n:g}" for n in numbers)  # (or "… in 2024": another figure of the group)
+        parts.append(f"keeping groups where {_measure(frame.having_measure, fact, None)} is {op} {bound}")
     elif frame.having is not None:
         op, numbers = frame.having
         parts.append(f"keeping groups with {op} {' and '.join(f'{n:g}' for n in numbers)} rows"
@@ -313,8 +314,9 @@ def _zh(frame: Frame, carried: list[str]) -> str:
         parts.append("按" + "和".join(keys) + "分组")
     if frame.having is not None and frame.having_measure is not None:  # 平均航程超过1万公里
         op, numbers = frame.having
-        parts.append(f"只保留{_measure(frame.having_measure, fact, lexicon)} {_OPS_ZH.get(op, op)} "
-                     f"{'、'.join(f'{n:g}' for n in numbers)} 的组")
+        bound = _measure(frame.having_other, fact, lexicon) if frame.having_other is not None \
+            else "、".join(f"{n:g}" for n in numbers)
+        parts.append(f"只保留{_measure(frame.having_measure, fact, lexicon)} {_OPS_ZH.get(op, op)} {bound} 的组")
     elif frame.having is not None:
         op, numbers = frame.having
         parts.append(f"只保留行数 {_OPS_ZH.get(op, op)} {'、'.join(f'{n:g}' for n in numbers)} 的组")

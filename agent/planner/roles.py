@@ -10,7 +10,7 @@ and the columns still unexplained are what the question wants to see.
 from __future__ import annotations
 
 import re
-
+from dataclasses import replace
 from datetime import date
 
 from agent.planner.frame import Comparison, PlanningFailed, Rank, YearFilter
@@ -913,6 +913,21 @@ class RoleResolver:
         return after is not None and after.kind == "keyword" and (
             after.code == "count" or after.code == "group" and self.q.zh and self.has("count"))
 
+    def _total_made(self, m: Mention) -> Mention | None:
+        """"What's the total number of helicopters built by each manufacturer?": a total of rows named, then a verb that
+        is part of the name of one whole-number column of their table (units … built): that column, summed (each row
+        is a model, the column how many of it were made), not the rows counted. Only after "total"."""
+        if "total" not in m.text.lower():
+            return None
+        rows = self.next_mention(m, 1, kinds=("table", "value"))
+        verb = self.next_mention(rows, 1, kinds=("column",)) if rows is not None else None
+        if verb is None or not verb.partial or not verb_form(verb.text):
+            return None
+        tables = set(rows.tables) | {v.table for v in rows.values}
+        columns = [c for c in verb.columns if c.table in tables and c.affinity == "integer" and c.is_numeric
+                   and verb.text.lower() in c.words]
+        return replace(verb, columns=(columns[0],), partial=False) if len(columns) == 1 else None
+
     def _units_asked(self, m: Mention) -> Mention | None:
         """"How many kilograms of payload went to SSO?", 多少吨有效载荷: a unit right after "how many" (or one a column's unit
         converts to), and the one numeric column of that unit (a `…_kg` column) of the table named next, as a column
@@ -984,6 +999,10 @@ class RoleResolver:
             self.aggregates.append(("sum", units, False))
             self.use(m)
             self.read_tokens.add(units.start)
+            return
+        if (made := self._total_made(m)) is not None:  # "the total number of helicopters built": units built, summed
+            self.aggregates.append(("sum", made, False))
+            self.use(m, made)
             return
         distinct = self.next_mention(m, 1, kinds=("keyword",))
         distinct = distinct if distinct is not None and distinct.code == "distinct" else None

@@ -94,7 +94,8 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
         lines.append("GROUP BY " + ", ".join(dict.fromkeys(keys)))
     if frame.having:
         op, numbers = frame.having
-        bound = " AND ".join(_number(n) for n in numbers)
+        bound = _measure(frame.having_other, col) if frame.having_other is not None \
+            else " AND ".join(_number(n) for n in numbers)
         compared = _measure(frame.having_measure, col) if frame.having_measure is not None else once or "COUNT(*)"
         lines.append(f"HAVING {compared} {'BETWEEN' if op == 'between' else op} {bound}")
     tie = entity_label or (frame.group_columns or frame.columns or [None])[0]

@@ -97,3 +97,40 @@ def test_values_none_of_whose_rows_has_a_value_or_some_rows_without_it(planner, 
     plan = planner.plan("Which orbits had launches that did not fail in 2024?")
     gold = "SELECT DISTINCT orbit FROM launches WHERE launch_date LIKE '2024%' AND outcome != 'failure'"
     assert plan.caveat is None and _rows(planner, plan.sql) == sorted(sample(sample_db_path, gold))
+
+
+def test_a_follow_up_of_groups_kept_by_a_condition_keeps_it(talk, sample_db_path):
+    """The frame stored between turns keeps the condition of the measure a HAVING compares (it came back as
+    `HAVING COUNT(*) = 0`: no group at all)."""
+    talk.ask("哪些轨道在2010年代没有发生过发射失败？")
+    _, answer = talk.ask("按发射次数从多到少排列呢？")
+    assert sorted(r[0] for r in result(talk)) == sorted(r[0] for r in sample(sample_db_path, _NONE_FAILED))
+
+
+def test_the_total_number_built_sums_the_units(talk, sample_db_path):
+    """E14, E15 (flagged: 'built' not read, models counted): each row is a model; how many were built is a column."""
+    _, answer = talk.ask("What's the total number of helicopters built by each manufacturer?")
+    gold = ("SELECT m.name, SUM(a.units_built) FROM aircraft a JOIN manufacturers m ON m.id = a.manufacturer_id "
+            "WHERE a.role = 'helicopter' GROUP BY m.id")
+    assert "caveat" not in answer and sorted(result(talk)) == sorted(sample(sample_db_path, gold))
+    _, answer = talk.ask("Only count models that first flew after 2005.")
+    gold = gold.replace("GROUP BY", "AND a.first_flight_date >= '2006-01-01' GROUP BY")
+    assert "caveat" not in answer and sorted(result(talk)) == sorted(sample(sample_db_path, gold))
+
+
+def test_more_of_one_value_than_of_the_other_for_each_group(planner, sample_db_path):
+    """E16, Z19 (flagged: 'more', 比/多 not read): each group's count of either value, kept where the first is more."""
+    plan = planner.plan("Which operator countries had more payloads launched in 2025 than in 2024?")
+    gold = ("SELECT c.name, SUM(l.launch_date LIKE '2025%'), SUM(l.launch_date LIKE '2024%') FROM payloads p JOIN launches l "
+            "ON l.id = p.launch_id JOIN countries c ON c.id = p.operator_country_id GROUP BY c.id "
+            "HAVING SUM(l.launch_date LIKE '2025%') > SUM(l.launch_date LIKE '2024%')")
+    assert plan.caveat is None and _rows(planner, plan.sql) == sorted(sample(sample_db_path, gold))
+    plan = planner.plan("哪些国家运营的通信卫星比对地观测卫星多？")
+    gold = ("SELECT c.name_zh FROM payloads p JOIN countries c ON c.id = p.operator_country_id GROUP BY c.id "
+            "HAVING SUM(p.purpose = 'communications') > SUM(p.purpose = 'earth observation')")
+    assert plan.caveat is None and _rows(planner, plan.sql, slice(0, 1)) == sorted(sample(sample_db_path, gold))
+    plan = planner.plan("Which launch sites had fewer launches in 2025 than in 2024?")
+    gold = ("SELECT s.name, SUM(l.launch_date LIKE '2025%'), SUM(l.launch_date LIKE '2024%') FROM launches l JOIN "
+            "launch_sites s ON s.id = l.site_id GROUP BY s.id HAVING SUM(l.launch_date LIKE '2025%') < "
+            "SUM(l.launch_date LIKE '2024%')")
+    assert plan.caveat is None and _rows(planner, plan.sql) == sorted(sample(sample_db_path, gold))
