@@ -359,11 +359,12 @@ class Assembler:
         """"Which launch sites had more launches in 2025 than in 2024?", 哪些国家运营的通信卫星比对地观测卫星多？: two values
         of one condition (two years, two purposes) compared for each row asked about: the rows counted grouped by it,
         each value's count side by side, kept where the first is more (fewer, 少) than the second."""
-        pair = next((c for c in frame.conditions if c.op in ("in", "year_in") and len(c.values) == 2), None)
-        if pair is None or frame.entity or frame.group_columns or frame.group_time or frame.measures \
-                or frame.having is not None:
+        if frame.entity or frame.group_columns or frame.group_time or frame.measures or frame.having is not None:
             return
         text, tokens = self.q.text, self.q.tokens
+        pair = next((c for c in frame.conditions if c.op in ("in", "year_in") and len(c.values) == 2), None)
+        if pair is None:
+            return self._two_periods_compared(frame)
         first, second = (str(v) for v in pair.values)
         if self.q.zh:
             said = re.search(r"比([^，,。？?]{1,20}?)(多|少)", text)
@@ -389,6 +390,38 @@ class Assembler:
             return
         frame.conditions.remove(pair)
         one, other = (replace(pair, op="=" if pair.op == "in" else "year_in", values=(v,)) for v in pair.values)
+        self._compared_counts(frame, entity, counted, op, one, other, keyword, asked, words)
+
+    def _two_periods_compared(self, frame: Frame) -> None:
+        """"Which launch sites hosted more launches in the first half of 2025 than in 2020?": two periods, the second
+        on the first's date (not the year the sites opened), compared for each row asked about."""
+        times = [c for c in frame.conditions if c.op.startswith("year_")]
+        keyword = next((m for m in self.r.mentions if m.kind == "keyword" and m.code in ("gt", "lt")
+                        and self.r.is_free(m) and m.text.lower() in ("more", "fewer", "less")), None)
+        if self.q.zh or keyword is None or len(times) != 2 or not any(c.column.is_date for c in times):
+            return
+        at = {id(c): self.q.text.find(c.text) for c in times}
+        one, other = sorted(times, key=lambda c: at[id(c)])
+        than = self.q.text.find(" than ", at[id(one)])
+        if min(at.values()) < 0 or not at[id(one)] < than < at[id(other)] or one.op == "year_in" and len(one.values) > 1:
+            return
+        dated = one.column if one.column.is_date else other.column
+        one, other = replace(one, column=dated), replace(other, column=dated)
+        named = self.r.next_mention(keyword, 0, kinds=("table",))
+        counted = self.table(named) if named is not None and self.schema.upward(self.table(named), dated.table) \
+            else dated.table
+        asked = self.r.asked_right_after_which("table")
+        asked = self.r.head(asked) if asked is not None and self.r.head(asked) is not None else asked
+        entity = self.table(asked) if asked is not None else None
+        if entity is None or entity == counted or not self.schema.upward(counted, entity):
+            return
+        frame.conditions = [c for c in frame.conditions if c not in times]
+        self._compared_counts(frame, entity, counted, ">" if keyword.code == "gt" else "<", one, other, keyword,
+                              asked, [])
+
+    def _compared_counts(self, frame: Frame, entity: str, counted: str, op: str, one: Condition, other: Condition,
+                         keyword: Mention | None, asked: Mention | None, words: list[int]) -> None:
+        """Each `entity` row's count of the `counted` rows with `one` and with `other`, kept where the first is `op`."""
         frame.entity, frame.fact, frame.columns, frame.distinct = entity, counted, [], False
         frame.existence = [t for t in frame.existence if t != counted]
         frame.required = [t for t in frame.required if t != counted]
@@ -396,8 +429,8 @@ class Assembler:
         frame.having, frame.having_measure, frame.having_other = (op, ()), frame.measures[0], frame.measures[1]
         self.r.use(keyword, asked, *(m for m in self.r.mentions if m.kind == "table" and counted in m.tables))
         self.r.read_spans += [(at, at + 1) for at in words]
-        self.notes.append(f"'{pair.text}' → each {entity}: the count with {one.describe()} {op} the count with "
-                          f"{other.describe()}")
+        self.notes.append(f"'{one.text}', '{other.text}' → each {entity}: the count with {one.describe()} {op} the "
+                          f"count with {other.describe()}")
 
     def _names_value(self, words: str, value: str, pair: Condition) -> bool:
         """Whether the words after 比 name the second value of the pair (a year, or the value's own words)."""

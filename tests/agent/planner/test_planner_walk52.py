@@ -134,3 +134,12 @@ def test_more_of_one_value_than_of_the_other_for_each_group(planner, sample_db_p
             "launch_sites s ON s.id = l.site_id GROUP BY s.id HAVING SUM(l.launch_date LIKE '2025%') < "
             "SUM(l.launch_date LIKE '2024%')")
     assert plan.caveat is None and _rows(planner, plan.sql) == sorted(sample(sample_db_path, gold))
+
+
+def test_more_in_one_period_than_in_another_dates_both_by_the_rows_counted(planner, sample_db_path):
+    """E20 (flagged: 'in all of 2020' put on the year the sites opened, 0 rows): both periods date the launches."""
+    plan = planner.plan("Which launch sites hosted more launches in the first half of 2025 than in all of 2020?")
+    gold = ("SELECT s.name, SUM(l.launch_date BETWEEN '2025-01-01' AND '2025-06-30'), SUM(l.launch_date LIKE '2020%') "
+            "FROM launches l JOIN launch_sites s ON s.id = l.site_id GROUP BY s.id "
+            "HAVING SUM(l.launch_date BETWEEN '2025-01-01' AND '2025-06-30') > SUM(l.launch_date LIKE '2020%')")
+    assert plan.caveat is None and _rows(planner, plan.sql) == sorted(sample(sample_db_path, gold))
