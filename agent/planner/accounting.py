@@ -68,7 +68,7 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
                    and t.text in r.q.unmatched and t.norm not in FILLER_WORDS and not _relating_verb(i, r, joined)
                    and not _names_the_key(i, r, edges, schema) and not _ordering_word(i, r, frame)
                    and not _verb_of_a_key(i, r, frame, edges, schema) and not _adjective_of_a_value(t.norm, frame)
-                   and not _made_by_a_maker(t.text, frame, schema, joined))
+                   and not _made_by_a_maker(t.text, frame, schema, joined) and not _the_same_answer(i, r, frame))
     missing.extend(_making_words(r, frame, schema))
     missing.extend(_when_unshown(r, frame))
     missing.extend(_which_unread(r, covered))
@@ -241,6 +241,20 @@ def _all_of_each(r: RoleResolver, frame: Frame) -> list[tuple[int, str]]:
         if said is not None:
             found.append((sum(1 for t in r.q.tokens if t.start < said.start()), said.group(1)))
     return found
+
+
+#: What "the same …" calls the previous answer ("Same ranking for 2020?", "the same breakdown for Russia").
+_ANSWER_NOUNS = frozenset({"ranking", "rankings", "breakdown", "list", "figures", "numbers", "stats", "statistics",
+                           "chart", "table", "query", "analysis", "split", "question", "order"})
+
+
+def _the_same_answer(i: int, r: RoleResolver, frame: Frame) -> bool:
+    """A noun right after "same" in a follow-up naming the previous answer, whose shape the frame keeps ("Same
+    ranking for 2020?": ordered and cut as before): read. A ranking named so when the frame ranks nothing is not."""
+    tokens = r.q.tokens
+    if not r.follow_up or not i or tokens[i - 1].norm != "same" or tokens[i].norm not in _ANSWER_NOUNS:
+        return False
+    return tokens[i].norm not in ("ranking", "rankings", "order") or frame.order is not None
 
 
 def _adjective_of_a_value(word: str, frame: Frame) -> bool:

@@ -81,6 +81,8 @@ _LEANING = re.compile(rf"\b(?:that|this)\s+{_TIME_WORD}[a-z]+\s*[?.!']*\s*$|\b(?
                       r"|各(?:是|为|自|有|占)|分别占"
                       # 最早和最晚的一颗分别是…: a measure word standing for a noun the question does not name
                       rf"|的[一那这][{COUNTERS_ZH}](?=分别|是|呢|[，,。？?]|\s*$)"
+                      # 哪几款是2010年以后首飞的？: "which few" with no noun after the measure word, of the ones before
+                      rf"|^\s*哪[几一]?[{COUNTERS_ZH}](?=是(?!最)|在|于|被|由|有)"
                       # 哪个季度…最多？ with no year of its own: a quarter of the period the previous answer was of
                       r"|^(?!.*(?:\d{4}|[去今明前]年|\b(?:last|this|next)\s+year\b)).*(?:哪个(?:季度|月)|哪一?季度"
                       r"|\bwhich\s+(?:quarter|month)\b)", re.IGNORECASE)
@@ -431,12 +433,15 @@ def _none_per_group(frame: Frame, a: Assembler) -> list[str]:
 
 
 def _same_filter(old: Condition, new: Condition, schema: SchemaIndex) -> bool:
+    """Whether a value a follow-up names replaces an old filter: one on its column, or one naming a row of the same
+    table by name ("And for European ones?" after American makers: the region instead of the one country, which
+    both together no row has)."""
     if old.column is new.column:
         return True
     info = schema.tables[new.column.table]
     labels = {info.label, info.label_zh}
-    return (old.column.table == new.column.table and old.looked_up and old.column.name in labels
-            and new.column.name in labels)
+    return old.column.table == new.column.table and old.looked_up and old.column.name in labels and (
+        new.column.name in labels or (new.looked_up and new.op == "=" and old.op == "="))
 
 
 def _on_the_count(c: Comparison, frame: Frame) -> bool:

@@ -202,6 +202,7 @@ class Comparison:
     having: bool = False
     func: str | None = None  # or a HAVING of this aggregate of the target ("an average range above 5,000 km")
     row: Mention | None = None  # or the same column of the row this value names ("faster than the Su-35S")
+    percent: bool = False  # a percentage of the rows ("more than 10% of their payloads"), not a count of them
 
 
 @dataclass

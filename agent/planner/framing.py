@@ -13,7 +13,7 @@ from dataclasses import replace
 from datetime import date
 
 from agent.planner.accounting import ALL_OF_THEM_ZH, TIME_PARTS, YES_NO, unaccounted, when_words
-from agent.planner.frame import Condition, Frame, Measure, MissingSubject, Ordering, PlanningFailed, YearFilter
+from agent.planner.frame import Comparison, Condition, Frame, Measure, MissingSubject, Ordering, PlanningFailed, YearFilter
 from agent.planner.lexicon import MAKING_VERBS
 from agent.planner.negation import Absence
 from agent.planner.periods import DATE_ONLY, Period
@@ -83,6 +83,7 @@ class Assembler:
         self.notes = list(roles.notes)
         #: a value of the rows themselves negated, and the word negating it (`negation`, `value_condition`)
         self.negated_directly: list[tuple[Condition, str]] = []
+        self.share_threshold: Comparison | None = None  # a percentage a HAVING keeps groups by (`_share_kept`)
 
     def frame(self) -> Frame:
         having = next((c for c in self.r.comparisons if c.having), None)
@@ -96,6 +97,7 @@ class Assembler:
         self._conditions(frame)
         self._all_of_each_group(frame)
         self._none_of_each_value(frame)
+        self._share_threshold(frame)
         self._more_in_one_than_the_other(frame)
         self.counts_side_by_side(frame)
         self._values_side_by_side(frame)
@@ -354,6 +356,40 @@ class Assembler:
         frame.having, frame.having_measure = ("=", (0,)), Measure("count", condition=replace(c, op="="))
         self.r.use(asked)
         self.notes.append(f"'{asked.text}' → GROUP BY {column.name} HAVING no row with {replace(c, op='=').describe()}")
+
+    def _how_value_asked(self, frame: Frame) -> list[ColumnInfo]:
+        """"分别能飞多远？", "How fast are they?": the numeric column of the listed rows the scale names (range for how
+        far), shown beside each row; none of theirs, the words are named."""
+        found = []
+        for m in [m for m in self.r.mentions if m.kind == "keyword" and m.code == "how_value" and self.r.is_free(m)]:
+            own = [c for c in self.schema.tables[frame.fact].columns.values() if c.is_numeric
+                   and (set(m.extra) & set(c.words) or any(c.name.lower().endswith("_" + h) for h in m.extra))]
+            if len(own) == 1:
+                found.append(own[0])
+                self.r.use(m)
+                at = self.q.tokens[m.start].start  # 能飞多远: the verb of the scale (飞, fly), right before it
+                if at and "\u4e00" <= self.q.text[at - 1] <= "\u9fff":
+                    self.r.read_spans.append((at - 1, at))
+        return found
+
+    def _share_threshold(self, frame: Frame) -> None:
+        """The condition a percentage kept by `_share_kept` is of: the value named after it ("… listed as failed"),
+        its share of each group's rows compared; none there, the comparison is named, not read as a count."""
+        having = self.share_threshold
+        if having is None:
+            return
+        at = self.q.text.find(having.text)
+        after = [c for c in frame.conditions if c.op == "=" and c.looked_up and at >= 0
+                 and self.q.text.find(c.text, at + len(having.text)) >= 0]
+        if len(after) != 1:
+            frame.having = None
+            self.r.ignored.append(having.text)
+            return
+        frame.conditions.remove(after[0])
+        frame.having_measure = Measure("share", condition=after[0])
+        frame.measures = [frame.having_measure, *(m for m in frame.measures if m is not frame.having_measure)]
+        self.notes.append(f"'{having.text}' → HAVING the percentage with {after[0].describe()} {having.op} "
+                          + " AND ".join(f"{n:g}" for n in having.numbers))
 
     def _more_in_one_than_the_other(self, frame: Frame) -> None:
         """"Which launch sites had more launches in 2025 than in 2024?", 哪些国家运营的通信卫星比对地观测卫星多？: two values
@@ -741,10 +777,19 @@ class Assembler:
         if having is not None and r.count_groups and (frame.entity or frame.group_columns or frame.group_time):
             frame.count_of_groups = True  # "How many launch vehicles have flown more than 100 times?"
             self.notes.append("counts the groups kept")
-        if having is not None:
+        if having is not None and having.percent:
+            self._share_kept(frame, having)
+        elif having is not None:
             frame.having = (having.op, having.numbers)
             self.notes.append(f"'{having.text}' → HAVING COUNT(*) {having.op} "
                               + " AND ".join(f"{n:g}" for n in having.numbers))
+
+    def _share_kept(self, frame: Frame, having: Comparison) -> None:
+        """"Which payload manufacturers have more than 10% of their payloads listed as failed?": the groups whose share of
+        rows with the value named after the percentage passes it (`HAVING` the percentage), not more than 10 rows. The
+        value's condition is taken when the conditions are read (`_conditions`); without one, the number is named."""
+        frame.having = (having.op, having.numbers)
+        self.share_threshold = having
 
     def bucket(self, frame: Frame, bucket: str) -> None:
         """Group by a time bucket of the fact table's own date (or, for years and decades, year) column."""
@@ -1449,6 +1494,8 @@ class Assembler:
         named = sorted(self._free_columns(exact=True) + [m for m in self._free_columns(exact=False)
                                                          if m.text.lower() not in MAKING_VERBS], key=lambda m: m.start)
         wanted = [c for c in (self.column(m) for m in named) if c is not None and not self._of_other_rows(c)]
+        if (scaled := self._how_value_asked(frame)):  # "分别能飞多远？": each row, by name, with its range
+            wanted = list(dict.fromkeys([*wanted, self.label(frame.fact), *scaled]))
         wanted = [c for c in dict.fromkeys(wanted) if id(c) not in used or frame.order is not None]
         every = self.r.rank is not None and self.r.rank.every  # "heaviest first": each row's mass beside it
         ranked = frame.order.column if frame.order is not None and (frame.limit is not None or every) else None

@@ -17,7 +17,7 @@ from functools import cached_property
 
 from agent.vocabulary.domain import DomainVocabulary
 from agent.vocabulary.numbers import MEASURE_WORDS_ZH
-from agent.vocabulary.ranking import HIGHEST, LEAST, LOWEST, MAXIMUM, MINIMUM, MOST, TOP, ZH_SUPERLATIVES
+from agent.vocabulary.ranking import HIGHEST, LEAST, LOWEST, MAXIMUM, MINIMUM, MOST, TOP, ZH_HOW_VALUE, ZH_SUPERLATIVES
 from storage.text import has_cjk, singular
 
 #: English phrases (lower case, as written) -> keyword code. Longest phrase wins.
@@ -204,6 +204,7 @@ ZH_WORDS: dict[str, str] = {
     "总和": "total", "总共": "in total", "一共": "in total", "共计": "in total",
     "加起来": "in total", "加在一起": "in total", "加总": "in total",
     **ZH_SUPERLATIVES,
+    **ZH_HOW_VALUE,
     "每个": "each", "每次": "each", "每一个": "each", "每一": "each", "每": "each", "各个": "each", "各自": "each",
     "各": "each", "各国": "each country", "每国": "each country",
     "按照": "by", "按": "by",

@@ -20,7 +20,7 @@ from agent.planner.lexicon import COMPARATIVES, GENERIC, KEYWORDS, MODEL_WORDS, 
 from agent.planner.schema_index import ColumnInfo, SchemaIndex, ValueRef
 from agent.vocabulary.names import ABBREVIATIONS, DEMONYMS
 from agent.vocabulary.numbers import COUNTERS_ZH, NUMBER_WORDS, ZH_DIGITS, ZH_UNITS, zh_number
-from agent.vocabulary.ranking import SUPERLATIVES
+from agent.vocabulary.ranking import HOW_VALUE, SUPERLATIVES
 from agent.vocabulary.references import REFERRING_WORDS
 from storage.text import CJK, QUERY_WORDS, REQUEST_WORDS, STOPWORDS, has_cjk, is_cjk_char, normalize, singular, stem
 
@@ -358,6 +358,9 @@ def _readings(tokens: list[Token], i: int, n: int, schema: SchemaIndex, text: st
     found: list[Mention] = []
     if phrase in SUPERLATIVES:
         found.append(Mention("keyword", i, i + n, text, code="superlative", extra=SUPERLATIVES[phrase]))
+        phrase = ""
+    elif phrase in HOW_VALUE:  # "how far": each row's range, shown (`framing.Assembler._selection`)
+        found.append(Mention("keyword", i, i + n, text, code="how_value", extra=HOW_VALUE[phrase]))
         phrase = ""
     elif phrase in COMPARATIVES and i + n < len(tokens) and tokens[i + n].norm == "than":
         found.append(Mention("keyword", i, i + n + 1, text, code="cmp", extra=COMPARATIVES[phrase]))

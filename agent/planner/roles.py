@@ -686,6 +686,8 @@ class RoleResolver:
 
     def _compare(self, keyword: Mention, op: str, numbers: tuple, first: Mention, last: Mention) -> None:
         found = Comparison(op, numbers, span_text(self.q, *sorted((keyword, last), key=lambda o: o.start)))
+        end = self.q.tokens[last.end - 1].end
+        found.percent = bool(_PERCENT.match(self.q.text, end))  # "more than 10% of their payloads"
         self.use(keyword, first, last)
         between = [o for o in self.mentions if o.kind == "column" and self.is_free(o)
                    and keyword.end <= o.start < first.start]
@@ -1496,6 +1498,8 @@ class RoleResolver:
 #: Words of a count before a hyphen ("single-engine", "twin-engine"), beside the number words.
 #: Words after which a number word and a column of counts say how many a row has ("the ones with two engines").
 _HAVING_WORDS = frozenset({"with", "have", "has", "having", "had"})
+#: A number written as a percentage: "10%", "10 percent", "10 per cent".
+_PERCENT = re.compile(r"\s*(?:%|％|percent\b|per\s+cent\b)", re.I)
 _FEATURE_COUNTS = {"single": 1, "twin": 2, "double": 2, "triple": 3, "quad": 4}
 
 

@@ -96,7 +96,8 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
         op, numbers = frame.having
         bound = _measure(frame.having_other, col) if frame.having_other is not None \
             else " AND ".join(_number(n) for n in numbers)
-        compared = _measure(frame.having_measure, col) if frame.having_measure is not None else once or "COUNT(*)"
+        compared = _measure(frame.having_measure, col, rounded=False) if frame.having_measure is not None \
+            else once or "COUNT(*)"
         lines.append(f"HAVING {compared} {'BETWEEN' if op == 'between' else op} {bound}")
     tie = entity_label or (frame.group_columns or frame.columns or [None])[0]
     if frame.best_per_group and frame.order.measure is not None and year:
@@ -337,11 +338,13 @@ def _count_once(frame: Frame, schema: SchemaIndex, col) -> str | None:
     return f"COUNT(DISTINCT {col(schema.tables[frame.fact].columns[pk[0]])})" if len(pk) == 1 else None
 
 
-def _measure(m: Measure, col) -> str:
+def _measure(m: Measure, col, *, rounded: bool = True) -> str:
+    """A measure's SQL; `rounded` false for a percentage a HAVING compares (10.004 is more than 10)."""
     if m.condition is not None and m.func == "count":  # the rows meeting it, beside all of them
         return f"SUM(CASE WHEN {_condition(m.condition, col)} THEN 1 ELSE 0 END)"
     if m.condition is not None:
-        return f"ROUND(100.0 * SUM(CASE WHEN {_condition(m.condition, col)} THEN 1 ELSE 0 END) / COUNT(*), 2)"
+        share = f"100.0 * SUM(CASE WHEN {_condition(m.condition, col)} THEN 1 ELSE 0 END) / COUNT(*)"
+        return f"ROUND({share}, 2)" if rounded else share
     if m.func == "share":  # each group's part of all the rows: its count over the sum of every group's
         return "ROUND(100.0 * COUNT(*) / SUM(COUNT(*)) OVER (), 2)"
     if m.column is None:

@@ -47,6 +47,15 @@ ZH_SUPERLATIVES: dict[str, str] = {
 }
 
 
+#: Questions of each row's size on a scale ("How far can they fly?", 分别能飞多远？): the words naming a numeric column
+#: of it, shown beside each row. ("how high", 多高 ask of a rate as often: not here.)
+HOW_VALUE: dict[str, tuple[str, ...]] = {
+    "how far": ("range", "distance"), "how fast": ("speed",), "how heavy": ("mass", "weight"),
+}
+#: The Chinese for them -> the English phrase.
+ZH_HOW_VALUE: dict[str, str] = {"多远": "how far", "多快": "how fast", "多重": "how heavy"}
+
+
 def ranking_words() -> tuple[str, ...]:
     """Every one-word English superlative that ranks: the measures', the counts', the extremes' and those
     that name their column ("oldest", "cheapest")."""
