@@ -191,6 +191,8 @@ ZH_WORDS: dict[str, str] = {
     "统计": "", "统计一下": "", "汇总": "", "合起来": "",
     # 最早投入使用的发射场: the first to open, as the superlative on the date says (投入使用 is the opening, not a use)
     "投入使用": "", "投入运营": "",
+    # 东方航天港自启用以来，每年…: since it opened, which every launch from it is; no condition
+    "自启用以来": "", "启用以来": "", "自投入使用以来": "", "投入使用以来": "", "自建成以来": "", "建成以来": "",
     # 其中属于欧洲的有哪些？: in Europe, as 欧洲 alone says (the condition or the join names the relation)
     "属于": "",
     # 3月到6月之间, 3月到8月期间 (the range says it)
@@ -234,7 +236,7 @@ ZH_WORDS: dict[str, str] = {
     "国家": "country", "地区": "region", "区域": "region", "城市": "city", "公司": "company",
     "制造商": "manufacturer", "厂商": "manufacturer", "生产商": "manufacturer", "供应商": "supplier",
     "飞机": "aircraft", "飞行器": "aircraft",
-    "中心": "center", "基地": "base", "地点": "location", "类型": "type", "种类": "kind",
+    "中心": "center", "基地": "base", "地点": "location", "类型": "type", "种类": "kind", "类别": "category",
     "名称": "name", "名字": "name", "型号": "model", "机型": "model",
     "质量": "mass", "重量": "weight", "高度": "height", "速度": "speed",
     "成本": "cost", "价格": "price", "零件": "part",

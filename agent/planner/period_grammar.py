@@ -24,6 +24,7 @@ where it is open.
 
 from __future__ import annotations
 
+import calendar
 import re
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -255,8 +256,11 @@ def _month_start(year: int, month: int) -> date:
 
 
 def _months_before(day: date, months: int) -> date:
+    """The same day `months` earlier, the month's last when it has fewer days (2024-11-30 two years before
+    2026-11-30; 2026-02-28 one month before 2026-03-31)."""
     total = day.year * 12 + day.month - 1 - months
-    return date(total // 12, total % 12 + 1, min(day.day, 28))
+    year, month = total // 12, total % 12 + 1
+    return date(year, month, min(day.day, calendar.monthrange(year, month)[1]))
 
 
 def _month(word: str) -> int | None:

@@ -281,7 +281,12 @@ def _condition_en(c: Condition) -> str:
     if c.op == "year_period":
         return f"{_name(c.column)} {period_range(c.values, False, years=not c.column.is_date)}"
     if c.op.startswith("year_"):
-        return f"{_name(c.column)} " + years_said(c, False)
+        said = years_said(c, False)
+        name = _name(c.column)
+        # "installed since 2015", not "installed since since 2015": a column named for the relation says it once
+        if name.lower().endswith(" since") and said.startswith("since "):
+            return f"{name} {said.removeprefix('since ')}"
+        return f"{name} {said}"
     if c.op == "null":
         return f"{_name(c.column)} missing"
     if c.op.startswith("than_"):

@@ -980,6 +980,14 @@ class RoleResolver:
         before = self.previous_mention(m, 1, skip=("filler",))
         while before is not None and before.kind == "table":  # "the mass of all payloads altogether"
             before = self.previous_mention(before, 2, skip=("filler",))
+        if before is None:  # "How heavy were they altogether?": the column of the scale, of every table's
+            scale = next((o for o in self.mentions if o.kind == "keyword" and o.code == "how_value" and self.is_free(o)
+                          and 0 <= m.start - o.end <= 3), None)
+            columns = tuple(c for t in self.schema.tables.values() for c in t.columns.values() if c.is_numeric
+                            and scale is not None and set(scale.extra) & set(c.words))
+            if columns:
+                self.use(scale)
+                return Mention("column", scale.start, scale.end, scale.text, columns=columns)
         return before if before is not None and before.kind == "column" and _numeric(before) else None
 
     def _clause_head(self, subject: Mention, count: Mention) -> Mention | None:

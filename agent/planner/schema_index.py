@@ -393,12 +393,15 @@ def _name_prefixes(values: dict[str, list[ValueRef]], names: set[str]) -> dict[s
 def _cjk_prefixes(values: dict[str, list[ValueRef]], names: list[str]) -> dict[str, ValueRef]:
     """The part of a Chinese name before its generic end (`CJK_NAME_ENDS`), where it begins that one value
     only and is neither a value nor a table or column name itself: 西昌 for 西昌卫星发射中心, 文昌 for
-    文昌航天发射场 (not 东方, which begins two sites). Longest first."""
+    文昌航天发射场 (not 东方, which begins two sites); and the name before a qualifier in brackets (东方航天港 for
+    东方航天港（海阳）). Longest first."""
     seen: dict[str, set[tuple[str, str, str]]] = {}
     for refs in values.values():
         for ref in refs:
             end = next((e for e in CJK_NAME_ENDS if ref.value.endswith(e)), None)
             key = ref.value[:-len(end)] if end else ""
+            if not key and (bracket := re.match(r"(.+?)\s*[（(][^）)]+[）)]$", ref.value)):
+                key = bracket.group(1)
             if len(key) >= 2 and all(is_cjk_char(c) for c in key):
                 seen.setdefault(key, set()).add((ref.table, ref.column, ref.value))
     for refs in values.values():  # a key that begins another value too names neither

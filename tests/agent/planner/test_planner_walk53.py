@@ -56,3 +56,36 @@ def test_how_far_shows_each_rows_range(planner, sample_db_path):
             "WHERE m.name = 'Boeing' AND a.role = 'airliner'")
     assert plan.caveat is None and _rows(planner, plan.sql) == sorted(sample(sample_db_path, gold))
     assert "多重" in planner.plan("空客的客机有多重？").caveat  # no column of the aircraft says how heavy
+
+
+def test_a_name_before_a_qualifier_in_brackets_and_since_it_opened(planner, sample_db_path):
+    """Z20 (flagged: 东方航天港, 启用, 以来 not read): the stored 东方航天港（海阳） by the name before its bracket; since it
+    opened is every launch from it."""
+    plan = planner.plan("东方航天港自启用以来，每年各发射了几次？")
+    gold = ("SELECT substr(l.launch_date, 1, 4), COUNT(*) FROM launches l JOIN launch_sites s ON s.id = l.site_id "
+            "WHERE s.name_zh = '东方航天港（海阳）' GROUP BY 1")
+    assert plan.caveat is None and _rows(planner, plan.sql) == sorted(sample(sample_db_path, gold))
+
+
+def test_how_heavy_altogether_is_the_total_mass(talk, sample_db_path):
+    """E9 (declined: nothing the follow-up changes was read)."""
+    talk.ask("How many earth observation payloads were launched in Q1 2023?")
+    _, answer = talk.ask("How heavy were they altogether, in kg?")
+    gold = ("SELECT SUM(p.mass_kg) FROM payloads p JOIN launches l ON l.id = p.launch_id WHERE p.purpose = "
+            "'earth observation' AND l.launch_date BETWEEN '2023-01-01' AND '2023-03-31'")
+    assert "caveat" not in answer and result(talk)[0][-1] == sample(sample_db_path, gold)[0][0]
+
+
+def test_a_column_named_for_since_says_it_once(planner):
+    """E18, E19: "installed since since 2015" in the answer's reading."""
+    from agent.planner.reading import interpretation
+    plan = planner.plan("What's the total unit cost of the avionics parts installed since 2015?")
+    assert "since since" not in interpretation(plan.frame, plan.carried)
+
+
+def test_a_span_counted_back_keeps_the_day_of_the_month():
+    """Z4: 过去两年 on 2026-11-30 began on 2024-11-28 (days past the 28th were cut)."""
+    from datetime import date
+    from agent.planner.period_grammar import named_periods
+    assert named_periods("过去两年发射了多少次？", date(2026, 11, 30))[0].since == date(2024, 11, 30)
+    assert named_periods("the past 1 month", date(2026, 3, 31))[0].since == date(2026, 2, 28)
