@@ -186,8 +186,7 @@ class Assembler:
                             and not self._verb_before_de(m, [subject])), subject)
             # 已退役的载荷中，哪个运营国家的数量最多？: the countries, asked after 哪个, are ranked
             # (and "Which rockets carried payloads for more than 4 countries?": the rockets, asked after "which")
-            asked = self.r.asked_right_after_which("table") if not self.q.zh else None
-            asked = self.r.head(asked) if asked is not None else None  # "Which satellite manufacturers": the makers
+            asked = self._table_asked() if not self.q.zh else None
             subject = self._after_which(free_tables) or (asked if asked in free_tables else None) or subject
             # 长征系列里…: 系列 says what 长征 is, a condition's word, not the rows counted
             others = sorted((m for m in free_tables if m is not subject), key=self._names_a_value)
@@ -415,8 +414,7 @@ class Assembler:
             if than is None:
                 return
             op, words = (">" if keyword.code == "gt" else "<"), []
-            asked = self.r.asked_right_after_which("table")
-            asked = self.r.head(asked) if asked is not None and self.r.head(asked) is not None else asked
+            asked = self._table_asked()
         # "more payloads launched in 2025": the payloads, dated by their launches (the year's own table otherwise)
         named = self.r.next_mention(keyword, 0, kinds=("table",)) if keyword is not None else None
         counted = self.table(named) if named is not None and self.schema.upward(self.table(named), pair.column.table) \
@@ -446,8 +444,7 @@ class Assembler:
         named = self.r.next_mention(keyword, 0, kinds=("table",))
         counted = self.table(named) if named is not None and self.schema.upward(self.table(named), dated.table) \
             else dated.table
-        asked = self.r.asked_right_after_which("table")
-        asked = self.r.head(asked) if asked is not None and self.r.head(asked) is not None else asked
+        asked = self._table_asked()
         entity = self.table(asked) if asked is not None else None
         if entity is None or entity == counted or not self.schema.upward(counted, entity):
             return
@@ -489,6 +486,10 @@ class Assembler:
                 self.r.read_tokens.update(i for i, t in enumerate(self.q.tokens) if said.start() <= t.start < said.end())
                 self.notes.append(f"'{said.group(1)}' → HAVING no row without {c.describe()}")
                 return
+
+    def _table_asked(self) -> Mention | None:
+        """The table word right after "which", the head of its compound ("Which satellite manufacturers": the makers)."""
+        return self.r.head(self.r.asked_right_after_which("table"))
 
     def _counted_through(self, frame: Frame, counted: Mention, others: list[Mention]) -> None:
         """"Which rockets carried payloads for more than 4 countries?", 哪些火箭搭载过至少三个不同国家运营的载荷？: the
