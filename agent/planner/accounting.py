@@ -314,12 +314,18 @@ def asked_after_which(m, r: RoleResolver, frame: Frame) -> bool:
     return any(w.kind == "keyword" and w.code == "which" and w.end == start for w in r.mentions)
 
 
+#: Auxiliaries between a table word and its participle ("satellites were launched", "have been launched").
+_AUXILIARIES_BEFORE = frozenset({"was", "were", "is", "are", "been", "have", "has", "had", "be"})
+
+
 def _participle_of_parent(i: int, r: RoleResolver, frame: Frame, schema: SchemaIndex) -> bool:
     """A participle naming a table each of the rows refers to, right after the rows' own word ("payloads
-    launched to TLI": every payload has its launch): it says what the rows are, not which of them."""
+    launched to TLI": every payload has its launch), or after it and an auxiliary ("How many GPS satellites were
+    launched?"): it says what the rows are, not which of them."""
     m, before = r.mentions[i], r.mentions[i - 1] if i else None
+    between = {t.norm for t in r.q.tokens[before.end:m.start]} if before is not None else set()
     return m.kind == "table" and verb_form(m.text) and before is not None and before.kind == "table" \
-        and before.end == m.start and frame.fact in before.tables \
+        and between <= _AUXILIARIES_BEFORE and len(between) <= 2 and frame.fact in before.tables \
         and any(t != frame.fact and schema.one_each(frame.fact, t) for t in m.tables)
 
 
@@ -491,7 +497,7 @@ def _unknown_chinese(r: RoleResolver, read: set[str] = frozenset()) -> list[str]
     the lexicon does not know is a word not understood."""
     text, covered = r.q.text, [False] * len(r.q.text)
     for t in r.q.tokens:
-        if t.zh or t.kind in ("value", "number"):  # 2万: the number's own 万
+        if t.zh or t.kind in ("value", "family", "number"):  # 2万: the number's own 万
             covered[t.start:t.end] = [True] * (t.end - t.start)
     for start, end in r.period_spans + r.read_spans:  # 2021年第三季度: 第 is part of the period
         covered[start:end] = [True] * (end - start)

@@ -51,7 +51,7 @@ class Measure:
 class Condition:
     column: ColumnInfo
     # starts: the value, then the marks by which stored values go on after it ('Maiden flight', ';')
-    op: str  # = != in not_in > >= < <= between starts | year_in … year_outside | null | than_> than_< (values: the named row's
+    op: str  # = != in not_in > >= < <= between starts prefix | year_in … year_outside | null | than_> than_< (values: the named row's
     # name column and name: "faster than the Su-35S", the column compared with that row's)
     values: tuple[Any, ...]
     text: str  # the words of the question it came from
@@ -67,6 +67,8 @@ class Condition:
             return f"{self.column.name} is missing"
         if self.op == "starts":  # 'Maiden flight', and 'Maiden flight; …'
             return f"{self.column.name} = {self.values[0]} or begins '{self.values[0]}{self.values[1]}'"
+        if self.op == "prefix":  # "Starlink": the names that begin so
+            return f"{self.column.name} begins {self.values[0]}"
         if self.op.startswith("than_"):  # "faster than the Su-35S"
             return f"{self.column.name} {self.op[5:]} that of {self.values[0]} = {self.values[1]}"
         return f"{self.column.name} {self.op} {shown}"

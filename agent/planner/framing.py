@@ -1300,7 +1300,13 @@ class Assembler:
                 self.r.use(m)
                 return
         op, values = ("!=", (ref.value,)) if negated else ("=", (ref.value,))
-        if not negated and (separators := self._continued(ref)):
+        if m.extra == ("family",):  # "Starlink satellites", 北斗卫星: the names that begin so
+            if negated:
+                self.r.ignored.append(m.text)
+                self.r.use(m)
+                return
+            op = "prefix"
+        elif not negated and (separators := self._continued(ref)):
             op, values = "starts", (ref.value, *separators)
         frame.conditions.append(Condition(column, op, values, m.text, looked_up=True,
                                           at=m.start, via=self._reached_through(frame, m, ref.table)))

@@ -48,7 +48,7 @@ class Token:
     norm: str  # lower-case English form
     start: int = 0  # character offsets in the normalized question (English tokens)
     end: int = 0
-    kind: str = "word"  # word | number | value | quoted
+    kind: str = "word"  # word | number | value | family | quoted
     number: float | None = None
     values: tuple[ValueRef, ...] = ()
     zh: bool = False
@@ -238,6 +238,18 @@ def _tokenize(text: str, schema: SchemaIndex, lexicon: Lexicon) -> list[Token]:
                 covered[start:end] = [True] * (end - start)
                 spans.append((start, end, Token(key, key, start, end, kind="value", values=(ref,))))
             start = text.find(key, end)
+    families = sorted((k for k in schema.families if has_cjk(k)), key=len, reverse=True) if has_cjk(text) else ()
+    for key in families:  # 北斗: the names that begin so (北斗三号M1, …), when no word of ours is in it (卫星)
+        start = text.find(key)
+        if start >= 0 and any(key in word for word in lexicon.zh_words):
+            continue  # 地球 of 地球同步转移轨道: part of a word of ours
+        while start >= 0:
+            end = start + len(key)
+            if not any(covered[start:end]) and not any(
+                    text[a:b] in lexicon.zh_words for a in range(start, end) for b in range(a + 1, end + 1)):
+                covered[start:end] = [True] * (end - start)
+                spans.append((start, end, Token(key, key, start, end, kind="family", values=schema.families[key])))
+            start = text.find(key, end)
     for name in (schema.cjk_names if has_cjk(text) else ()):  # Chinese table and column names, not in the lexicon
         start = text.find(name)
         while start >= 0:
@@ -380,6 +392,8 @@ def _atom(token: Token, i: int) -> Mention:
         return Mention("number", i, i + 1, token.text, number=token.number)
     if token.kind == "value":
         return Mention("value", i, i + 1, token.text, values=token.values)
+    if token.kind == "family":  # 北斗: the names that begin so
+        return Mention("value", i, i + 1, token.text, values=token.values, extra=("family",))
     return Mention("quoted", i, i + 1, token.text)
 
 
@@ -481,6 +495,8 @@ def _value_readings(span: list[Token], i: int, n: int, schema: SchemaIndex, writ
                 return [Mention("value", i, i + n, text, values=tuple(dict.fromkeys(refs + _same_stem(span, schema))))]
     if i and not span[0].zh and span[0].text[:1].isupper() and (ref := schema.prefixes.get(keys[0])) is not None:
         return [Mention("value", i, i + n, text, values=(ref,))]  # "Vandenberg": the one name it begins
+    if i and n == 1 and not span[0].zh and span[0].text[:1].isupper() and (refs := schema.families.get(keys[0])):
+        return [Mention("value", i, i + n, text, values=refs, extra=("family",))]  # "Starlink": the names it begins
     related = _same_stem(span, schema)
     return [Mention("value", i, i + n, text, values=tuple(related), partial=True)] if related else []
 

@@ -27,7 +27,7 @@ _MEASURE_ZH = {"share": "{fact} 中 {condition} 的百分比", "rows": "{fact} �
 _BUCKET_EN = {"year": "year", "month": "month", "quarter": "quarter", "half_year": "half-year", "decade": "decade"}
 _BUCKET_ZH = {"year": "年", "month": "月", "quarter": "季度", "half_year": "半年", "decade": "年代"}
 _OPS_ZH = {"=": "=", "!=": "≠", ">": ">", ">=": "≥", "<": "<", "<=": "≤", "in": "属于", "not_in": "不属于",
-           "between": "介于", "like": "包含"}
+           "between": "介于", "like": "包含", "prefix": "开头是"}
 _YEAR_EN = {"in": "in {0}", "since": "since {0}", "after": "after {0}", "before": "before {0}",
             "until": "up to {0}", "between": "from {0} to {1}", "outside": "before {0} or after {1}"}
 _YEAR_ZH = {"in": "{0}年", "since": "{0}年以来", "after": "{0}年之后", "before": "{0}年之前",
@@ -292,7 +292,7 @@ def _condition_en(c: Condition) -> str:
     if c.op.startswith("than_"):
         return than_row(c, _name(c.column), False).removeprefix("with ")
     values = " and ".join(map(str, c.values)) if c.op == "between" else ", ".join(map(str, c.values))
-    op = {"in": "in", "not_in": "not in", "like": "containing"}.get(c.op, c.op)
+    op = {"in": "in", "not_in": "not in", "like": "containing", "prefix": "beginning"}.get(c.op, c.op)
     return f"{_name(c.column)} {op} {values}"
 
 

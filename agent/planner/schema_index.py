@@ -136,6 +136,9 @@ class SchemaIndex:
     prefixes: dict[str, ValueRef] = field(default_factory=dict)
     # the first characters of a Chinese name, where they begin that one value only (西昌 of 西昌卫星发射中心)
     cjk_prefixes: dict[str, ValueRef] = field(default_factory=dict)
+    # a name's first word (or first Chinese characters) that begins several values of one column, and the value
+    # part it is there: "Starlink" of 'Starlink Group 6-1', 北斗 of 北斗三号M1 (a family of names, `LIKE 'Starlink%'`)
+    families: dict[str, tuple[ValueRef, ...]] = field(default_factory=dict)
     _paths: dict[tuple[str, str], list[Edge] | None] = field(default_factory=dict, repr=False)
 
     def column(self, table: str, name: str) -> ColumnInfo:
@@ -258,6 +261,7 @@ class SchemaIndex:
                 index.stems.setdefault(stem(key), []).extend(refs)
         index.prefixes = _name_prefixes(index.values, {w.casefold() for w in names})
         index.cjk_prefixes = _cjk_prefixes(index.values, index.cjk_names)
+        index.families = _families(index.values, {w.casefold() for w in names}, index.prefixes, index.cjk_prefixes)
         return index
 
 
@@ -388,6 +392,38 @@ def _name_prefixes(values: dict[str, list[ValueRef]], names: set[str]) -> dict[s
                     continue
                 seen.setdefault(key, []).append(ref)
     return {key: refs[0] for key, refs in seen.items() if len({r.value for r in refs}) == 1}
+
+
+#: How many names a first word must begin to be a family of them ("Starlink", 北斗), not one name's word.
+MIN_FAMILY = 3
+
+
+def _families(values: dict[str, list[ValueRef]], names: set[str], prefixes: dict[str, ValueRef],
+              cjk_prefixes: dict[str, ValueRef]) -> dict[str, tuple[ValueRef, ...]]:
+    """The first word of names (before a space, a hyphen or a digit: "Starlink" of 'Starlink Group 6-1', "Beidou" of
+    'Beidou-11'), and the first two to four Chinese characters of names (北斗 of 北斗三号M1), that begin at least
+    `MIN_FAMILY` values of a column: a family of names, read as the values that begin so (in each column it begins
+    that many: the payloads' names and the launches' missions both begin "Starlink"). Not a word that is a value
+    itself, a word of a table or column name, one name's own prefix, or a lower-case word."""
+    seen: dict[str, set[tuple[str, str, str]]] = {}
+    for refs in values.values():
+        for ref in refs:
+            first = re.match(r"[A-Za-z][A-Za-z]{2,}(?=[\s\-\d]|$)", ref.value)
+            keys = [first.group()] if first is not None and first.group()[0].isupper() and first.end() < len(ref.value) \
+                else []
+            run = re.match(r"[\u4e00-\u9fff]+", ref.value)
+            keys += [run.group()[:n] for n in range(2, 5) if run is not None and n < len(ref.value) and n <= len(run.group())]
+            for key in keys:
+                seen.setdefault(key, set()).add((ref.table, ref.column, ref.value))
+    found: dict[str, tuple[ValueRef, ...]] = {}
+    for key, refs in seen.items():
+        columns = {(t, c) for t, c, _ in refs}
+        many = tuple(ValueRef(t, c, key) for t, c in sorted(columns)
+                     if sum(1 for r in refs if r[:2] == (t, c)) >= MIN_FAMILY)
+        if many and key.casefold() not in values and key.casefold() not in names and key.casefold() not in prefixes \
+                and key not in cjk_prefixes:
+            found[key.casefold()] = many
+    return found
 
 
 def _cjk_prefixes(values: dict[str, list[ValueRef]], names: list[str]) -> dict[str, ValueRef]:

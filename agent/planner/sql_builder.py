@@ -401,6 +401,8 @@ def _condition(c: Condition, col) -> str:
         return "(" + " OR ".join([f"{ref} = {quote_literal(c.values[0])}", *said]) + ")"
     if c.op == "like":
         return f"{ref} LIKE {quote_literal('%' + str(c.values[0]) + '%')}"
+    if c.op == "prefix":  # "Starlink", 北斗: the names that begin so (a family's word holds no % or _)
+        return f"{ref} LIKE {quote_literal(str(c.values[0]) + '%')}"
     if c.op == "null":  # "no recorded mass"
         return f"{ref} IS NULL"
     if c.op.startswith("than_"):  # "faster than the Su-35S": that row's value of the same column

@@ -89,3 +89,25 @@ def test_a_span_counted_back_keeps_the_day_of_the_month():
     from agent.planner.period_grammar import named_periods
     assert named_periods("过去两年发射了多少次？", date(2026, 11, 30))[0].since == date(2024, 11, 30)
     assert named_periods("the past 1 month", date(2026, 3, 31))[0].since == date(2026, 2, 28)
+
+
+def test_a_family_of_names_by_their_first_word(planner, sample_db_path):
+    """The 51st and 54th walks (北斗, Galileo not read: every payload counted): a first word, or first Chinese
+    characters, that begin several names of a column are the names that begin so."""
+    plan = planner.plan("2010年代每年分别发射了多少颗北斗卫星？")
+    gold = ("SELECT substr(l.launch_date, 1, 4), COUNT(*) FROM payloads p JOIN launches l ON l.id = p.launch_id "
+            "WHERE p.name_zh LIKE '北斗%' AND l.launch_date BETWEEN '2010-01-01' AND '2019-12-31' GROUP BY 1")
+    assert plan.caveat is None and _rows(planner, plan.sql) == sorted(sample(sample_db_path, gold))
+    plan = planner.plan("How many Starlink satellites were launched in 2024?")
+    gold = ("SELECT COUNT(*) FROM payloads p JOIN launches l ON l.id = p.launch_id WHERE p.name LIKE 'Starlink%' "
+            "AND l.launch_date LIKE '2024%'")
+    assert plan.caveat is None and _rows(planner, plan.sql) == sample(sample_db_path, gold)
+    assert "mission_name LIKE 'Starlink%'" in planner.plan("How many Starlink launches were there in 2024?").sql
+    # 地球 begins names too, but is part of a word of ours (地球同步转移轨道): no family there
+    assert "LIKE" not in planner.plan("2021年发往地球同步转移轨道的通信卫星有多少颗？").sql
+
+
+def test_a_participle_after_an_auxiliary_says_what_the_rows_are(planner):
+    """"How many GPS satellites were launched?": every payload has its launch; 'launched' was named."""
+    plan = planner.plan("How many GPS satellites were launched?")
+    assert plan.caveat is None and "launches" not in plan.sql
