@@ -365,6 +365,7 @@ NAMELESS_WORDS: frozenset[str] = frozenset("""
 took take takes taken place happen happened happens occur occurred exist exists existed located
 saw sees witnessed know see want need instead among via onto across many one ones
 and or but than much when where like up only same else onward onwards
+anything something anyone someone anybody somebody
 """.split())
 #: The lexicon of a source with no words of its own.
 GENERIC = Lexicon(SYNONYMS, ZH_WORDS)

@@ -930,6 +930,24 @@ class RoleResolver:
                    and verb.text.lower() in c.words]
         return replace(verb, columns=(columns[0],), partial=False) if len(columns) == 1 else None
 
+    def _units_made_zh(self, m: Mention) -> Mention | None:
+        """中国商飞的飞机一共生产了多少架？: a verb of making before 多少/几 and a measure word of units after it (架, 台, 辆,
+        艘, 枚): the one whole-number column of a named table's rows whose name says how many were made (units built),
+        summed; not the rows (each a model) counted. 多少款 (models) stays a count."""
+        if not self.q.zh:
+            return None
+        at, end = self.q.tokens[m.start].start, self.q.tokens[m.end - 1].end
+        verb = _MADE_ZH.search(self.q.text[:at])
+        if verb is None or self.q.text[end:end + 1] not in _UNITS_ZH:
+            return None
+        tables = {t for o in self.mentions for t in (*o.tables, *(v.table for v in o.values))}
+        columns = [c for t in tables for c in self.schema.tables[t].columns.values() if c.affinity == "integer"
+                   and c.is_numeric and set(c.words) & MADE_WORDS]
+        if len(columns) != 1:
+            return None
+        self.read_spans.append((verb.start(), verb.end()))
+        return Mention("column", m.start, m.end, verb.group(1), columns=(columns[0],))
+
     def _units_asked(self, m: Mention) -> Mention | None:
         """"How many kilograms of payload went to SSO?", 多少吨有效载荷: a unit right after "how many" (or one a column's unit
         converts to), and the one numeric column of that unit (a `…_kg` column) of the table named next, as a column
@@ -1010,7 +1028,8 @@ class RoleResolver:
             self.use(m)
             self.read_tokens.add(units.start)
             return
-        if (made := self._total_made(m)) is not None:  # "the total number of helicopters built": units built, summed
+        if (made := self._total_made(m) or self._units_made_zh(m)) is not None:
+            # "the total number of helicopters built", 一共生产了多少架: the units built, summed
             self.aggregates.append(("sum", made, False))
             self.use(m, made)
             return
@@ -1506,6 +1525,11 @@ class RoleResolver:
 #: Words of a count before a hyphen ("single-engine", "twin-engine"), beside the number words.
 #: Words after which a number word and a column of counts say how many a row has ("the ones with two engines").
 _HAVING_WORDS = frozenset({"with", "have", "has", "having", "had"})
+#: A verb of making right before 多少/几 (一共生产了多少架), and the measure words of units made (not 款, models).
+_MADE_ZH = re.compile(r"(生产|制造|交付|造)了?(?:总共|一共)?$")
+_UNITS_ZH = "架台辆艘枚"
+#: The words of a column of how many were made (units built, units produced).
+MADE_WORDS = frozenset({"built", "produced", "made", "manufactured", "delivered"})
 #: A number written as a percentage: "10%", "10 percent", "10 per cent".
 _PERCENT = re.compile(r"\s*(?:%|％|percent\b|per\s+cent\b)", re.I)
 _FEATURE_COUNTS = {"single": 1, "twin": 2, "double": 2, "triple": 3, "quad": 4}

@@ -111,3 +111,14 @@ def test_a_participle_after_an_auxiliary_says_what_the_rows_are(planner):
     """"How many GPS satellites were launched?": every payload has its launch; 'launched' was named."""
     plan = planner.plan("How many GPS satellites were launched?")
     assert plan.caveat is None and "launches" not in plan.sql
+
+
+def test_how_many_units_were_made_in_chinese(planner, sample_db_path):
+    """The 54th walk's Z10 (flagged: 生产 not read, 2 models counted): 生产了多少架 sums the units built; 多少款 counts
+    the models. And E14 ("never launched anything to …"): 'anything' is no word of the query."""
+    plan = planner.plan("中国商飞的飞机一共生产了多少架？")
+    gold = ("SELECT SUM(a.units_built) FROM aircraft a JOIN manufacturers m ON m.id = a.manufacturer_id "
+            "WHERE m.name_zh = '中国商飞'")
+    assert plan.caveat is None and _rows(planner, plan.sql) == sample(sample_db_path, gold)
+    assert "COUNT(*)" in planner.plan("中国商飞一共生产了多少款飞机？").sql
+    assert planner.plan("Which rocket families have never launched anything to low Earth orbit?").caveat is None
