@@ -225,15 +225,17 @@ def _which_unread(r: RoleResolver, covered: set[int]) -> list[tuple[int, str]]:
 #: A question asking whether something is so ("Is the Falcon 9 reusable?", 星舰的试飞都成功了吗？).
 YES_NO = re.compile(r"^\s*(?:is|are|was|were|does|do|did|has|have|can)\b|吗\s*[？?]?\s*$", re.I)
 #: 全部, 都, 均 right before a value ("…的发射全部成功"): every row of the group has it, not the rows that do.
-#: 全部/都 right before a value (都是通信卫星), or before a verb of two characters and the value (全部发射成功).
-ALL_OF_THEM_ZH = re.compile(r"(全部|全都|都|均|全)(?:是|为)?(?:[\u4e00-\u9fff]{2})?$")
+#: 全部/都 right before a value (都是通信卫星), or before a verb of one or two characters and the value (全部发射成功,
+#: 全部由中国…).
+ALL_OF_THEM_ZH = re.compile(r"(全部|全都|都|均|全)(?:是|为)?(?:[\u4e00-\u9fff]{1,2})?$")
 
 
 def _all_of_each(r: RoleResolver, frame: Frame) -> list[tuple[int, str]]:
     """哪些火箭家族的发射全部成功？: groups whose rows all have a value, which a filter keeping those rows does not say
     (it listed every family with one success). The word of "all" is named."""
-    if not r.q.zh or not (frame.entity or frame.group_columns or YES_NO.search(r.q.text)):
-        return []  # (星舰2024年的试飞都成功了吗？: whether all of them did, which the rows that did do not say)
+    if not r.q.zh or not (frame.entity or frame.group_columns or YES_NO.search(r.q.text) or r.has("which")):
+        return []  # (星舰2024年的试飞都成功了吗？: whether all of them did, which the rows that did do not say; 哪些的
+        # 机载部件全部由中国供应商提供？: rows listed whose parts all are, which the parts that are do not say)
     found = []
     for c in frame.conditions:
         at = r.q.text.find(c.text) if c.op == "=" and c.text else -1

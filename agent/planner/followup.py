@@ -173,6 +173,7 @@ def _follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, tod
     changed += _none_per_group(frame, a)
     changed += ["filter"] if a.flags(frame) else []  # "Which of those are reusable?": reusable = 1
     changed += _measures(frame, a) + _ranking(frame, a) + _share(frame, a, previous, zh=parsed.zh)
+    changed += _kept_top(frame, a, previous)
     changed += _counts_asked(frame, a, previous)
     if not a.r.aggregates and "share" not in changed:
         shown, lost_shown = _shown(frame, a, also=bool(_ALSO.search(parsed.text)))
@@ -474,6 +475,24 @@ def _comparisons(frame: Frame, a: Assembler) -> list[str]:
             continue
         changed.append("filter")
     return changed
+
+
+def _kept_top(frame: Frame, a: Assembler, previous: Frame) -> list[str]:
+    """"How many of those satellites from each of them are still operational?" after the five makers that built the
+    most: those five, in their order, each with the count of its rows that have the new value beside the old figure;
+    not the new value as a filter, which ranks five others."""
+    grouped = bool(previous.entity or previous.group_columns or previous.group_time)
+    if not grouped or previous.limit is None or previous.order is None or previous.order.measure is None \
+            or previous.order.measure not in previous.measures or not points_back(a.q.text):
+        return []
+    added = [c for c in frame.conditions if not any(_same(c, old) for old in previous.conditions)]
+    if len(added) != 1 or added[0].op != "=" or frame.having is not None:
+        return []
+    frame.conditions.remove(added[0])
+    frame.measures = [*previous.measures, Measure("count", condition=added[0])]
+    frame.order = Ordering(previous.order.desc, measure=frame.measures[previous.measures.index(previous.order.measure)])
+    frame.limit, frame.ties = previous.limit, previous.ties
+    return ["kept the top"]
 
 
 def _counted_per_row(frame: Frame, a: Assembler, c: Comparison) -> bool:

@@ -473,14 +473,19 @@ class Assembler:
     def _all_of_each_group(self, frame: Frame) -> None:
         """哪些运营国家的载荷全部发射成功？: the groups none of whose rows lacks the value (`HAVING SUM(CASE WHEN outcome
         != 'success' …) = 0`), not the groups with one row that has it (a filter). Only in a grouped question, for
-        one value; a yes-or-no question stays named (`accounting._all_of_each`)."""
-        if not self.q.zh or not (frame.entity or frame.group_columns) or frame.having is not None \
+        one value; a yes-or-no question stays named (`accounting._all_of_each`). Rows listed after 哪些 whose value is
+        of rows below them (哪些火箭家族的所有型号都已经退役了？) become those groups."""
+        listed = not (frame.entity or frame.group_columns or frame.measures) and self.r.has("which")
+        if not self.q.zh or not (frame.entity or frame.group_columns or listed) or frame.having is not None \
                 or YES_NO.search(self.q.text):
             return
         for c in frame.conditions:
             at = self.q.text.find(c.text) if c.op == "=" and len(c.values) == 1 and c.text else -1
             said = ALL_OF_THEM_ZH.search(self.q.text[:at]) if at > 0 else None
-            if said is not None:
+            below = listed and c.column.table != frame.fact and self.schema.upward(c.column.table, frame.fact)
+            if said is not None and (below or not listed):
+                if below:
+                    frame.entity, frame.fact, frame.measures = frame.fact, c.column.table, [Measure("count")]
                 frame.conditions.remove(c)
                 frame.having, frame.having_measure = ("=", (0,)), Measure("count", condition=replace(c, op="!="))
                 self.r.read_tokens.update(i for i, t in enumerate(self.q.tokens) if said.start() <= t.start < said.end())
@@ -1291,6 +1296,8 @@ class Assembler:
             if existing.column is column and existing.op in ("=", "in", "!=", "not_in") \
                     and (existing.op in ("!=", "not_in")) == negated:
                 if ref.value in existing.values:  # the same value named again ("stealth power", 'Stealth')
+                    if self._apart(existing, m):  # 中国制造的飞机…中国供应商: another role of it, which one join is not
+                        self.r.ignored.append(m.text)
                     self.r.use(m)
                     return
                 existing.op = "not_in" if negated else "in"
@@ -1313,6 +1320,11 @@ class Assembler:
         if negation is not None:
             self.negated_directly.append((frame.conditions[-1], negation.text))
         self.r.use(m)
+
+    def _apart(self, existing: Condition, m: Mention) -> bool:
+        """Whether a value named again stands apart from its first mention, a table word between them (中国制造的飞机里，
+        …由中国供应商提供: the makers' country, then the suppliers'): two roles the one condition does not hold."""
+        return existing.at >= 0 and any(o.kind == "table" and existing.at < o.start < m.start for o in self.r.mentions)
 
     def _continued(self, ref: ValueRef) -> tuple[str, ...]:
         """The punctuation by which other values of the same column continue this one ('Maiden flight; Fairing did

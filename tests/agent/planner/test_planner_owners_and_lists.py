@@ -71,12 +71,20 @@ def _answer(askdb, question):
     # the twenty-second re-walk's C17: no row could meet the query's conditions, "no data" stated as a fact
     ("Which launches before 2010 were in 2025?", "cannot all hold at once"),
     ("2010年以前首飞的火箭家族中，哪些在2025年仍有发射？", "不可能同时成立"),
-    # its C05: the families with any retired vehicle, for those whose vehicles are all retired
-    ("哪些火箭家族的所有型号都已经退役了？", "全部都满足"),
 ])
 def test_an_answer_no_row_could_meet_or_of_any_row_for_all_is_not_a_fact(offline, question, said):
     answer = _answer(offline, question)
     assert not answer.ok and said in (answer.data.caveat or "")
+
+
+def test_the_rows_all_of_whose_own_rows_have_a_value(planner, sample_db_path):
+    """The twenty-second re-walk's C05 (the families with any retired vehicle, for those whose vehicles are all retired:
+    flagged by the `universal` check): since the fifty-fifth walk, the families none of whose vehicles is not retired."""
+    plan = planner.plan("哪些火箭家族的所有型号都已经退役了？")
+    gold = ("SELECT f.name_zh FROM launch_vehicles v JOIN vehicle_families f ON f.id = v.family_id GROUP BY f.id "
+            "HAVING SUM(v.status != 'retired') = 0")
+    rows = sorted(r[0] for r in planner.database.execute(plan.sql, max_rows=1000).rows)
+    assert plan.caveat is None and rows == sorted(r[0] for r in sample(sample_db_path, gold))
 
 
 @pytest.mark.parametrize("question, name", [
