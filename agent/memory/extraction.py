@@ -86,6 +86,11 @@ _SELF_ZH = re.compile(r"我|咱们|本公司|我司")
 _BACK_EN = re.compile(r"\b(?:them|those|these|that list|the above)\b", re.I)
 _BACK_ZH = re.compile(r"它们|这些|那些|上面|刚才")
 _DIRECTIVE_ZH = re.compile(r"^(?:请|以后|今后|总是|始终|一律|不要|别|务必)|请")
+#: A request to change this answer's rows ("Leave out the American sites."), not a standing rule, unless it says it
+#: stands ("Always leave out …", "From now on exclude …").
+_THIS_ANSWER_EN = re.compile(r"^(?:please\s+)?(?:leave out|exclude|include|drop|remove|skip|add)\s+the\b", re.I)
+_STANDING_EN = re.compile(r"\b(?:always|from now on|never|in future|in the future|by default|every time|each time)\b",
+                          re.I)
 _TASK = re.compile(r"\b(?:working on|preparing|putting together|writing|building|drafting)\b|正在|在写|在做|准备", re.I)
 _GROUP = re.compile(r"\b(?:we|we're|we've|we'd|we'll|our|ours|us)\b|我们|咱们|公司|团队|我司|本公司", re.I)
 
@@ -106,6 +111,8 @@ def _statement(clause: str) -> MemoryCandidate | None:
         return None
     if not speaks_of_self and (_BACK_ZH if zh else _BACK_EN).search(clause):
         return None
+    if not zh and _THIS_ANSWER_EN.search(clause) and not _STANDING_EN.search(clause):
+        return None  # "Leave out the American sites.": of the answer before
     if len(clause) < (4 if zh else 12):
         return None
     if _TASK.search(clause):

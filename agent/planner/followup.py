@@ -32,7 +32,8 @@ from agent.vocabulary.references import BACK_REFERENCE, PRONOUNS_EN, THOSE_EN, T
 from agent.vocabulary.numbers import COUNTERS_ZH
 
 _MARKER_EN = re.compile(rf"^\s*(and|what about|how about|only|just|which of|of ({THOSE_EN})|among|same|the same|"
-                        rf"now|also|but|instead|then)\b|\b({PRONOUNS_EN})\b", re.IGNORECASE)
+                        rf"now|also|but|instead|then|(?:please\s+)?(?:leave out|exclude|drop)\s+the)\b"
+                        rf"|\b({PRONOUNS_EN})\b", re.IGNORECASE)  # ("Leave out the American sites.": of those)
 _MARKER_ZH = re.compile(r"^\s*(其中|那|只看|只|仅|同样|换成|改成|改为|按|分别是|都是|都|把[^，,。？?]{0,8}(?:换成|改成|改为))"
                         r"|呢\s*[？?]?\s*$|又(?:是)?(?:怎样|怎么样|如何|多少)\s*[？?]?\s*$")
 _RESTRICT = re.compile(rf"\b(which|who|what) of ({THOSE_EN})\b|\bof (those|these)\b|\bamong ({THOSE_EN})\b"
@@ -243,6 +244,8 @@ def _restrict(frame: Frame, a: Assembler) -> list[str]:
         return []  # "Which of them have more than 100 payloads?" after orbits: those groups, counted again
     if grouped and any(m.kind == "keyword" and m.code == "not" and m.text.lower() in a.NONE_WORDS for m in a.r.mentions):
         return []  # "Which of those orbits had no failures at all?": those groups, none of whose rows failed
+    if _periods_asked(frame, a):
+        return []  # "In which of those months was there a launch that was not fully successful?": those months
     keeps = frame.order is not None and frame.order.measure is None and not grouped
     lost = [f"前 {frame.limit} 个" if frame.zh else f"the top {frame.limit} of the previous answer"] \
         if frame.limit is not None and not keeps else []
@@ -477,6 +480,16 @@ def _comparisons(frame: Frame, a: Assembler) -> list[str]:
     return changed
 
 
+#: The words asking again for the periods a follow-up's previous answer was grouped by ("which of those months").
+_BUCKET_ASKED = {"month": r"\bmonths?\b|哪几?个?月", "year": r"\byears?\b|哪几?年", "quarter": r"\bquarters?\b|哪几?个?季度"}
+
+
+def _periods_asked(frame: Frame, a: Assembler) -> bool:
+    """Whether the follow-up asks again for the periods the frame is grouped by ("which of those months")."""
+    return frame.group_time is not None and bool(frame.bucket) \
+        and re.search(_BUCKET_ASKED.get(frame.bucket, "^$"), a.q.text, re.I) is not None
+
+
 def _kept_top(frame: Frame, a: Assembler, previous: Frame) -> list[str]:
     """"How many of those satellites from each of them are still operational?" after the five makers that built the
     most: those five, in their order, each with the count of its rows that have the new value beside the old figure;
@@ -635,6 +648,8 @@ def _shown(frame: Frame, a: Assembler, *, also: bool) -> tuple[list[str], list[s
     A plain mention of the rows' own table ("how about those for pilots above 40?") keeps the columns.
     Returns what changed, and what of the previous rows could not be kept (`_restrict`)."""
     r = a.r
+    if _periods_asked(frame, a):
+        return [], []  # "In which of those months was there a launch …?": the months are what is shown
     dated = any(t.norm in ("year", "date", "年份", "日期") for t in a.q.tokens)
     # "the year each opened": a verb naming a dated column (opened_year), with the year asked for
     named = [m for m in r.mentions if r.is_free(m) and (m.kind == "table" or (m.kind == "column" and (

@@ -42,6 +42,8 @@ _SECOND_ASKED_ZH = re.compile(r"其中|[,，;；？?]")
 _WITH_THE = re.compile(r"\bwith\s+(?:the|their|its)\s+$", re.I)
 #: The next word of such a list ("with the rocket and launch site", "…, the site").
 _LISTED_ON = re.compile(r"(?:\band|,)\s+(?:the\s+|their\s+|its\s+)?$", re.I)
+#: The same list opened by "with their" before a column ("with their launch dates and rockets").
+_WITH_THEIR_LIST = re.compile(r"\bwith\s+(?:the|their|its)\s+[\w\s'-]*?(?:\band|,)\s+(?:the\s+|their\s+|its\s+)?$", re.I)
 #: 美国以外的国家, 中国之外: "other than" said after the value it excludes (not closing a 除(了)… of its own).
 _OUTSIDE_ZH = re.compile(r"\s*(?:以外|之外)")
 #: Punctuation by which a stored text goes on after another stored text of its column (`_continued`).
@@ -1622,6 +1624,7 @@ class Assembler:
         that one exists. None otherwise."""
         before = self.q.text[:self.q.tokens[m.start].start]
         listed = any(id(o) in shown for o in self.r.mentions if o.end <= m.start) and _LISTED_ON.search(before)
+        listed = listed or bool(_WITH_THEIR_LIST.search(before))  # "with their launch dates and rockets"
         if frame.measures or not (_WITH_THE.search(before) or listed) or not self.schema.upward(frame.fact, table):
             return None
         names = self.schema.tables[table]

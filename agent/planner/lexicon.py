@@ -59,7 +59,7 @@ KEYWORDS: dict[str, str] = {
     # shape of the answer
     "distinct": "distinct", "different": "distinct", "unique": "distinct",
     "times": "times",
-    "not": "not", "except": "not", "excluding": "not", "other than": "not", "without": "not",
+    "not": "not", "except": "not", "excluding": "not", "leave out": "not", "exclude": "not", "other than": "not", "without": "not",
     "never": "not", "no": "not", "no longer": "not", "not anymore": "not", "outside": "not", "outside of": "not",
     "don": "not", "doesn": "not", "didn": "not", "haven": "not", "hasn": "not",
     "both": "both", "neither": "both",
