@@ -831,8 +831,8 @@ class Assembler:
                 self.r.ignored.append(c.text)
                 continue
             frame.conditions.append(Condition(column, c.op, *self._in_column_unit(c.numbers, c.text, column)))
-        for m, text in r.missing:  # "no recorded mass": the value is missing
-            frame.conditions.append(Condition(self.column(m), "null", (), text))
+        for m, text in r.missing:  # "no recorded mass": the value is missing (where, for a share of it)
+            frame.conditions.append(Condition(self.column(m), "null", (), text, at=m.start))
         for year in r.years:
             column = self.time_column(year)
             frame.conditions.append(Condition(column, f"year_{year.relation}", year.years, year.text))

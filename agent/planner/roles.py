@@ -37,7 +37,7 @@ _AMOUNT_ASKED = frozenset({"how many", "total number of"})
 #: cost more than 1000" the column's word is a verb); the words between them ("recorded", 记录), before the column
 #: ("an unknown mass"), and after it in Chinese (质量未知).
 _NO = {"no", "without", "没有", "无"}
-_UNRECORDED = {"recorded", "known", "listed", "given", "stated", "记录", "登记", "记载"}
+_UNRECORDED = {"recorded", "known", "listed", "given", "stated", "published", "reported", "documented", "available", "记录", "登记", "记载"}
 _UNKNOWN = {"unknown", "missing", "unrecorded"}
 _UNKNOWN_AFTER_ZH = re.compile(r"\s*(?:未知|不详|缺失|为空|空缺)")
 #: A comparison of one row's value with another's: "a site in a different country from the rocket's own", "the

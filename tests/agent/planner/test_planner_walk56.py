@@ -36,3 +36,14 @@ def test_leave_out_the_rows_is_a_request_about_the_answer(talk):
     talk.ask("Which launch sites have hosted rockets from more than two different families?")
     talk.ask("Leave out the American sites.")
     assert "!= 'United States'" in talk.last_sql and "HAVING" in talk.last_sql
+
+
+def test_a_share_of_rows_with_no_recorded_value(planner, sample_db_path):
+    """E17 (declined: "could not tell what 'share of' is a share of"): the missing value's condition is where its
+    words are, so a share finds it."""
+    plan = planner.plan("What share of payloads launched since 2020 have no recorded mass?")
+    gold = ("SELECT ROUND(100.0 * SUM(p.mass_kg IS NULL) / COUNT(*), 2) FROM payloads p JOIN launches l "
+            "ON l.id = p.launch_id WHERE l.launch_date >= '2020-01-01'")
+    assert plan.caveat is None and _rows(planner, plan.sql) == sample(sample_db_path, gold)
+    # "no published range" is a value not recorded (E20 was declined as a negation needing a subquery)
+    assert "range_km IS NULL" in planner.plan("Which aircraft have no published range?").sql
