@@ -42,7 +42,8 @@ _RESTRICT = re.compile(rf"\b(which|who|what) of ({THOSE_EN})\b|\bof (those|these
 _EACH_OF_THEM = re.compile(rf"\beach (?:one )?of ({THOSE_EN})\b|它们.{{0,6}}各|它们每个|其中每个|这些.{{0,4}}各|其中.{{0,8}}各",
                            re.I)
 #: "Only count …", "just count …", "count only …": which rows the figure is over, not a count asked instead.
-_ONLY_COUNT = re.compile(r"^\s*(?:only|just)\s+(?:count|include|consider|look\s+at)\b|^\s*count\s+only\b", re.I)
+_ONLY_COUNT = re.compile(r"^\s*(?:only|just)\s+(?:count|include|consider|look\s+at)\b|^\s*count\s+only\b"
+                         r"|^\s*(?:只|仅)(?:统计|计算|算|看)", re.I)  # (只统计2000年以后启用的呢？: which rows count)
 #: "Also show their names": the columns shown before stay, the new ones are added.
 _ALSO = re.compile(r"\b(?:also|too|as well|along with|in addition|additionally|together with)\b|也|同时|还有", re.I)
 #: The rows of the previous answer taken out ("not one of those", "except for those", "did not visit these"):
@@ -650,6 +651,8 @@ def _shown(frame: Frame, a: Assembler, *, also: bool) -> tuple[list[str], list[s
     r = a.r
     if _periods_asked(frame, a):
         return [], []  # "In which of those months was there a launch …?": the months are what is shown
+    if frame.measures and _ONLY_COUNT.search(a.q.text):
+        return [], []  # "Only count payloads launched before 2015.", 只统计2000年以后启用的呢？: the same figure
     dated = any(t.norm in ("year", "date", "年份", "日期") for t in a.q.tokens)
     # "the year each opened": a verb naming a dated column (opened_year), with the year asked for
     named = [m for m in r.mentions if r.is_free(m) and (m.kind == "table" or (m.kind == "column" and (

@@ -47,3 +47,12 @@ def test_a_share_of_rows_with_no_recorded_value(planner, sample_db_path):
     assert plan.caveat is None and _rows(planner, plan.sql) == sample(sample_db_path, gold)
     # "no published range" is a value not recorded (E20 was declined as a negation needing a subquery)
     assert "range_km IS NULL" in planner.plan("Which aircraft have no published range?").sql
+
+
+def test_only_count_the_ones_in_chinese_keeps_the_figure(talk, sample_db_path):
+    """The 57th walk's Z7 (confidently wrong: the sites listed with their year, the count per country lost)."""
+    talk.ask("各国分别拥有多少个发射场？")
+    _, answer = talk.ask("只统计2000年以后启用的呢？")
+    gold = ("SELECT c.name_zh, COUNT(*) FROM launch_sites s JOIN countries c ON c.id = s.country_id "
+            "WHERE s.opened_year >= 2000 GROUP BY c.id")
+    assert "caveat" not in answer and sorted(result(talk)) == sorted(sample(sample_db_path, gold))
