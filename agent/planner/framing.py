@@ -410,30 +410,20 @@ class Assembler:
             op, words = (">" if said.group(2) == "多" else "<"), [said.start(), said.start(2)]
             keyword, asked = None, self._after_which([m for m in self.r.mentions if m.kind == "table"])
         else:
-            keyword = next((m for m in self.r.mentions if m.kind == "keyword" and m.code in ("gt", "lt")
-                            and self.r.is_free(m) and m.text.lower() in ("more", "fewer", "less")), None)
+            keyword = self._more_or_fewer()
             than = re.search(r"\bthan\b", text[tokens[keyword.end - 1].end:]) if keyword is not None else None
             if than is None:
                 return
             op, words = (">" if keyword.code == "gt" else "<"), []
             asked = self._table_asked()
-        # "more payloads launched in 2025": the payloads, dated by their launches (the year's own table otherwise)
-        named = self.r.next_mention(keyword, 0, kinds=("table",)) if keyword is not None else None
-        counted = self.table(named) if named is not None and self.schema.upward(self.table(named), pair.column.table) \
-            else pair.column.table
-        entity = self.table(asked) if asked is not None else None
-        if entity is None or entity == counted or not self.schema.upward(counted, entity):
-            return
-        frame.conditions.remove(pair)
         one, other = (replace(pair, op="=" if pair.op == "in" else "year_in", values=(v,)) for v in pair.values)
-        self._compared_counts(frame, entity, counted, op, one, other, keyword, asked, words)
+        self._compared_counts(frame, [pair], op, one, other, keyword, asked, words)
 
     def _two_periods_compared(self, frame: Frame) -> None:
         """"Which launch sites hosted more launches in the first half of 2025 than in 2020?": two periods, the second
         on the first's date (not the year the sites opened), compared for each row asked about."""
         times = [c for c in frame.conditions if c.op.startswith("year_")]
-        keyword = next((m for m in self.r.mentions if m.kind == "keyword" and m.code in ("gt", "lt")
-                        and self.r.is_free(m) and m.text.lower() in ("more", "fewer", "less")), None)
+        keyword = self._more_or_fewer()
         if self.q.zh or keyword is None or len(times) != 2 or not any(c.column.is_date for c in times):
             return
         at = {id(c): self.q.text.find(c.text) for c in times}
@@ -443,20 +433,27 @@ class Assembler:
             return
         dated = one.column if one.column.is_date else other.column
         one, other = replace(one, column=dated), replace(other, column=dated)
-        named = self.r.next_mention(keyword, 0, kinds=("table",))
-        counted = self.table(named) if named is not None and self.schema.upward(self.table(named), dated.table) \
-            else dated.table
-        asked = self._table_asked()
+        self._compared_counts(frame, times, ">" if keyword.code == "gt" else "<", one, other, keyword,
+                              self._table_asked(), [])
+
+    def _more_or_fewer(self) -> Mention | None:
+        """The free "more", "fewer" or "less" of a comparison with no number after it (`_compare` took those)."""
+        return next((m for m in self.r.mentions if m.kind == "keyword" and m.code in ("gt", "lt")
+                     and self.r.is_free(m) and m.text.lower() in ("more", "fewer", "less")), None)
+
+    def _compared_counts(self, frame: Frame, replaced: list[Condition], op: str, one: Condition, other: Condition,
+                         keyword: Mention | None, asked: Mention | None, words: list[int]) -> None:
+        """Each row asked about (`asked`) with its count of the rows counted with `one` and with `other`, in place of
+        the `replaced` conditions, kept where the first is `op` the second. The rows counted are those named after
+        "more" ("more payloads launched in 2025": the payloads, dated by their launches), else the conditions' own;
+        nothing changes when the rows asked about are not above them."""
+        dated = one.column.table
+        named = self.r.next_mention(keyword, 0, kinds=("table",)) if keyword is not None else None
+        counted = self.table(named) if named is not None and self.schema.upward(self.table(named), dated) else dated
         entity = self.table(asked) if asked is not None else None
         if entity is None or entity == counted or not self.schema.upward(counted, entity):
             return
-        frame.conditions = [c for c in frame.conditions if c not in times]
-        self._compared_counts(frame, entity, counted, ">" if keyword.code == "gt" else "<", one, other, keyword,
-                              asked, [])
-
-    def _compared_counts(self, frame: Frame, entity: str, counted: str, op: str, one: Condition, other: Condition,
-                         keyword: Mention | None, asked: Mention | None, words: list[int]) -> None:
-        """Each `entity` row's count of the `counted` rows with `one` and with `other`, kept where the first is `op`."""
+        frame.conditions = [c for c in frame.conditions if c not in replaced]
         frame.entity, frame.fact, frame.columns, frame.distinct = entity, counted, [], False
         frame.existence = [t for t in frame.existence if t != counted]
         frame.required = [t for t in frame.required if t != counted]
