@@ -37,7 +37,7 @@ from agent.planner.framing import build_frame
 from agent.planner.lexicon import Lexicon
 from agent.planner.linking import MeaningLinker
 from agent.planner.question import ParsedQuestion, parse_question
-from agent.planner.reading import caveat, interpretation, read_alone, translated
+from agent.planner.reading import caveat, data_ends, interpretation, read_alone, translated
 from agent.planner.periods import IN_THE_DATA, DataEnd
 from agent.planner.schema_index import ColumnInfo, SchemaIndex, quote_ident
 from agent.planner.sql_builder import build_sql, to_dialect
@@ -216,6 +216,7 @@ class OfflinePlanner:
                 continue
             start, end = date.fromisoformat(start), date.fromisoformat(end)
             if (end - max(last + timedelta(days=1), start)) > (end - start) / 10:
+                frame.data_none = start > last
                 return last.isoformat()
         return None
 
@@ -540,7 +541,7 @@ class OfflinePlanner:
                                truncated=observation.get("truncated", False))
         sep = "" if plan.zh else " "
         text = sep.join(p for p in (plan.caveat, plan.focus_note, translated(plan.frame), read_alone(plan.frame),
-                                    interpretation(plan.frame, plan.carried), result) if p)
+                                    interpretation(plan.frame, plan.carried), result, data_ends(plan.frame)) if p)
         if self._state is not None:  # "complete": whether a follow-up of it inherits nothing left out
             self._state.planner_frame = frame_to_dict(plan.frame) | {"complete": plan.caveat is None}
         count = observation.get("row_count", 0)

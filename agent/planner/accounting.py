@@ -64,6 +64,7 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     missing.extend((-1, text) for text in r.ignored)
     covered = {i for m in r.mentions for i in range(m.start, m.end)}
     read = r.period_tokens | r.pronouns | r.read_tokens  # words a pass read that no mention covers
+    read = read | _today_of_still(r)
     missing.extend((i, t.text) for i, t in enumerate(r.q.tokens) if i not in covered and i not in read
                    and t.text in r.q.unmatched and t.norm not in FILLER_WORDS and not _relating_verb(i, r, joined)
                    and not _names_the_key(i, r, edges, schema) and not _ordering_word(i, r, frame)
@@ -88,6 +89,13 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     own |= _OF_ALL if any(m.func == "share" and m.condition is None for m in frame.measures) else set()
     own |= shown_in_units(frame)
     return [w for w in dict.fromkeys(words + _unknown_chinese(r, own)) if w.casefold() not in own]
+
+
+def _today_of_still(r: RoleResolver) -> set[int]:
+    """"still operational today", "still active now": the current state a status column holds, which "still"
+    already said; a "today" with no "still" before it may be a period and stays named."""
+    still = next((i for i, t in enumerate(r.q.tokens) if t.norm == "still"), None)
+    return set() if still is None else {i for i, t in enumerate(r.q.tokens) if i > still and t.norm in ("today", "now")}
 
 
 #: Words that stress rather than count: "flown at least once" (the rows joined say it), "without a single failed

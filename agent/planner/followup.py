@@ -147,7 +147,10 @@ def follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, toda
     if previous.entity and previous.limit is None and _RESTRICT.search(parsed.text):
         frame, carried = _follow_up(parsed, schema, previous, today, keep_subject=True)
         added = [c for c in frame.conditions if not any(_same(c, old) for old in previous.conditions)]
-        if all(c.column.table == previous.entity for c in added):
+        if all(c.column.table == previous.entity or schema.one_each(previous.entity, c.column.table)
+               for c in added):  # "which of those are American?": the makers' own country
+            frame.conditions = [replace(c, via=previous.entity) if c in added and c.column.table != previous.entity
+                                and not c.via else c for c in frame.conditions]
             return frame, carried
     return _follow_up(parsed, schema, previous, today, keep_subject=False)
 

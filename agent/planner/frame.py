@@ -135,8 +135,9 @@ class Frame:
     periods: list[str] = field(default_factory=list)  # relative periods as resolved, for the answer
     relative: list[Condition] = field(default_factory=list)  # the conditions of periods counted from today
     #: The data's last date, where a period counted from today runs past it: the period holds less data than
-    #: its name says, and the answer says so (not ok).
+    #: its name says, and the answer says so after its result (not ok only when the period holds none of it).
     data_end: str | None = None
+    data_none: bool = False  # the period counted from today lies wholly after the data's last date
     #: Words read by meaning, not by name, and the name read: ("altitude", "height") (agent.planner.linking).
     guesses: list[tuple[str, str]] = field(default_factory=list)
     #: Words read as a name in another language that the glossary confirms, stated but no guess:

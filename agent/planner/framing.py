@@ -106,6 +106,8 @@ class Assembler:
         self._compared(frame)
         self.ranking(frame)
         self._selection(frame)
+        if any(m.kind == "keyword" and m.code == "both" and self.r.is_free(m) for m in self.r.mentions):
+            self.r.refuse_both()  # "both cat and dog pets" of rows the two counts are not of
         stray = [m.text for m in self.r.mentions if m.kind == "number" and self.r.is_free(m)]
         if stray:  # a number the plan does not use means the question was misread
             raise PlanningFailed(f"I could not tell what {', '.join(stray)} refers to",
@@ -387,6 +389,12 @@ class Assembler:
             self.r.ignored.append(having.text)
             return
         frame.conditions.remove(after[0])
+        end = at + len(having.text)
+        following = [i for i, t in enumerate(self.q.tokens) if t.start >= end][:3]
+        # "more than a third of their payloads": each group's own rows, which the percentage is of
+        theirs = {i for i in following if self.q.tokens[i].norm in ("their", "its")}
+        self.r.pronouns.update(theirs)
+        frame.own_pronoun = frame.own_pronoun or bool(theirs)
         frame.having_measure = Measure("share", condition=after[0])
         frame.measures = [frame.having_measure, *(m for m in frame.measures if m is not frame.having_measure)]
         self.notes.append(f"'{having.text}' → HAVING the percentage with {after[0].describe()} {having.op} "
@@ -403,6 +411,15 @@ class Assembler:
         if pair is None:
             return self._two_periods_compared(frame)
         first, second = (str(v) for v in pair.values)
+        if (both := self._both_said(pair)) is not None:
+            keyword, words = both
+            asked = self._after_which([m for m in self.r.mentions if m.kind == "table"]) if self.q.zh \
+                else self._table_asked()
+            one, other = self._each_of_pair(pair)
+            values = [m for m in self.r.mentions if m.kind == "value" and m.text in pair.text.split(", ")]
+            named = next((m for m in self.r.mentions if values and m.kind == "table"
+                          and 0 <= m.start - values[-1].end <= 1), None)  # "both crewed and cargo payloads"
+            return self._compared_counts(frame, [pair], "both", one, other, keyword, asked, words, named)
         if self.q.zh:
             said = re.search(r"比([^，,。？?]{1,20}?)(多|少)", text)
             if said is None or not self._names_value(said.group(1), second, pair):
@@ -416,8 +433,32 @@ class Assembler:
                 return
             op, words = (">" if keyword.code == "gt" else "<"), []
             asked = self._table_asked()
-        one, other = (replace(pair, op="=" if pair.op == "in" else "year_in", values=(v,)) for v in pair.values)
+        one, other = self._each_of_pair(pair)
         self._compared_counts(frame, [pair], op, one, other, keyword, asked, words)
+
+    @staticmethod
+    def _each_of_pair(pair: Condition) -> tuple[Condition, Condition]:
+        """The pair's two values as a condition each, each named by its own words ("载人", not "载人, 货运")."""
+        words = pair.text.split(", ")
+        words = words if len(words) == 2 else [pair.text] * 2
+        return tuple(replace(pair, op="=" if pair.op == "in" else "year_in", values=(v,), text=w)
+                     for v, w in zip(pair.values, words))
+
+    def _both_said(self, pair: Condition) -> tuple[Mention | None, list[int]] | None:
+        """How the question asks for rows with some of each of the pair's two values: "both crewed and cargo" (the
+        "both" keyword), 既…又… or 和…都 around them (the characters' positions); None when it does not."""
+        if not self.q.zh:
+            both = next((m for m in self.r.mentions if m.kind == "keyword" and m.code == "both"
+                         and m.text.lower() == "both" and self.r.is_free(m)), None)
+            return (both, []) if both is not None and self.q.text.find(pair.text.split(", ")[0]) >= 0 else None
+        said = re.search(r"既([^，,。？?又]{1,20})又([^，,。？?]{1,20})", self.q.text) \
+            or re.search(r"([^，,。？?]{1,12})(?:和|与|及|跟)([^，,。？?]{1,12}?)都(?!没)", self.q.text)
+        if said is None or not all(any(m.kind == "value" and m.text in part for m in self.r.mentions)
+                                   for part in (said.group(1), said.group(2))):
+            return None
+        marks = [said.start()] if said.group(0).startswith("既") else []
+        marks += [said.start(2) - 1] if said.group(0).startswith("既") else [said.end(2)]
+        return None, marks
 
     def _two_periods_compared(self, frame: Frame) -> None:
         """"Which launch sites hosted more launches in the first half of 2025 than in 2020?": two periods, the second
@@ -442,13 +483,15 @@ class Assembler:
                      and self.r.is_free(m) and m.text.lower() in ("more", "fewer", "less")), None)
 
     def _compared_counts(self, frame: Frame, replaced: list[Condition], op: str, one: Condition, other: Condition,
-                         keyword: Mention | None, asked: Mention | None, words: list[int]) -> None:
+                         keyword: Mention | None, asked: Mention | None, words: list[int],
+                         named: Mention | None = None) -> None:
         """Each row asked about (`asked`) with its count of the rows counted with `one` and with `other`, in place of
         the `replaced` conditions, kept where the first is `op` the second. The rows counted are those named after
         "more" ("more payloads launched in 2025": the payloads, dated by their launches), else the conditions' own;
         nothing changes when the rows asked about are not above them."""
         dated = one.column.table
-        named = self.r.next_mention(keyword, 0, kinds=("table",)) if keyword is not None else None
+        if named is None and keyword is not None:
+            named = self.r.next_mention(keyword, 0, kinds=("table",))
         counted = self.table(named) if named is not None and self.schema.upward(self.table(named), dated) else dated
         entity = self.table(asked) if asked is not None else None
         if entity is None or entity == counted or not self.schema.upward(counted, entity):
@@ -461,8 +504,12 @@ class Assembler:
         frame.having, frame.having_measure, frame.having_other = (op, ()), frame.measures[0], frame.measures[1]
         self.r.use(keyword, asked, *(m for m in self.r.mentions if m.kind == "table" and counted in m.tables))
         self.r.read_spans += [(at, at + 1) for at in words]
-        self.notes.append(f"'{one.text}', '{other.text}' → each {entity}: the count with {one.describe()} {op} the "
-                          f"count with {other.describe()}")
+        if op == "both":
+            self.notes.append(f"'{one.text}' → each {entity} with some rows with {one.describe()} and some with "
+                              f"{other.describe()}")
+        else:
+            self.notes.append(f"'{one.text}', '{other.text}' → each {entity}: the count with {one.describe()} {op} "
+                              f"the count with {other.describe()}")
 
     def _names_value(self, words: str, value: str, pair: Condition) -> bool:
         """Whether the words after 比 name the second value of the pair (a year, or the value's own words)."""
@@ -675,6 +722,13 @@ class Assembler:
         chosen = self.column(year.column, "time")
         if chosen is not None:
             return chosen
+        named = sorted({t for o in self.r.mentions if o.kind == "table" for t in o.tables
+                        if any(c.is_date for c in self.schema.tables[t].time_columns)
+                        and self.schema.distance(self.anchors[0], t) <= 2},
+                       key=lambda t: (self.schema.distance(self.anchors[0], t), t)) if self.anchors else []
+        if named:  # "operator countries with payloads launched from Baikonur in 2020": the dates of the launches
+            # named, not the year the site (a value's table, nearer the countries) opened
+            return next(c for c in self.schema.tables[named[0]].time_columns if c.is_date)
         # nearest the rows counted or listed first (the payloads' launches, not the year the sites they are grouped
         # by opened: "Which three launch sites launched the most payloads between 2015 and 2020?"), then nearest
         # the groups, then a table of dates before one of years
@@ -755,6 +809,8 @@ class Assembler:
             for m in self._free_columns(exact=True):
                 if (r.periods or r.years) and all(c.is_date or c.is_year for c in m.columns):
                     continue  # 2010年以前首飞的运输机平均最大速度: the period's column, no grouping
+                if all(c.is_flag for c in m.columns) and self._before_its_table(m):
+                    continue  # 可重复使用的运载火箭有几种: the reusable ones (`flags`), not one group of each
                 if m.end <= first_aggregate and not r.kind_of_another(m):
                     frame.group_columns.append(self.column(m))
                     r.use(m)
@@ -1022,7 +1078,7 @@ class Assembler:
             self.r.read_tokens.add(m.start - 2)
             return keyed[1] if keyed[1] != frame.fact else None
         if through is None:
-            return self._named_between(frame, table)
+            return self._named_between(frame, table) or self._named_above(frame, table, m)
         if through in (table, frame.fact) or self.schema.distance(through, table) >= 99 \
                 or self.schema.distance(frame.fact, through) >= 99:
             return None
@@ -1047,6 +1103,16 @@ class Assembler:
                 (o.kind == "table" and between in o.tables) or (o.kind == "column" and {c.table for c in o.columns} == {between}))))
         return between
 
+    def _named_above(self, frame: Frame, table: str, m: Mention) -> str | None:
+        """"Which operator countries had payloads launched from the Guiana Space Centre?": the value's table holds
+        rows below the fact's too (the site's own country), but a table named before the value, below the fact,
+        reaches it by its own keys (the payloads' launches' site): the way the words go."""
+        if table not in self.schema.children(frame.fact):
+            return None
+        named = [o for o in self.r.mentions if o.kind == "table" and o.end <= m.start]
+        return next((t for o in reversed(named) for t in o.tables if t not in (table, frame.fact)
+                     and t in self.schema.children(frame.fact) and self.schema.upward(t, table)), None)
+
     def _between_table(self, frame: Frame, table: str) -> str | None:
         """The named table below the rows that refers to the value's table too (`_named_between`), if any."""
         direct = {e.ref_table for e in self.schema.edges_of(frame.fact) if e.table == frame.fact}
@@ -1057,6 +1123,14 @@ class Assembler:
             | {v.table for o in self.r.mentions if o.kind == "value" for v in o.values}  # "Raytheon radars"
         return next((t for t in sorted(named) if t in self.schema.children(frame.fact) and t != table
                      and any(e.table == t and e.ref_table == table for e in self.schema.edges_of(t))), None)
+
+    def _before_its_table(self, m: Mention) -> bool:
+        """A column word right before a word of its own table ("reusable launch vehicles", 可重复使用的运载火箭): it
+        says which of the rows, as an adjective does."""
+        after = next((o for o in self.r.mentions if o.start >= m.end), None)
+        between = self.q.text[self.q.tokens[m.end - 1].end:self.q.tokens[after.start].start] if after else ""
+        return after is not None and after.kind == "table" and between.strip() in ("", "的") \
+            and any(c.table in after.tables for c in m.columns)
 
     def flags(self, frame: Frame) -> bool:
         """"Which reusable launch vehicles are still active?": a yes/no column named in a question that
@@ -1381,6 +1455,15 @@ class Assembler:
             frame.conditions.append(Condition(column, "like", (m.text,), m.text))
             self.r.use(m, near)
 
+    def _both_ends_read(self) -> None:
+        """Both ends' words of "the highest and lowest unit costs" (and the column's word said again after the
+        second, 最高单价和最低单价) are read by the MIN and MAX they became."""
+        words = both_ends(self.q.text)
+        start = self.q.text.find(words)
+        end = start + len(words)
+        self.r.use(*[m for m in self.r.mentions if self.r.is_free(m) and m.kind in ("keyword", "column")
+                     and start <= self.q.tokens[m.start].start and self.q.tokens[m.end - 1].end <= end])
+
     def ranking(self, frame: Frame) -> None:
         """The question's order and ranking ("the heaviest", "top 5 by mass") as the frame's ORDER BY and LIMIT.
 
@@ -1451,6 +1534,7 @@ class Assembler:
                 label = r.previous_mention(named, 0, kinds=("column",))
                 if label is not None and self.label(frame.fact) in label.columns:
                     r.use(label)  # "part prices": the prices of the rows named by their label's word
+                self._both_ends_read()
                 self.notes.append(f"'{both_ends(self.q.text)}' → MIN and MAX of {column.name} in each group")
                 return
             elif (frame.entity or frame.group_columns or frame.group_time) and column.table == frame.fact \
@@ -1469,6 +1553,7 @@ class Assembler:
                 # "the earliest and latest launch dates", 最高和最低: both ends of the column, not one
                 frame.measures = [Measure("min", column), Measure("max", column)]
                 frame.columns = []
+                self._both_ends_read()
                 self.notes.append(f"'{both_ends(self.q.text)}' → MIN and MAX of {column.name}")
                 return
             else:

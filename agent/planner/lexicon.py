@@ -61,7 +61,8 @@ KEYWORDS: dict[str, str] = {
     "times": "times",
     "not": "not", "except": "not", "excluding": "not", "leave out": "not", "exclude": "not", "other than": "not", "without": "not",
     "never": "not", "no": "not", "no longer": "not", "not anymore": "not", "outside": "not", "outside of": "not",
-    "don": "not", "doesn": "not", "didn": "not", "haven": "not", "hasn": "not",
+    "don": "not", "doesn": "not", "didn": "not", "haven": "not", "hasn": "not", "hadn": "not", "aren": "not",
+    "isn": "not", "wasn": "not", "weren": "not",
     "both": "both", "neither": "both",
     "ordered by": "order", "sorted by": "order", "order by": "order", "sort by": "order",
     "in order of": "order", "order of": "order", "ranked by": "order", "in descending order of": "order_desc",
@@ -178,7 +179,7 @@ ZH_WORDS: dict[str, str] = {
     # 按用途分呢？, 按火箭拆分一下 (split by, as 按 says); 占多少比例 (make up: the share says it)
     "分": "", "拆分": "", "细分": "", "占": "",
     # 不是完全成功的 (not a full success: the negation says it); 发往 (sent to: the orbit or place named after)
-    "完全": "", "发往": "", "进入": "", "去往": "", "去了": "", "送进": "",
+    "完全": "", "发往": "", "进入": "", "去往": "", "去了": "", "送进": "", "去": "", "处于": "",
     # 它们用的是哪些火箭？: the rockets they used, as the join says
     "用的": "", "用了": "", "用过": "", "使用过": "",
     # 罗尔斯·罗伊斯供应的发动机部件: supplied by, as the supplier join says (生产, 制造 likewise)
@@ -324,7 +325,7 @@ send sends sent sending go goes went gone going carry carries carried carrying c
 lift lifts lifted lifting exactly specifically precisely respectively
 receive receives received receiving get gets got fully completely entirely
 suffer suffers suffered suffering whole put puts putting placed listed end ends ended ending way outright
-provide provides provided providing
+provide provides provided providing rack racks racked racking notch notches notched notching
 """.split())
 
 #: Verbs that say how the rows of two things relate ("launches used Russian rockets"): read as the join

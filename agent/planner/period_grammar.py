@@ -114,8 +114,9 @@ _SHAPES: list[tuple[str, re.Pattern]] = [(kind, re.compile(pattern, re.IGNORECAS
     ("day", rf"\b(?:(?P<rel>{_RELATION_EN})\s+)?(?P<iso>\d{{4}}-\d{{2}}-\d{{2}})\b"),
     ("years", rf"\b(?P<rel>{_RELATION_EN})\s+(?:the\s+year\s+)?{_y()}(?!\s*(?:-|–|to|and|through|or)\s*\d)"),
     ("years", rf"{_y()}\s*年?\s*(?P<rel>以来|至今|迄今|以后|之后|以前|之前)"),
-    ("decade", r"\b(?:the\s+)?(?P<y>1\d{2}0|2\d{2}0)'?s\b|(?P<y2>1\d{2}0|2\d{2}0)\s*年代"
-               r"|(?:(?P<cen>19|20|21)\s*世纪|(?P<last>上个?世纪))\s*(?P<dec>\d)0\s*年代"),
+    ("decade", r"(?:\b(?P<erel>since|after|before)\s+)?\b(?:the\s+)?(?P<y>1\d{2}0|2\d{2}0)'?s\b"
+               r"|(?P<y2>1\d{2}0|2\d{2}0)\s*年代\s*(?P<zrel>以来|至今|迄今|以后|之后|以前|之前)?"
+               r"|(?:(?P<cen>19|20|21)\s*世纪|(?P<last>上个?世纪))\s*(?P<dec>\d)0\s*年代\s*(?P<crel>以来|至今|迄今|以后|之后|以前|之前)?"),
     ("relative", rf"(?:\bthe\s+)?\b(?P<rel>{_RELATIVE})\b|(?P<relzh>{_RELATIVE})"),
     ("rolling", rf"(?:\b(?:over|during|within|in)\s+)?(?:\bthe\s+)?(?P<w>{_ROLLING})\s*(?P<n>{_COUNT})?\s*个?\s*(?P<cal>(?:calendar|full|complete|whole)\s+)?(?P<unit>years?\b|months?\b|quarters?\b|年|月|季度)"),
 ]]
@@ -219,7 +220,12 @@ def _read(kind: str, match: re.Match, today: date | None, *, year: int = 0) -> N
     if kind == "decade":
         if "dec" in g:  # 20世纪90年代, 上世纪90年代: the 1990s
             year = (int(g.get("cen") or 20) - 1) * 100 + 10 * int(g["dec"])
-        return NamedPeriod(text, at, to, date(year, 1, 1), date(year + 10, 1, 1), kind)
+        since, until = date(year, 1, 1), date(year + 10, 1, 1)
+        if (said := g.get("erel") or g.get("zrel") or g.get("crel")) is not None:
+            # "since the 2010s", 2010年代以来: from the decade's start on; "before the 2010s", 2010年代以前: before it
+            since, until = {"since": (since, None), "after": (until, None), "before": (None, since),
+                            "until": (None, until)}[PERIOD_RELATIONS[said.lower()]]
+        return NamedPeriod(text, at, to, since, until, kind)
     if today is None:
         return None
     if kind == "relative":

@@ -19,7 +19,8 @@ from typing import Any
 from agent.planner.lexicon import COMPARATIVES, GENERIC, KEYWORDS, MODEL_WORDS, NAMELESS_WORDS, Lexicon
 from agent.planner.schema_index import ColumnInfo, SchemaIndex, ValueRef
 from agent.vocabulary.names import ABBREVIATIONS, DEMONYMS
-from agent.vocabulary.numbers import COUNTERS_ZH, NUMBER_WORDS, ZH_DIGITS, ZH_UNITS, zh_number
+from agent.vocabulary.numbers import COUNTERS_ZH, FRACTION_WORDS, NUMBER_WORDS, ZH_DIGITS, ZH_UNITS, zh_fraction, \
+    zh_number
 from agent.vocabulary.ranking import HOW_VALUE, SUPERLATIVES
 from agent.vocabulary.references import REFERRING_WORDS
 from storage.text import CJK, QUERY_WORDS, REQUEST_WORDS, STOPWORDS, has_cjk, is_cjk_char, normalize, singular, stem
@@ -95,6 +96,38 @@ class ParsedQuestion:
 _NOT_ONE = re.compile(r"一([次个架颗枚座家])([\u4e00-\u9fff]{1,6}?)([都也])(没有|没)(?=[\s？?。，,]|$)")
 
 
+#: A percentage written in words after its number ("10 percent of their payloads"), read as "10%".
+_PERCENT_WORD = re.compile(r"(\d)\s*(?:percent|per\s+cent)\b", re.I)
+#: A fraction a comparison keeps ("more than a quarter of", "at least two thirds of", "over half of").
+_FRACTION_EN = re.compile(r"\b(more than|over|above|at least|less than|fewer than|under|below|at most)\s+"
+                          r"(?:(a|one|two|three|four)\s+)?(half|third|quarter|fifth|tenth)s?\s+of\b", re.I)
+#: A Chinese fraction (四分之一), and 一半 compared (超过一半, 一半以上).
+_FRACTION_ZH = re.compile(r"([零〇一二两三四五六七八九十百]+)分之([零〇一二两三四五六七八九十]+)")
+_HALF_ZH = re.compile(r"(?<=超过|多于|高于|大于|不到|少于|低于|小于|至少)一半|一半(?=以上|以下)")
+
+
+def _percentage(value: float) -> str:
+    """A fraction's percentage as the question's number: exact ("25"), or as many digits as the float holds."""
+    return f"{value:g}%" if value == round(value, 4) else f"{value!r}%"
+
+
+def _fractions_as_percentages(text: str) -> str:
+    """"more than a quarter of" → "more than 25% of", 超过四分之一 → 超过25%: the comparison then reads a
+    percentage, as it does when the question writes one."""
+    text = _PERCENT_WORD.sub(r"\1%", text)
+
+    def english(found: re.Match) -> str:
+        count = NUMBER_WORDS.get((found.group(2) or "one").lower(), 1) if found.group(2) not in ("a", "A") else 1
+        value = FRACTION_WORDS[found.group(3).lower()] * count
+        return f"{found.group(1)} {_percentage(value)} of" if value < 100 else found.group(0)
+
+    def chinese(found: re.Match) -> str:
+        value = zh_fraction(found.group(1), found.group(2))
+        return _percentage(value) if value is not None else found.group(0)
+
+    return _HALF_ZH.sub("50%", _FRACTION_ZH.sub(chinese, _FRACTION_EN.sub(english, text)))
+
+
 #: "each country of manufacture": the makers' country (the noun; "Which companies manufacture fighters?" is a verb,
 #: and reads as before).
 _OF_MANUFACTURE = re.compile(r"\bcountr(?:y|ies) of manufacture\b", re.I)
@@ -106,7 +139,7 @@ def parse_question(question: str, schema: SchemaIndex, links: dict[str, tuple[st
     adds, for a word, the words of a name it was linked to by meaning; `lexicon` is the generic one
     with the source's own words (`Lexicon.of`)."""
     text = _OF_MANUFACTURE.sub("manufacturer country", _NOT_ONE.sub(r"一\1\3\4\2", normalize(question)))
-    text = _phrases_read(text, schema, lexicon)
+    text = _phrases_read(_fractions_as_percentages(text), schema, lexicon)
     tokens = _tokenize(text, schema, lexicon)
     for token in tokens:
         token.linked = (links or {}).get(token.norm, ())

@@ -78,8 +78,18 @@ def caveat(frame: Frame) -> str | None:
     checking, the words it did not use, or read only by meaning; None when it used them all by name."""
     parts = [(_LINK_ZH if frame.zh else _LINK_EN)[frame.link] if frame.link else None,
              _unused(frame) if frame.unused else None, _guessed(frame),
-             note("planner.past_the_data", zh=frame.zh, last=frame.data_end) if frame.data_end else None]
+             note("planner.past_the_data", zh=frame.zh, last=frame.data_end) if frame.data_none else None]
     return " ".join(p for p in parts if p) or None
+
+
+def data_ends(frame: Frame | None) -> str | None:
+    """The sentence saying the data ends before a period counted back from today does ("the last three years"
+    asked in 2026 of data ending in 2025), said after the result: the query used every word, so the answer stands,
+    and the reader learns it holds less than the period's name; None otherwise. A period with none of the data in
+    it ("March this year" of data ending last December) is no answer to stand on: that is the caveat's."""
+    if frame is None or not frame.data_end or frame.data_none:
+        return None  # (a period wholly after the data's end: the caveat says it, `caveat`)
+    return note("planner.past_the_data", zh=frame.zh, last=frame.data_end)
 
 
 def _guessed(frame: Frame) -> str | None:
@@ -206,7 +216,9 @@ def _en(frame: Frame, carried: list[str]) -> str:
         op, numbers = frame.having
         bound = _measure(frame.having_other, fact, None) if frame.having_other is not None \
             else " and ".join(f"{n:g}" for n in numbers)  # (or "… in 2024": another figure of the group)
-        parts.append(f"keeping groups where {_measure(frame.having_measure, fact, None)} is {op} {bound}")
+        compared = _measure(frame.having_measure, fact, None)
+        parts.append(f"keeping groups where both {compared} and {bound} are above 0" if op == "both"
+                     else f"keeping groups where {compared} is {op} {bound}")
     elif frame.having is not None:
         op, numbers = frame.having
         parts.append(f"keeping groups with {op} {' and '.join(f'{n:g}' for n in numbers)} rows"
@@ -321,7 +333,9 @@ def _zh(frame: Frame, carried: list[str]) -> str:
         op, numbers = frame.having
         bound = _measure(frame.having_other, fact, lexicon) if frame.having_other is not None \
             else "、".join(f"{n:g}" for n in numbers)
-        parts.append(f"只保留{_measure(frame.having_measure, fact, lexicon)} {_OPS_ZH.get(op, op)} {bound} 的组")
+        compared = _measure(frame.having_measure, fact, lexicon)
+        parts.append(f"只保留{compared}和{bound}都大于 0 的组" if op == "both"
+                     else f"只保留{compared} {_OPS_ZH.get(op, op)} {bound} 的组")
     elif frame.having is not None:
         op, numbers = frame.having
         parts.append(f"只保留行数 {_OPS_ZH.get(op, op)} {'、'.join(f'{n:g}' for n in numbers)} 的组")

@@ -996,8 +996,11 @@ class RoleResolver:
         if self.rank is not None:
             return None
         before = self.previous_mention(m, 1, skip=("filler",))
+        skipped = False
         while before is not None and before.kind == "table":  # "the mass of all payloads altogether"
-            before = self.previous_mention(before, 2, skip=("filler",))
+            before, skipped = self.previous_mention(before, 2, skip=("filler",)), True
+        if skipped and before is not None and before.kind == "column" and all(c.is_flag for c in before.columns):
+            return None  # 可重复使用的运载火箭一共有几种: the reusable ones counted, not a total of the flag
         if before is None:  # "How heavy were they altogether?": the column of the scale, of every table's
             scale = next((o for o in self.mentions if o.kind == "keyword" and o.code == "how_value" and self.is_free(o)
                           and 0 <= m.start - o.end <= 3), None)
@@ -1372,10 +1375,25 @@ class RoleResolver:
         if _DIFFERENT_FROM.search(self.q.text):
             raise PlanningFailed("it compares a row's value with another's (different from, the same as), which the "
                                  "offline planner does not write", zh="问题要比较两行的取值是否相同（不同于、与…相同），离线规划器不支持")
-        if self.has("both") or self._both_periods():
-            raise PlanningFailed("it asks for rows that meet two conditions at once (both ... and ...), which "
-                                 "the offline planner does not express", zh="问题要求同时满足两个条件，离线规划器不支持")
+        if any(m.kind == "keyword" and m.code == "both" and not self._both_values(m) for m in self.mentions) \
+                or self._both_periods():
+            self.refuse_both()
         return self
+
+    @staticmethod
+    def refuse_both() -> None:
+        """Rows that must meet two conditions at once, in a shape the framing does not read (`_both_values`)."""
+        raise PlanningFailed("it asks for rows that meet two conditions at once (both ... and ...), which "
+                             "the offline planner does not express", zh="问题要求同时满足两个条件，离线规划器不支持")
+
+    def _both_values(self, both: Mention) -> bool:
+        """"both crewed and cargo payloads": "both" right before two values of one column joined by "and", which
+        the framing reads as two counts per row asked about, each above zero (`_more_in_one_than_the_other`)."""
+        if both.text.lower() != "both":
+            return False
+        values = [m for m in self.mentions if m.start >= both.end][:2]
+        return len(values) == 2 and all(m.kind == "value" for m in values) and values[0].start == both.end \
+            and [t.norm for t in self.q.tokens[values[0].end:values[1].start]] == ["and"]
 
     def _both_periods(self) -> bool:
         """2000年代和2020年代都有发射记录的发射场: rows with some in each of two periods (都, 均), which one filter per
@@ -1505,6 +1523,8 @@ class RoleResolver:
             if t.norm in ("their", "its") and after is not None and after.kind == "table" and any(
                     c in self.schema.children(p) for m in named for p in m.tables for c in after.tables):
                 self.pronouns.add(i)
+            if t.norm in ("their", "its") and i + 1 < len(tokens) and tokens[i + 1].norm == "own":
+                self.pronouns.add(i)  # "no launch site of their own": the rows named before, read
             before = next((m for m in self.mentions if m.end == i), None)
             if t.norm in ("them", "it") and before is not None and before.kind == "keyword" and before.code == "count":
                 self.pronouns.add(i)

@@ -98,7 +98,10 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
             else " AND ".join(_number(n) for n in numbers)
         compared = _measure(frame.having_measure, col, rounded=False) if frame.having_measure is not None \
             else once or "COUNT(*)"
-        lines.append(f"HAVING {compared} {'BETWEEN' if op == 'between' else op} {bound}")
+        if op == "both":  # "both crewed and cargo": some rows of each
+            lines.append(f"HAVING {compared} > 0 AND {bound} > 0")
+        else:
+            lines.append(f"HAVING {compared} {'BETWEEN' if op == 'between' else op} {bound}")
     tie = entity_label or (frame.group_columns or frame.columns or [None])[0]
     if frame.best_per_group and frame.order.measure is not None and year:
         return _checked(_best_per_period(lines, frame, col, year))

@@ -41,3 +41,18 @@ MEASURE_WORDS_ZH = "架颗枚艘台辆座位名种款家"
 #: Every measure word a count is asked with (有多少个, 几次, 多少家, 多少人): the general 个, 次 (times),
 #: 条, 项, 人 (people), and the measure words above (家, firms, among them).
 COUNTERS_ZH = "个次条项人" + MEASURE_WORDS_ZH
+
+
+#: A fraction of the rows a comparison keeps groups by, as the percentage the planner compares ("more than a
+#: quarter of their payloads" is more than 25%; 超过四分之一, 一半以上): English denominators, and Chinese ones
+#: written N分之M.
+FRACTION_WORDS: dict[str, float] = {"half": 50.0, "third": 100 / 3, "quarter": 25.0, "fifth": 20.0, "tenth": 10.0}
+
+
+def zh_fraction(denominator: str, numerator: str) -> float | None:
+    """The percentage of a Chinese fraction (四分之一 25, 三分之二 66.67, 十分之一 10); None when either part is
+    no numeral or the fraction is not below one."""
+    below, above = zh_number(denominator), zh_number(numerator)
+    if not below or above is None or not 0 < above < below:
+        return None
+    return 100 * above / below

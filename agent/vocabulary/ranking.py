@@ -91,8 +91,17 @@ def _ends_pattern() -> re.Pattern[str]:
 BOTH_ENDS = _ends_pattern()
 
 
+#: Both ends said each with the column's word after it (最高单价和最低单价): the two ends and the word, in order.
+_ENDS_EACH_WITH_WORD = re.compile(r"(最[\u4e00-\u9fff]{1,2}?)([\u4e00-\u9fff]{1,6}?)(?:和|与|及|跟|、|或)(最[\u4e00-\u9fff]{1,2}?)\2")
+_OPPOSITE = frozenset(frozenset(pair) for pair in OPPOSITE_ENDS)
+
+
 def both_ends(question: str) -> str | None:
     """The words by which a question asks for both ends of one ranking ("the earliest and latest launch",
-    最高和最低, "the maximum and minimum"), as written; None when it asks for one end or none."""
+    最高和最低, 最高单价和最低单价, "the maximum and minimum"), as written; None when it asks for one end or none."""
     found = BOTH_ENDS.search(question)
+    if found:
+        return found.group(0)
+    found = next((m for m in _ENDS_EACH_WITH_WORD.finditer(question)
+                  if frozenset((m.group(1), m.group(3))) in _OPPOSITE), None)
     return found.group(0) if found else None
