@@ -67,23 +67,20 @@ def _absent_but_joined(select: exp.Select, top: exp.Expression, dialect: str) ->
     ("Which orbits has Electron never been launched to?" as `JOIN launches ON launches.vehicle_id = v.id … AND v.id
     NOT IN (SELECT launches.vehicle_id FROM launches …)`): every joined row has such a row, so none is left. Read
     only for an inner join on an equality and a subquery with no condition but its column's being known."""
-    tables = {(t.alias_or_name or "").lower(): t.name.lower() for t in select.find_all(exp.Table)
-              if t.parent_select is select}
-    joined: set[frozenset] = set()
-    for join in select.args.get("joins") or []:
-        on = join.args.get("on")
-        if join.args.get("side") or not isinstance(on, exp.EQ):
-            continue
-        left, right = _column(on.this), _column(on.expression)
-        if left and right:
-            joined.add(frozenset({(tables.get(left[0], left[0]), left[1]), (tables.get(right[0], right[0]), right[1])}))
+    tables = _tables(select)
+    joined = _inner_joins(select, tables)
     for part in top.flatten() if isinstance(top, exp.And) else [top]:
         part = part.unnest()
         if not isinstance(part, exp.Not) or not isinstance(part.this, exp.In) or not part.this.args.get("query"):
             continue
         key, query = _column(part.this.this), part.this.args["query"]
         query = query.this if isinstance(query, exp.Subquery) else query
-        if key is None or not isinstance(query, exp.Select) or len(query.expressions) != 1 or query.args.get("joins"):
+        if key is None or not isinstance(query, exp.Select) or len(query.expressions) != 1:
+            continue
+        # (its own joins, if any, joined the same way in the query: "families NOT IN the families of rockets that
+        # have launches", in a query of families joined to their rockets' launches)
+        inner = _inner_joins(query, _tables(query), strict=True) if query.args.get("joins") else set()
+        if inner is None or not inner <= joined:
             continue
         where = query.args.get("where")
         if where is not None and not (isinstance(where.this, exp.Not) and isinstance(where.this.this, exp.Is)):
@@ -96,6 +93,28 @@ def _absent_but_joined(select: exp.Select, top: exp.Expression, dialect: str) ->
         if pair in joined:
             return [part.sql(dialect=dialect)]
     return None
+
+
+def _tables(select: exp.Select) -> dict[str, str]:
+    """The query level's tables by alias (or name), lower case."""
+    return {(t.alias_or_name or "").lower(): t.name.lower() for t in select.find_all(exp.Table)
+            if t.parent_select is select}
+
+
+def _inner_joins(select: exp.Select, tables: dict[str, str], *, strict: bool = False) -> set[frozenset] | None:
+    """The pairs of (table, column) an inner join of the level equates (others skipped); with `strict`, None when
+    a join is of another kind."""
+    joined: set[frozenset] = set()
+    for join in select.args.get("joins") or []:
+        on = join.args.get("on")
+        if join.args.get("side") or not isinstance(on, exp.EQ):
+            if strict:
+                return None
+            continue
+        left, right = _column(on.this), _column(on.expression)
+        if left and right:
+            joined.add(frozenset({(tables.get(left[0], left[0]), left[1]), (tables.get(right[0], right[0]), right[1])}))
+    return joined
 
 
 def _span(condition: exp.Expression) -> tuple[tuple[str, str], _Span] | None:

@@ -66,7 +66,8 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     read = r.period_tokens | r.pronouns | r.read_tokens  # words a pass read that no mention covers
     read = read | _today_of_still(r)
     missing.extend((i, t.text) for i, t in enumerate(r.q.tokens) if i not in covered and i not in read
-                   and t.text in r.q.unmatched and t.norm not in FILLER_WORDS and not _relating_verb(i, r, joined)
+                   and t.text in r.q.unmatched and not _filler(t.norm, schema, joined, edges)
+                   and not _relating_verb(i, r, joined)
                    and not _names_the_key(i, r, edges, schema) and not _ordering_word(i, r, frame)
                    and not _verb_of_a_key(i, r, frame, edges, schema) and not _adjective_of_a_value(t.norm, frame)
                    and not _made_by_a_maker(t.text, frame, schema, joined) and not _the_same_answer(i, r, frame))
@@ -89,6 +90,22 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     own |= _OF_ALL if any(m.func == "share" and m.condition is None for m in frame.measures) else set()
     own |= shown_in_units(frame)
     return [w for w in dict.fromkeys(words + _unknown_chinese(r, own)) if w.casefold() not in own]
+
+
+def _filler(word: str, schema: SchemaIndex, joined: set[str], edges: list) -> bool:
+    """A word of the stop list that names nothing of this schema the query leaves out: "conducted" is filler where
+    no table or column is a conductor's, or where the query reads that one; "Who has conducted orchestras …?" with
+    a conductor table the query does not read is named. ("operates" with `operator_country_id` joined is filler.)"""
+    if word not in FILLER_WORDS:
+        return False
+    stem = re.sub(r"(?:ing|ed|es|s)$", "", word)
+    if len(stem) < 5:  # (too short to tell a name by: "listed" and a `model_list` table)
+        return True
+    keys = {(e.table, e.column) for e in edges} | {(e.ref_table, e.ref_column) for e in edges}
+    named = [(t.name, None) for t in schema.tables.values() if any(w.startswith(stem) for w in t.words)] + [
+        (t.name, c.name) for t in schema.tables.values() for c in t.columns.values()
+        if any(w.startswith(stem) for w in c.words)]
+    return all((column is None and table in joined) or (table, column) in keys for table, column in named)
 
 
 def _today_of_still(r: RoleResolver) -> set[int]:
@@ -501,6 +518,10 @@ def _columns(frame: Frame) -> list:
 _EXCEPT_ZH = re.compile(r"除(?:了|去|开)?[^，。？！,?!]*?(之外|以外|外)")
 
 
+#: Chinese verbs of using right before a value its rows' table word follows (用猎鹰9号发射): the join, read.
+_USING_ZH = re.compile(r"(?:使用|利用|采用|用)")
+
+
 def _unknown_chinese(r: RoleResolver, read: set[str] = frozenset()) -> list[str]:
     """Runs of Chinese characters no token covers and that are not grammatical particles
     (`STOPWORDS_ZH`) nor words `read` otherwise (a compared column's unit, 公里): any other character
@@ -511,6 +532,11 @@ def _unknown_chinese(r: RoleResolver, read: set[str] = frozenset()) -> list[str]
             covered[t.start:t.end] = [True] * (t.end - t.start)
     for start, end in r.period_spans + r.read_spans:  # 2021年第三季度: 第 is part of the period
         covered[start:end] = [True] * (end - start)
+    for using in _USING_ZH.finditer(text):  # 用猎鹰9号发射的载荷: the rocket the launches used, the join between them
+        things = [m for m in r.mentions if r.q.tokens[m.start].start >= using.end()][:2]
+        if len(things) == 2 and r.q.tokens[things[0].start].start == using.end() and not r.is_free(things[0]) \
+                and things[0].kind == "value" and things[1].kind == "table" and things[1].start == things[0].end:
+            covered[using.start():using.end()] = [True] * len(using.group())
     for frame_end in _EXCEPT_ZH.finditer(text):  # 除了猎鹰9号之外: 之外 closes what 除了 opened
         covered[frame_end.start(1):frame_end.end(1)] = [True] * len(frame_end.group(1))
     # 是多少, 目前, 颗: read, and meaning nothing beyond the question's own

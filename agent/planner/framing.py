@@ -74,6 +74,9 @@ _WHEN_ASKED = re.compile(r"(?:^|哪)(?:一)?(?:天|日|年|月|年份|月份|季
 FOLLOWUP_MARKERS = frozenset({"only", "same", "instead", "else"})
 
 
+#: The emphasis Chinese puts between a period and its negation (2010年代一次也没发射, 都没有, 还没, 从来没).
+_NEGATION_EMPHASIS = re.compile(r"一[次个架颗枚座家]?[也都]|[也都还从来曾]")
+
 #: Words by which parentheses give examples rather than a list to keep.
 _EXAMPLES = re.compile(r"\b(?:and so on|and so forth|etc\.?|e\.g\.?|for example|for instance|such as|like)\b"
                        r"|等等?|例如|比如|诸如", re.I)
@@ -717,6 +720,12 @@ class Assembler:
                 return dated[0]
         own = sorted(self.schema.tables[self.anchors[0]].time_columns, key=lambda c: not c.is_date) \
             if self.anchors else []
+        near = self._table_right_before(year.text) if year.column is None and not self.q.zh and own \
+            and not any(c.is_date for c in own) else None
+        if near is not None:  # "people who played at a show in 2014": the show's year, not a year of the people's
+            # own (rows with a date of their own keep it: "launches from Russian launch sites in 2015"; rows with no
+            # time of their own take the nearest table's)
+            return sorted(self.schema.tables[near].time_columns, key=lambda c: not c.is_date)[0]
         if own and (year.column is None or year.column.text.lower() in YEAR_WORDS):
             return own[0]  # "<rows> since 2015": when the rows happened, not a joined table's year
         chosen = self.column(year.column, "time")
@@ -743,6 +752,19 @@ class Assembler:
                 return columns[0]
         raise PlanningFailed(f"I found no date or year column for '{year.text}'",
                              zh=f"找不到与“{year.text}”对应的日期或年份列")
+
+    def _table_right_before(self, said: str) -> str | None:
+        """The table, other than the rows', whose word stands right before a year ("a show in 2014"), when it has a
+        time column of its own; None otherwise."""
+        at = self.q.text.find(said)
+        before = [i for i, t in enumerate(self.q.tokens) if t.end <= at]
+        if at < 0 or not before:
+            return None
+        j = before[-1] - (self.q.tokens[before[-1]].norm in ("in", "of", "during"))
+        m = next((m for m in self.r.mentions if m.kind == "table" and m.end == j + 1 and len(m.tables) == 1), None)
+        table = m.tables[0] if m is not None else None
+        return table if table is not None and table not in self.anchors[:1] \
+            and self.schema.tables[table].time_columns else None
 
     # -- parts of the frame ---------------------------------------------------------------
     def _group_and_measures(self, frame: Frame, having) -> None:
@@ -1105,12 +1127,15 @@ class Assembler:
 
     def _named_above(self, frame: Frame, table: str, m: Mention) -> str | None:
         """"Which operator countries had payloads launched from the Guiana Space Centre?": the value's table holds
-        rows below the fact's too (the site's own country), but a table named before the value, below the fact,
-        reaches it by its own keys (the payloads' launches' site): the way the words go."""
+        rows below the fact's too (the site's own country), but a table named before the value (by its name, a column
+        or a value of its own: "supplied parts for the Boeing 787-9", "radars for the F-35A"), below the fact, reaches it by its own keys (the
+        payloads' launches' site): the way the words go."""
         if table not in self.schema.children(frame.fact):
             return None
-        named = [o for o in self.r.mentions if o.kind == "table" and o.end <= m.start]
-        return next((t for o in reversed(named) for t in o.tables if t not in (table, frame.fact)
+        named = [tuple(o.tables) if o.kind == "table" else tuple({c.table for c in o.columns}) if o.kind == "column"
+                 else tuple({v.table for v in o.values}) for o in self.r.mentions
+                 if o.kind in ("table", "column", "value") and o.end <= m.start and o is not m]
+        return next((t for tables in reversed(named) if len(tables) == 1 for t in tables if t not in (table, frame.fact)
                      and t in self.schema.children(frame.fact) and self.schema.upward(t, table)), None)
 
     def _between_table(self, frame: Frame, table: str) -> str | None:
@@ -1178,6 +1203,9 @@ class Assembler:
         periods = [c for c in frame.conditions if c.op == "year_period" and c.values[0] and c.values[1]]
         if len(periods) < 2 or len({id(c.column) for c in periods}) != 1 or not periods[0].column.is_date:
             return
+        later = max(self.q.text.find(c.text) for c in periods)
+        if any(m.kind == "keyword" and m.code == "not" and self.q.tokens[m.start].start > later for m in self.r.mentions):
+            return  # 在2000年代发射过，但在2010年代一次也没发射: the later period is of the rows there are none of
         spans = sorted((date.fromisoformat(c.values[0]), date.fromisoformat(c.values[1]), c) for c in periods)
         if any(end > start for (_, end, _), (start, _, _) in zip(spans, spans[1:])):
             return  # overlapping: each narrows the other ("2024年上半年的3月")
@@ -1253,9 +1281,10 @@ class Assembler:
                      and self.q.text.find(c.text, after) >= 0]
             dated += self._dated_before(frame, absent, word)
             # 自2024年3月以来没有执行过任何发射: a period on those rows' date right before the negation is of them
+            # (with the emphasis between: 在2010年代一次也没发射, 都没有, 从未)
             dated += [c for c in frame.conditions if c.op.startswith("year_") and c.column.table in absent
                       and c not in dated and 0 <= (at := self.q.text.find(c.text))
-                      and not self.q.text[at + len(c.text):after].strip(" ,，、")]
+                      and not _NEGATION_EMPHASIS.sub("", self.q.text[at + len(c.text):after]).strip(" ,，、")]
             # "have never flown to GTO": the orbit is of the launches there are none of, as the period is
             dated += [c for c in frame.conditions if c.at > word.start and c.column.table in absent and c not in dated
                       and c.op in ("=", "in") and not c.via]

@@ -326,6 +326,11 @@ lift lifts lifted lifting exactly specifically precisely respectively
 receive receives received receiving get gets got fully completely entirely
 suffer suffers suffered suffering whole put puts putting placed listed end ends ended ending way outright
 provide provides provided providing rack racks racked racking notch notches notched notching
+log logs logged logging chalk chalks chalked chalking clock clocks clocked clocking post posts posted posting
+achieve achieves achieved achieving manage manages managed managing attract attracts attracted attracting
+handle handles handled handling conduct conducts conducted conducting perform performs performed performing
+execute executes executed executing field fields fielded fielding loft lofts lofted lofting deploy deploys deployed
+deploying turn turns turned turning add adds added adding somewhere recorded fitted mounted
 """.split())
 
 #: Verbs that say how the rows of two things relate ("launches used Russian rockets"): read as the join
@@ -389,7 +394,7 @@ PERIOD_RELATIONS: dict[str, str] = {
     "after": "after", "later than": "after", "before": "before", "prior to": "before", "earlier than": "before",
     "until": "until", "till": "until", "through": "until", "up to": "until", "by": "until",
     "以来": "since", "至今": "since", "迄今": "since", "起": "since", "开始": "since", "以后": "since", "之后": "since", "后": "since",
-    "以前": "before", "之前": "before", "前": "before",
+    "以前": "before", "之前": "before", "前": "before", "截至": "until", "截止到": "until", "截止": "until",
 }
 #: Periods counted from today, by their words: the unit and how many of it back from the current one
 #: (0: the current year, quarter or month; 1: the one before), or "to_date" (from the start of the year).

@@ -42,7 +42,7 @@ class NamedPeriod:
     to: int
     since: date | None  # the first day in the range; None: open
     until: date | None  # the first day after it; None: open
-    kind: str  # half | quarter | month | months | open | day | years | decade | relative | rolling
+    kind: str  # half | quarter | month | months | open | day | years | year_end | century | decade | relative | rolling
     today: date | None = None  # set for a period counted from today
 
     @property
@@ -114,11 +114,13 @@ _SHAPES: list[tuple[str, re.Pattern]] = [(kind, re.compile(pattern, re.IGNORECAS
     ("day", rf"\b(?:(?P<rel>{_RELATION_EN})\s+)?(?P<iso>\d{{4}}-\d{{2}}-\d{{2}})\b"),
     ("years", rf"\b(?P<rel>{_RELATION_EN})\s+(?:the\s+year\s+)?{_y()}(?!\s*(?:-|–|to|and|through|or)\s*\d)"),
     ("years", rf"{_y()}\s*年?\s*(?P<rel>以来|至今|迄今|以后|之后|以前|之前)"),
+    ("year_end", rf"(?P<rel>截至|截止到|截止)\s*{_y()}\s*年\s*(?:底|末)?"),
     ("decade", r"(?:\b(?P<erel>since|after|before)\s+)?\b(?:the\s+)?(?P<y>1\d{2}0|2\d{2}0)'?s\b"
                r"|(?P<y2>1\d{2}0|2\d{2}0)\s*年代\s*(?P<zrel>以来|至今|迄今|以后|之后|以前|之前)?"
                r"|(?:(?P<cen>19|20|21)\s*世纪|(?P<last>上个?世纪))\s*(?P<dec>\d)0\s*年代\s*(?P<crel>以来|至今|迄今|以后|之后|以前|之前)?"),
+    ("century", r"\b(?:the\s+)?(?P<c>1[5-9]|2[01])(?:st|nd|rd|th)\s+century\b|(?P<c2>1[5-9]|2[01])\s*世纪(?!\s*\d0\s*年代)"),
     ("relative", rf"(?:\bthe\s+)?\b(?P<rel>{_RELATIVE})\b|(?P<relzh>{_RELATIVE})"),
-    ("rolling", rf"(?:\b(?:over|during|within|in)\s+)?(?:\bthe\s+)?(?P<w>{_ROLLING})\s*(?P<n>{_COUNT})?\s*个?\s*(?P<cal>(?:calendar|full|complete|whole)\s+)?(?P<unit>years?\b|months?\b|quarters?\b|年|月|季度)"),
+    ("rolling", rf"(?:\b(?:over|during|within|in)\s+)?(?:\bthe\s+)?(?P<w>{_ROLLING})\s*(?P<n>{_COUNT})?\s*个?\s*(?P<cal>(?:calendar|full|complete|whole)\s+)?(?P<unit>years?\b|months?\b|quarters?\b|年|月|季度)(?:以来|来)?"),
 ]]
 
 
@@ -212,11 +214,14 @@ def _read(kind: str, match: re.Match, today: date | None, *, year: int = 0) -> N
             since, until = {"since": (since, None), "after": (until, None), "before": (None, since),
                             "until": (None, until)}[relation]
         return NamedPeriod(text, at, to, since, until, kind, today if "yrel" in g else None)
-    if kind == "years":
+    if kind in ("years", "year_end"):  # (截至2020年底: up to the year's end, which the year pass does not read)
         relation = PERIOD_RELATIONS[re.sub(r"\s+", " ", g["rel"].lower())]
         since, until = {"since": (date(year, 1, 1), None), "after": (date(year + 1, 1, 1), None),
                         "before": (None, date(year, 1, 1)), "until": (None, date(year + 1, 1, 1))}[relation]
         return NamedPeriod(text, at, to, since, until, kind)
+    if kind == "century":  # "the 21st century", 21世纪: 2001-01-01 to 2100-12-31, as centuries are counted
+        start = (int(g.get("c") or g["c2"]) - 1) * 100 + 1
+        return NamedPeriod(text, at, to, date(start, 1, 1), date(start + 100, 1, 1), kind)
     if kind == "decade":
         if "dec" in g:  # 20世纪90年代, 上世纪90年代: the 1990s
             year = (int(g.get("cen") or 20) - 1) * 100 + 10 * int(g["dec"])

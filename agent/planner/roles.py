@@ -70,13 +70,18 @@ _MEASURING = ("count", "avg", "sum", "sum_post", "max", "min", "most", "least", 
 
 #: Auxiliary verbs before a subject ("how many times did each fly": "each" is who flew, not a grouping).
 _AUXILIARIES = frozenset({"did", "does", "do", "has", "have", "had", "was", "were", "is", "are"})
+#: Prepositions a second clause's "which" may follow (", and on which aircraft are they fitted?").
+_CLAUSE_PREPOSITIONS = frozenset({"on", "in", "at", "from", "to", "for", "by", "with"})
+#: 分别 (each of them) asking when: 分别是哪一年/什么时候/哪天…: each row named beside its date.
+_EACH_WHEN_ZH = re.compile(r"(?:分别|各自)(?:是|在)?(?:哪一年|哪年|什么时候|何时|哪一天|哪天)")
 
 #: Chinese words asking which thing, right before its table word (用什么火箭, 哪种火箭).
 _WHAT_ZH = frozenset({"什么", "哪种", "哪个", "哪款", "哪家"})
 #: A verb and 的 between a table word and the count (国家运营的有多少颗): a clause standing for what is counted.
 _CLAUSE_OF = re.compile(r"\s*[\u4e00-\u9fff]{1,3}的\s*(?:有|共有|一共有)?\s*")
 #: A second question about the rows the first named, up to its pronoun ("…, and how much did they weigh").
-_SECOND_ASKED = re.compile(r"[,;]\s*(?:and\s+)?(?:how|what|which|when|where)\b[^,;?]*$", re.I)
+_SECOND_ASKED = re.compile(r"[,;]\s*(?:and\s+)?(?:(?:on|in|at|from|to|for|by|with)\s+)?(?:how|what|which|when|where)\b"
+                           r"[^,;?]*$", re.I)
 #: "most of the …", "most of that …": the larger part of a quantity, not the most rows.
 _OF_THE = re.compile(r"\s+of\s+(?:the|that|this|their|its|all)\b", re.I)
 #: A verb's aspect between a table word and the count (发射了多少颗, 发射过多少个): that word is the verb.
@@ -415,8 +420,11 @@ class RoleResolver:
             return  # "How many countries does each continent have? List the continent name and the count.": its groups
         second = next((i for i, t in enumerate(tokens) if i and re.search(r"[?？.。!！;；]", text[tokens[i - 1].end:t.start])
                        and any(m.end <= i for m in self.mentions)), None)
+        # (", and on which aircraft are they fitted?": the preposition before it too)
         clause = next((i for i, t in enumerate(tokens) if 1 < i < len(tokens) - 1 and t.norm in ("which", "what", "who")
-                       and tokens[i - 1].norm == "and" and "," in text[tokens[i - 2].end:tokens[i - 1].start]), None)
+                       and (and_at := i - 1 - (tokens[i - 1].norm in _CLAUSE_PREPOSITIONS)) > 0
+                       and tokens[and_at].norm == "and" and "," in text[tokens[and_at - 1].end:tokens[and_at].start]),
+                      None)
         if clause is not None and (second is None or clause < second):
             # "What was the first launch of 2025, and which rocket flew it?": that table's name beside each row
             asked = next((m for m in self.mentions if m.start == clause + 1 and m.kind == "table"), None)
@@ -1185,12 +1193,16 @@ class RoleResolver:
         """"the most failures" after a table word whose rows the value's rows refer to ("Which launch vehicle had
         …", 哪个发射场失败次数最多): the rows holding that value (launches), as the rows counted, a mention standing on
         the value's words; None when the value is not of one table below the one asked about."""
-        asked = next((o for o in reversed(self.mentions) if o.kind == "table" and o.end <= value.start
-                      and self.is_free(o)), None)
+        own = {ref.table for ref in value.values}
+        # (哪款火箭的发射成功次数最多: 发射 is the value's own rows, said before it; the rockets are asked about)
+        before = [o for o in reversed(self.mentions) if o.kind == "table" and o.end <= value.start and self.is_free(o)]
+        said = before[0] if before and set(before[0].tables) <= own and len(before) > 1 else None
+        asked = before[1] if said is not None else before[0] if before else None
         tables = {ref.table for ref in value.values if asked is not None
                   and any(ref.table in self.schema.children(a) for a in asked.tables)}
         if len(tables) != 1:
             return None
+        self.use(said)
         return Mention("table", value.start, value.end, value.text, tables=(tables.pop(),))
 
     def _busy_with(self, m: Mention, target: Mention) -> Mention | None:
@@ -1204,6 +1216,8 @@ class RoleResolver:
 
     def _find_group(self) -> None:
         ranking = self.rank is not None or self.limit is not None or self.order is not None
+        if self.q.zh and _EACH_WHEN_ZH.search(self.q.text):
+            self.each_row = True  # 苏霍伊的飞机分别是哪一年首飞的？: each aircraft by name beside its date
         for m in self.mentions:
             if m.kind != "keyword" or m.code not in ("group", "by") or not self.is_free(m):
                 continue
@@ -1473,8 +1487,8 @@ class RoleResolver:
     def _each_as_subject(self, m: Mention) -> bool:
         """"When did each first fly?": "each" is the subject (each of the rows), not a grouping of the dates."""
         before = [t.norm for t in self.q.tokens[max(0, m.start - 2):m.start]]
-        return self.q.tokens[m.start].norm == "each" and len(before) == 2 and before[0] == "when" \
-            and before[1] in _AUXILIARIES
+        return self.q.tokens[m.start].norm == "each" and len(before) == 2 and before[0] in ("when", "year") \
+            and before[1] in _AUXILIARIES  # ("In which year did each …")
 
     def _their_own_rows(self) -> None:
         """"they" opening a clause on a second table word of a question read on its own ("Rank manufacturers by the

@@ -78,7 +78,10 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
     where = [_condition(c, col) for c in frame.conditions]
     if frame.order is not None and frame.order.column is not None and frame.limit is not None and not frame.ties:
         where.append(f"{col(frame.order.column)} IS NOT NULL")  # "the ten lightest": of the payloads with a mass
-    where += [subquery(frame.fact, a, schema, lambda c: _condition(c, qualified)) for a in frame.absent]
+    # (rows the absence is of: the fact's, or the groups' when the fact is the very rows there are none of:
+    # "How many launches did each of them make?" after the sites with no failed launch)
+    where += [subquery(frame.entity if frame.entity and a.tables == [frame.fact] else frame.fact, a, schema,
+                       lambda c: _condition(c, qualified)) for a in frame.absent]
     # "How many aircraft manufacturers": a subquery, as a join would count each row once per match.
     where += [subquery(frame.fact, Absence([t], t), schema, qualified, present=True) for t in frame.required]
     if where:

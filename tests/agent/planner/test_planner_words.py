@@ -77,7 +77,8 @@ def test_filler_and_question_words_raise_no_caveat(planner, question):
 
 
 @pytest.mark.parametrize("question, named", [
-    ("Which Boeing aircraft are still in service?", "'service'"),  # a condition the query does not use
+    # a condition the query does not use ("in service" is the sample vocabulary's phrase for the vehicles' 'active')
+    ("Which Boeing aircraft are still in service?", "'active'"),
     ("How many launches were there in 2020 on a Tuesday?", "'Tuesday'"),
     ("现在有多少枚火箭仍在使用？", "“使用”"),
     ("How many launch vehicles are still active per weekday?", "'weekday'"),
