@@ -734,6 +734,12 @@ def table_not_used(question: str, sql: str, catalogue: Callable[[], list[Any]], 
     name inside a longer name the question says ("template" in "template type code"). English only."""
     tables = catalogue()
     said = " ".join(singular(w) for w in re.findall(r"[a-z]+", question.lower()))
+    tree = parsed(sql, dialect=dialect)
+    for literal in tree.find_all(exp.Literal) if tree is not None else []:
+        # a name the query compares ("United Launch Alliance") names no table of its words
+        words = " ".join(singular(w) for w in re.findall(r"[a-z]+", str(literal.this).lower())) if literal.is_string else ""
+        if len(words.split()) >= 2:
+            said = re.sub(rf"\b{re.escape(words)}\b", lambda m: "_" * len(m.group()), said)
     spans: dict[str, list[tuple[int, int]]] = {}
     for name in {_table_phrase(n) for t in tables for n in (t.name, *(c.name for c in t.columns))} - {""}:
         spans[name] = [m.span() for m in re.finditer(rf"\b{re.escape(name)}\b", said)]
@@ -748,8 +754,7 @@ def table_not_used(question: str, sql: str, catalogue: Callable[[], list[Any]], 
                    for start, end in spans.get(phrase, []))
 
     named = {t.name.lower() for t in tables if alone(_table_phrase(t.name))}
-    tree = parsed(sql, dialect=dialect) if named else None
-    if tree is None:
+    if tree is None or not named:
         return None
     read = {t.name.lower() for t in tree.find_all(exp.Table)}
 

@@ -518,7 +518,7 @@ def _columns(frame: Frame) -> list:
 _EXCEPT_ZH = re.compile(r"除(?:了|去|开)?[^，。？！,?!]*?(之外|以外|外)")
 
 
-#: Chinese verbs of using right before a value its rows' table word follows (用猎鹰9号发射): the join, read.
+#: Chinese verbs of using right before a value the query uses (用猎鹰9号发射, 其中用长征三号乙的): the join, read.
 _USING_ZH = re.compile(r"(?:使用|利用|采用|用)")
 
 
@@ -533,9 +533,9 @@ def _unknown_chinese(r: RoleResolver, read: set[str] = frozenset()) -> list[str]
     for start, end in r.period_spans + r.read_spans:  # 2021年第三季度: 第 is part of the period
         covered[start:end] = [True] * (end - start)
     for using in _USING_ZH.finditer(text):  # 用猎鹰9号发射的载荷: the rocket the launches used, the join between them
-        things = [m for m in r.mentions if r.q.tokens[m.start].start >= using.end()][:2]
-        if len(things) == 2 and r.q.tokens[things[0].start].start == using.end() and not r.is_free(things[0]) \
-                and things[0].kind == "value" and things[1].kind == "table" and things[1].start == things[0].end:
+        thing = next((m for m in r.mentions if r.q.tokens[m.start].start >= using.end()), None)
+        if thing is not None and r.q.tokens[thing.start].start == using.end() and not r.is_free(thing) \
+                and thing.kind == "value":
             covered[using.start():using.end()] = [True] * len(using.group())
     for frame_end in _EXCEPT_ZH.finditer(text):  # 除了猎鹰9号之外: 之外 closes what 除了 opened
         covered[frame_end.start(1):frame_end.end(1)] = [True] * len(frame_end.group(1))

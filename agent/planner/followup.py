@@ -253,6 +253,9 @@ def _restrict(frame: Frame, a: Assembler) -> list[str]:
     keeps = frame.order is not None and frame.order.measure is None and not grouped
     lost = [f"前 {frame.limit} 个" if frame.zh else f"the top {frame.limit} of the previous answer"] \
         if frame.limit is not None and not keeps else []
+    # "Which rockets made them?" after the share of launches that were maiden flights: the rows of that share
+    frame.conditions += [m.condition for m in frame.measures if m.func == "share" and m.condition is not None
+                         and not grouped and m.condition not in frame.conditions]
     frame.measures, frame.group_columns, frame.group_time, frame.entity = [], [], None, None
     if not keeps:
         frame.order, frame.limit = None, None
@@ -527,6 +530,11 @@ def _counted_per_row(frame: Frame, a: Assembler, c: Comparison) -> bool:
     return True
 
 
+#: A follow-up asking to break the rows behind the answer down by something else ("Break those failures down by
+#: rocket.", 按火箭拆分).
+_BREAKDOWN = re.compile(r"\bbr(?:eak|oke|oken)\b[^?]*\bdown\b|\bbreakdown\b|\bsplit\b|拆分|细分|分解", re.I)
+
+
 def _grouping(frame: Frame, a: Assembler) -> list[str]:
     r = a.r
     group = r.group
@@ -547,6 +555,12 @@ def _grouping(frame: Frame, a: Assembler) -> list[str]:
         group = None  # 它们各自的发射成功率: each of the groups before, of their launches; not each launch
     if r.bucket is None and group is None:
         return []
+    if frame.limit is not None and frame.order is not None and frame.order.measure is not None \
+            and (frame.entity or frame.group_columns or frame.group_time) and _BREAKDOWN.search(a.q.text):
+        # "Break those failures down by rocket." after the maker with the most: its rows by rocket, which a top one
+        # of the rockets is not; the query cannot keep to the groups ranked before, so it says so
+        r.ignored.append(f"前 {frame.limit} 个" if frame.zh else f"the top {frame.limit} of the previous answer")
+        frame.order, frame.limit, frame.ties = None, None, False
     frame.group_columns, frame.group_time, frame.entity, frame.entity_via = [], None, None, None
     frame.columns = []
     if r.bucket is not None or (group.kind == "column" and group.text.lower() in YEAR_WORDS):

@@ -154,6 +154,10 @@ class Assembler:
         by_count = r.rank is not None and r.rank.by_count
         counted = r.counted or (r.rank.counted if by_count else None) or (having.counted if having else None)
         free = [m for m in r.mentions if m.kind == "table" and r.is_free(m)]
+        if self._value_asked() is not None:
+            # "List the radars fitted to American fighters, with their suppliers.": the radars asked for, each with
+            # its supplier shown (`_shown_with`), not the suppliers listed
+            free = [m for m in free if not _WITH_THE.search(self.q.text[:self.q.tokens[m.start].start])]
         verbs = [m for m in free if self._after_a_modal(m)]
         if verbs and len(verbs) < len(free) + bool(self.r.asked_right_after_which("value")):
             # "Which helicopters can fly less than 800 km?": 'fly' after "can" is what they do, not the launches
@@ -667,7 +671,12 @@ class Assembler:
         return min(m.tables, key=lambda t: sum(self.schema.distance(t, o) for o in others))
 
     def _fact_from_columns(self) -> str:
-        """No table named: the table holding most of the columns and values named."""
+        """No table named: the table of the value asked for ("Which radars are fitted to American fighters?": the
+        parts that are radars; the last of adjacent values, "Which American fighters …": the fighters), else the
+        table holding most of the columns and values named."""
+        asked = self._value_asked()
+        if asked is not None and len({v.table for v in asked.values}) == 1:
+            return asked.values[0].table
         votes: dict[str, int] = {}
         for m in self.r.mentions:
             if m.kind not in ("column", "value") or m.partial:
@@ -675,6 +684,21 @@ class Assembler:
             for t in {c.table for c in m.columns} | {v.table for v in m.values}:
                 votes[t] = votes.get(t, 0) + 1
         return max(votes, key=lambda t: (votes[t], -list(self.schema.tables).index(t))) if votes else ""
+
+    def _value_asked(self) -> Mention | None:
+        """The value right after "which"/"what"/"how many", or "list"/"show" and "the", and the head of adjacent
+        values."""
+        tokens = self.q.tokens
+        for w in self.r.mentions:
+            if w.kind != "keyword" or w.code not in ("which", "list", "count") or self.q.zh:
+                continue
+            gap = {t.norm for t in tokens[w.end:w.end + 1]} <= {"the", "all"} and w.code == "list"
+            m = self.r.next_mention(w, 1 if gap else 0, kinds=("value",))
+            while m is not None and (after := self.r.next_mention(m, 0, kinds=("value",))) is not None:
+                m = after
+            if m is not None:
+                return m
+        return None
 
     def _after_a_modal(self, m: Mention) -> bool:
         """An English table word right after a modal verb ("can fly", "could launch"): a verb."""
@@ -752,6 +776,14 @@ class Assembler:
                 return columns[0]
         raise PlanningFailed(f"I found no date or year column for '{year.text}'",
                              zh=f"找不到与“{year.text}”对应的日期或年份列")
+
+    def _had_by_the_rows(self, m: Mention, frame: Frame) -> bool:
+        """A column of rows below the listed ones said right after "have a"/"has any" ("manufacturers that have a
+        model that first flew after 2015"): it names the rows they have, whose conditions the query keeps."""
+        before = [t.norm for t in self.q.tokens[max(0, m.start - 2):m.start]]
+        column = self.column(m)
+        return len(before) == 2 and before[0] in ("have", "has", "had") and before[1] in ("a", "an", "any") \
+            and column is not None and column.table != frame.fact and self.schema.upward(column.table, frame.fact)
 
     def _table_right_before(self, said: str) -> str | None:
         """The table, other than the rows', whose word stands right before a year ("a show in 2014"), when it has a
@@ -1094,6 +1126,11 @@ class Assembler:
                       and (self.r.compound(m, o) or (o.start - m.end == 1 and verb_form(tokens[m.end].text))
                            or self._made_by_de(m, o))), None)
         through = self.table(after) if after is not None else None
+        adjacent = next((o for o in self.r.mentions if o.kind == "value" and o.start == m.end and not self.q.zh
+                         and len({v.table for v in o.values}) == 1), None) if through is None else None
+        if adjacent is not None and adjacent.values[0].table not in (table, frame.fact) \
+                and self.schema.upward(adjacent.values[0].table, table):
+            return adjacent.values[0].table  # "American fighters": the fighters' country, as "American rockets"
         if through is None and m.start >= 2 and tokens[m.start - 1].norm == "by" \
                 and (keyed := self.r.keyed_by(tokens[m.start - 2], table)) is not None:
             # "supplied by Raytheon": the rows of the key that names the verb (supplier_id), not the nearest way
@@ -1531,6 +1568,12 @@ class Assembler:
                 column = self.column(rank.dated) if rank.dated is not None else None
                 column = column or self.time_column(YearFilter("in", (), "the date"))
                 rank.desc = rank.time_desc
+            below = next((m.column.table for m in frame.measures if m.distinct and m.column is not None
+                          and m.column.table != frame.fact and self.schema.upward(m.column.table, frame.fact)), None)
+            if column is None and below is not None and not (frame.entity or frame.group_columns or frame.group_time):
+                # "Which launch site has sent payloads to the most different orbits?": each site by the different
+                # orbits of its rows below it
+                frame.entity, frame.fact, frame.columns = frame.fact, below, []
             if column is None:
                 if frame.measures and (frame.entity or frame.group_columns):
                     frame.order = Ordering(rank.desc, measure=frame.measures[-1])
@@ -1625,6 +1668,9 @@ class Assembler:
         # count of units built) says how the rows relate, not what to show of them.
         named = sorted(self._free_columns(exact=True) + [m for m in self._free_columns(exact=False)
                                                          if m.text.lower() not in MAKING_VERBS], key=lambda m: m.start)
+        had = [m for m in named if self._had_by_the_rows(m, frame)]
+        self.r.use(*had)  # "manufacturers … that have a model that first flew after 2015": rows they have, not shown
+        named = [m for m in named if m not in had]
         wanted = [c for c in (self.column(m) for m in named) if c is not None and not self._of_other_rows(c)]
         if (scaled := self._how_value_asked(frame)):  # "分别能飞多远？": each row, by name, with its range
             wanted = list(dict.fromkeys([*wanted, self.label(frame.fact), *scaled]))

@@ -14,7 +14,7 @@ from dataclasses import replace
 from datetime import date
 
 from agent.planner.frame import Comparison, PlanningFailed, Rank, YearFilter
-from agent.planner.lexicon import (COMPARATIVES, KIND_WORDS, MAKER_WORDS, MAKING_VERBS, MAKING_VERBS_ZH, MODEL_WORDS, ORDER_VERBS,
+from agent.planner.lexicon import (COMPARATIVES, KIND_WORDS, MAKER_WORDS, MAKING_COLUMN_WORDS, MAKING_VERBS, MAKING_VERBS_ZH, MODEL_WORDS, ORDER_VERBS,
                                    PARTICIPLES,
                                    WHO_WORDS, ZH_COMPARATIVES)
 from agent.planner.units import UNITS
@@ -1086,6 +1086,9 @@ class RoleResolver:
             self.use(target)
         elif target is not None and target.kind == "value" and not self.q.zh \
                 and len({v.table for v in target.values}) == 1:
+            while (head := self.next_mention(target, 0, kinds=("value",))) is not None \
+                    and len({v.table for v in head.values}) == 1:
+                target = head  # "How many American fighters …": the fighters, of America
             self.counted_value = target.values[0].table  # the rows holding that value are what is counted
         if self.rank is not None and self.rank.by_count:
             return
@@ -1093,6 +1096,19 @@ class RoleResolver:
 
     def _superlative(self, m: Mention, rank_context: bool) -> None:
         desc = m.code == "most"
+        if (made := self._made_most(m)) is not None:
+            # "Which aircraft model was produced the most?", 哪一款飞机生产得最多？: by the count of units made
+            self.rank = Rank(desc=desc, column=made)
+            self.use(m)
+            return
+        if (varied := self._different_values(m)) is not None:
+            # "the most different orbits", 发射过的轨道种类最多: each row asked about by how many different values of
+            # the column its rows have
+            column, words = varied
+            self.aggregates.append(("count", column, True))
+            self.rank = Rank(desc=desc)
+            self.use(m, column, *words)
+            return
         if desc and not self.q.zh and _OF_THE.match(self.q.text, self.q.tokens[m.end - 1].end):
             share = self.next_mention(m, 4, kinds=("column",), skip=("filler",), skip_tables=True)
             if share is not None and _numeric(share):
@@ -1188,6 +1204,43 @@ class RoleResolver:
         elif target is None and self.follow_up:
             self.rank = Rank(desc=desc)  # "Which one has the most?" after counts per group: the groups, ranked
             self.use(m)
+
+    def _made_most(self, m: Mention) -> Mention | None:
+        """A superlative right after a verb of making with nothing after it ("was produced the most", 生产得最多): the
+        one numeric column of the rows asked about counting what was made, as a mention on the superlative's words;
+        None otherwise."""
+        before = self.q.text[:self.q.tokens[m.start].start]
+        said = re.search(r"\b(?:produced|built|made|manufactured)\s+(?:the\s+)?$", before, re.I) if not self.q.zh \
+            else re.search(r"(?:生产|制造|建造|造)得?$", before)
+        if said is None or self.next_mention(m, 2, skip=("filler",)) is not None:
+            return None
+        tables = {t for o in self.mentions if o.kind == "table" for t in o.tables}
+        made = [c for t in sorted(tables) for c in self.schema.tables[t].columns.values()
+                if c.is_numeric and set(c.words) & MAKING_COLUMN_WORDS]
+        if len(made) != 1:
+            return None
+        self.read_tokens.update(i for i, t in enumerate(self.q.tokens) if said.start() <= t.start < said.end())
+        return Mention("column", m.start, m.end, m.text, columns=(made[0],))
+
+    def _different_values(self, m: Mention) -> tuple[Mention, list[Mention]] | None:
+        """The text column whose different values a superlative ranks by ("the most different orbits": `most`,
+        `different`, the column; 轨道种类最多: the column, a kind word, `最多`) and the words said with it; None when
+        it ranks something else or no table is asked about."""
+        if not any(o.kind == "keyword" and o.code == "which" for o in self.mentions):
+            return None
+        if self.q.zh:
+            kind = self.previous_mention(m, 0)
+            column = self.previous_mention(kind, 0, kinds=("column",)) if kind is not None \
+                and (kind.text in KIND_WORDS or kind.kind == "keyword" and kind.code == "distinct") else None
+            words = [kind]
+        else:
+            different = self.next_mention(m, 0, kinds=("keyword",))
+            column = self.next_mention(different, 0, kinds=("column",)) \
+                if different is not None and different.code == "distinct" else None
+            words = [different]
+        if column is None or column.partial or _numeric(column):
+            return None
+        return column, words
 
     def _rows_of_value(self, value: Mention) -> Mention | None:
         """"the most failures" after a table word whose rows the value's rows refer to ("Which launch vehicle had
@@ -1407,7 +1460,7 @@ class RoleResolver:
             return False
         values = [m for m in self.mentions if m.start >= both.end][:2]
         return len(values) == 2 and all(m.kind == "value" for m in values) and values[0].start == both.end \
-            and [t.norm for t in self.q.tokens[values[0].end:values[1].start]] == ["and"]
+            and [t.norm for t in self.q.tokens[values[0].end:values[1].start]] in (["and"], ["and", "the"])
 
     def _both_periods(self) -> bool:
         """2000年代和2020年代都有发射记录的发射场: rows with some in each of two periods (都, 均), which one filter per

@@ -286,6 +286,14 @@ def _joins(fact: str, tables: list[str], schema: SchemaIndex,
         path = schema.join_path(fact, target)
         if via.get(target) in joined:
             path = schema.join_path(via[target], target)
+            made = {edge for _, edge in joins}
+            twice = next((e.ref_table for e in path or [] if e.table in joined and e.ref_table in joined
+                          and e not in made and fact not in (e.table, e.ref_table)), None)
+            if twice is not None:
+                # "radars fitted to American fighters, with their suppliers": the makers as the fighters' maker and
+                # as the radars' supplier, one table in two roles, which one join of it cannot say
+                raise PlanningFailed(f"the question needs table {twice} in two roles at once, which the offline "
+                                     f"planner does not write", zh=f"问题需要表 {twice} 同时承担两种角色，离线规划器不支持")
         elif path is not None and not schema.upward(fact, target):
             nearer = [p for t in joined if t != fact and (p := schema.join_path(t, target)) is not None]
             path = min([path] + nearer, key=len)

@@ -118,3 +118,35 @@ def test_a_year_right_after_a_table_word_is_that_tables_year():
     path = Path(__file__).parents[2] / "data" / "spider" / "concert_singer" / "concert_singer.sqlite"
     plan = OfflinePlanner(SQLiteSource(path)).plan("What are the names of the singers who performed in a concert in 2014?")
     assert 'concert."Year"' in plan.sql and "Song_release_year" not in plan.sql
+
+
+@pytest.mark.parametrize("question, gold", [
+    ("哪个发射场发射过的轨道种类最多？",
+     "SELECT s.name_zh, COUNT(DISTINCT l.orbit) FROM launches l JOIN launch_sites s ON s.id = l.site_id GROUP BY s.id "
+     "ORDER BY 2 DESC LIMIT 1"),
+    ("Which rocket has flown to the most different orbits since 2020?",
+     "SELECT v.name, COUNT(DISTINCT l.orbit) FROM launches l JOIN launch_vehicles v ON v.id = l.vehicle_id WHERE "
+     "l.launch_date >= '2020-01-01' GROUP BY v.id ORDER BY 2 DESC LIMIT 1"),
+])
+def test_the_most_different_values_rank_by_a_distinct_count(planner, sample_db_path, question, gold):
+    """Z13 (flagged: ranked by the launches, 轨道 not used): the rows asked about by how many different values."""
+    plan = planner.plan(question)
+    assert plan.caveat is None and _rows(planner, plan.sql) == sample(sample_db_path, gold)
+
+
+def test_both_values_with_an_article_between(planner, sample_db_path):
+    """E4 (declined): "both Mars and the Moon" (the Moon is the sample vocabulary's TLI)."""
+    plan = planner.plan("Which rockets have launched missions to both Mars and the Moon?")
+    gold = ("SELECT v.name FROM launches l JOIN launch_vehicles v ON v.id = l.vehicle_id GROUP BY v.id "
+            "HAVING SUM(CASE WHEN l.orbit = 'Mars' THEN 1 ELSE 0 END) > 0 AND SUM(CASE WHEN l.orbit = 'TLI' THEN 1 ELSE 0 END) > 0")
+    assert plan.caveat is None and {r[0] for r in _rows(planner, plan.sql)} == {r[0] for r in sample(sample_db_path, gold)}
+
+
+@pytest.mark.parametrize("question", ["哪一款飞机生产得最多？", "Which aircraft model was produced the most?"])
+def test_made_the_most_ranks_by_the_units_made(planner, sample_db_path, question):
+    """Z5 (declined as a follow-up): a superlative right after a verb of making, with nothing after it."""
+    plan = planner.plan(question)
+    gold = "SELECT model FROM aircraft ORDER BY units_built DESC LIMIT 1"
+    top = sample(sample_db_path, gold)[0][0]
+    shown = {cell for row in _rows(planner, plan.sql) for cell in row}
+    assert plan.caveat is None and (top in shown or sample(sample_db_path, gold.replace("model", "name_zh"))[0][0] in shown)
