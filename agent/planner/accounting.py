@@ -348,10 +348,14 @@ _AUXILIARIES_BEFORE = frozenset({"was", "were", "is", "are", "been", "have", "ha
 def _participle_of_parent(i: int, r: RoleResolver, frame: Frame, schema: SchemaIndex) -> bool:
     """A participle naming a table each of the rows refers to, right after the rows' own word ("payloads
     launched to TLI": every payload has its launch), or after it and an auxiliary ("How many GPS satellites were
-    launched?"): it says what the rows are, not which of them."""
+    launched?"), or a Chinese one with 了/过 after it (星链卫星一共发射了多少颗): it says what the rows are, not which."""
     m, before = r.mentions[i], r.mentions[i - 1] if i else None
     between = {t.norm for t in r.q.tokens[before.end:m.start]} if before is not None else set()
-    return m.kind == "table" and verb_form(m.text) and before is not None and before.kind == "table" \
+    if m.kind == "table" and r.q.zh and before is not None and before.kind == "keyword" and i >= 2 \
+            and before.code == "sum_post" and r.mentions[i - 2].kind == "table":
+        before, between = r.mentions[i - 2], set()  # 星链卫星一共发射了多少颗: the satellites, launched, 一共 between
+    verb = verb_form(m.text) or (r.q.zh and bool(re.match(r"[了过]", r.q.text[r.q.tokens[m.end - 1].end:])))
+    return m.kind == "table" and verb and before is not None and before.kind == "table" \
         and between <= _AUXILIARIES_BEFORE and len(between) <= 2 and frame.fact in before.tables \
         and any(t != frame.fact and schema.one_each(frame.fact, t) for t in m.tables)
 

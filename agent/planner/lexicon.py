@@ -148,14 +148,15 @@ ZH_WORDS: dict[str, str] = {
        for counter in "款个种家次颗架座枚台位"},
     # filler: the Chinese stop list (`FILLER_WORDS_ZH`): adverbs of time that add no condition (目前, not
     # 目 and 前 "top"), measure words (多少颗卫星), verbs of making that name no column of their own
-    "目前": "", "现在": "", "当前": "", "如今": "", "仍然": "", "依然": "", "仍": "", "还": "", "一直": "", "迄今为止": "", "至今为止": "", "到目前为止": "", "例如": "", "比如": "", "诸如": "", "自己的": "", "自己": "", "类": "", "再": "",
+    "来自": "", "目前": "", "现在": "", "当前": "", "如今": "", "仍然": "", "依然": "", "仍": "", "还": "", "一直": "", "迄今为止": "", "至今为止": "", "到目前为止": "", "截至目前": "", "截止目前": "", "截至今天": "", "截至现在": "",
+    "飞了": "", "飞过": "", "例如": "", "比如": "", "诸如": "", "自己的": "", "自己": "", "类": "", "再": "",
     "曾经": "", "总体": "", "生产": "", "制造": "", "造的": "", "造了": "", "拥有": "",
     # verbs of carrying out (太原卫星发射中心执行了哪些发射任务: the site's launches are those it carried out)
     "执行": "", "进行": "", "实施": "", "开展": "", "完成": "", "承担": "",
     # words of a negation's rows that add no condition (没有任何发射记录: no launch at all; 没有制造商记录: no maker)
     "任何": "", "记录": "",
     # verbs of carrying (每次发射搭载几个载荷: the payloads of each launch, as the join says)
-    "搭载": "", "携带": "", "运载": "", "送了": "", "送入": "", "送上": "", "送上去": "", "送上了": "", "送往": "",
+    "搭载": "", "携带": "", "运载": "", "送了": "", "送入": "", "送上": "", "送上去": "", "送上天": "", "送上了": "", "送往": "",
     # verbs of being fitted with (装有4台发动机的飞机: the count column says it)
     "装有": "", "装了": "", "装备": "", "配备": "", "配有": "", "装在": "", "装于": "",
     # 俄罗斯境内有哪些发射场？: in Russia, as 俄罗斯 alone says
@@ -325,7 +326,7 @@ send sends sent sending go goes went gone going carry carries carried carrying c
 lift lifts lifted lifting exactly specifically precisely respectively
 receive receives received receiving get gets got fully completely entirely
 suffer suffers suffered suffering whole put puts putting placed listed end ends ended ending way outright
-provide provides provided providing rack racks racked racking notch notches notched notching
+provide provides provided providing alone rack racks racked racking notch notches notched notching
 log logs logged logging chalk chalks chalked chalking clock clocks clocked clocking post posts posted posting
 achieve achieves achieved achieving manage manages managed managing attract attracts attracted attracting
 handle handles handled handling conduct conducts conducted conducting perform performs performed performing
@@ -404,6 +405,8 @@ RELATIVE_PERIODS: dict[str, tuple[str, int]] = {
     "last quarter": ("quarter", 1), "previous quarter": ("quarter", 1), "this month": ("month", 0),
     "current month": ("month", 0), "last month": ("month", 1), "previous month": ("month", 1),
     "year to date": ("to_date", 0), "ytd": ("to_date", 0), "so far this year": ("to_date", 0),
+    "so far this decade": ("decade_to_date", 0), "this decade": ("decade", 0), "current decade": ("decade", 0),
+    "last decade": ("decade", 1), "previous decade": ("decade", 1),
     "今年以来": ("to_date", 0), "今年迄今": ("to_date", 0), "年初至今": ("to_date", 0), "本年迄今": ("to_date", 0),
     "今年": ("year", 0), "去年": ("year", 1), "前年": ("year", 2), "本季度": ("quarter", 0), "这个季度": ("quarter", 0),
     "上季度": ("quarter", 1), "上个季度": ("quarter", 1), "上一季度": ("quarter", 1), "本月": ("month", 0),

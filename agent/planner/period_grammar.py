@@ -250,9 +250,13 @@ def _read(kind: str, match: re.Match, today: date | None, *, year: int = 0) -> N
 
 
 def _calendar(today: date, unit: str, back: int) -> tuple[date, date]:
-    """The calendar year, quarter or month `back` before today's ([since, until)); "to_date": this year so far."""
+    """The calendar year, quarter, month or decade `back` before today's ([since, until)); "to_date": this year so
+    far, "decade_to_date": this decade so far."""
     if unit == "to_date":
         return date(today.year, 1, 1), today + timedelta(days=1)
+    if unit in ("decade", "decade_to_date"):  # "this decade" (the 2020s), "so far this decade", "the previous decade"
+        start = today.year // 10 * 10 - 10 * back
+        return date(start, 1, 1), today + timedelta(days=1) if unit == "decade_to_date" else date(start + 10, 1, 1)
     if unit == "year":
         return date(today.year - back, 1, 1), date(today.year - back + 1, 1, 1)
     size = 3 if unit == "quarter" else 1

@@ -96,6 +96,14 @@ class ParsedQuestion:
 _NOT_ONE = re.compile(r"一([次个架颗枚座家])([\u4e00-\u9fff]{1,6}?)([都也])(没有|没)(?=[\s？?。，,]|$)")
 
 
+#: "one whole year" after a year named (去年一年里, 2023年一整年中): that year, said again.
+_WHOLE_YEAR_ZH = re.compile(r"(?<=年)一整?年(?:里|中|内|当中|之内|下来)?")
+
+
+#: "Has it ever …?" (有没有失败过？): how many times it did, which answers it (0 is no), not a "not".
+_EVER_ZH = re.compile(r"有没有([\u4e00-\u9fff]{1,6}?)过(?=[\s？?。，,]|$)")
+
+
 #: A percentage written in words after its number ("10 percent of their payloads"), read as "10%".
 _PERCENT_WORD = re.compile(r"(\d)\s*(?:percent|per\s+cent)\b", re.I)
 #: A fraction a comparison keeps ("more than a quarter of", "at least two thirds of", "over half of").
@@ -139,6 +147,7 @@ def parse_question(question: str, schema: SchemaIndex, links: dict[str, tuple[st
     adds, for a word, the words of a name it was linked to by meaning; `lexicon` is the generic one
     with the source's own words (`Lexicon.of`)."""
     text = _OF_MANUFACTURE.sub("manufacturer country", _NOT_ONE.sub(r"一\1\3\4\2", normalize(question)))
+    text = _EVER_ZH.sub(r"\1过几次", _WHOLE_YEAR_ZH.sub("", text))
     text = _phrases_read(_fractions_as_percentages(text), schema, lexicon)
     tokens = _tokenize(text, schema, lexicon)
     for token in tokens:

@@ -80,3 +80,12 @@ def test_using_a_value_in_a_follow_up_is_read(talk):
     talk.ask("2023年3月到6月，发往地球同步转移轨道的发射有几次？")
     _, answer = talk.ask("其中用长征三号乙的有几次？")
     assert "caveat" not in answer
+
+
+@pytest.mark.parametrize("question", ["去年一年里发射了多少次？", "2024年上半年，猎鹰9号一共飞了多少次？",
+                                      "截至目前，星链卫星一共发射了多少颗？"])
+def test_chinese_words_that_say_nothing_here(planner, question):
+    """Everyday Chinese tried after the walk: 一年里 after a year, 飞了, 截至目前, and 发射了 as the verb of the
+    satellites counted with 一共 between."""
+    plan = planner.plan(question)
+    assert plan.sql is not None and plan.caveat is None, (plan.caveat, plan.failure)
