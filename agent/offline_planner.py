@@ -14,6 +14,7 @@ The plan comes from the schema of whatever database it is given (see
 from __future__ import annotations
 
 import json
+import logging
 import re
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -55,6 +56,8 @@ MAX_EXPLORATION_CALLS = 9
 NOTE_ACTION = "remember"
 _SYSTEM_TABLES = re.compile(r"Tables already known in this conversation[^:]*:\s*(.+)")
 _SYSTEM_SCHEMA = re.compile(r"^- (\w+)\(", re.MULTILINE)
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -183,6 +186,12 @@ class OfflinePlanner:
             frame.unused += [u.said for u in asked if u not in applied and u.said in shown_in_units(frame)]
         except PlanningFailed as exc:
             plan.failure = exc
+            return plan
+        except (IndexError, KeyError, ValueError, TypeError, AttributeError) as exc:
+            # a reading no rule foresaw: declined plainly (and logged), not a turn that fails and is asked again
+            log.exception("the offline planner failed on %r", question)
+            plan.failure = PlanningFailed(f"the offline planner could not read this question ({type(exc).__name__})",
+                                          zh=f"离线规划器无法理解这个问题（{type(exc).__name__}）")
             return plan
         plan.frame, plan.tables = frame, frame.tables(self.schema) + frame.required
         plan.lookups = [c for c in frame.conditions if c.looked_up]
@@ -349,8 +358,9 @@ class OfflinePlanner:
                 continue
             if self.schema.one_each(frame.fact, c.column.table) or self._key_said(frame.fact, c.column.table, named):
                 reached |= self._path_tables(frame.fact, c.column.table)
-            elif c.via and self.schema.one_each(frame.fact, c.via) and self.schema.one_each(c.via, c.column.table):
-                # "只看中国的发射场": the sites' country, the way the words name (each launch's one site)
+            elif c.via and self.schema.one_each(frame.fact, c.via) and self.schema.upward(c.via, c.column.table):
+                # "只看中国的发射场": the sites' country, the way the words name (each launch's one site); "on Chinese
+                # rockets": the rockets' country, up their keys
                 reached |= self._path_tables(frame.fact, c.via) | self._path_tables(c.via, c.column.table)
         return reached
 

@@ -222,8 +222,9 @@ def _making_words(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[tu
             or any(x.func == "sum" and x.column is not None and set(x.column.words) & MAKING_COLUMN_WORDS
                    for x in frame.measures) \
             or any(_names_counted_rows(m, frame, schema, r) for m in r.mentions) \
-            or _KINDS_COUNTED.search(r.q.text):  # "How many aircraft models", 多少种飞机: the models
-        return []
+            or _KINDS_COUNTED.search(r.q.text) \
+            or (frame.having is not None and frame.having[0] == "both"):  # ("make both fighters and helicopters")
+        return []  # "How many aircraft models", 多少种飞机: the models
     found = [(i, t.text) for i, t in enumerate(r.q.tokens) if t.norm in MAKING_VERBS]
     names = [(r.q.tokens[m.start].start, r.q.tokens[m.end - 1].end) for m in r.mentions if m.kind in ("table", "column")]
     for verb in re.finditer("|".join(MAKING_VERBS_ZH), r.q.text):
@@ -495,6 +496,12 @@ def _names_counted_rows(m, frame: Frame, schema: SchemaIndex, r: RoleResolver | 
     """A column mention naming the rows a plain count counts, by their name column: "how many aircraft
     models" counts aircraft, each one model (`aircraft.model`, the table's label), so "models" is used.
     Not a generic name ("the name of the breed with the most dogs" asks to see it), nor in groups."""
+    if m.kind == "column" and r is not None and r.q.zh and any(
+            x.func in _AGGREGATES and x.column is not None and x.column.table == frame.fact for x in frame.measures) \
+            and any(o.kind == "keyword" and o.code in _AGGREGATES and o.start == m.end for o in r.mentions):
+        # 哪家的机型平均航程最远: the models (each aircraft, by its label) the average is taken over, said before it
+        counted = schema.tables[frame.fact]
+        return any(c.table == frame.fact and c.name in (counted.label, counted.label_zh) for c in m.columns)
     if m.kind != "column" or not any(x.func == "count" and x.column is None for x in frame.measures):
         return False
     if (frame.entity or frame.group_columns or frame.group_time) and not (r is not None and any(

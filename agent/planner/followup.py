@@ -463,6 +463,21 @@ def _on_the_count(c: Comparison, frame: Frame) -> bool:
         and any(m.func == "count" and m.column is None for m in frame.measures)
 
 
+def _measured_in_unit(frame: Frame, a: Assembler, c) -> tuple[Measure, tuple] | None:
+    """The previous answer's one figure of a column (an average mass) whose unit the compared number is written in
+    ("超过了3吨", "over 3 tonnes"), with the number in the column's unit; None when no unit is said or no such
+    figure is."""
+    measured = [m for m in frame.measures if m.column is not None and m.func in ("avg", "sum", "max", "min")]
+    if len(measured) != 1 or not (frame.entity or frame.group_columns or frame.group_time):
+        return None
+    # (the number as written, for the comparison's words may be split: 超过了3吨)
+    written = next((w for w in (c.text.split()[-1], re.sub(r"^\D+", "", c.text)) if w and w in a.q.text), None)
+    if written is None or not c.numbers:
+        return None
+    numbers, text = a._in_column_unit(c.numbers, written, measured[0].column)
+    return (measured[0], numbers) if text != written else None
+
+
 def _comparisons(frame: Frame, a: Assembler) -> list[str]:
     changed = []
     for c in a.r.comparisons:
@@ -475,8 +490,14 @@ def _comparisons(frame: Frame, a: Assembler) -> list[str]:
         elif c.having and (not (frame.entity or frame.group_columns or frame.group_time)
                            or c.func is None and frame.having_measure is not None):
             a.r.ignored.append(c.text)  # a count of rows per what? nothing groups them; or a second HAVING
+        elif (c.having or column is None) and (measured := _measured_in_unit(frame, a, c)) is not None:
+            # 其中哪些国家超过了3吨？ after each country's average mass: that average over 3,000 kg, not 3 rows
+            frame.having, frame.having_measure = (c.op, measured[1]), measured[0]
         elif c.having or (column is None and _on_the_count(c, frame)):
             frame.having = (c.op, c.numbers)
+        elif c.row is not None or not c.numbers:
+            a.r.ignored.append(c.text)  # 比猎鹰9号高多少: against a named row, which a follow-up's filter cannot say
+            continue
         elif column is not None:
             frame.conditions = [x for x in frame.conditions if x.column is not column or x.op.startswith("year_")]
             frame.conditions.append(Condition(column, c.op, c.numbers, c.text))

@@ -74,6 +74,8 @@ _WHEN_ASKED = re.compile(r"(?:^|哪)(?:一)?(?:天|日|年|月|年份|月份|季
 FOLLOWUP_MARKERS = frozenset({"only", "same", "instead", "else"})
 
 
+#: A "not" right before a yes/no column's word (不可重复使用, 非可重复使用, "non-reusable", "not reusable").
+_NOT_BEFORE_FLAG = re.compile(r"(?:不|非)$|\bnon-?\s*$|\bnot\s+$", re.I)
 #: The emphasis Chinese puts between a period and its negation (2010年代一次也没发射, 都没有, 还没, 从来没).
 _NEGATION_EMPHASIS = re.compile(r"一[次个架颗枚座家]?[也都]|[也都还从来曾]")
 
@@ -1164,9 +1166,9 @@ class Assembler:
 
     def _named_above(self, frame: Frame, table: str, m: Mention) -> str | None:
         """"Which operator countries had payloads launched from the Guiana Space Centre?": the value's table holds
-        rows below the fact's too (the site's own country), but a table named before the value (by its name, a column
-        or a value of its own: "supplied parts for the Boeing 787-9", "radars for the F-35A"), below the fact, reaches it by its own keys (the
-        payloads' launches' site): the way the words go."""
+        rows below the fact's too (the site's own country), but a table named before the value (by its name, a
+        column or a value of its own: "supplied parts for the Boeing 787-9", "radars for the F-35A"), below the
+        fact, reaches it by its own keys (the payloads' launches' site): the way the words go."""
         if table not in self.schema.children(frame.fact):
             return None
         named = [tuple(o.tables) if o.kind == "table" else tuple({c.table for c in o.columns}) if o.kind == "column"
@@ -1207,7 +1209,16 @@ class Assembler:
             column = self.column(m)
             if column is not None and column.is_flag and (column.table in (frame.fact, frame.entity)
                                                           or self.schema.upward(frame.fact, column.table)):
-                frame.conditions.append(Condition(column, "=", (1,), m.text, at=m.start))
+                start = self.q.tokens[m.start].start
+                negated = _NOT_BEFORE_FLAG.search(self.q.text[:start])  # 不可重复使用的, "non-reusable"
+                if negated is not None:
+                    self.r.read_spans.append((negated.start(), start))
+                    self.r.read_tokens.update(i for i, t in enumerate(self.q.tokens) if negated.start() <= t.start < start)
+                    self.r.use(*(o for o in self.r.mentions if o.kind == "keyword" and o.code == "not"
+                                 and negated.start() <= self.q.tokens[o.start].start < start))
+                frame.conditions.append(Condition(column, "=", (0 if negated else 1,),
+                                                  self.q.text[negated.start():start] + m.text if negated else m.text,
+                                                  at=m.start))
                 self.r.use(m)
                 added = True
         return added

@@ -156,7 +156,7 @@ ZH_WORDS: dict[str, str] = {
     # words of a negation's rows that add no condition (没有任何发射记录: no launch at all; 没有制造商记录: no maker)
     "任何": "", "记录": "",
     # verbs of carrying (每次发射搭载几个载荷: the payloads of each launch, as the join says)
-    "搭载": "", "携带": "", "运载": "", "送了": "", "送入": "", "送上": "", "送上去": "", "送上天": "", "送上了": "", "送往": "",
+    "搭载": "", "携带": "", "运载": "", "送了": "", "送入": "", "送上": "", "送上去": "", "送上天": "", "用于": "", "用来": "", "用作": "", "送上了": "", "送往": "",
     # verbs of being fitted with (装有4台发动机的飞机: the count column says it)
     "装有": "", "装了": "", "装备": "", "配备": "", "配有": "", "装在": "", "装于": "",
     # 俄罗斯境内有哪些发射场？: in Russia, as 俄罗斯 alone says

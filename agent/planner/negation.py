@@ -44,6 +44,11 @@ def find_negated(r, m: Mention) -> list[Mention]:
         if other.kind in ("table", "value"):
             found.append(other)
             last = other
+        elif other.kind == "column" and other.partial and r.q.tokens[other.end:other.end + 1] \
+                and r.q.tokens[other.end].norm == "by":
+            r.use(other)  # "not built by SpaceX": the relation's verb; what it negates is the value after "by"
+            last = Mention("keyword", other.start, other.end + 1, other.text, code="by")
+            continue
         elif other.kind == "column" and other.partial and not found and len({c.table for c in other.columns}) == 1 \
                 and other.columns[0].table not in {t for o in r.mentions if o.kind == "table" and o.end <= m.start
                                                    for t in o.tables}:
