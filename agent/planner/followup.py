@@ -705,6 +705,10 @@ def _shown(frame: Frame, a: Assembler, *, also: bool) -> tuple[list[str], list[s
             r.use(m)  # the rows' own table named again ("that country", "for pilots above 40"): nothing new shown
             continue
         grouped_by = {frame.fact, frame.entity, *(g.table for g in frame.group_columns)}
+        if frame.measures and m.kind == "table" and a.schema.upward(frame.fact, a.table(m)) and any(
+                v.kind == "value" and 0 <= m.start - v.end <= 1 for v in r.mentions):
+            r.use(m)  # 换成美国的火箭呢？ after launches counted: whose the value is (the rockets'), the same figure
+            continue
         if m.kind == "table" and a.table(m) in grouped_by and any(
                 v.kind == "value" and 0 <= m.start - v.end <= 1 for v in r.mentions):
             # "What about Russian launches?", "navigation satellites", 只看欧洲国家呢 after a figure per country: a new

@@ -1558,6 +1558,12 @@ class Assembler:
         shares = [m for m in frame.measures if m.func == "share"]
         if rank.rate and shares:  # "Which orbit had the highest launch failure rate?": by that rate
             frame.order = Ordering(rank.desc, measure=shares[0])
+        elif rank.by_count and rank.counted is not None and (of := next(
+                (m.condition for m in shares if m.condition is not None and rank.counted.text in m.condition.text),
+                None)) is not None:
+            # 哪个国家的火箭失败次数最多？失败率是多少？: ranked by the failures, which the rate also takes
+            frame.measures.append(Measure("count", condition=of))
+            frame.order = Ordering(rank.desc, measure=frame.measures[-1])
         elif rank.by_count:
             frame.order = Ordering(rank.desc, measure=next(m for m in frame.measures if m.func == "count"))
             if frame.entity and frame.group_time is not None and not rank.every and EACH_PERIOD.search(self.q.text):

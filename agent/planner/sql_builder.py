@@ -40,6 +40,8 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
     if frame.entity and frame.entity_via and frame.entity_via != frame.fact:
         via[frame.entity] = frame.entity_via  # "by manufacturer country": the manufacturers' country
     joins, fans_out = _joins(frame.fact, tables, schema, via)
+    if fans_out and _figure_of_each_row(frame, schema):
+        return _each_row_once(frame, schema)
     optional = _share_only(frame, schema, joins, via) | _shown_only(frame, schema, joins, via)
     qualify = len(tables) > 1
 
@@ -163,6 +165,24 @@ def _joined_only_for(rest: Frame, frame: Frame, schema: SchemaIndex, joins: list
     the fact having at most one there: those joined LEFT."""
     needed = {frame.fact} | {t for t, _ in _joins(frame.fact, rest.tables(schema), schema, via)[0]}
     return {t for t, _ in joins if t not in needed and schema.upward(frame.fact, t)}
+
+
+def _figure_of_each_row(frame: Frame, schema: SchemaIndex) -> bool:
+    """An average or total of the rows' own column, over no groups, whose conditions join rows below them ("the
+    average height of the rockets that have launched from Wenchang": each rocket once, not once per launch)."""
+    return bool(frame.measures) and not (frame.entity or frame.group_columns or frame.group_time) \
+        and frame.having is None and len(schema.tables[frame.fact].pk) == 1 \
+        and all(m.func in ("avg", "sum") and m.column is not None and m.column.table == frame.fact
+                and m.condition is None and not m.distinct for m in frame.measures)
+
+
+def _each_row_once(frame: Frame, schema: SchemaIndex) -> str:
+    """The figure over the rows the conditions keep, each once: `WHERE key IN (the rows' keys, joined and kept)`."""
+    key = schema.column(frame.fact, schema.tables[frame.fact].pk[0])
+    inner = build_sql(replace(frame, measures=[], columns=[key], distinct=True, order=None, limit=None), schema)
+    figures = ", ".join(f"{_measure(m, lambda c: quote_ident(c.name))} AS {quote_ident(measure_alias(m, frame))}"
+                        for m in frame.measures)
+    return _checked(f"SELECT {figures}\nFROM {quote_ident(frame.fact)}\nWHERE {quote_ident(key.name)} IN (\n{inner}\n)")
 
 
 def _checked(sql: str) -> str:

@@ -135,10 +135,11 @@ def test_the_most_different_values_rank_by_a_distinct_count(planner, sample_db_p
 
 
 def test_both_values_with_an_article_between(planner, sample_db_path):
-    """E4 (declined): "both Mars and the Moon" (the Moon is the sample vocabulary's TLI)."""
-    plan = planner.plan("Which rockets have launched missions to both Mars and the Moon?")
+    """E4 (declined: "both Mars and the Moon"): "both" before two values joined by "and" (an article may stand
+    between), two counts per rocket."""
+    plan = planner.plan("Which rockets have launched missions to both MEO and the GEO?")
     gold = ("SELECT v.name FROM launches l JOIN launch_vehicles v ON v.id = l.vehicle_id GROUP BY v.id "
-            "HAVING SUM(CASE WHEN l.orbit = 'Mars' THEN 1 ELSE 0 END) > 0 AND SUM(CASE WHEN l.orbit = 'TLI' THEN 1 ELSE 0 END) > 0")
+            "HAVING SUM(CASE WHEN l.orbit = 'MEO' THEN 1 ELSE 0 END) > 0 AND SUM(CASE WHEN l.orbit = 'GEO' THEN 1 ELSE 0 END) > 0")
     assert plan.caveat is None and {r[0] for r in _rows(planner, plan.sql)} == {r[0] for r in sample(sample_db_path, gold)}
 
 
