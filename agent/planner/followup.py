@@ -53,8 +53,15 @@ _NOT_THOSE = re.compile(r"\b(?:not|except|other than|besides|excluding|apart fro
                         rf"(?:\w+\s+){{1,3}}?(?:{THOSE_EN})\b|除了?(?:这些|那些|它们)|不在(?:这些|那些)", re.I)
 
 
+#: "their" after a part of a whole ("more than 10% of their payloads", "a quarter of their", "all of their"): each
+#: row's own rows, which the question's own subject names; no pointer at an earlier answer.
+_PART_OF_THEIR = re.compile(r"(?:%|\bpercent|\bper\s+cent|\bquarter|\bthird|\bhalf|\bfifth|\btenth|\bshare|\bproportion"
+                            r"|\bfraction|\bmajority|\bmost|\ball|\bnone)\s+of\s+(?:their|its)\b", re.I)
+
+
 def is_follow_up(question: str) -> bool:
     """The question's own words say it continues the previous one."""
+    question = _PART_OF_THEIR.sub(" ", question)
     return bool(_MARKER_EN.search(question) or _MARKER_ZH.search(question) or _RESTRICT.search(question))
 
 

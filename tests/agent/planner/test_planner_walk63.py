@@ -33,3 +33,11 @@ def test_a_new_value_with_its_table_word_keeps_the_figure(talk):
     _, answer = talk.ask("换成美国的火箭呢？")
     assert "caveat" not in answer and "GROUP BY" in answer["sql"] and "'美国'" in answer["sql"]
     assert [len(r) for r in result(talk)] == [2, 2, 2, 2]
+
+
+def test_their_after_a_part_of_a_whole_is_the_rows_own(talk):
+    """Found asking the session's questions in one conversation on the page: "more than a quarter of their payloads"
+    after another question was read as its follow-up (and flagged); "their" there is each country's own."""
+    talk.ask("Which launch sites hosted both crewed and cargo launches?")
+    _, answer = talk.ask("Which operator countries had more than a quarter of their payloads fail?")
+    assert "caveat" not in answer and "/ COUNT(*) > 25" in answer["sql"] and "launch_sites" not in answer["sql"]
