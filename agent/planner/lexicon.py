@@ -54,7 +54,7 @@ KEYWORDS: dict[str, str] = {
     "in": "in", "during": "in", "since": "since", "from": "from", "starting": "since",
     "since the start of": "since", "since the beginning of": "since", "from the start of": "since",
     "from the beginning of": "since", "before the start of": "before", "before the beginning of": "before",
-    "after": "after", "later than": "after", "before": "before", "prior to": "before",
+    "after": "after", "post": "after", "later than": "after", "before": "before", "prior to": "before",
     "earlier than": "before", "until": "until", "through": "until", "to": "to",
     # shape of the answer
     "distinct": "distinct", "different": "distinct", "unique": "distinct",
@@ -327,7 +327,7 @@ lift lifts lifted lifting exactly specifically precisely respectively
 receive receives received receiving get gets got fully completely entirely
 suffer suffers suffered suffering whole put puts putting placed listed end ends ended ending way outright
 provide provides provided providing alone rack racks racked racking notch notches notched notching
-log logs logged logging chalk chalks chalked chalking clock clocks clocked clocking post posts posted posting
+log logs logged logging chalk chalks chalked chalking clock clocks clocked clocking posted
 achieve achieves achieved achieving manage manages managed managing attract attracts attracted attracting
 handle handles handled handling conduct conducts conducted conducting perform performs performed performing
 execute executes executed executing field fields fielded fielding loft lofts lofted lofting deploy deploys deployed

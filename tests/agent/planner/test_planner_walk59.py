@@ -151,3 +151,8 @@ def test_made_the_most_ranks_by_the_units_made(planner, sample_db_path, question
     top = sample(sample_db_path, gold)[0][0]
     shown = {cell for row in _rows(planner, plan.sql) for cell in row}
     assert plan.caveat is None and (top in shown or sample(sample_db_path, gold.replace("model", "name_zh"))[0][0] in shown)
+
+
+def test_post_before_a_year_is_after_it(planner):
+    """Found re-reading the change: "post" in the stop list made "post 2015" the year 2015, answered as such."""
+    assert "launch_date >= '2016-01-01'" in planner.plan("How many launches were there post 2015?").sql
