@@ -90,6 +90,9 @@ _LEANING = re.compile(rf"\b(?:that|this)\s+{_TIME_WORD}[a-z]+\s*[?.!']*\s*$|\b(?
                       r"|各(?:是|为|自|有|占)|分别占"
                       # 最早和最晚的一颗分别是…: a measure word standing for a noun the question does not name
                       rf"|的[一那这][{COUNTERS_ZH}](?=分别|是|呢|[，,。？?]|\s*$)"
+                      # 最近一次是哪一天？, 第一次呢？: the latest or first of the rows before, which it does not name
+                      rf"|(?:最近|最后|上|第)一?[{COUNTERS_ZH}](?=是|在|于|呢|[，,。？?]|\s*$)"
+                      r"|\bthe\s+(?:last|latest|most\s+recent|first|earliest)\s+one\b"
                       # 哪几款是2010年以后首飞的？: "which few" with no noun after the measure word, of the ones before
                       rf"|^\s*哪[几一]?[{COUNTERS_ZH}](?=是(?!最)|在|于|被|由|有)"
                       # 哪个季度…最多？ with no year of its own: a quarter of the period the previous answer was of
@@ -289,7 +292,8 @@ def _one_year(previous: Frame) -> int | None:
 
 
 #: "the same period", 同期: the previous answer's part of a year, in the year the follow-up names.
-_SAME_PERIOD = re.compile(r"\bthe\s+same\s+(?:period|time|months?|quarter|half)\b|同期|同一时期|同一时段|同一时间段", re.I)
+_SAME_PERIOD = re.compile(r"\bthe\s+same\s+(?:period|time|months?|quarter|half)\b|同期|同一时期|同一时段|同一时间段"
+                          r"|同一个?(?:季度|月|半年)|同(?:季度|月份)", re.I)
 
 
 def _same_period(kept: list[Condition], year: Any, text: str) -> Condition | None:
@@ -700,7 +704,8 @@ def _shown(frame: Frame, a: Assembler, *, also: bool) -> tuple[list[str], list[s
         return [], []  # "Only count payloads launched before 2015.", 只统计2000年以后启用的呢？: the same figure
     dated = any(t.norm in ("year", "date", "年份", "日期") for t in a.q.tokens)
     # "the year each opened": a verb naming a dated column (opened_year), with the year asked for
-    named = [m for m in r.mentions if r.is_free(m) and (m.kind == "table" or (m.kind == "column" and (
+    # (", and which rocket flew it?": a clause asking what to show, read by the resolver: shown too)
+    named = [m for m in r.mentions if (r.is_free(m) or any(m is s for s in r.shown)) and (m.kind == "table" or (m.kind == "column" and (
         not m.partial or dated and any(c.is_year or c.is_date for c in m.columns))))]
     listing = bool(frame.columns) and not frame.measures
     columns = []

@@ -65,6 +65,9 @@ def build_frame(parsed: ParsedQuestion, schema: SchemaIndex, today: date | None 
     return Assembler(RoleResolver(parsed, schema, today).resolve()).frame()
 
 
+#: "X account for / make up / represent the largest share of …": X is the part, said before the verb.
+_PART_OF_ALL = re.compile(r"\b(?:account(?:s|ed)?\s+for|ma(?:ke|kes|de)\s+up|represent(?:s|ed)?|contribut(?:e|es|ed)"
+                          r")\s+(?:the\s+|a\s+)?(?:\w+\s+){0,2}$", re.I)
 #: A day, month or year asked after 哪 (是哪天发射的？): the verb after it is what happened then, not what is asked about.
 _WHEN_ASKED = re.compile(r"(?:^|哪)(?:一)?(?:天|日|年|月|年份|月份|季度|时候)$")
 
@@ -1370,6 +1373,16 @@ class Assembler:
             chosen = max((c for c in values if c.at < word.start), key=lambda c: c.at, default=None)
         else:
             chosen = max((c for c in values if c.at > word.start), key=lambda c: c.at, default=None)
+        part = None if self.q.zh else _PART_OF_ALL.search(self.q.text[:self.q.tokens[word.start].start])
+        if part is not None:
+            # "In which decade did Russian rockets account for the largest share of all launches?": the part is
+            # the subject before the verb, a share of all the rows; its table word is the value's, no grouping
+            said = [c for c in values if 0 <= c.at and self.q.tokens[c.at].start < part.start()]
+            chosen = max(said, key=lambda c: c.at, default=chosen)
+            self.r.read_tokens.update(i for i, t in enumerate(self.q.tokens) if part.start() <= t.start < part.end())
+            if chosen in said and frame.entity and self._names_its_rows(frame.entity, chosen):
+                frame.columns = [c for c in frame.columns if c.table != frame.entity]
+                frame.entity = frame.entity_via = None
         grouped = frame.entity or frame.group_columns or frame.group_time
         if grouped and (chosen is None or self._grouped_between(chosen, word)):
             # 各用途分别占多少, 各发射场占总数的百分之多少, "what share of all launches did each site have": each
@@ -1393,6 +1406,12 @@ class Assembler:
         if frame.entity or frame.group_columns or frame.group_time:
             frame.measures.append(Measure("count"))
         self.notes.append(f"'{word.text}' → percentage of rows with {chosen.describe()}")
+
+    def _names_its_rows(self, entity: str, chosen: Condition) -> bool:
+        """The table word right after the condition's value ("Russian rockets") is of the entity grouped by, whose
+        rows the value is reached through: the value's noun, not a grouping asked for."""
+        return any(m.kind == "table" and entity in m.tables and 0 <= m.start - chosen.at <= 2 for m in self.r.mentions) \
+            and (chosen.column.table == entity or self.schema.upward(entity, chosen.column.table))
 
     def _grouped_between(self, chosen: Condition, word: Mention) -> bool:
         """A word of grouping (各, 每个, 按, "each", "by") between a condition and the share word after it (中国制造商
@@ -1815,14 +1834,18 @@ class Assembler:
         labels them, not those with a row of the other table. A table's own name ("aircraft manufacturers") keeps
         the rows that have some of it."""
         head = next((o for o in self.r.mentions if o.kind == "table" and self.r.compound(m, o)), None)
-        if head is None or self.table(head) != frame.fact:
+        # (or of the rows' parent: "payloads built by satellite makers", 卫星制造商造的有效载荷: the makers of that kind)
+        kinded = self.table(head) if head is not None else None
+        if kinded is None or (kinded != frame.fact and not self.schema.upward(frame.fact, kinded)):
             return None
         word = " ".join(t.norm for t in self.q.tokens[m.start:m.end]).lower()
         if any(singular(word) == singular(t.lower()) for t in m.tables):
             return None
-        refs = [v for v in self.schema.values.get(word, ()) if v.table == frame.fact]
+        refs = [v for v in self.schema.values.get(word, ()) if v.table == kinded]
         if len(refs) != 1:
             return None
+        if kinded != frame.fact:
+            self.r.use(head)  # the parent named: its kind is the condition, joined on the way
         return Condition(self.schema.column(refs[0].table, refs[0].column), "=", (refs[0].value,), m.text,
                          looked_up=True, at=m.start)
 

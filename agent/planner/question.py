@@ -136,6 +136,13 @@ def _fractions_as_percentages(text: str) -> str:
     return _HALF_ZH.sub("50%", _FRACTION_ZH.sub(chinese, _FRACTION_EN.sub(english, text)))
 
 
+#: "the last Tianzhou launch", "the last one": the latest, a ranking by date; not "the last year", "the last 3 months",
+#: "the last few launches" (a period, or a number of rows).
+_THE_LAST = re.compile(r"\bthe\s+last\b(?!\s+(?:\d|(?:years?|months?|weeks?|quarters?|decades?|days?|times?|century|"
+                       r"centuries|few|couple|several|half|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+                       r"twenty|dozen|names?)\b))", re.I)
+
+
 #: "each country of manufacture": the makers' country (the noun; "Which companies manufacture fighters?" is a verb,
 #: and reads as before).
 _OF_MANUFACTURE = re.compile(r"\bcountr(?:y|ies) of manufacture\b", re.I)
@@ -147,7 +154,7 @@ def parse_question(question: str, schema: SchemaIndex, links: dict[str, tuple[st
     adds, for a word, the words of a name it was linked to by meaning; `lexicon` is the generic one
     with the source's own words (`Lexicon.of`)."""
     text = _OF_MANUFACTURE.sub("manufacturer country", _NOT_ONE.sub(r"一\1\3\4\2", normalize(question)))
-    text = _EVER_ZH.sub(r"\1过几次", _WHOLE_YEAR_ZH.sub("", text))
+    text = _EVER_ZH.sub(r"\1过几次", _WHOLE_YEAR_ZH.sub("", _THE_LAST.sub("the latest", text)))
     text = _phrases_read(_fractions_as_percentages(text), schema, lexicon)
     tokens = _tokenize(text, schema, lexicon)
     for token in tokens:

@@ -1377,8 +1377,15 @@ class RoleResolver:
         the grouping is reached through those rows, not the nearest way (a launch's country is its site's, a rocket's
         its maker's). None otherwise ("各国发射场的数量": the sites are what is counted)."""
         after, between = self._next_table(m)
+        again = next((o for o in self.mentions if o.kind == "table" and o.tables == m.tables and 0 < o.start - m.end <= 1), None)
+        if after is None and again is not None:  # 按国家统计，各国卫星制造商…: the countries named again, then owned
+            after, between = self._next_table(again)
         if after is None:
             return None
+        head = self.head(after)
+        if head is not after and any(v.table in head.tables for v in self.schema.values.get(
+                " ".join(t.norm for t in self.q.tokens[after.start:after.end]).lower(), ())):
+            after = head  # 各国卫星制造商造的载荷: the satellite makers of each country (a kind of maker), not satellites
         belongs = any(self.schema.upward(a, t) for t in m.tables for a in after.tables) \
             and not any(self.schema.upward(t, a) for t in m.tables for a in after.tables)
         measured = next((o for o in self.mentions if o.start >= after.end and o.kind == "table"), None)  # counted, maybe

@@ -1,0 +1,56 @@
+"""The sixty-third re-walk's confidently wrong answers left after its first fixes (issue 38):
+
+- E6 "In which decade did Russian rockets account for the largest share of all launches?" took the share among Russian
+  launches, one row per rocket: the part said before "account for" is the share's condition, its table word its noun.
+- E8 "And in the same quarter of 2024?" grouped by quarter instead of keeping the previous answer's sites.
+- Z2 最近一次是哪一天，用的什么火箭？ after a count of 天舟 launches was read alone (the latest launch of all).
+- Z7 按国家统计，各国卫星制造商造的有效载荷分别有多少个？ counted every payload by its operator's country: the satellite
+  makers are makers of that kind, and the countries are theirs.
+"""
+
+from __future__ import annotations
+
+from tests.agent.planner.test_planner_followup import planner, result, sample, talk  # noqa: F401 (fixtures)
+from tests.agent.planner.test_planner_within_groups import _rows
+
+
+def test_the_part_said_before_account_for_is_the_shares_condition(planner):
+    plan = planner.plan("In which decade did Russian rockets account for the largest share of all launches?")
+    assert plan.caveat is None and _rows(planner, plan.sql) == [(2000, 38.44, 601)]
+
+
+def test_the_same_quarter_of_another_year_keeps_the_grouping(talk, sample_db_path):
+    gold = ("SELECT s.name, COUNT(*) FROM launches l JOIN launch_sites s ON s.id = l.site_id WHERE l.orbit = 'SSO' AND "
+            "l.launch_date >= '2024-10-01' AND l.launch_date < '2025-01-01' GROUP BY s.id HAVING COUNT(*) = 2")
+    for first, then in (("Which launch site had the most launches to SSO in the fourth quarter of 2022?",
+                         "And in the same quarter of 2024?"),
+                        ("2022年第四季度哪个发射场发射太阳同步轨道的次数最多？", "2024年同一季度呢？")):
+        talk.ask(first)
+        _, answer = talk.ask(then)
+        assert "caveat" not in answer and "quarter" not in answer["sql"].lower()
+        assert sorted(r[1] for r in result(talk)) == sorted(r[1] for r in sample(sample_db_path, gold))
+
+
+def test_the_latest_time_of_the_rows_before_is_a_follow_up(talk):
+    talk.ask("天舟货运飞船一共发射过几次？")
+    _, answer = talk.ask("最近一次是哪一天，用的什么火箭？")
+    assert "天舟" in answer["sql"] and result(talk) == [("长征七号", "2025-12-02")]
+    talk.ask("How many Tianzhou cargo launches were there?")
+    _, answer = talk.ask("When was the last one, and on which rocket?")
+    assert "caveat" not in answer and result(talk) == [("Long March 7", "2025-12-02")]
+
+
+def test_the_last_of_a_kind_is_the_latest(planner):
+    plan = planner.plan("When was the last Tianzhou cargo launch, and on which rocket?")
+    assert plan.caveat is None and [r[1:] for r in _rows(planner, plan.sql)] == [("2025-12-02", "Long March 7")]
+    for period in ("How many launches were there in the last 3 years?", "How many launches were there in the last year?"):
+        plan = planner.plan(period)  # a period still, not the latest launch
+        assert "launch_date >=" in plan.sql and "MAX(" not in plan.sql
+
+
+def test_makers_of_a_kind_and_their_country(planner, sample_db_path):
+    gold = ("SELECT c.name_zh, COUNT(*) FROM payloads p JOIN manufacturers m ON m.id = p.manufacturer_id JOIN countries c "
+            "ON c.id = m.country_id WHERE m.kind = 'satellite' GROUP BY c.id")
+    for question in ("按国家统计，各国卫星制造商造的有效载荷分别有多少个？", "各国卫星制造商造的有效载荷分别有多少个？"):
+        plan = planner.plan(question)
+        assert plan.caveat is None and sorted(_rows(planner, plan.sql)) == sorted(sample(sample_db_path, gold))
