@@ -14,6 +14,7 @@ from datetime import date
 
 from agent.planner.accounting import ALL_OF_THEM_ZH, TIME_PARTS, YES_NO, unaccounted, when_words
 from agent.planner.frame import Comparison, Condition, Frame, Measure, MissingSubject, Ordering, PlanningFailed, YearFilter
+from agent.planner.human_names import table_words
 from agent.planner.lexicon import MAKING_VERBS
 from agent.planner.negation import Absence
 from agent.planner.periods import DATE_ONLY, Period
@@ -265,7 +266,10 @@ class Assembler:
                 frame.required.append(m.extra[1])
                 self.notes.append(f"'{m.text}' → only rows a {m.extra[1]} row refers to as {m.text}")
         times = self._times_of_the_rows(frame, having)
+        # ("How many Progress missions were launched …?": the launches, not "18 launcheds")
         frame.subject_text = fact.text if fact is not None and not times else frame.fact
+        if fact is not None and fact.text.isascii() and verb_form(fact.text):
+            frame.subject_text = table_words(frame.fact, zh=False, one=True)
         frame.own_pronoun = bool(r.pronouns)
         self.notes.append(f"rows come from table {frame.fact}" + (f" ('{fact.text}')" if fact is not None else ""))
         if frame.entity:

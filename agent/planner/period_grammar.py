@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import calendar
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, timedelta
 
 from agent.planner.lexicon import MONTHS, ORDINALS, PERIOD_RELATIONS, RELATIVE_PERIODS, ROLLING_WORDS, ZH_HALVES
@@ -83,23 +83,26 @@ def _y(name: str = "y") -> str:
 #: A year counted from today where a month's year stands ("June last year", 去年6月): `yrel`.
 _YEAR_BACK = {"last year": 1, "this year": 0, "去年": 1, "今年": 0, "前年": 2}
 _EN_YEAR = rf"(?:{_y()}|(?P<yrel>last\s+year|this\s+year)\b)"
+#: A half or quarter opened at one end ("since the second half of 2022", 2022年下半年以来, 第三季度之前).
+_OPEN_EN = rf"(?:\b(?P<rel>{_RELATION_EN})\s+)?"
+_OPEN_ZH = rf"\s*(?P<rel>{_RELATION_ZH})?"
 _ZH_YEAR = rf"(?:{_y()}\s*年|(?P<yrel>去年|今年|前年))"
 
 
 #: Each shape: its kind and its pattern. Where two overlap, the longest, then the first, wins.
 _SHAPES: list[tuple[str, re.Pattern]] = [(kind, re.compile(pattern, re.IGNORECASE)) for kind, pattern in [
-    ("half", rf"\b(?:the\s+)?(?P<ord>{_ORDINAL})\s+half\s+(?:of\s+)?(?:the\s+year\s+)?{_EN_YEAR}"),
-    ("half", rf"\bH(?P<n>[12])\s*(?:of\s+)?{_y()}|{_y('y2')}\s*-?\s*H(?P<n2>[12])\b"),
-    ("half", rf"{_ZH_YEAR}\s*(?P<zh>[上下前后])半年"),
+    ("half", rf"{_OPEN_EN}\b(?:the\s+)?(?P<ord>{_ORDINAL})\s+half\s+(?:of\s+)?(?:the\s+year\s+)?{_EN_YEAR}"),
+    ("half", rf"{_OPEN_EN}(?:\bH(?P<n>[12])\s*(?:of\s+)?{_y()}|{_y('y2')}\s*-?\s*H(?P<n2>[12])\b)"),
+    ("half", rf"(?:[从自]\s*)?{_ZH_YEAR}\s*(?P<zh>[上下前后])半年{_OPEN_ZH}"),
     # ("Q1 2024 and Q1 2025" are two quarters; "between Q2 2021 and Q1 2022" one range)
     ("quarters", rf"(?:\bbetween\s+(?P<btw>)|\bfrom\s+)?(?:the\s+)?(?:\bQ(?P<n>[1-4])|\b(?P<ord>{_ORDINAL})\s+quarter)\s+"
                  rf"(?:of\s+)?{_y('y1')}\s*(?:(?(btw)and|(?:to|through|until|till|-|–)))\s*(?:the\s+)?"
                  rf"(?:Q(?P<n2>[1-4])|(?P<ord2>{_ORDINAL})\s+quarter)\s+(?:of\s+)?{_y()}"),
     ("quarters", rf"(?:[从自]\s*)?{_ZH_YEAR}\s*(?:第\s*)?(?P<n>[1-4一二三四])\s*季度\s*(?:到|至|-|~|—|－)\s*"
                  rf"(?:{_y('y2')}\s*年\s*)?(?:第\s*)?(?P<n2>[1-4一二三四])\s*季度"),
-    ("quarter", rf"\b(?:the\s+)?(?P<ord>{_ORDINAL})\s+quarter\s+(?:of\s+)?(?:the\s+year\s+)?{_EN_YEAR}"),
-    ("quarter", rf"\bQ(?P<n>[1-4])\s*(?:of\s+)?{_y()}|{_y('y2')}\s*-?\s*Q(?P<n2>[1-4])\b"),
-    ("quarter", rf"{_ZH_YEAR}\s*(?:第\s*)?(?P<n>[1-4一二三四])\s*季度?"),
+    ("quarter", rf"{_OPEN_EN}\b(?:the\s+)?(?P<ord>{_ORDINAL})\s+quarter\s+(?:of\s+)?(?:the\s+year\s+)?{_EN_YEAR}"),
+    ("quarter", rf"{_OPEN_EN}(?:\bQ(?P<n>[1-4])\s*(?:of\s+)?{_y()}|{_y('y2')}\s*-?\s*Q(?P<n2>[1-4])\b)"),
+    ("quarter", rf"(?:[从自]\s*)?{_ZH_YEAR}\s*(?:第\s*)?(?P<n>[1-4一二三四])\s*(?:季度{_OPEN_ZH}|季度?)"),
     ("months", rf"(?:\b(?:between|from)\s+)?\b(?P<m1>{_MONTH})\.?(?:\s+{_y('y1')})?\s*(?:and|to|through|till|until|-|–)"
                rf"\s*(?P<m2>{_MONTH})\.?(?:\s+of)?,?\s+{_EN_YEAR}"),
     ("months", rf"(?:[从自]\s*)?{_ZH_YEAR}\s*(?P<m1>{_ZH_MONTH})\s*月份?\s*(?:到|至|-|~|—|－)\s*(?:{_y('y2')}\s*年\s*)?"
@@ -174,12 +177,12 @@ def _read(kind: str, match: re.Match, today: date | None, *, year: int = 0) -> N
     if kind == "half":
         half = int(g["n"]) if "n" in g else int(g["n2"]) if "n2" in g else ZH_HALVES[g["zh"]] if "zh" in g \
             else min(ORDINALS[g["ord"].lower()], 2)
-        return NamedPeriod(text, at, to, date(year, 6 * half - 5, 1), _month_start(year, 6 * half + 1), kind,
-                           today if "yrel" in g else None)
+        return _opened(NamedPeriod(text, at, to, date(year, 6 * half - 5, 1), _month_start(year, 6 * half + 1), kind,
+                                   today if "yrel" in g else None), g)
     if kind == "quarter":
         quarter = ORDINALS[g["ord"].lower()] if "ord" in g else _small(g.get("n") or g["n2"])
-        return NamedPeriod(text, at, to, date(year, 3 * quarter - 2, 1), _month_start(year, 3 * quarter + 1), kind,
-                           today if "yrel" in g else None)
+        return _opened(NamedPeriod(text, at, to, date(year, 3 * quarter - 2, 1), _month_start(year, 3 * quarter + 1),
+                                   kind, today if "yrel" in g else None), g)
     if kind == "quarters":  # "from Q2 2021 to Q1 2022", 2021年第二季度到2022年第一季度
         first = ORDINALS[g["ord"].lower()] if "ord" in g else _small(g["n"])
         last = ORDINALS[g["ord2"].lower()] if "ord2" in g else _small(g["n2"])
@@ -247,6 +250,16 @@ def _read(kind: str, match: re.Match, today: date | None, *, year: int = 0) -> N
         until = date(today.year, (today.month - 1) // step * step + 1, 1) if step < 12 else date(today.year, 1, 1)
         return NamedPeriod(text, at, to, _months_before(until, months), until, "rolling", today)
     return NamedPeriod(text, at, to, _months_before(today, months), today + timedelta(days=1), "rolling", today)
+
+
+def _opened(period: NamedPeriod, g: dict[str, str]) -> NamedPeriod:
+    """A half or quarter with a relation said beside it (since, before, 以来, 之前): the range open at one end."""
+    if "rel" not in g:
+        return period
+    relation = PERIOD_RELATIONS[re.sub(r"\s+", " ", g["rel"].lower())]
+    since, until = {"since": (period.since, None), "after": (period.until, None),
+                    "before": (None, period.since), "until": (None, period.until)}[relation]
+    return replace(period, since=since, until=until)
 
 
 def _calendar(today: date, unit: str, back: int) -> tuple[date, date]:

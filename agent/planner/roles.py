@@ -607,6 +607,7 @@ class RoleResolver:
             self.use(direction)
 
     def _find_comparisons(self) -> None:
+        self._range_zh()
         for m in self.mentions:
             if m.kind != "keyword" or not self.is_free(m):
                 continue
@@ -636,6 +637,25 @@ class RoleResolver:
                     op = _OPS[post.code]
                     self.use(post)
                 self._compare(m, op, numbers, number, last)
+
+    def _range_zh(self) -> None:
+        """A Chinese range of numbers (在1万到2万公斤之间, 介于10000和20000之间, 在50到60米之间): BETWEEN on the column
+        named before it, as "between 10,000 and 20,000 kg" reads."""
+        if not self.q.zh:
+            return
+        tokens, text = self.q.tokens, self.q.text
+        numbers = [m for m in self.mentions if m.kind == "number" and self.is_free(m)]
+        for first, last in zip(numbers, numbers[1:]):
+            if not (self.is_free(first) and self.is_free(last)):
+                continue
+            joined = text[tokens[first.end - 1].end:tokens[last.start].start].strip()
+            before, after = text[:tokens[first.start].start].rstrip(), text[tokens[last.end - 1].end:]
+            if joined not in _RANGE_JOINS_ZH or not (before.endswith(("在", "介于", "处于")) or _RANGE_END_ZH.match(after)):
+                continue
+            keyword = next((o for o in self.mentions if o.kind == "keyword" and o.end == first.start and o.code in ("in", "between")),
+                           first)
+            self.use(*(o for o in self.mentions if o.kind == "keyword" and first.end <= o.start < last.start))
+            self._compare(keyword, "between", (first.number, last.number), first, last)
 
     def _than_a_named_row(self) -> None:
         """A comparison with the same column of a row the question names, not with a number: "Which aircraft are
@@ -1647,6 +1667,11 @@ def span_text(q: ParsedQuestion, first: Mention, last: Mention | None = None) ->
     if tokens and not tokens[0].zh and tokens[0].end:
         return q.text[tokens[0].start:tokens[-1].end]
     return "".join(dict.fromkeys(t.text for t in tokens))
+
+
+#: What joins the two ends of a Chinese range (1万到2万, 10000和20000, 50-60), and what may close it (公斤之间, 米以内).
+_RANGE_JOINS_ZH = frozenset({"到", "至", "和", "与", "-", "~", "—", "－", "～"})
+_RANGE_END_ZH = re.compile(r"\s*[\u4e00-\u9fffA-Za-z]{0,3}?(?:之间|以内|范围内)")
 
 
 def verb_form(word: str) -> bool:

@@ -54,3 +54,32 @@ def test_makers_of_a_kind_and_their_country(planner, sample_db_path):
     for question in ("按国家统计，各国卫星制造商造的有效载荷分别有多少个？", "各国卫星制造商造的有效载荷分别有多少个？"):
         plan = planner.plan(question)
         assert plan.caveat is None and sorted(_rows(planner, plan.sql)) == sorted(sample(sample_db_path, gold))
+
+
+def test_a_count_named_by_its_verb_says_the_rows_in_words(planner):
+    """"There were 18 launcheds": the rows' table in words when the question names them by a verb."""
+    plan = planner.plan("How many Progress cargo missions were launched between 2010 and 2014?")
+    assert plan.frame.subject_text == "launch"
+
+
+def test_a_chinese_range_of_numbers_is_between(planner, sample_db_path):
+    gold = "SELECT COUNT(*) FROM launch_vehicles WHERE payload_leo_kg BETWEEN 10000 AND 20000"
+    for question in ("近地轨道运力在1万到2万公斤之间的火箭有几款？", "近地轨道运力介于10000和20000公斤之间的火箭有几款？"):
+        plan = planner.plan(question)
+        assert plan.caveat is None and _rows(planner, plan.sql) == sample(sample_db_path, gold)
+    plan = planner.plan("近地轨道运力在1万到2万公斤之间的现役火箭，2024年一共发射了多少次？")
+    assert plan.caveat is None and _rows(planner, plan.sql) == [(13,)]
+
+
+def test_a_half_or_quarter_opened_at_one_end(planner):
+    for question, where in (("自2022年下半年以来发射了多少次？", "launch_date >= '2022-07-01'\n"),
+                            ("How many launches since Q3 2022?", "launch_date >= '2022-07-01'\n"),
+                            ("2022年第三季度之前发射了几次？", "launch_date < '2022-07-01'\n"),
+                            ("How many launches were there before the second half of 2001?", "launch_date < '2001-07-01'\n")):
+        plan = planner.plan(question)
+        assert plan.caveat is None and plan.sql.endswith(where.strip()) and "AND launch_date <" not in plan.sql, question
+
+
+def test_a_production_figure_is_the_units_built(planner):
+    plan = planner.plan("Which UAV models have no production figure recorded?")
+    assert plan.caveat is None and sorted(_rows(planner, plan.sql)) == [("GJ-11 Sharp Sword",), ("Wing Loong II",)]
