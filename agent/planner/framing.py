@@ -69,6 +69,8 @@ def build_frame(parsed: ParsedQuestion, schema: SchemaIndex, today: date | None 
 #: "X account for / make up / represent the largest share of …": X is the part, said before the verb.
 _PART_OF_ALL = re.compile(r"\b(?:account(?:s|ed)?\s+for|ma(?:ke|kes|de)\s+up|represent(?:s|ed)?|contribut(?:e|es|ed)"
                           r")\s+(?:the\s+|a\s+)?(?:\w+\s+){0,2}$", re.I)
+#: "share of all …", "percentage of the total": of every row, not only those a condition keeps.
+_OF_ALL = re.compile(r"\s*(?:of\s+)?(?:all|the\s+total|the\s+whole|every)\b", re.I)
 #: A day, month or year asked after 哪 (是哪天发射的？): the verb after it is what happened then, not what is asked about.
 _WHEN_ASKED = re.compile(r"(?:^|哪)(?:一)?(?:天|日|年|月|年份|月份|季度|时候)$")
 
@@ -1387,6 +1389,16 @@ class Assembler:
             if chosen in said and frame.entity and self._names_its_rows(frame.entity, chosen):
                 frame.columns = [c for c in frame.columns if c.table != frame.entity]
                 frame.entity = frame.entity_via = None
+        if part is None and chosen is not None and frame.entity and self._names_its_rows(frame.entity, chosen):
+            # "What share of all launches did each Russian site have?": the value says which groups, not which part
+            # of each; a share of all the rows cannot keep it (the groups' total is over the rows kept), so it is named
+            if _OF_ALL.match(self.q.text, self.q.tokens[word.end - 1].end):
+                frame.conditions.remove(chosen)
+                self.r.ignored.append(chosen.text)
+            chosen = None
+        elif part is None and chosen is not None and (frame.entity or frame.group_columns or frame.group_time) \
+                and chosen.at > word.start and self._names_its_rows(frame.fact, chosen):
+            chosen = None  # "What share of Russian launches did each site have?": the whole each group has a part of
         grouped = frame.entity or frame.group_columns or frame.group_time
         if grouped and (chosen is None or self._grouped_between(chosen, word)):
             # 各用途分别占多少, 各发射场占总数的百分之多少, "what share of all launches did each site have": each

@@ -1363,7 +1363,7 @@ class RoleResolver:
                 continue
             if self.group is None:
                 self.group = target
-                owned = self._owning_table(target)
+                owned = self._owning_table(target) or self._owning_before(m, target)
                 if owned is not None:  # 各国制造商…运载火箭, 各国火箭的发射: each country's makers' rockets, its rockets' launches
                     self.group_via = owned
                     self.use(owned)
@@ -1413,6 +1413,20 @@ class RoleResolver:
         # 飞机制造商: one compound (the aircraft makers), not the aircraft of each country
         return after if between in ("", "的") and belongs and apart else None
 
+    def _owning_before(self, each: Mention, group: Mention) -> Mention | None:
+        """The table word right before "of each <group>" whose rows belong to the group's table, when another table word
+        names what is measured ("How many payloads did satellite makers of each country build?": the countries of the
+        makers, not the payloads' operators')."""
+        tokens, text = self.q.tokens, self.q.text
+        owner = next((o for o in self.mentions if o.kind == "table" and 0 <= each.start - o.end <= 1 and self.is_free(o)), None)
+        if group.kind != "table" or owner is None \
+                or text[tokens[owner.end - 1].end:tokens[each.start].start].strip().lower() != "of" \
+                or set(owner.tables) & set(group.tables) \
+                or not any(self.schema.upward(a, t) for a in owner.tables for t in group.tables):
+            return None
+        measured = any(o.kind == "table" and o is not owner and o is not group and not self.compound(o, owner) and not set(o.tables) & set(owner.tables) for o in self.mentions)
+        return owner if measured else None
+
     def _owned_table(self, m: Mention) -> Mention | None:
         """The table word a grouping's table word owns, right after it ("manufacturer country"; 火箭所属国家,
         制造商的国家): what to group by, reached through the first."""
@@ -1425,8 +1439,8 @@ class RoleResolver:
         below = not any(self.schema.upward(t, a) for t in m.tables for a in after.tables)
         measured = any(c.table not in m.tables and not any(self.schema.upward(t, c.table) for t in m.tables)
                        for _, o, _ in self.aggregates if o is not None and o.kind == "column" for c in o.columns)
-        # 各火箭家族的发射成功率: a rate of the rows below each family, the same
-        return None if below and (measured or self.has("rate", "share")) else after
+        # 各火箭家族的发射成功率: a rate of the rows below each family, the same; 各国卫星制造商分别有几家: a count of them
+        return None if below and (measured or self.has("rate", "share", "count")) else after
 
     # -- all passes ---------------------------------------------------------------------
     def resolve(self) -> RoleResolver:

@@ -83,3 +83,27 @@ def test_a_half_or_quarter_opened_at_one_end(planner):
 def test_a_production_figure_is_the_units_built(planner):
     plan = planner.plan("Which UAV models have no production figure recorded?")
     assert plan.caveat is None and sorted(_rows(planner, plan.sql)) == [("GJ-11 Sharp Sword",), ("Wing Loong II",)]
+
+
+def test_a_value_of_the_groups_in_a_share_of_all_rows(planner, sample_db_path):
+    """"each Russian site": the value says which groups; a share of all launches cannot keep it, so it is named (it
+    was a share of each site's launches that were Russian: 100% or 0%). "Russian launches" is the whole the share
+    is of."""
+    plan = planner.plan("What share of all launches did each Russian site have?")
+    assert plan.caveat is not None and "Russian" in plan.caveat and "CASE" not in plan.sql
+    plan = planner.plan("What share of Russian launches did each site have?")
+    assert plan.caveat is None and [r[1] for r in _rows(planner, plan.sql)] == [80.57, 19.43]
+
+
+def test_the_makers_of_each_country(planner, sample_db_path):
+    gold = ("SELECT c.name, COUNT(*) FROM payloads p JOIN manufacturers m ON m.id = p.manufacturer_id JOIN countries c "
+            "ON c.id = m.country_id WHERE m.kind = 'satellite' GROUP BY c.id")
+    plan = planner.plan("How many payloads did satellite makers of each country build?")
+    assert plan.caveat is None and sorted(_rows(planner, plan.sql)) == sorted(sample(sample_db_path, gold))
+
+
+def test_a_count_of_the_makers_of_each_country(planner, sample_db_path):
+    gold = ("SELECT c.name_zh, COUNT(*) FROM manufacturers m JOIN countries c ON c.id = m.country_id "
+            "WHERE m.kind = 'satellite' GROUP BY c.id")
+    plan = planner.plan("各国卫星制造商分别有几家？")
+    assert plan.caveat is None and sorted(_rows(planner, plan.sql)) == sorted(sample(sample_db_path, gold))
