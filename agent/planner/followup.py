@@ -133,14 +133,21 @@ def is_fragment(parsed: ParsedQuestion) -> bool:
     """The question names no table and no column: nothing it asks about or measures is its own ("Which
     leave from Aberdeen?", "Russia?", "and in 2020?"). A complete question ("What is the most expensive
     part on the Boeing 787-9?") is never read against the previous answer on this sign (issue 38)."""
-    return not any(m.kind in ("table", "column") and not _verb_at_end(parsed, m) for m in parsed.mentions)
+    # (the 年 of 2020年以来 is the date's, no column asked of)
+    return not any(m.kind in ("table", "column") and not _verb_at_end(parsed, m) and m.text not in ("年", "年份")
+                   for m in parsed.mentions)
 
 
 def _verb_at_end(parsed: ParsedQuestion, m) -> bool:
     """A Chinese table word ending the question before 的 is its verb (最近一次是哪天发射的？: launched), not
     a subject of its own; without 的 it is the subject asked about (中国有多少个发射场？)."""
     token = parsed.tokens[m.end - 1]
-    return token.zh and bool(re.match(r"的\s*[？?。！!]*\s*$", parsed.text[token.end:])) and m.kind == "table"
+    return token.zh and bool(_DE_AT_END.match(parsed.text[token.end:])) and m.kind == "table"
+
+
+#: 的 ending the question, or before "which ones" with no noun (2020年以来发射的是哪几颗？): the table word before it is
+#: what the rows did, the rows themselves unnamed.
+_DE_AT_END = re.compile(rf"的\s*(?:(?:是|有)?哪[几一]?[{COUNTERS_ZH}]\s*)?[？?。！!]*\s*$")
 
 
 def follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, today) -> tuple[Frame, list[str]]:
@@ -244,7 +251,10 @@ def _counts_asked(frame: Frame, a: Assembler, previous: Frame) -> list[str]:
 
 def _which_of_a_count(previous: Frame, a: Assembler) -> bool:
     """"哪几次是失败的？", "Which failed?" after a count of rows: which of the rows counted, listed."""
-    counted = [(m.func, m.column) for m in previous.measures] == [("count", None)]
+    # (and "…一共几颗？有没有失败的？": the total and the count of some of them, the total's rows listed)
+    counted = bool(previous.measures) and (previous.measures[0].func, previous.measures[0].column,
+                                           previous.measures[0].condition) == ("count", None, None) \
+        and all(m.func == "count" and m.column is None for m in previous.measures)
     return (counted and not (previous.entity or previous.group_columns or previous.group_time)
             and a.r.has("which") and not a.r.aggregates and a.r.rank is None)
 
@@ -675,6 +685,9 @@ def _share(frame: Frame, a: Assembler, previous: Frame, *, zh: bool) -> list[str
     before = word.code == "rate" or zh
     chosen = max((c for c in added if (c.at < word.start if before else c.at > word.start)),
                  key=lambda c: c.at, default=None)
+    dated = [c for c in frame.conditions if c.op.startswith("year_") and not any(_same(c, old) for old in previous.conditions)]
+    if chosen is None and len(dated) == 1 and not any(c.op.startswith("year_") for c in previous.conditions):
+        chosen = dated[0]  # 其中2025年发射的占百分之几？: the share of them in that year
     if chosen is None:
         raise PlanningFailed(f"I could not tell what '{word.text}' is a share of",
                              zh=f"看不出“{word.text}”指的是哪部分的比例")

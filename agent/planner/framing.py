@@ -69,6 +69,11 @@ def build_frame(parsed: ParsedQuestion, schema: SchemaIndex, today: date | None 
 #: "X account for / make up / represent the largest share of …": X is the part, said before the verb.
 _PART_OF_ALL = re.compile(r"\b(?:account(?:s|ed)?\s+for|ma(?:ke|kes|de)\s+up|represent(?:s|ed)?|contribut(?:e|es|ed)"
                           r")\s+(?:the\s+|a\s+)?(?:\w+\s+){0,2}$", re.I)
+def _same_filter(a: Condition, b: Condition) -> bool:
+    """Two conditions that keep the same rows: one column, operator and values (a value named twice)."""
+    return (a.column.table, a.column.name, a.op, a.values) == (b.column.table, b.column.name, b.op, b.values)
+
+
 #: "share of all …", "percentage of the total": of every row, not only those a condition keeps.
 _OF_ALL = re.compile(r"\s*(?:of\s+)?(?:all|the\s+total|the\s+whole|every)\b", re.I)
 #: A day, month or year asked after 哪 (是哪天发射的？): the verb after it is what happened then, not what is asked about.
@@ -1019,12 +1024,12 @@ class Assembler:
             return  # the second a question of its own ("how many"), not "the number of" in a hint
         tokens, text = self.q.tokens, self.q.text
         first, second = counts[0], counts[-1]
-        values = [c for c in frame.conditions if c.at >= 0 and c.op in ("=", "in")]
+        values = [c for c in frame.conditions if c.at >= 0 and c.op in ("=", "in", "prefix", "starts")]
         if len(values) > 1:  # "How many Starship flights …, and how many succeeded?": the one after the second count's
             # start (after 其中 or the comma before it in Chinese) is the second count's; the others are both counts'
             after = _SECOND_ASKED_ZH.search(text, tokens[first.end - 1].end) if self.q.zh else None
             split = after.start() if after else tokens[second.start].start
-            values = [c for c in values if tokens[c.at].start >= split and c.op == "="]
+            values = [c for c in values if tokens[c.at].start >= split and c.op in ("=", "prefix", "starts")]
         if len(values) != 1:
             return
         c = values[0]
@@ -1037,7 +1042,7 @@ class Assembler:
                 self.r.use(second)
                 self.notes.append(f"'{c.text}' → a count for each")
             return
-        if c.op != "=":
+        if c.op not in ("=", "prefix", "starts"):  # ("… how many of them were Kuiper missions?": names that begin so)
             return
         opener = text[tokens[first.end - 1].end:tokens[c.at].start]
         if self.q.zh:  # 其中成功了几次, 其中多少次失败, …几次？成功了几次？: the condition after 其中, a comma or a "?"
@@ -1396,6 +1401,11 @@ class Assembler:
                 frame.conditions.remove(chosen)
                 self.r.ignored.append(chosen.text)
             chosen = None
+        elif chosen is not None and any(c is not chosen and _same_filter(c, chosen) for c in frame.conditions):
+            # "Which rocket launched the most Intelsat missions, and what share of all Intelsat missions is that?": the
+            # rows kept already; each group's part of them
+            frame.conditions.remove(chosen)
+            chosen = None
         elif part is None and chosen is not None and (frame.entity or frame.group_columns or frame.group_time) \
                 and chosen.at > word.start and self._names_its_rows(frame.fact, chosen):
             chosen = None  # "What share of Russian launches did each site have?": the whole each group has a part of
@@ -1418,7 +1428,10 @@ class Assembler:
                                  zh=f"看不出“{word.text}”指的是哪部分的比例")
         frame.conditions.remove(chosen)
         frame.measures[:] = [m for m in frame.measures if not (m.func == "count" and m.column is None)]
-        frame.measures.insert(0, Measure("share", condition=chosen))
+        # "What share of launches in 2024 carried a crewed payload?": each launch once, however many payloads it has
+        rows_named = word.code != "rate" and any(m.kind == "table" and frame.fact in m.tables and 0 <= m.start - word.end <= 1
+                                                 for m in self.r.mentions)
+        frame.measures.insert(0, Measure("share", condition=chosen, distinct=rows_named))
         if frame.entity or frame.group_columns or frame.group_time:
             frame.measures.append(Measure("count"))
         self.notes.append(f"'{word.text}' → percentage of rows with {chosen.describe()}")
@@ -1509,6 +1522,9 @@ class Assembler:
     def _apart(self, existing: Condition, m: Mention) -> bool:
         """Whether a value named again stands apart from its first mention, a table word between them (中国制造的飞机里，
         …由中国供应商提供: the makers' country, then the suppliers'): two roles the one condition does not hold."""
+        share = self.r.share  # "… the most Falcon 9 launches, and what share of all Falcon 9 launches …": the same rows
+        if share is not None and existing.at < share.start < m.start:
+            return False
         return existing.at >= 0 and any(o.kind == "table" and existing.at < o.start < m.start for o in self.r.mentions)
 
     def _continued(self, ref: ValueRef) -> tuple[str, ...]:

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from agent.planner.human_names import column_words
 from agent.planner.lexicon import COMPARATIVES, GENERIC, KEYWORDS, MODEL_WORDS, NAMELESS_WORDS, Lexicon
 from agent.planner.schema_index import ColumnInfo, SchemaIndex, ValueRef
 from agent.vocabulary.names import ABBREVIATIONS, DEMONYMS
@@ -102,6 +103,8 @@ _WHOLE_YEAR_ZH = re.compile(r"(?<=年)一整?年(?:里|中|内|当中|之内|下
 
 #: "Has it ever …?" (有没有失败过？): how many times it did, which answers it (0 is no), not a "not".
 _EVER_ZH = re.compile(r"有没有([\u4e00-\u9fff]{1,6}?)过(?=[\s？?。，,]|$)")
+#: "…一共发射过几颗？有没有发射失败的？": are there any of them that …, answered by how many (0 is no), not a "not".
+_ANY_OF_THEM_ZH = re.compile(r"(?<=[？?，,。])\s*有没有([\u4e00-\u9fff]{1,8}?)的(?=\s*[？?。]|\s*$)")
 
 
 #: A percentage written in words after its number ("10 percent of their payloads"), read as "10%".
@@ -154,6 +157,7 @@ def parse_question(question: str, schema: SchemaIndex, links: dict[str, tuple[st
     adds, for a word, the words of a name it was linked to by meaning; `lexicon` is the generic one
     with the source's own words (`Lexicon.of`)."""
     text = _OF_MANUFACTURE.sub("manufacturer country", _NOT_ONE.sub(r"一\1\3\4\2", normalize(question)))
+    text = _ANY_OF_THEM_ZH.sub(r"其中\1的有几个", text)
     text = _EVER_ZH.sub(r"\1过几次", _WHOLE_YEAR_ZH.sub("", _THE_LAST.sub("the latest", text)))
     text = _phrases_read(_fractions_as_percentages(text), schema, lexicon)
     tokens = _tokenize(text, schema, lexicon)
@@ -173,6 +177,7 @@ def parse_question(question: str, schema: SchemaIndex, links: dict[str, tuple[st
             parsed.mentions.append(mention)
     parsed.mentions.sort(key=lambda m: m.start)
     parsed.mentions = _top_of_a_column(_models_of_the_table(_values_of_the_next(parsed, schema)))
+    parsed.mentions = _kind_of_the_rows(parsed, schema, lexicon)
     for mention in parsed.mentions:  # "average" is a keyword, and maybe also a column ("Average")
         if mention.kind == "keyword":
             mention.alt = next((m for _, _, m in candidates if m.kind == "column" and not m.partial
@@ -225,6 +230,30 @@ def _values_of_the_next(parsed: ParsedQuestion, schema: SchemaIndex) -> list[Men
     return found
 
 
+_KIND_ZH = ("类型", "种类", "类别")
+
+
+def _kind_of_the_rows(parsed: ParsedQuestion, schema: SchemaIndex, lexicon: Lexicon) -> list[Mention]:
+    """A Chinese kind word (类别, 类型, 种类) after the rows' table word (利勃海尔供应的机载部件，按类别各有几个？) whose
+    columns are another table's (the supplier's `kind`): the one column of the rows whose header says a kind
+    (部件类型), when they have one; the rows' own kind, not their supplier's."""
+    found = []
+    for m in parsed.mentions:
+        rows = next((o for o in reversed(parsed.mentions) if o.kind == "table" and o.end <= m.start
+                     and m.start - o.end <= 3), None) if m.kind == "column" and m.text in _KIND_ZH else None
+        if m.kind == "column" and m.text in _KIND_ZH and (rows is None or any(c.table in rows.tables for c in m.columns)):
+            # 各类别的机载部件: the rows' table word right after it
+            rows = next((o for o in parsed.mentions if o.kind == "table" and o.start >= m.end and o.start - m.end <= 1),
+                        None)
+        if rows is not None and not any(c.table in rows.tables for c in m.columns):
+            own = [c for t in rows.tables for c in schema.tables[t].columns.values()
+                   if column_words(c, zh=True, whose=False, lexicon=lexicon).endswith(_KIND_ZH)]
+            if len(own) == 1:
+                m = replace(m, columns=(own[0],))
+        found.append(m)
+    return found
+
+
 def _models_of_the_table(mentions: list[Mention]) -> list[Mention]:
     """A word for models right after a table word whose table has no such column names that table's rows (运载火箭型号:
     the launch vehicles, each one a model; not the aircraft's `model` column, which 飞机型号 still is)."""
@@ -273,7 +302,7 @@ def _tokenize(text: str, schema: SchemaIndex, lexicon: Lexicon) -> list[Token]:
         start = folded.find(key)
         while start >= 0:
             end = start + len(key)
-            if not any(covered[start:end]):
+            if not any(covered[start:end]) and not _word_across(text, start, lexicon):
                 covered[start:end] = [True] * (end - start)
                 spans.append((start, end, Token(text[start:end], key, start, end, kind="value",
                                                 values=tuple(schema.values[key]))))
@@ -282,7 +311,7 @@ def _tokenize(text: str, schema: SchemaIndex, lexicon: Lexicon) -> list[Token]:
         start = text.find(key)
         while start >= 0:
             end = start + len(key)
-            if not any(covered[start:end]) and not any(  # no word of ours in it (能源火箭航天: 火箭)
+            if not any(covered[start:end]) and not _word_across(text, start, lexicon) and not any(  # (能源火箭航天: 火箭)
                     text[a:b] in lexicon.zh_words for a in range(start, end) for b in range(a + 2, end + 1)):
                 covered[start:end] = [True] * (end - start)
                 spans.append((start, end, Token(key, key, start, end, kind="value", values=(ref,))))
@@ -294,7 +323,7 @@ def _tokenize(text: str, schema: SchemaIndex, lexicon: Lexicon) -> list[Token]:
             continue  # 地球 of 地球同步转移轨道: part of a word of ours
         while start >= 0:
             end = start + len(key)
-            if not any(covered[start:end]) and not any(
+            if not any(covered[start:end]) and not _word_across(text, start, lexicon) and not any(
                     text[a:b] in lexicon.zh_words for a in range(start, end) for b in range(a + 1, end + 1)):
                 covered[start:end] = [True] * (end - start)
                 spans.append((start, end, Token(key, key, start, end, kind="family", values=schema.families[key])))
@@ -349,6 +378,13 @@ _ZH_MULTIPLIERS = {"万": 10_000, "亿": 100_000_000}
 #: An English scale word after digits ("30 million", "1.5 billion", "20 thousand"; "10k", "2M" not read).
 _SCALES = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000}
 _SCALE = re.compile(r"\s+(thousand|million|billion)\b", re.I)
+
+
+def _word_across(text: str, at: int, lexicon: Lexicon) -> bool:
+    """A word of ours that begins before `at` and goes on past it (其中 of 其中星链): a value found at `at` would cut
+    it in two (中星), so it is not read there."""
+    return any(text[a:b] in lexicon.zh_words for a in range(max(0, at - lexicon.zh_longest + 1), at)
+               for b in range(at + 1, min(len(text), a + lexicon.zh_longest) + 1))
 
 
 def _to_number(piece: str) -> float:

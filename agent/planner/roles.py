@@ -133,6 +133,8 @@ class RoleResolver:
         self.read_tokens: set[int] = set()  # other words a pass read that no mention covers ("single"-engine)
         #: what a sentence after the question asks to see of its rows ("… 列出日期和火箭。", "List the date and rocket.")
         self.shown: list[Mention] = []
+        #: The table a count's ", and which X" clause asks of ("How many failed, and on which rocket?"): grouped by
+        self.clause_group: Mention | None = None
         self.shown_only = False  # ... all that is shown ("List the date and rocket"), or beside each row's name
         self.shown_of: dict[int, Mention] = {}  # a shown column's owner ("the owner's first name"), by id
         self.ignored: list[str] = []  # words a pass recognised but could not use
@@ -314,6 +316,17 @@ class RoleResolver:
                     and self.mentions[i - 1].kind == "table" and self.mentions[i - 1].end == m.start \
                     and any(o.kind == "table" for o in self.mentions[i + 1:]):
                 self.use(m)
+        text = self.q.text
+        for i, m in enumerate(self.mentions):
+            # 中国一共发射了多少颗卫星？: 发射 is what the satellites counted after it went through (their launch), the
+            # key they hold, no table of its own to read
+            if m.kind != "table" or not self.q.tokens[m.end - 1].zh or not _VERB_THEN_COUNT_ZH.match(
+                    text, self.q.tokens[m.end - 1].end):
+                continue
+            counted = next((o for o in self.mentions[i + 1:] if o.kind == "table"), None)
+            if counted is not None and any(e.table == c and e.ref_table == t for c in counted.tables for t in m.tables
+                                           for e in self.schema.edges_of(c)):
+                self.use(m)
 
     def _between_years(self, between: Mention, m: Mention) -> bool:
         """"between 2015 and 2018": two years after "between", and no column of numbers named before it
@@ -416,8 +429,6 @@ class RoleResolver:
         分别是用什么火箭发射的？): the columns and tables it names after its verb of showing, in order, joined by
         "and"/和/、/commas, or the one a 什么/"which" asks for."""
         tokens, text = self.q.tokens, self.q.text
-        if self.has(*_MEASURING):
-            return  # "How many countries does each continent have? List the continent name and the count.": its groups
         second = next((i for i, t in enumerate(tokens) if i and re.search(r"[?？.。!！;；]", text[tokens[i - 1].end:t.start])
                        and any(m.end <= i for m in self.mentions)), None)
         # (", and on which aircraft are they fitted?": the preposition before it too)
@@ -425,6 +436,12 @@ class RoleResolver:
                        and (and_at := i - 1 - (tokens[i - 1].norm in _CLAUSE_PREPOSITIONS)) > 0
                        and tokens[and_at].norm == "and" and "," in text[tokens[and_at - 1].end:tokens[and_at].start]),
                       None)
+        if self.has(*_MEASURING):
+            # "How many countries does each continent have? List the continent name and the count.": its groups;
+            # "How many of them failed, and on which rocket?": the count per rocket (`_find_group`)
+            if clause is not None and (second is None or clause < second) and self.has("count"):
+                self.clause_group = next((m for m in self.mentions if m.start == clause + 1 and m.kind == "table"), None)
+            return
         if clause is not None and (second is None or clause < second):
             # "What was the first launch of 2025, and which rocket flew it?": that table's name beside each row
             asked = next((m for m in self.mentions if m.start == clause + 1 and m.kind == "table"), None)
@@ -1373,6 +1390,10 @@ class RoleResolver:
                     self.use(owner)
                     owner = self._owned_table(owner)
 
+        if self.group is None and self.clause_group is not None and self.is_free(self.clause_group):
+            self.group = self.clause_group
+            self.use(self.clause_group, *(m for m in self.mentions if m.end == self.clause_group.start
+                                          and m.kind == "keyword" and m.code == "which"))
     def kind_of_another(self, m: Mention) -> bool:
         """A kind word read as a column of another table than the table word right after it ("each type of
         aircraft", 各类型飞机: the aircraft's own type, which their table does not hold, not their makers' `kind`):
@@ -1414,12 +1435,12 @@ class RoleResolver:
         return after if between in ("", "的") and belongs and apart else None
 
     def _owning_before(self, each: Mention, group: Mention) -> Mention | None:
-        """The table word right before "of each <group>" whose rows belong to the group's table, when another table word
-        names what is measured ("How many payloads did satellite makers of each country build?": the countries of the
+        """The table word, plural, right before "of each <group>" whose rows belong to the group's table, when another
+        table word names what is measured (not "the name of each continent") ("How many payloads did satellite makers of each country build?": the countries of the
         makers, not the payloads' operators')."""
         tokens, text = self.q.tokens, self.q.text
         owner = next((o for o in self.mentions if o.kind == "table" and 0 <= each.start - o.end <= 1 and self.is_free(o)), None)
-        if group.kind != "table" or owner is None \
+        if group.kind != "table" or owner is None or singular(owner.text.lower()) == owner.text.lower() \
                 or text[tokens[owner.end - 1].end:tokens[each.start].start].strip().lower() != "of" \
                 or set(owner.tables) & set(group.tables) \
                 or not any(self.schema.upward(a, t) for a in owner.tables for t in group.tables):
@@ -1683,6 +1704,8 @@ def span_text(q: ParsedQuestion, first: Mention, last: Mention | None = None) ->
     return "".join(dict.fromkeys(t.text for t in tokens))
 
 
+#: A Chinese verb's aspect and a count right after it (发射了多少颗, 发射过几颗): the count is of what the verb did.
+_VERB_THEN_COUNT_ZH = re.compile(r"\s*(?:了|过)\s*(?:多少|几)")
 #: What joins the two ends of a Chinese range (1万到2万, 10000和20000, 50-60), and what may close it (公斤之间, 米以内).
 _RANGE_JOINS_ZH = frozenset({"到", "至", "和", "与", "-", "~", "—", "－", "～"})
 _RANGE_END_ZH = re.compile(r"\s*[\u4e00-\u9fffA-Za-z]{0,3}?(?:之间|以内|范围内)")

@@ -62,7 +62,16 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
     grouped = bool(frame.entity or frame.group_columns or frame.group_time)
     through = frame.entity is not None and frame.entity != frame.fact and not schema.upward(frame.fact, frame.entity)
     once = _count_once(frame, schema, col) if fans_out and (not grouped or through) else None
-    shown += [f"{once if once and m.column is None and m.condition is None and m.func == 'count' else _measure(m, col)}"
+    key = once[len("COUNT(DISTINCT "):-1] if once else None
+
+    def each_once(m: Measure) -> str | None:
+        """The key a condition on the fact's own (or its parents') columns counts once by, or one below them when the
+        share names the fact's rows (`Measure.distinct`); None otherwise (a rate of the rows below)."""
+        table = m.condition.column.table if m.condition is not None else None
+        return key if table is not None and (table == frame.fact or schema.upward(frame.fact, table) or m.distinct) \
+            else None
+
+    shown += [f"{once if once and m.column is None and m.condition is None and m.func == 'count' else _measure(m, col, key=each_once(m))}"
               f" AS {quote_ident(measure_alias(m, frame))}" for m in frame.measures]
     if not shown:
         raise PlanningFailed("there is nothing left to show", zh="没有可以显示的列")
@@ -372,12 +381,17 @@ def _count_once(frame: Frame, schema: SchemaIndex, col) -> str | None:
     return f"COUNT(DISTINCT {col(schema.tables[frame.fact].columns[pk[0]])})" if len(pk) == 1 else None
 
 
-def _measure(m: Measure, col, *, rounded: bool = True) -> str:
-    """A measure's SQL; `rounded` false for a percentage a HAVING compares (10.004 is more than 10)."""
+def _measure(m: Measure, col, *, rounded: bool = True, key: str | None = None) -> str:
+    """A measure's SQL; `rounded` false for a percentage a HAVING compares (10.004 is more than 10); `key` the
+    fact's key where joins repeat its rows (the total is COUNT(DISTINCT key)): a count or share with a condition
+    then counts each row once too (a launch with any payload meeting it)."""
+    if m.condition is not None and m.func == "count" and key:
+        return f"COUNT(DISTINCT CASE WHEN {_condition(m.condition, col)} THEN {key} END)"
     if m.condition is not None and m.func == "count":  # the rows meeting it, beside all of them
         return f"SUM(CASE WHEN {_condition(m.condition, col)} THEN 1 ELSE 0 END)"
     if m.condition is not None:
-        share = f"100.0 * SUM(CASE WHEN {_condition(m.condition, col)} THEN 1 ELSE 0 END) / COUNT(*)"
+        share = f"100.0 * SUM(CASE WHEN {_condition(m.condition, col)} THEN 1 ELSE 0 END) / COUNT(*)" if not key else \
+            f"100.0 * COUNT(DISTINCT CASE WHEN {_condition(m.condition, col)} THEN {key} END) / COUNT(DISTINCT {key})"
         return f"ROUND({share}, 2)" if rounded else share
     if m.func == "share":  # each group's part of all the rows: its count over the sum of every group's
         return "ROUND(100.0 * COUNT(*) / SUM(COUNT(*)) OVER (), 2)"
