@@ -1436,6 +1436,13 @@ class Assembler:
             frame.measures.append(Measure("count"))
         self.notes.append(f"'{word.text}' → percentage of rows with {chosen.describe()}")
 
+    def _each_column(self, frame: Frame) -> bool:
+        """A group column said right after "each", "every" or 每/各 ("for each component type", 每种部件类型): a group
+        of its own, within which the other groups are ranked."""
+        return any(m.kind == "keyword" and m.code == "group" and any(
+            o.kind == "column" and 0 <= o.start - m.end <= 1 and any(c in frame.group_columns for c in o.columns)
+            for o in self.r.mentions) for m in self.r.mentions)
+
     def _names_its_rows(self, entity: str, chosen: Condition) -> bool:
         """The table word right after the condition's value ("Russian rockets") is of the entity grouped by, whose
         rows the value is reached through: the value's noun, not a grouping asked for."""
@@ -1619,6 +1626,10 @@ class Assembler:
             frame.order = Ordering(rank.desc, measure=next(m for m in frame.measures if m.func == "count"))
             if frame.entity and frame.group_time is not None and not rank.every and EACH_PERIOD.search(self.q.text):
                 # "Which Chinese rocket flew the most in each year?": the top rocket of every year, not the top pair
+                frame.best_per_group = True
+            elif frame.entity and frame.group_columns and frame.group_time is None and not rank.every \
+                    and self._each_column(frame):
+                # "For each component type, which supplier supplied the most parts?": the top supplier of each type
                 frame.best_per_group = True
             asked = self._after_which([m for m in r.mentions if m.kind == "table"]) if self.q.zh else None
             if asked is not None and frame.entity and self.table(asked) not in (frame.entity, frame.fact) \

@@ -415,6 +415,8 @@ RELATIVE_PERIODS: dict[str, tuple[str, int]] = {
     "今年": ("year", 0), "去年": ("year", 1), "前年": ("year", 2), "本季度": ("quarter", 0), "这个季度": ("quarter", 0),
     "上季度": ("quarter", 1), "上个季度": ("quarter", 1), "上一季度": ("quarter", 1), "本月": ("month", 0),
     "这个月": ("month", 0), "上个月": ("month", 1), "上月": ("month", 1),
+    "这个十年": ("decade", 0), "这十年": ("decade", 0), "本十年": ("decade", 0),
+    "上个十年": ("decade", 1), "上一个十年": ("decade", 1), "上一十年": ("decade", 1),
 }
 #: Words before a count of units back from today ("the past 5 years", "last 6 months", 近五年, 过去3个月).
 ROLLING_WORDS: tuple[str, ...] = ("past", "last", "previous", "recent", "近", "过去", "最近")

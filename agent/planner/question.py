@@ -33,7 +33,8 @@ _BEFORE_NUMBER_WORDS = frozenset("than least most top between and or to exactly 
 #: or after "which" ("which three sites…"; not "which one").
 _RANKED_NEXT = re.compile(r"\s+(?:most|least|[a-z]{2,}est)\b", re.I)
 _QUOTED = re.compile(r"(?:^|(?<=[\s(,:]))[\"“'‘]([^\"“”'‘’]{1,60})[\"”'’](?=$|[\s?.,!)])")
-_PIECE = re.compile(rf"\d+(?:,\d{{3}})*(?:\.\d+)?(?![A-Za-z])|[A-Za-z0-9]+|[{CJK}]+")
+#: (a name with an apostrophe inside, "Chang'e", is one piece; not a possessive's 's or a "n't")
+_PIECE = re.compile(rf"\d+(?:,\d{{3}})*(?:\.\d+)?(?![A-Za-z])|[A-Za-z0-9]+(?:['’](?![st]\b)[a-z]+)?|[{CJK}]+")
 #: English words never taken for a data value or a schema name on their own.
 _NOT_NAMES = ((STOPWORDS - QUERY_WORDS) | REQUEST_WORDS | NAMELESS_WORDS) - REFERRING_WORDS
 # Words too generic to name a column on their own unless they are its last word.

@@ -408,7 +408,7 @@ def _families(values: dict[str, list[ValueRef]], names: set[str], prefixes: dict
     seen: dict[str, set[tuple[str, str, str]]] = {}
     for refs in values.values():
         for ref in refs:
-            first = re.match(r"[A-Za-z][A-Za-z]{2,}(?=[\s\-\d]|$)", ref.value)
+            first = re.match(r"[A-Za-z][A-Za-z]{2,}(?:'[a-z]+)?(?=[\s\-\d]|$)", ref.value)  # ("Chang'e" of "Chang'e 5")
             keys = [first.group()] if first is not None and first.group()[0].isupper() and first.end() < len(ref.value) \
                 else []
             run = re.match(r"[\u4e00-\u9fff]+", ref.value)

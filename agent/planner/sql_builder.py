@@ -65,11 +65,11 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
     key = once[len("COUNT(DISTINCT "):-1] if once else None
 
     def each_once(m: Measure) -> str | None:
-        """The key a condition on the fact's own (or its parents') columns counts once by, or one below them when the
-        share names the fact's rows (`Measure.distinct`); None otherwise (a rate of the rows below)."""
+        """The key a condition on the fact's own columns counts once by, or one on a table below it when the share
+        names the fact's rows (`Measure.distinct`); None otherwise (a rate of the rows below; 发往月球的发射里，中国的火箭
+        占了百分之几: the launches joined to the rockets, each a row)."""
         table = m.condition.column.table if m.condition is not None else None
-        return key if table is not None and (table == frame.fact or schema.upward(frame.fact, table) or m.distinct) \
-            else None
+        return key if table is not None and (table == frame.fact or m.distinct) else None
 
     shown += [f"{once if once and m.column is None and m.condition is None and m.func == 'count' else _measure(m, col, key=each_once(m))}"
               f" AS {quote_ident(measure_alias(m, frame))}" for m in frame.measures]
@@ -117,7 +117,7 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
         else:
             lines.append(f"HAVING {compared} {'BETWEEN' if op == 'between' else op} {bound}")
     tie = entity_label or (frame.group_columns or frame.columns or [None])[0]
-    if frame.best_per_group and frame.order.measure is not None and year:
+    if frame.best_per_group and frame.order.measure is not None and (year or frame.group_columns):
         return _checked(_best_per_period(lines, frame, col, year))
     if frame.order is not None:
         by = (quote_ident(measure_alias(frame.order.measure, frame)) if frame.order.measure is not None
@@ -226,15 +226,18 @@ def _best_per_group(lines: list[str], frame: Frame, schema: SchemaIndex, col, en
             f"\nORDER BY 1, {quote_ident('rank_in_group')}")
 
 
-def _best_per_period(lines: list[str], frame: Frame, col, year: str) -> str:
+def _best_per_period(lines: list[str], frame: Frame, col, year: str | None) -> str:
     """The groups ranked by their measure within each period ("Which Chinese rocket flew the most in each year?":
-    each year's top rocket, ties sharing the place), the periods in time order."""
+    each year's top rocket, ties sharing the place), the periods in time order; or within each value of a group
+    column ("For each component type, which supplier supplied the most parts?")."""
     direction = " DESC" if frame.order.desc else ""
-    lines = [lines[0] + f", RANK() OVER (PARTITION BY {', '.join([year, *(col(c) for c in frame.group_columns)])} "
+    within = [*([year] if year else []), *(col(c) for c in frame.group_columns)]
+    lines = [lines[0] + f", RANK() OVER (PARTITION BY {', '.join(within)} "
              f"ORDER BY {_measure(frame.order.measure, col)}{direction}) AS {quote_ident('rank_in_group')}", *lines[1:]]
     inner = "\n".join(lines)
+    first = quote_ident(frame.bucket) if year else col(frame.group_columns[0]).split(".")[-1]
     return (f"SELECT * FROM (\n{inner}\n) AS ranked\nWHERE {quote_ident('rank_in_group')} <= {int(frame.limit or 1)}"
-            f"\nORDER BY {quote_ident(frame.bucket)}, {quote_ident('rank_in_group')}")
+            f"\nORDER BY {first}, {quote_ident('rank_in_group')}")
 
 
 def _with_ties(lines: list[str], frame: Frame, col) -> str:

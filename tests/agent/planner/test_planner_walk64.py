@@ -80,3 +80,34 @@ def test_words_that_say_nothing_more_in_chinese(planner):
     on right answers."""
     for question in ("千帆极轨星座到现在一共发射了几次？", "星链星座一共发射了多少颗卫星？", "西昌发射了多少颗卫星？"):
         assert planner.plan(question).caveat is None, question
+
+
+def test_this_and_the_last_decade_in_chinese(talk):
+    """Z15 这个十年 declined ("十"), and its follow-up 上个十年呢？ with it."""
+    talk.ask("这个十年里，哪一年发射的载人有效载荷最多？")
+    assert result(talk) == [("2024", 12)]
+    talk.ask("上个十年呢？")
+    assert sorted(result(talk)) == [("2010", 7), ("2019", 7)]
+
+
+def test_the_moon_is_not_a_month(planner):
+    """Z9 发往月球的发射里，中国的火箭占了百分之几？ read 月 as "month"; the sample's vocabulary reads 月球 as the lunar
+    orbit, and the share is of the launches (the rows joined), as the gold counts them."""
+    plan = planner.plan("发往月球的发射里，中国的火箭占了百分之几？")
+    assert plan.caveat is None and _rows(planner, plan.sql) == [(58.33,)]
+
+
+def test_the_top_of_each_group_columns_value(planner, sample_db_path):
+    """"For each component type, which supplier supplied the most parts?" gave the top pair overall."""
+    gold = ("SELECT component, name, n FROM (SELECT h.component, m.name, COUNT(*) AS n, RANK() OVER (PARTITION BY "
+            "h.component ORDER BY COUNT(*) DESC) AS r FROM aircraft_hardware h JOIN manufacturers m ON m.id = h.supplier_id "
+            "GROUP BY h.component, m.id) WHERE r = 1")
+    plan = planner.plan("For each component type, which supplier supplied the most parts?")
+    assert plan.caveat is None
+    assert sorted((r[1], r[0], r[2]) for r in _rows(planner, plan.sql)) == sorted(sample(sample_db_path, gold))
+
+
+def test_a_name_with_an_apostrophe_is_one_word(planner):
+    """E9 "Chang'e" was read as the maker Chang Guang."""
+    plan = planner.plan("How many Chang'e missions have flown on Long March 5?")
+    assert plan.caveat is None and _rows(planner, plan.sql) == [(5,)]
