@@ -66,6 +66,8 @@ def build_frame(parsed: ParsedQuestion, schema: SchemaIndex, today: date | None 
     return Assembler(RoleResolver(parsed, schema, today).resolve()).frame()
 
 
+#: A Chinese verb of making before 的 (美国制造的飞机, 中国生产的): the maker's, of the rows named after it.
+_MADE_ZH = re.compile(r"(?:制造|生产|研制|建造|造)的")
 #: "X account for / make up / represent the largest share of …": X is the part, said before the verb.
 _PART_OF_ALL = re.compile(r"\b(?:account(?:s|ed)?\s+for|ma(?:ke|kes|de)\s+up|represent(?:s|ed)?|contribut(?:e|es|ed)"
                           r")\s+(?:the\s+|a\s+)?(?:\w+\s+){0,2}$", re.I)
@@ -1142,6 +1144,13 @@ class Assembler:
                       and (self.r.compound(m, o) or (o.start - m.end == 1 and verb_form(tokens[m.end].text))
                            or self._made_by_de(m, o))), None)
         through = self.table(after) if after is not None else None
+        own = next((o for o in self.r.mentions if o.kind == "table" and frame.fact in o.tables and self._made_by_de(m, o)
+                    and _MADE_ZH.match(self.q.text, tokens[m.end - 1].end)), None) if through in (None, frame.fact) else None
+        if own is not None and table != frame.fact and self.schema.upward(frame.fact, table) \
+                and self._other_role_joined(frame, table):
+            # 利勃海尔供应的部件装在多少款美国制造的飞机上: the aircraft's own makers' country, by their own keys, where the
+            # makers are joined as the parts' supplier too: one table in two roles, declined (`sql_builder._joins`)
+            return frame.fact
         adjacent = next((o for o in self.r.mentions if o.kind == "value" and o.start == m.end and not self.q.zh
                          and len({v.table for v in o.values}) == 1), None) if through is None else None
         if adjacent is not None and adjacent.values[0].table not in (table, frame.fact) \
@@ -1160,6 +1169,20 @@ class Assembler:
         # "Russian-built rockets": the participle between says the same (the rockets' country)
         self.r.use(after, *(o for o in self.r.mentions if m.end <= o.start and o.end <= after.start))
         return through
+
+    def _count_asked_before(self, word: Mention) -> bool:
+        """A count asked in a clause of its own before the share or rate ("How many launches …, and what is its success
+        rate?", …发射了几次？成功率是多少？): both are answered."""
+        tokens, text = self.q.tokens, self.q.text
+        return any(m.kind == "keyword" and m.code == "count" and m.end <= word.start
+                   and re.search(r"[,，;；?？]|\band\b", text[tokens[m.end - 1].end:tokens[word.start].start])
+                   for m in self.r.mentions)
+
+    def _other_role_joined(self, frame: Frame, table: str) -> bool:
+        """Another condition reaches the value's table's parent through a key of another table than the fact (the
+        makers as a part's supplier), so the fact's own way there is a second role."""
+        return any(c.column.table != frame.fact and c.column.table != table and self.schema.upward(frame.fact, c.column.table)
+                   and self.schema.upward(c.column.table, table) for c in frame.conditions)
 
     def _made_by_de(self, m: Mention, o: Mention) -> bool:
         """A Chinese value, a short verb and 的 right before a table word (泰雷兹·阿莱尼亚宇航公司制造的载荷, 中国的火箭):
@@ -1418,6 +1441,11 @@ class Assembler:
             self.notes.append(f"'{word.text}' → each group's percentage of all the rows kept")
             return
         tokens = self.q.tokens
+        its = [i for i in range(max(0, word.start - 3), word.start) if tokens[i].norm in ("its", "their")]
+        if its and chosen is not None and self._count_asked_before(word):
+            # "How many launches has Vostochny had since 2020, and what is its success rate?": the rows just counted
+            self.r.pronouns.update(its)
+            frame.own_pronoun = True
         if chosen is not None and not self.q.zh and any(t.norm == "them" for t in tokens[word.end:word.end + 2]) \
                 and any(m.kind == "keyword" and m.code == "count" and m.end <= word.start for m in self.r.mentions):
             # "How many launches did Vandenberg host …, and what share of them were Falcon 9?": this question's rows
@@ -1432,7 +1460,8 @@ class Assembler:
         rows_named = word.code != "rate" and any(m.kind == "table" and frame.fact in m.tables and 0 <= m.start - word.end <= 1
                                                  for m in self.r.mentions)
         frame.measures.insert(0, Measure("share", condition=chosen, distinct=rows_named))
-        if frame.entity or frame.group_columns or frame.group_time:
+        if frame.entity or frame.group_columns or frame.group_time or self._count_asked_before(word):
+            # (东方航天发射场2020年以来发射了几次？成功率是多少？: the count asked first, beside the rate)
             frame.measures.append(Measure("count"))
         self.notes.append(f"'{word.text}' → percentage of rows with {chosen.describe()}")
 

@@ -319,8 +319,10 @@ def _joins(fact: str, tables: list[str], schema: SchemaIndex,
         if via.get(target) in joined:
             path = schema.join_path(via[target], target)
             made = {edge for _, edge in joins}
+            # (an edge from the fact itself to a table joined another way counts too: 美国制造的飞机 where the makers
+            # are joined as the parts' supplier)
             twice = next((e.ref_table for e in path or [] if e.table in joined and e.ref_table in joined
-                          and e not in made and fact not in (e.table, e.ref_table)), None)
+                          and e not in made and e.ref_table != fact and (e.table != fact or via[target] == fact)), None)
             if twice is not None:
                 # "radars fitted to American fighters, with their suppliers": the makers as the fighters' maker and
                 # as the radars' supplier, one table in two roles, which one join of it cannot say

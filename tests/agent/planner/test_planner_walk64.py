@@ -111,3 +111,20 @@ def test_a_name_with_an_apostrophe_is_one_word(planner):
     """E9 "Chang'e" was read as the maker Chang Guang."""
     plan = planner.plan("How many Chang'e missions have flown on Long March 5?")
     assert plan.caveat is None and _rows(planner, plan.sql) == [(5,)]
+
+
+def test_the_rows_own_maker_where_the_makers_are_joined_as_supplier_is_declined(planner):
+    """Z13 …装在多少款美国制造的飞机上？ put 美国 on the parts' supplier (Liebherr, German) and said 0; the aircraft's own
+    makers are a second role of the makers' table, declined as the English question is."""
+    for question in ("利勃海尔航空航天供应的部件装在多少款美国制造的飞机上？",
+                     "How many American-made aircraft carry parts supplied by Liebherr-Aerospace?"):
+        assert "two roles" in str(planner.plan(question).failure or ""), question
+    assert planner.plan("美国制造的飞机有多少款？").failure is None
+
+
+def test_a_count_asked_before_a_rate_is_answered_beside_it(planner):
+    """Z10 东方航天发射场2020年以来发射了几次？成功率是多少？ gave the rate alone."""
+    for question in ("东方航天发射场2020年以来发射了几次？成功率是多少？",
+                     "How many launches has Vostochny had since 2020, and what is its success rate?"):
+        plan = planner.plan(question)
+        assert plan.caveat is None and _rows(planner, plan.sql) == [(95.45, 22)], question
