@@ -33,7 +33,7 @@ from agent.planner.accounting import shown_in_units
 from agent.planner.answer_text import error_answer, result_answer, unmappable_answer, verified_answer
 from agent.planner.frame import Condition, Frame, MissingSubject, PlanningFailed
 from agent.planner.followup import (dangles, ends_on_its_verb, follow_up, frame_from_dict, frame_to_dict, is_follow_up,
-                                    is_fragment, leans_on_previous)
+                                    is_fragment, leans_on_previous, restricts)
 from agent.planner.framing import build_frame
 from agent.planner.lexicon import Lexicon
 from agent.planner.linking import MeaningLinker
@@ -109,6 +109,7 @@ class _Named:
     measured: frozenset[str] = frozenset()
     mentioned: frozenset[str] = frozenset()  # every table a word of it names ("launched": the launches)
     words: frozenset[str] = frozenset()  # its words, as the planner normalises them
+    restricts: bool = False  # "which of them", 其中: the previous rows, fewer
 
 
 class OfflinePlanner:
@@ -314,6 +315,9 @@ class OfflinePlanner:
         rows or groups ("2015年以来，俄罗斯的火箭在各个发射场分别发射了多少次？" then "哪个发射场的成功率最低？": all the
         sites' launches, not Russia's since 2015): the answer says so first, so a reading alone is seen."""
         same = {frame.fact, frame.entity} & {before.fact, before.entity} - {None, ""}
+        # 2025年第一季度发射了多少颗天启卫星？ then 哪种火箭发射的最多？: the launches those payloads went up on, a step away
+        same = same or {t for t in (frame.fact, frame.entity) if t and before.fact
+                        and any(e.table == before.fact and e.ref_table == t for e in self.schema.edges)}
         asked = {(c.column.table, c.column.name) for c in frame.conditions}  # a column it asks of again: replaced
         return [c for c in before.conditions if same and (c.column.table, c.column.name) not in asked]
 
@@ -362,6 +366,11 @@ class OfflinePlanner:
                 # "只看中国的发射场": the sites' country, the way the words name (each launch's one site); "on Chinese
                 # rockets": the rockets' country, up their keys
                 reached |= self._path_tables(frame.fact, c.via) | self._path_tables(c.via, c.column.table)
+            elif named.restricts and not frame.measures \
+                    and any(e.table == c.column.table and e.ref_table == frame.fact for e in self.schema.edges):
+                # "Which of them carried crews?" after Soyuz launches: those with a crewed payload, listed each once;
+                # the value asks for the join to the rows that refer to them
+                reached.add(c.column.table)
         return reached
 
     def _counted_named(self, frame: Frame, before: Frame, named: _Named) -> set[str]:
@@ -586,7 +595,7 @@ def _tables_named(parsed) -> _Named:
     measured = {c.table for m in parsed.mentions if m.kind == "column" and not m.partial for c in m.columns}
     mentioned = {t for m in parsed.mentions if m.kind == "table" for t in m.tables}
     return _Named(frozenset(asked), frozenset(measured), frozenset(mentioned),
-                  frozenset(t.norm.lower() for t in parsed.tokens))
+                  frozenset(t.norm.lower() for t in parsed.tokens), restricts(parsed.text))
 
 
 def _read_turn(messages: list[dict[str, Any]]) -> _Turn:

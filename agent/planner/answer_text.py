@@ -231,6 +231,8 @@ def _conditions(conditions: list[Condition], zh: bool, lexicon: Lexicon = GENERI
             parts.append(values if zh else (f"for {values}" if named else f"with {name} {values}"))
         elif c.op == "like":
             parts.append(f"{name} 包含 “{c.values[0]}”" if zh else f"{name} containing '{c.values[0]}'")
+        elif c.op in ("prefix", "starts"):  # (was "载荷名称 prefix 天启" in a Chinese answer)
+            parts.append(f"{name}开头是{c.values[0]}" if zh else f"with {name} beginning {c.values[0]}")
         elif c.op.startswith("than_"):
             parts.append(than_row(c, name, zh, lexicon))
         elif c.op == "null":

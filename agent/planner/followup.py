@@ -59,9 +59,20 @@ _PART_OF_THEIR = re.compile(r"(?:%|\bpercent|\bper\s+cent|\bquarter|\bthird|\bha
                             r"|\bfraction|\bmajority|\bmost|\ball|\bnone)\s+of\s+(?:their|its)\b", re.I)
 
 
+def restricts(question: str) -> bool:
+    """The question keeps some of the previous answer's rows ("Which of them carried crews?", 其中…)."""
+    return bool(_RESTRICT.search(question))
+
+
+#: "its"/"their" in a second clause asking a figure of what the first picked ("Which Chinese rocket has flown the most
+#: since 2020, and what is its success rate?"): the question's own rows, no pointer at an earlier answer.
+_ITS_OWN = re.compile(r"(?<=\w)\s*[,;]\s*(?:and\s+)?(?:what|how\s+\w+)\s+(?:is|are|was|were|did|does|do|has|have)\s+"
+                      r"(?:its|their)\b", re.I)
+
+
 def is_follow_up(question: str) -> bool:
     """The question's own words say it continues the previous one."""
-    question = _PART_OF_THEIR.sub(" ", question)
+    question = _ITS_OWN.sub(" ", _PART_OF_THEIR.sub(" ", question))
     return bool(_MARKER_EN.search(question) or _MARKER_ZH.search(question) or _RESTRICT.search(question))
 
 
@@ -302,7 +313,7 @@ def _one_year(previous: Frame) -> int | None:
 
 
 #: "the same period", 同期: the previous answer's part of a year, in the year the follow-up names.
-_SAME_PERIOD = re.compile(r"\bthe\s+same\s+(?:period|time|months?|quarter|half)\b|同期|同一时期|同一时段|同一时间段"
+_SAME_PERIOD = re.compile(r"(?:\b(?:over|in|for|during|across)\s+)?\bthe\s+same\s+(?:period|time|months?|quarter|half)\b|同期|同一时期|同一时段|同一时间段"
                           r"|同一个?(?:季度|月|半年)|同(?:季度|月份)", re.I)
 
 

@@ -660,11 +660,12 @@ class Assembler:
         rest = self.q.text[self.q.tokens[head.end - 1].end:].strip()
         # 哪些火箭发射过？: 发射 with its aspect mark is what the rockets did, not the head of 火箭发射; so is 发射 ending
         # the question (猎鹰重型是从哪个发射场发射的？, 在哪个发射场发射？: the site)
-        nxt = next((m for m in self.r.mentions if m.start >= head.end), None)
+        nxt = next((m for m in self.r.mentions if m.start >= head.end and m.kind != "value"), None)
         did = rest[:1] in ("过", "了") or re.fullmatch(r"的?\s*[？?。.!！]*", rest) is not None or (
-            # 哪个发射场发射的卫星最多？: the satellites the site launched
+            # 哪个发射场发射的卫星最多？ (发射的通信卫星): the satellites the site launched
             nxt is not None and nxt.kind == "table"
-            and self.q.text[self.q.tokens[head.end - 1].end:self.q.tokens[nxt.start].start].strip() == "的")
+            and self.q.text[self.q.tokens[head.end - 1].end:self.q.tokens[self.r.start_before_values(nxt)].start].strip()
+            == "的")
         return asked if head is not asked and did else head
 
     def _measured_in_child(self, frame: Frame, subject: Mention | None) -> None:
@@ -997,6 +998,14 @@ class Assembler:
         drops the total (2020年失败的发射有几次？总共发射了几次？). The condition is the last before the word of a total, with
         "and" (和, 与) or the end of a sentence between."""
         r, tokens = self.r, self.q.tokens
+        if r.also_counted is not None and r.share is None and [(m.func, m.column) for m in frame.measures] == [("count", None)] \
+                and (also := self.table(r.also_counted)) != frame.fact and self.schema.distance(frame.fact, also) < 99 \
+                and len(pk := self.schema.tables[also].pk) == 1:
+            # "How many Flock satellites have been launched since 2020, and on how many launches?": the launches they
+            # went up on, each once, beside the satellites
+            frame.measures.append(Measure("count", column=self.schema.column(also, pk[0]), distinct=True))
+            self.notes.append(f"'{r.also_counted.text}' → COUNT(DISTINCT {also}.{pk[0]}) beside the count")
+            return
         if r.share is not None or not frame.measures \
                 or any((m.func, m.column, m.condition) != ("count", None, None) for m in frame.measures):
             return  # (a follow-up may have counted once for each "how many")
@@ -1442,8 +1451,9 @@ class Assembler:
             return
         tokens = self.q.tokens
         its = [i for i in range(max(0, word.start - 3), word.start) if tokens[i].norm in ("its", "their")]
-        if its and chosen is not None and self._count_asked_before(word):
-            # "How many launches has Vostochny had since 2020, and what is its success rate?": the rows just counted
+        if its and chosen is not None and re.search(r"[,，;；]\s*(?:and\s+)?(?:what|how)\b", self.q.text[:tokens[its[0]].start], re.I):
+            # "How many launches has Vostochny had since 2020, and what is its success rate?", "…which Chinese rocket has
+            # flown the most since 2020, and what is its success rate?": the rows just counted or picked
             self.r.pronouns.update(its)
             frame.own_pronoun = True
         if chosen is not None and not self.q.zh and any(t.norm == "them" for t in tokens[word.end:word.end + 2]) \

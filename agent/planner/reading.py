@@ -248,6 +248,8 @@ def _measure(m: Measure, fact: str, lexicon: Lexicon | None) -> str:
         return words["matching" if m.func == "count" else "share"].format(fact=fact, condition=condition)
     if m.column is None:
         return words["part" if m.func == "share" else "rows"].format(fact=fact)
+    if m.func == "count" and m.distinct and m.column.is_key:  # "…, and on how many launches?": those rows, each once
+        return words["rows"].format(fact=table_words(m.column.table, zh=lexicon is not None, lexicon=lexicon or GENERIC))
     func = "distinct" if m.func == "count" else m.func
     return words[func].format(column=_name(m.column, lexicon))
 

@@ -133,6 +133,8 @@ class RoleResolver:
         self.read_tokens: set[int] = set()  # other words a pass read that no mention covers ("single"-engine)
         #: what a sentence after the question asks to see of its rows ("… 列出日期和火箭。", "List the date and rocket.")
         self.shown: list[Mention] = []
+        #: Another table counted in a second clause ("…, and on how many launches?"): its rows, each once, beside
+        self.also_counted: Mention | None = None
         #: The table a count's ", and which X" clause asks of ("How many failed, and on which rocket?"): grouped by
         self.clause_group: Mention | None = None
         self.shown_only = False  # ... all that is shown ("List the date and rocket"), or beside each row's name
@@ -1086,7 +1088,8 @@ class RoleResolver:
         # 多少次发射 ("how many times of launching"): the launches, counted; 次 after 多少 is only their measure word
         skip = ("distinct", "filler", "times") if self.q.zh else ("distinct", "filler")
         target = self.head(self.next_mention(m, 4, skip=skip))
-        if self.q.zh and target is not None and target.kind == "value":  # 多少次成功发射: the launches, successful
+        if target is not None and target.kind == "value" and (self.q.zh or len({v.table for v in target.values}) > 1):
+            # 多少次成功发射: the launches, successful; "How many Flock satellites": the satellites, of that name
             after = self.next_mention(target, 0, kinds=("table",))
             target = after if after is not None else target
         # "How many different launch vehicles …": "different" is used only by a count of distinct values; a
@@ -1119,6 +1122,10 @@ class RoleResolver:
             self.use(by, target)
             return
         if target is not None and target.kind == "table":
+            if self.counted is not None and not set(target.tables) & set(self.counted.tables) and not self.q.zh \
+                    and m.start > self.counted.end and re.search(r",\s*and\b", self.q.text[
+                        self.q.tokens[self.counted.end - 1].end:self.q.tokens[m.start].start]):
+                self.also_counted = target  # "How many Flock satellites …, and on how many launches?": those too
             self.counted = self.counted or target
             self.use(target)
         elif target is not None and target.kind == "value" and not self.q.zh \

@@ -433,6 +433,8 @@ def measure_alias(m: Measure, frame: Frame) -> str:
         return "percent"
     if m.column is None:
         return "count"
+    if m.func == "count" and m.distinct and m.column.is_key and m.column.table != frame.fact:
+        return f"count_{m.column.table}".lower()  # "…, and on how many launches?": the launches, each once
     return f"{m.func}_{'distinct_' if m.distinct else ''}{m.column.name}".lower()
 
 

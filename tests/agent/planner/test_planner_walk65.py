@@ -1,0 +1,49 @@
+"""What the sixty-fifth re-walk found (issue 38; 16 right, 6 right with a caveat, 12 flagged, 3 declined, 3 confidently
+wrong), read so far:
+
+- E19 "How many Flock satellites have been launched since 2020, and on how many launches?" counted launches named
+  Flock: the satellites named so are counted, and the launches they went up on beside them, each once.
+- Z5 2010年代，哪个发射场发射的通信卫星最多？ grouped by launch: a value between 发射的 and the satellites keeps the
+  site asked after 哪个 as the group.
+- Z2 哪种火箭发射的最多？ after a count of 天启 satellites was read alone with nothing said: the answer says it was read
+  on its own and which conditions it did not keep, for the rows the previous ones went up on too.
+- Right answers with spurious caveats: E4 "Which of them carried crews?" (the join to the payloads the value asks
+  for), E17 "…, and what is its success rate?" (its: the rocket just picked), E18 "over the same period", Z12
+  结果怎么样.
+"""
+
+from __future__ import annotations
+
+from bench.planner_questions import Conversation
+from tests.agent.planner.test_planner_followup import planner, result, sample, talk  # noqa: F401 (fixtures)
+from tests.agent.planner.test_planner_within_groups import _rows
+
+
+def test_the_rows_named_and_the_launches_they_went_up_on(planner, sample_db_path):
+    gold = ("SELECT COUNT(*), COUNT(DISTINCT l.id) FROM payloads p JOIN launches l ON l.id = p.launch_id "
+            "WHERE p.name LIKE 'Flock%' AND l.launch_date >= '2020-01-01'")
+    plan = planner.plan("How many Flock satellites have been launched since 2020, and on how many launches?")
+    assert plan.caveat is None and _rows(planner, plan.sql) == sample(sample_db_path, gold)
+
+
+def test_the_site_asked_after_which_with_a_value_before_the_satellites(planner):
+    plan = planner.plan("2010年代，哪个发射场发射的通信卫星最多？")
+    assert plan.caveat is None and _rows(planner, plan.sql) == [("圭亚那航天中心", 85)]
+
+
+def test_a_question_read_alone_says_which_conditions_it_did_not_keep(talk):
+    talk.ask("2025年第一季度发射了多少颗天启卫星？")
+    _, answer = talk.ask("哪种火箭发射的最多？")
+    assert answer["text"].startswith("这个问题是单独理解的") and "天启" in answer["text"].split("。")[0]
+    assert "载荷名称开头是天启" in talk.ask("2025年第一季度发射了多少颗天启卫星？")[1]["text"]  # (no "prefix" in Chinese)
+
+
+def test_right_answers_raise_no_caveat(talk, planner):
+    talk.ask("How many launches did Soyuz rockets make in the fourth quarter of 2024?")
+    _, answer = talk.ask("Which of them carried crews?")
+    assert "caveat" not in answer and sorted(result(talk)) == [("Soyuz MS-25",), ("Soyuz MS-26",)]
+    other = Conversation(planner, planner.database)  # a conversation of its own, as the walk asked it
+    other.ask("Excluding Long March, which Chinese rocket has flown the most since 2020, and what is its success rate?")
+    _, answer = other.ask("How does that compare with Kuaizhou-1A over the same period?")
+    assert "over" not in answer.get("caveat", "") and "previous" not in answer.get("caveat", "")
+    assert planner.plan("天链卫星最近一颗是哪天发射的？结果怎么样？").caveat is None
