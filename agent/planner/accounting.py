@@ -259,8 +259,9 @@ ALL_OF_THEM_ZH = re.compile(r"(全部|全都|都|均|全)(?:是|为)?(?:[\u4e00-
 def _all_of_each(r: RoleResolver, frame: Frame) -> list[tuple[int, str]]:
     """哪些火箭家族的发射全部成功？: groups whose rows all have a value, which a filter keeping those rows does not say
     (it listed every family with one success). The word of "all" is named."""
-    if not r.q.zh or not (frame.entity or frame.group_columns or YES_NO.search(r.q.text) or r.has("which")):
-        return []  # (星舰2024年的试飞都成功了吗？: whether all of them did, which the rows that did do not say; 哪些的
+    if not r.q.zh or not (frame.entity or frame.group_columns or YES_NO.search(r.q.text) or r.has("which")) \
+            or any(m.func == "share" and m.condition is None for m in frame.measures):
+        return []  # (占那十年全部通信卫星的百分之几: all of them, the whole a group's share is of)  # (星舰2024年的试飞都成功了吗？: whether all of them did, which the rows that did do not say; 哪些的
         # 机载部件全部由中国供应商提供？: rows listed whose parts all are, which the parts that are do not say)
     found = []
     for c in frame.conditions:

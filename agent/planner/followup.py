@@ -92,6 +92,7 @@ _LEANING = re.compile(rf"\b(?:that|this)\s+{_TIME_WORD}[a-z]+\s*[?.!']*\s*$|\b(?
                       r"|\bthe\s+above\s+(?!\d)[a-z]+"
                       r"|\bthat\s+(?:list|result|answer)\b|\b(?:that|this|it|them)\s+(?:down|up|out|again)\b"
                       r"|\b(?:from|at|in|to)\s+there\b|\bthat\s+(?:year|month|quarter|decade|day)\b|那一?年|这一年|当年|同年|那里"
+                      r"|那(?:个|一)?十年|那个年代"
                       # "How many payloads was that?": the answer before
                       rf"|{_WAS_THAT}"
                       # "Which rockets failed there?": the place before; not "How many sites are there?"
@@ -314,7 +315,7 @@ def _one_year(previous: Frame) -> int | None:
 
 #: "the same period", 同期: the previous answer's part of a year, in the year the follow-up names.
 _SAME_PERIOD = re.compile(r"(?:\b(?:over|in|for|during|across)\s+)?\bthe\s+same\s+(?:period|time|months?|quarter|half)\b|同期|同一时期|同一时段|同一时间段"
-                          r"|同一个?(?:季度|月|半年)|同(?:季度|月份)", re.I)
+                          r"|同一个?(?:季度|月|半年)|同(?:季度|月份)|那(?:个|一)?十年|那个年代", re.I)
 
 
 def _same_period(kept: list[Condition], year: Any, text: str) -> Condition | None:
@@ -699,6 +700,11 @@ def _share(frame: Frame, a: Assembler, previous: Frame, *, zh: bool) -> list[str
     dated = [c for c in frame.conditions if c.op.startswith("year_") and not any(_same(c, old) for old in previous.conditions)]
     if chosen is None and len(dated) == 1 and not any(c.op.startswith("year_") for c in previous.conditions):
         chosen = dated[0]  # 其中2025年发射的占百分之几？: the share of them in that year
+    counts = [m for m in frame.measures if (m.func, m.column, m.condition) == ("count", None, None)]
+    if chosen is None and not added and (frame.entity or frame.group_columns) and counts and frame.order is not None:
+        # 占那十年全部通信卫星的百分之几？ after the site with the most: that group's part of all the rows kept
+        frame.measures = [Measure("share"), *counts]
+        return ["share"]
     if chosen is None:
         raise PlanningFailed(f"I could not tell what '{word.text}' is a share of",
                              zh=f"看不出“{word.text}”指的是哪部分的比例")

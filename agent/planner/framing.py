@@ -1179,13 +1179,12 @@ class Assembler:
         self.r.use(after, *(o for o in self.r.mentions if m.end <= o.start and o.end <= after.start))
         return through
 
-    def _count_asked_before(self, word: Mention) -> bool:
-        """A count asked in a clause of its own before the share or rate ("How many launches …, and what is its success
-        rate?", …发射了几次？成功率是多少？): both are answered."""
+    def _count_asked_before(self, word: Mention) -> Mention | None:
+        """The count asked in a clause of its own before the share or rate ("How many launches …, and what is its
+        success rate?", …发射了几次？成功率是多少？): both are answered. None when there is none."""
         tokens, text = self.q.tokens, self.q.text
-        return any(m.kind == "keyword" and m.code == "count" and m.end <= word.start
-                   and re.search(r"[,，;；?？]|\band\b", text[tokens[m.end - 1].end:tokens[word.start].start])
-                   for m in self.r.mentions)
+        return next((m for m in self.r.mentions if m.kind == "keyword" and m.code == "count" and m.end <= word.start
+                     and re.search(r"[,，;；?？]|\band\b", text[tokens[m.end - 1].end:tokens[word.start].start])), None)
 
     def _other_role_joined(self, frame: Frame, table: str) -> bool:
         """Another condition reaches the value's table's parent through a key of another table than the fact (the
@@ -1435,9 +1434,12 @@ class Assembler:
             chosen = None
         elif chosen is not None and any(c is not chosen and _same_filter(c, chosen) for c in frame.conditions):
             # "Which rocket launched the most Intelsat missions, and what share of all Intelsat missions is that?": the
-            # rows kept already; each group's part of them
+            # rows kept already; each group's part of them (风云卫星里，在轨运行的有几颗？占全部风云卫星的百分之几？: of
+            # them, the part another condition names)
             frame.conditions.remove(chosen)
-            chosen = None
+            others = [c for c in frame.conditions if c.at >= 0 and not _same_filter(c, chosen)
+                      and (c.at < word.start if word.code == "rate" or self.q.zh else c.at > word.start)]
+            chosen = max(others, key=lambda c: c.at, default=None)
         elif part is None and chosen is not None and (frame.entity or frame.group_columns or frame.group_time) \
                 and chosen.at > word.start and self._names_its_rows(frame.fact, chosen):
             chosen = None  # "What share of Russian launches did each site have?": the whole each group has a part of
@@ -1470,9 +1472,12 @@ class Assembler:
         rows_named = word.code != "rate" and any(m.kind == "table" and frame.fact in m.tables and 0 <= m.start - word.end <= 1
                                                  for m in self.r.mentions)
         frame.measures.insert(0, Measure("share", condition=chosen, distinct=rows_named))
-        if frame.entity or frame.group_columns or frame.group_time or self._count_asked_before(word):
-            # (东方航天发射场2020年以来发射了几次？成功率是多少？: the count asked first, beside the rate)
+        if frame.entity or frame.group_columns or frame.group_time:
             frame.measures.append(Measure("count"))
+        elif (asked := self._count_asked_before(word)) is not None:
+            # 东方航天发射场2020年以来发射了几次？成功率是多少？: the count asked first, beside the rate; 风云卫星里，在轨运行的
+            # 有几颗？占全部…的百分之几？: the count of those the condition said before it, then their share
+            frame.measures.append(Measure("count", condition=chosen) if chosen.at < asked.start else Measure("count"))
         self.notes.append(f"'{word.text}' → percentage of rows with {chosen.describe()}")
 
     def _each_column(self, frame: Frame) -> bool:

@@ -299,11 +299,15 @@ def _tokenize(text: str, schema: SchemaIndex, lexicon: Lexicon) -> list[Token]:
     folded = folded if len(folded) == len(text) else text  # offsets must line up with the text
     spans: list[tuple[int, int, Token]] = []
     covered = [False] * len(text)
+    # (a family's name, 风云 of 风云3号, is not cut by a value that begins inside it: 风云卫星 is not 风 + 云卫星)
+    family_spans = [(m.start(), m.end()) for key in (schema.families if has_cjk(text) else ()) if has_cjk(key)
+                    for m in re.finditer(re.escape(key), text)]
     for key in (schema.cjk_keys if has_cjk(text) else ()):  # Chinese values, longest first
         start = folded.find(key)
         while start >= 0:
             end = start + len(key)
-            if not any(covered[start:end]) and not _word_across(text, start, lexicon):
+            if not any(covered[start:end]) and not _word_across(text, start, lexicon) \
+                    and not any(a < start < b for a, b in family_spans):
                 covered[start:end] = [True] * (end - start)
                 spans.append((start, end, Token(text[start:end], key, start, end, kind="value",
                                                 values=tuple(schema.values[key]))))
@@ -324,8 +328,8 @@ def _tokenize(text: str, schema: SchemaIndex, lexicon: Lexicon) -> list[Token]:
             continue  # 地球 of 地球同步转移轨道: part of a word of ours
         while start >= 0:
             end = start + len(key)
-            if not any(covered[start:end]) and not _word_across(text, start, lexicon) and not any(
-                    text[a:b] in lexicon.zh_words for a in range(start, end) for b in range(a + 1, end + 1)):
+            if not any(covered[start:end]) and not _word_across(text, start, lexicon) and not any(  # (高分: 分 alone is no word in it)
+                    text[a:b] in lexicon.zh_words for a in range(start, end) for b in range(a + 2, end + 1)):
                 covered[start:end] = [True] * (end - start)
                 spans.append((start, end, Token(key, key, start, end, kind="family", values=schema.families[key])))
             start = text.find(key, end)

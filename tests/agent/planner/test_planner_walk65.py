@@ -47,3 +47,18 @@ def test_right_answers_raise_no_caveat(talk, planner):
     _, answer = other.ask("How does that compare with Kuaizhou-1A over the same period?")
     assert "over" not in answer.get("caveat", "") and "previous" not in answer.get("caveat", "")
     assert planner.plan("天链卫星最近一颗是哪天发射的？结果怎么样？").caveat is None
+
+
+def test_a_family_name_is_not_cut_by_a_value_inside_it(planner):
+    """Z16 风云卫星 read as 风 + a value 云卫星; Z18 高分卫星 lost 高分 (分 alone is a word of ours)."""
+    plan = planner.plan("风云卫星里，现在还在轨运行的有几颗？占全部风云卫星的百分之几？")
+    assert plan.caveat is None and _rows(planner, plan.sql) == [(30.56, 11)]  # the share, and the count asked of them
+    plan = planner.plan("高分卫星哪一年发射得最多？")
+    assert plan.caveat is None and _rows(planner, plan.sql) == [("2023", 7)]
+
+
+def test_that_decades_whole_after_the_top_group(talk):
+    """Z6 占那十年全部通信卫星的百分之几？ after the site with the most communications satellites in the 2010s declined."""
+    talk.ask("2010年代，哪个发射场发射的通信卫星最多？")
+    _, answer = talk.ask("占那十年全部通信卫星的百分之几？")
+    assert "caveat" not in answer and result(talk) == [("圭亚那航天中心", 24.08, 85)]
