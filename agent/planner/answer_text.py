@@ -11,6 +11,7 @@ import re
 
 from typing import Any
 
+from agent.notes import note
 from agent.planner.frame import Condition, Frame
 from agent.planner.human_names import column_words, spaced_zh, table_words, zh_column, zh_name, zh_value
 from agent.planner.lexicon import GENERIC, Lexicon
@@ -72,6 +73,12 @@ def result_answer(frame: Frame, *, columns: list[str], rows: list[list[Any]], ro
             (f"Result: {joined}" + (f" ({where})" if where else "") + ".")
     if len(rows) == 1 and len(columns) == 1:
         return f"结果是 {_value(rows[0][0])}。" if zh else f"The answer is {_value(rows[0][0])}."
+    if frame.compared and len(rows) == 2 and len(columns) == 2 and all(_number(r[1]) is not None for r in rows):
+        # "How many more … than …": the two figures, and the later one's difference from the earlier
+        (a, x), (b, y) = ((r[0], _number(r[1])) for r in rows)
+        return note("planner.compared", zh=zh, first=_value(a), first_value=_value(x), second=_value(b),
+                    second_value=_value(y), difference=_value(abs(y - x)),
+                    relation=note("planner.more" if y > x else "planner.fewer" if y < x else "planner.same", zh=zh))
     shown = [_row(r, zh, frame.lexicon) for r in rows[:SHOWN_ROWS]]
     of = ("、" if zh else ", ").join(heads)
     if len(rows) == 1 and not truncated:
@@ -81,6 +88,11 @@ def result_answer(frame: Frame, *, columns: list[str], rows: list[list[Any]], ro
             ("……" if row_count > SHOWN_ROWS else "。")
     return f"{_rows_said(row_count, truncated, zh)} ({of}); first: {', '.join(shown)}" + \
         ("..." if row_count > SHOWN_ROWS else ".")
+
+
+def _number(value: Any) -> float | None:
+    """A result value as a number, None when it is none (a label)."""
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def _rows_said(row_count: int, truncated: bool, zh: bool) -> str:

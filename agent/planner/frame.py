@@ -110,6 +110,9 @@ class Frame:
     having_other: Measure | None = None
     #: The number of groups kept ("How many launch vehicles have flown more than 100 times?")
     count_of_groups: bool = False
+    #: Two groups compared ("How many more … in the 2020s than in the 2010s?", 比前年多还是少): the answer states the
+    #: difference of their figures
+    compared: bool = False
     #: The average of the groups' counts ("the average number of launches per month", 平均每次发射搭载几个载荷)
     average_of_groups: bool = False
     distinct: bool = False

@@ -68,6 +68,10 @@ def build_frame(parsed: ParsedQuestion, schema: SchemaIndex, today: date | None 
 
 #: A Chinese verb of making before 的 (美国制造的飞机, 中国生产的): the maker's, of the rows named after it.
 _MADE_ZH = re.compile(r"(?:制造|生产|研制|建造|造)的")
+#: Words comparing two figures ("more", "fewer", "higher"), and the Chinese (比前年多还是少, 多了几次, 比…高还是低).
+_COMPARING_EN = frozenset({"more", "fewer", "less", "higher", "lower", "greater", "smaller", "bigger", "larger"})
+_COMPARING_ZH = re.compile(r"比[^，,。？?]{0,12}?(?:多还是少|少还是多|高还是低|低还是高|重还是轻|轻还是重|多了?几|少了?几|多|少|高|低)"
+                           r"|(?:多还是少|高还是低|重还是轻)")
 #: "X account for / make up / represent the largest share of …": X is the part, said before the verb.
 _PART_OF_ALL = re.compile(r"\b(?:account(?:s|ed)?\s+for|ma(?:ke|kes|de)\s+up|represent(?:s|ed)?|contribut(?:e|es|ed)"
                           r")\s+(?:the\s+|a\s+)?(?:\w+\s+){0,2}$", re.I)
@@ -975,6 +979,7 @@ class Assembler:
                                  zh="问题包含否定（没有、不、除了），需要子查询，离线规划器不支持")
         if r.share is not None:
             self._share(frame, r.share)
+        self._values_compared(frame)
         self._one_group_named(frame)
         for condition in frame.conditions:
             self.notes.append(f"'{condition.text}' → {condition.describe()}")
@@ -1318,6 +1323,43 @@ class Assembler:
             frame.entity = None  # 俄罗斯的火箭各发射了多少次: 各 asked of the periods (not "each launch vehicle")
         frame.group_time, frame.bucket = first.column, kinds.pop()
         self.notes.append(f"'{first.text}' … '{last.text}' → one range, GROUP BY the {frame.bucket}")
+        if len(spans) == 2:
+            self._two_compared(frame)
+
+    def _values_compared(self, frame: Frame) -> None:
+        """Two values of one column compared (美国火箭比中国火箭多发射了几次？, "Did SpaceX or Rocket Lab launch more in
+        2024?"): one figure for each, side by side, and the difference stated (`_two_compared`); not both pooled."""
+        pair = [c for c in frame.conditions if c.op == "in" and len(c.values) == 2]
+        if len(pair) != 1 or frame.entity or frame.group_columns or frame.group_time or len(frame.measures) > 1:
+            return
+        if any(w.kind == "keyword" and w.code == "which" and o.kind == "table" and 0 <= o.start - w.end <= 1
+               for w in self.r.mentions for o in self.r.mentions):
+            return  # 哪些国家运营的通信卫星比对地观测卫星多？: the groups with more of one than the other (`having`)
+        before = (frame.measures[:], frame.columns[:], frame.distinct)
+        self._two_compared(frame)
+        if frame.compared:
+            frame.group_columns.append(pair[0].column)
+            self.notes.append(f"'{pair[0].text}' → one figure for each, GROUP BY {pair[0].column.name}")
+        else:
+            frame.measures[:], frame.columns[:], frame.distinct = before
+
+    def _two_compared(self, frame: Frame) -> None:
+        """Two groups side by side with a word comparing them ("How many more … than …", "Were more … in the 2010s or
+        in the 2020s?", 比前年多还是少): the answer states the difference (`answer_text`); the words are read."""
+        words = [m for m in self.r.mentions if m.kind == "keyword" and self.r.is_free(m)
+                 and (m.code == "compare" or (m.code in ("gt", "lt", "cmp") and m.text.lower() in _COMPARING_EN))]
+        said = _COMPARING_ZH.search(self.q.text) if self.q.zh else None
+        if (not words and said is None) or len(frame.measures) > 1:
+            return
+        if not frame.measures:  # "Were more Meteor-M satellites launched in the 2010s or in the 2020s?": how many in each
+            frame.columns, frame.distinct = [], False
+            frame.measures.append(Measure("count"))
+        self.r.use(*words)
+        if said is not None:
+            self.r.read_spans.append(said.span())
+            self.r.read_tokens.update(i for i, t in enumerate(self.q.tokens) if said.start() <= t.start < said.end())
+        frame.compared = True
+        self.notes.append("two groups compared → the difference is stated")
 
     def _years_compared(self, frame: Frame) -> None:
         """Years named one beside the other ("in 2016 and 2020", 2016年和2020年) of a figure asked for each

@@ -14,6 +14,8 @@ wrong), read so far:
 
 from __future__ import annotations
 
+import pytest
+
 from bench.planner_questions import Conversation
 from tests.agent.planner.test_planner_followup import planner, result, sample, talk  # noqa: F401 (fixtures)
 from tests.agent.planner.test_planner_within_groups import _rows
@@ -62,3 +64,18 @@ def test_that_decades_whole_after_the_top_group(talk):
     talk.ask("2010年代，哪个发射场发射的通信卫星最多？")
     _, answer = talk.ask("占那十年全部通信卫星的百分之几？")
     assert "caveat" not in answer and result(talk) == [("圭亚那航天中心", 24.08, 85)]
+
+
+@pytest.mark.parametrize("question, rows, said", [
+    ("How many more launches has Vandenberg hosted in the 2020s so far than in the whole of the 2010s?",
+     [("2010", 48), ("2020", 130)], "2020 has 82 more"),
+    ("Were more Meteor-M satellites launched in the 2010s or in the 2020s so far?", [("2010", 16), ("2020", 8)],
+     "2020 has 8 fewer"),
+    ("去年第四季度，美国火箭比中国火箭多发射了几次？", [("美国", 38), ("中国", 20)], "中国少 18"),
+    ("格洛纳斯卫星里，用联盟-2.1b发射的比用质子-M发射的多几颗？", [("联盟-2.1b", 29), ("质子-M", 12)], "质子-M少 17"),
+])
+def test_two_groups_compared_say_the_difference(talk, question, rows, said):
+    """E15, E12 and Z17 of the walk (and Z5 of the sixty-fourth) left the comparison to the reader, flagged for 'more',
+    比, 多: each figure, side by side, and the difference stated."""
+    _, answer = talk.ask(question)
+    assert "caveat" not in answer and [(str(r[0]), r[1]) for r in result(talk)] == rows and said in answer["text"]
