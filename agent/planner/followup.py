@@ -442,6 +442,14 @@ def _values(frame: Frame, a: Assembler) -> list[str]:
             fresh.append(added)
             same = [c for c in before if _same_filter(c, added, a.schema)]
             frame.conditions = [c for c in frame.conditions if c not in same]
+            shared = next((i for i, s in enumerate(frame.measures) if s.condition is not None and not same
+                           and added.op == s.condition.op == "=" and not _RESTRICT.search(a.q.text)
+                           and _same_filter(s.condition, added, a.schema)), None)
+            if shared is not None:  # 电子号呢？ after 猎鹰9号的发射次数占…的百分之几: the share's part is the new value
+                old, frame.measures[shared] = frame.measures[shared], replace(frame.measures[shared], condition=added)
+                frame.conditions.remove(added)
+                if frame.order is not None and frame.order.measure is old:
+                    frame.order = replace(frame.order, measure=frame.measures[shared])
         changed.append("filter")
     return changed
 

@@ -113,6 +113,9 @@ class Frame:
     #: Two groups compared ("How many more … in the 2020s than in the 2010s?", 比前年多还是少): the answer states the
     #: difference of their figures
     compared: bool = False
+    #: Both ends of a ranking of groups asked apart ("which year had the most launches, and which the fewest?",
+    #: 哪一年发射得最多，哪一年最少？): the groups at the top and those at the bottom
+    ends: bool = False
     #: The average of the groups' counts ("the average number of launches per month", 平均每次发射搭载几个载荷)
     average_of_groups: bool = False
     distinct: bool = False

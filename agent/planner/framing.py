@@ -23,7 +23,7 @@ from agent.planner.roles import DIRECT_WORDS, RoleResolver, span_text, verb_form
 from agent.planner.schema_index import ColumnInfo, SchemaIndex, ValueRef
 from agent.planner.units import UNITS
 from agent.vocabulary.grouping import RESPECTIVELY
-from agent.vocabulary.ranking import both_ends
+from agent.vocabulary.ranking import apart_ends, both_ends
 from storage.text import has_cjk, normalize, singular
 
 
@@ -1455,6 +1455,10 @@ class Assembler:
         values = [c for c in frame.conditions if c.at >= 0]
         if word.code == "rate" or self.q.zh:  # Chinese puts the share after its condition: 失败的比例
             chosen = max((c for c in values if c.at < word.start), key=lambda c: c.at, default=None)
+            whole = self.q.text.rfind("占", 0, self.q.tokens[word.start].start) if self.q.zh else -1
+            part = max((c for c in values if self.q.tokens[c.at].start < whole), key=lambda c: c.at, default=None)
+            if part is not None and chosen is not None and self.q.tokens[chosen.at].start > whole:
+                chosen = part  # 猎鹰9号的发射次数占美国火箭全部发射的百分之几: the part before 占, of the whole after it
         else:
             chosen = max((c for c in values if c.at > word.start), key=lambda c: c.at, default=None)
         part = None if self.q.zh else _PART_OF_ALL.search(self.q.text[:self.q.tokens[word.start].start])
@@ -1710,6 +1714,11 @@ class Assembler:
             frame.order = Ordering(rank.desc, measure=frame.measures[-1])
         elif rank.by_count:
             frame.order = Ordering(rank.desc, measure=next(m for m in frame.measures if m.func == "count"))
+            if (apart := apart_ends(self.q.text)) is not None and not (r.limit or rank.every):
+                # "In the 2000s, which year had the most launches from Baikonur, and which the fewest?": both ends
+                frame.ends = True
+                self.r.use(*(m for m in r.mentions if m.kind == "keyword" and m.text in apart))  # (Chinese: `_other_end_apart`)
+                self.notes.append(f"'{apart[0]}' … '{apart[1]}' → the groups at both ends")
             if frame.entity and frame.group_time is not None and not rank.every and EACH_PERIOD.search(self.q.text):
                 # "Which Chinese rocket flew the most in each year?": the top rocket of every year, not the top pair
                 frame.best_per_group = True

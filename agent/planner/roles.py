@@ -25,7 +25,7 @@ from agent.planner.periods import Period, find_bucket, find_periods
 from agent.planner.question import Mention, ParsedQuestion, Token
 from agent.planner.schema_index import SchemaIndex
 from agent.vocabulary.numbers import MEASURE_WORDS_ZH, NUMBER_WORDS
-from agent.vocabulary.ranking import ZH_SUPERLATIVES
+from agent.vocabulary.ranking import ZH_SUPERLATIVES, apart_ends
 
 _OPS = {"gt": ">", "ge": ">=", "lt": "<", "le": "<=", "ge_post": ">=", "le_post": "<="}
 _YEAR_RELATIONS = {"in": "in", "since": "since", "from": "since", "after": "after", "before": "before",
@@ -424,6 +424,47 @@ class RoleResolver:
         (哪) in a question that ranks is how many of the first to keep."""
         return (m.start > 0 and self.q.tokens[m.start - 1].norm == "which"
                 and any(o.kind == "keyword" and o.code in ("most", "least", "superlative") for o in self.mentions))
+
+    def _where_asked(self) -> None:
+        """"Where were they launched?", "…, and where were they launched?", 是在哪里发射的？: the place the rows are at,
+        the nearest table up their keys named for a place (a site before a country), shown beside each row, or each
+        place's count when the question counts (`clause_group`). Nothing when the schema names no such place."""
+        tokens, text = self.q.tokens, self.q.text
+        at = next((i for i, t in enumerate(tokens) if t.norm == "where" and (
+            i == 0 or (i >= 2 and tokens[i - 1].norm == "and" and "," in text[tokens[i - 2].end:tokens[i - 1].start]))), None)
+        if at is None and self.q.zh and (said := _WHERE_ZH.search(text)) is not None:
+            at = next((i for i, t in enumerate(tokens) if t.start >= said.start()), None)
+        if at is None:
+            return
+        named = {t for m in self.mentions if m.kind == "table" for t in m.tables}
+        places = [(tier, self.schema.distance(n, t), t) for t in self.schema.tables for n in named
+                  if n != t and self.schema.upward(n, t)
+                  for tier, words in enumerate(_PLACE_WORDS) if set(self.schema.tables[t].words) & words]
+        if not places:
+            return
+        place = min(places)[2]
+        where = Mention("table", at, at + 1, tokens[at].text, tables=(place,))
+        self.use(*(m for m in self.mentions if m.start == at))  # (哪 of 哪里: no "which" of its own)
+        self.read_tokens.add(at)
+        # 在哪里发射的: the verb of the place, what the rows did there (their launch), no table of its own
+        self.use(*(m for m in self.mentions if m.kind == "table" and 0 < m.start - at <= 2 and re.match(
+            r"的?\s*[？?。]?\s*$", text[tokens[m.end - 1].end:])))
+        if self.has(*_MEASURING):
+            self.clause_group = where
+        else:
+            self.shown = [where]
+
+    def _other_end_apart(self) -> None:
+        """哪一年发射得最多，哪一年最少？: the second clause asks the other end of the same ranking; its words are read
+        (the framing keeps both ends' groups, `Frame.ends`), so they name no column or ranking of their own."""
+        if not self.q.zh or apart_ends(self.q.text) is None:
+            return
+        found = re.search(r"[，,、]\s*(?:哪[^，,？?]{0,6}?)?(?:最少|最多|最低|最高)", self.q.text)
+        if found is None:
+            return
+        inside = [i for i, t in enumerate(self.q.tokens) if found.start() <= t.start < found.end()]
+        self.use(*(m for m in self.mentions if m.start in inside))
+        self.read_tokens.update(inside)
 
     def _shown_after(self) -> None:
         """A second sentence asking what to show of the rows the first asks about (2024年3月以后发射失败的有哪些？
@@ -1088,6 +1129,9 @@ class RoleResolver:
         # 多少次发射 ("how many times of launching"): the launches, counted; 次 after 多少 is only their measure word
         skip = ("distinct", "filler", "times") if self.q.zh else ("distinct", "filler")
         target = self.head(self.next_mention(m, 4, skip=skip))
+        if target is not None and self.q.zh and re.search(
+                r"[？?。！!；;]", self.q.text[self.q.tokens[m.end - 1].end:self.q.tokens[target.start].start]):
+            target = None  # 伽利略卫星一共有几颗？是在哪里发射的？: the satellites before it, not the next sentence's launches
         if target is not None and target.kind == "value" and (self.q.zh or len({v.table for v in target.values}) > 1):
             # 多少次成功发射: the launches, successful; "How many Flock satellites": the satellites, of that name
             after = self.next_mention(target, 0, kinds=("table",))
@@ -1326,6 +1370,13 @@ class RoleResolver:
                 verb = self.previous_mention(m, 0, kinds=("column",))  # "built" is not a `..._built` column here
                 self.use(*([verb] if verb is not None and verb.partial else []))
                 continue  # "owned by students", "built by X": a relation, not a grouping
+            verb = next((o for o in self.mentions if o.kind == "table" and o.start == m.end), None)
+            if m.code == "group" and m.text == "各" and verb is not None \
+                    and re.match(r"\s*[了过]", self.q.text[self.q.tokens[verb.end - 1].end:]) \
+                    and any(o.kind == "keyword" and o.code.startswith("unit_") and 0 <= m.start - o.end <= 1
+                            for o in self.mentions):
+                self.use(m)  # 每个年代各发射了几颗？: 各 of the decades just named, not of each launch
+                continue
             target = self.next_mention(m, 2, skip=("filler",))
             own = next((o for o in self.mentions if m.code == "group" and target is not None and target.kind == "table"
                         and o.start == target.end
@@ -1479,6 +1530,8 @@ class RoleResolver:
             raise PlanningFailed("none of its words match a table, column or stored value",
                                  zh="问题中的词与任何表名、列名或数据值都对不上")
         self.periods = find_periods(self, self.today)
+        self._other_end_apart()
+        self._where_asked()
         self._shown_after()
         self._relating_verbs()
         read_as_missing = self._missing_values()
@@ -1711,6 +1764,12 @@ def span_text(q: ParsedQuestion, first: Mention, last: Mention | None = None) ->
     return "".join(dict.fromkeys(t.text for t in tokens))
 
 
+#: Where a question asks where (是在哪里发射的, 在哪儿, 什么地方), and the words of a table's name that make it a place,
+#: a site before a town or country.
+_WHERE_ZH = re.compile(r"哪里|哪儿|什么地方|何处|何地")
+_PLACE_WORDS = (frozenset({"site", "location", "place", "base", "port", "airport", "station", "venue", "facility",
+                           "pad", "spaceport", "launchpad"}),
+                frozenset({"city", "town", "region", "state", "province", "country"}))
 #: A Chinese verb's aspect and a count right after it (发射了多少颗, 发射过几颗): the count is of what the verb did.
 _VERB_THEN_COUNT_ZH = re.compile(r"\s*(?:了|过)\s*(?:多少|几)")
 #: What joins the two ends of a Chinese range (1万到2万, 10000和20000, 50-60), and what may close it (公斤之间, 米以内).

@@ -69,7 +69,9 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
         names the fact's rows (`Measure.distinct`); None otherwise (a rate of the rows below; 发往月球的发射里，中国的火箭
         占了百分之几: the launches joined to the rockets, each a row)."""
         table = m.condition.column.table if m.condition is not None else None
-        return key if table is not None and (table == frame.fact or m.distinct) else None
+        # (a period on rows below the fact says those are the rows counted: 去年猎鹰9号的发射次数占…: each launch)
+        dated_below = any(c.op.startswith("year_") and c.column.table != frame.fact for c in frame.conditions)
+        return key if table is not None and (table == frame.fact and not dated_below or m.distinct) else None
 
     shown += [f"{once if once and m.column is None and m.condition is None and m.func == 'count' else _measure(m, col, key=each_once(m))}"
               f" AS {quote_ident(measure_alias(m, frame))}" for m in frame.measures]
@@ -247,7 +249,11 @@ def _with_ties(lines: list[str], frame: Frame, col) -> str:
     body = [line for line in lines if not line.startswith("LIMIT ")]
     if frame.order.measure is not None:  # a measure of groups: filter the grouped rows
         ranked, key = "\n".join(body), quote_ident(measure_alias(frame.order.measure, frame))
-        return f"SELECT * FROM (\n{ranked}\n) AS ranked\nWHERE {key} = (SELECT {best}({key}) FROM (\n{ranked}\n) AS best)"
+        kept = f"{key} = (SELECT {best}({key}) FROM (\n{ranked}\n) AS best)"
+        if frame.ends:  # "…, and which the fewest?": the other end's groups too
+            other = "MIN" if best == "MAX" else "MAX"
+            kept += f"\n   OR {key} = (SELECT {other}({key}) FROM (\n{ranked}\n) AS other_end)"
+        return f"SELECT * FROM (\n{ranked}\n) AS ranked\nWHERE {kept}"
     # A column of rows: the same rows, with the column equal to its best value among them.
     source = [line for line in body[1:] if not line.startswith("ORDER BY")]
     key = col(frame.order.column)

@@ -105,3 +105,19 @@ def both_ends(question: str) -> str | None:
     found = next((m for m in _ENDS_EACH_WITH_WORD.finditer(question)
                   if frozenset((m.group(1), m.group(3))) in _OPPOSITE), None)
     return found.group(0) if found else None
+
+
+#: The two ends of one ranking asked in two clauses ("which year had the most launches, and which the fewest?",
+#: 哪一年发射得最多，哪一年最少？): (the first end, the second), as written.
+_APART_EN = re.compile(r"\b(most|fewest|least|highest|lowest)\b[^?]*?,\s*and\s+(?:which|what|the)\b[^?,]*?"
+                       r"\b(most|fewest|least|highest|lowest)\b", re.I)
+_APART_ZH = re.compile(r"(最多|最少|最高|最低)[^？?]*?[，,、]\s*(?:哪[^，,？?]{0,6}?)?(最少|最多|最低|最高)")
+
+
+def apart_ends(question: str) -> tuple[str, str] | None:
+    """Opposite ends of one ranking asked apart, each in its own clause; None otherwise."""
+    found = _APART_EN.search(question) or _APART_ZH.search(question)
+    if found is None:
+        return None
+    one, other = found.group(1).lower(), found.group(2).lower()
+    return (found.group(1), found.group(2)) if frozenset((one, other)) in _OPPOSITE else None

@@ -1,0 +1,45 @@
+"""What the sixty-sixth re-walk found (issue 38; 15 right, 5 right with a caveat, 13 flagged, 2 declined, 5 confidently
+wrong, all five in Chinese), read so far:
+
+- Z12 快讯卫星每个年代各发射了几颗？ grouped by each launch: 各 right after the decades named, before a verb, is of them.
+- Z14 2000年代，拜科努尔哪一年发射得最多，哪一年最少？ (and "…, and which the fewest?" in English): both ends of one
+  ranking asked apart are the groups at the top and at the bottom.
+- Z15 伽利略卫星一共有几颗？是在哪里发射的？ counted launches and dropped "where": a count does not reach across a
+  sentence's end for what it counts, and "where" is the place the rows are at (a site), shown or counted by.
+- Z17/Z18 去年猎鹰9号的发射次数占美国火箭全部发射的百分之几？ (and 电子号呢？) measured the wrong way round: the part is
+  said before 占, the whole after it; a new value in a follow-up replaces the share's part.
+"""
+
+from __future__ import annotations
+
+from tests.agent.planner.test_planner_followup import planner, result, sample, talk  # noqa: F401 (fixtures)
+from tests.agent.planner.test_planner_within_groups import _rows
+
+
+def test_each_after_the_decades_named_is_of_them(planner):
+    plan = planner.plan("快讯卫星每个年代各发射了几颗？")
+    assert plan.caveat is None and _rows(planner, plan.sql) == [(2000, 10), (2010, 16), (2020, 2)]
+    assert len(_rows(planner, planner.plan("2010年代各火箭家族的发射成功率分别是多少？").sql)) > 2  # (each family still)
+
+
+def test_both_ends_asked_apart(planner):
+    for question in ("2000年代，拜科努尔哪一年发射得最多，哪一年最少？",
+                     "In the 2000s, which year had the most launches from Baikonur, and which the fewest?"):
+        plan = planner.plan(question)
+        assert plan.caveat is None and sorted(_rows(planner, plan.sql)) == [("2000", 13), ("2005", 24)], question
+
+
+def test_where_is_the_place_the_rows_are_at(planner):
+    plan = planner.plan("伽利略卫星一共有几颗？是在哪里发射的？")
+    assert plan.caveat is None and _rows(planner, plan.sql) == [("圭亚那航天中心", 16)]
+    plan = planner.plan("How many Galileo satellites are there, and where were they launched?")
+    assert plan.caveat is None and _rows(planner, plan.sql) == [("Guiana Space Centre", 16)]
+    plan = planner.plan("Where were the Galileo satellites launched from?")
+    assert plan.caveat is None and {r[-1] for r in _rows(planner, plan.sql)} == {"Guiana Space Centre"}
+
+
+def test_the_part_before_zhan_of_the_whole_after_it(talk):
+    talk.ask("去年猎鹰9号的发射次数占美国火箭全部发射的百分之几？")
+    assert result(talk) == [(81.28,)]
+    _, answer = talk.ask("电子号呢？")
+    assert "caveat" not in answer and result(talk) == [(9.36,)]
