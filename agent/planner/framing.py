@@ -1523,7 +1523,11 @@ class Assembler:
         elif (asked := self._count_asked_before(word)) is not None:
             # 东方航天发射场2020年以来发射了几次？成功率是多少？: the count asked first, beside the rate; 风云卫星里，在轨运行的
             # 有几颗？占全部…的百分之几？: the count of those the condition said before it, then their share
-            frame.measures.append(Measure("count", condition=chosen) if chosen.at < asked.start else Measure("count"))
+            # (流星-M卫星有多少颗是从东方航天发射场发射的？占全部的比例是多少？: the condition in the count's own clause)
+            end = re.search(r"[,，;；?？]", self.q.text[self.q.tokens[asked.end - 1].end:])
+            clause_end = self.q.tokens[asked.end - 1].end + (end.start() if end else len(self.q.text))
+            own = chosen.at < asked.start or self.q.tokens[chosen.at].start < clause_end
+            frame.measures.append(Measure("count", condition=chosen) if own else Measure("count"))
         self.notes.append(f"'{word.text}' → percentage of rows with {chosen.describe()}")
 
     def _each_column(self, frame: Frame) -> bool:

@@ -197,6 +197,8 @@ ZH_WORDS: dict[str, str] = {
     "自启用以来": "", "启用以来": "", "自投入使用以来": "", "投入使用以来": "", "自建成以来": "", "建成以来": "",
     # 其中属于欧洲的有哪些？: in Europe, as 欧洲 alone says (the condition or the join names the relation)
     "属于": "",
+    # 上天 (went up: were launched), as the rows' launch says
+    "上天": "",
     # 结果怎么样？, 成功率怎么样？: how it is, which the column shown says
     "怎么样": "", "怎样": "",
     # 千帆极轨星座: the named family, a constellation; 星座 says what it is, no condition

@@ -37,7 +37,7 @@ def zh_number(text: str) -> int | None:
 
 #: Chinese measure words that stand between a number and what it counts (三架飞机, 多少颗卫星, 两座发射场, 多少家制造商):
 #: the planner reads them as nothing.
-MEASURE_WORDS_ZH = "架颗枚艘台辆座位名种款家"
+MEASURE_WORDS_ZH = "架颗枚艘台辆座位名种款家组型"
 #: Every measure word a count is asked with (有多少个, 几次, 多少家, 多少人): the general 个, 次 (times),
 #: 条, 项, 人 (people), and the measure words above (家, firms, among them).
 COUNTERS_ZH = "个次条项人" + MEASURE_WORDS_ZH

@@ -43,3 +43,17 @@ def test_the_part_before_zhan_of_the_whole_after_it(talk):
     assert result(talk) == [(81.28,)]
     _, answer = talk.ask("电子号呢？")
     assert "caveat" not in answer and result(talk) == [(9.36,)]
+
+
+def test_words_of_the_sixty_sixth_and_seventh_walks_that_say_nothing_more(planner):
+    """组, 艘, 型 are measure words (几组千帆卫星, 几艘, 哪几型火箭); 飞船 is the sample's spacecraft (its payloads); 上天 is a
+    launch."""
+    for question in ("2025年上半年发射了几组千帆卫星？", "天舟货运飞船2020年以来发射了几艘？", "天舟货运飞船一共发射过几次？",
+                     "铱星二代一共有多少颗卫星上天？"):
+        assert planner.plan(question).caveat is None, question
+
+
+def test_the_count_asked_of_the_rows_its_own_clause_names(planner):
+    """Z6 of the sixty-seventh walk gave the total (24) where 有多少颗是从东方航天发射场发射的 asks for 4."""
+    plan = planner.plan("流星-M卫星有多少颗是从东方航天发射场发射的？占全部的比例是多少？")
+    assert plan.caveat is None and _rows(planner, plan.sql) == [(16.67, 4)]
