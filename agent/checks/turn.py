@@ -360,7 +360,7 @@ _NUMBER = re.compile(r"(?<![A-Za-z0-9_.\-])\d+(?:,\d{3})*(?:\.\d+)?(?![A-Za-z0-9
 def unsupported_numbers(text: str, *, rows: list[list[Any]], row_count: int | None, question: str,
                         sql: str) -> list[str]:
     """The numbers an answer states that neither its query's result (its cells, numbers within its text
-    cells, its row count) nor the question or the query holds: the right aircraft named "with a max speed of 839.0 km/h",
+    cells, its row count, the difference of a two-row result's figures) nor the question or the query holds: the right aircraft named "with a max speed of 839.0 km/h",
     a figure of another aircraft looked up before, is flagged. `row_count`
     is None for a result cut at the row cap: its count is not the total, so it supports no figure."""
     known: list[float] = [] if row_count is None else [float(row_count)]
@@ -370,6 +370,9 @@ def unsupported_numbers(text: str, *, rows: list[list[Any]], row_count: int | No
         elif isinstance(cell, str):
             known += _numbers_in(cell)
     known += _numbers_in(question) + _numbers_in(sql)
+    if len(rows) == 2:  # two figures compared ("2010: 48; 2020: 130; 2020 has 82 more"): their difference
+        known += [abs(float(a) - float(b)) for a, b in zip(*rows) if all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in (a, b))]
     stated = dict.fromkeys(_NUMBER.findall(text))
     return [n for n in stated if not any(_same_number(n, k) for k in known)]
 

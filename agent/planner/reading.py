@@ -270,6 +270,8 @@ def _order(frame: Frame, fact: str, lexicon: Lexicon | None) -> str:
                if frame.ties else ", keeping the first") if frame.limit is not None else ""
     if frame.best_per_group and top:  # "the heaviest payload in each orbit"
         top = top.replace("，取", "，每组取", 1) if lexicon is not None else top + " in each group"
+    if frame.ends and top:  # "…, and which the fewest?": both ends
+        top = "，取第一名和最后一名（并列的都保留）" if lexicon is not None else ", keeping the first and the last (ties kept)"
     return order + top
 
 

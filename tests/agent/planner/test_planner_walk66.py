@@ -13,7 +13,7 @@ wrong, all five in Chinese), read so far:
 from __future__ import annotations
 
 from tests.agent.planner.test_planner_followup import planner, result, sample, talk  # noqa: F401 (fixtures)
-from tests.agent.planner.test_planner_within_groups import _rows
+from tests.agent.planner.test_planner_within_groups import _conversation, _rows
 
 
 def test_each_after_the_decades_named_is_of_them(planner):
@@ -57,3 +57,11 @@ def test_the_count_asked_of_the_rows_its_own_clause_names(planner):
     """Z6 of the sixty-seventh walk gave the total (24) where 有多少颗是从东方航天发射场发射的 asks for 4."""
     plan = planner.plan("流星-M卫星有多少颗是从东方航天发射场发射的？占全部的比例是多少？")
     assert plan.caveat is None and _rows(planner, plan.sql) == [(16.67, 4)]
+
+
+def test_the_difference_of_two_figures_is_no_unsupported_number(sample_db_path, tmp_path):
+    """Asked on the page, the comparison's stated difference (82) was flagged as a number its result does not show:
+    the difference of a two-row result's figures is one it holds."""
+    answer = _conversation(sample_db_path, tmp_path, "How many more launches has Vandenberg hosted in the 2020s so "
+                                                     "far than in the whole of the 2010s?")
+    assert answer.ok and "82 more" in answer.data.text
