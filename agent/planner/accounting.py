@@ -321,6 +321,9 @@ def when_words(q) -> list[tuple[int, str]]:
     # "…, and when?", "…, and since when?": a second question asking it of the rows listed
     found += [(i, t.text) for i, t in enumerate(q.tokens) if i > 1 and t.norm == "when"
               and q.tokens[i - 1].norm in ("and", "since") and i == len(q.tokens) - 1]
+    # ", and if so, when and on which rocket?": when, asked in a clause of its own
+    found += [(i, t.text) for i, t in enumerate(q.tokens) if i > 1 and t.norm == "when" and (i, t.text) not in found
+              and i + 1 < len(q.tokens) and q.tokens[i + 1].norm == "and" and q.tokens[i - 1].norm in ("so", "and")]
     for word in re.finditer("|".join(WHEN_WORDS_ZH), q.text):
         found.append((sum(1 for t in q.tokens if t.start <= word.start()), word.group()))
     return found

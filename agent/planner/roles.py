@@ -475,9 +475,11 @@ class RoleResolver:
         second = next((i for i, t in enumerate(tokens) if i and re.search(r"[?？.。!！;；]", text[tokens[i - 1].end:t.start])
                        and any(m.end <= i for m in self.mentions)), None)
         # (", and on which aircraft are they fitted?": the preposition before it too)
+        # (", and if so, when and on which rocket?": a "when" asked before it, joined by "and")
         clause = next((i for i, t in enumerate(tokens) if 1 < i < len(tokens) - 1 and t.norm in ("which", "what", "who")
                        and (and_at := i - 1 - (tokens[i - 1].norm in _CLAUSE_PREPOSITIONS)) > 0
-                       and tokens[and_at].norm == "and" and "," in text[tokens[and_at - 1].end:tokens[and_at].start]),
+                       and tokens[and_at].norm == "and" and ("," in text[tokens[and_at - 1].end:tokens[and_at].start]
+                                                             or tokens[and_at - 1].norm == "when")),
                       None)
         if self.has(*_MEASURING):
             # "How many countries does each continent have? List the continent name and the count.": its groups;
