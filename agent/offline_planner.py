@@ -28,7 +28,8 @@ from agent.sources.base import DataSource
 from agent.sources.errors import SourceError, SourceUnavailable
 from agent.state import AgentState
 from agent.planner.focus import Focus, names_own_time, remembered_focus
-from agent.planner.units import UnitPreference, asked_units, convert, names_own_unit, remembered_units
+from agent.planner.units import (UnitPreference, asked_units, convert, kept_units, names_own_unit,
+                                 remembered_units)
 from agent.planner.accounting import shown_in_units
 from agent.planner.answer_text import error_answer, result_answer, unmappable_answer, verified_answer
 from agent.planner.frame import Condition, Frame, MissingSubject, PlanningFailed
@@ -182,6 +183,8 @@ class OfflinePlanner:
             frame.lexicon = self.lexicon  # the answer names the schema by the words the question was read by
             plan.sql = to_dialect(build_sql(frame, self.schema), self.database.dialect)
             asked = asked_units(question)  # 总质量是多少吨
+            if plan.carried and not asked and previous is not None and not names_own_unit(question):
+                asked = kept_units(previous.get("units") or [])  # "2024年呢？" after 总质量是多少吨
             plan.sql, applied = _in_units(plan.sql, frame, asked, self.database.dialect)
             # a query the conversion cannot rewrite (`SELECT * FROM (…) AS ranked`) shows the stored unit: said
             frame.unused += [u.said for u in asked if u not in applied and u.said in shown_in_units(frame)]

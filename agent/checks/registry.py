@@ -563,7 +563,8 @@ def _unasked(turn: TurnFacts, result: Result, text: str) -> Finding | None:
 
 
 def _numbers(turn: TurnFacts, result: Result, text: str) -> Finding | None:
-    """Numbers the answer's text states that its result does not hold."""
+    """Numbers the answer's text states that its result does not hold: not a cell, a number in a cell, the row
+    count, nor, for a result of two rows, the difference of their figures ("2020 has 82 more")."""
     rows = result.rows()
     # An answer may restate the question it builds on ("3月到6月…"), whether or not this one's words point back
     # (哪个月的失败次数最多？ after 1月到5月): its numbers are the analyst's.

@@ -545,6 +545,10 @@ def _unknown_chinese(r: RoleResolver, read: set[str] = frozenset()) -> list[str]
     for t in r.q.tokens:
         if t.zh or t.kind in ("value", "family", "number"):  # 2万: the number's own 万
             covered[t.start:t.end] = [True] * (t.end - t.start)
+    for m in r.mentions:  # 进步号, 联盟号: 号 closes the name of a craft the value names without it
+        end = r.q.tokens[m.end - 1].end
+        if m.kind in ("value", "family") and not r.is_free(m) and text[end:end + 1] == "号":
+            covered[end] = True
     for start, end in r.period_spans + r.read_spans:  # 2021年第三季度: 第 is part of the period
         covered[start:end] = [True] * (end - start)
     for using in _USING_ZH.finditer(text):  # 用猎鹰9号发射的载荷: the rocket the launches used, the join between them

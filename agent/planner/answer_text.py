@@ -116,7 +116,9 @@ def result_headers(columns: list[str], frame: Frame) -> list[str]:
         by_name.setdefault(c.name.lower(), []).append(c)
         by_name.setdefault(own_name(c).lower(), []).append(c)  # `shown_aliases`
     seen: dict[str, int] = {}
-    measures = {measure_alias(m, frame): m for m in frame.measures if m.column is not None and m.condition is None}
+    # a measure by its alias, in the unit the result shows it in (`sum_mass_t` for 总质量是多少吨)
+    measures = {measure_alias(m, frame): m for m in map(frame.shown_measure, frame.measures)
+                if m.column is not None and m.condition is None}
     matching = {measure_alias(m, frame): m.condition for m in frame.measures if m.func == "count" and m.condition}
     heads = []
     for name in columns:

@@ -911,7 +911,7 @@ def frame_to_dict(frame: Frame) -> dict[str, Any]:
                 "looked_up": c.looked_up, "via": c.via}
 
     def measure(m: Measure) -> dict[str, Any]:
-        return {"func": m.func, "column": col(m.column), "distinct": m.distinct,
+        return {"func": m.func, "column": col(m.column), "distinct": m.distinct, "of_all": m.of_all,
                 "condition": condition(m.condition) if m.condition is not None else None}
 
     order = None
@@ -927,6 +927,8 @@ def frame_to_dict(frame: Frame) -> dict[str, Any]:
             "having_other": measure(frame.having_other) if frame.having_other is not None else None,
             "order": order, "limit": frame.limit,
             "ties": frame.ties, "best_per_group": frame.best_per_group, "distinct": frame.distinct, "existence": frame.existence, "required": frame.required, "subject_text": frame.subject_text,
+            "compared": frame.compared, "ends": frame.ends, "each_row": frame.each_row,
+            "units": sorted({name.rsplit("_", 1)[-1] for name in frame.units.values()}),
             "absent": [{"tables": a.tables, "text": a.text, "conditions": [condition(c) for c in a.conditions]}
                        for a in frame.absent]}
 
@@ -942,7 +944,8 @@ def frame_from_dict(data: dict[str, Any], schema: SchemaIndex) -> Frame | None:
                              via=c.get("via"))
 
         def measure(m: dict[str, Any]) -> Measure:
-            return Measure(m["func"], col(m["column"]), m["distinct"], condition(m["condition"]) if m.get("condition") else None)
+            return Measure(m["func"], col(m["column"]), m["distinct"], condition(m["condition"]) if m.get("condition") else None,
+                           of_all=m.get("of_all", False))
 
         measures = [measure(m) for m in data["measures"]]
         order = None
@@ -959,6 +962,8 @@ def frame_from_dict(data: dict[str, Any], schema: SchemaIndex) -> Frame | None:
                       having=(having[0], tuple(having[1])) if having else None, order=order, limit=data["limit"], ties=data.get("ties", False),
                       best_per_group=data.get("best_per_group", False),
                       distinct=data["distinct"], existence=list(data["existence"]), required=list(data.get("required", [])), subject_text=data["subject_text"],
+                      compared=data.get("compared", False), ends=data.get("ends", False),
+                      each_row=data.get("each_row", False),
                       absent=[Absence(a["tables"], a["text"], [condition(c) for c in a["conditions"]])
                               for a in data.get("absent", [])])
         if (compared := data.get("having_measure")) is not None:  # "… an average range above 5,000 km"

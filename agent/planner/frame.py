@@ -39,6 +39,9 @@ class Measure:
     column: ColumnInfo | None = None  # None: COUNT(*)
     distinct: bool = False
     condition: Condition | None = None  # share: the percentage of rows meeting it; count: their number
+    #: share of each group: of all the rows, not only those of the groups a value names ("each Russian site's share
+    #: of all launches": each site's count over every launch, the Russian sites listed)
+    of_all: bool = False
 
     def describe(self) -> str:
         if self.condition is not None:

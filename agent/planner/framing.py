@@ -82,6 +82,8 @@ def _same_filter(a: Condition, b: Condition) -> bool:
 
 #: "share of all …", "percentage of the total": of every row, not only those a condition keeps.
 _OF_ALL = re.compile(r"\s*(?:of\s+)?(?:all|the\s+total|the\s+whole|every)\b", re.I)
+#: The same said before the share in Chinese: 占全部发射的百分之几, 占总数的比例.
+_OF_ALL_ZH = re.compile(r"占(?:了)?(?:全部|所有|全体|总数|总量|整体|总)")
 #: A day, month or year asked after 哪 (是哪天发射的？): the verb after it is what happened then, not what is asked about.
 _WHEN_ASKED = re.compile(r"(?:^|哪)(?:一)?(?:天|日|年|月|年份|月份|季度|时候)$")
 
@@ -1332,8 +1334,7 @@ class Assembler:
         pair = [c for c in frame.conditions if c.op == "in" and len(c.values) == 2]
         if len(pair) != 1 or frame.entity or frame.group_columns or frame.group_time or len(frame.measures) > 1:
             return
-        if any(w.kind == "keyword" and w.code == "which" and o.kind == "table" and 0 <= o.start - w.end <= 1
-               for w in self.r.mentions for o in self.r.mentions):
+        if self._groups_asked():
             return  # 哪些国家运营的通信卫星比对地观测卫星多？: the groups with more of one than the other (`having`)
         before = (frame.measures[:], frame.columns[:], frame.distinct)
         self._two_compared(frame)
@@ -1346,9 +1347,7 @@ class Assembler:
     def _two_compared(self, frame: Frame) -> None:
         """Two groups side by side with a word comparing them ("How many more … than …", "Were more … in the 2010s or
         in the 2020s?", 比前年多还是少): the answer states the difference (`answer_text`); the words are read."""
-        words = [m for m in self.r.mentions if m.kind == "keyword" and self.r.is_free(m)
-                 and (m.code == "compare" or (m.code in ("gt", "lt", "cmp") and m.text.lower() in _COMPARING_EN))]
-        said = _COMPARING_ZH.search(self.q.text) if self.q.zh else None
+        words, said = self._comparing()
         if (not words and said is None) or len(frame.measures) > 1:
             return
         if not frame.measures:  # "Were more Meteor-M satellites launched in the 2010s or in the 2020s?": how many in each
@@ -1361,24 +1360,40 @@ class Assembler:
         frame.compared = True
         self.notes.append("two groups compared → the difference is stated")
 
+    def _groups_asked(self) -> bool:
+        """"Which <table>" asked (哪些国家): the groups that have more of one than of the other, not two figures."""
+        return any(w.kind == "keyword" and w.code == "which" and o.kind == "table" and 0 <= o.start - w.end <= 1
+                   for w in self.r.mentions for o in self.r.mentions)
+
+    def _comparing(self) -> tuple[list[Mention], re.Match | None]:
+        """The free words comparing two groups ("more", "fewer", "compare"), and the Chinese comparison (比…多)."""
+        words = [m for m in self.r.mentions if m.kind == "keyword" and self.r.is_free(m)
+                 and (m.code == "compare" or (m.code in ("gt", "lt", "cmp") and m.text.lower() in _COMPARING_EN))]
+        return words, _COMPARING_ZH.search(self.q.text) if self.q.zh else None
+
     def _years_compared(self, frame: Frame) -> None:
         """Years named one beside the other ("in 2016 and 2020", 2016年和2020年) of a figure asked for each
         (分别, 各, "each", "respectively") or compared ("compare", 对比): one figure per year as well, not the years pooled into one. Years
         joined by "or" (或, 还是) stay one filter: either year's rows."""
         listed = [c for c in frame.conditions if c.op == "year_in" and len(c.values) > 1 and c.column.is_date]
         compared = [m for m in self.r.mentions if m.kind == "keyword" and m.code == "compare" and self.r.is_free(m)]
-        if len(listed) != 1 or not frame.measures or frame.group_time is not None \
-                or not (_EACH_RESPECTIVELY.search(self.q.text) or compared):
+        # "How many more launches were there in 2020 than in 2010?", "Were there more … in 2020 or in 2010?", 2020年比2010年多
+        comparing = len(listed) == 1 and len(listed[0].values) == 2 and len(frame.measures) <= 1 \
+            and any(self._comparing()) and not frame.entity and not self._groups_asked()
+        if len(listed) != 1 or not (frame.measures or comparing) or frame.group_time is not None \
+                or not (_EACH_RESPECTIVELY.search(self.q.text) or compared or comparing):
             return
         condition = listed[0]
         span = self.q.text[self.q.text.find(condition.text):]
         years = [str(y) for y in condition.values]
         between = span[span.find(years[0]) + len(years[0]):span.find(years[-1])]
-        if _EITHER.search(between):
+        if _EITHER.search(between) and not comparing:
             return
         frame.group_time, frame.bucket = condition.column, "year"
         self.r.use(*compared)  # "How did its count in 2022 compare with 2023?": the two side by side
         self.notes.append(f"'{condition.text}' → each year its own figure, GROUP BY the year")
+        if comparing:
+            self._two_compared(frame)
 
     def negation(self, frame: Frame, word: Mention, negated: list[Mention]) -> None:
         """"no launch vehicles", "never launched", "do not have a cat": rows with no matching row
@@ -1472,12 +1487,7 @@ class Assembler:
                 frame.columns = [c for c in frame.columns if c.table != frame.entity]
                 frame.entity = frame.entity_via = None
         if part is None and chosen is not None and frame.entity and self._names_its_rows(frame.entity, chosen):
-            # "What share of all launches did each Russian site have?": the value says which groups, not which part
-            # of each; a share of all the rows cannot keep it (the groups' total is over the rows kept), so it is named
-            if _OF_ALL.match(self.q.text, self.q.tokens[word.end - 1].end):
-                frame.conditions.remove(chosen)
-                self.r.ignored.append(chosen.text)
-            chosen = None
+            chosen = None  # "What share of all launches did each Russian site have?": the value says which groups
         elif chosen is not None and any(c is not chosen and _same_filter(c, chosen) for c in frame.conditions):
             # "Which rocket launched the most Intelsat missions, and what share of all Intelsat missions is that?": the
             # rows kept already; each group's part of them (风云卫星里，在轨运行的有几颗？占全部风云卫星的百分之几？: of
@@ -1494,8 +1504,11 @@ class Assembler:
             # 各用途分别占多少, 各发射场占总数的百分之多少, "what share of all launches did each site have": each
             # group's part of all the rows the question keeps (its conditions stay filters)
             frame.measures[:] = [m for m in frame.measures if not (m.func == "count" and m.column is None)]
-            frame.measures[:0] = [Measure("share"), Measure("count")]
-            self.notes.append(f"'{word.text}' → each group's percentage of all the rows kept")
+            # "each Russian site's share of all launches": of every launch, however few of the groups are listed
+            of_all = (_OF_ALL_ZH.search(self.q.text) if self.q.zh else
+                      _OF_ALL.match(self.q.text, self.q.tokens[word.end - 1].end)) is not None
+            frame.measures[:0] = [Measure("share", of_all=of_all), Measure("count")]
+            self.notes.append(f"'{word.text}' → each group's percentage of all the rows " + ("" if of_all else "kept"))
             return
         tokens = self.q.tokens
         its = [i for i in range(max(0, word.start - 3), word.start) if tokens[i].norm in ("its", "their")]
@@ -1839,6 +1852,7 @@ class Assembler:
             ranked = [frame.order.column] if frame.order is not None and frame.order.column is not None \
                 and not self.r.shown_only else []  # "the first launch of 2025, and which rocket …": its date too
             frame.columns = list(dict.fromkeys([*named, *ranked, *(c for c in shown if c is not None)]))
+            frame.columns += self.when_shown(frame, frame.columns)  # ", and if so, when and on which rocket?"
             self.notes.append("shows " + ", ".join(f"{c.table}.{c.name}" for c in frame.columns))
             return
         used = {id(c.column) for c in frame.conditions}

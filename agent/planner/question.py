@@ -294,6 +294,17 @@ def _phrases_read(text: str, schema: SchemaIndex, lexicon: Lexicon) -> str:
     return lexicon.phrases.sub(word, text)
 
 
+def _family_read_on(text: str, start: int, end: int, schema: SchemaIndex, lexicon: Lexicon) -> int:
+    """Where a Chinese family's name ends in the text: as far as its names go on as the text does (国际通信 of
+    国际通信卫星 901, whose family key stops at 国际通 before the word 通信), not cut inside a word, and not into a
+    word of ours that begins there (卫星 stays the satellites asked about)."""
+    names = [v for v in schema.values if v.startswith(text[start:end])]
+    while end < len(text) and is_cjk_char(text[end]) and any(v.startswith(text[start:end + 1]) for v in names) \
+            and not any(text[end:b] in lexicon.zh_words for b in range(end + 2, min(len(text), end + 6) + 1)):
+        end += 1
+    return end
+
+
 def _tokenize(text: str, schema: SchemaIndex, lexicon: Lexicon) -> list[Token]:
     folded = text.casefold()
     folded = folded if len(folded) == len(text) else text  # offsets must line up with the text
@@ -330,8 +341,11 @@ def _tokenize(text: str, schema: SchemaIndex, lexicon: Lexicon) -> list[Token]:
             end = start + len(key)
             if not any(covered[start:end]) and not _word_across(text, start, lexicon) and not any(  # (高分: 分 alone is no word in it)
                     text[a:b] in lexicon.zh_words for a in range(start, end) for b in range(a + 2, end + 1)):
+                end = _family_read_on(text, start, end, schema, lexicon)
                 covered[start:end] = [True] * (end - start)
-                spans.append((start, end, Token(key, key, start, end, kind="family", values=schema.families[key])))
+                said = text[start:end]
+                spans.append((start, end, Token(said, said.casefold(), start, end, kind="family",
+                                                values=tuple(replace(v, value=said) for v in schema.families[key]))))
             start = text.find(key, end)
     for name in (schema.cjk_names if has_cjk(text) else ()):  # Chinese table and column names, not in the lexicon
         start = text.find(name)
@@ -444,12 +458,14 @@ def _zh_word_at(run: str, i: int, j: int, lexicon: Lexicon) -> bool:
 def _readings(tokens: list[Token], i: int, n: int, schema: SchemaIndex, text: str = "") -> list[Mention]:
     span = tokens[i:i + n]
     kinds = {t.kind for t in span}
+    placed = i > 0 or has_cjk(text)  # a capital at a sentence's start says nothing; in a Chinese question it names
     if kinds - {"word"}:
         if n == 1:
             return [_atom(span[0], i)]
         if kinds <= {"word", "number"}:  # "Falcon 9" as a value, "line 1" as a column name, "Boeing 787-9"
             written = text[span[0].start:span[-1].end] if text and not span[0].zh and span[-1].end else ""
-            return _value_readings(span, i, n, schema, written) + _schema_readings(span, i, n, schema, _surface(span))
+            return _value_readings(span, i, n, schema, written, placed) + \
+                _schema_readings(span, i, n, schema, _surface(span))
         return []
     if len({t.zh for t in span}) > 1:
         return []
@@ -473,7 +489,7 @@ def _readings(tokens: list[Token], i: int, n: int, schema: SchemaIndex, text: st
     if phrase in KEYWORDS and not (named and KEYWORDS[phrase].startswith(_SOFT_CODES)):
         found.append(Mention("keyword", i, i + n, text, code=KEYWORDS[phrase]))
     found.extend(schema_readings)
-    found.extend(_value_readings(span, i, n, schema, written))
+    found.extend(_value_readings(span, i, n, schema, written, placed))
     return found
 
 
@@ -553,9 +569,11 @@ def _fits(name_words: tuple[str, ...], span_words: list[set[str]]) -> bool:
     return len(name_words) == len(span_words) and all(w in s for w, s in zip(name_words, span_words))
 
 
-def _value_readings(span: list[Token], i: int, n: int, schema: SchemaIndex, written: str = "") -> list[Mention]:
+def _value_readings(span: list[Token], i: int, n: int, schema: SchemaIndex, written: str = "",
+                    placed: bool = True) -> list[Mention]:
     """A data value spelled by this span (case-insensitive; short codes must match case); `written`, the
-    span as the question writes it, is tried too ("Boeing 787-9", whose tokens are Boeing, 787 and 9)."""
+    span as the question writes it, is tried too ("Boeing 787-9", whose tokens are Boeing, 787 and 9). `placed`:
+    a capitalised word here is a name's ("Vandenberg" mid-sentence, Starlink卫星), not a sentence's first word's."""
     if span[0].zh:
         keys = [" ".join(t.norm for t in span)]
         text = _surface(span)
@@ -583,9 +601,9 @@ def _value_readings(span: list[Token], i: int, n: int, schema: SchemaIndex, writ
                 refs = [r for r in refs if r.value in (text, text[:-1] if text.endswith("s") else text)]
             if refs:
                 return [Mention("value", i, i + n, text, values=tuple(dict.fromkeys(refs + _same_stem(span, schema))))]
-    if i and not span[0].zh and span[0].text[:1].isupper() and (ref := schema.prefixes.get(keys[0])) is not None:
+    if placed and not span[0].zh and span[0].text[:1].isupper() and (ref := schema.prefixes.get(keys[0])) is not None:
         return [Mention("value", i, i + n, text, values=(ref,))]  # "Vandenberg": the one name it begins
-    if i and n == 1 and not span[0].zh and span[0].text[:1].isupper() and (refs := schema.families.get(keys[0])):
+    if placed and n == 1 and not span[0].zh and span[0].text[:1].isupper() and (refs := schema.families.get(keys[0])):
         return [Mention("value", i, i + n, text, values=refs, extra=("family",))]  # "Starlink": the names it begins
     related = _same_stem(span, schema)
     return [Mention("value", i, i + n, text, values=tuple(related), partial=True)] if related else []

@@ -1467,7 +1467,10 @@ class RoleResolver:
     def _next_table(self, m: Mention) -> tuple[Mention | None, str]:
         """The free table word of other tables right after a table word, and the text between them (None, "" when
         there is none): 制造商的国家, 各国制造商."""
-        after = next((o for o in self.mentions if o.start == m.end), None) if m.kind == "table" else None
+        tokens, start = self.q.tokens, m.end
+        if start < len(tokens) and tokens[start].norm == "s" and self.q.text[tokens[start - 1].end:tokens[start].start] == "'":
+            start += 1  # "each country's rockets"
+        after = next((o for o in self.mentions if o.start == start), None) if m.kind == "table" else None
         if after is None or after.kind != "table" or not self.is_free(after) or set(after.tables) & set(m.tables):
             return None, ""
         return after, self.q.text[self.q.tokens[m.end - 1].end:self.q.tokens[after.start].start].strip()
@@ -1491,8 +1494,11 @@ class RoleResolver:
             and not any(self.schema.upward(t, a) for t in m.tables for a in after.tables)
         measured = next((o for o in self.mentions if o.start >= after.end and o.kind == "table"), None)  # counted, maybe
         apart = measured is not None and self.q.text[self.q.tokens[after.end - 1].end:self.q.tokens[measured.start].start]
+        # "How many launches did each country's rockets make?": what is measured may come first in English
+        apart = apart or (between == "'s" and any(o.kind == "table" and o.end <= m.start and not set(o.tables) & set(
+            after.tables) and not set(o.tables) & set(m.tables) for o in self.mentions))
         # 飞机制造商: one compound (the aircraft makers), not the aircraft of each country
-        return after if between in ("", "的") and belongs and apart else None
+        return after if between in ("", "的", "'s") and belongs and apart else None
 
     def _owning_before(self, each: Mention, group: Mention) -> Mention | None:
         """The table word, plural, right before "of each <group>" whose rows belong to the group's table, when another

@@ -73,7 +73,8 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
         dated_below = any(c.op.startswith("year_") and c.column.table != frame.fact for c in frame.conditions)
         return key if table is not None and (table == frame.fact and not dated_below or m.distinct) else None
 
-    shown += [f"{once if once and m.column is None and m.condition is None and m.func == 'count' else _measure(m, col, key=each_once(m))}"
+    whole = _whole_of_all(frame, schema)
+    shown += [f"{once if once and m.column is None and m.condition is None and m.func == 'count' else _measure(m, col, key=each_once(m), whole=whole)}"
               f" AS {quote_ident(measure_alias(m, frame))}" for m in frame.measures]
     if not shown:
         raise PlanningFailed("there is nothing left to show", zh="没有可以显示的列")
@@ -392,7 +393,32 @@ def _count_once(frame: Frame, schema: SchemaIndex, col) -> str | None:
     return f"COUNT(DISTINCT {col(schema.tables[frame.fact].columns[pk[0]])})" if len(pk) == 1 else None
 
 
-def _measure(m: Measure, col, *, rounded: bool = True, key: str | None = None) -> str:
+def _of_the_groups(c: Condition, frame: Frame, schema: SchemaIndex) -> bool:
+    """A condition on the grouped rows themselves or on rows above them ("Russian" of "each Russian site"): it says
+    which groups are listed, the same for every row of a group."""
+    table = c.column.table
+    return frame.entity is not None and c.via in (None, frame.entity) and (
+        table == frame.entity or (table != frame.fact and schema.upward(frame.entity, table)))
+
+
+def _whole_of_all(frame: Frame, schema: SchemaIndex) -> str | None:
+    """The count a share of all the rows divides by when a condition names which groups are listed (`Measure.of_all`):
+    the fact's rows under the other conditions, as a subquery; None when no condition names the groups (the groups'
+    counts add up to all the rows then)."""
+    if not any(m.func == "share" and m.of_all for m in frame.measures):
+        return None
+    kept = [c for c in frame.conditions if not _of_the_groups(c, frame, schema)]
+    if len(kept) == len(frame.conditions):
+        return None
+    whole = replace(frame, entity=None, entity_via=None, group_columns=[], group_time=None, columns=[],
+                    measures=[Measure("count")], conditions=kept, order=None, limit=None, ties=False, ends=False,
+                    best_per_group=False, having=None, having_measure=None, having_other=None, compared=False,
+                    distinct=False)
+    return build_sql(whole, schema)
+
+
+def _measure(m: Measure, col, *, rounded: bool = True, key: str | None = None,
+             whole: str | None = None) -> str:
     """A measure's SQL; `rounded` false for a percentage a HAVING compares (10.004 is more than 10); `key` the
     fact's key where joins repeat its rows (the total is COUNT(DISTINCT key)): a count or share with a condition
     then counts each row once too (a launch with any payload meeting it)."""
@@ -404,6 +430,8 @@ def _measure(m: Measure, col, *, rounded: bool = True, key: str | None = None) -
         share = f"100.0 * SUM(CASE WHEN {_condition(m.condition, col)} THEN 1 ELSE 0 END) / COUNT(*)" if not key else \
             f"100.0 * COUNT(DISTINCT CASE WHEN {_condition(m.condition, col)} THEN {key} END) / COUNT(DISTINCT {key})"
         return f"ROUND({share}, 2)" if rounded else share
+    if m.func == "share" and m.of_all and whole:  # of every row, the groups listed only some of them
+        return f"ROUND(100.0 * COUNT(*) / ({whole}), 2)"
     if m.func == "share":  # each group's part of all the rows: its count over the sum of every group's
         return "ROUND(100.0 * COUNT(*) / SUM(COUNT(*)) OVER (), 2)"
     if m.column is None:

@@ -78,6 +78,12 @@ def asked_units(question: str) -> list[UnitPreference]:
     return list(found.values())
 
 
+def kept_units(suffixes: list[str]) -> list[UnitPreference]:
+    """The units a previous question's figures were shown in (the converted columns' suffixes, "t"), kept by a
+    follow-up that names none of its own ("每年发射的载荷总质量是多少吨？" then "2024年呢？")."""
+    return [UnitPreference(unit, unit.words[0]) for unit in UNITS if unit.target in suffixes]
+
+
 def _names(text: str, word: str) -> bool:
     return word in text if not word.isascii() else re.search(rf"\b{re.escape(word)}\b", text) is not None
 

@@ -65,10 +65,3 @@ def test_the_difference_of_two_figures_is_no_unsupported_number(sample_db_path, 
     answer = _conversation(sample_db_path, tmp_path, "How many more launches has Vandenberg hosted in the 2020s so "
                                                      "far than in the whole of the 2010s?")
     assert answer.ok and "82 more" in answer.data.text
-
-
-def test_a_when_and_which_clause_shows_the_rocket_and_names_when(planner):
-    """The sixty-seventh walk's E10 showed only the mission, answered: the rocket asked after "when and on which" is
-    shown; the date, not yet shown there, is named as left out."""
-    plan = planner.plan("Did any Michibiki launch fail, and if so, when and on which rocket?")
-    assert _rows(planner, plan.sql) == [("Michibiki QZS-9", "H3")] and plan.caveat is not None and "when" in plan.caveat

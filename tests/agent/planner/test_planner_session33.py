@@ -1,0 +1,88 @@
+"""Read after the sixty-seventh walk (issue 38): what a follow-up keeps of the answer before it, and two years
+compared.
+
+- A follow-up of a ranking asked at both ends ("and for SpaceX?") keeps both ends; one of a comparison keeps it.
+- A follow-up of figures shown in the unit the question asked (总质量是多少吨) shows them in that unit (2024年呢？),
+  its heads in Chinese named in that unit (质量（t）总和, not "Total mass (t)").
+- "How many more launches were there in 2020 than in 2010?", "Were there more … in 2020 or in 2010?": one figure for
+  each year and the difference, not both years pooled.
+"""
+
+from __future__ import annotations
+
+from tests.agent.planner.test_planner_followup import planner, result, sample, talk  # noqa: F401 (fixtures)
+from tests.agent.planner.test_planner_within_groups import _rows
+
+
+def test_a_follow_up_keeps_both_ends(talk):
+    talk.ask("Which year had the most launches, and which the fewest?")
+    assert result(talk) == [("2025", 331), ("2004", 49)]
+    talk.ask("and for SpaceX?")
+    rows = result(talk)
+    assert rows[0] == ("2025", 170) and len(rows) > 1 and {r[1] for r in rows[1:]} == {min(r[1] for r in rows)}
+
+
+def test_a_follow_up_keeps_the_comparison(talk):
+    talk.ask("How many more launches were there in 2020 than in 2010?")
+    _, answer = talk.ask("and for SpaceX?")
+    assert [r[0] for r in result(talk)] == ["2010", "2020"] and " more." in answer["text"]
+
+
+def test_a_follow_up_keeps_the_unit_asked(talk):
+    talk.ask("每年发射的载荷总质量是多少吨？")
+    _, answer = talk.ask("2024年呢？")
+    assert result(talk) == [("2024", 2069.01)] and "质量（t）总和" in answer["text"]
+    assert "Total" not in answer["text"] and "caveat" not in answer
+
+
+def test_two_years_compared(planner):
+    for question in ("How many more launches were there in 2020 than in 2010?",
+                     "Were there more launches in 2020 or in 2010?", "2020年比2010年多发射了几次？"):
+        plan = planner.plan(question)
+        assert plan.caveat is None and _rows(planner, plan.sql) == [("2010", 71), ("2020", 117)], question
+    # joined by "or" with no comparison, the two years stay one filter: either year's rows
+    assert _rows(planner, planner.plan("How many launches were there in 2010 or 2020?").sql) == [(188,)]
+
+
+def test_a_craft_name_closed_by_hao(planner):
+    """进步号 is the Progress craft (its names begin 进步): 号 closes the name, no word left out."""
+    plan = planner.plan("进步号货运飞船一共发射了多少次？")
+    assert plan.caveat is None and "进步" in plan.sql
+
+
+def test_a_family_name_read_as_far_as_its_names_go(planner):
+    """国际通信卫星 901…: the family's key stops at 国际通 (before the word 通信); the name is read on, up to the
+    word 卫星, which stays the satellites counted."""
+    for question in ("国际通信卫星一共发射了多少颗？", "Intelsat卫星一共发射了多少颗？", "How many Intelsat satellites were launched?"):
+        plan = planner.plan(question)
+        assert plan.caveat is None and _rows(planner, plan.sql) == [(111,)], question
+
+
+def test_each_countrys_rockets(planner):
+    """"each country's rockets": the countries of the rockets' makers, as 各国火箭 is, not of the launch sites."""
+    for question in ("How many launches did each country's rockets make?", "各国火箭的发射次数是多少？"):
+        plan = planner.plan(question)
+        assert plan.caveat is None and "manufacturers.country_id" in plan.sql and "launch_sites" not in plan.sql, question
+    assert "launch_sites" in planner.plan("How many launches did each country make?").sql
+
+
+def test_each_groups_share_of_all_the_rows_when_a_value_names_the_groups(talk, planner):
+    """"each Russian site's share of all launches" was each site's share of the Russian launches (80.57%, as
+    if of all): the value says which groups are listed; the share is of every launch (5.34%)."""
+    for question in ("What is each Russian site's share of all launches?",
+                     "What share of all launches did each Russian site have?", "俄罗斯各发射场占全部发射的百分之几？"):
+        plan = planner.plan(question)
+        assert plan.caveat is None and sorted(r[1:] for r in _rows(planner, plan.sql)) == [(1.29, 34), (5.34, 141)], question
+    talk.ask("What is each Russian site's share of all launches?")
+    talk.ask("and in 2024?")  # of all the launches of 2024, kept by the follow-up
+    assert sorted(r[1:] for r in result(talk)) == [(1.15, 3), (2.69, 7)]
+    # no value naming the groups: the groups' counts add up to all the rows, each over their sum
+    assert "OVER ()" in planner.plan("What share of all launches did each site have?").sql
+
+
+def test_when_asked_beside_which_rocket(planner):
+    """E10 of the sixty-seventh walk showed the rocket and named "when" as left out: the date is shown too."""
+    for question in ("Did any Michibiki launch fail, and if so, when and on which rocket?",
+                     "When did Michibiki launches fail, and on which rocket?"):
+        plan = planner.plan(question)
+        assert plan.caveat is None and _rows(planner, plan.sql) == [("Michibiki QZS-9", "H3", "2024-08-20")], question
