@@ -383,7 +383,9 @@ def _accounted(m, frame: Frame, tables: set[str], columns: set[int], repeats: bo
         return bool(set(m.tables) & tables)
     if m.kind == "column":
         year_word = m.text.lower() in ("year", "years", "年", "年份", "每年")
-        dated = frame.group_time is not None or any(c.op.startswith("year_") for c in frame.conditions)
+        # (a year a measure counts by is read too: 在2024年和2023年都发射过, each year's count)
+        dated = frame.group_time is not None or any(c.op.startswith("year_") for c in [
+            *frame.conditions, *(m.condition for m in frame.measures if m.condition is not None)])
         return any(id(c) in columns for c in m.columns) or (year_word and dated) or _same_time_words(m, frame)
     if m.kind != "keyword":
         return False  # a value, quoted text or number no pass placed

@@ -34,7 +34,10 @@ from agent.vocabulary.numbers import COUNTERS_ZH
 _MARKER_EN = re.compile(rf"^\s*(and|what about|how about|only|just|which of|of ({THOSE_EN})|among|same|the same|"
                         rf"now|also|but|instead|then|(?:please\s+)?(?:leave out|exclude|drop)\s+the)\b"
                         rf"|\b({PRONOUNS_EN})\b", re.IGNORECASE)  # ("Leave out the American sites.": of those)
-_MARKER_ZH = re.compile(r"^\s*(其中|那|只看|只|仅|同样|换成|改成|改为|按|分别是|都是|都|把[^，,。？?]{0,8}(?:换成|改成|改为))"
+#: (按 opens a follow-up's new grouping, 按年呢？, unless a question of its own follows its clause: 按国家统计，各国卫星制造商各有
+#: 多少家？ stands alone)
+_MARKER_ZH = re.compile(r"^\s*(其中|那|只看|只|仅|同样|换成|改成|改为|按(?![^，,。？?]*[，,][^。？?]*(?:多少|几|哪|什么|吗))"
+                        r"|分别是|都是|都|把[^，,。？?]{0,8}(?:换成|改成|改为))"
                         r"|呢\s*[？?]?\s*$|又(?:是)?(?:怎样|怎么样|如何|多少)\s*[？?]?\s*$")
 _RESTRICT = re.compile(rf"\b(which|who|what) of ({THOSE_EN})\b|\bof (those|these)\b|\bamong ({THOSE_EN})\b"
                        rf"|\blist them\b|{THOSE_ZH}", re.IGNORECASE)
@@ -98,8 +101,8 @@ _LEANING = re.compile(rf"\b(?:that|this)\s+{_TIME_WORD}[a-z]+\s*[?.!']*\s*$|\b(?
                       # "Which rockets failed there?": the place before; not "How many sites are there?"
                       r"|(?<!\bare\s)(?<!\bis\s)(?<!\bwas\s)(?<!\bwere\s)(?<!\bbe\s)\bthere\s*[?.!]*\s*$"
                       r"|它|他|她|上面|刚才|同样|也"
-                      # 成功率各是多少？, 每年…分别占多少比例？: each of the ones before (各 with no noun after it)
-                      r"|各(?:是|为|自|有|占)|分别占"
+                      # 每年…分别占多少比例？: each of the ones before
+                      r"|分别占"
                       # 最早和最晚的一颗分别是…: a measure word standing for a noun the question does not name
                       rf"|的[一那这][{COUNTERS_ZH}](?=分别|是|呢|[，,。？?]|\s*$)"
                       # 最近一次是哪一天？, 第一次呢？: the latest or first of the rows before, which it does not name
@@ -117,12 +120,22 @@ _ELLIPSIS = re.compile(r"\b(?:do|does|did|is|are|was|were|has|have|had|can|could
                        r"(?:\s*n[o']t)?\s*[?.!]*\s*$", re.IGNORECASE)
 
 
+#: 成功率各是多少？: each of the ones before (各 with no noun after it), unless the clause named its groups with 各 or 每
+#: already (各国卫星制造商各有多少家？: each country's).
+_EACH_BEFORE = re.compile(r"各(?:是|为|自|有|占)")
+_GROUPS_NAMED = re.compile(r"[各每][^，,。？?]*$")
+
+
+def _each_of_before(question: str) -> bool:
+    return any(not _GROUPS_NAMED.search(question[:m.start()]) for m in _EACH_BEFORE.finditer(question))
+
+
 def leans_on_previous(question: str) -> bool:
     """The question's words point back at the previous answer: a follow-up marker (`is_follow_up`), a
     word that points back ("that course", "he", "also", "which ones"), or a bare count ("How many are
     there?", 一共有多少个？, "How many per launch site?"), which has nothing else to count."""
-    return is_follow_up(question) or bool(_LEANING.search(question)) or counts_previous_rows(question) \
-        or counts_per(question)
+    return is_follow_up(question) or bool(_LEANING.search(question)) or _each_of_before(question) \
+        or counts_previous_rows(question) or counts_per(question)
 
 
 #: A participle with nothing after it ("Which rockets were involved?"): involved in what the previous answer

@@ -444,8 +444,8 @@ class Assembler:
         first, second = (str(v) for v in pair.values)
         if (both := self._both_said(pair)) is not None:
             keyword, words = both
-            asked = self._after_which([m for m in self.r.mentions if m.kind == "table"]) if self.q.zh \
-                else self._table_asked()
+            asked = (self._after_which([m for m in self.r.mentions if m.kind == "table"]) or self._before_which())\
+                if self.q.zh else self._table_asked()
             one, other = self._each_of_pair(pair)
             values = [m for m in self.r.mentions if m.kind == "value" and m.text in pair.text.split(", ")]
             named = next((m for m in self.r.mentions if values and m.kind == "table"
@@ -467,10 +467,12 @@ class Assembler:
         one, other = self._each_of_pair(pair)
         self._compared_counts(frame, [pair], op, one, other, keyword, asked, words)
 
-    @staticmethod
-    def _each_of_pair(pair: Condition) -> tuple[Condition, Condition]:
-        """The pair's two values as a condition each, each named by its own words ("载人", not "载人, 货运")."""
+    def _each_of_pair(self, pair: Condition) -> tuple[Condition, Condition]:
+        """The pair's two values as a condition each, each named by its own words ("载人", not "载人, 货运"; a year by
+        itself, 2023年)."""
         words = pair.text.split(", ")
+        if len(words) != 2 and pair.op == "year_in":
+            words = [f"{v}年" if self.q.zh else str(v) for v in pair.values]
         words = words if len(words) == 2 else [pair.text] * 2
         return tuple(replace(pair, op="=" if pair.op == "in" else "year_in", values=(v,), text=w)
                      for v, w in zip(pair.values, words))
@@ -485,6 +487,7 @@ class Assembler:
         said = re.search(r"既([^，,。？?又]{1,20})又([^，,。？?]{1,20})", self.q.text) \
             or re.search(r"([^，,。？?]{1,12})(?:和|与|及|跟)([^，,。？?]{1,12}?)都(?!没)", self.q.text)
         if said is None or not all(any(m.kind == "value" and m.text in part for m in self.r.mentions)
+                                   or (pair.op == "year_in" and any(str(y) in part for y in pair.values))  # 2024年和2023年都
                                    for part in (said.group(1), said.group(2))):
             return None
         marks = [said.start()] if said.group(0).startswith("既") else []
@@ -649,6 +652,12 @@ class Assembler:
         after = next((o for o in self.r.mentions if o.kind == "table" and 0 <= o.start - m.end <= 1), None)
         return after if after is not None and any(
             c.is_date for t in after.tables for c in self.schema.tables[t].time_columns) else None
+
+    def _before_which(self) -> Mention | None:
+        """The Chinese table word right before 有哪些/是哪些 ending the question (2024年和2023年都发射过的火箭有哪些？)."""
+        tokens, text = self.q.tokens, self.q.text
+        return next((m for m in reversed(self.r.mentions) if m.kind == "table" and tokens[m.start].zh
+                     and re.match(r"(?:都)?(?:有|是)?哪些\s*[？?]?\s*$", text[tokens[m.end - 1].end:])), None)
 
     def _after_which(self, free: list[Mention]) -> Mention | None:
         """The Chinese table word right after 哪些/哪个: what the question asks about."""
@@ -1375,6 +1384,12 @@ class Assembler:
         """Years named one beside the other ("in 2016 and 2020", 2016年和2020年) of a figure asked for each
         (分别, 各, "each", "respectively") or compared ("compare", 对比): one figure per year as well, not the years pooled into one. Years
         joined by "or" (或, 还是) stay one filter: either year's rows."""
+        singles = [c for c in frame.conditions if c.op == "year_in" and len(c.values) == 1 and c.column.is_date]
+        if len(singles) == 2 and singles[0].column is singles[1].column and any(self._comparing()):
+            # 2024年的载荷平均质量比2023年高还是低？: the two years compared, not both at once (which no row is)
+            first, second = sorted(singles, key=lambda c: self.q.text.find(c.text))
+            frame.conditions = [c for c in frame.conditions if c not in singles]
+            frame.conditions.append(replace(first, values=first.values + second.values, text=f"{first.text}, {second.text}"))
         listed = [c for c in frame.conditions if c.op == "year_in" and len(c.values) > 1 and c.column.is_date]
         compared = [m for m in self.r.mentions if m.kind == "keyword" and m.code == "compare" and self.r.is_free(m)]
         # "How many more launches were there in 2020 than in 2010?", "Were there more … in 2020 or in 2010?", 2020年比2010年多
@@ -1384,7 +1399,7 @@ class Assembler:
                 or not (_EACH_RESPECTIVELY.search(self.q.text) or compared or comparing):
             return
         condition = listed[0]
-        span = self.q.text[self.q.text.find(condition.text):]
+        span = self.q.text[max(0, self.q.text.find(condition.text.split(", ")[0])):]
         years = [str(y) for y in condition.values]
         between = span[span.find(years[0]) + len(years[0]):span.find(years[-1])]
         if _EITHER.search(between) and not comparing:

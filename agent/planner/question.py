@@ -603,7 +603,8 @@ def _value_readings(span: list[Token], i: int, n: int, schema: SchemaIndex, writ
                 return [Mention("value", i, i + n, text, values=tuple(dict.fromkeys(refs + _same_stem(span, schema))))]
     if placed and not span[0].zh and span[0].text[:1].isupper() and (ref := schema.prefixes.get(keys[0])) is not None:
         return [Mention("value", i, i + n, text, values=(ref,))]  # "Vandenberg": the one name it begins
-    if placed and n == 1 and not span[0].zh and span[0].text[:1].isupper() and (refs := schema.families.get(keys[0])):
+    if (placed or n > 1) and n <= 3 and not span[0].zh and span[0].text[:1].isupper() \
+            and (refs := schema.families.get(keys[0])):
         return [Mention("value", i, i + n, text, values=refs, extra=("family",))]  # "Starlink": the names it begins
     related = _same_stem(span, schema)
     return [Mention("value", i, i + n, text, values=tuple(related), partial=True)] if related else []

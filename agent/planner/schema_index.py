@@ -398,6 +398,21 @@ def _name_prefixes(values: dict[str, list[ValueRef]], names: set[str]) -> dict[s
 MIN_FAMILY = 3
 
 
+def _leading_words(value: str) -> list[str]:
+    """The first two and three words of a name, where more follows them after a space, a hyphen or a digit ("Soyuz
+    TMA" of 'Soyuz TMA-1', "Cargo Dragon" of 'Cargo Dragon CRS-1'): a family of names a question may write whole."""
+    words = list(re.finditer(r"[A-Za-z][A-Za-z']*", value))
+    found = []
+    for k in (2, 3):
+        if len(words) < k or words[0].start() != 0 or not value[0].isupper() \
+                or any(value[a.end():b.start()] != " " for a, b in zip(words[:k - 1], words[1:k])):
+            break
+        end = words[k - 1].end()
+        if end < len(value) and re.match(r"[\s\-\d]", value[end]):
+            found.append(value[:end])
+    return found
+
+
 def _families(values: dict[str, list[ValueRef]], names: set[str], prefixes: dict[str, ValueRef],
               cjk_prefixes: dict[str, ValueRef]) -> dict[str, tuple[ValueRef, ...]]:
     """The first word of names (before a space, a hyphen or a digit: "Starlink" of 'Starlink Group 6-1', "Beidou" of
@@ -411,6 +426,7 @@ def _families(values: dict[str, list[ValueRef]], names: set[str], prefixes: dict
             first = re.match(r"[A-Za-z][A-Za-z]{2,}(?:'[a-z]+)?(?=[\s\-\d]|$)", ref.value)  # ("Chang'e" of "Chang'e 5")
             keys = [first.group()] if first is not None and first.group()[0].isupper() and first.end() < len(ref.value) \
                 else []
+            keys += _leading_words(ref.value)
             run = re.match(r"[\u4e00-\u9fff]+", ref.value)
             keys += [run.group()[:n] for n in range(2, 5) if run is not None and n < len(ref.value) and n <= len(run.group())]
             for key in keys:

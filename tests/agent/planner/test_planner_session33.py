@@ -86,3 +86,43 @@ def test_when_asked_beside_which_rocket(planner):
                      "When did Michibiki launches fail, and on which rocket?"):
         plan = planner.plan(question)
         assert plan.caveat is None and _rows(planner, plan.sql) == [("Michibiki QZS-9", "H3", "2024-08-20")], question
+
+
+def test_a_family_named_by_two_words(planner):
+    """"Cargo Dragon" and "Crew Dragon" were read as two conditions no row meets (0, answered); "Soyuz TMA" and
+    "Iridium NEXT" as one word of each, the other named as left out: the first two or three words of names that
+    more follow are a family too."""
+    for question, count in (("How many Cargo Dragon missions flew?", 41), ("How many Crew Dragon missions flew?", 20),
+                            ("How many Soyuz TMA missions were launched?", 38),
+                            ("How many Iridium NEXT satellites were launched?", 15)):
+        plan = planner.plan(question)
+        assert plan.caveat is None and _rows(planner, plan.sql) == [(count,)], question
+
+
+def test_a_complete_question_opening_with_an_grouping_stands_alone(talk):
+    """按国家统计，各国卫星制造商各有多少家？ after a Baikonur question was read as its follow-up (按 opens one; 各有 leans
+    back): a question of its own after the 按 clause, and 各有 after the groups its clause named, stand alone."""
+    talk.ask("拜科努尔一共发射了多少次？")
+    _, answer = talk.ask("按国家统计，各国卫星制造商各有多少家？")
+    assert "caveat" not in answer and ("中国", 4) in result(talk)
+    _, answer = talk.ask("按年呢？")  # a fragment opening with 按 still follows
+    assert answer["text"].startswith("接着上一个问题")
+
+
+def test_two_chinese_years_compared(planner):
+    """2024年的载荷平均质量比2023年高还是低？ asked for rows of both years at once (none: NULL): each year's figure."""
+    plan = planner.plan("2024年的发射次数比2023年多还是少？")
+    assert plan.caveat is None and _rows(planner, plan.sql) == [("2023", 209), ("2024", 260)]
+    plan = planner.plan("2024年的载荷平均质量比2023年高还是低？")
+    assert plan.caveat is None and [r[0] for r in _rows(planner, plan.sql)] == ["2023", "2024"]
+
+
+def test_rows_of_both_years(planner, sample_db_path):
+    """2024年和2023年都发射过的火箭有哪些？ listed the rockets of either year (47, answered): those with launches in each."""
+    gold = ("SELECT v.name_zh FROM launch_vehicles v JOIN launches l ON l.vehicle_id = v.id GROUP BY v.id "
+            "HAVING SUM(l.launch_date LIKE '2024%') > 0 AND SUM(l.launch_date LIKE '2023%') > 0")
+    for question in ("2024年和2023年都发射过的火箭有哪些？", "哪些火箭在2024年和2023年都发射过？"):
+        plan = planner.plan(question)
+        assert plan.caveat is None and sorted(r[0] for r in _rows(planner, plan.sql)) == \
+            sorted(r[0] for r in sample(sample_db_path, gold)), question
+        assert "2023年的数量" in plan.sql or "count_2023" in plan.sql
