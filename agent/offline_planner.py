@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
 from typing import Any
 
@@ -31,7 +31,8 @@ from agent.planner.focus import Focus, names_own_time, remembered_focus
 from agent.planner.units import (UnitPreference, asked_units, convert, kept_units, names_own_unit,
                                  remembered_units)
 from agent.planner.accounting import shown_in_units
-from agent.planner.answer_text import error_answer, result_answer, unmappable_answer, verified_answer
+from agent.planner.answer_text import (error_answer, result_answer, rows_said, unmappable_answer, value_said,
+                                       verified_answer)
 from agent.planner.frame import Condition, Frame, MissingSubject, PlanningFailed
 from agent.planner.followup import (dangles, ends_on_its_verb, follow_up, frame_from_dict, frame_to_dict, is_follow_up,
                                     is_fragment, leans_on_previous, restricts)
@@ -41,8 +42,9 @@ from agent.planner.linking import MeaningLinker
 from agent.planner.question import ParsedQuestion, parse_question
 from agent.planner.reading import caveat, data_ends, interpretation, read_alone, translated
 from agent.planner.periods import IN_THE_DATA, DataEnd
+from agent.planner.roles import at_a_place
 from agent.planner.schema_index import ColumnInfo, SchemaIndex, quote_ident
-from agent.planner.sql_builder import build_sql, to_dialect
+from agent.planner.sql_builder import SQLBuildError, build_sql, to_dialect
 from agent.planner.words import unit_of
 from agent.vocabulary.domain import DomainVocabulary
 from agent.vocabulary.references import unresolved_reference
@@ -199,7 +201,44 @@ class OfflinePlanner:
             return plan
         plan.frame, plan.tables = frame, frame.tables(self.schema) + frame.required
         plan.lookups = [c for c in frame.conditions if c.looked_up]
+        frame.other_way = self._other_way(question, frame, plan.sql)
         return plan
+
+    def _other_way(self, question: str, frame: Frame, sql: str) -> tuple[str, str, str, str, str] | None:
+        """A value the rows reach by two ways up their keys, no word saying which (2020年到2022年，俄罗斯一共发射了多少次？:
+        a launch's country is its site's or its rocket's), when the two results differ: (the value's words, the way read,
+        its result, the other way, its result). The query is run both ways (small: a figure or the rows' count); the
+        same result either way is no doubt worth saying."""
+        for c in frame.conditions:
+            table = c.column.table
+            if not c.looked_up or c.via or table == frame.fact or self.schema.one_each(frame.fact, table):
+                continue
+            path = self.schema.join_path(frame.fact, table) or []
+            read = path[0].ref_table if path and path[0].table == frame.fact else None
+            others = [e.ref_table for e in self.schema.edges if e.table == frame.fact and e.ref_table not in (read, frame.fact)
+                      and (e.ref_table == table or self.schema.upward(e.ref_table, table))]
+            said = question.find(c.text.split(", ")[0])  # ("New Zealand, United States": the first as written)
+            if read is None or read == table or len(others) != 1 \
+                    or (said >= 0 and at_a_place(question[:said], read, self.schema)) or frame.entity in {e.ref_table for e in path}:
+                continue  # (a key of the rows' own: 空客…制造的有效载荷, the payloads' maker; "launches from Russia": the
+                # sites, as the words say; 俄罗斯各发射场: the groups' own)
+            other = replace(frame, conditions=[replace(x, via=others[0]) if x is c else x for x in frame.conditions])
+            try:
+                ours, theirs = (self._figure(q, frame.zh) for q in (
+                    sql, to_dialect(build_sql(other, self.schema), self.database.dialect)))
+            except (PlanningFailed, SQLBuildError, SourceError, ValueError):
+                continue
+            if ours is not None and theirs is not None and ours != theirs:
+                return c.text, read, ours, others[0], theirs
+        return None
+
+    def _figure(self, sql: str, zh: bool) -> str | None:
+        """A query's one figure, or its rows' count ("5 rows", 共 5 行), as the caveat says it; None for a result cut
+        at the cap."""
+        result = self.database.execute(sql, max_rows=10_000)
+        if len(result.rows) == 1 and len(result.rows[0]) == 1:
+            return value_said(result.rows[0][0])
+        return rows_said(len(result.rows), False, zh) if not result.truncated else None
 
     def _last_date(self, condition: Condition) -> DataEnd | None:
         """The last date the condition's date column holds (None: none, or not a date)."""
@@ -364,6 +403,10 @@ class OfflinePlanner:
             if not c.looked_up or (c.column.table, c.column.name) in old:
                 continue
             if self.schema.one_each(frame.fact, c.column.table) or self._key_said(frame.fact, c.column.table, named):
+                reached |= self._path_tables(frame.fact, c.column.table)
+            elif not c.via and self.schema.upward(frame.fact, c.column.table):
+                # "How many of them lifted off from New Zealand?", 其中中国的有多少次？: a value of one row each launch
+                # has, reached one of two ways; when the ways disagree the caveat says so (`_other_way`)
                 reached |= self._path_tables(frame.fact, c.column.table)
             elif c.via and self.schema.one_each(frame.fact, c.via) and self.schema.upward(c.via, c.column.table):
                 # "只看中国的发射场": the sites' country, the way the words name (each launch's one site); "on Chinese

@@ -45,7 +45,7 @@ def result_answer(frame: Frame, *, columns: list[str], rows: list[list[Any]], ro
         return (NO_MATCH_ZH + (f"（{where}）" if where else "") + "。") if zh else \
             (NO_MATCH + (f" ({where})" if where else "") + ".")
     if len(rows) == 1 and len(columns) == 1 and frame.kind in ("count", "aggregate"):
-        value = _value(rows[0][0])
+        value = value_said(rows[0][0])
         if frame.kind == "count" and frame.measures[0].column is None:
             if zh:
                 thing = frame.subject_text if not frame.subject_text.isascii() else \
@@ -67,26 +67,28 @@ def result_answer(frame: Frame, *, columns: list[str], rows: list[list[Any]], ro
         return f"The {_FUNC_EN[measure.func]}{of} {name} is {value}" + (f" ({where})" if where else "") + "."
     heads = result_headers(columns, frame)
     if len(rows) == 1 and frame.kind == "aggregate":
-        parts = [f"{h}: {_value(v)}" for h, v in zip(heads, rows[0])]
+        parts = [f"{h}: {value_said(v)}" for h, v in zip(heads, rows[0])]
         joined = ("；" if zh else "; ").join(parts)
         return (f"结果：{joined}" + (f"（{where}）" if where else "") + "。") if zh else \
             (f"Result: {joined}" + (f" ({where})" if where else "") + ".")
     if len(rows) == 1 and len(columns) == 1:
-        return f"结果是 {_value(rows[0][0])}。" if zh else f"The answer is {_value(rows[0][0])}."
+        return f"结果是 {value_said(rows[0][0])}。" if zh else f"The answer is {value_said(rows[0][0])}."
     if frame.compared and len(rows) == 2 and len(columns) == 2 and all(_number(r[1]) is not None for r in rows):
         # "How many more … than …": the two figures, and the later one's difference from the earlier
         (a, x), (b, y) = ((r[0], _number(r[1])) for r in rows)
-        return note("planner.compared", zh=zh, first=_value(a), first_value=_value(x), second=_value(b),
-                    second_value=_value(y), difference=_value(abs(y - x)),
-                    relation=note("planner.more" if y > x else "planner.fewer" if y < x else "planner.same", zh=zh))
+        counted = not frame.measures or frame.measures[0].func == "count"  # a count is more; an average higher
+        more, fewer = ("planner.more", "planner.fewer") if counted else ("planner.higher", "planner.lower")
+        return note("planner.compared" if x != y else "planner.compared_same", zh=zh, first=value_said(a),
+                    first_value=value_said(x), second=value_said(b), second_value=value_said(y),
+                    relation=note(more if y > x else fewer, zh=zh, difference=value_said(abs(y - x))))
     shown = [_row(r, zh, frame.lexicon) for r in rows[:SHOWN_ROWS]]
     of = ("、" if zh else ", ").join(heads)
     if len(rows) == 1 and not truncated:
         return f"共 1 行（{of}）：{shown[0]}。" if zh else f"1 row ({of}): {shown[0]}."
     if zh:
-        return f"{_rows_said(row_count, truncated, zh)}（{of}）；前几行：{'、'.join(shown)}" + \
+        return f"{rows_said(row_count, truncated, zh)}（{of}）；前几行：{'、'.join(shown)}" + \
             ("……" if row_count > SHOWN_ROWS else "。")
-    return f"{_rows_said(row_count, truncated, zh)} ({of}); first: {', '.join(shown)}" + \
+    return f"{rows_said(row_count, truncated, zh)} ({of}); first: {', '.join(shown)}" + \
         ("..." if row_count > SHOWN_ROWS else ".")
 
 
@@ -95,7 +97,7 @@ def _number(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def _rows_said(row_count: int, truncated: bool, zh: bool) -> str:
+def rows_said(row_count: int, truncated: bool, zh: bool) -> str:
     """How many rows a result has, as the answer says it: "12 rows", "at least 1000 rows", 共 12 行, 至少 1000 行."""
     if zh:
         return f"至少 {row_count} 行" if truncated else f"共 {row_count} 行"
@@ -162,13 +164,13 @@ def described_answer(*, zh: bool, columns: list[str], rows: list[list[Any]], row
     if not rows:
         return (NO_MATCH_ZH if zh else NO_MATCH) + source + ("。" if zh else ".")
     if len(rows) == 1 and len(columns) == 1:
-        return (f"结果是 {_value(rows[0][0])}" if zh else f"The answer is {_value(rows[0][0])}") + source + \
+        return (f"结果是 {value_said(rows[0][0])}" if zh else f"The answer is {value_said(rows[0][0])}") + source + \
             ("。" if zh else ".")
     of = ("、" if zh else ", ").join(_head_zh(c, lexicon) if zh else human_header(c) for c in columns)
     shown = ("、" if zh else ", ").join(_row(r, zh) for r in rows[:SHOWN_ROWS])
     if zh:
-        return f"{_rows_said(row_count, truncated, zh)}（{of}）；前几行：{shown}{source}。"
-    return f"{_rows_said(row_count, truncated, zh)} ({of}); first: {shown}{source}."
+        return f"{rows_said(row_count, truncated, zh)}（{of}）；前几行：{shown}{source}。"
+    return f"{rows_said(row_count, truncated, zh)} ({of}); first: {shown}{source}."
 
 
 def column_head(column: str, *, zh: bool, lexicon: Lexicon = GENERIC) -> str:
@@ -253,7 +255,7 @@ def _conditions(conditions: list[Condition], zh: bool, lexicon: Lexicon = GENERI
             parts.append(f"{name} 为空" if zh else f"with no {name} recorded")
         else:
             op = {"in": "in", "not_in": "not in", "between": "between"}.get(c.op, c.op)
-            shown = " and ".join(map(_value, c.values)) if c.op == "between" else ", ".join(map(_value, c.values))
+            shown = " and ".join(map(value_said, c.values)) if c.op == "between" else ", ".join(map(value_said, c.values))
             parts.append(("" if zh else "with ") + f"{name} {op} {shown}")
     return ("，" if zh else ", ").join(parts)
 
@@ -261,13 +263,13 @@ def _conditions(conditions: list[Condition], zh: bool, lexicon: Lexicon = GENERI
 def _row(row: list[Any], zh: bool, lexicon: Lexicon | None = None) -> str:
     """One row as the answer lists it; in Chinese, with the words the lexicon has Chinese for ('crewed' 载人)."""
     said = [zh_value(v, lexicon) if zh and lexicon is not None and isinstance(v, str) else v for v in row]
-    head, rest = _value(said[0]), [_value(v) for v in said[1:]]
+    head, rest = value_said(said[0]), [value_said(v) for v in said[1:]]
     if not rest:
         return head
     return f"{head}（{'，'.join(rest)}）" if zh else f"{head} ({', '.join(rest)})"
 
 
-def _value(value: Any) -> str:
+def value_said(value: Any) -> str:
     if value is None:
         return "NULL"
     if isinstance(value, float):  # rounded for reading, with thousands separators; the table keeps it exact

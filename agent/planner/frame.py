@@ -155,6 +155,10 @@ class Frame:
     #: How the question stands to the previous answer, when the analyst must check it: read alone though its
     #: words lean on that answer, or built on an answer that was not complete (`agent.planner.reading`).
     link: str | None = None  # alone | incomplete | unanswered | untied | joined
+    #: A value reached by one of two ways up the keys whose results differ ("Russia": the launches from sites in Russia
+    #: or on rockets made there): (value's words, the way read, its result, the other way, its result), said in the
+    #: caveat (`OfflinePlanner._other_way`).
+    other_way: tuple[str, str, str, str, str] | None = None
     #: The words the question was read by (the source's own included): the answer names the schema by them.
     lexicon: Lexicon = field(default=GENERIC, repr=False, compare=False)
 

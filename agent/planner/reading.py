@@ -77,7 +77,7 @@ def caveat(frame: Frame) -> str | None:
     """The first sentence of a partial answer: how it stands to the previous answer when that needs
     checking, the words it did not use, or read only by meaning; None when it used them all by name."""
     parts = [(_LINK_ZH if frame.zh else _LINK_EN)[frame.link] if frame.link else None,
-             _unused(frame) if frame.unused else None, _guessed(frame),
+             _unused(frame) if frame.unused else None, _guessed(frame), _other_way(frame),
              note("planner.past_the_data", zh=frame.zh, last=frame.data_end) if frame.data_none else None]
     return " ".join(p for p in parts if p) or None
 
@@ -90,6 +90,17 @@ def data_ends(frame: Frame | None) -> str | None:
     if frame is None or not frame.data_end or frame.data_none:
         return None  # (a period wholly after the data's end: the caveat says it, `caveat`)
     return note("planner.past_the_data", zh=frame.zh, last=frame.data_end)
+
+
+def _other_way(frame: Frame) -> str | None:
+    """"'Russia' may be the launch site's or the launch vehicle's: …": two ways to a value whose results differ."""
+    if frame.other_way is None:
+        return None
+    value, read, ours, other, theirs = frame.other_way
+    said = note("planner.other_way", zh=frame.zh, value=value, read=table_words(read, zh=frame.zh, one=True,
+                lexicon=frame.lexicon), ours=ours, other=table_words(other, zh=frame.zh, one=True, lexicon=frame.lexicon),
+                theirs=theirs)
+    return spaced_zh(said) if frame.zh else said
 
 
 def _guessed(frame: Frame) -> str | None:

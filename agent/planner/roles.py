@@ -1778,6 +1778,16 @@ _WHERE_ZH = re.compile(r"哪里|哪儿|什么地方|何处|何地")
 _PLACE_WORDS = (frozenset({"site", "location", "place", "base", "port", "airport", "station", "venue", "facility",
                            "pad", "spaceport", "launchpad"}),
                 frozenset({"city", "town", "region", "state", "province", "country"}))
+#: "from Russia", 从俄罗斯, 在俄罗斯: the place the rows are at, before the value that names it.
+_AT_A_PLACE = re.compile(r"(?:\b(?:from|in|at|off)(?:\s+the)?|从|在)\s*$", re.I)
+
+
+def at_a_place(text_before: str, table: str, schema: SchemaIndex) -> bool:
+    """Whether a value written right after "from"/"in"/从/在 is reached through `table`, named for a place (a site,
+    `_PLACE_WORDS`' first tier): "launches from Russia" are from sites in Russia, not on Russian rockets."""
+    return bool(_AT_A_PLACE.search(text_before)) and bool(set(schema.tables[table].words) & _PLACE_WORDS[0])
+
+
 #: A Chinese verb's aspect and a count right after it (发射了多少颗, 发射过几颗): the count is of what the verb did.
 _VERB_THEN_COUNT_ZH = re.compile(r"\s*(?:了|过)\s*(?:多少|几)")
 #: What joins the two ends of a Chinese range (1万到2万, 10000和20000, 50-60), and what may close it (公斤之间, 米以内).

@@ -115,6 +115,8 @@ def convert(sql: str, preferences: list[UnitPreference], dialect: str) -> tuple[
         old = projection.alias_or_name
         new = old[: -len(suffix)] + preference.unit.target if old.endswith("_" + suffix) else f"{old}_{preference.unit.target}"
         value = exp.Mul(this=inner.copy(), expression=exp.Literal.number(preference.unit.factor))
+        if dialect == "postgres":  # PostgreSQL rounds to places only a numeric (no round(double precision, int))
+            value = exp.Cast(this=value, to=exp.DataType.build("numeric"))
         rounded = exp.Round(this=value, decimals=exp.Literal.number(3))
         projection.replace(exp.Alias(this=rounded, alias=exp.to_identifier(new)))
         renamed[old] = new

@@ -129,10 +129,11 @@ def test_a_question_that_cannot_stand_alone_is_read_against_the_answer_but_not_o
 
 
 def test_a_follow_up_joining_a_table_the_previous_answer_did_not_touch_is_not_ok(askdb):
-    """"what about Russia?" after a count of launches joins launch sites and countries: offered, not ok."""
+    """"what about Russia?" after a count of launches joins launch sites and countries, one of two ways to a country
+    whose counts differ: offered, not ok, both said."""
     _, thread = ask(askdb, "How many launches were there in 2020?")
     answer, _ = ask(askdb, "what about Russia?", thread)
-    assert "Russia" in answer.data.sql and not answer.ok and answer.data.caveat.startswith(JOINED)
+    assert "Russia" in answer.data.sql and not answer.ok and "the launch vehicle's gives 15" in answer.data.caveat
 
 
 #: Stand-alone questions that d11047e read against the previous answer, ok and wrong (reviewer, 2026-11-25):
