@@ -867,6 +867,9 @@ def _ranked_rows(frame: Frame, a: Assembler) -> list[str]:
         frame.order, frame.limit, frame.ties = before
         a.r.ignored.extend(m.text for m in a.r.mentions if m.kind == "keyword" and m.code in _RANK_WORDS)
         return []
+    if frame.measures:  # "And which one was the heaviest?" after an average: the row, by name, not the average of it
+        frame.measures, frame.columns = [], [a.label(frame.fact)]
+        frame.distinct = False
     if frame.columns and not frame.measures and ranked not in frame.columns:
         frame.columns.append(ranked)
     # "其中航程最远的": the column ranked by, shown beside the rows already, not a column to show instead

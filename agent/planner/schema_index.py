@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from agent.planner.words import core_words, split_identifier
 from agent.vocabulary.names import CJK_NAME_ENDS
+from agent.vocabulary.numbers import zh_numeral
 from storage.text import has_cjk, is_cjk_char, normalize, stem
 
 #: Distinct values read per text column; a column with more is free text, not a vocabulary.
@@ -253,6 +254,7 @@ class SchemaIndex:
             _profile(database, table)
             _choose_labels(table)
         index.values = _read_values(database, tables)
+        _numeral_twins(index.values)
         index.cjk_keys = sorted((k for k in index.values if has_cjk(k) and len(k) > 1), key=len, reverse=True)
         names = {w for t in tables.values() for w in (*t.words, *(w for c in t.columns.values() for w in c.words))}
         index.cjk_names = sorted((w for w in names if has_cjk(w)), key=len, reverse=True)
@@ -411,6 +413,17 @@ def _leading_words(value: str) -> list[str]:
         if end < len(value) and re.match(r"[\s\-\d]", value[end]):
             found.append(value[:end])
     return found
+
+
+def _numeral_twins(values: dict[str, list[ValueRef]]) -> None:
+    """A Chinese name stored with Arabic digits (神舟13号) is also found as a question writes it in Chinese numerals
+    (神舟十三号): the twin key reads the same stored value."""
+    for key, refs in list(values.items()):
+        if not has_cjk(key) or not re.search(r"(?<=[\u4e00-\u9fff])\d{1,2}(?=[\u4e00-\u9fff])", key):
+            continue
+        twin = re.sub(r"(?<=[\u4e00-\u9fff])\d{1,2}(?=[\u4e00-\u9fff])", lambda m: zh_numeral(int(m.group())) or m.group(), key)
+        if twin != key and twin not in values:
+            values[twin] = refs
 
 
 def _families(values: dict[str, list[ValueRef]], names: set[str], prefixes: dict[str, ValueRef],

@@ -35,6 +35,16 @@ def zh_number(text: str) -> int | None:
     return total + current
 
 
+def zh_numeral(n: int) -> str | None:
+    """A whole number from 1 to 99 as a Chinese numeral (13 十三, 20 二十, 5 五), as names write it (神舟十三号 for the
+    stored 神舟13号); None outside that range."""
+    digits = "一二三四五六七八九"
+    if not 0 < n < 100:
+        return None
+    tens, ones = divmod(n, 10)
+    return ((digits[tens - 1] if tens > 1 else "") + "十" if tens else "") + (digits[ones - 1] if ones else "")
+
+
 #: Chinese measure words that stand between a number and what it counts (三架飞机, 多少颗卫星, 两座发射场, 多少家制造商):
 #: the planner reads them as nothing.
 MEASURE_WORDS_ZH = "架颗枚艘台辆座位名种款家组型"

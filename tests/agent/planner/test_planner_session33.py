@@ -163,3 +163,17 @@ def test_a_chinese_follow_up_naming_a_country(talk):
     assert "caveat" not in answer and result(talk) == [(39,)]
     _, answer = talk.ask("这些发射的成功率是多少？")
     assert "caveat" not in answer and result(talk) == [(97.44,)]
+
+
+def test_a_name_written_with_chinese_numerals(planner):
+    """Z10 of the sixty-eighth walk: 神舟十三号 was declined (十三 not understood); the data writes 神舟13号."""
+    plan = planner.plan("神舟十三号是哪天发射的？用的什么火箭？")
+    assert plan.caveat is None and _rows(planner, plan.sql) == [("Shenzhou 13", "长征二号F", "2013-02-03")]
+
+
+def test_which_one_after_an_average_is_the_row(talk):
+    """E8 of the sixty-eighth walk: "And which one was the heaviest?" after an average kept the average (of the heaviest
+    row: its mass, headed "Average mass"): the row, by name, with its mass."""
+    talk.ask("What's the average mass of communications satellites sent to GTO?")
+    _, answer = talk.ask("And which one was the heaviest?")
+    assert "caveat" not in answer and result(talk) == [("ChinaSat 53", 6738.3)]
