@@ -108,6 +108,9 @@ _LEANING = re.compile(rf"\b(?:that|this)\s+{_TIME_WORD}[a-z]+\s*[?.!']*\s*$|\b(?
                       # 最近一次是哪一天？, 第一次呢？: the latest or first of the rows before, which it does not name
                       rf"|(?:最近|最后|上|第)一?[{COUNTERS_ZH}](?=是|在|于|呢|[，,。？?]|\s*$)"
                       r"|\bthe\s+(?:last|latest|most\s+recent|first|earliest)\s+one\b"
+                      # 哪一年最多？, "Which year had the most?": a period ranked with nothing of its own to rank
+                      r"|^\s*哪(?:一|个)?(?:年|月|个月|季度|天)(?:的)?(?:最多|最少|最高|最低)\s*[？?]?\s*$"
+                      r"|^\s*which\s+(?:year|month|quarter|decade|day)\s+(?:had|has|saw|was)\s+the\s+(?:most|fewest|least|highest|lowest)\s*[?.!]*\s*$"
                       # 哪几款是2010年以后首飞的？: "which few" with no noun after the measure word, of the ones before
                       rf"|^\s*哪[几一]?[{COUNTERS_ZH}](?=是(?!最)|在|于|被|由|有)"
                       # 哪个季度…最多？ with no year of its own: a quarter of the period the previous answer was of

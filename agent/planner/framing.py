@@ -1363,6 +1363,8 @@ class Assembler:
             frame.columns, frame.distinct = [], False
             frame.measures.append(Measure("count"))
         self.r.use(*words)
+        tokens = self.q.tokens  # "fly more often": how often, the count compared
+        self.r.read_tokens.update(m.end for m in words if m.end < len(tokens) and tokens[m.end].norm in ("often", "frequently"))
         if said is not None:
             self.r.read_spans.append(said.span())
             self.r.read_tokens.update(i for i, t in enumerate(self.q.tokens) if said.start() <= t.start < said.end())

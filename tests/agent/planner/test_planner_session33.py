@@ -177,3 +177,13 @@ def test_which_one_after_an_average_is_the_row(talk):
     talk.ask("What's the average mass of communications satellites sent to GTO?")
     _, answer = talk.ask("And which one was the heaviest?")
     assert "caveat" not in answer and result(talk) == [("ChinaSat 53", 6738.3)]
+
+
+def test_words_of_the_sixty_ninth_walk(planner, talk):
+    """E13 'Did Ariane 6 or Vega-C fly more often in 2025?' named 'often' as left out; Z4 哪一年最多？ after counts per
+    year was offered as a reading no word tied (it has nothing of its own to rank)."""
+    plan = planner.plan("Did Ariane 6 or Vega-C fly more often in 2025?")
+    assert plan.caveat is None and _rows(planner, plan.sql) == [("Ariane 6", 4), ("Vega-C", 3)]
+    talk.ask("2022年以来文昌航天发射场每年发射了多少次？")
+    _, answer = talk.ask("哪一年最多？")
+    assert "caveat" not in answer and result(talk) == [("2025", 13)]
