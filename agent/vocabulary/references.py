@@ -71,16 +71,24 @@ _DESCRIBED_AFTER = re.compile(r"\s+(?:who|that|which|whose|with|without|[a-z]+ed
                               r"won|seen|known|shown|sent|bought|kept|paid|found|begun|chosen)\b", re.I)
 
 
+#: "Which rockets failed on their maiden flight?": the rows a "which" asks about, subject of the verb after them, whose
+#: own the pronoun is (not "Which aircraft did their makers build?", whose subject is the pronoun's).
+_WHICH_BEFORE = re.compile(r"\bwhich\s+(?!of\b|one\b|ones\b)[a-z]+\s+"
+                           r"(?!(?:did|do|does|have|has|had|were|was|are|is)\b)[a-z]+", re.I)
+
+
 def unresolved_reference(question: str) -> str | None:
     """A word pointing back at an earlier answer ("their", "those", 其中), as written; None if none. Even
     after something the question itself names ("Show all the car makers and their country name?"), save
     "with its" and "with their" ("List every Falcon Heavy launch with its date"), "its"/"their" after a thing
-    named one by one ("For each manufacturer, what's the mean range of its airliners?") and "those"/"these"
+    named one by one ("For each manufacturer, what's the mean range of its airliners?") or asked after "which"
+    ("Which rockets failed on their maiden flight?"), and "those"/"these"
     described by what follows ("among those launched in the 2010s", not "which of those launched…"): the
     question's own rows."""
     for match in PRONOUN.finditer(question):
         word, before, after = match.group().lower(), question[:match.start()], question[match.end():]
-        if word in ("its", "their") and (re.search(r"\bwith\s+$", before, re.I) or _EACH_BEFORE.search(before)):
+        if word in ("its", "their") and (re.search(r"\bwith\s+$", before, re.I) or _EACH_BEFORE.search(before)
+                                         or _WHICH_BEFORE.search(before)):
             continue
         if word in ("those", "these") and _DESCRIBED_AFTER.match(after) and not re.search(r"\bof\s+$", before, re.I):
             continue

@@ -187,3 +187,8 @@ def test_words_of_the_sixty_ninth_walk(planner, talk):
     talk.ask("2022年以来文昌航天发射场每年发射了多少次？")
     _, answer = talk.ask("哪一年最多？")
     assert "caveat" not in answer and result(talk) == [("2025", 13)]
+
+
+def test_their_after_which_is_the_rows_asked_about(planner):
+    """E20 of the sixty-ninth walk named 'their' as pointing at nothing: after "which rockets" it is theirs."""
+    assert planner.plan("Since 2015, which rockets failed on their maiden flight?").caveat is None
