@@ -211,26 +211,35 @@ class OfflinePlanner:
         same result either way is no doubt worth saying."""
         for c in frame.conditions:
             table = c.column.table
-            if not c.looked_up or c.via or table == frame.fact or self.schema.one_each(frame.fact, table):
+            if not c.looked_up or c.via or table == frame.fact or (ways := self._two_ways(frame.fact, table)) is None:
                 continue
+            read, another = ways
             path = self.schema.join_path(frame.fact, table) or []
-            read = path[0].ref_table if path and path[0].table == frame.fact else None
-            others = [e.ref_table for e in self.schema.edges if e.table == frame.fact and e.ref_table not in (read, frame.fact)
-                      and (e.ref_table == table or self.schema.upward(e.ref_table, table))]
             said = question.find(c.text.split(", ")[0])  # ("New Zealand, United States": the first as written)
-            if read is None or read == table or len(others) != 1 \
-                    or (said >= 0 and at_a_place(question[:said], read, self.schema)) or frame.entity in {e.ref_table for e in path}:
+            if read == table or (said >= 0 and at_a_place(question[:said], read, self.schema)) \
+                    or frame.entity in {e.ref_table for e in path}:
                 continue  # (a key of the rows' own: 空客…制造的有效载荷, the payloads' maker; "launches from Russia": the
                 # sites, as the words say; 俄罗斯各发射场: the groups' own)
-            other = replace(frame, conditions=[replace(x, via=others[0]) if x is c else x for x in frame.conditions])
+            other = replace(frame, conditions=[replace(x, via=another) if x is c else x for x in frame.conditions])
             try:
                 ours, theirs = (self._figure(q, frame.zh) for q in (
                     sql, to_dialect(build_sql(other, self.schema), self.database.dialect)))
             except (PlanningFailed, SQLBuildError, SourceError, ValueError):
                 continue
             if ours is not None and theirs is not None and ours != theirs:
-                return c.text, read, ours, others[0], theirs
+                return c.text, read, ours, another, theirs
         return None
+
+    def _two_ways(self, fact: str, table: str) -> tuple[str, str] | None:
+        """The two keys of `fact`'s rows up which `table` is reached, when there are exactly two and it is not one
+        each: (the one the join path takes, the other); None otherwise."""
+        if self.schema.one_each(fact, table):
+            return None
+        path = self.schema.join_path(fact, table) or []
+        read = path[0].ref_table if path and path[0].table == fact else None
+        others = [e.ref_table for e in self.schema.edges if e.table == fact and e.ref_table not in (read, fact)
+                  and (e.ref_table == table or self.schema.upward(e.ref_table, table))]
+        return (read, others[0]) if read is not None and len(others) == 1 else None
 
     def _figure(self, sql: str, zh: bool) -> str | None:
         """A query's one figure, or its rows' count ("5 rows", 共 5 行), as the caveat says it; None for a result cut
@@ -404,7 +413,8 @@ class OfflinePlanner:
                 continue
             if self.schema.one_each(frame.fact, c.column.table) or self._key_said(frame.fact, c.column.table, named):
                 reached |= self._path_tables(frame.fact, c.column.table)
-            elif not c.via and self.schema.upward(frame.fact, c.column.table):
+            elif not c.via and self.schema.upward(frame.fact, c.column.table) \
+                    and self._two_ways(frame.fact, c.column.table) is not None:
                 # "How many of them lifted off from New Zealand?", 其中中国的有多少次？: a value of one row each launch
                 # has, reached one of two ways; when the ways disagree the caveat says so (`_other_way`)
                 reached |= self._path_tables(frame.fact, c.column.table)

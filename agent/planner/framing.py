@@ -1525,7 +1525,7 @@ class Assembler:
             of_all = (_OF_ALL_ZH.search(self.q.text) if self.q.zh else
                       _OF_ALL.match(self.q.text, self.q.tokens[word.end - 1].end)) is not None
             frame.measures[:0] = [Measure("share", of_all=of_all), Measure("count")]
-            self.notes.append(f"'{word.text}' → each group's percentage of all the rows " + ("" if of_all else "kept"))
+            self.notes.append(f"'{word.text}' → each group's percentage of all the rows" + ("" if of_all else " kept"))
             return
         tokens = self.q.tokens
         its = [i for i in range(max(0, word.start - 3), word.start) if tokens[i].norm in ("its", "their")]

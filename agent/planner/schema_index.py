@@ -415,13 +415,17 @@ def _leading_words(value: str) -> list[str]:
     return found
 
 
+#: Digits between Chinese characters of a name (the 13 of 神舟13号).
+_DIGITS_IN_NAME = re.compile(r"(?<=[\u4e00-\u9fff])\d{1,2}(?=[\u4e00-\u9fff])")
+
+
 def _numeral_twins(values: dict[str, list[ValueRef]]) -> None:
     """A Chinese name stored with Arabic digits (神舟13号) is also found as a question writes it in Chinese numerals
     (神舟十三号): the twin key reads the same stored value."""
     for key, refs in list(values.items()):
-        if not has_cjk(key) or not re.search(r"(?<=[\u4e00-\u9fff])\d{1,2}(?=[\u4e00-\u9fff])", key):
+        if not has_cjk(key):
             continue
-        twin = re.sub(r"(?<=[\u4e00-\u9fff])\d{1,2}(?=[\u4e00-\u9fff])", lambda m: zh_numeral(int(m.group())) or m.group(), key)
+        twin = _DIGITS_IN_NAME.sub(lambda m: zh_numeral(int(m.group())) or m.group(), key)
         if twin != key and twin not in values:
             values[twin] = refs
 
