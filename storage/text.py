@@ -43,13 +43,15 @@ through once again each every both either other else only same own and or but wh
 REQUEST_WORDS = frozenset("list show give find tell display return get provide please".split())
 #: Chinese particles, pronouns, measure words and words of speech: characters that carry no
 #: content of their own in a question.
-STOPWORDS_ZH = frozenset("的了吗呢吧啊呀是有在和与及或并且把被给都也就还又个条次项些这那其之所为于以请问我们你他它她"
+STOPWORDS_ZH = frozenset("的了吗呢吧啊呀是有在和与跟及或并且把被给都也就还又个条次项些这那其之所为于以请问我们你他它她"
                          "哪里上中对从到按每各会能可要想让将已经曾过着地得很更共计总几")
 
 # Irregular plurals worth knowing; the rules in `singular` handle the rest.
 _IRREGULAR = {"people": "person", "children": "child", "men": "man", "women": "woman",
               "data": "data", "series": "series", "species": "species", "aircraft": "aircraft"}
 _KEEP_S = ("ss", "us", "is", "ous", "ics")
+#: Plurals in -oes whose singular ends in -o ("superheroes"; not "shoes" or "canoes").
+_OES = ("heroes", "potatoes", "tomatoes", "echoes", "vetoes", "torpedoes", "volcanoes", "cargoes", "mosquitoes")
 _STEM_SUFFIXES = ("fully", "ures", "ure", "ings", "ing", "ful", "ed", "es", "ly", "s")
 
 K = TypeVar("K", bound=Hashable)
@@ -110,7 +112,7 @@ def singular(word: str) -> str:
         return word
     if word.endswith("ies"):
         return word[:-3] + "y"
-    if word.endswith(("ches", "shes", "sses", "xes", "zes")):
+    if word.endswith(("ches", "shes", "sses", "xes", "zes", *_OES)):
         return word[:-2]
     if word.endswith("s"):
         return word[:-1]
@@ -124,7 +126,7 @@ def plural(words: str) -> str:
     lower = last.lower()
     if not last.isascii() or not last.isalpha() or singular(lower) != lower or lower in _IRREGULAR.values():
         return words
-    if lower.endswith(("s", "x", "z", "ch", "sh")):
+    if lower.endswith(("s", "x", "z", "ch", "sh")) or (lower + "es").endswith(_OES):
         last += "es"
     elif lower.endswith("y") and lower[-2:-1] not in "aeiou":
         last = last[:-1] + "ies"

@@ -757,6 +757,23 @@ def table_not_used(question: str, sql: str, catalogue: Callable[[], list[Any]], 
     if tree is None or not named:
         return None
     read = {t.name.lower() for t in tree.find_all(exp.Table)}
+    # "LEO payload capacity": a word the query's own column carries (`payload_leo_kg`, not a key) is that column's
+    # "LEO payload capacity", "payload to LEO": the table's word a word or two from another word of a column the
+    # query reads (`payload_leo_kg`, not a key) is that column's, not the table's
+    used, keys = {col.name.lower() for col in tree.find_all(exp.Column)}, _key_columns(tables)
+    columns = [{singular(w) for w in spoken_words(c.name).split()} for t in tables if t.name.lower() in read
+               for c in t.columns if c.name.lower() in used and c.name.lower() not in keys]
+
+    def of_a_column(phrase: str) -> bool:
+        words = said.split()
+        for start, end in spans.get(phrase, []):
+            at = len(said[:start].split())
+            beside = set(words[max(0, at - 2):at] + words[at + len(phrase.split()):at + len(phrase.split()) + 2])
+            if any(set(phrase.split()) <= c and beside & (c - set(phrase.split())) for c in columns):
+                return True
+        return False
+
+    named = {t.name.lower() for t in tables if t.name.lower() in named and not of_a_column(_table_phrase(t.name))}
 
     def whose(table: Any) -> bool:
         """"aircraft parts": the table's name right before a word of a table the query reads that refers to it."""

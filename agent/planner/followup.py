@@ -94,6 +94,8 @@ _LEANING = re.compile(rf"\b(?:that|this)\s+{_TIME_WORD}[a-z]+\s*[?.!']*\s*$|\b(?
                       r"|\balso\b|\btoo\s*[?.!]*\s*$|\bsame\b|\b(?:above|former|latter|aforementioned)\s*[?.!]*\s*$"
                       r"|\bthe\s+above\s+(?!\d)[a-z]+"
                       r"|\bthat\s+(?:list|result|answer)\b|\b(?:that|this|it|them)\s+(?:down|up|out|again)\b"
+                      r"|\b(?:how|what)\s+(?:does|did|do|is|was)\s+(?:that|this)\s+(?:compare|differ|change|look|stack)\b"
+                      r"|\bcompare\s+(?:that|this|it|them)\s+(?:with|to|against)\b"
                       r"|\b(?:from|at|in|to)\s+there\b|\bthat\s+(?:year|month|quarter|decade|day)\b|那一?年|这一年|当年|同年|那里"
                       r"|那(?:个|一)?十年|那个年代"
                       # "How many payloads was that?": the answer before
@@ -412,9 +414,24 @@ def _time(frame: Frame, a: Assembler) -> list[str]:
     # the new period replaces the old one on the same dates; a period of other rows stays ("in 2025" of the
     # launches of families that first flew in the 2010s)
     dated = {(c.column.table, c.column.name) for c in frame.conditions}
-    frame.conditions = [c for c in kept if not (c.op.startswith("year_") and (c.column.table, c.column.name) in dated)] \
-        + frame.conditions
+    replaced = [c for c in kept if c.op.startswith("year_") and (c.column.table, c.column.name) in dated]
+    frame.conditions = [c for c in kept if c not in replaced] + frame.conditions
+    _compared_with_before(frame, a, replaced)
     return ["time"]
+
+
+def _compared_with_before(frame: Frame, a: Assembler, replaced: list[Condition]) -> None:
+    """"How does that compare with 2021?" after a figure of 2024: both years, each its own figure and the difference,
+    not 2021's alone with 'compare' left out. Only a single year replacing a single year of the same dates."""
+    new = [c for c in frame.conditions if c.op == "year_in" and len(c.values) == 1 and c.column.is_date]
+    old = [c for c in replaced if c.op == "year_in" and len(c.values) == 1]
+    if len(new) != 1 or len(old) != 1 or old[0].column is not new[0].column or old[0].values == new[0].values \
+            or not any(m.kind == "keyword" and m.code == "compare" and a.r.is_free(m) for m in a.r.mentions):
+        return
+    both = sorted(old[0].values + new[0].values)
+    frame.conditions = [replace(new[0], values=tuple(both) if isinstance(new[0].values, tuple) else both,
+                                text=f"{old[0].text}, {new[0].text}") if c is new[0] else c for c in frame.conditions]
+    a.years_compared(frame)
 
 
 def _count_kept_over_other_dates(frame: Frame, previous: Frame, a: Assembler) -> list[str]:
@@ -893,7 +910,8 @@ def _carried(previous: Frame, frame: Frame, changed: list[str]) -> list[str]:
     kept += [f"{c.column.table}.{c.column.name} {c.text}" if c.op.startswith("year_") else
              f"{c.column.table}.{c.column.name} {c.op if c.op in _SAID_OPS else '='} {', '.join(map(str, c.values))}"
              for c in previous.conditions if any(c is not n and _same(c, n) for n in frame.conditions)]
-    if "grouping" not in changed and (frame.entity or frame.group_columns or frame.group_time):
+    if "grouping" not in changed and (frame.entity or frame.group_columns or frame.group_time) \
+            and (previous.entity or previous.group_columns or previous.group_time):
         kept.append("分组" if frame.zh else "the grouping")
     if "measure" not in changed and "rows" not in changed and frame.measures:
         kept.append("统计口径" if frame.zh else "the measure")

@@ -37,6 +37,9 @@ EACH_PERIOD = re.compile(r"\b(?:in\s+)?(?:each|every|per)\s+(?:year|month|quarte
 _EACH_RESPECTIVELY = re.compile(r"分别|各|\beach\b|\brespectively\b", re.I)
 #: Years joined as alternatives, one filter ("in 2014 or 2015", 2014年或2015年).
 _EITHER = re.compile(r"\bor\b|或|还是", re.I)
+#: Years joined by "and" (和, 与): no row is of both, so a figure of each ("How many launches were there in 2010 and in
+#: 2020?", 2010年和2020年发射了多少次？), not the two pooled.
+_AND = re.compile(r"\band\b|和|与|及", re.I)
 #: Where a second question of counting starts in Chinese: 其中, a comma, or the first question's end (…一共发射过几次？成功了几次？).
 _SECOND_ASKED_ZH = re.compile(r"其中|[,，;；？?]")
 #: A listing's "with the"/"with their"/"with its" right before a table word: each row's own one, shown.
@@ -977,7 +980,7 @@ class Assembler:
         for year in r.years:
             column = self.time_column(year)
             frame.conditions.append(Condition(column, f"year_{year.relation}", year.years, year.text))
-        self._years_compared(frame)
+        self.years_compared(frame)
         for m in r.mentions:
             if m.kind in ("value", "quoted") and r.is_free(m):
                 self.value_condition(frame, m)
@@ -1382,7 +1385,7 @@ class Assembler:
                  and (m.code == "compare" or (m.code in ("gt", "lt", "cmp") and m.text.lower() in _COMPARING_EN))]
         return words, _COMPARING_ZH.search(self.q.text) if self.q.zh else None
 
-    def _years_compared(self, frame: Frame) -> None:
+    def years_compared(self, frame: Frame) -> None:
         """Years named one beside the other ("in 2016 and 2020", 2016年和2020年) of a figure asked for each
         (分别, 各, "each", "respectively") or compared ("compare", 对比): one figure per year as well, not the years pooled into one. Years
         joined by "or" (或, 还是) stay one filter: either year's rows."""
@@ -1397,20 +1400,20 @@ class Assembler:
         # "How many more launches were there in 2020 than in 2010?", "Were there more … in 2020 or in 2010?", 2020年比2010年多
         comparing = len(listed) == 1 and len(listed[0].values) == 2 and len(frame.measures) <= 1 \
             and any(self._comparing()) and not frame.entity and not self._groups_asked()
-        if len(listed) != 1 or not (frame.measures or comparing) or frame.group_time is not None \
-                or not (_EACH_RESPECTIVELY.search(self.q.text) or compared or comparing):
+        if len(listed) != 1 or not (frame.measures or comparing) or frame.group_time is not None:
             return
         condition = listed[0]
         span = self.q.text[max(0, self.q.text.find(condition.text.split(", ")[0])):]
         years = [str(y) for y in condition.values]
         between = span[span.find(years[0]) + len(years[0]):span.find(years[-1])]
-        if _EITHER.search(between) and not comparing:
+        if (_EITHER.search(between) and not comparing) or not (
+                _EACH_RESPECTIVELY.search(self.q.text) or compared or comparing or _AND.search(between)):
             return
         frame.group_time, frame.bucket = condition.column, "year"
+        if comparing:  # (before 'compare' is read: it is one of the words comparing them)
+            self._two_compared(frame)
         self.r.use(*compared)  # "How did its count in 2022 compare with 2023?": the two side by side
         self.notes.append(f"'{condition.text}' → each year its own figure, GROUP BY the year")
-        if comparing:
-            self._two_compared(frame)
 
     def negation(self, frame: Frame, word: Mention, negated: list[Mention]) -> None:
         """"no launch vehicles", "never launched", "do not have a cat": rows with no matching row

@@ -263,7 +263,7 @@ ZH_WORDS: dict[str, str] = {
     "半年": "half year", "年代": "decade", "去年": "last year", "今年": "this year", "前年": "year before last",
     "过去": "past", "近": "past", "最近几": "past",
     # shares and rates
-    "对比": "compare", "比较": "compare",
+    "对比": "compare", "比较": "compare", "相比": "compare", "相较": "compare",
     "比例": "share", "占比": "share", "占多少": "share", "占几成": "share",
     "占多少比例": "share", "占多大比例": "share", "占多少百分比": "share", "百分比": "share", "百分之几": "share", "百分之多少": "share", "比率": "rate",
     "率": "rate",

@@ -8,7 +8,7 @@ import pytest
 
 from storage.text import (
     QUERY_WORDS, REQUEST_WORDS, STOPWORDS, STOPWORDS_ZH, bigrams, count_cjk, fuse, has_cjk, is_cjk_char,
-    normalize, search_terms, singular, stem, tokens,
+    normalize, plural, search_terms, singular, stem, tokens,
 )
 
 
@@ -53,6 +53,13 @@ def test_query_words_are_stopwords_that_change_a_query():
 ])
 def test_singular_and_stem(word, one, root):
     assert singular(word) == one and stem(word) == root
+
+
+@pytest.mark.parametrize("word, one", [("superheroes", "superhero"), ("heroes", "hero"), ("shoes", "shoe"),
+                                       ("canoes", "canoe")])
+def test_plurals_in_oes(word, one):
+    """"superheroes" meets the `superhero` table; "shoes" is still a shoe."""
+    assert singular(word) == one and plural(one) == word
 
 
 def test_normalize_folds_full_width_and_spaces():

@@ -25,9 +25,17 @@ def test_years_named_side_by_side_are_each_their_own_figure(planner, sample_db_p
 
 
 @pytest.mark.parametrize("question", ["How many launches were there in 2016 or 2020 for each vehicle?",
-                                      "How many launches were there in 2016 and 2020?"])
-def test_years_as_alternatives_or_with_no_each_stay_one_filter(planner, question):
+                                      "How many launches were there in 2016 or 2020?"])
+def test_years_as_alternatives_stay_one_filter(planner, question):
     assert "GROUP BY strftime" not in planner.plan(question).sql
+
+
+@pytest.mark.parametrize("question", ["How many launches were there in 2016 and 2020?",
+                                      "How many launches were there in 2010 and in 2020?", "2010年和2020年发射了多少次？"])
+def test_years_joined_by_and_are_each_their_own_figure(planner, question):
+    """No launch is of both years: the analyst asks each year's figure (the 69th walk), not the two pooled."""
+    plan = planner.plan(question)
+    assert "GROUP BY strftime" in plan.sql and plan.caveat is None
 
 
 def test_the_years_of_a_filter_are_all_said(sample_db_path, tmp_path):
