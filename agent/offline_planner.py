@@ -23,6 +23,7 @@ from typing import Any
 from agent.context import question_of
 from agent.examples import parse_few_shot, verified_match
 from agent.models.llm import ModelReply, ToolCall
+from agent.notes import note
 from agent.memory.embeddings import Embedder
 from agent.sources.base import DataSource
 from agent.sources.errors import SourceError, SourceUnavailable
@@ -34,8 +35,8 @@ from agent.planner.accounting import shown_in_units
 from agent.planner.answer_text import (error_answer, result_answer, rows_said, unmappable_answer, value_said,
                                        verified_answer)
 from agent.planner.frame import Condition, Frame, MissingSubject, PlanningFailed
-from agent.planner.followup import (dangles, ends_on_its_verb, follow_up, frame_from_dict, frame_to_dict, is_follow_up,
-                                    is_fragment, leans_on_previous, restricts)
+from agent.planner.followup import (asks_of_the_pick, dangles, ends_on_its_verb, follow_up, frame_from_dict, frame_to_dict,
+                                    is_follow_up, is_fragment, leans_on_previous, restricts)
 from agent.planner.framing import build_frame
 from agent.planner.lexicon import Lexicon
 from agent.planner.linking import MeaningLinker
@@ -222,11 +223,13 @@ class OfflinePlanner:
                 # sites, as the words say; 俄罗斯各发射场: the groups' own)
             other = replace(frame, conditions=[replace(x, via=another) if x is c else x for x in frame.conditions])
             try:
-                ours, theirs = (self._figure(q, frame.zh) for q in (
+                (ours, mine), (theirs, its) = (self._figure(q, frame.zh) for q in (
                     sql, to_dialect(build_sql(other, self.schema), self.database.dialect)))
             except (PlanningFailed, SQLBuildError, SourceError, ValueError):
                 continue
-            if ours is not None and theirs is not None and ours != theirs:
+            if ours is not None and theirs is not None and sorted(mine, key=repr) != sorted(its, key=repr):
+                # (as many rows either way, of other figures: "How many launches did Russia make each year?")
+                theirs = note("planner.other_figures", zh=frame.zh, rows=theirs) if theirs == ours else theirs
                 return c.text, read, ours, another, theirs
         return None
 
@@ -241,13 +244,16 @@ class OfflinePlanner:
                   and (e.ref_table == table or self.schema.upward(e.ref_table, table))]
         return (read, others[0]) if read is not None and len(others) == 1 else None
 
-    def _figure(self, sql: str, zh: bool) -> str | None:
-        """A query's one figure, or its rows' count ("5 rows", 共 5 行), as the caveat says it; None for a result cut
-        at the cap."""
+    def _figure(self, sql: str, zh: bool) -> tuple[str | None, list[tuple]]:
+        """A query's one figure, its few rows' figures (two years compared), or its rows' count ("5 rows", 共 5 行),
+        as the caveat says it (None for a result cut at the cap); and its rows."""
         result = self.database.execute(sql, max_rows=10_000)
-        if len(result.rows) == 1 and len(result.rows[0]) == 1:
-            return value_said(result.rows[0][0])
-        return rows_said(len(result.rows), False, zh) if not result.truncated else None
+        rows = [tuple(row) for row in result.rows]
+        if len(rows) == 1 and len(rows[0]) == 1:
+            return value_said(rows[0][0]), rows
+        if 1 < len(rows) <= 3 and len(rows[0]) <= 3:
+            return ("；" if zh else "; ").join(("，" if zh else ", ").join(value_said(v) for v in row) for row in rows), rows
+        return (rows_said(len(rows), False, zh) if not result.truncated else None), rows
 
     def _last_date(self, condition: Condition) -> DataEnd | None:
         """The last date the condition's date column holds (None: none, or not a date)."""
@@ -319,6 +325,8 @@ class OfflinePlanner:
         table the previous answer did not touch, says so (`Frame.link`: the answer is then not ok)."""
         before = frame_from_dict(previous, self.schema) if previous else None
         pointing = ended is not None and leans_on_previous(question)  # "those", "he", "also", "what about"
+        if before is not None and pointing and asks_of_the_pick(question):
+            before = self._pinned(before) or before
         # A question with a subject or measure of its own stands alone; only a fragment or an ellipsis may
         # lean on the previous answer with no word saying so (issue 38).
         weak = ended is not None and not pointing and (ends_on_its_verb(question) or is_fragment(parsed)
@@ -360,6 +368,33 @@ class OfflinePlanner:
         if before is not None and not pointing:
             frame.not_kept = self._not_kept(frame, before)
         return frame, []
+
+    def _pinned(self, before: Frame) -> Frame | None:
+        """The groups a ranking picked ("Which rocket flew the most in the 2000s?": Soyuz-U), named, for a question
+        pointing back at them (它在2010年代发射了多少次？, "How many of those flights failed?"): that group's rows by its
+        name under the ranking's conditions, no longer ranked (a new period replaces the old one, as in any
+        follow-up); so are rows ranked by a column of theirs (纬度最低的中国发射场). None when the answer before ranked
+        neither, or picked none or more than a few."""
+        # (rows picked by a date, "猎鹰9号最近一次发射失败是在什么时候？", are events of what it named: 它 is the rocket)
+        rows = not before.entity and not before.measures and before.order is not None and before.order.column is not None \
+            and not (before.order.column.is_date or before.order.column.is_year)
+        if not (before.entity or rows) or before.limit is None or before.order is None \
+                or (before.order.measure is None and not rows) or before.group_columns or before.group_time is not None:
+            return None
+        table = before.entity or before.fact  # the groups picked, or the rows ranked by a column (它: 空客A320neo)
+        try:
+            result = self.database.execute(to_dialect(build_sql(before, self.schema), self.database.dialect),
+                                           max_rows=before.limit + 5)
+        except (SourceError, SQLBuildError):
+            return None
+        names = list(dict.fromkeys(row[0] for row in result.rows if row and row[0] is not None))
+        column = next((c for c in self.schema.tables[table].columns.values()
+                       if result.columns and c.name.lower() == str(result.columns[0]).lower()), None)
+        if column is None or not names or len(names) > max(before.limit, 3):
+            return None
+        named = Condition(column, "=" if len(names) == 1 else "in", tuple(names), ", ".join(map(str, names)))
+        return replace(before, entity=None, order=None, limit=None, ties=False, having=None, having_measure=None,
+                       columns=[], conditions=[*before.conditions, named], measures=list(before.measures))
 
     def _not_kept(self, frame: Frame, before: Frame) -> list[Condition]:
         """The previous answer's conditions a question read on its own does not keep, when it asks about the same

@@ -19,7 +19,7 @@ from agent.planner.schema_index import SchemaIndex
 from agent.planner.units import UNITS
 from agent.planner.roles import verb_form
 from agent.planner.words import UNIT_NAMES
-from storage.text import STOPWORDS, STOPWORDS_ZH, is_cjk_char, singular
+from storage.text import STOPWORDS, STOPWORDS_ZH, is_cjk_char, singular, stem
 
 if TYPE_CHECKING:
     from agent.planner.roles import RoleResolver
@@ -53,7 +53,7 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
                 or _names_the_value_before(m, r, frame, schema) \
                 or (_relates_through(m, joined) and not asked_after_which(m, r, frame)) \
                 or _participle_of_parent(i, r, frame, schema) or _their_rows(m, r, frame, schema) \
-                or _made_where(m, frame) or _whose_rows(m, r, frame, schema) \
+                or _made_where(m, frame) or _whose_rows(m, r, frame, schema) or _objects_of_the_rows(i, r, frame, schema) \
                 or (m.kind == "column" and m.partial and _made_by_a_maker(m.text, frame, schema, joined)):
             continue
         before = r.mentions[i - 1] if i else None
@@ -80,6 +80,11 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     # (not inside a word or value read whole: a stored 其他 category)
     missing.extend((sum(1 for t in r.q.tokens if t.start < m.start()), m.group()) for m in _OTHERS_ZH.finditer(r.q.text)
                    if not any(t.start <= m.start() < t.end for t in r.q.tokens))
+    # 公里每小时: a unit read (the figure's) whose name holds a word of its own (每, "per")
+    units = [m.span() for w in _compared_units(frame) | shown_in_units(frame) if len(w) > 1
+             for m in re.finditer(re.escape(w), r.q.text, re.I)]
+    missing = [(i, text) for i, text in missing if not (0 <= i < len(r.q.tokens) and any(
+        a <= r.q.tokens[i].start and r.q.tokens[i].end <= b for a, b in units))]
     words = [text for _, text in sorted(missing, key=lambda p: p[0])]
     emphatic = {" ".join(said[i:j]) for pattern in (_EMPHASIS, _ASKED_AGAIN) for m in pattern.finditer(r.q.text)
                 for said in [m.group().lower().split()]
@@ -306,7 +311,7 @@ def _which_unshown(r: RoleResolver, frame: Frame) -> list[tuple[int, str]]:
 def _when_unshown(r: RoleResolver, frame: Frame) -> list[tuple[int, str]]:
     """"When"/哪天/什么时候 asks for a date: filler when the answer shows one (the latest launch, with its date),
     named when it shows none (长征五号乙一共发射了几次？分别是哪天？ answered with the count alone)."""
-    shown = [*frame.columns, *([frame.group_time] if frame.group_time else []),
+    shown = [*frame.columns, *frame.group_columns, *([frame.group_time] if frame.group_time else []),
              *([frame.order.column] if frame.order is not None and frame.order.column is not None else []),
              *(m.column for m in frame.measures if m.func in ("min", "max") and m.column is not None)]
     if any(c.is_date or c.is_year or set(c.words) & TIME_PARTS for c in shown):
@@ -327,6 +332,20 @@ def when_words(q) -> list[tuple[int, str]]:
     for word in re.finditer("|".join(WHEN_WORDS_ZH), q.text):
         found.append((sum(1 for t in q.tokens if t.start <= word.start()), word.group()))
     return found
+
+
+def _objects_of_the_rows(i: int, r: RoleResolver, frame: Frame, schema: SchemaIndex) -> bool:
+    """A table word right after the verb the counted rows are named by, "more" or "many" between ("Did Japan launch
+    more rockets in 2024 or in 2025?"), each row having one of that table: the rockets launched are the launches
+    counted."""
+    m = r.mentions[i]
+    if m.kind != "table" or not frame.measures or frame.measures[0].func != "count" or frame.measures[0].column \
+            or not any(t != frame.fact and schema.one_each(frame.fact, t) for t in m.tables):
+        return False
+    words = [t.norm for t in r.q.tokens[max(0, m.start - 3):m.start]]
+    while words and words[-1] in ("more", "fewer", "many", "most", "the"):
+        words.pop()
+    return bool(words) and stem(words[-1]) == stem(singular(frame.fact.split("_")[-1]))
 
 
 def _relates_through(m, joined: set[str]) -> bool:
@@ -366,11 +385,12 @@ def _participle_of_parent(i: int, r: RoleResolver, frame: Frame, schema: SchemaI
 
 
 def _relating_verb(i: int, r: RoleResolver, joined: set[str]) -> bool:
-    """A verb of relating right after a table word and before a thing of another table, both of which the
-    query joins ("launches used Russian-built rockets"): the join between them is what it says."""
+    """A verb of relating after a table word and before a thing of another table, both of which the query joins
+    ("launches used Russian-built rockets", "launches from Cape Canaveral in 2022 used a Falcon 9"): the join between
+    them is what it says."""
     if r.q.tokens[i].norm not in RELATING_VERBS:
         return False
-    before = next((m for m in r.mentions if m.end == i), None)
+    before = next((m for m in reversed(r.mentions) if m.end <= i and m.kind == "table"), None)
     after = next((m for m in r.mentions if m.start > i), None)
     return before is not None and before.kind == "table" and bool(set(before.tables) & joined) \
         and after is not None and after.start - i <= 3 and after.kind in ("table", "value", "column") \

@@ -62,6 +62,21 @@ _PART_OF_THEIR = re.compile(r"(?:%|\bpercent|\bper\s+cent|\bquarter|\bthird|\bha
                             r"|\bfraction|\bmajority|\bmost|\ball|\bnone)\s+of\s+(?:their|its)\b", re.I)
 
 
+#: "Which of them …", "list them", 其中哪…: the rows or groups before, listed.
+_WHICH_OF_THEM = re.compile(rf"\b(?:which|who|what) of (?:{THOSE_EN})\b|\blist them\b|其中哪|(?:这些|那些|它们).*哪", re.I)
+
+
+#: Words that stand for what a ranking picked, counted or measured again ("How many times did it fly in the 2010s?",
+#: 它在2010年代发射了多少次？, "How many of those flights failed?"), not a ranking asked again ("成功率呢？", "same but by
+#: average mass").
+_THE_PICK = re.compile(r"\b(?:it|its)\b|它(?!们)|\bhow many of (?:those|them|these)\b", re.I)
+
+
+def asks_of_the_pick(question: str) -> bool:
+    """The question asks something of the rows or groups the previous answer picked, not which of them."""
+    return bool(_THE_PICK.search(question)) and not (_WHICH_OF_THEM.search(question) or _EACH_OF_THEM.search(question))
+
+
 def restricts(question: str) -> bool:
     """The question keeps some of the previous answer's rows ("Which of them carried crews?", 其中…)."""
     return bool(_RESTRICT.search(question))
@@ -805,6 +820,9 @@ def _shown(frame: Frame, a: Assembler, *, also: bool) -> tuple[list[str], list[s
         if column is not None and a.schema.distance(frame.fact, column.table) < 99:
             columns.append(column)
             r.use(m)
+    if any(c.is_date for c in columns):
+        # 它是哪一年首飞的？: the year of the date the verb names (首飞), not another table's year column (a maker's)
+        columns = [c for c in columns if c.is_date or not c.is_year]
     if not columns:
         return [], []
     if all(any(c.column is column and c.op.startswith("year_") for c in frame.conditions) for column in columns):

@@ -1901,9 +1901,15 @@ class Assembler:
             raise PlanningFailed(f"I found '{echoed[0].text}' but nothing in the database for: {words}",
                                  zh=f"找到了“{echoed[0].text}”，但数据库里没有与“{words}”对应的内容")
         label = self.label(frame.fact)
-        if self.r.each_row and label not in wanted:
-            wanted = [label, *wanted]  # "when did each first fly": each family's name beside its year
+        theirs = self._theirs_listed()
+        if (self.r.each_row or theirs) and label not in wanted:
+            # "when did each first fly", "List the Chinese fighter jets with their top speeds": each row's name beside
+            # its figure (the figures alone name no row)
+            wanted = [label, *wanted]
             frame.each_row = True
+            if theirs:
+                self.r.pronouns.update(theirs)
+                frame.own_pronoun = True
         elif label not in wanted and self._which_rows_asked(frame, wanted):
             wanted = [label, *wanted]  # "Which aircraft first flew …, and what role does each have?": which ones, too
         frame.columns = list(dict.fromkeys(wanted))
@@ -1986,6 +1992,15 @@ class Assembler:
                     and self.schema.distance(frame.fact, table) < 99 and not self._says_whose(m, table, frame):
                 (frame.required if modifiers_only else frame.existence).append(table)
                 self.notes.append(f"'{m.text}' → only rows with a matching {table}")
+
+    def _theirs_listed(self) -> list[int]:
+        """The "their"/"its" of a listing's "with their …" or "and their …" right after the rows it lists ("List the
+        Chinese fighter jets with their top speeds", "the rockets and their makers"): token indexes, none if not so."""
+        tokens = self.q.tokens
+        return [i for i, t in enumerate(tokens) if t.norm in ("their", "its") and i > 0
+                and tokens[i - 1].norm in ("with", "and") and not self.q.zh
+                and any(m.kind in ("table", "value") and m.end <= i - 1 for m in self.r.mentions)
+                and any(m.kind == "column" and m.start > i for m in self.r.mentions)]
 
     def _shown_with(self, m: Mention, table: str, frame: Frame, shown: set[int]) -> ColumnInfo | None:
         """A listing's "with the rocket and launch site" (with the/their/its, and the words listed after it): the name

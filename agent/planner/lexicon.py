@@ -235,6 +235,7 @@ ZH_WORDS: dict[str, str] = {
     "哪款": "which", "哪种": "which", "哪": "which", "谁": "who", "什么": "which",
     "主要": "mainly", "主要集中在": "mainly", "集中在": "mainly",  # 主要是哪些用途: as "mainly"
     "不同": "distinct", "不是": "not", "非": "not", "除了": "except", "没有": "without", "从未": "never",
+    "没": "not", "未能": "not",  # 有几次没成功？: the launches that did not succeed
     # 一次都没有发射, 一次也没发射过: not once, as 从未 (else 一 is read as the number one)
     "一次都没有": "never", "一次也没有": "never", "一次都没": "never", "一次也没": "never",
     "同时": "both", "次": "times",

@@ -374,6 +374,13 @@ class RoleResolver:
             if m.kind == "keyword" and m.code == "top":
                 number = self.next_mention(m, 1, kinds=("number",))
                 self.limit = int(number.number) if number is not None else 1
+                count = self.previous_mention(m, 1, skip=("filler",)) if self.q.zh else None
+                rows = self.previous_mention(count, 0) if count is not None and count.kind == "keyword" \
+                    and count.code == "count" and self.is_free(count) else None
+                if self.rank is None and rows is not None and rows.kind == "table":
+                    # 载荷数量排名前五的国家: the five with the most payloads (the count named before the ranking)
+                    self.rank = Rank(desc=True, counted=rows, by_count=True)
+                    self.use(count, rows)
                 self.rank = self.rank or Rank(desc=True)
                 self.use(m, number)
             elif m.kind == "number" and float(m.number).is_integer():
@@ -816,6 +823,11 @@ class RoleResolver:
             found.having, found.counted = True, after
             self.use(after, *(o for o in self.mentions if o.kind == "keyword" and o.code == "distinct"
                               and last.end <= o.start < after.start))
+        elif after is not None and after.kind == "value" and not self.q.zh \
+                and (counted := self.next_mention(after, 0)) is not None and counted.kind == "table":
+            # "at least one failed launch": the rows of the table after the value counted (the value stays their filter)
+            found.having, found.counted = True, counted
+            self.use(counted)
         elif after is not None and after.kind == "column" and _numeric(after):
             found.target = after
         elif after is not None and after.kind == "column" and (distinct := next(
@@ -961,6 +973,11 @@ class RoleResolver:
                     self.use(m)
                     bound.append(target)
                     continue
+                if (scaled := self._scale_after(m)) is not None:  # 北斗卫星平均每颗有多重？: the average mass
+                    self.aggregates.append((m.code, scaled, False))
+                    self.use(m)
+                    bound.append(scaled)
+                    continue
                 target = self.next_mention(m, 2, skip=("filler",))
                 if m.code == "sum" and target is not None and target.kind == "table":
                     self.aggregates.append(("count", None, False))
@@ -981,6 +998,22 @@ class RoleResolver:
             elif m.code == "count":
                 self._count(m)
         self.use(*bound)
+
+    def _scale_after(self, m: Mention) -> Mention | None:
+        """An aggregate's scale word right after it, 每/每颗 ("each") between (北斗卫星平均每颗有多重？, "on average how
+        heavy"): the one numeric column of that scale of a table the question names, as a column mention on the scale's
+        words (the scale read); None otherwise."""
+        scale = self.next_mention(m, 2, skip=("filler", "group"))
+        if scale is None or scale.kind != "keyword" or scale.code != "how_value" or not self.is_free(scale):
+            return None
+        named = {t for o in self.mentions if o.kind in ("table", "value") for t in (*o.tables, *(v.table for v in o.values))}
+        columns = [c for t in named for c in self.schema.tables[t].columns.values() if c.is_numeric
+                   and (set(scale.extra) & set(c.words) or any(c.name.lower().endswith("_" + h) for h in scale.extra))]
+        if len(columns) != 1:
+            return None
+        self.use(scale, *(o for o in self.mentions if o.kind == "keyword" and o.code == "group"
+                          and m.end <= o.start < scale.start))
+        return Mention("column", scale.start, scale.end, scale.text, columns=(columns[0],))
 
     def _counted_groups(self) -> None:
         """"How many launch vehicles have flown more than 100 times?", 有多少个国家拥有超过2个发射场？: the rows
@@ -1019,6 +1052,27 @@ class RoleResolver:
         columns = [c for c in verb.columns if c.table in tables and c.affinity == "integer" and c.is_numeric
                    and verb.text.lower() in c.words]
         return replace(verb, columns=(columns[0],), partial=False) if len(columns) == 1 else None
+
+    def _made_of_named(self, m: Mention) -> Mention | None:
+        """"When did the Boeing 787-9 first fly, and how many have been built?": "how many" and a verb of making with no
+        table word between, of rows a value names (a model): the one whole-number column of their table whose name
+        says how many were made (units built), summed; counting the named rows would answer 1."""
+        if self.q.zh or m.text.lower() != "how many":
+            return None
+        tokens, i = self.q.tokens, m.end
+        while i < len(tokens) and tokens[i].norm in ("have", "has", "been", "were", "was", "are", "is", "be", "of",
+                                                      "them", "those", "it", "they", "in", "total"):
+            i += 1
+        if i >= len(tokens) or tokens[i].norm not in MADE_WORDS:
+            return None
+        tables = {v.table for o in self.mentions if o.kind == "value" and o.end <= m.start for v in o.values}
+        columns = [c for t in tables for c in self.schema.tables[t].columns.values() if c.affinity == "integer"
+                   and c.is_numeric and tokens[i].norm in c.words]
+        if len(columns) != 1:
+            return None
+        self.read_tokens.add(i)
+        self.use(*(o for o in self.mentions if o.start == i))
+        return Mention("column", m.start, m.end, tokens[i].text, columns=(columns[0],))
 
     def _units_made_zh(self, m: Mention) -> Mention | None:
         """中国商飞的飞机一共生产了多少架？: a verb of making before 多少/几 and a measure word of units after it (架, 台, 辆,
@@ -1121,7 +1175,7 @@ class RoleResolver:
             self.use(m)
             self.read_tokens.add(units.start)
             return
-        if (made := self._total_made(m) or self._units_made_zh(m)) is not None:
+        if (made := self._total_made(m) or self._units_made_zh(m) or self._made_of_named(m)) is not None:
             # "the total number of helicopters built", 一共生产了多少架: the units built, summed
             self.aggregates.append(("sum", made, False))
             self.use(m, made)
@@ -1293,6 +1347,12 @@ class RoleResolver:
             self.use(m, target)
         elif target is None and self.follow_up:
             self.rank = Rank(desc=desc)  # "Which one has the most?" after counts per group: the groups, ranked
+            self.use(m)
+        elif target is not None and target.kind == "value" and self.follow_up \
+                and not any(o.kind == "table" and o.end <= m.start for o in self.mentions):
+            # "Which of them had the most failures?" after the sites' failed launches counted: those groups, by their
+            # count (the value one of the answer's conditions, or a new one on the rows counted)
+            self.rank = Rank(desc=desc, by_count=True)
             self.use(m)
 
     def _made_most(self, m: Mention) -> Mention | None:

@@ -10,6 +10,7 @@ import pytest
 from agent.planner.followup import frame_to_dict
 from tests.agent.planner.test_planner_compounds import answered_as
 from tests.agent.planner.test_planner_followup import planner, result, sample, talk  # noqa: F401 (fixtures)
+from tests.agent.planner.test_planner_within_groups import _rows
 
 LAUNCHES_PER_SITE = ("SELECT s.name_zh, COUNT(*) FROM launches l JOIN launch_sites s ON l.site_id = s.id "
                      "GROUP BY s.id")
@@ -36,12 +37,17 @@ def test_counted_launches_each_year_and_groups_ranked_by_their_average(talk, sam
     ("纬度最低的中国发射场是哪个？", "它在2020年以后一共发射了多少次？", "它"),
     ("Which Chinese launch site has the lowest latitude?", "How many launches did it host since 2020?", "it"),
 ])
-def test_a_count_that_cannot_keep_the_previous_pick_names_its_pointer(planner, first, follow, pointer):
+def test_a_count_of_the_previous_pick_keeps_it(planner, sample_db_path, first, follow, pointer):
     """The eleventh re-walk's only clear confidently wrong answer counted every Chinese site opened since
-    2020 for "it", the one site picked before: the pick is not kept, so "it" is named, not dropped."""
+    2020 for "it", the one site picked before; later "it" was named, the pick not kept. Since session 34 the pick
+    is kept by name (`OfflinePlanner._pinned`): that site's launches since 2020."""
     picked = planner.plan(first)
     plan = planner.plan(follow, frame_to_dict(picked.frame) | {"complete": True})
-    assert plan.caveat is not None and pointer in plan.frame.unused
+    gold = ("SELECT COUNT(*) FROM launches l JOIN launch_sites s ON s.id = l.site_id WHERE s.latitude = (SELECT "
+            "MIN(s2.latitude) FROM launch_sites s2 JOIN countries c ON c.id = s2.country_id WHERE c.name = 'China') "
+            "AND l.launch_date >= '2020-01-01'")
+    assert plan.caveat is None and pointer not in plan.frame.unused
+    assert _rows(planner, plan.sql) == sample(sample_db_path, gold)
 
 
 def test_jia_counts_firms_and_the_making_verb_is_not_read_inside_a_table_word(planner):
