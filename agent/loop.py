@@ -55,6 +55,7 @@ from agent.turn_recorder import TurnRecorder
 from agent.vocabulary.domain import DomainVocabulary
 from agent.vocabulary.references import counts_previous_rows, points_back
 from storage.conversations import ConversationStore
+from storage.errors import StoreError
 from storage.text import has_cjk
 
 ANSWER_ROWS = 50  # rows kept inside the state's answer; the full result is in query_results
@@ -256,8 +257,7 @@ class _Turn:
         self.previous_partly = next((not s.ok for s in reversed(self.state.steps)
                                      if s.step_type == "answer" and s.turn_index == self.turn_index - 1), None)
         #: Values found for the question: the previous answer's, and this turn's lookups' and results' (`_found`).
-        self.shown_values: set[str] = _as_shown(v for row in (self.state.answer.data.rows if self.state.answer else [])
-                                                for v in row)
+        self.shown_values: set[str] = _as_shown(v for row in self._previous_rows() for v in row)
         if hasattr(setup.model, "follow"):  # the offline planner: the values it read the question's words as
             self.shown_values |= set(self.named_values)
         self.partial_values: set[str] = set()  # values find_values showed only the first of, in this turn
@@ -275,6 +275,11 @@ class _Turn:
         self.planned = False  # the offline planner's query answered, the model's turn stopped (`planner_query`)
         self.handed_over = False  # the SQL-first way found no query that runs; the tool loop goes on (agent.strategies)
 
+    def _previous_rows(self) -> list[list[Any]]:
+        """The rows of the previous turn's answer (the state's answer is cleared when a turn begins)."""
+        answered = next((s for s in reversed(self.state.steps)
+                         if s.step_type == "answer" and s.turn_index == self.turn_index - 1), None)
+        return _stored_rows(self.recorder, answered.result_id if answered is not None else None)
     def ask(self, *, tools: list[dict[str, Any]], schema: str, recalled: str | None, archived: Any) -> ModelReply:
         """Build the context and ask the model. A "too long" error shrinks the window and asks once more.
 
@@ -808,6 +813,16 @@ def _tool_descriptions() -> tuple[str, ...]:
     return tuple(_letters(prop.get("description", "")) for schema in tool_schemas(tools_for_turn(memory=True))
                  for prop in schema["function"]["parameters"].get("properties", {}).values()
                  if len(prop.get("description", "")) >= 20)
+
+
+def _stored_rows(recorder: Any, result_id: int | None) -> list[list[Any]]:
+    """A stored result's rows (as capped when stored); none when there is none or it cannot be read."""
+    if result_id is None:
+        return []
+    try:
+        return recorder.store.load_result(recorder.thread_id, result_id, user_id=recorder.user_id).rows
+    except StoreError:
+        return []
 
 
 def _as_shown(values: Iterable[Any]) -> set[str]:

@@ -420,7 +420,7 @@ class OfflinePlanner:
             frame.link = "untied"
         elif set(frame.tables(self.schema)) - set(before.tables(self.schema)) - self._regrouped(frame, before) \
                 - self._restricted(frame, before, named) - self._shown_named(frame, named) - self._dated(frame, named) \
-                - self._counted_named(frame, before, named):
+                - self._counted_named(frame, before, named) - self._ranked_by(frame):
             frame.link = "joined"
         else:
             frame.link = None
@@ -443,7 +443,8 @@ class OfflinePlanner:
         the key named for operators): the value asks for that join and keeps the same rows, only fewer."""
         old = {(c.column.table, c.column.name) for c in before.conditions}
         reached: set[str] = set()
-        for c in frame.conditions:
+        # (a share's condition too: 其中长征系列火箭占了多大比例？, each launch's one rocket family)
+        for c in [*frame.conditions, *(m.condition for m in frame.measures if m.condition is not None)]:
             if not c.looked_up or (c.column.table, c.column.name) in old:
                 continue
             if self.schema.one_each(frame.fact, c.column.table) or self._key_said(frame.fact, c.column.table, named):
@@ -489,6 +490,14 @@ class OfflinePlanner:
                  or self.schema.one_each(frame.fact, c.table)
                  or len([e for e in self.schema.edges if e.table == frame.fact and e.ref_table == c.table]) == 1}
         return {t for a in asked for t in self._path_tables(frame.fact, a)} | asked
+
+    def _ranked_by(self, frame: Frame) -> set[str]:
+        """The table whose column a follow-up ranks the rows by, each row having one of them (其中最早发射的是哪一颗？
+        after satellites: each payload's launch date): the ranking asks for that join."""
+        column = frame.order.column if frame.order is not None else None
+        if column is None or column.table == frame.fact or not self.schema.one_each(frame.fact, column.table):
+            return set()
+        return self._path_tables(frame.fact, column.table)
 
     def _path_tables(self, start: str, goal: str) -> set[str]:
         return {t for e in self.schema.join_path(start, goal) or [] for t in (e.table, e.ref_table)}

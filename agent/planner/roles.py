@@ -1392,6 +1392,22 @@ class RoleResolver:
             return None
         return column, words
 
+    def _kind_said(self, each: Mention, target: Mention) -> Mention | None:
+        """各类飞机, 每种飞机, 各类型的飞机: "each kind of" a table's rows, its one column of kinds (a text column named
+        type, role, category, class or kind: the aircraft's role), as a column mention on the table's words; None when
+        no kind word follows 各/每 or the table has not exactly one such column."""
+        if not self.q.zh or target.kind != "table" or len(target.tables) != 1:
+            return None
+        between = self.q.text[self.q.tokens[each.end - 1].end:self.q.tokens[target.start].start]
+        if not re.fullmatch(r"\s*(?:类|种|类型|种类|类别)的?\s*", between):
+            return None
+        kinds = [c for c in self.schema.tables[target.tables[0]].columns.values() if c.is_text and not c.is_key
+                 and set(c.words) & _KIND_COLUMN_WORDS]
+        if len(kinds) != 1:
+            return None
+        self.read_spans.append((self.q.tokens[each.end - 1].end, self.q.tokens[target.start].start))
+        return Mention("column", target.start, target.end, target.text, columns=(kinds[0],))
+
     def _rows_of_value(self, value: Mention) -> Mention | None:
         """"the most failures" after a table word whose rows the value's rows refer to ("Which launch vehicle had
         …", 哪个发射场失败次数最多): the rows holding that value (launches), as the rows counted, a mention standing on
@@ -1403,6 +1419,10 @@ class RoleResolver:
         asked = before[1] if said is not None else before[0] if before else None
         tables = {ref.table for ref in value.values if asked is not None
                   and any(ref.table in self.schema.children(a) for a in asked.tables)}
+        if len(before) == 1 and before[0].end == value.start and set(before[0].tables) <= own:
+            # 哪一年的发射失败次数最多？: the table word right before the value holds it (the launches' outcome), and no
+            # other rows are asked about: those rows, counted (not the payloads below them whose status is 'failed')
+            tables = set(before[0].tables)
         if len(tables) != 1:
             return None
         self.use(said)
@@ -1440,6 +1460,8 @@ class RoleResolver:
                 self.use(m)  # 每个年代各发射了几颗？: 各 of the decades just named, not of each launch
                 continue
             target = self.next_mention(m, 2, skip=("filler",))
+            if m.code == "group" and target is not None and (kind := self._kind_said(m, target)) is not None:
+                target = kind  # 各类飞机: each kind of aircraft (their role), not each aircraft
             own = next((o for o in self.mentions if m.code == "group" and target is not None and target.kind == "table"
                         and o.start == target.end
                         and o.kind == "column" and any(c.table in target.tables for c in o.columns)), None)
@@ -1807,6 +1829,8 @@ _MADE_ZH = re.compile(r"(生产|制造|交付|造)了?(?:总共|一共)?$")
 _UNITS_ZH = "架台辆艘枚"
 #: The words of a column of how many were made (units built, units produced).
 MADE_WORDS = frozenset({"built", "produced", "made", "manufactured", "delivered"})
+#: The words of a column whose values are kinds of its rows (`role`, `aircraft_type`, `category`).
+_KIND_COLUMN_WORDS = frozenset({"type", "role", "category", "class", "kind"})
 #: A number written as a percentage: "10%", "10 percent", "10 per cent".
 _PERCENT = re.compile(r"\s*(?:%|％|percent\b|per\s+cent\b)", re.I)
 _FEATURE_COUNTS = {"single": 1, "twin": 2, "double": 2, "triple": 3, "quad": 4}

@@ -161,3 +161,44 @@ def test_two_ways_of_as_many_rows_with_other_figures_are_said(planner, question)
     """Per year, the launch site's Russia and the rocket's give as many rows (26) of other figures: said, not ok."""
     plan = planner.plan(question)
     assert plan.caveat is not None and ("other figures" in plan.caveat or "数字不同" in plan.caveat)
+
+
+def test_a_value_right_after_its_own_table_word_counts_those_rows(planner):
+    """2010年代哪一年的发射失败次数最多？: 失败 right after 发射 is the launches' outcome; it counted payloads whose status
+    is 'failed' (2015, 11), answered as if right by the seventy-first walk."""
+    plan = planner.plan("2010年代哪一年的发射失败次数最多？")
+    assert plan.caveat is None and _rows(planner, plan.sql) == [("2018", 4)]
+
+
+@pytest.mark.parametrize("question", ["各类飞机的平均航程分别是多少公里？", "每种飞机的平均航程是多少？"])
+def test_each_kind_of_rows_is_their_kind_column(planner, question):
+    """各类飞机: each kind of aircraft (their role), not each aircraft (69 rows of one model's own range each)."""
+    plan = planner.plan(question)
+    rows = _rows(planner, plan.sql)
+    assert plan.caveat is None and len(rows) == 7 and any(r[0] == "fighter" and round(r[1]) == 2794 for r in rows)
+
+
+@pytest.mark.parametrize("first, then", [
+    ("2023年第二季度中国一共发射了多少次？", "其中长征系列火箭占了多大比例？"),  # a share's value, each launch's one family
+    ("目前还在运行的北斗卫星有多少颗？", "其中最早发射的是哪一颗？"),  # ranked by each payload's one launch date
+])
+def test_a_join_the_follow_up_asks_for_is_no_guess(talk, first, then):
+    talk.ask(first)
+    _, answer = talk.ask(then)
+    assert "caveat" not in answer
+
+
+def test_the_previous_answers_values_are_known_to_the_checks(tmp_path, sample_db_path):
+    """The checks hold a query to the values the question names or the turn saw, the previous answer's rows among
+    them; those rows were never read (the state's answer is cleared as a turn begins), so 'Soyuz-U', the rocket
+    picked, was a value 'the question does not name'."""
+    from app.core import AskDB
+    from app.settings import Settings
+    core = AskDB(Settings(store=tmp_path / "store.db", database=sample_db_path, llm="offline", memory_embedder="none"))
+    try:
+        first = list(core.ask("Which rocket flew the most in the 2000s?", user_id="u"))
+        events = list(core.ask("How many times did it fly in the 2010s?", user_id="u", thread_id=first[0].thread_id))
+        answer = next(e.answer for e in events if e.type == "answer")
+        assert answer.ok and answer.data.rows == [[24]], answer.data.caveat
+    finally:
+        core.close()
