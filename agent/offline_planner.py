@@ -326,7 +326,7 @@ class OfflinePlanner:
         before = frame_from_dict(previous, self.schema) if previous else None
         pointing = ended is not None and leans_on_previous(question)  # "those", "he", "also", "what about"
         if before is not None and pointing and asks_of_the_pick(question):
-            before = self._pinned(before) or before
+            before = self._pinned(replace(before, zh=has_cjk(question))) or before
         # A question with a subject or measure of its own stands alone; only a fragment or an ellipsis may
         # lean on the previous answer with no word saying so (issue 38).
         weak = ended is not None and not pointing and (ends_on_its_verb(question) or is_fragment(parsed)
