@@ -280,6 +280,7 @@ class _Turn:
         answered = next((s for s in reversed(self.state.steps)
                          if s.step_type == "answer" and s.turn_index == self.turn_index - 1), None)
         return _stored_rows(self.recorder, answered.result_id if answered is not None else None)
+
     def ask(self, *, tools: list[dict[str, Any]], schema: str, recalled: str | None, archived: Any) -> ModelReply:
         """Build the context and ask the model. A "too long" error shrinks the window and asks once more.
 

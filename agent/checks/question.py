@@ -757,7 +757,6 @@ def table_not_used(question: str, sql: str, catalogue: Callable[[], list[Any]], 
     if tree is None or not named:
         return None
     read = {t.name.lower() for t in tree.find_all(exp.Table)}
-    # "LEO payload capacity": a word the query's own column carries (`payload_leo_kg`, not a key) is that column's
     # "LEO payload capacity", "payload to LEO": the table's word a word or two from another word of a column the
     # query reads (`payload_leo_kg`, not a key) is that column's, not the table's
     used, keys = {col.name.lower() for col in tree.find_all(exp.Column)}, _key_columns(tables)

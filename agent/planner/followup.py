@@ -39,8 +39,9 @@ _MARKER_EN = re.compile(rf"^\s*(and|what about|how about|only|just|which of|of (
 _MARKER_ZH = re.compile(r"^\s*(其中|那|只看|只|仅|同样|换成|改成|改为|按(?![^，,。？?]*[，,][^。？?]*(?:多少|几|哪|什么|吗))"
                         r"|分别是|都是|都|把[^，,。？?]{0,8}(?:换成|改成|改为))"
                         r"|呢\s*[？?]?\s*$|又(?:是)?(?:怎样|怎么样|如何|多少)\s*[？?]?\s*$")
-_RESTRICT = re.compile(rf"\b(which|who|what) of ({THOSE_EN})\b|\bof (those|these)\b|\bamong ({THOSE_EN})\b"
-                       rf"|\blist them\b|{THOSE_ZH}", re.IGNORECASE)
+#: "Which of them …", "list them": the rows or groups before, listed.
+_WHICH_OF = rf"\b(?:which|who|what) of (?:{THOSE_EN})\b|\blist them\b"
+_RESTRICT = re.compile(rf"{_WHICH_OF}|\bof (those|these)\b|\bamong ({THOSE_EN})\b|{THOSE_ZH}", re.IGNORECASE)
 #: "each of them", "each of those", 它们各自, 它们在那里各…, 其中每个, 其中2024年各…: each of the rows listed before.
 _EACH_OF_THEM = re.compile(rf"\beach (?:one )?of ({THOSE_EN})\b|它们.{{0,6}}各|它们每个|其中每个|这些.{{0,4}}各|其中.{{0,8}}各",
                            re.I)
@@ -62,8 +63,8 @@ _PART_OF_THEIR = re.compile(r"(?:%|\bpercent|\bper\s+cent|\bquarter|\bthird|\bha
                             r"|\bfraction|\bmajority|\bmost|\ball|\bnone)\s+of\s+(?:their|its)\b", re.I)
 
 
-#: "Which of them …", "list them", 其中哪…: the rows or groups before, listed.
-_WHICH_OF_THEM = re.compile(rf"\b(?:which|who|what) of (?:{THOSE_EN})\b|\blist them\b|其中哪|(?:这些|那些|它们).*哪", re.I)
+#: The same, and 其中哪…, 它们…哪: which of the rows or groups before.
+_WHICH_OF_THEM = re.compile(rf"{_WHICH_OF}|其中哪|(?:这些|那些|它们).*哪", re.I)
 
 
 #: Words that stand for what a ranking picked, counted or measured again ("How many times did it fly in the 2010s?",
@@ -443,9 +444,8 @@ def _compared_with_before(frame: Frame, a: Assembler, replaced: list[Condition])
     if len(new) != 1 or len(old) != 1 or old[0].column is not new[0].column or old[0].values == new[0].values \
             or not any(m.kind == "keyword" and m.code == "compare" and a.r.is_free(m) for m in a.r.mentions):
         return
-    both = sorted(old[0].values + new[0].values)
-    frame.conditions = [replace(new[0], values=tuple(both) if isinstance(new[0].values, tuple) else both,
-                                text=f"{old[0].text}, {new[0].text}") if c is new[0] else c for c in frame.conditions]
+    both = replace(new[0], values=tuple(sorted((*old[0].values, *new[0].values))), text=f"{old[0].text}, {new[0].text}")
+    frame.conditions = [both if c is new[0] else c for c in frame.conditions]
     a.years_compared(frame)
 
 

@@ -19,7 +19,7 @@ from agent.planner.lexicon import MAKING_VERBS
 from agent.planner.negation import Absence
 from agent.planner.periods import DATE_ONLY, Period
 from agent.planner.question import Mention, ParsedQuestion
-from agent.planner.roles import DIRECT_WORDS, RoleResolver, span_text, verb_form
+from agent.planner.roles import DIRECT_WORDS, RoleResolver, of_scale, span_text, verb_form
 from agent.planner.schema_index import ColumnInfo, SchemaIndex, ValueRef
 from agent.planner.units import UNITS
 from agent.vocabulary.grouping import RESPECTIVELY
@@ -399,8 +399,7 @@ class Assembler:
         far), shown beside each row; none of theirs, the words are named."""
         found = []
         for m in [m for m in self.r.mentions if m.kind == "keyword" and m.code == "how_value" and self.r.is_free(m)]:
-            own = [c for c in self.schema.tables[frame.fact].columns.values() if c.is_numeric
-                   and (set(m.extra) & set(c.words) or any(c.name.lower().endswith("_" + h) for h in m.extra))]
+            own = [c for c in self.schema.tables[frame.fact].columns.values() if of_scale(c, m)]
             if len(own) == 1:
                 found.append(own[0])
                 self.r.use(m)

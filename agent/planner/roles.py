@@ -23,7 +23,7 @@ from storage.text import singular
 from agent.planner.negation import find_negated
 from agent.planner.periods import Period, find_bucket, find_periods
 from agent.planner.question import Mention, ParsedQuestion, Token
-from agent.planner.schema_index import SchemaIndex
+from agent.planner.schema_index import ColumnInfo, SchemaIndex
 from agent.vocabulary.numbers import MEASURE_WORDS_ZH, NUMBER_WORDS
 from agent.vocabulary.ranking import ZH_SUPERLATIVES, apart_ends
 
@@ -1007,8 +1007,7 @@ class RoleResolver:
         if scale is None or scale.kind != "keyword" or scale.code != "how_value" or not self.is_free(scale):
             return None
         named = {t for o in self.mentions if o.kind in ("table", "value") for t in (*o.tables, *(v.table for v in o.values))}
-        columns = [c for t in named for c in self.schema.tables[t].columns.values() if c.is_numeric
-                   and (set(scale.extra) & set(c.words) or any(c.name.lower().endswith("_" + h) for h in scale.extra))]
+        columns = [c for t in named for c in self.schema.tables[t].columns.values() if of_scale(c, scale)]
         if len(columns) != 1:
             return None
         self.use(scale, *(o for o in self.mentions if o.kind == "keyword" and o.code == "group"
@@ -1060,8 +1059,8 @@ class RoleResolver:
         if self.q.zh or m.text.lower() != "how many":
             return None
         tokens, i = self.q.tokens, m.end
-        while i < len(tokens) and tokens[i].norm in ("have", "has", "been", "were", "was", "are", "is", "be", "of",
-                                                      "them", "those", "it", "they", "in", "total"):
+        while i < len(tokens) and (tokens[i].norm in _AUXILIARIES
+                                   or tokens[i].norm in ("been", "be", "of", "them", "those", "it", "they", "in", "total")):
             i += 1
         if i >= len(tokens) or tokens[i].norm not in MADE_WORDS:
             return None
@@ -1829,6 +1828,12 @@ _MADE_ZH = re.compile(r"(生产|制造|交付|造)了?(?:总共|一共)?$")
 _UNITS_ZH = "架台辆艘枚"
 #: The words of a column of how many were made (units built, units produced).
 MADE_WORDS = frozenset({"built", "produced", "made", "manufactured", "delivered"})
+def of_scale(column: ColumnInfo, scale: Mention) -> bool:
+    """Whether a numeric column measures what a scale word asks ("how far", 多远: a range; "how heavy": a mass)."""
+    return column.is_numeric and (bool(set(scale.extra) & set(column.words))
+                                  or any(column.name.lower().endswith("_" + h) for h in scale.extra))
+
+
 #: The words of a column whose values are kinds of its rows (`role`, `aircraft_type`, `category`).
 _KIND_COLUMN_WORDS = frozenset({"type", "role", "category", "class", "kind"})
 #: A number written as a percentage: "10%", "10 percent", "10 per cent".
