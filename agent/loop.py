@@ -471,6 +471,16 @@ class _Turn:
             return self.run_for_model(verdict.fix, told) or outcome
         return self.with_dropped_conditions(record.sql, problem) or outcome
 
+    def builds_on_a_gap(self, sql: str) -> bool:
+        """Whether an answer resting on `sql` builds on a previous answer that was only partly answered (the
+        `inherited` check): so whenever that answer was, but for the offline planner's own answer to this question
+        when it says it builds on no gap (the answer before left out only what to show, and this one shows figures
+        of its own: `OfflinePlanner._linked`)."""
+        if not self.previous_partly:
+            return False
+        planned = self.state.planner_frame or {}
+        return not (hasattr(self.setup.model, "follow") and planned.get("sql") == sql and planned.get("inherits") is False)
+
     @functools.cached_property
     def named_values(self) -> tuple[str, ...]:
         """The database's values the question names (the value index; for the offline planner, the values it read
@@ -488,7 +498,7 @@ class _Turn:
         result = Result(sql=record.sql, row_count=record.row_count, truncated=record.truncated, rows=rows)
         turn = TurnFacts(question=self.state.question or "", dialect=self.setup.database.dialect, catalogue=self.catalogue,
                     previous_question=self.previous_question, previous_sql=self.previous_sql,
-                    previous_partly=bool(self.previous_partly), shown_values=self.shown_values, partial_values=self.partial_values,
+                    previous_partly=self.builds_on_a_gap(record.sql), shown_values=self.shown_values, partial_values=self.partial_values,
                     sampled_values=self.sampled_values, row_mates=self.row_mates, unmatched=self.unmatched,
                     named_values=self.named_values, lexicon=self.lexicon)
         return next(review(text, result, turn, stage=stage, told=self.checked), None)

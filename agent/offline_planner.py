@@ -42,7 +42,7 @@ from agent.planner.lexicon import Lexicon
 from agent.planner.linking import MeaningLinker
 from agent.planner.question import ParsedQuestion, parse_question
 from agent.planner.reading import caveat, data_ends, interpretation, read_alone, translated
-from agent.planner.periods import IN_THE_DATA, DataEnd
+from agent.planner.periods import IN_THE_DATA, DataEnd, bucket_period
 from agent.planner.roles import at_a_place
 from agent.planner.schema_index import ColumnInfo, SchemaIndex, quote_ident
 from agent.planner.sql_builder import SQLBuildError, build_sql, to_dialect
@@ -88,6 +88,15 @@ class Plan:
         """What of the question the plan does not use, as the answer's first sentence; None: nothing."""
         parts = [self.focus_caveat, caveat(self.frame) if self.frame is not None else None]
         return " ".join(p for p in parts if p) or None
+
+    @property
+    def left_out_only_what_to_show(self) -> bool:
+        """The caveat names only words asking what to show (When, 哪年: `Frame.asks_to_show`): the rows the answer
+        rests on are the ones asked about, so a follow-up with figures of its own builds on no gap."""
+        frame = self.frame
+        return frame is not None and bool(frame.unused) and set(frame.unused) <= set(frame.asks_to_show) \
+            and self.focus_caveat is None and frame.link is None and not frame.guesses and frame.other_way is None \
+            and not frame.data_none
 
 
 @dataclass
@@ -171,12 +180,14 @@ class OfflinePlanner:
         when its words say so, or when it cannot stand alone), build the SQL.
 
         Args:
-            ended: how the previous turn ended ("ok", "incomplete", "unanswered": `_previous_answer`);
+            ended: how the previous turn ended ("ok", "incomplete", "unshown": only what to show left out,
+                "unanswered": `_previous_answer`);
                 None: no previous turn (or "incomplete" when the `previous` frame says it left words out).
         """
         plan = Plan(question=question, zh=has_cjk(question))
         if ended is None and previous is not None:
-            ended = "incomplete" if previous.get("complete") is False else "ok"
+            ended = "ok" if previous.get("complete") is not False else "unshown" if previous.get("gap") == "shown" \
+                else "incomplete"
         try:
             frame, plan.carried = self._frame(question, previous, ended, self.today)
             if frame.relative and IN_THE_DATA.search(question) and (last := self._last_date(frame.relative[0])):
@@ -375,6 +386,8 @@ class OfflinePlanner:
         name under the ranking's conditions, no longer ranked (a new period replaces the old one, as in any
         follow-up); so are rows ranked by a column of theirs (纬度最低的中国发射场). None when the answer before ranked
         neither, or picked none or more than a few."""
+        if (period := self._period_pinned(before)) is not None:
+            return period
         # (rows picked by a date, "猎鹰9号最近一次发射失败是在什么时候？", are events of what it named: 它 is the rocket)
         rows = not before.entity and not before.measures and before.order is not None and before.order.column is not None \
             and not (before.order.column.is_date or before.order.column.is_year)
@@ -396,6 +409,26 @@ class OfflinePlanner:
         return replace(before, entity=None, order=None, limit=None, ties=False, having=None, having_measure=None,
                        columns=[], conditions=[*before.conditions, named], measures=list(before.measures))
 
+    def _period_pinned(self, before: Frame) -> Frame | None:
+        """The one period a ranking of time buckets picked ("the busiest quarter of 2022 for Russian launches":
+        2022-Q2), as a period of the rows, for a question asking of its rows ("And which site did most of them fly
+        from?"). None when the answer before picked no such one."""
+        if before.group_time is None or not before.group_time.is_date or before.entity or before.group_columns \
+                or before.limit != 1 or before.order is None or before.order.measure is None:
+            return None
+        try:
+            result = self.database.execute(to_dialect(build_sql(before, self.schema), self.database.dialect), max_rows=3)
+        except (SourceError, SQLBuildError):
+            return None
+        labels = list(dict.fromkeys(row[0] for row in result.rows if row))
+        period = bucket_period(before.bucket, labels[0]) if len(labels) == 1 else None
+        if period is None:
+            return None
+        picked = Condition(before.group_time, "year_period", period, str(labels[0]))
+        return replace(before, group_time=None, bucket="year", order=None, limit=None, ties=False, having=None,
+                       having_measure=None, columns=[], conditions=[*before.conditions, picked],
+                       measures=list(before.measures))
+
     def _not_kept(self, frame: Frame, before: Frame) -> list[Condition]:
         """The previous answer's conditions a question read on its own does not keep, when it asks about the same
         rows or groups ("2015年以来，俄罗斯的火箭在各个发射场分别发射了多少次？" then "哪个发射场的成功率最低？": all the
@@ -414,6 +447,8 @@ class OfflinePlanner:
         table the previous answer did not touch, other than one the follow-up groups by (a table it only
         names is still said). Any of these makes the answer not ok."""
         frame, carried = read
+        if ended == "unshown" and (frame.measures, frame.columns) == (before.measures, before.columns):
+            ended = "incomplete"  # the same rows shown the same way: what the answer before did not show, nor this
         if ended in ("incomplete", "unanswered"):
             frame.link = ended
         elif not tied:
@@ -467,10 +502,14 @@ class OfflinePlanner:
 
     def _counted_named(self, frame: Frame, before: Frame, named: _Named) -> set[str]:
         """The table a follow-up names and counts, whose rows refer to the previous ones ("How many payloads did they
-        carry?", 它们一共搭载了多少个载荷？ after launches): those launches' payloads; the words ask for that join."""
+        carry?", 它们一共搭载了多少个载荷？ after launches): those launches' payloads; the words ask for that join. Or
+        the different rows they refer to, counted ("How many rockets has it launched?" after a launch site)."""
+        parents = {m.column.table for m in frame.measures if m.func == "count" and m.distinct and m.column is not None
+                   and m.column.table in named.mentioned and self.schema.upward(frame.fact, m.column.table)}
+        found = {t for p in parents for t in self._path_tables(frame.fact, p)}
         if frame.fact == before.fact or frame.fact not in named.mentioned or not self.schema.upward(frame.fact, before.fact):
-            return set()
-        return self._path_tables(frame.fact, before.fact)
+            return found
+        return found | self._path_tables(frame.fact, before.fact)
 
     def _dated(self, frame: Frame, named: _Named) -> set[str]:
         """The table a follow-up names to date its period, each row having one of them ("Only those launched after
@@ -573,7 +612,8 @@ class OfflinePlanner:
 
     def _previous_answer(self) -> str | None:
         """How the conversation's previous turn ended: "ok", "incomplete" (an answer not marked ok: it said
-        what it left out, or a check found it), "unanswered" (no result: the question could not be mapped,
+        what it left out, or a check found it), "unshown" (the planner's own answer, whose one caveat named only
+        words asking what to show: `Plan.left_out_only_what_to_show`), "unanswered" (no result: the question could not be mapped,
         the query failed, the turn stopped); None when nothing shows (a first question, or a state
         without steps: the planner frame's own "complete" then stands)."""
         steps = self._state.steps if self._state is not None else []
@@ -583,6 +623,10 @@ class OfflinePlanner:
             return None
         if end.step_type == "answer" and end.ok:
             return "ok"
+        before = self._state.planner_frame or {}
+        if end.step_type == "answer" and end.sql and before.get("gap") == "shown" and end.sql == before.get("sql") \
+                and end.caveat == before.get("caveat"):
+            return "unshown"  # only what the planner's own caveat named as not shown was left out
         return "incomplete" if end.step_type == "answer" and end.sql else "unanswered"
 
     def _plan_in_focus(self, turn: _Turn) -> Plan:
@@ -661,8 +705,12 @@ class OfflinePlanner:
         sep = "" if plan.zh else " "
         text = sep.join(p for p in (plan.caveat, plan.focus_note, translated(plan.frame), read_alone(plan.frame),
                                     interpretation(plan.frame, plan.carried), result, data_ends(plan.frame)) if p)
-        if self._state is not None:  # "complete": whether a follow-up of it inherits nothing left out
-            self._state.planner_frame = frame_to_dict(plan.frame) | {"complete": plan.caveat is None}
+        if self._state is not None:  # "complete": whether a follow-up of it inherits nothing left out; "gap": what
+            # it left out was only what to show ("shown"); "inherits": this answer builds on the previous one's gap
+            self._state.planner_frame = frame_to_dict(plan.frame) | {
+                "complete": plan.caveat is None, "caveat": plan.caveat, "sql": plan.sql,
+                "gap": "shown" if plan.left_out_only_what_to_show else None,
+                "inherits": plan.frame.link in ("incomplete", "unanswered")}
         count = observation.get("row_count", 0)
         return self._answer(turn, text, plan.sql,
                             f"The query returned {count} row{'' if count == 1 else 's'}; I state the result.",

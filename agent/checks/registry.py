@@ -541,7 +541,8 @@ def _grouped(turn: TurnFacts, result: Result, text: str) -> Finding | None:
 def _inherited(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     """A question that points back at the previous answer ("what is the country corresponding to it?", "How
     about the greatest horsepower?") when that answer was only partly answered or not answered: what it
-    builds on is in doubt."""
+    builds on is in doubt. (Not the offline planner's answer that says it builds on no gap: the answer before
+    left out only what to show, `_Turn.builds_on_a_gap`.)"""
     return Finding() if turn.previous_partly and (turn.follows_up or leans_on_previous(turn.question)) else None
 
 
@@ -564,7 +565,8 @@ def _unasked(turn: TurnFacts, result: Result, text: str) -> Finding | None:
 
 def _numbers(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     """Numbers the answer's text states that its result does not hold: not a cell, a number in a cell, the row
-    count, nor, for a result of two rows, the difference of their figures ("2020 has 82 more")."""
+    count, nor, for a result of two rows, the difference of their figures and its change in percent ("2020 has 82
+    more (+170.83%)")."""
     rows = result.rows()
     # An answer may restate the question it builds on ("3月到6月…"), whether or not this one's words point back
     # (哪个月的失败次数最多？ after 1月到5月): its numbers are the analyst's.

@@ -370,9 +370,12 @@ def unsupported_numbers(text: str, *, rows: list[list[Any]], row_count: int | No
         elif isinstance(cell, str):
             known += _numbers_in(cell)
     known += _numbers_in(question) + _numbers_in(sql)
-    if len(rows) == 2:  # two figures compared ("2010: 48; 2020: 130; 2020 has 82 more"): their difference
-        known += [abs(float(a) - float(b)) for a, b in zip(*rows) if all(
+    if len(rows) == 2:  # two figures compared ("2010: 48; 2020: 130; 2020 has 82 more (+170.83%)"): their difference,
+        # and the change of either from the other in percent
+        pairs = [(float(a), float(b)) for a, b in zip(*rows) if all(
             isinstance(v, (int, float)) and not isinstance(v, bool) for v in (a, b))]
+        known += [abs(a - b) for a, b in pairs]
+        known += [abs(100 * (y - x) / x) for a, b in pairs for x, y in ((a, b), (b, a)) if x]
     stated = dict.fromkeys(_NUMBER.findall(text))
     return [n for n in stated if not any(_same_number(n, k) for k in known)]
 

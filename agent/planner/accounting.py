@@ -53,7 +53,7 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
                 or _names_the_value_before(m, r, frame, schema) \
                 or (_relates_through(m, joined) and not asked_after_which(m, r, frame)) \
                 or _participle_of_parent(i, r, frame, schema) or _their_rows(m, r, frame, schema) \
-                or _made_where(m, frame) or _whose_rows(m, r, frame, schema) or _objects_of_the_rows(i, r, frame, schema) \
+                or _made_where(m, frame, schema) or _whose_rows(m, r, frame, schema) or _objects_of_the_rows(i, r, frame, schema) \
                 or (m.kind == "column" and m.partial and _made_by_a_maker(m.text, frame, schema, joined)):
             continue
         before = r.mentions[i - 1] if i else None
@@ -95,6 +95,20 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     own |= _OF_ALL if any(m.func == "share" and m.condition is None for m in frame.measures) else set()
     own |= shown_in_units(frame)
     return [w for w in dict.fromkeys(words + _unknown_chinese(r, own)) if w.casefold() not in own]
+
+
+def words_of_showing(r: RoleResolver, frame: Frame) -> tuple[str, ...]:
+    """The question's words that ask only what to show of the rows (`when_words`, `_which_unshown`, `_which_unread`):
+    an answer leaving out only these rests on the rows the question asks about."""
+    covered = {i for m in r.mentions for i in range(m.start, m.end)}
+    found = when_words(r.q) + _which_unshown(r, frame) + _which_unread(r, covered)
+    tokens = r.q.tokens  # 哪年, "which year", "what date": when, asked by the time word after "which"
+    found += [(i, t.text) for i, t in enumerate(tokens) if i and t.norm in _WHICH_TIME and tokens[i - 1].norm == "which"]
+    return tuple(dict.fromkeys(text for _, text in found))
+
+
+#: Time words asked after "which"/哪 (哪年, "which year"): the rows' date, asked to be shown.
+_WHICH_TIME = frozenset({"year", "years", "date", "day", "month"})
 
 
 def _filler(word: str, schema: SchemaIndex, joined: set[str], edges: list) -> bool:
@@ -199,12 +213,20 @@ def _whose_rows(m, r: RoleResolver, frame: Frame, schema: SchemaIndex) -> bool:
     return frame.fact in held and any(e.table == frame.fact and e.ref_table in m.tables for e in schema.edges)
 
 
-def _made_where(m, frame: Frame) -> bool:
+def _made_where(m, frame: Frame, schema: SchemaIndex) -> bool:
     """A verb of making read as part of a column's name ("European-built aircraft", "aircraft built in Europe":
-    the count of units built) when the query holds the rows to a condition on another table (their makers'
-    region): the verb says how the rows relate to it, not that column."""
+    the count of units built) when the query holds the rows to a condition on their makers or reached through
+    them (the makers' region): the verb says how the rows relate to it, not that column. Not a condition on a
+    table no maker stands between ("How many rockets has Jiuquan built?": a launch site builds nothing)."""
     return m.kind == "column" and m.partial and m.text.lower() in MAKING_VERBS \
-        and any(c.column.table != frame.fact for c in frame.conditions)
+        and any(c.column.table != frame.fact and _through_a_maker(frame.fact, c.via or c.column.table, schema)
+                for c in frame.conditions)
+
+
+def _through_a_maker(start: str, goal: str, schema: SchemaIndex) -> bool:
+    """True when the way from `start` to `goal` reaches a makers' table (`MAKER_WORDS`), or `goal` is one."""
+    tables = {goal} | {t for e in schema.join_path(start, goal) or [] for t in (e.table, e.ref_table)}
+    return any(set(schema.tables[t].words) & MAKER_WORDS for t in tables - {start} if t in schema.tables)
 
 
 def _made_by_a_maker(word: str, frame: Frame, schema: SchemaIndex, joined: set[str]) -> bool:

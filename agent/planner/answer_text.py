@@ -15,7 +15,7 @@ from agent.notes import note
 from agent.planner.frame import Condition, Frame
 from agent.planner.human_names import column_words, spaced_zh, table_words, zh_column, zh_name, zh_value
 from agent.planner.lexicon import GENERIC, Lexicon
-from agent.planner.reading import period_range, than_row, years_said
+from agent.planner.reading import period_range, periods_range, than_row, years_said
 from agent.planner.schema_index import SchemaIndex
 from agent.planner.sql_builder import measure_alias, own_name
 from agent.planner.words import human_header
@@ -78,9 +78,12 @@ def result_answer(frame: Frame, *, columns: list[str], rows: list[list[Any]], ro
         (a, x), (b, y) = ((r[0], _number(r[1])) for r in rows)
         counted = not frame.measures or frame.measures[0].func == "count"  # a count is more; an average higher
         more, fewer = ("planner.more", "planner.fewer") if counted else ("planner.higher", "planner.lower")
+        shares = bool(frame.measures) and frame.measures[0].func == "share"
+        change = note("planner.percent_change", zh=zh, percent=f"{100 * (y - x) / x:+,.2f}".rstrip("0").rstrip(".")) \
+            if x and not shares else ""  # "2025 has 16 more (+53.33%)"; not a percent of a percent
         return note("planner.compared" if x != y else "planner.compared_same", zh=zh, first=value_said(a),
                     first_value=value_said(x), second=value_said(b), second_value=value_said(y),
-                    relation=note(more if y > x else fewer, zh=zh, difference=value_said(abs(y - x))))
+                    relation=note(more if y > x else fewer, zh=zh, difference=value_said(abs(y - x))), change=change)
     shown = [_row(r, zh, frame.lexicon) for r in rows[:SHOWN_ROWS]]
     of = ("、" if zh else ", ").join(heads)
     if len(rows) == 1 and not truncated:
@@ -239,6 +242,8 @@ def _conditions(conditions: list[Condition], zh: bool, lexicon: Lexicon = GENERI
         name = column_words(c.column, zh=zh, lexicon=lexicon)
         if c.op == "year_period":
             parts.append(period_range(c.values, zh, years=not c.column.is_date))
+        elif c.op == "year_periods":
+            parts.append(periods_range(c.values, zh))
         elif c.op.startswith("year_"):
             parts.append(years_said(c, zh))
         elif c.op in ("=", "in") and c.looked_up:

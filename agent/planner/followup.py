@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from datetime import date
 from typing import Any
 
 from agent.planner.frame import Comparison, Condition, Frame, Measure, Ordering, PlanningFailed
-from agent.planner.framing import YEAR_WORDS, Assembler
+from agent.planner.framing import YEAR_WORDS, Assembler, apart_bucket
 from agent.planner.negation import Absence
 from agent.planner.question import Mention, ParsedQuestion
 from agent.planner.reading import FIRST_AND_TIED
@@ -70,7 +71,7 @@ _WHICH_OF_THEM = re.compile(rf"{_WHICH_OF}|其中哪|(?:这些|那些|它们).*�
 #: Words that stand for what a ranking picked, counted or measured again ("How many times did it fly in the 2010s?",
 #: 它在2010年代发射了多少次？, "How many of those flights failed?"), not a ranking asked again ("成功率呢？", "same but by
 #: average mass").
-_THE_PICK = re.compile(r"\b(?:it|its)\b|它(?!们)|\bhow many of (?:those|them|these)\b", re.I)
+_THE_PICK = re.compile(r"\b(?:it|its)\b|它(?!们)|\b(?:how many|most) of (?:those|them|these)\b", re.I)
 
 
 def asks_of_the_pick(question: str) -> bool:
@@ -119,6 +120,8 @@ _LEANING = re.compile(rf"\b(?:that|this)\s+{_TIME_WORD}[a-z]+\s*[?.!']*\s*$|\b(?
                       # "Which rockets failed there?": the place before; not "How many sites are there?"
                       r"|(?<!\bare\s)(?<!\bis\s)(?<!\bwas\s)(?<!\bwere\s)(?<!\bbe\s)\bthere\s*[?.!]*\s*$"
                       r"|它|他|她|上面|刚才|同样|也"
+                      # 增长了百分之多少？: a change with no figure of its own, of the two before
+                      r"|^\s*(?:那|那么)?(?:同比)?(?:增长|增加|减少|下降|变化|涨|降)了?(?:百分之多少|百分之几|多少|几成)\s*[？?]?\s*$"
                       # 每年…分别占多少比例？: each of the ones before
                       r"|分别占"
                       # 最早和最晚的一颗分别是…: a measure word standing for a noun the question does not name
@@ -242,6 +245,7 @@ def _follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, tod
     changed += ["filter"] if a.flags(frame) else []  # "Which of those are reusable?": reusable = 1
     changed += _measures(frame, a) + _ranking(frame, a) + _share(frame, a, previous, zh=parsed.zh)
     changed += _kept_top(frame, a, previous)
+    changed += _change_again(frame, a)
     changed += _counts_asked(frame, a, previous)
     if not a.r.aggregates and "share" not in changed:
         shown, lost_shown = _shown(frame, a, also=bool(_ALSO.search(parsed.text)))
@@ -251,7 +255,7 @@ def _follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, tod
     if not changed:
         raise PlanningFailed("I could not tell what this follow-up changes", zh="看不出这个追问要改变什么")
     carried = _carried(previous, frame, changed)
-    frame.unused = _unused(a, frame, schema) + lost
+    frame.unused, frame.asks_to_show = _unused(a, frame, schema) + lost, _showing(a, frame)
     if (taken_out := _NOT_THOSE.search(parsed.text)) is not None:
         frame.unused.insert(0, taken_out.group())
     frame.notes = a.notes + [f"follow-up of '{previous.subject_text}': changed {', '.join(changed)}"]
@@ -348,7 +352,8 @@ def _one_year(previous: Frame) -> int | None:
 
 
 #: "the same period", 同期: the previous answer's part of a year, in the year the follow-up names.
-_SAME_PERIOD = re.compile(r"(?:\b(?:over|in|for|during|across)\s+)?\bthe\s+same\s+(?:period|time|months?|quarter|half)\b|同期|同一时期|同一时段|同一时间段"
+_SAME_PERIOD = re.compile(r"(?:\b(?:over|in|for|during|across)\s+)?\b(?:the\s+same|that|this)\s+(?:period|time|months?|quarter|half)\b"
+                          r"|同期|同一时期|同一时段|同一时间段|那段时间|这段时间|那个时期|这个时期|这期间|那期间"
                           r"|同一个?(?:季度|月|半年)|同(?:季度|月份)|那(?:个|一)?十年|那个年代", re.I)
 
 
@@ -408,6 +413,7 @@ def _time(frame: Frame, a: Assembler) -> list[str]:
         if step is not None and years and _one_year(frame) is not None and all(
                 c.op == "year_in" or (c.op == "year_period" and c.values[0] and c.values[1]) for c in years):
             frame.conditions = [_moved_a_year(c, step[1]) if c in years else c for c in frame.conditions]
+            _compared_a_year_apart(frame, a, years)
             _read_span(r, a, step[0])
             if step[0].group().startswith("前"):  # 前一年 is no "top one"
                 r.limit = r.rank = None
@@ -434,6 +440,41 @@ def _time(frame: Frame, a: Assembler) -> list[str]:
     frame.conditions = [c for c in kept if c not in replaced] + frame.conditions
     _compared_with_before(frame, a, replaced)
     return ["time"]
+
+
+def _change_again(frame: Frame, a: Assembler) -> list[str]:
+    """"By what percentage did it grow?", 增长了百分之多少？ after two figures compared: the same two, whose answer states
+    the change in percent beside the difference (`answer_text`). Not after an answer of other rows: the word stays
+    unused, and said so."""
+    change = next((m for m in a.r.mentions if m.kind == "keyword" and m.code == "change" and a.r.is_free(m)), None)
+    if change is None or not frame.compared:
+        return []
+    a.r.use(change)
+    return ["change"]
+
+
+def _compared_a_year_apart(frame: Frame, a: Assembler, before: list[Condition]) -> None:
+    """"How does that compare with the same quarter a year earlier?", 和前一年同期相比呢？ after a figure of a part of a
+    year: both periods, each its own figure and the difference, not the earlier one alone with 'compare' left out.
+    Only one period on a date, each within a year (a year itself is `_compared_with_before`'s, as years)."""
+    moved = [c for c in frame.conditions if c.op.startswith("year_") and c not in before]
+    if len(before) != 1 or len(moved) != 1 or not before[0].column.is_date or frame.group_time is not None \
+            or not any(m.kind == "keyword" and m.code == "compare" and a.r.is_free(m) for m in a.r.mentions):
+        return
+    if before[0].op == "year_in":
+        both = replace(before[0], values=tuple(sorted((*before[0].values, *moved[0].values))),
+                       text=f"{moved[0].text}, {before[0].text}")
+        bucket = "year"
+    else:
+        spans = sorted([moved[0].values[:2], before[0].values[:2]])
+        bucket = apart_bucket([(date.fromisoformat(s), date.fromisoformat(e)) for s, e in spans])
+        if bucket is None or not all(spans[0] + spans[1]):
+            return
+        both = replace(before[0], op="year_periods", values=(*spans[0], *spans[1]),
+                       text=f"{moved[0].text}, {before[0].text}")
+    frame.conditions = [both if c is moved[0] else c for c in frame.conditions]
+    frame.group_time, frame.bucket = both.column, bucket
+    a.two_compared(frame)
 
 
 def _compared_with_before(frame: Frame, a: Assembler, replaced: list[Condition]) -> None:
@@ -716,6 +757,12 @@ def _measures(frame: Frame, a: Assembler) -> list[str]:
             and any(m.func == "count" and m.column is None for m in new) and a.schema.upward(counted, frame.fact):
         moved = counted  # "How many payloads did they carry?" after a list of launches: their payloads, counted
         frame.subject_text = a.r.counted.text  # "There were 14 payloads …", not launches
+    elif moved is None and counted not in (None, frame.fact) and not (frame.entity or frame.group_columns) \
+            and a.schema.upward(frame.fact, counted) and len(keys := a.schema.tables[counted].pk) == 1:
+        # "How many rockets has it launched?" after a launch site: the different rockets of its launches, not them
+        new = [Measure("count", a.schema.tables[counted].columns[keys[0]], True)
+               if m.func == "count" and m.column is None else m for m in new]
+        frame.subject_text = a.r.counted.text
     frame.fact = moved or frame.fact
     ranked = frame.order is not None and frame.order.measure is not None
     if ranked and frame.limit is not None and (points_back(a.q.text) or re.search(_WAS_THAT, a.q.text, re.I)):
@@ -801,6 +848,9 @@ def _shown(frame: Frame, a: Assembler, *, also: bool) -> tuple[list[str], list[s
             continue
         if m.kind == "table" and listing and a.table(m) == frame.fact and not _listed_with_others(a.q, m):
             r.use(m)  # the rows' own table named again ("that country", "for pilots above 40"): nothing new shown
+            continue
+        if m.kind == "table" and a.table(m) == frame.fact and frame.measures and (frame.entity or frame.group_columns):
+            r.use(m)  # "Which site did most of them fly from?": the rows counted in each group ('fly': launches)
             continue
         grouped_by = {frame.fact, frame.entity, *(g.table for g in frame.group_columns)}
         if frame.measures and m.kind == "table" and a.schema.upward(frame.fact, a.table(m)) and any(
@@ -894,6 +944,8 @@ def _ranked_rows(frame: Frame, a: Assembler) -> list[str]:
     them has the longest range?"). A ranking with no column of those rows to go by ("其中最重的" of
     aircraft: a payload's mass, through their maker, is not theirs) keeps the previous order and its
     words are named as not used."""
+    if (counted := _counted_below(frame, a)) is not None:
+        return _ranked_by_their_count(frame, a, counted)
     before = frame.order, frame.limit, frame.ties
     try:
         a.ranking(frame) if not a.r.rank.by_count or any(m.func == "count" for m in frame.measures) else None
@@ -912,6 +964,27 @@ def _ranked_rows(frame: Frame, a: Assembler) -> list[str]:
         frame.columns.append(ranked)
     # "其中航程最远的": the column ranked by, shown beside the rows already, not a column to show instead
     a.r.use(*(m for m in a.r.mentions if m.kind == "column" and a.r.is_free(m) and a.column(m) is ranked))
+    return ["ranking"]
+
+
+def _counted_below(frame: Frame, a: Assembler) -> str | None:
+    """The table of rows below the rows listed that a ranking by count names ("Which of them flew the most?",
+    其中哪一款发射次数最多？ after rockets: their launches); None when the ranking counts no such table."""
+    rank, counted = a.r.rank, a.r.rank.counted
+    if not rank.by_count or frame.measures or not frame.columns or counted is None or counted.kind != "table":
+        return None
+    table = a.table(counted)
+    return table if table != frame.fact and a.schema.upward(table, frame.fact) else None
+
+
+def _ranked_by_their_count(frame: Frame, a: Assembler, counted: str) -> list[str]:
+    """The rows listed before, each with how many rows of `counted` refer to it, the most (or fewest) first: the
+    first and any tied with it, or the number asked ("the top 3 of them")."""
+    frame.entity, frame.fact = frame.fact, counted
+    frame.measures, frame.columns, frame.distinct = [Measure("count")], [], False
+    frame.order = Ordering(a.r.rank.desc, measure=frame.measures[0])
+    frame.limit, frame.ties = (a.r.limit, False) if a.r.limit is not None else (1, True)
+    a.r.use(a.r.rank.counted)
     return ["ranking"]
 
 
@@ -943,6 +1016,13 @@ def _carried(previous: Frame, frame: Frame, changed: list[str]) -> list[str]:
 
 def _same(a: Condition, b: Condition) -> bool:
     return a.column is b.column and a.op == b.op and tuple(a.values) == tuple(b.values)
+
+
+def _showing(a: Assembler, frame: Frame) -> tuple[str, ...]:
+    """The follow-up's words asking only what to show (`accounting.words_of_showing`)."""
+    from agent.planner.accounting import words_of_showing
+
+    return words_of_showing(a.r, frame)
 
 
 def _unused(a: Assembler, frame: Frame, schema: SchemaIndex) -> list[str]:

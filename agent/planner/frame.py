@@ -55,7 +55,8 @@ class Condition:
     column: ColumnInfo
     # starts: the value, then the marks by which stored values go on after it ('Maiden flight', ';')
     op: str  # = != in not_in > >= < <= between starts prefix | year_in … year_outside | null | than_> than_< (values: the named row's
-    # name column and name: "faster than the Su-35S", the column compared with that row's)
+    # name column and name: "faster than the Su-35S", the column compared with that row's) | year_period (start, end, first
+    # year, last year) | year_periods (start, end, start, end, …: periods apart, either one's dates)
     values: tuple[Any, ...]
     text: str  # the words of the question it came from
     looked_up: bool = False  # a value found in the values index (shown with find_values)
@@ -137,6 +138,9 @@ class Frame:
     own_pronoun: bool = False
     notes: list[str] = field(default_factory=list)  # the reasoning, shown as the planner's thought
     unused: list[str] = field(default_factory=list)  # words of the question the query does not use
+    #: Words of the question asking only what to show (When, 哪年, 哪家 of rows shown by number): left out, they change
+    #: no row the answer rests on, so a follow-up with figures of its own does not inherit them (`accounting`).
+    asks_to_show: tuple[str, ...] = ()
     #: The previous answer's conditions a question about the same rows, read on its own, does not keep (said first).
     not_kept: list[Condition] = field(default_factory=list)
     #: Columns whose figures the result shows in another unit than stored (总质量是多少吨: {"weight_kg": "weight_t"}).

@@ -12,7 +12,7 @@ import re
 from dataclasses import replace
 from datetime import date
 
-from agent.planner.accounting import ALL_OF_THEM_ZH, TIME_PARTS, YES_NO, unaccounted, when_words
+from agent.planner.accounting import ALL_OF_THEM_ZH, TIME_PARTS, YES_NO, unaccounted, when_words, words_of_showing
 from agent.planner.frame import Comparison, Condition, Frame, Measure, MissingSubject, Ordering, PlanningFailed, YearFilter
 from agent.planner.human_names import table_words
 from agent.planner.lexicon import MAKING_VERBS
@@ -113,6 +113,7 @@ class Assembler:
         #: a value of the rows themselves negated, and the word negating it (`negation`, `value_condition`)
         self.negated_directly: list[tuple[Condition, str]] = []
         self.share_threshold: Comparison | None = None  # a percentage a HAVING keeps groups by (`_share_kept`)
+        self.listed_per_group = False  # rows asked for by name within each group (`_which_of_each`)
 
     def frame(self) -> Frame:
         having = next((c for c in self.r.comparisons if c.having), None)
@@ -144,6 +145,7 @@ class Assembler:
                            and self.table(m) in tables and m.extra[1] not in tables]  # 哪家供应商 of the aircraft: a
         # role's word whose referring rows the query does not read is not said by joining its table another way
         frame.unused = unaccounted(self.r, frame, self.schema)
+        frame.asks_to_show = words_of_showing(self.r, frame)
         # Follow-up markers are stopwords for the follow-up reader; in a question read on its own they
         # can carry meaning ("countries with only one official language"), so they are never dropped silently.
         frame.unused += [t.text for t in self.r.q.tokens if t.text.lower() in FOLLOWUP_MARKERS
@@ -911,6 +913,13 @@ class Assembler:
                 frame.entity = self.table(above)
                 r.use(above)
                 self.notes.append(f"'{above.text}' → one row per {frame.entity}")
+        if self._which_of_each(frame, having):
+            # "Which supplier provides each part of the C919?", 各个部件都是哪些供应商提供的？: each group beside the
+            # rows asked for by name, not how many of them each group has (the group's words shown, `_shown`)
+            grouped = {id(c) for c in frame.group_columns}
+            r.used -= {id(m) for m in r.mentions if m.kind == "column" and any(id(c) in grouped for c in m.columns)}
+            frame.group_columns, self.listed_per_group = [], True
+            self.notes.append("'which' rows of each group → listed beside it")
         if (frame.entity or frame.group_columns or frame.group_time) and not any(m.func == "count" and m.column is None
                                                                for m in frame.measures):
             if not frame.measures or having or (r.rank and r.rank.by_count):
@@ -1322,40 +1331,45 @@ class Assembler:
             return  # overlapping: each narrows the other ("2024年上半年的3月")
         kinds = {_period_kind(start, end) for start, end, _ in spans}
         meet = all(end == start for (_, end, _), (start, _, _) in zip(spans, spans[1:]))
-        if len(kinds) != 1 or None in kinds or not meet or frame.group_time is not None:
+        bucket = kinds.pop() if len(kinds) == 1 and None not in kinds else apart_bucket([(s, e) for s, e, _ in spans])
+        if bucket is None or frame.group_time is not None:
             frame.conditions = [c for c in frame.conditions if c is spans[0][2] or c not in periods]
             self.r.ignored.extend(c.text for _, _, c in spans[1:])
             return
         first, last = spans[0][2], spans[-1][2]
         frame.conditions = [c for c in frame.conditions if c not in periods]
-        frame.conditions.append(Condition(first.column, "year_period", (first.values[0], last.values[1], first.values[2],
-                                                                        last.values[3]), f"{first.text}, {last.text}"))
+        if meet:
+            frame.conditions.append(Condition(first.column, "year_period", (
+                first.values[0], last.values[1], first.values[2], last.values[3]), f"{first.text}, {last.text}"))
+        else:  # "in Q1 2024 and Q1 2025": either one's dates, each its own group
+            frame.conditions.append(Condition(first.column, "year_periods", tuple(
+                v for _, _, c in spans for v in c.values[:2]), ", ".join(c.text for _, _, c in spans)))
         each = [m for m in self.r.mentions if m.kind == "keyword" and m.text.lower() in ("各", "each")]
         if frame.entity and each and not any(o.kind == "table" and frame.entity in o.tables and 0 <= o.start - m.end <= 1
                                              for m in each for o in self.r.mentions):
             frame.entity = None  # 俄罗斯的火箭各发射了多少次: 各 asked of the periods (not "each launch vehicle")
-        frame.group_time, frame.bucket = first.column, kinds.pop()
+        frame.group_time, frame.bucket = first.column, bucket
         self.notes.append(f"'{first.text}' … '{last.text}' → one range, GROUP BY the {frame.bucket}")
         if len(spans) == 2:
-            self._two_compared(frame)
+            self.two_compared(frame)
 
     def _values_compared(self, frame: Frame) -> None:
         """Two values of one column compared (美国火箭比中国火箭多发射了几次？, "Did SpaceX or Rocket Lab launch more in
-        2024?"): one figure for each, side by side, and the difference stated (`_two_compared`); not both pooled."""
+        2024?"): one figure for each, side by side, and the difference stated (`two_compared`); not both pooled."""
         pair = [c for c in frame.conditions if c.op == "in" and len(c.values) == 2]
         if len(pair) != 1 or frame.entity or frame.group_columns or frame.group_time or len(frame.measures) > 1:
             return
         if self._groups_asked():
             return  # 哪些国家运营的通信卫星比对地观测卫星多？: the groups with more of one than the other (`having`)
         before = (frame.measures[:], frame.columns[:], frame.distinct)
-        self._two_compared(frame)
+        self.two_compared(frame)
         if frame.compared:
             frame.group_columns.append(pair[0].column)
             self.notes.append(f"'{pair[0].text}' → one figure for each, GROUP BY {pair[0].column.name}")
         else:
             frame.measures[:], frame.columns[:], frame.distinct = before
 
-    def _two_compared(self, frame: Frame) -> None:
+    def two_compared(self, frame: Frame) -> None:
         """Two groups side by side with a word comparing them ("How many more … than …", "Were more … in the 2010s or
         in the 2020s?", 比前年多还是少): the answer states the difference (`answer_text`); the words are read."""
         words, said = self._comparing()
@@ -1373,6 +1387,16 @@ class Assembler:
         frame.compared = True
         self.notes.append("two groups compared → the difference is stated")
 
+    def _which_of_each(self, frame: Frame, having) -> bool:
+        """Rows asked for by "which"/哪些/哪家 and their table's name, within groups of a column said after "each"/各/每
+        (`_each_column`), with no count, figure or ranking asked: the rows are what each group is asked of."""
+        r = self.r
+        asked = any(w.kind == "keyword" and w.code == "which" and o.kind == "table" and frame.fact in o.tables
+                    and 0 <= o.start - w.end <= 1 for w in r.mentions for o in r.mentions)
+        return asked and bool(frame.group_columns) and not (frame.entity or frame.group_time or frame.measures
+                                                            or having or r.rank or r.aggregates or r.has("count")) \
+            and self._each_column(frame)
+
     def _groups_asked(self) -> bool:
         """"Which <table>" asked (哪些国家): the groups that have more of one than of the other, not two figures."""
         return any(w.kind == "keyword" and w.code == "which" and o.kind == "table" and 0 <= o.start - w.end <= 1
@@ -1381,7 +1405,7 @@ class Assembler:
     def _comparing(self) -> tuple[list[Mention], re.Match | None]:
         """The free words comparing two groups ("more", "fewer", "compare"), and the Chinese comparison (比…多)."""
         words = [m for m in self.r.mentions if m.kind == "keyword" and self.r.is_free(m)
-                 and (m.code == "compare" or (m.code in ("gt", "lt", "cmp") and m.text.lower() in _COMPARING_EN))]
+                 and (m.code in ("compare", "change") or (m.code in ("gt", "lt", "cmp") and m.text.lower() in _COMPARING_EN))]
         return words, _COMPARING_ZH.search(self.q.text) if self.q.zh else None
 
     def years_compared(self, frame: Frame) -> None:
@@ -1410,7 +1434,7 @@ class Assembler:
             return
         frame.group_time, frame.bucket = condition.column, "year"
         if comparing:  # (before 'compare' is read: it is one of the words comparing them)
-            self._two_compared(frame)
+            self.two_compared(frame)
         self.r.use(*compared)  # "How did its count in 2022 compare with 2023?": the two side by side
         self.notes.append(f"'{condition.text}' → each year its own figure, GROUP BY the year")
 
@@ -1909,7 +1933,7 @@ class Assembler:
             if theirs:
                 self.r.pronouns.update(theirs)
                 frame.own_pronoun = True
-        elif label not in wanted and self._which_rows_asked(frame, wanted):
+        elif label not in wanted and (self.listed_per_group or self._which_rows_asked(frame, wanted)):
             wanted = [label, *wanted]  # "Which aircraft first flew …, and what role does each have?": which ones, too
         frame.columns = list(dict.fromkeys(wanted))
         # "Which orbits had launches that did not fail in 2024?": each orbit once, not once per launch
@@ -2090,6 +2114,17 @@ def column_choice(m: Mention, schema: SchemaIndex, anchors: list[str], want: str
         if own:
             return min(own, key=lambda c: min(schema.distance(a, c.table) for a in anchors))
     return best
+
+
+def apart_bucket(spans: list[tuple[date, date]]) -> str | None:
+    """The bucket that keeps periods [start, end) apart one group each: their kind when they share one (two
+    quarters, two decades), else the year when each lies within a year of its own ("March to June of 2021 and of
+    2022"); None when neither."""
+    kinds = {_period_kind(start, end) for start, end in spans}
+    if len(kinds) == 1 and None not in kinds:
+        return kinds.pop()
+    years = [start.year for start, end in spans if end <= date(start.year + 1, 1, 1)]
+    return "year" if len(years) == len(spans) and len(set(years)) == len(years) else None
 
 
 def _period_kind(start: date, end: date) -> str | None:

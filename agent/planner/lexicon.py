@@ -95,6 +95,14 @@ KEYWORDS: dict[str, str] = {
     "rate": "rate", "ratio": "rate",
     # a comparison of the values listed ("Compare the launches of China and Russia"): one row each
     "compare": "compare", "comparing": "compare", "versus": "compare", "vs": "compare",
+    # a change between two periods ("By what percent did launches change from 2024 to 2025?", 同比增长): each period's
+    # figure, the difference and the change in percent (`RoleResolver._change_asked`)
+    "change": "change", "changed": "change", "grow": "change", "grew": "change", "grown": "change",
+    "growth": "change", "increase": "change", "increased": "change", "decrease": "change", "decreased": "change",
+    "rise": "change", "rose": "change", "drop": "change", "dropped": "change", "decline": "change",
+    "declined": "change", "percent change": "change", "percentage change": "change",
+    "year-over-year": "change", "year over year": "change", "year-on-year": "change", "year on year": "change",
+    "yoy": "change",
 }
 
 #: Comparative adjectives used with "than": word -> (comparison, hint words for the column).
@@ -265,6 +273,8 @@ ZH_WORDS: dict[str, str] = {
     "过去": "past", "近": "past", "最近几": "past",
     # shares and rates
     "对比": "compare", "比较": "compare", "相比": "compare", "相较": "compare",
+    "变化": "change", "增长": "growth", "增加": "increase", "减少": "decrease", "下降": "decline", "增幅": "growth",
+    "降幅": "decline", "涨幅": "growth", "同比": "change", "同比增长": "growth",
     "比例": "share", "占比": "share", "占多少": "share", "占几成": "share",
     "占多少比例": "share", "占多大比例": "share", "占多少百分比": "share", "百分比": "share", "百分之几": "share", "百分之多少": "share", "比率": "rate",
     "率": "rate",
@@ -341,6 +351,7 @@ achieve achieves achieved achieving manage manages managed managing attract attr
 handle handles handled handling conduct conducts conducted conducting perform performs performed performing
 execute executes executed executing field fields fielded fielding loft lofts lofted lofting deploy deploys deployed
 deploying turn turns turned turning add adds added adding somewhere recorded fitted mounted
+belong belongs belonged belonging account accounts accounted
 """.split())
 
 #: Verbs that say how the rows of two things relate ("launches used Russian rockets"): read as the join

@@ -133,3 +133,25 @@ def _dated_beside(r: RoleResolver, inside: list[int]):
     near = (inside[0] - 1, inside[0] - 2, inside[-1] + 1, inside[-1] + 2)
     return next((m for m in r.mentions if m.kind == "table" and (m.end - 1 in near[:2] or m.start in near[2:])
                  and any(c.is_date for t in m.tables for c in r.schema.tables[t].time_columns)), None)
+
+
+#: A time bucket's label as the query writes it (`sql_builder._bucket`): '2022', '2022-Q2', '2022-H1', '2022-03', 2000.
+_BUCKET_LABEL = {"year": re.compile(r"(\d{4})"), "quarter": re.compile(r"(\d{4})-Q([1-4])"),
+                 "half_year": re.compile(r"(\d{4})-H([12])"), "month": re.compile(r"(\d{4})-(\d{2})"),
+                 "decade": re.compile(r"(\d{3}0)")}
+_BUCKET_MONTHS = {"year": 12, "quarter": 3, "half_year": 6, "month": 1, "decade": 120}
+
+
+def bucket_period(bucket: str, label: Any) -> tuple[str, str, int, int] | None:
+    """The period a time bucket's label stands for, as a `year_period` condition's values (start, end, first year, last
+    year): '2022-Q2' -> ('2022-04-01', '2022-07-01', 2022, 2022). None for a label not of that bucket."""
+    said = _BUCKET_LABEL[bucket].fullmatch(str(label)) if bucket in _BUCKET_LABEL else None
+    if said is None:
+        return None
+    year, part = int(said.group(1)), int(said.group(2)) if said.lastindex and said.lastindex > 1 else 1
+    months = _BUCKET_MONTHS[bucket]
+    first = (part - 1) * months + 1 if bucket in ("quarter", "half_year") else part
+    start = date(year, first, 1)
+    total = start.year * 12 + start.month - 1 + months
+    end = date(total // 12, total % 12 + 1, 1)
+    return start.isoformat(), end.isoformat(), start.year, (end - timedelta(days=1)).year

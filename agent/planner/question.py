@@ -586,7 +586,8 @@ def _value_readings(span: list[Token], i: int, n: int, schema: SchemaIndex, writ
             keys += [ABBREVIATIONS[span[0].text]] if span[0].text in ABBREVIATIONS else []  # "US": United States
             keys += list(span[0].synonyms) if span[0].norm.endswith("ed") else []  # "succeeded": the stored 'success'
         elif written and written.casefold() not in keys and (schema.values.get(written.casefold())
-                                                             or written.casefold() in schema.prefixes):  # "F-22A"
+                                                             or written.casefold() in schema.prefixes
+                                                             or written.casefold() in schema.designations):  # "F-22A"
             text = written
             keys = [written.casefold()]
         else:  # "partial failures": the stored 'partial failure'
@@ -603,6 +604,8 @@ def _value_readings(span: list[Token], i: int, n: int, schema: SchemaIndex, writ
                 return [Mention("value", i, i + n, text, values=tuple(dict.fromkeys(refs + _same_stem(span, schema))))]
     if placed and not span[0].zh and span[0].text[:1].isupper() and (ref := schema.prefixes.get(keys[0])) is not None:
         return [Mention("value", i, i + n, text, values=(ref,))]  # "Vandenberg": the one name it begins
+    if not span[0].zh and (ref := schema.designations.get(keys[0])) is not None:
+        return [Mention("value", i, i + n, text, values=(ref,))]  # "C919": the one name it ends
     if (placed or n > 1) and n <= 3 and not span[0].zh and span[0].text[:1].isupper() \
             and (refs := schema.families.get(keys[0])):
         return [Mention("value", i, i + n, text, values=refs, extra=("family",))]  # "Starlink": the names it begins

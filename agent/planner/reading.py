@@ -158,6 +158,13 @@ def period_range(values: tuple, zh: bool, *, years: bool = False) -> str:
     return words["from"].format(start) if start else words["before"].format(end)
 
 
+def periods_range(values: tuple, zh: bool) -> str:
+    """A `year_periods` condition's ranges (start, end, start, end, …), each as `period_range` says one: "from
+    2022-04-01 to 2022-06-30 and from 2023-04-01 to 2023-06-30"."""
+    said = [period_range((start, end, None, None), zh) for start, end in zip(values[::2], values[1::2])]
+    return ("和" if zh else " and ").join(said)
+
+
 def interpretation(frame: Frame, carried: list[str] | None = None) -> str:
     """One sentence: what was counted or shown, with which filters, grouping and ranking. A follow-up's
     (`carried`: what it kept from the previous question) opens with "Following your last question:", so
@@ -307,6 +314,8 @@ def than_row(c: Condition, name: str, zh: bool, lexicon: Lexicon = GENERIC) -> s
 def _condition_en(c: Condition) -> str:
     if c.op == "year_period":
         return f"{_name(c.column)} {period_range(c.values, False, years=not c.column.is_date)}"
+    if c.op == "year_periods":
+        return f"{_name(c.column)} {periods_range(c.values, False)}"
     if c.op.startswith("year_"):
         said = years_said(c, False)
         name = _name(c.column)
@@ -371,6 +380,8 @@ def _zh(frame: Frame, carried: list[str]) -> str:
 def _condition_zh(c: Condition, lexicon: Lexicon) -> str:
     if c.op == "year_period":
         return f"{_name(c.column, lexicon)} 在{period_range(c.values, True, years=not c.column.is_date)}"
+    if c.op == "year_periods":
+        return f"{_name(c.column, lexicon)} 在{periods_range(c.values, True)}"
     if c.op.startswith("year_"):
         return f"{_name(c.column, lexicon)} 在" + years_said(c, True)
     if c.op == "null":

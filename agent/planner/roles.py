@@ -89,6 +89,10 @@ _DONE = re.compile(r"\s*[了过]\s*(?:一共|总共|共)?\s*")
 _IS_WHAT_ZH = re.compile(r"\s*(?:分别)?是(?:谁|什么|哪)")
 
 
+#: Words of a percent, which a change asked of two years is given in ("By what percent did … change").
+_PERCENT_WORDS = frozenset({"percent", "percentage", "pct", "%"})
+
+
 class RoleResolver:
     """One question against one schema; `resolve()` runs the passes."""
 
@@ -908,6 +912,8 @@ class RoleResolver:
                 if target is None and self.has("which"):  # "Which orbit did Falcon 9 launch to most often?"
                     target = next((o for o in self.mentions if o.kind == "column" and self.is_free(o)
                                    and o.end <= m.start and not any(self._part_of_key(c) for c in o.columns)), None)
+                if target is None:  # "Which site did most of them fly from?": the rows of the table asked after "which"
+                    target = self.asked_right_after_which("table")
                 if target is not None:
                     self.group, self.rank = target, Rank(desc=True, by_count=True)
                     self.use(m, target)
@@ -1646,6 +1652,7 @@ class RoleResolver:
         self._their_columns()
         self._their_own_rows()
         self._own_rows_again()
+        self._change_asked()
         self.bucket = find_bucket(self)
         self.share = next((m for m in self.mentions if m.kind == "keyword" and m.code in ("share", "rate")
                            and self.is_free(m)), None)
@@ -1657,6 +1664,40 @@ class RoleResolver:
                 or self._both_periods():
             self.refuse_both()
         return self
+
+    def _change_asked(self) -> None:
+        """"By what percent did launches from Vandenberg change from 2024 to 2025?", 2021年比2020年…变化了百分之多少？: a
+        change between two years is their two figures side by side, the difference and the change in percent (the
+        answer states them: `Assembler.two_compared`, `answer_text`). "From 2024 to 2025" are the two ends, not every
+        year between them; one year is changed from the year before it; a word of percent is the change's, not a
+        share of the rows. The change word stays free for the framing to compare by; without two years it is left
+        for the caveat."""
+        change = next((m for m in self.mentions if m.kind == "keyword" and m.code == "change" and self.is_free(m)), None)
+        if change is None:
+            return
+        if self.follow_up and not (self.years or self.periods):  # "By what percentage did it grow?" after two years
+            self._percent_of_the_change()
+            return  # (`followup._change_again`: the two figures again, the change said)
+        ends = [y for y in self.years if len(y.years) == 2 and y.relation in ("between", "in")]
+        singles = [y for y in self.years if y.relation == "in" and len(y.years) == 1]
+        if len(singles) == 1 and len(self.years) == 1 and not self.periods:
+            # 中国2024年的发射次数同比增长了多少？, "year-over-year", "Did Chinese launches increase in 2024?": a change of
+            # one year is from the year before it
+            year = singles[0]
+            ends = [YearFilter("in", (year.years[0] - 1, year.years[0]), year.text, year.column)]
+            self.years = ends
+            if "前一年" in self.q.text:
+                self.rank = self.limit = None  # 比前一年: no "top one"
+        if not ((len(ends) == 1 and len(self.years) == 1) or (len(singles) == 2 and len(self.years) == 2)):
+            return
+        if ends:
+            self.years = [YearFilter("in", ends[0].years, ends[0].text, ends[0].column)]
+        self._percent_of_the_change()
+
+    def _percent_of_the_change(self) -> None:
+        """The words of a percent (百分之多少, "by what percent") read as the change's, not a share asked."""
+        self.use(*(m for m in self.mentions if m.kind == "keyword" and m.code == "share" and self.is_free(m)))
+        self.read_tokens.update(i for i, t in enumerate(self.q.tokens) if t.norm in _PERCENT_WORDS)
 
     @staticmethod
     def refuse_both() -> None:

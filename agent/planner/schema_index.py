@@ -140,6 +140,9 @@ class SchemaIndex:
     # a name's first word (or first Chinese characters) that begins several values of one column, and the value
     # part it is there: "Starlink" of 'Starlink Group 6-1', 北斗 of 北斗三号M1 (a family of names, `LIKE 'Starlink%'`)
     families: dict[str, tuple[ValueRef, ...]] = field(default_factory=dict)
+    # a name's designation after its maker's word, where it names that one value only: "C919" of 'COMAC C919',
+    # "787-9" of 'Boeing 787-9' (a model is asked by its designation alone)
+    designations: dict[str, ValueRef] = field(default_factory=dict)
     _paths: dict[tuple[str, str], list[Edge] | None] = field(default_factory=dict, repr=False)
 
     def column(self, table: str, name: str) -> ColumnInfo:
@@ -264,6 +267,7 @@ class SchemaIndex:
         index.prefixes = _name_prefixes(index.values, {w.casefold() for w in names})
         index.cjk_prefixes = _cjk_prefixes(index.values, index.cjk_names)
         index.families = _families(index.values, {w.casefold() for w in names}, index.prefixes, index.cjk_prefixes)
+        index.designations = _designations(index.values, {w.casefold() for w in names})
         return index
 
 
@@ -394,6 +398,25 @@ def _name_prefixes(values: dict[str, list[ValueRef]], names: set[str]) -> dict[s
                     continue
                 seen.setdefault(key, []).append(ref)
     return {key: refs[0] for key, refs in seen.items() if len({r.value for r in refs}) == 1}
+
+
+def _designations(values: dict[str, list[ValueRef]], names: set[str]) -> dict[str, ValueRef]:
+    """The words of a name after its first, holding a digit and a letter or a hyphen (a model's designation: "C919"
+    of 'COMAC C919', "787-9" of 'Boeing 787-9', "J-20" of 'Chengdu J-20'), where they end that one value of the
+    database only and are not a value, or a word of a table or column name, themselves. Not a number alone ("100"
+    of 'Superjet 100')."""
+    seen: dict[str, set[tuple[str, str, str]]] = {}
+    for refs in values.values():
+        for ref in refs:
+            words = ref.value.split()
+            if len(words) < 2 or not ref.value.isascii():
+                continue
+            for n in range(1, len(words)):
+                key = " ".join(words[n:]).casefold()
+                if len(key) >= 3 and re.search(r"\d", key) and re.search(r"[a-z\-]", key):
+                    seen.setdefault(key, set()).add((ref.table, ref.column, ref.value))
+    return {key: ValueRef(*next(iter(refs))) for key, refs in seen.items()
+            if len({value for _, _, value in refs}) == 1 and key not in values and key not in names}
 
 
 #: How many names a first word must begin to be a family of them ("Starlink", 北斗), not one name's word.

@@ -39,6 +39,9 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
     via = frame.ways()
     if frame.entity and frame.entity_via and frame.entity_via != frame.fact:
         via[frame.entity] = frame.entity_via  # "by manufacturer country": the manufacturers' country
+    for table in _reached_in_role(frame, tables, schema, via):
+        via[table] = frame.required[0]
+        tables.append(frame.required[0])
     joins, fans_out = _joins(frame.fact, tables, schema, via)
     if fans_out and _figure_of_each_row(frame, schema):
         return _each_row_once(frame, schema)
@@ -304,6 +307,17 @@ def _integer(node: exp.Expression) -> bool:
     return False
 
 
+def _reached_in_role(frame: Frame, tables: list[str], schema: SchemaIndex, via: dict[str, str]) -> list[str]:
+    """Tables the rows reach only down, which the one table that refers to them in the role the question names
+    (`Frame.required`: "suppliers", the parts' supplier) reaches up: joined through it. "其中哪些供应商是中国的？" of
+    the C919's suppliers: the C919 of the parts they supply, not the aircraft they made themselves."""
+    if len(frame.required) != 1 or frame.required[0] == frame.fact:
+        return []
+    role = frame.required[0]
+    return [t for t in tables if t not in via and t not in (frame.fact, role) and not schema.upward(frame.fact, t)
+            and schema.upward(role, t)]
+
+
 def _joins(fact: str, tables: list[str], schema: SchemaIndex,
            via: dict[str, str] | None = None) -> tuple[list[tuple[str, Edge]], bool]:
     """JOIN clauses reaching every table from the fact table; and whether any multiplies rows.
@@ -336,8 +350,11 @@ def _joins(fact: str, tables: list[str], schema: SchemaIndex,
                 raise PlanningFailed(f"the question needs table {twice} in two roles at once, which the offline "
                                      f"planner does not write", zh=f"问题需要表 {twice} 同时承担两种角色，离线规划器不支持")
         elif path is not None and not schema.upward(fact, target):
-            nearer = [p for t in joined if t != fact and (p := schema.join_path(t, target)) is not None]
-            path = min([path] + nearer, key=len)
+            # as near, one reached up from a table joined wins ("C919的各个部件都是哪些供应商提供的？": the C919 of the
+            # parts the suppliers supply, not the aircraft the suppliers made): it multiplies no rows
+            nearer = [(len(p), not schema.upward(t, target), p) for t in joined if t != fact
+                      and (p := schema.join_path(t, target)) is not None]
+            path = min([(len(path), True, path)] + nearer, key=lambda n: n[:2])[2]
         if path is None:
             raise PlanningFailed(f"table {target} does not join to {fact} through foreign keys",
                                  zh=f"表 {target} 无法通过外键与 {fact} 连接")
@@ -519,6 +536,9 @@ def _year_condition(c: Condition, ref: str) -> str:
     """Years on an ISO date text (compared as text) or on a year column (compared as a number)."""
     if c.op == "year_period":
         return _period_condition(c, ref)
+    if c.op == "year_periods":  # periods apart ("Q2 2022 and Q2 2023"): either one's dates, [start, end) each
+        return "(" + " OR ".join(f"({ref} >= {quote_literal(start)} AND {ref} < {quote_literal(end)})"
+                                 for start, end in zip(c.values[::2], c.values[1::2])) + ")"
     relation, years = c.op[5:], [int(y) for y in c.values]
     if c.column.is_date:
         def start(year: int) -> str:

@@ -33,6 +33,14 @@ SUPERLATIVES: dict[str, tuple[str | None, tuple[str, ...], str | None]] = {
     "farthest": ("desc", ("range", "distance"), None), "furthest": ("desc", ("range", "distance"), None),
     "fastest": ("desc", ("speed",), None), "slowest": ("asc", ("speed",), None),
     "most expensive": ("desc", ("price", "cost"), None), "cheapest": ("asc", ("price", "cost"), None),
+    # the compass's ends: a place's latitude (north the highest) or longitude (east the highest)
+    "northernmost": ("desc", ("latitude", "lat"), None), "southernmost": ("asc", ("latitude", "lat"), None),
+    "furthest north": ("desc", ("latitude", "lat"), None), "furthest south": ("asc", ("latitude", "lat"), None),
+    "farthest north": ("desc", ("latitude", "lat"), None), "farthest south": ("asc", ("latitude", "lat"), None),
+    "most northerly": ("desc", ("latitude", "lat"), None), "most southerly": ("asc", ("latitude", "lat"), None),
+    "easternmost": ("desc", ("longitude", "lon", "lng"), None), "westernmost": ("asc", ("longitude", "lon", "lng"), None),
+    "furthest east": ("desc", ("longitude", "lon", "lng"), None), "furthest west": ("asc", ("longitude", "lon", "lng"), None),
+    "farthest east": ("desc", ("longitude", "lon", "lng"), None), "farthest west": ("asc", ("longitude", "lon", "lng"), None),
 }
 
 #: Chinese superlatives (最 and an adjective) -> the English word they stand for.
@@ -44,6 +52,9 @@ ZH_SUPERLATIVES: dict[str, str] = {
     "最远": "farthest", "最长": "longest", "最短": "shortest",
     "最后一次": "latest", "最近一次": "latest", "第一次": "earliest", "首次": "earliest",
     "最快": "fastest", "最慢": "slowest", "最贵": "most expensive", "最便宜": "cheapest",
+    "最北": "northernmost", "最南": "southernmost", "最东": "easternmost", "最西": "westernmost",
+    "最北端": "northernmost", "最南端": "southernmost", "最东端": "easternmost", "最西端": "westernmost",
+    "最靠北": "northernmost", "最靠南": "southernmost", "最靠东": "easternmost", "最靠西": "westernmost",
 }
 
 

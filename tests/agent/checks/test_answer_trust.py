@@ -4,8 +4,9 @@ question. Anything less is said first in the answer's text (the caveat) and stor
 from __future__ import annotations
 
 import json
-
 from dataclasses import replace
+
+import pytest
 
 from agent.loop import TurnSetup, run_turn
 from agent.models.openai_model import OpenAIChatModel
@@ -194,3 +195,38 @@ def test_a_follow_ups_answer_may_restate_the_numbers_of_the_question_it_follows(
         askdb.close()
     answer = next(e.answer for e in events if e.type == "answer")
     assert "6" not in (answer.data.caveat or "").replace("2021", ""), answer.data.caveat
+
+
+def _answers(sample_db_path, tmp_path, *questions):
+    from app.core import AskDB
+    from app.settings import Settings
+
+    askdb = AskDB(Settings(llm="offline", database=sample_db_path, store=tmp_path / "store.db", memory_embedder="none"))
+    answers, thread = [], None
+    try:
+        for question in questions:
+            events = list(askdb.ask(question, user_id="u", thread_id=thread))
+            thread = thread or events[0].thread_id
+            answers.append(next(e.answer for e in events if e.type == "answer"))
+    finally:
+        askdb.close()
+    return answers
+
+
+def test_a_follow_up_of_an_answer_that_left_out_only_what_to_show_inherits_no_gap(sample_db_path, tmp_path):
+    """天舟…都是哪年发射的？ left out only the year it asked to see; the average mass of those payloads rests on the rows
+    asked about: no 'not complete' caveat (the planner's reading and the `inherited` check agree)."""
+    first, then = _answers(sample_db_path, tmp_path, "天舟货运飞船都是哪年发射的？用的什么火箭？", "它们的平均质量是多少公斤？")
+    assert not first.ok and "年" in first.data.caveat
+    assert then.ok and then.data.caveat is None and then.data.rows == [[12825.0]]
+
+
+@pytest.mark.parametrize("questions", [
+    # the previous answer left out a word that picks rows ('first'): what follows builds on it
+    ("When was the first Starship flight test, and did it succeed?", "How many of them succeeded?"),
+    # only the year left out, and the follow-up shows the same as that answer did: still without it
+    ("天舟货运飞船都是哪年发射的？用的什么火箭？", "那神舟飞船呢？"),
+])
+def test_a_follow_up_that_builds_on_the_gap_still_says_so(sample_db_path, tmp_path, questions):
+    _, then = _answers(sample_db_path, tmp_path, *questions)
+    assert not then.ok

@@ -121,6 +121,10 @@ def test_a_follow_up_must_keep_a_condition_of_the_answer_it_points_back_at(quest
     ("There were 74 failures.", [[3]], 1, ["74"]),
     ("Long March 2D flew 75 times.", [[75]], 1, []),  # "2D" is a name, not a figure
     ("There are 6 launch sites.", [["Jiuquan"]] * 6, None, ["6"]),  # cut at the row cap: 6 is not the total
+    # two figures compared: their difference and the change in percent, from either
+    ("2024: 30; 2025: 46; 2025 has 16 more (+53.33%).", [["2024", 30], ["2025", 46]], 2, []),
+    ("2020：8；2021：6；2021少 2（-25%）。", [["2020", 8], ["2021", 6]], 2, []),
+    ("2024: 30; 2025: 46; 2025 has 16 more (+61.2%).", [["2024", 30], ["2025", 46]], 2, ["61.2"]),
 ])
 def test_an_answer_states_only_figures_its_result_holds(text, rows, row_count, unsupported):
     assert unsupported_numbers(text, rows=rows, row_count=row_count, question="How many in 2019?",

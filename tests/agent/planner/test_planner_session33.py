@@ -25,7 +25,7 @@ def test_a_follow_up_keeps_both_ends(talk):
 def test_a_follow_up_keeps_the_comparison(talk):
     talk.ask("How many more launches were there in 2020 than in 2010?")
     _, answer = talk.ask("and for SpaceX?")
-    assert [r[0] for r in result(talk)] == ["2010", "2020"] and " more." in answer["text"]
+    assert [r[0] for r in result(talk)] == ["2010", "2020"] and " more (+1,200%)." in answer["text"]
 
 
 def test_a_follow_up_keeps_the_unit_asked(talk):
@@ -130,9 +130,9 @@ def test_rows_of_both_years(planner, sample_db_path):
 
 def test_a_comparison_of_averages_says_higher_or_lower(talk):
     _, answer = talk.ask("Was the average payload mass higher in 2024 than in 2023?")
-    assert answer["text"].endswith("2023: 4,512.61; 2024: 5,058.71; 2024 is 546.1 higher.")
+    assert answer["text"].endswith("2023: 4,512.61; 2024: 5,058.71; 2024 is 546.1 higher (+12.1%).")
     _, answer = talk.ask("How many more launches were there in 2020 than in 2010?")
-    assert answer["text"].endswith("2010: 71; 2020: 117; 2020 has 46 more.")
+    assert answer["text"].endswith("2010: 71; 2020: 117; 2020 has 46 more (+64.79%).")
 
 
 def test_a_value_reached_two_ways_that_disagree_is_said(planner):

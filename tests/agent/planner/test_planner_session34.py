@@ -21,7 +21,7 @@ from tests.agent.planner.test_planner_within_groups import _rows
     ("What share of all launches in 2024 were flown by SpaceX rockets?", "How does that compare with 2021?",
      [("2021", 27.19), ("2024", 53.08)], "2024 is 25.89 higher."),
     ("How many launches were there in 2022?", "Compare that with 2023.", [("2022", 162), ("2023", 209)],
-     "2023 has 47 more."),
+     "2023 has 47 more (+29.01%)."),
     ("2024年中国发射了多少次？", "和2023年相比呢？", [("2023", 68), ("2024", 72)], "2024多 4"),
 ])
 def test_a_follow_up_compares_the_figure_before_with_another_year(talk, first, then, rows, said):

@@ -1,0 +1,211 @@
+"""Read after the seventy-first walk's leftovers (issue 38): the rows a follow-up counts by another table's name, and a
+verb of making that names nothing the query holds.
+
+- "How many rockets has it launched?" after a launch site: the different rockets of its launches, counted (beside the
+  launches), not the launches again; 它发射过多少种火箭？ the same. The rockets' table joined is the one the words ask.
+- "How many rockets has it built?": a launch site builds nothing, so 'built' is said to be left out (a verb of making is
+  read as the rows' relation only when their makers stand between them and the condition: "Russian-built rockets").
+
+Then the seventy-second walk's:
+- A model asked by its designation alone ("C919" of 'COMAC C919', "787-9"); rows asked for by "which" within each group
+  listed beside it (C919的各个部件都是哪些供应商提供的？: each part with its supplier, not a count of suppliers per part);
+  a table the rows reach only down joined through the one that refers to them in the role the question names (the
+  C919 of the parts the suppliers supply, not the aircraft they made).
+- A change between two years ("By what percent did launches from Vandenberg change from 2024 to 2025?", 同比增长,
+  比前一年): both figures, the difference and the change in percent; a follow-up asking it of two figures compared.
+- Periods apart compared ("Q1 2024 and Q1 2025"; 和前一年同期相比呢？ after a quarter): each its own group.
+- The compass's ends ("furthest north", 最南端): the latitude or longitude ranked.
+- 'belong', 'accounts' and "over that period" say nothing the query leaves out.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from agent.planner.periods import bucket_period
+from tests.agent.planner.test_planner_followup import planner, result, sample, talk  # noqa: F401 (fixtures)
+
+
+@pytest.mark.parametrize("first, then", [
+    ("Which Chinese launch site hosted the most launches?", "How many rockets has it launched?"),
+    ("中国哪个发射场发射次数最多？", "它发射过多少种火箭？"),
+])
+def test_a_follow_up_counting_a_parent_table_counts_its_different_rows(talk, first, then):
+    talk.ask(first)
+    _, answer = talk.ask(then)
+    assert result(talk) == [(238, 10)] and "caveat" not in answer
+    assert "COUNT(DISTINCT launch_vehicles.id)" in answer["sql"]
+
+
+def test_a_verb_of_making_no_maker_stands_behind_is_left_out(talk):
+    talk.ask("Which Chinese launch site hosted the most launches?")
+    _, answer = talk.ask("How many rockets has it built?")
+    assert "'built'" in answer["caveat"]
+    _, standalone = talk.ask("How many rockets has Jiuquan Satellite Launch Center built?")
+    assert "'built'" in standalone["caveat"]
+
+
+@pytest.mark.parametrize("question", [
+    "How many Russian-built rockets are active?",
+    "How many payloads were built by German makers?",
+])
+def test_a_verb_of_making_through_the_makers_is_read(talk, question):
+    _, answer = talk.ask(question)
+    assert "caveat" not in answer
+
+
+@pytest.mark.parametrize("question, rows", [
+    ("Which launch site is the furthest north?", [("Plesetsk Cosmodrome", 62.9257)]),
+    ("中国最南端的发射场是哪个？", [("海南商业航天发射场", 19.552)]),
+    ("Which is the westernmost launch site?", [("Pacific Spaceport Complex – Alaska", -152.3378)]),
+])
+def test_the_compass_ends_rank_latitude_or_longitude(talk, question, rows):
+    _, answer = talk.ask(question)
+    assert result(talk) == rows and "caveat" not in answer
+
+
+@pytest.mark.parametrize("question, rows", [
+    ("How many launches were there in Q1 2024 and Q1 2025?", [("2024-Q1", 54), ("2025-Q1", 85)]),
+    ("2000年代和2020年代，俄罗斯的火箭各发射了多少次？", [(2000, 231), (2020, 94)]),
+])
+def test_periods_apart_are_each_a_group(talk, question, rows):
+    _, answer = talk.ask(question)
+    assert result(talk) == rows and "caveat" not in answer
+
+
+@pytest.mark.parametrize("first, then, said", [
+    ("How many launches did China make in Q2 2023?", "How does that compare with the same quarter a year earlier?",
+     "2023-Q2 has 13 more (+144.44%)."),
+    ("2023年第二季度中国发射了多少次？", "和前一年同期相比呢？", "2023-Q2多 13（+144.44%）"),
+    ("How many launches did China make in 2023?", "How does that compare with the year before?",
+     "2023 has 13 more (+23.64%)."),
+])
+def test_a_period_compared_with_the_same_one_a_year_before(talk, first, then, said):
+    talk.ask(first)
+    _, answer = talk.ask(then)
+    assert len(result(talk)) == 2 and said in answer["text"] and "caveat" not in answer
+
+
+@pytest.mark.parametrize("question, model", [
+    ("Which suppliers provide the parts of the C919?", "COMAC C919"),
+    ("Which suppliers provide the parts of the 787-9?", "Boeing 787-9"),
+])
+def test_a_model_is_found_by_its_designation(talk, question, model):
+    _, answer = talk.ask(question)
+    assert f"model = '{model}'" in answer["sql"] and len(result(talk)) == 6 and "caveat" not in answer
+
+
+_C919_PARTS = {("CFM国际公司", "CFM LEAP-1C"), ("中国航空发动机集团", "CJ-1000A"), ("泰雷兹集团", "Integrated modular avionics"),
+               ("霍尼韦尔航空航天", "RDR-4000 IntuVue weather radar"), ("穆格公司", "Primary flight control actuators"),
+               ("赛峰起落架系统公司", "Main landing gear assembly")}
+
+
+@pytest.mark.parametrize("question", ["C919的各个部件都是哪些供应商提供的？", "C919的每个部件分别由哪家供应商提供？"])
+def test_which_rows_of_each_group_are_listed_beside_it(talk, question):
+    _, answer = talk.ask(question)
+    assert set(result(talk)) == _C919_PARTS and "COUNT" not in answer["sql"] and "caveat" not in answer
+    _, answer = talk.ask("其中哪些供应商是中国的？")
+    assert result(talk) == [("中国航空发动机集团",)] and "caveat" not in answer
+
+
+def test_which_rows_of_each_group_in_english(talk):
+    talk.ask("Which supplier provides each part of the C919?")
+    assert {r[1] for r in result(talk)} == {p for _, p in _C919_PARTS} and len(result(talk)) == 6
+
+
+@pytest.mark.parametrize("question, rows, said", [
+    ("By what percent did launches from Vandenberg change from 2024 to 2025?", [("2024", 30), ("2025", 46)],
+     "2025 has 16 more (+53.33%)."),
+    ("拜科努尔航天发射场2021年的发射次数比2020年多还是少？变化了百分之多少？", [("2020", 8), ("2021", 6)], "2021少 2（-25%）"),
+    ("中国2024年的发射次数同比增长了多少？", [("2023", 68), ("2024", 72)], "2024多 4（+5.88%）"),
+    ("What was the year-over-year change in Chinese launches in 2023?", [("2022", 55), ("2023", 68)], "(+23.64%)"),
+    ("2020年SpaceX的发射比前一年增加了多少？", [("2019", 15), ("2020", 26)], "2020多 11（+73.33%）"),
+    ("Did Chinese launches increase in 2024?", [("2023", 68), ("2024", 72)], "2024 has 4 more (+5.88%)."),
+])
+def test_a_change_between_two_years_states_the_percent(talk, question, rows, said):
+    _, answer = talk.ask(question)
+    assert result(talk) == rows and said in answer["text"] and "caveat" not in answer
+
+
+@pytest.mark.parametrize("first, then", [
+    ("How did Falcon 9's number of launches in 2020 compare with 2023?", "By what percentage did it grow?"),
+    ("中国2023年比2022年多发射了多少次？", "增长了百分之多少？"),
+])
+def test_a_follow_up_asks_the_change_of_two_figures_compared(talk, first, then):
+    talk.ask(first)
+    rows = result(talk)
+    _, answer = talk.ask(then)
+    assert result(talk) == rows and "%" in answer["text"] and "caveat" not in answer
+
+
+@pytest.mark.parametrize("first, then", [
+    ("List the payloads launched in March 2024.", "Which operator countries did those payloads belong to?"),
+    ("How many Proton-M launches were there since 2010?", "What was its success rate over that period?"),
+])
+def test_plain_verbs_and_the_period_pointed_back_at_raise_no_caveat(talk, first, then):
+    talk.ask(first)
+    _, answer = talk.ask(then)
+    assert "caveat" not in answer
+
+
+@pytest.mark.parametrize("question, unused", [
+    ("Which rockets dropped payloads in 2020?", "dropped"),  # a change word of no two figures: still said
+    ("Show the growth of launches per year", "growth"),
+])
+def test_a_change_word_without_two_figures_is_left_out_and_said(talk, question, unused):
+    _, answer = talk.ask(question)
+    assert f"'{unused}'" in answer.get("caveat", "")
+
+
+def test_moon_missions_are_the_launches_to_the_moon(talk):
+    _, answer = talk.ask("List the Moon missions launched in the 2020s with their rockets.")
+    assert "orbit = 'TLI'" in answer["sql"] and len(result(talk)) == 12 and "caveat" not in answer
+    talk.ask("How many of them were Chinese?")
+    assert result(talk) == [(7,)]
+
+
+def test_a_crewed_spacecraft_is_a_crewed_payload(talk):
+    _, answer = talk.ask("各国运营的载人航天器分别有多少个？")
+    assert result(talk) == [("俄罗斯", 72), ("美国", 62), ("中国", 32)] and "caveat" not in answer
+
+
+@pytest.mark.parametrize("first, then, rows", [
+    ("Which rockets are retired?", "Which of them flew the most?", [("Soyuz-U", 112)]),
+    ("Which rockets are retired?", "Which three of them flew the most?",
+     [("Soyuz-U", 112), ("Ariane 5 ECA", 76), ("Soyuz-FG", 72)]),
+    ("已经退役的火箭有哪些？", "其中哪一款发射次数最多？", [("联盟-U", 112)]),
+])
+def test_rows_listed_ranked_by_how_many_rows_below_them(talk, first, then, rows):
+    talk.ask(first)
+    _, answer = talk.ask(then)
+    assert result(talk) == rows and "caveat" not in answer
+
+
+def test_the_pick_of_rows_ranked_by_their_count_is_named_after(talk):
+    talk.ask("已经退役的火箭有哪些？")
+    talk.ask("其中哪一款发射次数最多？")
+    _, answer = talk.ask("它最后一次发射是在哪一天？")
+    assert result(talk) == [("Kosmos 2476", "2017-09-10")] and "caveat" not in answer
+
+
+@pytest.mark.parametrize("first", [
+    "What was the busiest quarter of 2022 for Russian launches?",  # the quarter a ranking picked: its launches
+    "How many Russian launches were there in Q2 2022?",
+])
+def test_most_of_them_groups_by_the_table_asked_after_which(talk, first):
+    talk.ask(first)
+    _, answer = talk.ask("And which site did most of them fly from?")
+    assert result(talk) == [("Plesetsk Cosmodrome", 4)]
+    assert "launch_date >= '2022-04-01' AND launches.launch_date < '2022-07-01'" in answer["sql"]
+
+
+@pytest.mark.parametrize("bucket, label, period", [
+    ("quarter", "2022-Q2", ("2022-04-01", "2022-07-01", 2022, 2022)),
+    ("half_year", "2021-H2", ("2021-07-01", "2022-01-01", 2021, 2021)),
+    ("month", "2024-12", ("2024-12-01", "2025-01-01", 2024, 2024)),
+    ("year", "2019", ("2019-01-01", "2020-01-01", 2019, 2019)),
+    ("decade", 2010, ("2010-01-01", "2020-01-01", 2010, 2019)),
+    ("quarter", "2022", None),
+])
+def test_a_time_buckets_label_is_its_period(bucket, label, period):
+    assert bucket_period(bucket, label) == period
