@@ -93,6 +93,7 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     own = _compared_units(frame) | (_HOW_HIGH if any(m.func == "share" for m in frame.measures) else set())
     own |= _GROUP_WORDS if frame.entity or frame.group_columns or frame.group_time else set()
     own |= _OF_ALL if any(m.func == "share" and m.condition is None for m in frame.measures) else set()
+    own |= _THE_WORLD if any(m.func == "share" for m in frame.measures) else set()
     own |= shown_in_units(frame)
     return [w for w in dict.fromkeys(words + _unknown_chinese(r, own)) if w.casefold() not in own]
 
@@ -143,6 +144,8 @@ _EMPHASIS = re.compile(r"\b(?:at least|even) once\b|\b(?:without|not|no|never)\s
 #: The whole a group's share is of, and how a group makes it up (占总数的百分之多少, "account for"): what the share
 #: of all the rows kept says.
 _OF_ALL = {"总数", "总量", "总", "account", "accounts", "accounted", "total", "whole"}
+#: The world a share is of (占全球的百分之几, "of all launches worldwide"): every row, whatever place the part is of.
+_THE_WORLD = {"全球", "全世界", "世界", "worldwide", "world", "globally", "global"}
 
 
 #: "The others" in Chinese (其他国家, 其余的火箭): the planner writes no query for the rows not named before.

@@ -235,7 +235,8 @@ def _follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, tod
         a.anchors.insert(0, a.table(r.counted))
     changed: list[str] = _counted_per_listed(frame, a)
     lost: list[str] = []  # what of the previous answer's rows the new frame cannot keep, in words
-    each_of_them = _EACH_OF_THEM.search(parsed.text) and (previous.entity or previous.group_columns)
+    # ("How many times did each of those fly last year?" after rockets listed: each one's launches, `_counted_per_listed`)
+    each_of_them = _EACH_OF_THEM.search(parsed.text) and (previous.entity or previous.group_columns or changed)
     if (_RESTRICT.search(parsed.text) and not each_of_them) or _which_of_a_count(previous, a):
         lost += [] if keep_subject else _restrict(frame, a)
         changed.append("rows")
@@ -758,7 +759,8 @@ def _measures(frame: Frame, a: Assembler) -> list[str]:
         moved = counted  # "How many payloads did they carry?" after a list of launches: their payloads, counted
         frame.subject_text = a.r.counted.text  # "There were 14 payloads …", not launches
     elif moved is None and counted not in (None, frame.fact) and not (frame.entity or frame.group_columns) \
-            and a.schema.upward(frame.fact, counted) and len(keys := a.schema.tables[counted].pk) == 1:
+            and a.schema.upward(frame.fact, counted) and len(keys := a.schema.tables[counted].pk) == 1 \
+            and _counted_right_after(a):
         # "How many rockets has it launched?" after a launch site: the different rockets of its launches, not them
         new = [Measure("count", a.schema.tables[counted].columns[keys[0]], True)
                if m.func == "count" and m.column is None else m for m in new]
@@ -808,6 +810,8 @@ def _share(frame: Frame, a: Assembler, previous: Frame, *, zh: bool) -> list[str
         # 占那十年全部通信卫星的百分之几？ after the site with the most: that group's part of all the rows kept
         frame.measures = [Measure("share"), *counts]
         return ["share"]
+    if chosen is None and not added and any(m.func == "share" and m.condition is not None for m in previous.measures):
+        return ["share"]  # 那下半年的占比呢？ after a share of the first half: the same share, of the period now asked
     if chosen is None:
         raise PlanningFailed(f"I could not tell what '{word.text}' is a share of",
                              zh=f"看不出“{word.text}”指的是哪部分的比例")
@@ -823,6 +827,12 @@ def _share(frame: Frame, a: Assembler, previous: Frame, *, zh: bool) -> list[str
     elif frame.order is not None and frame.order.measure is not None:
         frame.order = Ordering(frame.order.desc, measure=frame.measures[1])  # the top 3 stay the same 3 groups
     return ["share"]
+
+
+def _counted_right_after(a: Assembler) -> bool:
+    """The table counted is named right after the count's words ("How many rockets …", 多少种火箭), not later ("How
+    many of them have template type code CV?": them, counted)."""
+    return any(m.kind == "keyword" and m.code == "count" and m.end == a.r.counted.start for m in a.r.mentions)
 
 
 def _shown(frame: Frame, a: Assembler, *, also: bool) -> tuple[list[str], list[str]]:

@@ -15,7 +15,7 @@ from datetime import date
 from agent.planner.accounting import ALL_OF_THEM_ZH, TIME_PARTS, YES_NO, unaccounted, when_words, words_of_showing
 from agent.planner.frame import Comparison, Condition, Frame, Measure, MissingSubject, Ordering, PlanningFailed, YearFilter
 from agent.planner.human_names import table_words
-from agent.planner.lexicon import MAKING_VERBS
+from agent.planner.lexicon import MAKER_WORDS, MAKING_VERBS
 from agent.planner.negation import Absence
 from agent.planner.periods import DATE_ONLY, Period
 from agent.planner.question import Mention, ParsedQuestion
@@ -75,6 +75,8 @@ _MADE_ZH = re.compile(r"(?:制造|生产|研制|建造|造)的")
 _COMPARING_EN = frozenset({"more", "fewer", "less", "higher", "lower", "greater", "smaller", "bigger", "larger"})
 _COMPARING_ZH = re.compile(r"比[^，,。？?]{0,12}?(?:多还是少|少还是多|高还是低|低还是高|重还是轻|轻还是重|多了?几|少了?几|多|少|高|低)"
                            r"|(?:多还是少|高还是低|重还是轻)")
+#: "what"/"which" (什么, 哪种, 哪款) right before a word.
+_WHAT_BEFORE = re.compile(r"(?:\b(?:what|which)\s+|什么|哪一?[种款个些类])$", re.I)
 #: "X account for / make up / represent the largest share of …": X is the part, said before the verb.
 _PART_OF_ALL = re.compile(r"\b(?:account(?:s|ed)?\s+for|ma(?:ke|kes|de)\s+up|represent(?:s|ed)?|contribut(?:e|es|ed)"
                           r")\s+(?:the\s+|a\s+)?(?:\w+\s+){0,2}$", re.I)
@@ -125,6 +127,7 @@ class Assembler:
             self.anchors = [t for t in (frame.fact, frame.entity) if t]
             self._group_and_measures(frame, having)
         self._conditions(frame)
+        self._maker_of_the_part(frame)
         self._all_of_each_group(frame)
         self._none_of_each_value(frame)
         self._share_threshold(frame)
@@ -134,6 +137,7 @@ class Assembler:
         self._compared(frame)
         self.ranking(frame)
         self._selection(frame)
+        self._number_for_what(frame)
         if any(m.kind == "keyword" and m.code == "both" and self.r.is_free(m) for m in self.r.mentions):
             self.r.refuse_both()  # "both cat and dog pets" of rows the two counts are not of
         stray = [m.text for m in self.r.mentions if m.kind == "number" and self.r.is_free(m)]
@@ -1386,6 +1390,50 @@ class Assembler:
             self.r.read_tokens.update(i for i, t in enumerate(self.q.tokens) if said.start() <= t.start < said.end())
         frame.compared = True
         self.notes.append("two groups compared → the difference is stated")
+
+    def _number_for_what(self, frame: Frame) -> None:
+        """"What engines does the Y-20 use?", 运-20用的是什么发动机？: a word asked after "what"/什么 that names a count
+        column shown (the number of engines) and also a kind of stored thing ('engine' parts): a number is no answer
+        to "what", so the word is named as not used (it showed 4 as if right)."""
+        tokens = self.q.tokens
+        for m in self.r.mentions:
+            if m.kind != "column" or not m.columns or any(c.is_text for c in m.columns) \
+                    or not any(c in frame.columns for c in m.columns) \
+                    or not _WHAT_BEFORE.search(self.q.text[:tokens[m.start].start]) \
+                    or not self.schema.values.get(singular(tokens[m.start].norm.lower())):
+                continue
+            self.r.ignored.append(m.text)
+
+    def _maker_of_the_part(self, frame: Frame) -> None:
+        """A maker named right before a kind of part ("Which aircraft have Rolls-Royce engines?", 哪些飞机装了罗尔斯·罗伊斯
+        的发动机？): the maker of those parts, a table that refers to the rows and to the makers (the parts' supplier),
+        not the rows' own maker; the part's kind is a condition there. It read the aircraft Rolls-Royce made (none),
+        and the number of engines each has, as if right."""
+        tokens = self.q.tokens
+        for c in [c for c in frame.conditions if c.op == "=" and c.via is None and c.at >= 0
+                  and set(self.schema.tables[c.column.table].words) & MAKER_WORDS and c.column.table != frame.fact]:
+            value = next((m for m in self.r.mentions if m.kind == "value" and m.start == c.at), None)
+            after = next((m for m in self.r.mentions if value is not None and m.start in (value.end, value.end + 1)
+                          and m.kind in ("column", "value", "table")), None)
+            if after is not None and after.start > value.end and tokens[value.end].text not in ("的", "of"):
+                after = None
+            if after is None and value is not None and value.start >= 2 and tokens[value.start - 1].norm in ("from", "by"):
+                after = next((m for m in self.r.mentions if m.end == value.start - 1
+                              and m.kind in ("column", "value", "table")), None)  # "engines from Rolls-Royce"
+            if after is None:
+                continue
+            word = singular(tokens[after.start].norm.lower())
+            for ref in self.schema.values.get(word, []):
+                parts = ref.table
+                if parts in (frame.fact, c.column.table) or not self.schema.upward(parts, frame.fact) \
+                        or not any(e.table == parts and e.ref_table == c.column.table for e in self.schema.edges):
+                    continue
+                frame.conditions = [replace(x, via=parts) if x is c else x for x in frame.conditions]
+                frame.conditions.append(Condition(self.schema.column(parts, ref.column), "=", (ref.value,), after.text,
+                                                  looked_up=True, at=after.start))
+                self.r.use(after)
+                self.notes.append(f"'{value.text} {after.text}' → {parts} whose {ref.column} = {ref.value}, by that maker")
+                break
 
     def _which_of_each(self, frame: Frame, having) -> bool:
         """Rows asked for by "which"/哪些/哪家 and their table's name, within groups of a column said after "each"/各/每

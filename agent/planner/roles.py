@@ -90,7 +90,9 @@ _IS_WHAT_ZH = re.compile(r"\s*(?:分别)?是(?:谁|什么|哪)")
 
 
 #: Words of a percent, which a change asked of two years is given in ("By what percent did … change").
-_PERCENT_WORDS = frozenset({"percent", "percentage", "pct", "%"})
+_PERCENT_WORDS = frozenset({"percent", "percentage", "pct", "%", "terms"})
+#: "in percentage terms", "in percent", "as a percentage": how a comparison is asked, not a share.
+_IN_PERCENT = re.compile(r"\b(?:in|as\s+a)\s+(?:percentage|percent)(?:\s+terms)?\b", re.I)
 
 
 class RoleResolver:
@@ -1672,8 +1674,9 @@ class RoleResolver:
         year between them; one year is changed from the year before it; a word of percent is the change's, not a
         share of the rows. The change word stays free for the framing to compare by; without two years it is left
         for the caveat."""
-        change = next((m for m in self.mentions if m.kind == "keyword" and m.code == "change" and self.is_free(m)), None)
-        if change is None:
+        change = next((m for m in self.mentions if m.kind == "keyword" and (m.code == "change" or (
+            m.code == "compare" and _IN_PERCENT.search(self.q.text))) and self.is_free(m)), None)
+        if change is None:  # ("How did … in 2025 compare with 2024, in percentage terms?": the change in percent)
             return
         if self.follow_up and not (self.years or self.periods):  # "By what percentage did it grow?" after two years
             self._percent_of_the_change()

@@ -419,14 +419,16 @@ def _designations(values: dict[str, list[ValueRef]], names: set[str]) -> dict[st
             if len({value for _, _, value in refs}) == 1 and key not in values and key not in names}
 
 
-#: How many names a first word must begin to be a family of them ("Starlink", 北斗), not one name's word.
+#: How many names a first word must begin to be a family of them ("Starlink", 北斗), not one name's word; words written
+#: whole ("Delta IV" of 'Delta IV Medium' and 'Delta IV Heavy') need two.
 MIN_FAMILY = 3
 
 
 def _leading_words(value: str) -> list[str]:
     """The first two and three words of a name, where more follows them after a space, a hyphen or a digit ("Soyuz
-    TMA" of 'Soyuz TMA-1', "Cargo Dragon" of 'Cargo Dragon CRS-1'): a family of names a question may write whole."""
-    words = list(re.finditer(r"[A-Za-z][A-Za-z']*", value))
+    TMA" of 'Soyuz TMA-1', "Cargo Dragon" of 'Cargo Dragon CRS-1', "Ariane 5" of 'Ariane 5 ECA'): a family of names a
+    question may write whole."""
+    words = list(re.finditer(r"[A-Za-z][A-Za-z']*|(?<=\s)\d+(?=\s)", value))
     found = []
     for k in (2, 3):
         if len(words) < k or words[0].start() != 0 or not value[0].isupper() \
@@ -475,7 +477,7 @@ def _families(values: dict[str, list[ValueRef]], names: set[str], prefixes: dict
     for key, refs in seen.items():
         columns = {(t, c) for t, c, _ in refs}
         many = tuple(ValueRef(t, c, key) for t, c in sorted(columns)
-                     if sum(1 for r in refs if r[:2] == (t, c)) >= MIN_FAMILY)
+                     if sum(1 for r in refs if r[:2] == (t, c)) >= (2 if " " in key else MIN_FAMILY))
         if many and key.casefold() not in values and key.casefold() not in names and key.casefold() not in prefixes \
                 and key not in cjk_prefixes:
             found[key.casefold()] = many
