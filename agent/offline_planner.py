@@ -454,7 +454,7 @@ class OfflinePlanner:
         elif not tied:
             frame.link = "untied"
         elif set(frame.tables(self.schema)) - set(before.tables(self.schema)) - self._regrouped(frame, before) \
-                - self._restricted(frame, before, named) - self._shown_named(frame, named) - self._dated(frame, named) \
+                - self._restricted(frame, before, named) - self._shown_named(frame, named, before) - self._dated(frame, named) \
                 - self._counted_named(frame, before, named) - self._ranked_by(frame):
             frame.link = "joined"
         else:
@@ -518,17 +518,20 @@ class OfflinePlanner:
                  and c.column.table in named.mentioned and self.schema.one_each(frame.fact, c.column.table)}
         return {t for d in dated for t in self._path_tables(frame.fact, d)}
 
-    def _shown_named(self, frame: Frame, named: _Named) -> set[str]:
+    def _shown_named(self, frame: Frame, named: _Named, before: Frame | None = None) -> set[str]:
         """The table a tied follow-up asks for by name and shows, whose rows refer to the previous ones ("Which
         payloads did they carry?" after launches: the payloads of those launches) or that each previous row has
         one of ("Which rockets flew from there that year?"), or one key of theirs refers to (它们是哪几家制造商造的？:
-        the payloads' own makers, though their rockets' makers are another way): the words ask for that join."""
+        the payloads' own makers, though their rockets' makers are another way): the words ask for that join. So too
+        of the rows the previous answer joined ("Which rockets launched them?" after the countries operating the
+        payloads sent to Mars: each payload's rocket)."""
         shown = [c for c in frame.columns if c.table in named.asked]
         shown += [m.column for m in frame.measures if m.column is not None and m.column.table in named.measured]
-        asked = {c.table for c in shown if c.table in self.schema.children(frame.fact)
-                 or self.schema.one_each(frame.fact, c.table)
-                 or len([e for e in self.schema.edges if e.table == frame.fact and e.ref_table == c.table]) == 1}
-        return {t for a in asked for t in self._path_tables(frame.fact, a)} | asked
+        bases = [frame.fact, *(t for t in (before.tables(self.schema) if before is not None else []) if t != frame.fact)]
+        asked = {(c.table, base) for c in shown for base in bases if c.table in self.schema.children(base)
+                 or self.schema.one_each(base, c.table)
+                 or len([e for e in self.schema.edges if e.table == base and e.ref_table == c.table]) == 1}
+        return {t for a, base in asked for t in self._path_tables(base, a)} | {a for a, _ in asked}
 
     def _ranked_by(self, frame: Frame) -> set[str]:
         """The table whose column a follow-up ranks the rows by, each row having one of them (其中最早发射的是哪一颗？

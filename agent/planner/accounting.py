@@ -105,6 +105,8 @@ def words_of_showing(r: RoleResolver, frame: Frame) -> tuple[str, ...]:
     found = when_words(r.q) + _which_unshown(r, frame) + _which_unread(r, covered)
     tokens = r.q.tokens  # 哪年, "which year", "what date": when, asked by the time word after "which"
     found += [(i, t.text) for i, t in enumerate(tokens) if i and t.norm in _WHICH_TIME and tokens[i - 1].norm == "which"]
+    # "From which sites did Long March rockets launch …?": the rows' table asked after which, neither listed nor grouped
+    found += [(m.start, m.text) for m in r.mentions if asked_after_which(m, r, frame)]
     return tuple(dict.fromkeys(text for _, text in found))
 
 

@@ -394,6 +394,24 @@ _ALL_TIME = re.compile(r"\b(?:over|in|across|for)\s+(?:its|their|the)\s+(?:whole
                        r"|\b(?:of\s+)?all[\s-]time\b|\bin\s+all\s+years\b|历史上|有史以来|所有年份|全部年份", re.I)
 
 
+#: "And since then?", 从那以后呢？: the time after the previous answer's period.
+_SINCE_THEN = re.compile(r"\b(?:since|after)\s+(?:then|that)\b|从那(?:以|之)后|那之后|此后|自那以后", re.I)
+#: A year's relation -> the relation of the time after it ("before 2010" -> "since 2010", "in 2010" -> "after 2010").
+_AFTER = {"before": "since", "until": "after", "in": "after", "since": None, "after": None}
+
+
+def _since_then(frame: Frame) -> list[str]:
+    """The previous answer's one year condition turned to the time after it ("before 2010" -> "since 2010"); nothing
+    (the words left unread) when it had no such one."""
+    years = [c for c in frame.conditions if c.op.startswith("year_") and c.op != "year_period"]
+    relation = _AFTER.get(years[0].op[5:]) if len(years) == 1 and len(years[0].values) == 1 else None
+    if relation is None:
+        return []
+    frame.conditions = [replace(c, op=f"year_{relation}", text=f"{relation} {c.values[0]}") if c is years[0] else c
+                        for c in frame.conditions]
+    return ["time"]
+
+
 def _read_span(r: Any, a: Assembler, said: re.Match[str]) -> None:
     """The words of a phrase the follow-up pass read whole ("the year before", "of all time"): used, with the
     mentions inside it ("year" is no column to show, "before" no comparison)."""
@@ -419,6 +437,9 @@ def _time(frame: Frame, a: Assembler) -> list[str]:
             if step[0].group().startswith("前"):  # 前一年 is no "top one"
                 r.limit = r.rank = None
             return ["time"]
+        if (since := _SINCE_THEN.search(a.q.text)) is not None and (moved := _since_then(frame)):
+            _read_span(r, a, since)  # "And since then?" after "before 2010": from 2010 on
+            return moved
         if (every := _ALL_TIME.search(a.q.text)) is None or not dated:
             return []
         frame.conditions = [c for c in frame.conditions if not c.op.startswith("year_")]

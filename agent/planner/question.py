@@ -257,7 +257,8 @@ def _kind_of_the_rows(parsed: ParsedQuestion, schema: SchemaIndex, lexicon: Lexi
 
 def _models_of_the_table(mentions: list[Mention]) -> list[Mention]:
     """A word for models right after a table word whose table has no such column names that table's rows (运载火箭型号:
-    the launch vehicles, each one a model; not the aircraft's `model` column, which 飞机型号 still is)."""
+    the launch vehicles, each one a model; not the aircraft's `model` column, which 飞机型号 still is); so does one right
+    before it (哪些型号的火箭: which rockets, each a model; "which models of rocket")."""
     found: list[Mention] = []
     for m in mentions:
         before = found[-1] if found else None
@@ -265,6 +266,11 @@ def _models_of_the_table(mentions: list[Mention]) -> list[Mention]:
                 and before.end == m.start and not any(c.table in before.tables for c in m.columns):
             found[-1] = Mention("table", before.start, m.end, before.text + ("" if has_cjk(m.text) else " ") + m.text,
                                 tables=before.tables, partial=before.partial)
+            continue
+        if m.kind == "table" and before is not None and before.kind == "column" and before.text.lower() in MODEL_WORDS \
+                and m.start - before.end <= 1 and not any(c.table in m.tables for c in before.columns):
+            found[-1] = Mention("table", before.start, m.end, before.text + ("" if has_cjk(m.text) else " ") + m.text,
+                                tables=m.tables, partial=m.partial)
             continue
         found.append(m)
     return found

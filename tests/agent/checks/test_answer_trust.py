@@ -230,3 +230,11 @@ def test_a_follow_up_of_an_answer_that_left_out_only_what_to_show_inherits_no_ga
 def test_a_follow_up_that_builds_on_the_gap_still_says_so(sample_db_path, tmp_path, questions):
     _, then = _answers(sample_db_path, tmp_path, *questions)
     assert not then.ok
+
+
+def test_a_table_asked_after_which_and_left_out_is_no_gap_for_a_follow_up(sample_db_path, tmp_path):
+    """"From which sites …" left out the sites (flagged); "Were any of those launches failures?" rests on the same
+    launches, whatever their grouping: no inherited caveat."""
+    first, then = _answers(sample_db_path, tmp_path, "From which sites did Long March rockets launch in 2025, and how "
+                           "many times from each?", "Were any of those launches failures?")
+    assert not first.ok and then.ok and len(then.data.rows) == 3

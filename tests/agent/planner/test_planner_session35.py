@@ -267,3 +267,42 @@ def test_a_number_is_no_answer_to_what(talk, question, word):
     """(the seventy-third walk's Z9 showed the number of engines, 4, as if right)"""
     _, answer = talk.ask(question)
     assert word in answer["caveat"]
+
+
+def test_that_quarter_is_the_period_before_not_a_grouping(talk):
+    """"What share of that quarter's launches is that?" after the top orbit of a quarter: its share of that quarter's
+    launches (44 of 65), not every quarter's share of all launches read on its own."""
+    talk.ask("Which orbit received the most launches in the last quarter of 2025?")
+    _, answer = talk.ask("What share of that quarter's launches is that?")
+    assert result(talk) == [("LEO", 67.69, 44)] and "caveat" not in answer
+
+
+def test_the_ariane_5_launches_of_a_follow_up(talk):
+    talk.ask("How many Ariane 5 launches were there in the 2010s?")
+    _, answer = talk.ask("And how many of those went to geostationary transfer orbit?")
+    assert result(talk) == [(45,)] and "caveat" not in answer
+
+
+@pytest.mark.parametrize("question, rows", [
+    ("文昌航天发射场发射过哪些型号的火箭？各多少次？",  # 型号 before the table word: the rockets, each a model
+     [("长征七号甲", 22), ("长征七号", 19), ("长征五号", 10), ("长征五号乙", 9), ("长征八号", 4)]),
+    ("2022年5月到10月，从太原卫星发射中心送入太空的载荷一共有多少个？", [(16,)]),  # 送入太空: launched
+    ("2025年各国火箭的发射次数从高到低排个名。", None),  # 排个名: ranked
+])
+def test_the_seventy_fourth_walks_words_raise_no_caveat(talk, question, rows):
+    _, answer = talk.ask(question)
+    assert "caveat" not in answer and (rows is None or result(talk) == rows)
+
+
+def test_which_rockets_launched_the_rows_the_previous_answer_joined(talk):
+    """"Which rockets launched them?" after the countries operating the payloads sent to Mars: each payload's rocket,
+    a join the words ask for (no 'joined a table' caveat)."""
+    talk.ask("Which countries operate the payloads that were sent to Mars?")
+    _, answer = talk.ask("Which rockets launched them?")
+    assert ("Delta II", "Spirit") in result(talk) and "caveat" not in answer
+
+
+def test_since_then_is_the_time_after_the_period_before(talk):
+    talk.ask("How many Soyuz launches lifted off from Baikonur before 2010?")
+    _, answer = talk.ask("And since then?")
+    assert result(talk) == [(118,)] and "launch_date >= '2010-01-01'" in answer["sql"] and "caveat" not in answer
