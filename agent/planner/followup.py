@@ -120,6 +120,8 @@ _LEANING = re.compile(rf"\b(?:that|this)\s+{_TIME_WORD}[a-z]+\s*[?.!']*\s*$|\b(?
                       # "Which rockets failed there?": the place before; not "How many sites are there?"
                       r"|(?<!\bare\s)(?<!\bis\s)(?<!\bwas\s)(?<!\bwere\s)(?<!\bbe\s)\bthere\s*[?.!]*\s*$"
                       r"|它|他|她|上面|刚才|同样|也"
+                      # 分别用的是什么火箭？: each of the ones before, with no subject of its own
+                      r"|^\s*分别"
                       # 增长了百分之多少？: a change with no figure of its own, of the two before
                       r"|^\s*(?:那|那么)?(?:同比)?(?:增长|增加|减少|下降|变化|涨|降)了?(?:百分之多少|百分之几|多少|几成)\s*[？?]?\s*$"
                       # 每年…分别占多少比例？: each of the ones before

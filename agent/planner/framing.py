@@ -788,6 +788,8 @@ class Assembler:
             if self.anchors else []
         near = self._table_right_before(year.text) if year.column is None and not self.q.zh and own \
             and not any(c.is_date for c in own) else None
+        if near is None and year.column is None and not self.q.zh and not any(c.is_date for c in own):
+            near = self._table_right_before(year.text, events=True)
         if near is not None:  # "people who played at a show in 2014": the show's year, not a year of the people's
             # own (rows with a date of their own keep it: "launches from Russian launch sites in 2015"; rows with no
             # time of their own take the nearest table's)
@@ -827,16 +829,19 @@ class Assembler:
         return len(before) == 2 and before[0] in ("have", "has", "had") and before[1] in ("a", "an", "any") \
             and column is not None and column.table != frame.fact and self.schema.upward(column.table, frame.fact)
 
-    def _table_right_before(self, said: str) -> str | None:
+    def _table_right_before(self, said: str, *, events: bool = False) -> str | None:
         """The table, other than the rows', whose word stands right before a year ("a show in 2014"), when it has a
-        time column of its own; None otherwise."""
+        time column of its own; None otherwise. With `events`, the table whose value does and that has a date column
+        ("launch sites that had failures in 2010": the failed launches' dates, not the year a site opened)."""
         at = self.q.text.find(said)
         before = [i for i, t in enumerate(self.q.tokens) if t.end <= at]
         if at < 0 or not before:
             return None
-        j = before[-1] - (self.q.tokens[before[-1]].norm in ("in", "of", "during"))
-        m = next((m for m in self.r.mentions if m.kind == "table" and m.end == j + 1 and len(m.tables) == 1), None)
-        table = m.tables[0] if m is not None else None
+        j = before[-1] - (self.q.tokens[before[-1]].norm in ("in", "of", "during", "between"))
+        m = next((m for m in self.r.mentions if m.end == j + 1 and m.kind == ("value" if events else "table")), None)
+        tables = ({v.table for v in m.values} if events else {*m.tables}) if m is not None else set()
+        timed = [t for t in tables if any(c.is_date or not events for c in self.schema.tables[t].time_columns)]
+        table = timed[0] if len(timed) == 1 and (events or len(tables) == 1) else None
         return table if table is not None and table not in self.anchors[:1] \
             and self.schema.tables[table].time_columns else None
 

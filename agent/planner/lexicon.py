@@ -94,7 +94,7 @@ KEYWORDS: dict[str, str] = {
     "percent of": "share", "proportion of": "share", "proportion": "share", "fraction of": "share",
     "rate": "rate", "ratio": "rate",
     # a comparison of the values listed ("Compare the launches of China and Russia"): one row each
-    "compare": "compare", "comparing": "compare", "versus": "compare", "vs": "compare",
+    "compare": "compare", "comparing": "compare", "compared": "compare", "versus": "compare", "vs": "compare",
     # a change between two periods ("By what percent did launches change from 2024 to 2025?", 同比增长): each period's
     # figure, the difference and the change in percent (`RoleResolver._change_asked`)
     "change": "change", "changed": "change", "grow": "change", "grew": "change", "grown": "change",
@@ -352,7 +352,7 @@ achieve achieves achieved achieving manage manages managed managing attract attr
 handle handles handled handling conduct conducts conducted conducting perform performs performed performing
 execute executes executed executing field fields fielded fielding loft lofts lofted lofting deploy deploys deployed
 deploying turn turns turned turning add adds added adding somewhere recorded fitted mounted
-belong belongs belonged belonging account accounts accounted
+belong belongs belonged belonging account accounts accounted marked
 """.split())
 
 #: Verbs that say how the rows of two things relate ("launches used Russian rockets"): read as the join
