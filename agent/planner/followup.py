@@ -356,6 +356,7 @@ def _one_year(previous: Frame) -> int | None:
 
 #: "the same period", 同期: the previous answer's part of a year, in the year the follow-up names.
 _SAME_PERIOD = re.compile(r"(?:\b(?:over|in|for|during|across)\s+)?\b(?:the\s+same|that|this)\s+(?:period|time|months?|quarter|half)\b"
+                          r"|(?:\b(?:over|in|for|during|across)\s+)?\b(?:those|these|the\s+same)\s+(?:years|months|quarters)\b"
                           r"|同期|同一时期|同一时段|同一时间段|那段时间|这段时间|那个时期|这个时期|这期间|那期间"
                           r"|同一个?(?:季度|月|半年)|同(?:季度|月份)|那(?:个|一)?十年|那个年代", re.I)
 

@@ -339,3 +339,15 @@ def test_partial_failures_of_families_in_a_span_of_years(talk):
     """(the seventy-fifth walk's E18 dated the families' first flight, answered as if right)"""
     talk.ask("Which rocket families had partial failures between 2005 and 2015, and how many each?")
     assert result(talk)[:2] == [("Antares", 3), ("Long March", 3)] and len(result(talk)) == 7
+
+
+@pytest.mark.parametrize("first, then", [
+    ("Which five launch sites had the most launches from 2015 to 2019?",
+     "What was each one's success rate over those years?"),  # "over those years": the period kept
+    ("How many navigation satellites were launched in each decade?",
+     "Which operator countries were behind the ones from the 2020s?"),  # 'behind': the operators
+])
+def test_the_seventy_sixth_walks_words_raise_no_caveat(talk, first, then):
+    talk.ask(first)
+    _, answer = talk.ask(then)
+    assert "caveat" not in answer
