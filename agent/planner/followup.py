@@ -486,17 +486,14 @@ def _compared_a_year_apart(frame: Frame, a: Assembler, before: list[Condition]) 
     if len(before) != 1 or len(moved) != 1 or not before[0].column.is_date or frame.group_time is not None \
             or not any(m.kind == "keyword" and m.code == "compare" and a.r.is_free(m) for m in a.r.mentions):
         return
-    if before[0].op == "year_in":
-        both = replace(before[0], values=tuple(sorted((*before[0].values, *moved[0].values))),
-                       text=f"{moved[0].text}, {before[0].text}")
-        bucket = "year"
-    else:
-        spans = sorted([moved[0].values[:2], before[0].values[:2]])
-        bucket = apart_bucket([(date.fromisoformat(s), date.fromisoformat(e)) for s, e in spans])
-        if bucket is None or not all(spans[0] + spans[1]):
-            return
-        both = replace(before[0], op="year_periods", values=(*spans[0], *spans[1]),
-                       text=f"{moved[0].text}, {before[0].text}")
+    if before[0].op == "year_in":  # "with the year before": two years, as "How does that compare with 2021?"
+        _compared_with_before(frame, a, before)
+        return
+    spans = sorted([moved[0].values[:2], before[0].values[:2]])
+    bucket = apart_bucket([(date.fromisoformat(s), date.fromisoformat(e)) for s, e in spans])
+    if bucket is None or not all(spans[0] + spans[1]):
+        return
+    both = replace(before[0], op="year_periods", values=(*spans[0], *spans[1]), text=f"{moved[0].text}, {before[0].text}")
     frame.conditions = [both if c is moved[0] else c for c in frame.conditions]
     frame.group_time, frame.bucket = both.column, bucket
     a.two_compared(frame)
