@@ -35,7 +35,7 @@ from agent.planner.accounting import shown_in_units
 from agent.planner.answer_text import (error_answer, result_answer, rows_said, unmappable_answer, value_said,
                                        verified_answer)
 from agent.planner.frame import Condition, Frame, MissingSubject, PlanningFailed
-from agent.planner.followup import (asks_of_the_pick, dangles, ends_on_its_verb, follow_up, frame_from_dict, frame_to_dict,
+from agent.planner.followup import (asks_of_the_period, asks_of_the_pick, dangles, ends_on_its_verb, follow_up, frame_from_dict, frame_to_dict,
                                     is_follow_up, is_fragment, leans_on_previous, restricts)
 from agent.planner.framing import build_frame
 from agent.planner.lexicon import Lexicon
@@ -338,6 +338,8 @@ class OfflinePlanner:
         pointing = ended is not None and leans_on_previous(question)  # "those", "he", "also", "what about"
         if before is not None and pointing and asks_of_the_pick(question):
             before = self._pinned(replace(before, zh=has_cjk(question))) or before
+        elif before is not None and pointing and asks_of_the_period(question):
+            before = self._period_pinned(before) or before  # "Which rockets failed in that quarter?": 2019-Q3
         # A question with a subject or measure of its own stands alone; only a fragment or an ellipsis may
         # lean on the previous answer with no word saying so (issue 38).
         weak = ended is not None and not pointing and (ends_on_its_verb(question) or is_fragment(parsed)
@@ -374,7 +376,7 @@ class OfflinePlanner:
         if pointing:
             frame.link = "alone"  # "that course", "he": tied to an answer it could not use
         elif (pointer := unresolved_reference(question)) is not None \
-                and not (frame.own_pronoun and pointer.lower() in ("their", "its", "they", "them", "it", "其中")):
+                and not (frame.own_pronoun and pointer.lower() in ("their", "its", "they", "them", "it", "those", "these", "其中")):
             frame.unused.insert(0, pointer)  # "their" with no earlier answer of ours to point at
         if before is not None and not pointing:
             frame.not_kept = self._not_kept(frame, before)

@@ -24,7 +24,7 @@ from agent.checks.turn import NOT_A_THING, parsed, whole_numbers
 from agent.vocabulary.names import ABBREVIATIONS, CODES, DEMONYMS
 from agent.vocabulary.numbers import COUNTERS_ZH, ZH_NUMERAL_CHARS
 from agent.vocabulary.ranking import ranking_words
-from storage.text import STOPWORDS, has_cjk, singular, stem
+from storage.text import STOPWORDS, has_cjk, is_cjk_char, singular, stem
 
 #: The thing a "which/what X" question asks for: X ("Which breed…" → breed, "…, and what details…" → details,
 #: "Which of the dogs…" → dogs), not a kind of it ("What type of…").
@@ -510,6 +510,11 @@ def figure_not_computed(question: str, sql: str, catalogue: Callable[[], list[An
                                                                    c.name.lower() in keys) for c in shown) else None
 
 
+#: The words a column of highest (lowest) values is named by, for a Chinese 最大/最高 (最小/最低) before a noun.
+_EXTREME_WORDS = {"最大": ("max", "maximum", "top", "peak"), "最高": ("max", "maximum", "top", "peak", "highest"),
+                  "最小": ("min", "minimum"), "最低": ("min", "minimum", "lowest")}
+
+
 def _held(ranking: list[re.Match], tree: exp.Expression) -> bool:
     """Whether every ranking word of a question is the query's own: in a value it compares with ("Most
     Valuable Player"), or it or the word after it in a column it reads (`highest_degree`, `max_credit` for
@@ -527,7 +532,12 @@ def _held(ranking: list[re.Match], tree: exp.Expression) -> bool:
         said = [w for w in (match.group(2), match.group(3)) if w]
         if said:
             return said[0].lower() in literals or any(stem(w) in words for w in said)
-        # Chinese has no spaces: 最高 inside a name the question says there (`最高学历为博士`).
+        # Chinese has no spaces: 最高 inside a name the question says there (`最高学历为博士`), or 最大 naming a
+        # column of highest values the query reads (歼-20的最大速度是多少？: `max_speed_kmh`, not a ranking)
+        after = match.string[match.end():match.end() + 1]
+        if after and is_cjk_char(after) and after not in "的是呢了" \
+                and words & {stem(w) for w in _EXTREME_WORDS.get(match.group(0), ())}:
+            return True
         return any(start <= match.start() and match.end() <= start + len(name)
                    for name in names if match.group(0) in name
                    for start in (m.start() for m in re.finditer(re.escape(name), match.string)))

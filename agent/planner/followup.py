@@ -74,6 +74,15 @@ _WHICH_OF_THEM = re.compile(rf"{_WHICH_OF}|其中哪|(?:这些|那些|它们).*�
 _THE_PICK = re.compile(r"\b(?:it|its)\b|它(?!们)|\b(?:how many|most) of (?:those|them|these)\b", re.I)
 
 
+#: "in that quarter", 那个季度, 那个月: the one time bucket the answer before picked (`OfflinePlanner._period_pinned`).
+_THAT_PERIOD = re.compile(r"\bthat\s+(?:quarter|month|week|day|half)\b|那(?:个|一)?(?:季度|月|周|星期|天)|该季度|当季|当月", re.I)
+
+
+def asks_of_the_period(question: str) -> bool:
+    """The question asks of the one period the previous answer picked ("Which rockets failed in that quarter?")."""
+    return bool(_THAT_PERIOD.search(question))
+
+
 def asks_of_the_pick(question: str) -> bool:
     """The question asks something of the rows or groups the previous answer picked, not which of them."""
     return bool(_THE_PICK.search(question)) and not (_WHICH_OF_THEM.search(question) or _EACH_OF_THEM.search(question))
@@ -122,6 +131,8 @@ _LEANING = re.compile(rf"\b(?:that|this)\s+{_TIME_WORD}[a-z]+\s*[?.!']*\s*$|\b(?
                       r"|它|他|她|上面|刚才|同样|也"
                       # 分别用的是什么火箭？: each of the ones before, with no subject of its own
                       r"|^\s*分别"
+                      # 主要用的是哪些火箭？, 用的是什么发动机？: what the ones before used, a verb with no subject of its own
+                      r"|^\s*(?:主要|一般|通常|大多|大都|多半|都)?(?:用|使用|采用|搭载|装)的(?:是|都是|主要是)"
                       # 增长了百分之多少？: a change with no figure of its own, of the two before
                       r"|^\s*(?:那|那么)?(?:同比)?(?:增长|增加|减少|下降|变化|涨|降)了?(?:百分之多少|百分之几|多少|几成)\s*[？?]?\s*$"
                       # 每年…分别占多少比例？: each of the ones before
@@ -358,7 +369,8 @@ def _one_year(previous: Frame) -> int | None:
 _SAME_PERIOD = re.compile(r"(?:\b(?:over|in|for|during|across)\s+)?\b(?:the\s+same|that|this)\s+(?:period|time|months?|quarter|half)\b"
                           r"|(?:\b(?:over|in|for|during|across)\s+)?\b(?:those|these|the\s+same)\s+(?:years|months|quarters)\b"
                           r"|同期|同一时期|同一时段|同一时间段|那段时间|这段时间|那个时期|这个时期|这期间|那期间"
-                          r"|同一个?(?:季度|月|半年)|同(?:季度|月份)|那(?:个|一)?十年|那个年代", re.I)
+                          r"|同一个?(?:季度|月|半年)|同(?:季度|月份)|那(?:个|一)?十年|那个年代"
+                          r"|那(?:个|一)?(?:季度|月|半年)|该季度|当季|当月", re.I)
 
 
 def _same_period(kept: list[Condition], year: Any, text: str) -> Condition | None:

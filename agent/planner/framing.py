@@ -42,6 +42,9 @@ _EITHER = re.compile(r"\bor\b|或|还是", re.I)
 _AND = re.compile(r"\band\b|和|与|及", re.I)
 #: Where a second question of counting starts in Chinese: 其中, a comma, or the first question's end (…一共发射过几次？成功了几次？).
 _SECOND_ASKED_ZH = re.compile(r"其中|[,，;；？?]")
+#: A yes-or-no second question of all the rows counted (都成功了吗？, "and were they all successful?", "did they all …").
+_WERE_THEY_ALL = re.compile(r"[,，;；？?]\s*(?:是不是|是否)?(?:全都|全部|都)(?:是)?"
+                            r"|[,;?]\s*(?:and\s+)?(?:were|did|have|are)\s+(?:they|those|these|all\s+of\s+them)(?:\s+all)?\b", re.I)
 #: A listing's "with the"/"with their"/"with its" right before a table word: each row's own one, shown.
 _WITH_THE = re.compile(r"\bwith\s+(?:the|their|its)\s+$", re.I)
 #: The next word of such a list ("with the rocket and launch site", "…, the site").
@@ -77,6 +80,8 @@ _COMPARING_ZH = re.compile(r"比[^，,。？?]{0,12}?(?:多还是少|少还是�
                            r"|(?:多还是少|高还是低|重还是轻)")
 #: "what"/"which" (什么, 哪种, 哪款) right before a word.
 _WHAT_BEFORE = re.compile(r"(?:\b(?:what|which)\s+|什么|哪一?[种款个些类])$", re.I)
+#: C919的发动机是谁供应的？: who made (supplied) what the words before name, asked after them.
+_WHO_AFTER = re.compile(r"^\s*(?:是|由)(?:谁|哪家)")
 #: "X account for / make up / represent the largest share of …": X is the part, said before the verb.
 _PART_OF_ALL = re.compile(r"\b(?:account(?:s|ed)?\s+for|ma(?:ke|kes|de)\s+up|represent(?:s|ed)?|contribut(?:e|es|ed)"
                           r")\s+(?:the\s+|a\s+)?(?:\w+\s+){0,2}$", re.I)
@@ -132,6 +137,7 @@ class Assembler:
         self._none_of_each_value(frame)
         self._share_threshold(frame)
         self._more_in_one_than_the_other(frame)
+        self._counted_above(frame)
         self.counts_side_by_side(frame)
         self._values_side_by_side(frame)
         self._compared(frame)
@@ -725,7 +731,21 @@ class Assembler:
                 continue
             for t in {c.table for c in m.columns} | {v.table for v in m.values}:
                 votes[t] = votes.get(t, 0) + 1
+        top = [t for t in votes if votes[t] == max(votes.values(), default=0)]
+        head = self._head_after_de() if len(top) > 1 else None
+        if head in top:
+            return head
         return max(votes, key=lambda t: (votes[t], -list(self.schema.tables).index(t))) if votes else ""
+
+    def _head_after_de(self) -> str | None:
+        """歼-20的雷达: of two values joined by 的 the second is what the Chinese names (the radar, of the J-20), the
+        table of its rows when it is one."""
+        values = [m for m in self.r.mentions if m.kind == "value"]
+        for a, b in zip(values, values[1:]):
+            if self.q.zh and self.q.text[self.q.tokens[a.end - 1].end:self.q.tokens[b.start].start].strip() == "的" \
+                    and len(tables := {v.table for v in b.values}) == 1:
+                return tables.pop()
+        return None
 
     def _value_asked(self) -> Mention | None:
         """The value right after "which"/"what"/"how many", or "list"/"show" and "the", and the head of adjacent
@@ -1028,6 +1048,32 @@ class Assembler:
             frame.conditions.remove(c)
             self.r.ignored.append(c.text)
 
+    def _counted_above(self, frame: Frame) -> None:
+        """"How many crewed missions did China launch from 2020 through 2024?": the rows counted are named right after
+        the count's words (values of the rows read between, "crewed"), by their table or its name column, and they
+        are rows the query's own rows belong to (a launch carries several payloads): each counted once,
+        COUNT(DISTINCT launches.id), not the payloads that meet the condition."""
+        r = self.r
+        if self.q.zh or [(m.func, m.column, m.condition) for m in frame.measures] != [("count", None, None)] or frame.entity \
+                or frame.group_columns or frame.group_time or frame.having is not None:
+            return
+        count = next((m for m in r.mentions if m.kind == "keyword" and m.code == "count"), None)
+        named = next((m for m in r.mentions if count is not None and m.start >= count.end and m.kind != "value"), None)
+        if named is None or named.kind not in ("table", "column") \
+                or any(not any(o.start <= i < o.end for o in r.mentions) for i in range(count.end, named.start)):
+            return  # something other than values of the rows between the count and the rows' word
+        if named.kind == "table":
+            counted = self.table(named)
+        else:
+            counted = next((c.table for c in named.columns if c.name in (self.schema.tables[c.table].label, self.schema.tables[c.table].label_zh)
+                            and not set(c.words) <= {"name", "title", "label"}), None)
+        if counted is None or counted == frame.fact or not self.schema.one_each(frame.fact, counted) \
+                or self.schema.one_each(counted, frame.fact) or len(pk := self.schema.tables[counted].pk) != 1:
+            return
+        frame.measures[:] = [Measure("count", column=self.schema.column(counted, pk[0]), distinct=True)]
+        r.use(named)
+        self.notes.append(f"'{named.text}' → COUNT(DISTINCT {counted}.{pk[0]}): each counted once")
+
     def counts_side_by_side(self, frame: Frame) -> None:
         """"Show the number of failures and total launches for every orbit.", 每个轨道的失败次数和总发射次数: the rows
         meeting the condition and all of them, two counts side by side, not the condition as a filter that
@@ -1062,11 +1108,29 @@ class Assembler:
         self.r.use(total)
         self.notes.append(f"'{chosen.text}' and '{total.text}' → the count with {chosen.describe()} and the total")
 
+    def _were_they_all(self, frame: Frame, asked: re.Match) -> None:
+        """新格伦一共发射了几次？都成功了吗？, "How many times has New Glenn flown, and were they all successful?": the
+        count, and beside it the count of those meeting the one condition the yes-or-no second question names (2 and
+        1: not all), not that condition as a filter of the one count."""
+        tokens = self.q.tokens
+        after = [c for c in frame.conditions if c.at >= 0 and c.op == "=" and tokens[c.at].start >= asked.start()]
+        if len(after) != 1:
+            return
+        frame.conditions.remove(after[0])
+        frame.measures[:] = [Measure("count"), Measure("count", condition=after[0])]
+        inside = [i for i, t in enumerate(tokens) if asked.start() <= t.start < asked.end()]
+        self.r.read_tokens.update(inside)
+        self.r.pronouns.update(inside)
+        frame.own_pronoun = True  # "they": the rows counted, not an earlier answer's
+        self.notes.append(f"'{after[0].text}' → the count with {after[0].describe()} beside the total")
+
     def _and_how_many_of_them(self, frame: Frame) -> None:
         """"How many launches has each vehicle made, and how many succeeded?", 每个发射场发射了多少次，其中成功了几次？:
         all the rows, then those meeting the one condition the second "how many" asks of them, two counts; "How many
         launches failed and how many succeeded?": each value its own count, not one count of either."""
         counts = [m for m in self.r.mentions if m.kind == "keyword" and m.code == "count"]
+        if len(counts) == 1 and (all_of := _WERE_THEY_ALL.search(self.q.text, self.q.tokens[counts[0].end - 1].end)):
+            return self._were_they_all(frame, all_of)
         if len(counts) < 2 or not re.search(r"how many|多少|几", counts[-1].text, re.I):
             return  # the second a question of its own ("how many"), not "the number of" in a hint
         tokens, text = self.q.tokens, self.q.text
@@ -1102,7 +1166,8 @@ class Assembler:
         frame.measures[:] = [Measure("count"), Measure("count", condition=c)]
         self.r.use(second, *(m for m in self.r.mentions if m.text == "其中"))
         self.r.read_tokens.update(i for i, t in enumerate(tokens) if t.text == "其中")
-        self.r.pronouns.update(i for i in range(second.end, len(tokens)) if tokens[i].norm == "them")  # how many of them
+        # how many of them, how many of those flights
+        self.r.pronouns.update(i for i in range(second.end, len(tokens)) if tokens[i].norm in ("them", "those", "these"))
         frame.own_pronoun = True  # "them", 其中: the rows of this question, not of an earlier answer
         self.notes.append(f"'{c.text}' → the count with {c.describe()} beside the total")
 
@@ -1202,7 +1267,7 @@ class Assembler:
                 and self.schema.upward(adjacent.values[0].table, table):
             return adjacent.values[0].table  # "American fighters": the fighters' country, as "American rockets"
         if through is None and m.start >= 2 and tokens[m.start - 1].norm == "by" \
-                and (keyed := self.r.keyed_by(tokens[m.start - 2], table)) is not None:
+                and (keyed := self.r.keyed_by(tokens[m.start - 2].norm, table)) is not None:
             # "supplied by Raytheon": the rows of the key that names the verb (supplier_id), not the nearest way
             self.r.read_tokens.add(m.start - 2)
             return keyed[1] if keyed[1] != frame.fact else None
@@ -1399,12 +1464,13 @@ class Assembler:
     def _number_for_what(self, frame: Frame) -> None:
         """"What engines does the Y-20 use?", 运-20用的是什么发动机？: a word asked after "what"/什么 that names a count
         column shown (the number of engines) and also a kind of stored thing ('engine' parts): a number is no answer
-        to "what", so the word is named as not used (it showed 4 as if right)."""
+        to "what", so the word is named as not used (it showed 4 as if right); nor to "who" (C919的发动机是谁供应的？)."""
         tokens = self.q.tokens
         for m in self.r.mentions:
             if m.kind != "column" or not m.columns or any(c.is_text for c in m.columns) \
                     or not any(c in frame.columns for c in m.columns) \
-                    or not _WHAT_BEFORE.search(self.q.text[:tokens[m.start].start]) \
+                    or not (_WHAT_BEFORE.search(self.q.text[:tokens[m.start].start])
+                            or _WHO_AFTER.search(self.q.text[tokens[m.end - 1].end:])) \
                     or not self.schema.values.get(singular(tokens[m.start].norm.lower())):
                 continue
             self.r.ignored.append(m.text)
@@ -1735,7 +1801,9 @@ class Assembler:
         share = self.r.share  # "… the most Falcon 9 launches, and what share of all Falcon 9 launches …": the same rows
         if share is not None and existing.at < share.start < m.start:
             return False
-        return existing.at >= 0 and any(o.kind == "table" and existing.at < o.start < m.start for o in self.r.mentions)
+        # (not the table whose own column it is: "active Chinese rockets … with active American ones", one status)
+        return existing.at >= 0 and any(o.kind == "table" and existing.at < o.start < m.start
+                                        and existing.column.table not in o.tables for o in self.r.mentions)
 
     def _continued(self, ref: ValueRef) -> tuple[str, ...]:
         """The punctuation by which other values of the same column continue this one ('Maiden flight; Fairing did

@@ -134,7 +134,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "price": ("cost",), "cost": ("price",), "person": ("people",), "people": ("person",),
     "place": ("site", "location"), "location": ("site",),
     "result": ("outcome",), "outcome": ("result",), "failed": ("failure",), "fail": ("failure",), "failure": ("failed",),
-    "successful": ("success",), "succeeded": ("success",), "founded": ("found",),
+    "successful": ("success",), "succeeded": ("success",), "succeed": ("success",), "founded": ("found",),
     "weigh": ("weight", "mass"), "weighs": ("weight", "mass"), "weighed": ("weight", "mass"),
     "weighing": ("weight", "mass"),
 }
@@ -242,6 +242,7 @@ ZH_WORDS: dict[str, str] = {
     "哪一个": "which", "哪一款": "which", "哪一种": "which", "哪一家": "which", "哪一位": "which", "哪一次": "which",
     "哪款": "which", "哪种": "which", "哪": "which", "谁": "who", "什么": "which",
     "主要": "mainly", "主要集中在": "mainly", "集中在": "mainly",  # 主要是哪些用途: as "mainly"
+    "是不是": "", "是否": "",  # 是不是都成功了？: asks yes or no, no "not"
     "不同": "distinct", "不是": "not", "非": "not", "除了": "except", "没有": "without", "从未": "never",
     "没": "not", "未能": "not",  # 有几次没成功？: the launches that did not succeed
     # 一次都没有发射, 一次也没发射过: not once, as 从未 (else 一 is read as the number one)
@@ -378,6 +379,9 @@ KIND_WORDS: frozenset[str] = frozenset({"type", "types", "kind", "kinds", "categ
 MODEL_WORDS: frozenset[str] = frozenset({"model", "models", "型号", "款式", "机型"})
 #: Who asks for a maker, before a verb of making (`MAKING_VERBS`, `MAKING_VERBS_ZH`).
 WHO_WORDS: frozenset[str] = frozenset({"who", "谁", "哪家"})
+#: Chinese verbs of a role a key names (歼-20的雷达是哪家供应的？: the supplier_id of the radar), in the English word the
+#: key's name begins as (`RoleResolver.keyed_by`).
+ROLE_VERBS_ZH: dict[str, str] = {"供应": "supplied", "提供": "supplied", "运营": "operated", "经营": "operated"}
 
 #: Irregular past participles: "built by X" names a relation, not a grouping ("launches by country").
 PARTICIPLES: frozenset[str] = frozenset("""

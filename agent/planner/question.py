@@ -179,6 +179,8 @@ def parse_question(question: str, schema: SchemaIndex, links: dict[str, tuple[st
     parsed.mentions.sort(key=lambda m: m.start)
     parsed.mentions = _top_of_a_column(_models_of_the_table(_values_of_the_next(parsed, schema)))
     parsed.mentions = _kind_of_the_rows(parsed, schema, lexicon)
+    parsed.mentions = _value_asked_zh(parsed)
+    parsed.mentions = _unknown_designations(parsed)
     for mention in parsed.mentions:  # "average" is a keyword, and maybe also a column ("Average")
         if mention.kind == "keyword":
             mention.alt = next((m for _, _, m in candidates if m.kind == "column" and not m.partial
@@ -229,6 +231,32 @@ def _values_of_the_next(parsed: ParsedQuestion, schema: SchemaIndex) -> list[Men
         end, skip = (after.end, after) if own else (m.end, None)
         found.append(Mention("value", m.start, end, _surface(parsed.tokens[m.start:end]), values=refs))
     return found
+
+
+def _unknown_designations(parsed: ParsedQuestion) -> list[Mention]:
+    """A number written right after letters and a hyphen ("F-16", "MiG-29") that no value of the database holds is a
+    model's name, quoted as written, not a number to compare (F-16的最大速度 read max_speed_kmh = 16)."""
+    tokens, text = parsed.tokens, parsed.text
+    covered = {i for m in parsed.mentions for i in range(m.start, m.end)}
+    found = []
+    for m in parsed.mentions:
+        letters = tokens[m.start - 1] if m.kind == "number" and m.start else None
+        if letters is not None and m.start - 1 not in covered and letters.kind == "word" \
+                and re.fullmatch(r"[A-Za-z]{1,4}", letters.text) and text[letters.end:tokens[m.start].start] == "-" \
+                and (letters.start == 0 or not text[letters.start - 1].isalnum()):
+            m = Mention("quoted", m.start - 1, m.end, text[letters.start:tokens[m.end - 1].end])
+        found.append(m)
+    return found
+
+
+def _value_asked_zh(parsed: ParsedQuestion) -> list[Mention]:
+    """多少 right after a column of numbers (歼-20的雷达单价多少？) asks its value, as 是多少 does: no count of rows."""
+    mentions = parsed.mentions
+    return [m for i, m in enumerate(mentions) if not (
+        parsed.zh and m.kind == "keyword" and m.code == "count" and m.text == "多少" and i
+        and (before := mentions[i - 1]).kind == "column" and before.end == m.start and not before.partial
+        and before.columns and all(c.is_numeric for c in before.columns)
+        and parsed.tokens[before.end - 1].end == parsed.tokens[m.start].start)]
 
 
 _KIND_ZH = ("类型", "种类", "类别")
@@ -593,7 +621,8 @@ def _value_readings(span: list[Token], i: int, n: int, schema: SchemaIndex, writ
             keys += list(span[0].synonyms) if span[0].norm.endswith("ed") else []  # "succeeded": the stored 'success'
         elif written and written.casefold() not in keys and (schema.values.get(written.casefold())
                                                              or written.casefold() in schema.prefixes
-                                                             or written.casefold() in schema.designations):  # "F-22A"
+                                                             or written.casefold() in schema.designations
+                                                             or written.casefold() in schema.families):  # "F-22A"
             text = written
             keys = [written.casefold()]
         else:  # "partial failures": the stored 'partial failure'

@@ -16,7 +16,7 @@ from datetime import date
 from agent.planner.frame import Comparison, PlanningFailed, Rank, YearFilter
 from agent.planner.lexicon import (COMPARATIVES, KIND_WORDS, MAKER_WORDS, MAKING_COLUMN_WORDS, MAKING_VERBS, MAKING_VERBS_ZH, MODEL_WORDS, ORDER_VERBS,
                                    PARTICIPLES,
-                                   WHO_WORDS, ZH_COMPARATIVES)
+                                   ROLE_VERBS_ZH, WHO_WORDS, ZH_COMPARATIVES)
 from agent.planner.units import UNITS
 from agent.planner.words import UNIT_NAMES
 from storage.text import singular
@@ -24,7 +24,7 @@ from agent.planner.negation import find_negated
 from agent.planner.periods import Period, find_bucket, find_periods
 from agent.planner.question import Mention, ParsedQuestion, Token
 from agent.planner.schema_index import ColumnInfo, SchemaIndex
-from agent.vocabulary.numbers import MEASURE_WORDS_ZH, NUMBER_WORDS
+from agent.vocabulary.numbers import COUNTERS_ZH, MEASURE_WORDS_ZH, NUMBER_WORDS
 from agent.vocabulary.ranking import ZH_SUPERLATIVES, apart_ends
 
 _OPS = {"gt": ">", "ge": ">=", "lt": "<", "le": "<=", "ge_post": ">=", "le_post": "<="}
@@ -93,6 +93,10 @@ _IS_WHAT_ZH = re.compile(r"\s*(?:分别)?是(?:谁|什么|哪)")
 _PERCENT_WORDS = frozenset({"percent", "percentage", "pct", "%", "terms"})
 #: "in percentage terms", "in percent", "as a percentage": how a comparison is asked, not a share.
 _IN_PERCENT = re.compile(r"\b(?:in|as\s+a)\s+(?:percentage|percent)(?:\s+terms)?\b", re.I)
+
+
+#: 是哪家…的, 由谁…: who made (supplied, operated) the rows a question of one sentence names before it.
+_WHO_DID_ZH = re.compile(r"(?:是|由)(?:哪家|谁)")
 
 
 class RoleResolver:
@@ -402,9 +406,16 @@ class RoleResolver:
                     self.limited = self.next_mention(m, 1 if self.q.zh else 3, kinds=("table",),
                                                      skip=("most", "least", "superlative"))
                     self.use(m)
-                elif self._which_n(m):
+                elif self._which_n(m) or self._n_of_the_ranked_zh(m):
                     self.limit = int(m.number)
                     self.use(m)
+
+    def _n_of_the_ranked_zh(self, m: Mention) -> bool:
+        """2023年发射的载荷里，质量最大的五个是哪些？: a number right after a Chinese superlative and 的, its measure word
+        standing for the rows (no noun after it): how many of the ranked rows."""
+        before = self.previous_mention(m, 1, kinds=("keyword",)) if self.q.zh else None
+        return before is not None and before.code in ("most", "least", "superlative") \
+            and bool(re.match(rf"[{COUNTERS_ZH}](?:是|呢|[，,？?]|$)", self.q.text[self.q.tokens[m.end - 1].end:]))
 
     def _ranked_rows_asked_of(self) -> None:
         """"Which countries do the ten heaviest payloads belong to?", 质量最大的十个有效载荷分别属于哪些国家？: the rows
@@ -510,6 +521,8 @@ class RoleResolver:
                 self.shown = [maker]
             return
         if second is None:
+            if self.q.zh and _WHO_DID_ZH.search(text) and (maker := self._maker_asked(1)) is not None:
+                self.shown = [maker]  # 歼-20是哪家制造的？, 歼-20的雷达是哪家供应的？: the maker (supplier) of the rows named
             return
         after = [m for m in self.mentions if m.start >= second]
         opener = after[0] if after and after[0].kind == "keyword" and after[0].code == "list" \
@@ -553,9 +566,13 @@ class RoleResolver:
             if tokens[i].text.lower() not in WHO_WORDS:
                 continue
             after = tokens[i + 1] if i + 1 < len(tokens) else None
+            role_word, role_end = (after.norm, i + 2) if after is not None else (None, i + 2)
             if tokens[i].zh:  # 制造 is not a word of the lexicon: read in the text up to the next word
-                verb = re.match(rf"[是由]?(?:{'|'.join(MAKING_VERBS_ZH)})", text[tokens[i].end:after.start if after else None])
+                between = text[tokens[i].end:after.start if after else None]
+                verb = re.match(rf"[是由]?(?:{'|'.join(MAKING_VERBS_ZH)})", between)
                 end = i + 1
+                if (said := re.match(rf"[是由]?({'|'.join(ROLE_VERBS_ZH)})", between)) is not None:
+                    role_word, role_end = ROLE_VERBS_ZH[said.group(1)], i + 1  # 哪家供应的: no token of its own
             else:
                 # "built" may read as a column (units built): after "who", the verb
                 verb = after is not None and after.norm in MAKING_VERBS \
@@ -563,9 +580,9 @@ class RoleResolver:
                 end = i + 2
             role = None
             if not (verb and len(makers) == 1):
-                if after is None or (role := self.keyed_by(after)) is None:
+                if role_word is None or (role := self.keyed_by(role_word)) is None:
                     continue
-                end = i + 2
+                end = role_end
             self.use(*(m for m in self.mentions if i <= m.start < end))
             self.read_tokens.update(range(i, end))
             self.pronouns.update(j for j in range(end, len(tokens)) if tokens[j].norm in ("them", "it"))
@@ -573,12 +590,12 @@ class RoleResolver:
                            tables=(role[0] if role else makers[0],), extra=("role", role[1]) if role else None)
         return None
 
-    def keyed_by(self, verb: Token, goal: str | None = None) -> tuple[str, str] | None:
+    def keyed_by(self, verb: str, goal: str | None = None) -> tuple[str, str] | None:
         """"who operated them", 分别由谁运营, "supplied by Raytheon": the table (`goal`, when given) that a key of the
         rows named refers to in the role the verb names (a key whose first word begins as the verb does: operated,
         operator_…_id), and the key's table."""
         named = {t for m in self.mentions for t in (*m.tables, *(c.table for c in m.columns), *(v.table for v in m.values))}
-        stem = verb.norm[:5] if len(verb.norm) >= 5 else None
+        stem = verb[:5] if len(verb) >= 5 else None
         found = {(e.ref_table, e.table) for e in self.schema.edges if stem and e.table in named
                  and goal in (None, e.ref_table) and e.column.lower().endswith("id")
                  and self.schema.column(e.table, e.column).words[0].startswith(stem)}

@@ -402,7 +402,8 @@ def _name_prefixes(values: dict[str, list[ValueRef]], names: set[str]) -> dict[s
 
 def _designations(values: dict[str, list[ValueRef]], names: set[str]) -> dict[str, ValueRef]:
     """The words of a name after its first, holding a digit and a letter or a hyphen (a model's designation: "C919"
-    of 'COMAC C919', "787-9" of 'Boeing 787-9', "J-20" of 'Chengdu J-20'), where they end that one value of the
+    of 'COMAC C919', "787-9" of 'Boeing 787-9', "J-20" of 'Chengdu J-20'), or one hyphened word of it with or
+    without its variant's letters ("F-22A", "F-22" of 'F-22A Raptor'), where they name that one value of the
     database only and are not a value, or a word of a table or column name, themselves. Not a number alone ("100"
     of 'Superjet 100')."""
     seen: dict[str, set[tuple[str, str, str]]] = {}
@@ -411,8 +412,11 @@ def _designations(values: dict[str, list[ValueRef]], names: set[str]) -> dict[st
             words = ref.value.split()
             if len(words) < 2 or not ref.value.isascii():
                 continue
-            for n in range(1, len(words)):
-                key = " ".join(words[n:]).casefold()
+            keys = [" ".join(words[n:]).casefold() for n in range(1, len(words))]
+            # one word of it ("F-22A" of 'F-22A Raptor'), and that word without its variant's letters ("F-22")
+            single = [w.casefold() for w in words if re.search(r"\d", w) and "-" in w]
+            keys += single + [m.group(1) for w in single if (m := re.fullmatch(r"(.*-\d+)[a-z]{1,2}", w))]
+            for key in dict.fromkeys(keys):
                 if len(key) >= 3 and re.search(r"\d", key) and re.search(r"[a-z\-]", key):
                     seen.setdefault(key, set()).add((ref.table, ref.column, ref.value))
     return {key: ValueRef(*next(iter(refs))) for key, refs in seen.items()
@@ -458,7 +462,7 @@ def _numeral_twins(values: dict[str, list[ValueRef]]) -> None:
 def _families(values: dict[str, list[ValueRef]], names: set[str], prefixes: dict[str, ValueRef],
               cjk_prefixes: dict[str, ValueRef]) -> dict[str, tuple[ValueRef, ...]]:
     """The first word of names (before a space, a hyphen or a digit: "Starlink" of 'Starlink Group 6-1', "Beidou" of
-    'Beidou-11'), and the first two to four Chinese characters of names (北斗 of 北斗三号M1), that begin at least
+    'Beidou-11'; a hyphened number before its version's point, "Soyuz-2" of 'Soyuz-2.1a'), and the first two to four Chinese characters of names (北斗 of 北斗三号M1), that begin at least
     `MIN_FAMILY` values of a column: a family of names, read as the values that begin so (in each column it begins
     that many: the payloads' names and the launches' missions both begin "Starlink"). Not a word that is a value
     itself, a word of a table or column name, one name's own prefix, or a lower-case word."""
@@ -469,6 +473,7 @@ def _families(values: dict[str, list[ValueRef]], names: set[str], prefixes: dict
             keys = [first.group()] if first is not None and first.group()[0].isupper() and first.end() < len(ref.value) \
                 else []
             keys += _leading_words(ref.value)
+            keys += [m.group() for m in [re.match(r"[A-Za-z]+-\d+(?=\.\d)", ref.value)] if m]  # "Soyuz-2" of 'Soyuz-2.1a'
             run = re.match(r"[\u4e00-\u9fff]+", ref.value)
             keys += [run.group()[:n] for n in range(2, 5) if run is not None and n < len(ref.value) and n <= len(run.group())]
             for key in keys:

@@ -388,6 +388,11 @@ COURSES = [Table("courses", [Column("course_id", "INTEGER", True), Column("cours
      "(SELECT course_id FROM courses)", None),
     ("How many enrolments per course?", "SELECT course_name FROM courses", "counts"),
     ("How many students does each course have?", "SELECT course_id FROM enrolments", "counts"),  # keys, no count
+    # 最大 before a noun naming a column of highest values the query reads (the 76th walk's session): no ranking
+    ("歼-20的最大速度是多少？", "SELECT max_speed_kmh FROM aircraft WHERE model = 'J-20'", None),
+    ("哪门课的最低分是多少？", "SELECT min_score FROM courses WHERE course_id = 1", None),
+    ("哪门课的学分最大？", "SELECT max_score FROM courses WHERE course_id = 1", "ranks"),  # 最大 at the end: ranked
+    ("最大速度最高的飞机是哪架？", "SELECT model FROM aircraft WHERE max_speed_kmh > 2000", "ranks"),
 ])
 def test_a_ranking_or_count_per_group_the_query_does_not_compute(question, sql, figure):
     assert figure_not_computed(question, sql, lambda: COURSES, dialect="sqlite") == figure
