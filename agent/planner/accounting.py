@@ -242,7 +242,10 @@ def _made_by_a_maker(word: str, frame: Frame, schema: SchemaIndex, joined: set[s
                                                for c in schema.tables[frame.fact].columns.values()):
         return False
     makers = {t for t in joined if set(schema.tables[t].words) & MAKER_WORDS}
-    return any(e.table == frame.fact and e.ref_table in makers for e in schema.edges)
+    # (or rows joined to the makers by their key: "Which satellite manufacturers have built payloads for more than one
+    # operator country?", the countries counted through the payloads the makers built)
+    return any(e.ref_table in makers and (e.table == frame.fact or e.table in joined and not any(
+        set(c.words) & MAKING_COLUMN_WORDS for c in schema.tables[e.table].columns.values())) for e in schema.edges)
 
 
 def _making_words(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[tuple[int, str]]:

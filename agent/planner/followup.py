@@ -366,7 +366,8 @@ def _one_year(previous: Frame) -> int | None:
 
 
 #: "the same period", 同期: the previous answer's part of a year, in the year the follow-up names.
-_SAME_PERIOD = re.compile(r"(?:\b(?:over|in|for|during|across)\s+)?\b(?:the\s+same|that|this)\s+(?:period|time|months?|quarter|half)\b"
+_SAME_PERIOD = re.compile(r"(?:\b(?:over|in|for|during|across)\s+)?\b(?:the\s+same|that|this)\s+(?:period|time|months?|quarter|half"
+                          r"|decade)\b"
                           r"|(?:\b(?:over|in|for|during|across)\s+)?\b(?:those|these|the\s+same)\s+(?:years|months|quarters)\b"
                           r"|同期|同一时期|同一时段|同一时间段|那段时间|这段时间|那个时期|这个时期|这期间|那期间"
                           r"|同一个?(?:季度|月|半年)|同(?:季度|月份)|那(?:个|一)?十年|那个年代"
@@ -555,7 +556,9 @@ def _values(frame: Frame, a: Assembler) -> list[str]:
             merged = next((c for c in frame.conditions if c.text.endswith(m.text)), None)
             if merged is None:  # a value the filter already has, named again: nothing changes
                 continue
-            if not any(merged is c for c in fresh):
+            if not any(merged is c for c in fresh) and _compared_in_the_list(frame, a, merged):
+                fresh.append(merged)
+            elif not any(merged is c for c in fresh):
                 # one value of the list now: IN becomes =, NOT IN !=; a value already equal stays so ("Chinese" named
                 # again was turned into != China)
                 merged.values, merged.text = merged.values[-1:], m.text
@@ -575,6 +578,26 @@ def _values(frame: Frame, a: Assembler) -> list[str]:
                     frame.order = replace(frame.order, measure=frame.measures[shared])
         changed.append("filter")
     return changed
+
+
+#: 和长征系列比呢？, 跟电子号比一下: a follow-up comparing the figure before with the value it names.
+_COMPARED_WITH_ZH = re.compile(r"^\s*(?:那|那么)?(?:和|跟|与|同)[^，,？?]+?(?:相)?(?P<than>比)(?:一下|较)?(?:呢|怎么样|如何)?\s*[？?]?\s*$")
+
+
+def _compared_in_the_list(frame: Frame, a: Assembler, merged: Condition) -> bool:
+    """"How does that compare with Electron?" after Falcon 9's figures, 和长征系列比呢？ after 快舟's (the new value joined
+    to the old one's list): both side by side, a row each, and the difference stated; not the new one alone with
+    'compare' left out."""
+    with_zh = _COMPARED_WITH_ZH.search(a.q.text)
+    if merged.op != "in" or len(merged.values) != 2 or not frame.measures or frame.entity or frame.group_columns \
+            or frame.group_time is not None or not (with_zh or any(
+                m.kind == "keyword" and m.code == "compare" and a.r.is_free(m) for m in a.r.mentions)):
+        return False
+    if with_zh is not None:
+        a.r.read_spans.append(with_zh.span("than"))  # 比, which no word of the lexicon holds
+    frame.group_columns.append(merged.column)
+    a.two_compared(frame)
+    return True
 
 
 def _negations(frame: Frame, a: Assembler) -> list[str]:
@@ -849,6 +872,12 @@ def _share(frame: Frame, a: Assembler, previous: Frame, *, zh: bool) -> list[str
         raise PlanningFailed(f"I could not tell what '{word.text}' is a share of",
                              zh=f"看不出“{word.text}”指的是哪部分的比例")
     frame.conditions.remove(chosen)
+    if chosen.column.table == frame.entity or chosen.column in frame.group_columns:
+        # 其中美国占了百分之多少？ after the counts per country: one group's share of all of them, not of its own
+        # group (100%, every other 0)
+        frame.entity = frame.entity_via = None
+        frame.group_columns = [c for c in frame.group_columns if c is not chosen.column]
+        frame.order, frame.limit, frame.ties = None, None, False
     grouped = bool(frame.entity or frame.group_columns or frame.group_time)
     frame.measures = [Measure("share", condition=chosen)] + ([Measure("count")] if grouped else [])
     frame.columns, frame.distinct = [], False

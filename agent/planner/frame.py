@@ -166,6 +166,13 @@ class Frame:
     #: The words the question was read by (the source's own included): the answer names the schema by them.
     lexicon: Lexicon = field(default=GENERIC, repr=False, compare=False)
 
+    def period_of_the_buckets(self) -> list[Condition]:
+        """The conditions naming a period on the dates the rows are grouped by ("2010年代平均每年…": the 2010s): an
+        average of the buckets' counts is over every bucket of that period with rows, not only those counted."""
+        if self.group_time is None:
+            return []
+        return [c for c in self.conditions if c.op.startswith("year_") and c.column is self.group_time]
+
     def shown_measure(self, measure: Measure) -> Measure:
         """A measure as the result shows it (`shown`)."""
         return replace(measure, column=self.shown(measure.column)) if measure.column is not None else measure

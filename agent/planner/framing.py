@@ -15,7 +15,7 @@ from datetime import date
 from agent.planner.accounting import ALL_OF_THEM_ZH, TIME_PARTS, YES_NO, unaccounted, when_words, words_of_showing
 from agent.planner.frame import Comparison, Condition, Frame, Measure, MissingSubject, Ordering, PlanningFailed, YearFilter
 from agent.planner.human_names import table_words
-from agent.planner.lexicon import MAKER_WORDS, MAKING_VERBS
+from agent.planner.lexicon import MAKER_WORDS, MAKING_COLUMN_WORDS, MAKING_VERBS
 from agent.planner.negation import Absence
 from agent.planner.periods import DATE_ONLY, Period
 from agent.planner.question import Mention, ParsedQuestion
@@ -137,6 +137,7 @@ class Assembler:
         self._none_of_each_value(frame)
         self._share_threshold(frame)
         self._more_in_one_than_the_other(frame)
+        self._units_made(frame)
         self._counted_above(frame)
         self.counts_side_by_side(frame)
         self._values_side_by_side(frame)
@@ -152,8 +153,9 @@ class Assembler:
                                  zh=f"看不出 {', '.join(stray)} 指的是什么")
         tables = set(frame.tables(self.schema)) | set(frame.required)
         self.r.ignored += [m.text for m in self.r.mentions if m.kind == "table" and m.extra and m.extra[0] == "role"
-                           and self.table(m) in tables and m.extra[1] not in tables]  # 哪家供应商 of the aircraft: a
-        # role's word whose referring rows the query does not read is not said by joining its table another way
+                           and self.table(m) in tables and (m.extra[1] not in tables or self._other_way(frame, m))]
+        # 哪家供应商 of the aircraft: a role's word whose referring rows the query does not read is not said by joining
+        # its table another way
         frame.unused = unaccounted(self.r, frame, self.schema)
         frame.asks_to_show = words_of_showing(self.r, frame)
         # Follow-up markers are stopwords for the follow-up reader; in a question read on its own they
@@ -237,10 +239,11 @@ class Assembler:
             subject = self._after_which(free_tables) or (asked if asked in free_tables else None) or subject
             # 长征系列里…: 系列 says what 长征 is, a condition's word, not the rows counted
             others = sorted((m for m in free_tables if m is not subject), key=self._names_a_value)
-            if subject is not None and verb_form(subject.text) and subject.start > 0 \
-                    and self.r.asked_right_after_which("column"):
+            asked_column = self.r.asked_right_after_which("column")
+            if subject is not None and asked_column is not None and subject.start > 0 and (
+                    verb_form(subject.text) or self.q.zh and any(c.table == self.table(subject) for c in asked_column.columns)):
                 # "which orbit have most military payloads been launched into?": the orbits, ranked by the payloads;
-                # the verb says what the rows did, not the groups
+                # the verb says what the rows did, not the groups (哪种轨道的发射失败率最高？: the launches' own orbit)
                 subject = None
             if self._which_years():
                 # "In which years since 2010 did Russian rockets launch fewer than 20 times?": the years, grouped
@@ -304,6 +307,15 @@ class Assembler:
         self.notes.append(f"rows come from table {frame.fact}" + (f" ('{fact.text}')" if fact is not None else ""))
         if frame.entity:
             self.notes.append(f"'{(group or subject).text}' → one row per {frame.entity}")
+
+    def _other_way(self, frame: Frame, m: Mention) -> bool:
+        """A role's table joined from the rows by a way other than the role's key ("the trainer aircraft with their
+        engine suppliers": the makers as the aircraft's own maker, not as the supplier its parts refer to)."""
+        table = self.table(m)
+        if table == frame.fact or frame.required or frame.entity_via:
+            return False
+        path = self.schema.join_path(frame.fact, table) or []
+        return bool(path) and not any({e.table, e.ref_table} == {m.extra[1], table} for e in path)
 
     def _times_of_the_rows(self, frame: Frame, having) -> bool:
         """"How many times did rockets lift off from Jiuquan …?": the times are the dated rows below the rows named
@@ -1048,6 +1060,21 @@ class Assembler:
             frame.conditions.remove(c)
             self.r.ignored.append(c.text)
 
+    def _units_made(self, frame: Frame) -> None:
+        """"Which aircraft first flew in the 1990s, and how many of each were built?": each row with its count of units
+        made (units built) beside its name, not a count of the rows per value of that column."""
+        made = self.r.made_of_each
+        if made is None or frame.entity or frame.group_columns or frame.group_time \
+                or [(m.func, m.column, m.condition) for m in frame.measures] != [("count", None, None)]:
+            return
+        column = next(c for c in made.columns if c.is_numeric and set(c.words) & MAKING_COLUMN_WORDS)
+        if column.table != frame.fact:
+            return
+        frame.measures = []
+        self.r.shown, self.r.shown_only = [replace(made, columns=(column,), partial=False)], False  # (`_selection`)
+        self.r.use(*(m for m in self.r.mentions if m.kind == "keyword" and m.code == "count"))
+        self.notes.append(f"'{made.text}' → {column.table}.{column.name} of each row, shown")
+
     def _counted_above(self, frame: Frame) -> None:
         """"How many crewed missions did China launch from 2020 through 2024?": the rows counted are named right after
         the count's words (values of the rows read between, "crewed"), by their table or its name column, and they
@@ -1659,8 +1686,10 @@ class Assembler:
                       and (c.at < word.start if word.code == "rate" or self.q.zh else c.at > word.start)]
             chosen = max(others, key=lambda c: c.at, default=None)
         elif part is None and chosen is not None and (frame.entity or frame.group_columns or frame.group_time) \
-                and chosen.at > word.start and self._names_its_rows(frame.fact, chosen):
+                and chosen.at > word.start and self._names_its_rows(frame.fact, chosen) and frame.having is None:
             chosen = None  # "What share of Russian launches did each site have?": the whole each group has a part of
+            # (not among groups kept by their count: "Among companies that built at least 20 payloads, which has the
+            # highest share of failed payloads?" is each one's rate of failed payloads, its 20 all of them)
         grouped = frame.entity or frame.group_columns or frame.group_time
         if grouped and (chosen is None or self._grouped_between(chosen, word)):
             # 各用途分别占多少, 各发射场占总数的百分之多少, "what share of all launches did each site have": each

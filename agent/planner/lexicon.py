@@ -379,7 +379,7 @@ KIND_WORDS: frozenset[str] = frozenset({"type", "types", "kind", "kinds", "categ
 MODEL_WORDS: frozenset[str] = frozenset({"model", "models", "型号", "款式", "机型"})
 #: Who asks for a maker, before a verb of making (`MAKING_VERBS`, `MAKING_VERBS_ZH`).
 WHO_WORDS: frozenset[str] = frozenset({"who", "谁", "哪家"})
-#: Chinese verbs of a role a key names (歼-20的雷达是哪家供应的？: the supplier_id of the radar), in the English word the
+#: Chinese verbs of a role a key names (歼-20的雷达是哪家供应的？: the radar's supplier key), in the English word the
 #: key's name begins as (`RoleResolver.keyed_by`).
 ROLE_VERBS_ZH: dict[str, str] = {"供应": "supplied", "提供": "supplied", "运营": "operated", "经营": "operated"}
 

@@ -34,7 +34,7 @@ _BEFORE_NUMBER_WORDS = frozenset("than least most top between and or to exactly 
 _RANKED_NEXT = re.compile(r"\s+(?:most|least|[a-z]{2,}est)\b", re.I)
 _QUOTED = re.compile(r"(?:^|(?<=[\s(,:]))[\"“'‘]([^\"“”'‘’]{1,60})[\"”'’](?=$|[\s?.,!)])")
 #: (a name with an apostrophe inside, "Chang'e", is one piece; not a possessive's 's or a "n't")
-_PIECE = re.compile(rf"\d+(?:,\d{{3}})*(?:\.\d+)?(?![A-Za-z])|[A-Za-z0-9]+(?:['’](?![st]\b)[a-z]+)?|[{CJK}]+")
+_PIECE = re.compile(rf"\d+(?:,\d{{3}})*(?:\.\d+)?(?![A-Za-z0-9])|[A-Za-z0-9]+(?:['’](?![st]\b)[a-z]+)?|[{CJK}]+")
 #: English words never taken for a data value or a schema name on their own.
 _NOT_NAMES = ((STOPWORDS - QUERY_WORDS) | REQUEST_WORDS | NAMELESS_WORDS) - REFERRING_WORDS
 # Words too generic to name a column on their own unless they are its last word.
@@ -103,6 +103,9 @@ _WHOLE_YEAR_ZH = re.compile(r"(?<=年)一整?年(?:里|中|内|当中|之内|下
 
 
 #: "Has it ever …?" (有没有失败过？): how many times it did, which answers it (0 is no), not a "not".
+#: 双发战斗机, 单发的呢？: twin- and single-engine, the aviator's shorthand of N台发动机 (not 发射, 发动, 发生).
+_ENGINES_ZH = re.compile(r"([单双两三四])发(?![射动生布现展])")
+_ENGINE_COUNTS_ZH = {"单": "一", "双": "两"}
 _EVER_ZH = re.compile(r"有没有([\u4e00-\u9fff]{1,6}?)过(?=[\s？?。，,]|$)")
 #: "…一共发射过几颗？有没有发射失败的？": are there any of them that …, answered by how many (0 is no), not a "not".
 _ANY_OF_THEM_ZH = re.compile(r"(?<=[？?，,。])\s*有没有([\u4e00-\u9fff]{1,8}?)的(?=\s*[？?。]|\s*$)")
@@ -160,6 +163,7 @@ def parse_question(question: str, schema: SchemaIndex, links: dict[str, tuple[st
     text = _OF_MANUFACTURE.sub("manufacturer country", _NOT_ONE.sub(r"一\1\3\4\2", normalize(question)))
     text = _ANY_OF_THEM_ZH.sub(r"其中\1的有几个", text)
     text = _EVER_ZH.sub(r"\1过几次", _WHOLE_YEAR_ZH.sub("", _THE_LAST.sub("the latest", text)))
+    text = _ENGINES_ZH.sub(lambda m: f"{_ENGINE_COUNTS_ZH.get(m.group(1), m.group(1))}台发动机", text)
     text = _phrases_read(_fractions_as_percentages(text), schema, lexicon)
     tokens = _tokenize(text, schema, lexicon)
     for token in tokens:
@@ -235,7 +239,7 @@ def _values_of_the_next(parsed: ParsedQuestion, schema: SchemaIndex) -> list[Men
 
 def _unknown_designations(parsed: ParsedQuestion) -> list[Mention]:
     """A number written right after letters and a hyphen ("F-16", "MiG-29") that no value of the database holds is a
-    model's name, quoted as written, not a number to compare (F-16的最大速度 read max_speed_kmh = 16)."""
+    model's name, quoted as written, not a number to compare (F-16的最大速度 read the max speed = 16)."""
     tokens, text = parsed.tokens, parsed.text
     covered = {i for m in parsed.mentions for i in range(m.start, m.end)}
     found = []
@@ -619,6 +623,8 @@ def _value_readings(span: list[Token], i: int, n: int, schema: SchemaIndex, writ
             keys += [DEMONYMS[span[0].norm]] if span[0].norm in DEMONYMS else []  # "Indian": India
             keys += [ABBREVIATIONS[span[0].text]] if span[0].text in ABBREVIATIONS else []  # "US": United States
             keys += list(span[0].synonyms) if span[0].norm.endswith("ed") else []  # "succeeded": the stored 'success'
+        elif written and re.fullmatch(r"[A-Za-z]+-\d+s", written) and written[:-1].casefold() in schema.designations:
+            text, keys = written[:-1], [written[:-1].casefold()]  # "F-22s": the F-22, in the plural
         elif written and written.casefold() not in keys and (schema.values.get(written.casefold())
                                                              or written.casefold() in schema.prefixes
                                                              or written.casefold() in schema.designations

@@ -139,6 +139,7 @@ class RoleResolver:
         #: "… and how many times each?": a count for each of the rows the question asks about (True), or for
         #: each of those a table word names (哪些火箭…？各发射了几次？: the rockets)
         self.each_alone: bool | Mention = False
+        self.made_of_each: Mention | None = None  # "how many of each were built": the units made, of each row
         self.pronouns: set[int] = set()  # "their" of the question's own rows ("families made their first flight")
         self.read_tokens: set[int] = set()  # other words a pass read that no mention covers ("single"-engine)
         #: what a sentence after the question asks to see of its rows ("… 列出日期和火箭。", "List the date and rocket.")
@@ -954,7 +955,14 @@ class RoleResolver:
                 self.rank = Rank(desc=direction == "desc", hints=hints,
                                  time_desc=None if time_dir is None else time_dir == "desc")
                 named = self.next_mention(m, 1, kinds=("column",))  # "the shortest life expectancy"
-                if named is not None and _numeric(named):
+                # (not a column the word cannot rank: "the most expensive engine" is no number of engines; said)
+                if named is not None and _numeric(named) and hints and not any(
+                        set(hints) & set(c.words) for c in named.columns) \
+                        and self.schema.values.get(singular(self.q.tokens[named.start].norm.lower())):
+                    # (a word naming both a count column and a kind of stored thing, the 'engine' parts)
+                    self.ignored.append(named.text)
+                    self.use(named)
+                elif named is not None and _numeric(named):
                     self.rank.column, self.rank.desc = named, direction in ("desc", None)
                     self.use(named)
                 said = self.previous_mention(m, 0, kinds=("column",)) if time_dir is not None and self.rank.column is None \
@@ -1484,6 +1492,13 @@ class RoleResolver:
                 self.use(m)  # 每个年代各发射了几颗？: 各 of the decades just named, not of each launch
                 continue
             target = self.next_mention(m, 2, skip=("filler",))
+            if m.code == "group" and target is not None and target.kind == "column" and self.has("count") \
+                    and any(c.is_numeric and set(c.words) & MAKING_COLUMN_WORDS for c in target.columns):
+                # "Which aircraft first flew in the 1990s, and how many of each were built?": each row's count of
+                # units made, shown beside it (`Assembler._units_made`), not the rows grouped by that count
+                self.made_of_each = target
+                self.use(m, target)
+                continue
             if m.code == "group" and target is not None and (kind := self._kind_said(m, target)) is not None:
                 target = kind  # 各类飞机: each kind of aircraft (their role), not each aircraft
             own = next((o for o in self.mentions if m.code == "group" and target is not None and target.kind == "table"

@@ -146,6 +146,10 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
     sql = "\n".join(lines)
     if frame.count_of_groups:  # "How many launch vehicles have flown more than 100 times?": the groups kept
         return _checked(f"SELECT COUNT(*) AS {quote_ident('count')} FROM (\n{sql}\n) AS kept")
+    if frame.average_of_groups and (every := _buckets_of_the_period(frame, schema)) is not None:
+        # "2010年代平均每年有多少次发射失败？": over every year of the period with rows, a year with no failure as 0
+        return _checked(f"SELECT SUM({quote_ident('count')}) * 1.0 / ({every}) AS {quote_ident('avg_count')} "
+                        f"FROM (\n{sql}\n) AS per_group")
     if frame.average_of_groups:  # "the average number of launches per month": the mean of the groups' counts
         return _checked(f"SELECT AVG({quote_ident('count')}) AS {quote_ident('avg_count')} FROM (\n{sql}\n) AS per_group")
     if frame.ties and frame.order is not None and (frame.order.measure is not None or not (keys and frame.measures)):
@@ -416,6 +420,21 @@ def _of_the_groups(c: Condition, frame: Frame, schema: SchemaIndex) -> bool:
     table = c.column.table
     return frame.entity is not None and c.via in (None, frame.entity) and (
         table == frame.entity or (table != frame.fact and schema.upward(frame.entity, table)))
+
+
+def _buckets_of_the_period(frame: Frame, schema: SchemaIndex) -> str | None:
+    """The number of time buckets (years, months) of a period the question names that any row of the fact falls in,
+    as a subquery: what an average per year of that period divides by, so that a year with none of the rows counted
+    counts as 0 (2012 had no failure: the 2010s' failures per year are 20 / 10, not 20 / 9). None with no period
+    named: the average is then of the buckets that have rows (a rocket's launches per year of its own life)."""
+    dated = frame.period_of_the_buckets()
+    if not dated:
+        return None
+    every = replace(frame, entity=None, entity_via=None, group_columns=[], columns=[], measures=[Measure("count")],
+                    conditions=dated, order=None, limit=None, ties=False, ends=False, best_per_group=False,
+                    having=None, having_measure=None, having_other=None, compared=False, distinct=False,
+                    average_of_groups=False, count_of_groups=False, absent=[], required=[])
+    return f"SELECT COUNT(*) FROM (\n{build_sql(every, schema)}\n) AS buckets"
 
 
 def _whole_of_all(frame: Frame, schema: SchemaIndex) -> str | None:

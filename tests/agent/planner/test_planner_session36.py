@@ -13,6 +13,23 @@
   quarter's failed rockets (it gave the quarter again, 'rockets' left out).
 - 新格伦一共发射了几次？都成功了吗？, "… and were they all successful?": the count and, beside it, the successful ones (it
   counted the successes alone); 是不是都成功了 asks yes or no (it read 不 as "not": outcome != success, as if right).
+- 哪种轨道的发射失败率最高？: the launches grouped by their own orbit (it ranked each launch, 轨道 left out).
+- "How does that compare with Electron?" after Falcon 9's count, 和长征系列比呢？ after 快舟's: both side by side (it gave
+  the new one alone, 'compare'/比 left out).
+
+Then the seventy-seventh walk's:
+- 2010年代平均每年有多少次发射失败？: over the ten years of the decade, a year with none as 0 (it averaged the nine years
+  that had a failure, as if right).
+- 其中美国占了百分之多少？ after payloads counted per country: the United States' share of them all (46.97%), not of its own
+  group (100%, every other country 0, as if right).
+- "Among companies that built at least 20 payloads, which has the highest share of failed payloads?": each company's
+  rate of failed payloads among those with 20 payloads (Northrop Grumman, 13.04%); it kept 20 failed ones.
+- "List the trainer aircraft with their engine suppliers …" joined the makers as the aircraft's own maker: 'suppliers'
+  is said to be left out (so is it in "Which aircraft use radars from Chinese suppliers?", answered as if right).
+- 双发战斗机, 单发的呢？: twin- and single-engine (engines = 2, 1); "over that decade" is the period kept; 'built' of the
+  payloads the makers are joined to is read.
+- "… and how many of each were built?": each aircraft's units built beside it (it grouped them by that number); "the
+  most expensive engine" is no number of engines (ranked by it, as if right): 'engine' is said to be left out.
 """
 
 from __future__ import annotations
@@ -130,3 +147,100 @@ def test_shi_bu_shi_asks_yes_or_no_and_negates_nothing(talk, sample_db_path):
     assert result(talk) == sample(sample_db_path, """
         SELECT COUNT(*), SUM(l.outcome = 'success') FROM launches l JOIN launch_vehicles v ON l.vehicle_id = v.id
         WHERE v.name_zh = '长征五号' AND l.launch_date LIKE '2024%'""")
+
+
+@pytest.mark.parametrize("question", ["哪种轨道的发射失败率最高？", "哪个轨道的发射失败率最高？"])
+def test_a_column_asked_after_which_groups_the_rows_of_its_own_table(talk, question):
+    _, answer = talk.ask(question)
+    assert "caveat" not in answer and result(talk) == [("GEO", 7.59, 79)]
+
+
+def test_how_does_that_compare_with_another_value_shows_both(talk):
+    talk.ask("How many times has the Falcon 9 flown?")
+    _, answer = talk.ask("How does that compare with Electron?")
+    assert "caveat" not in answer and result(talk) == [("Falcon 9", 585), ("Electron", 77)]
+    assert "508 fewer" in answer["text"]
+
+
+def test_he_x_bi_ne_compares_the_figures_before_with_that_value(talk):
+    talk.ask("快舟系列火箭一共发射了多少次？成功率是多少？")
+    _, answer = talk.ask("和长征系列比呢？")
+    assert "caveat" not in answer and result(talk) == [("长征", 96.62, 651), ("快舟", 85.71, 35)]
+
+
+@pytest.mark.parametrize("first, then", [
+    ("2010年代平均每年有多少次发射失败？", "2000年代呢？"),
+    ("What was the average number of failed launches per year in the 2010s?", "And in the 2000s?"),
+])
+def test_an_average_per_year_of_a_period_counts_a_year_with_none_as_zero(talk, first, then):
+    """2012 and 2003 had no failure: 20 failures over the ten years of each decade, not over the nine that had one."""
+    _, answer = talk.ask(first)
+    assert result(talk) == [(2.0,)] and "caveat" not in answer
+    _, answer = talk.ask(then)
+    assert result(talk) == [(2.0,)] and "caveat" not in answer
+
+
+@pytest.mark.parametrize("first, then, share", [
+    ("2025年第一季度，各国运营的载荷分别发射了多少个？", "其中美国占了百分之多少？", 46.97),
+    ("How many payloads did each country operate in 2024?", "What share of them were American?", 51.81),
+])
+def test_a_share_of_one_group_after_counts_per_group_is_of_all_of_them(talk, first, then, share):
+    talk.ask(first)
+    _, answer = talk.ask(then)
+    assert "caveat" not in answer and result(talk) == [(share,)]
+
+
+def test_a_share_among_groups_kept_by_their_count_is_each_groups_rate(talk):
+    _, answer = talk.ask("Among companies that built at least 20 payloads, which has the highest share of failed "
+                         "payloads?")
+    assert "caveat" not in answer and result(talk) == [("Northrop Grumman", 13.04, 23)]
+
+
+@pytest.mark.parametrize("question", [
+    "List the trainer aircraft with their engine suppliers and engine unit costs.",
+    "Which aircraft use radars from Chinese suppliers?",
+])
+def test_a_roles_table_joined_another_way_leaves_the_role_out(talk, question):
+    """The makers joined as the aircraft's own maker, where the words ask for the parts' supplier: said."""
+    _, answer = talk.ask(question)
+    assert "'suppliers'" in answer["caveat"]
+
+
+def test_twin_and_single_engine_in_the_aviators_shorthand(talk):
+    _, answer = talk.ask("双发战斗机的平均航程是多少？")
+    assert "caveat" not in answer and "engines = 2" in answer["sql"]
+    _, answer = talk.ask("单发的呢？")
+    assert "caveat" not in answer and "engines = 1" in answer["sql"]
+    assert result(talk) == [(pytest.approx(2369.33, abs=0.01),)]
+
+
+def test_over_that_decade_is_the_period_kept(talk):
+    talk.ask("Which rocket families flew at least 50 times in the 2010s?")
+    _, answer = talk.ask("What was each family's success rate over that decade?")
+    assert "caveat" not in answer and result(talk)[0] == ("Atlas", 100.0, 56)
+
+
+def test_built_of_rows_the_makers_are_joined_to_is_read(talk):
+    _, answer = talk.ask("Which satellite manufacturers have built payloads for more than one operator country?")
+    assert "caveat" not in answer and sorted(r[0] for r in result(talk)) == ["Airbus Defence and Space",
+                                                                            "Thales Alenia Space"]
+
+
+def test_a_designation_in_the_plural_names_the_model(talk):
+    """"F-22s" was read as '2' and '2s', naming the Mitsubishi F-2."""
+    _, answer = talk.ask("How many F-22s were built?")
+    assert "F-22A Raptor" in answer["sql"] and "F-2'" not in answer["sql"]
+
+
+def test_how_many_of_each_were_built_shows_each_rows_units(talk):
+    _, answer = talk.ask("Which aircraft first flew in the 1990s, and how many of each were built?")
+    assert "caveat" not in answer and "COUNT" not in answer["sql"]
+    assert ("F-22A Raptor", 195) in result(talk) and len(result(talk)) == 11
+
+
+@pytest.mark.parametrize("question", ["Which aircraft has the most expensive engine?",
+                                      "Which aircraft that first flew in the 1990s has the most expensive engine?"])
+def test_a_superlative_of_cost_ranks_no_count_of_parts(talk, question):
+    """It ranked by the number of engines (4), answered as if right."""
+    _, answer = talk.ask(question)
+    assert "ORDER BY engines" not in answer["sql"] and "'engine'" in answer["caveat"]
