@@ -810,10 +810,15 @@ def _measures(frame: Frame, a: Assembler) -> list[str]:
     moved = next((m.column.table for m in new if m.column is not None and m.column.table != frame.fact
                   and frame.entity and a.schema.upward(m.column.table, frame.entity)), None)
     counted = a.table(a.r.counted) if a.r.counted is not None and a.r.counted.kind == "table" else None
-    if moved is None and counted not in (None, frame.fact) and not (frame.entity or frame.group_columns) \
+    if moved is None and counted not in (None, frame.fact) and (not (frame.entity or frame.group_columns) or (
+            frame.entity and not frame.group_columns and a.schema.upward(counted, frame.entity))) \
             and any(m.func == "count" and m.column is None for m in new) and a.schema.upward(counted, frame.fact):
         moved = counted  # "How many payloads did they carry?" after a list of launches: their payloads, counted
         frame.subject_text = a.r.counted.text  # "There were 14 payloads …", not launches
+        if frame.entity and any(m.kind == "keyword" and m.code == "sum_post" for m in a.r.mentions):
+            # 这些发射一共搭载了多少个载荷？ after launches per rocket: the payloads of them all, one figure
+            frame.entity = frame.entity_via = None
+            frame.order, frame.limit, frame.ties = None, None, False
     elif moved is None and counted not in (None, frame.fact) and not (frame.entity or frame.group_columns) \
             and a.schema.upward(frame.fact, counted) and len(keys := a.schema.tables[counted].pk) == 1 \
             and _counted_right_after(a):
@@ -986,6 +991,10 @@ def _ranking(frame: Frame, a: Assembler) -> list[str]:
     grouped = bool(frame.entity or frame.group_columns or frame.group_time)
     counts = [m for m in frame.measures if m.func == "count" and m.column is None and m.condition is None]
     by_count = r.rank is not None and r.rank.by_count
+    if grouped and by_count and not counts and frame.measures:
+        # "Which rocket carried the most of them?" after an average mass: ranked by how many, not by that average
+        counts = [Measure("count")]
+        frame.measures.append(counts[0])
     if grouped and by_count and counts:
         # "哪个季度的发射次数最多？" after masses and counts per quarter: the groups by their count, not the first measure
         frame.order = Ordering(True, measure=counts[0])

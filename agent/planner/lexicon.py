@@ -75,6 +75,8 @@ KEYWORDS: dict[str, str] = {
     "most often": "most_common", "most frequently": "most_common",
     # "Which orbit did most of them go to?", "What were most of them for?": the value most of the rows have
     "most of them": "most_common", "most of those": "most_common", "most of these": "most_common",
+    **{f"the {big} number of {them}": "most_common" for big in ("largest", "greatest", "highest", "biggest")
+       for them in ("them", "those", "these")},
     # "Which orbits did payloads mainly go to?": every value of it, with how many rows have it, the most first
     "mainly": "mainly", "mostly": "mainly", "primarily": "mainly", "chiefly": "mainly",
     # time buckets ("per month", "by quarter", "monthly"); "year" stays a column-like marker
@@ -188,7 +190,7 @@ ZH_WORDS: dict[str, str] = {
     # 按用途分呢？, 按火箭拆分一下 (split by, as 按 says); 占多少比例 (make up: the share says it)
     "分": "", "拆分": "", "细分": "", "占": "",
     # 不是完全成功的 (not a full success: the negation says it); 发往 (sent to: the orbit or place named after)
-    "完全": "", "发往": "", "进入": "", "去往": "", "去了": "", "送进": "", "去": "", "处于": "",
+    "完全": "", "发往": "", "进入": "", "去往": "", "去了": "", "送进": "", "送出": "", "送上": "", "去": "", "处于": "",
     # 它们用的是哪些火箭？: the rockets they used, as the join says
     "用的": "", "用了": "", "用过": "", "使用过": "",
     # 罗尔斯·罗伊斯供应的发动机部件: supplied by, as the supplier join says (生产, 制造 likewise)

@@ -104,6 +104,17 @@ _WHOLE_YEAR_ZH = re.compile(r"(?<=年)一整?年(?:里|中|内|当中|之内|下
 
 #: "Has it ever …?" (有没有失败过？): how many times it did, which answers it (0 is no), not a "not".
 #: 双发战斗机, 单发的呢？: twin- and single-engine, the aviator's shorthand of N台发动机 (not 发射, 发动, 发生).
+#: 早于1970年, 晚于2015年, 不早于/不晚于: a year compared before it, said as the period words after it say it (以前
+#: before, 以后 since): earlier than 1970 is before 1970, later than 2015 since 2016, not later than 2015 before 2016, not
+#: earlier than 2015 since 2015.
+_THAN_A_YEAR_ZH = re.compile(r"(不)?(早|晚)于(\d{4})年")
+
+
+def _than_a_year_zh(m: re.Match) -> str:
+    year = int(m.group(3)) + (1 if m.group(2) == "晚" else 0)
+    return f"{year}年以前" if (m.group(2) == "早") != bool(m.group(1)) else f"{year}年以后"
+
+
 _ENGINES_ZH = re.compile(r"([单双两三四])发(?![射动生布现展])")
 _ENGINE_COUNTS_ZH = {"单": "一", "双": "两"}
 _EVER_ZH = re.compile(r"有没有([\u4e00-\u9fff]{1,6}?)过(?=[\s？?。，,]|$)")
@@ -163,6 +174,7 @@ def parse_question(question: str, schema: SchemaIndex, links: dict[str, tuple[st
     text = _OF_MANUFACTURE.sub("manufacturer country", _NOT_ONE.sub(r"一\1\3\4\2", normalize(question)))
     text = _ANY_OF_THEM_ZH.sub(r"其中\1的有几个", text)
     text = _EVER_ZH.sub(r"\1过几次", _WHOLE_YEAR_ZH.sub("", _THE_LAST.sub("the latest", text)))
+    text = _THAN_A_YEAR_ZH.sub(_than_a_year_zh, text)
     text = _ENGINES_ZH.sub(lambda m: f"{_ENGINE_COUNTS_ZH.get(m.group(1), m.group(1))}台发动机", text)
     text = _phrases_read(_fractions_as_percentages(text), schema, lexicon)
     tokens = _tokenize(text, schema, lexicon)

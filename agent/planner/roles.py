@@ -1317,6 +1317,15 @@ class RoleResolver:
         if before is not None:
             self.use(*(o for o in self.mentions if o.kind == "keyword" and o.code == "count"
                         and before.end <= o.start < m.start))
+        aggregate = self.previous_mention(before, 0, kinds=("keyword",)) \
+            if before is not None and before.kind == "column" and _numeric(before) else None
+        if aggregate is not None and aggregate.code in ("avg", "sum") and self.has("which"):
+            # 哪个发射场的载荷平均质量最大？: the groups ranked by that aggregate of their rows (the English "the highest
+            # average payload mass"), not the one heaviest row
+            self.aggregates.append((aggregate.code, before, False))
+            self.rank = Rank(desc=desc)
+            self.use(m, aggregate, before)
+            return
         if target is not None and target.kind == "keyword" and target.alt is not None:
             self.use(target)  # "the highest average": a column named Average
             target = target.alt
@@ -1476,6 +1485,14 @@ class RoleResolver:
         for m in self.mentions:
             if m.kind != "keyword" or m.code not in ("group", "by") or not self.is_free(m):
                 continue
+            if m.code == "group" and self.follow_up and m.end < len(self.q.tokens) \
+                    and self.q.tokens[m.end].norm in ("one", "ones") and m.end + 1 < len(self.q.tokens) \
+                    and self.q.tokens[m.end + 1].norm == "s":
+                # "What share of each one's navigation satellites is now retired?": each of the groups before, whose
+                # rows are named after it, not each of those rows
+                self.use(m)
+                self.read_tokens.update({m.end, m.end + 1})
+                continue
             if m.code == "group" and self._each_as_subject(m):
                 self.use(m)
                 self.each_row = True
@@ -1570,6 +1587,10 @@ class RoleResolver:
                     self.group, self.group_via = owner, self.group
                     self.use(owner)
                     owner = self._owned_table(owner)
+                column = self._owned_column(self.group) if self.group.kind == "table" and self.q.zh else None
+                if column is not None:  # 按国家所属地区统计: the countries' region, not each country
+                    self.group = column
+                    self.use(column)
 
         if self.group is None and self.clause_group is not None and self.is_free(self.clause_group):
             self.group = self.clause_group
@@ -1634,6 +1655,16 @@ class RoleResolver:
             return None
         measured = any(o.kind == "table" and o is not owner and o is not group and not self.compound(o, owner) and not set(o.tables) & set(owner.tables) for o in self.mentions)
         return owner if measured else None
+
+    def _owned_column(self, m: Mention) -> Mention | None:
+        """A column of a grouping's table written right after it with 所属, 所在 or 的 (国家所属地区: the countries'
+        region): what to group by."""
+        after = next((o for o in self.mentions if o.start >= m.end and self.is_free(o)), None)
+        if after is None or after.kind != "column" or after.partial \
+                or not all(c.table in m.tables for c in after.columns) or not any(c.is_text for c in after.columns):
+            return None
+        between = self.q.text[self.q.tokens[m.end - 1].end:self.q.tokens[after.start].start].strip()
+        return after if between in ("所属", "的所属", "所在", "的所在", "的") else None
 
     def _owned_table(self, m: Mention) -> Mention | None:
         """The table word a grouping's table word owns, right after it ("manufacturer country"; 火箭所属国家,

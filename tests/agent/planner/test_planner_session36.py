@@ -30,6 +30,12 @@ Then the seventy-seventh walk's:
   payloads the makers are joined to is read.
 - "… and how many of each were built?": each aircraft's units built beside it (it grouped them by that number); "the
   most expensive engine" is no number of engines (ranked by it, as if right): 'engine' is said to be left out.
+
+The seventy-eighth walk's:
+- "What share of each one's navigation satellites is now retired?" after counts per maker: each maker's share.
+- 这些发射一共搭载了多少个载荷？ after launches per rocket: the payloads of those launches, one total (58).
+- 早于1970年, 晚于2015年: a year compared; 按国家所属地区统计: by the countries' region; 哪个发射场…平均质量最大: the sites
+  ranked by their average.
 """
 
 from __future__ import annotations
@@ -244,3 +250,59 @@ def test_a_superlative_of_cost_ranks_no_count_of_parts(talk, question):
     """It ranked by the number of engines (4), answered as if right."""
     _, answer = talk.ask(question)
     assert "ORDER BY engines" not in answer["sql"] and "'engine'" in answer["caveat"]
+
+
+@pytest.mark.parametrize("first, then", [
+    ("What's the average mass of cargo spacecraft launched since 2020?", "Which rocket carried the most of them?"),
+    ("How many cargo payloads were launched since 2020?", "Which rocket carried the largest number of them?"),
+])
+def test_the_most_of_them_ranks_by_how_many(talk, first, then):
+    """After an average it ranked the rockets by that average (H3), as if right."""
+    talk.ask(first)
+    _, answer = talk.ask(then)
+    assert "caveat" not in answer and result(talk)[0][0] == "Falcon 9" and result(talk)[0][-1] == 23
+
+
+def test_each_ones_rows_are_of_each_group_before(talk):
+    """It grouped by each satellite (100% or 0 each), then gave one share of them all, as if right."""
+    talk.ask("Which manufacturers have built navigation satellites, and how many each?")
+    _, answer = talk.ask("What share of each one's navigation satellites is now retired?")
+    assert "caveat" not in answer and ("Lockheed Martin", 87.88, 33) in result(talk) and len(result(talk)) == 7
+
+
+@pytest.mark.parametrize("first, then", [
+    ("2022年下半年，中国各型号火箭分别发射了多少次？", "这些发射一共搭载了多少个载荷？"),
+    ("How many launches did each Chinese rocket make in the second half of 2022?",
+     "How many payloads did those launches carry in total?"),
+])
+def test_the_rows_below_the_groups_counted_in_total(talk, first, then):
+    """It gave the launches per rocket again, as if right."""
+    talk.ask(first)
+    _, answer = talk.ask(then)
+    assert "caveat" not in answer and result(talk) == [(58,)]
+
+
+@pytest.mark.parametrize("question, condition", [
+    ("首飞早于1970年的火箭系列里，哪些在2020年以后还有发射？", "first_flight_year < 1970"),
+    ("首飞晚于2015年的火箭有哪些？", "first_flight_year >= 2016"),
+    ("首飞不早于2015年的火箭有哪些？", "first_flight_year >= 2015"),
+])
+def test_earlier_or_later_than_a_year(talk, question, condition):
+    """早于1970年 read first_flight_year = 1970, the one family the question excludes."""
+    _, answer = talk.ask(question)
+    assert "caveat" not in answer and condition in answer["sql"]
+
+
+def test_a_column_owned_by_the_grouping_table_groups(talk):
+    """按国家所属地区统计 grouped by each country, 地区 left out."""
+    _, answer = talk.ask("按国家所属地区统计，各地区运营的载荷分别有多少个？")
+    assert "caveat" not in answer and result(talk)[:3] == [("North America", 1400), ("East Asia", 1294),
+                                                           ("Europe", 927)]
+
+
+def test_which_group_has_the_highest_average_in_chinese(talk):
+    """哪个发射场…平均质量最大 ranked the heaviest single payload (梦天实验舱), 平均 left out."""
+    _, answer = talk.ask("2015年以来，哪个发射场送出的载荷平均质量最大？")
+    assert "caveat" not in answer and result(talk) == [("肯尼迪航天中心", pytest.approx(9739.15, abs=0.01))]
+    _, answer = talk.ask("这期间它一共送出了多少个载荷？")
+    assert "caveat" not in answer and result(talk) == [(177,)]
