@@ -126,6 +126,9 @@ class Frame:
     #: The table the grouping's table is reached through, when the question names one ("by manufacturer country")
     entity_via: str | None = None
     existence: list[str] = field(default_factory=list)  # tables joined only to require a matching row
+    #: A table joined in the role the question names, by the table that refers to it so ("radars from Chinese
+    #: suppliers": the makers as the parts' supplier, not as the aircraft's own maker)
+    roles: dict[str, str] = field(default_factory=dict)
     #: Tables a compound's first word names ("aircraft manufacturers"): rows must have a matching row there,
     #: asked by a subquery, not a join, so that no row counts once per match.
     required: list[str] = field(default_factory=list)

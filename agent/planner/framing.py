@@ -312,7 +312,7 @@ class Assembler:
         """A role's table joined from the rows by a way other than the role's key ("the trainer aircraft with their
         engine suppliers": the makers as the aircraft's own maker, not as the supplier its parts refer to)."""
         table = self.table(m)
-        if table == frame.fact or frame.required or frame.entity_via:
+        if table == frame.fact or frame.required or frame.entity_via or frame.roles.get(table) == m.extra[1]:
             return False
         path = self.schema.join_path(frame.fact, table) or []
         return bool(path) and not any({e.table, e.ref_table} == {m.extra[1], table} for e in path)
@@ -1305,6 +1305,8 @@ class Assembler:
             return None
         # "Russian-built rockets": the participle between says the same (the rockets' country)
         self.r.use(after, *(o for o in self.r.mentions if m.end <= o.start and o.end <= after.start))
+        if after.extra and after.extra[0] == "role" and after.extra[1] != frame.fact:
+            frame.roles[through] = after.extra[1]  # "Chinese suppliers": the country of the parts' supplier
         return through
 
     def _count_asked_before(self, word: Mention) -> Mention | None:

@@ -42,6 +42,10 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
     for table in _reached_in_role(frame, tables, schema, via):
         via[table] = frame.required[0]
         tables.append(frame.required[0])
+    for table, role in frame.roles.items():  # "radars from Chinese suppliers": the makers as the parts' supplier
+        if table in tables and role != frame.fact and role in schema.tables:
+            via[table] = role
+            tables.append(role) if role not in tables else None
     joins, fans_out = _joins(frame.fact, tables, schema, via)
     if fans_out and _figure_of_each_row(frame, schema):
         return _each_row_once(frame, schema)

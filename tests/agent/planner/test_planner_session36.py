@@ -25,7 +25,8 @@ Then the seventy-seventh walk's:
 - "Among companies that built at least 20 payloads, which has the highest share of failed payloads?": each company's
   rate of failed payloads among those with 20 payloads (Northrop Grumman, 13.04%); it kept 20 failed ones.
 - "List the trainer aircraft with their engine suppliers …" joined the makers as the aircraft's own maker: 'suppliers'
-  is said to be left out (so is it in "Which aircraft use radars from Chinese suppliers?", answered as if right).
+  is said to be left out; "radars from Chinese suppliers", 由中国供应商提供 are the suppliers' country (`Frame.roles`;
+  it read the aircraft makers', as if right).
 - 双发战斗机, 单发的呢？: twin- and single-engine (engines = 2, 1); "over that decade" is the period kept; 'built' of the
   payloads the makers are joined to is read.
 - "… and how many of each were built?": each aircraft's units built beside it (it grouped them by that number); "the
@@ -202,14 +203,24 @@ def test_a_share_among_groups_kept_by_their_count_is_each_groups_rate(talk):
     assert "caveat" not in answer and result(talk) == [("Northrop Grumman", 13.04, 23)]
 
 
-@pytest.mark.parametrize("question", [
-    "List the trainer aircraft with their engine suppliers and engine unit costs.",
-    "Which aircraft use radars from Chinese suppliers?",
-])
-def test_a_roles_table_joined_another_way_leaves_the_role_out(talk, question):
+def test_a_roles_table_joined_another_way_leaves_the_role_out(talk):
     """The makers joined as the aircraft's own maker, where the words ask for the parts' supplier: said."""
-    _, answer = talk.ask(question)
+    _, answer = talk.ask("List the trainer aircraft with their engine suppliers and engine unit costs.")
     assert "'suppliers'" in answer["caveat"]
+
+
+@pytest.mark.parametrize("question, component, rows", [
+    ("Which aircraft use radars from Chinese suppliers?", "radar", 10),
+    ("哪些飞机的起落架是由中国供应商提供的？", "landing gear", 12),
+])
+def test_a_value_before_a_roles_word_is_of_the_table_in_that_role(talk, question, component, rows):
+    """The suppliers' country, through the parts' supplier key (`Frame.roles`), not the aircraft makers' (C919 and
+    ARJ21, whose landing gear is Safran's and Liebherr's, were listed)."""
+    _, answer = talk.ask(question)
+    assert "caveat" not in answer and "aircraft_hardware.supplier_id = manufacturers.id" in answer["sql"]
+    assert f"component = '{component}'" in answer["sql"] and len(result(talk)) == rows
+    _, answer = talk.ask("How many are there?")
+    assert result(talk) == [(rows,)]
 
 
 def test_twin_and_single_engine_in_the_aviators_shorthand(talk):
