@@ -75,6 +75,7 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     missing.extend(_when_unshown(r, frame))
     missing.extend(_which_unread(r, covered))
     missing.extend(_which_unshown(r, frame))
+    missing.extend(_asked_rows_unshown(r, frame))
     missing.extend(_all_of_each(r, frame))
     # 其他国家呢？, 其余的火箭: "the others", of characters the stop list holds one by one, which no query here says
     # (not inside a word or value read whole: a stored 其他 category)
@@ -336,6 +337,26 @@ def _which_unshown(r: RoleResolver, frame: Frame) -> list[tuple[int, str]]:
         return []
     # (Chinese only: an English "which"/"what" is often answered by ids, the names of rows in many schemas)
     return [(m.start, m.text) for m in r.mentions if m.kind == "keyword" and m.code == "which" and m.text[:1] == "哪"]
+
+
+#: 是什么, 有哪些 right after the words of the rows asked for (单价最高的五款雷达是什么？).
+_WHAT_ARE_THEY_ZH = re.compile(r"^\s*(?:分别)?(?:是什么|是哪些|有哪些|是哪几[款个种])")
+
+
+def _asked_rows_unshown(r: RoleResolver, frame: Frame) -> list[tuple[int, str]]:
+    """单价最高的五款雷达是什么？分别装在哪些飞机上？ answered with the aircraft and the prices: the rows asked for by
+    是什么/有哪些 (the radars, a value of another table than the rows listed) show no name of theirs, so the word is
+    named."""
+    if not r.q.zh or frame.measures or not frame.columns:
+        return []
+    tokens, found = r.q.tokens, []
+    for m in r.mentions:
+        if m.kind != "value" or not _WHAT_ARE_THEY_ZH.match(r.q.text[tokens[m.end - 1].end:]):
+            continue
+        tables = {v.table for v in m.values}
+        if frame.fact not in tables and not any(c.table in tables and c.is_text for c in frame.columns):
+            found.append((m.start, m.text))
+    return found
 
 
 def _when_unshown(r: RoleResolver, frame: Frame) -> list[tuple[int, str]]:

@@ -132,6 +132,7 @@ class Assembler:
             self.anchors = [t for t in (frame.fact, frame.entity) if t]
             self._group_and_measures(frame, having)
         self._conditions(frame)
+        self._dated_through(frame)
         self._maker_of_the_part(frame)
         self._all_of_each_group(frame)
         self._none_of_each_value(frame)
@@ -601,6 +602,21 @@ class Assembler:
     def _table_asked(self) -> Mention | None:
         """The table word right after "which", the head of its compound ("Which satellite manufacturers": the makers)."""
         return self.r.head(self.r.asked_right_after_which("table"))
+
+    def _dated_through(self, frame: Frame) -> None:
+        """"Which rockets flew from more than one launch site in 2024?": the sites are counted through the launches,
+        the rows that happened then; a year goes to their date, not to the year each site opened, unless the
+        question names that column ("sites opened in 2024")."""
+        between = frame.entity_via
+        dates = [c for c in self.schema.tables[between].time_columns if c.is_date] if between else []
+        if not dates:
+            return
+        named = {id(c) for m in self.r.mentions if m.kind == "column" for c in m.columns}
+        for c in frame.conditions:
+            if c.op.startswith("year_") and c.column.table == frame.fact and not c.column.is_date \
+                    and id(c.column) not in named:
+                c.column = dates[0]
+                self.notes.append(f"'{c.text}' → the date of {between}, the rows counted through")
 
     def _counted_through(self, frame: Frame, counted: Mention, others: list[Mention]) -> None:
         """"Which rockets carried payloads for more than 4 countries?", 哪些火箭搭载过至少三个不同国家运营的载荷？: the
@@ -1280,6 +1296,8 @@ class Assembler:
                       and o.start >= m.end
                       and (self.r.compound(m, o) or (o.start - m.end == 1 and verb_form(tokens[m.end].text))
                            or self._made_by_de(m, o))), None)
+        past = self._named_past_values(frame, m, table)
+        after = past or after
         through = self.table(after) if after is not None else None
         own = next((o for o in self.r.mentions if o.kind == "table" and frame.fact in o.tables and self._made_by_de(m, o)
                     and _MADE_ZH.match(self.q.text, tokens[m.end - 1].end)), None) if through in (None, frame.fact) else None
@@ -1304,10 +1322,31 @@ class Assembler:
                 or self.schema.distance(frame.fact, through) >= 99:
             return None
         # "Russian-built rockets": the participle between says the same (the rockets' country)
-        self.r.use(after, *(o for o in self.r.mentions if m.end <= o.start and o.end <= after.start))
+        self.r.use(after, *(o for o in self.r.mentions if m.end <= o.start and o.end <= after.start
+                            and past is None))  # (the words between say what the rows are: read on their own)
         if after.extra and after.extra[0] == "role" and after.extra[1] != frame.fact:
             frame.roles[through] = after.extra[1]  # "Chinese suppliers": the country of the parts' supplier
         return through
+
+    def _named_past_values(self, frame: Frame, m: Mention, table: str) -> Mention | None:
+        """The grouping's table word after a value and other values of that table ("each European satellite
+        manufacturer", 欧洲的卫星制造商各自…): the value is those rows' (the makers' region), not the counted rows'
+        (the payloads' operators')."""
+        tokens, text = self.q.tokens, self.q.text
+        after = next((o for o in self.r.mentions if o.kind == "table" and o.start >= m.end), None)
+        while after is not None and (head := next((o for o in self.r.mentions if o.kind == "table"
+                                                   and self.r.compound(after, o)), None)) is not None:
+            after = head  # "satellite manufacturer": the makers
+        if after is None or self.table(after) != frame.entity or self.table(after) == frame.fact \
+                or not self.schema.upward(self.table(after), table):
+            return None
+        between = [o for o in self.r.mentions if m.end <= o.start and o.end <= after.start]
+        # (values of those rows, or the compound's first words: "satellite" of "satellite manufacturer")
+        covered = {i for o in between if o.kind in ("value", "table") for i in range(o.start, o.end)}
+        gaps = "".join(text[tokens[i - 1].end:tokens[i].start] for i in range(m.end, after.start + 1))
+        if any(i not in covered for i in range(m.end, after.start)) or gaps.replace("的", "").strip():
+            return None
+        return after
 
     def _count_asked_before(self, word: Mention) -> Mention | None:
         """The count asked in a clause of its own before the share or rate ("How many launches …, and what is its

@@ -244,6 +244,10 @@ ZH_WORDS: dict[str, str] = {
     "哪一个": "which", "哪一款": "which", "哪一种": "which", "哪一家": "which", "哪一位": "which", "哪一次": "which",
     "哪款": "which", "哪种": "which", "哪": "which", "谁": "who", "什么": "which",
     "主要": "mainly", "主要集中在": "mainly", "集中在": "mainly",  # 主要是哪些用途: as "mainly"
+    # 两国各自的成功率: the two named before (中国和美国), as their values say
+    "两国": "", "两家": "", "两者": "", "二者": "", "双方": "",
+    # 在数据中, 数据库里: in the data, where every answer is from
+    "在数据中": "", "数据中": "", "数据里": "", "数据库中": "", "数据库里": "", "库里": "",
     "是不是": "", "是否": "",  # 是不是都成功了？: asks yes or no, no "not"
     "不同": "distinct", "不是": "not", "非": "not", "除了": "except", "没有": "without", "从未": "never",
     "没": "not", "未能": "not",  # 有几次没成功？: the launches that did not succeed
@@ -341,6 +345,7 @@ FILLER_WORDS_ZH: frozenset[str] = frozenset(word for word, english in ZH_WORDS.i
 #: "built": Spider dev's "not built by 'Ford Motor Company'" was answered wrong with only it named.
 FILLER_WORDS: frozenset[str] = frozenset("""
 still currently presently now ever so far already actually really anymore nowadays overall
+even though although
 make makes made making produce produces produced producing operate operates operated operating
 own owns owned run runs
 host hosts hosted hosting involve involves involved involving feature features featured

@@ -193,7 +193,7 @@ def parse_question(question: str, schema: SchemaIndex, links: dict[str, tuple[st
             taken |= span
             parsed.mentions.append(mention)
     parsed.mentions.sort(key=lambda m: m.start)
-    parsed.mentions = _top_of_a_column(_models_of_the_table(_values_of_the_next(parsed, schema)))
+    parsed.mentions = _top_of_a_column(_models_of_the_table(_values_of_the_next(parsed, schema), schema))
     parsed.mentions = _kind_of_the_rows(parsed, schema, lexicon)
     parsed.mentions = _value_asked_zh(parsed)
     parsed.mentions = _unknown_designations(parsed)
@@ -299,13 +299,22 @@ def _kind_of_the_rows(parsed: ParsedQuestion, schema: SchemaIndex, lexicon: Lexi
     return found
 
 
-def _models_of_the_table(mentions: list[Mention]) -> list[Mention]:
+def _models_of_the_table(mentions: list[Mention], schema: SchemaIndex) -> list[Mention]:
     """A word for models right after a table word whose table has no such column names that table's rows (运载火箭型号:
     the launch vehicles, each one a model; not the aircraft's `model` column, which 飞机型号 still is); so does one right
-    before it (哪些型号的火箭: which rockets, each a model; "which models of rocket")."""
+    before it (哪些型号的火箭: which rockets, each a model; "which models of rocket"). After a family's table word and
+    各 (长征系列各型号) it names the one table whose rows belong to that family: each rocket of it."""
     found: list[Mention] = []
     for m in mentions:
         before = found[-1] if found else None
+        owner = found[-2] if len(found) > 1 else None
+        if m.kind == "column" and m.text in MODEL_WORDS and before is not None and before.kind == "keyword" \
+                and before.code == "group" and owner is not None and owner.kind == "table" and len(owner.tables) == 1 \
+                and owner.end == before.start and before.end == m.start \
+                and not any(c.table in owner.tables for c in m.columns) \
+                and len(children := schema.children(owner.tables[0])) == 1:
+            found.append(Mention("table", m.start, m.end, m.text, tables=(children[0],)))
+            continue
         if m.kind == "column" and m.text.lower() in MODEL_WORDS and before is not None and before.kind == "table" \
                 and before.end == m.start and not any(c.table in before.tables for c in m.columns):
             found[-1] = Mention("table", before.start, m.end, before.text + ("" if has_cjk(m.text) else " ") + m.text,

@@ -1905,8 +1905,12 @@ class RoleResolver:
             after = next((m for m in self.mentions if m.start > i), None)
             after = after if after is not None and after.start - i <= 2 and all(
                 not any(o.start <= j < o.end for o in self.mentions) for j in range(i + 1, after.start)) else None
+            clause = i and tokens[i - 1].norm in ("though", "although", "because", "while", "whereas", "but")
             if t.norm in ("their", "its") and after is not None and after.kind == "table" and any(
-                    c in self.schema.children(p) for m in named for p in m.tables for c in after.tables):
+                    c in self.schema.children(p) or (clause and self.schema.one_each(p, c)) for m in named
+                    for p in m.tables for c in after.tables if c != p):
+                # (or, opening a clause, the one row theirs refers to: "payloads that failed even though their launch
+                # was successful")
                 self.pronouns.add(i)
             if t.norm in ("their", "its") and i + 1 < len(tokens) and tokens[i + 1].norm == "own":
                 self.pronouns.add(i)  # "no launch site of their own": the rows named before, read

@@ -223,6 +223,9 @@ def _best_per_group(lines: list[str], frame: Frame, schema: SchemaIndex, col, en
     partition = [col(schema.tables[frame.entity].columns[k]) for k in schema.tables[frame.entity].pk] \
         if frame.entity else []
     partition += [col(c) for c in frame.group_columns] + ([year] if year else [])
+    if not partition:  # a follow-up that dropped the groups: no "best of each" left to write
+        raise PlanningFailed("the groups to pick the best row of are not in this question",
+                             zh="这个问题里没有要在其中挑出最靠前一行的分组")
     direction = " DESC" if frame.order.desc else ""
     known = f"{col(frame.order.column)} IS NOT NULL"  # a row of unknown mass is not the heaviest
     where = next((i for i, line in enumerate(lines) if line.startswith("WHERE ")), None)
@@ -246,6 +249,8 @@ def _best_per_period(lines: list[str], frame: Frame, col, year: str | None) -> s
     column ("For each component type, which supplier supplied the most parts?")."""
     direction = " DESC" if frame.order.desc else ""
     within = [*([year] if year else []), *(col(c) for c in frame.group_columns)]
+    if not within:
+        raise PlanningFailed("the groups to rank within are not in this question", zh="这个问题里没有要在其中排名的分组")
     lines = [lines[0] + f", RANK() OVER (PARTITION BY {', '.join(within)} "
              f"ORDER BY {_measure(frame.order.measure, col)}{direction}) AS {quote_ident('rank_in_group')}", *lines[1:]]
     inner = "\n".join(lines)

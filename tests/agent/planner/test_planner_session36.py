@@ -37,6 +37,13 @@ The seventy-eighth walk's:
 - 这些发射一共搭载了多少个载荷？ after launches per rocket: the payloads of those launches, one total (58).
 - 早于1970年, 晚于2015年: a year compared; 按国家所属地区统计: by the countries' region; 哪个发射场…平均质量最大: the sites
   ranked by their average.
+
+The seventy-ninth walk's:
+- "Which rockets flew from more than one launch site in 2024?": the launches' year (the sites' opening year before).
+- "each European satellite manufacturer", 欧洲的卫星制造商各自…: the makers' region (the operators' before).
+- 长征系列各型号: each rocket of the family; a follow-up with no groups left declines (it wrote invalid SQL).
+- 单价最高的五款雷达是什么？分别装在哪些飞机上？ shows no radar: 雷达 is named.
+- "even though their launch", 再入大气层, 两国 raise no caveat.
 """
 
 from __future__ import annotations
@@ -317,3 +324,46 @@ def test_which_group_has_the_highest_average_in_chinese(talk):
     assert "caveat" not in answer and result(talk) == [("肯尼迪航天中心", pytest.approx(9739.15, abs=0.01))]
     _, answer = talk.ask("这期间它一共送出了多少个载荷？")
     assert "caveat" not in answer and result(talk) == [(177,)]
+
+
+def test_a_year_of_rows_counted_through_others_is_their_date(talk):
+    """'in 2024' went to the year each launch site opened: 'No rows match', as if right."""
+    _, answer = talk.ask("Which rockets flew from more than one launch site in 2024?")
+    assert "caveat" not in answer and "opened_year" not in answer["sql"] and len(result(talk)) == 11
+    assert result(talk)[0] == ("Falcon 9", 3)
+
+
+@pytest.mark.parametrize("question", ["欧洲的卫星制造商各自造了多少个载荷？",
+                                      "How many payloads has each European satellite manufacturer built?"])
+def test_a_value_before_the_grouped_makers_is_theirs(talk, question):
+    """The region was the payloads' operators' (Maxar and OneWeb listed, OHB not), as if right."""
+    _, answer = talk.ask(question)
+    assert "caveat" not in answer and "manufacturers.country_id = countries.id" in answer["sql"]
+    assert ("OHB System" if "How" in question else "OHB系统公司", 16) in result(talk)
+
+
+def test_each_model_of_a_family_is_each_rocket_of_it(talk):
+    """长征系列各型号 joined the aircraft's model column through the makers (no rows); then a follow-up wrote
+    `PARTITION BY  ORDER BY`, a syntax error shown to the analyst."""
+    _, answer = talk.ask("长征系列各型号在数据中最早的一次发射分别是哪天？")
+    assert "caveat" not in answer and "aircraft" not in answer["sql"] and ("长征二号F", "Shenzhou 2", "2001-07-18") \
+        in result(talk)
+    _, answer = talk.ask("其中哪些型号是2016年以来才首次发射的？")
+    assert answer.get("sql") is None or "PARTITION BY  " not in answer["sql"]
+
+
+def test_the_rows_asked_for_and_not_shown_are_named(talk):
+    _, answer = talk.ask("单价最高的五款雷达是什么？分别装在哪些飞机上？")
+    assert "雷达" in answer["caveat"]
+
+
+@pytest.mark.parametrize("first, then", [
+    (None, "How many payloads launched before 2015 failed even though their launch was successful?"),
+    (None, "2020年发射的星链载荷里，现在有几个已经再入大气层了？占多少比例？"),
+    ("2019年7月到2020年6月，中国和美国的火箭分别发射了多少次？", "两国各自的成功率是多少？"),
+])
+def test_the_seventy_ninth_walks_words_raise_no_caveat(talk, first, then):
+    if first:
+        talk.ask(first)
+    _, answer = talk.ask(then)
+    assert "caveat" not in answer
