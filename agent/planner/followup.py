@@ -328,6 +328,9 @@ def _restrict(frame: Frame, a: Assembler) -> list[str]:
     ranking and limit ("the top 5 countries by area" -> "the names of those countries": those 5); groups
     ranked by a measure cannot be listed as rows: returned, in words, when a limit is lost so."""
     grouped = bool(frame.entity or frame.group_columns or frame.group_time)
+    if grouped and a.r.rank is not None and a.r.rank.by_count and frame.order is not None \
+            and frame.order.measure is not None:
+        return []  # "Which of those countries had the most payloads?": those groups, ranked by how many
     if grouped and a.r.comparisons and all(c.having or _on_the_count(c, frame) for c in a.r.comparisons):
         return []  # "Which of them have more than 100 payloads?" after orbits: those groups, counted again
     if grouped and any(m.kind == "keyword" and m.code == "not" and m.text.lower() in a.NONE_WORDS for m in a.r.mentions):

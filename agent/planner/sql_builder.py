@@ -104,7 +104,9 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
     where += [subquery(frame.entity if frame.entity and a.tables == [frame.fact] else frame.fact, a, schema,
                        lambda c: _condition(c, qualified)) for a in frame.absent]
     # "How many aircraft manufacturers": a subquery, as a join would count each row once per match.
-    where += [subquery(frame.fact, Absence([t], t), schema, qualified, present=True) for t in frame.required]
+    # (not the rows themselves: a follow-up may count the rows that made the ones before "required")
+    where += [subquery(frame.fact, Absence([t], t), schema, qualified, present=True) for t in frame.required
+              if t != frame.fact]
     if where:
         lines.append("WHERE " + "\n  AND ".join(where))
     if frame.best_per_group and frame.order.measure is None:

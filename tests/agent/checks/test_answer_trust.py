@@ -238,3 +238,12 @@ def test_a_table_asked_after_which_and_left_out_is_no_gap_for_a_follow_up(sample
     first, then = _answers(sample_db_path, tmp_path, "From which sites did Long March rockets launch in 2025, and how "
                            "many times from each?", "Were any of those launches failures?")
     assert not first.ok and then.ok and len(then.data.rows) == 3
+
+
+@pytest.mark.parametrize("question, value", [("2021年到2025年，猎鹰9号平均每个月发射多少次？", 7.98),
+                                             ("2010年代平均每年有多少次发射失败？", 2.0)])
+def test_an_average_over_a_periods_buckets_is_ok(sample_db_path, tmp_path, question, value):
+    """The reading says months with no launch are included, in words: no figure of it for the numbers check to miss
+    in the result (it said '0', and the answer was flagged)."""
+    (answer,) = _answers(sample_db_path, tmp_path, question)
+    assert answer.ok and answer.data.rows[0][0] == pytest.approx(value, abs=0.01)
