@@ -34,7 +34,9 @@ from agent.vocabulary.numbers import COUNTERS_ZH
 
 _MARKER_EN = re.compile(rf"^\s*(and|what about|how about|only|just|which of|of ({THOSE_EN})|among|same|the same|"
                         rf"now|also|but|instead|then|(?:please\s+)?(?:leave out|exclude|drop)\s+the)\b"
-                        rf"|\b({PRONOUNS_EN})\b", re.IGNORECASE)  # ("Leave out the American sites.": of those)
+                        rf"|\b({PRONOUNS_EN})\b"  # ("Leave out the American sites.": of those)
+                        # "From which sites, and how many from each?": a fragment asking where the rows before were
+                        r"|^\s*(?:from|in|on|at|to|by|with)\s+which\s+\w+\s*(?:[,?]|$)", re.IGNORECASE)
 #: (按 opens a follow-up's new grouping, 按年呢？, unless a question of its own follows its clause: 按国家统计，各国卫星制造商各有
 #: 多少家？ stands alone)
 _MARKER_ZH = re.compile(r"^\s*(其中|那|只看|只|仅|同样|换成|改成|改为|按(?![^，,。？?]*[，,][^。？?]*(?:多少|几|哪|什么|吗))"

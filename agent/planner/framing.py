@@ -139,6 +139,7 @@ class Assembler:
         self._share_threshold(frame)
         self._more_in_one_than_the_other(frame)
         self._units_made(frame)
+        self._different_ones(frame)
         self._counted_above(frame)
         self.counts_side_by_side(frame)
         self._values_side_by_side(frame)
@@ -1076,6 +1077,17 @@ class Assembler:
             frame.conditions.remove(c)
             self.r.ignored.append(c.text)
 
+    def _different_ones(self, frame: Frame) -> None:
+        """"How many different rocket models has each country flown since 2015?": the rows counted, each once in its
+        group (COUNT(DISTINCT key)), however many rows below them the question's period or values are on (it counted
+        each rocket once per launch: the United States 770)."""
+        if not frame.entity or not any(m.kind == "keyword" and m.code == "distinct" for m in self.r.mentions) \
+                or [(m.func, m.column, m.condition) for m in frame.measures] != [("count", None, None)] \
+                or not self.schema.upward(frame.fact, frame.entity) or len(pk := self.schema.tables[frame.fact].pk) != 1:
+            return
+        frame.measures[:] = [Measure("count", column=self.schema.column(frame.fact, pk[0]), distinct=True)]
+        self.notes.append(f"'different' → COUNT(DISTINCT {frame.fact}.{pk[0]}) in each group")
+
     def _units_made(self, frame: Frame) -> None:
         """"Which aircraft first flew in the 1990s, and how many of each were built?": each row with its count of units
         made (units built) beside its name, not a count of the rows per value of that column."""
@@ -1301,6 +1313,11 @@ class Assembler:
         through = self.table(after) if after is not None else None
         own = next((o for o in self.r.mentions if o.kind == "table" and frame.fact in o.tables and self._made_by_de(m, o)
                     and _MADE_ZH.match(self.q.text, tokens[m.end - 1].end)), None) if through in (None, frame.fact) else None
+        maker = next((e.ref_table for e in self.schema.edges if own is not None and e.table == frame.fact
+                      and set(self.schema.tables[e.ref_table].words) & MAKER_WORDS
+                      and self.schema.upward(e.ref_table, table) and e.ref_table != table), None)
+        if maker is not None and not self._other_role_joined(frame, table):
+            return maker  # 日本制造的卫星: the satellites' makers' country, not their operators'
         if own is not None and table != frame.fact and self.schema.upward(frame.fact, table) \
                 and self._other_role_joined(frame, table):
             # 利勃海尔供应的部件装在多少款美国制造的飞机上: the aircraft's own makers' country, by their own keys, where the
@@ -1732,6 +1749,12 @@ class Assembler:
             # (not among groups kept by their count: "Among companies that built at least 20 payloads, which has the
             # highest share of failed payloads?" is each one's rate of failed payloads, its 20 all of them)
         grouped = frame.entity or frame.group_columns or frame.group_time
+        if grouped and frame.having is not None and frame.entity and not frame.group_columns and chosen is None \
+                and not any(m.kind == "keyword" and m.code in ("each", "group", "by") for m in self.r.mentions):
+            # "For launches between October 2022 and March 2023, what share carried more than one payload?": a share
+            # of the groups kept among all of them, which the planner does not write; said, not each group's part
+            self.r.ignored.append(word.text)
+            return
         if grouped and (chosen is None or self._grouped_between(chosen, word)):
             # 各用途分别占多少, 各发射场占总数的百分之多少, "what share of all launches did each site have": each
             # group's part of all the rows the question keeps (its conditions stay filters)
@@ -1791,7 +1814,10 @@ class Assembler:
     def _grouped_between(self, chosen: Condition, word: Mention) -> bool:
         """A word of grouping (各, 每个, 按, "each", "by") between a condition and the share word after it (中国制造商
         生产的有效载荷里，各用途分别占多少): the condition says which rows, the share is each group's of them."""
+        # (a grouping named after it: 各用途; not 各 right before the share, "通信卫星各占多少比例" after 每个季度: each
+        # quarter's share of communications satellites)
         return any(m.kind == "keyword" and m.code in ("each", "by", "group") and chosen.at < m.start < word.start
+                   and any(o.kind in ("table", "column") and m.end <= o.start < word.start for o in self.r.mentions)
                    for m in self.r.mentions)
 
     def value_condition(self, frame: Frame, m: Mention) -> None:

@@ -44,6 +44,12 @@ The seventy-ninth walk's:
 - 长征系列各型号: each rocket of the family; a follow-up with no groups left declines (it wrote invalid SQL).
 - 单价最高的五款雷达是什么？分别装在哪些飞机上？ shows no radar: 雷达 is named.
 - "even though their launch", 再入大气层, 两国 raise no caveat.
+
+The eightieth walk's:
+- "How many different rocket models has each country flown since 2015?": each rocket once (it counted launches).
+- 日本制造的卫星: the makers' country (the operators' before); 通信卫星各占多少比例 after 每个季度: each quarter's share.
+- "what share carried more than one payload?" (a share of groups kept) is said to be left out; "From which sites, and
+  how many from each?" follows the question before; "aircraft parts" are the hardware (the vocabulary file).
 """
 
 from __future__ import annotations
@@ -380,3 +386,47 @@ def test_which_of_those_had_the_most_after_a_count_of_different_ones(talk, first
     assert "caveat" not in answer
     _, answer = talk.ask(then)
     assert "caveat" not in answer and result(talk) == [(top, 37)]
+
+
+def test_different_rows_per_group_over_joined_dates_count_once(talk):
+    """The rockets of each country flown since 2015 counted once each, not once per launch (US 770), as if right."""
+    _, answer = talk.ask("How many different rocket models has each country flown since 2015?")
+    assert "caveat" not in answer and result(talk)[:3] == [("China", 22), ("United States", 13), ("Russia", 9)]
+
+
+def test_made_in_a_country_is_the_makers_country(talk):
+    """日本制造的卫星 read the operators' country (H-IIA 71), as if right."""
+    _, answer = talk.ask("日本制造的卫星都是由哪些火箭发射的？各多少颗？")
+    assert "caveat" not in answer and result(talk) == [("H-IIA", 52), ("H-IIB", 11), ("H3", 8)]
+    _, answer = talk.ask("这些卫星目前还有多少在运行？")
+    assert result(talk) == [(30,)]
+
+
+def test_each_groups_share_of_a_value_named_after_the_groups(talk):
+    """通信卫星各占多少比例 after 每个季度: each quarter's share of communications payloads, not each quarter's part of the
+    year's communications payloads."""
+    _, answer = talk.ask("2023年每个季度发射的载荷里，通信卫星各占多少比例？")
+    assert "caveat" not in answer and [r[1] for r in result(talk)] == [26.19, 38.95, 44.93, 32.29]
+    talk.ask("那2024年呢？")
+    assert [r[1] for r in result(talk)] == [42.55, 42.61, 32.71, 35.71]
+
+
+def test_a_share_of_the_groups_kept_is_said_to_be_left_out(talk):
+    _, answer = talk.ask("For launches between October 2022 and March 2023, what share carried more than one payload?")
+    assert "'share'" in answer["caveat"]
+
+
+def test_from_which_sites_after_a_count_follows_it(talk):
+    talk.ask("How many payloads did China operate in 2024?")
+    _, answer = talk.ask("From which sites, and how many from each?")
+    assert "Following your last question" in answer["text"] and "2024" in answer["sql"]
+
+
+@pytest.mark.parametrize("question, rows", [
+    ("How many aircraft parts were installed from 2010 to 2019, by component type?", 5),
+    ("What share of the aircraft parts in the database are supplied by American companies?", 1),
+])
+def test_aircraft_parts_are_the_hardware(talk, question, rows):
+    """(the sample's vocabulary file: 'parts' had been left out)"""
+    _, answer = talk.ask(question)
+    assert "caveat" not in answer and answer["sql"].count("FROM aircraft_hardware") == 1 and len(result(talk)) == rows
