@@ -498,7 +498,7 @@ def _verb_of_a_key(i: int, r: RoleResolver, frame: Frame, edges: list, schema: S
     """A verb naming the key a relation of the query goes by, a join's or a negation's ("never supplied a part":
     the parts' `supplier_id`; "operated": an `operator_…` key): the same word, said as a verb."""
     word = r.q.tokens[i].norm
-    if len(word) < 6 or not word.isalpha() or not word.endswith(("ed", "ing")):  # a verb, not "students"
+    if len(word) < 6 or not word.isalpha() or not word.endswith(("ed", "ing", "ies", "ates")):  # a verb, not "students"
         return False
     ways = edges + [e for a in frame.absent for e in schema.join_path(frame.fact, a.tables[0]) or []]
     return any(w[:5] == word[:5] and len(w) >= 6 for e in ways for w in schema.column(e.table, e.column).words)

@@ -76,8 +76,10 @@ _WHICH_OF_THEM = re.compile(rf"{_WHICH_OF}|其中哪|(?:这些|那些|它们).*�
 _THE_PICK = re.compile(r"\b(?:it|its)\b|它(?!们)|\b(?:how many|most) of (?:those|them|these)\b", re.I)
 
 
+#: 那个季度, 那个月, 当月: the one period of the answer before, in Chinese (read by `_SAME_PERIOD` too).
+_THAT_BUCKET_ZH = r"那(?:个|一)?(?:季度|月|半年|周|星期|天)|该季度|当季|当月"
 #: "in that quarter", 那个季度, 那个月: the one time bucket the answer before picked (`OfflinePlanner._period_pinned`).
-_THAT_PERIOD = re.compile(r"\bthat\s+(?:quarter|month|week|day|half)\b|那(?:个|一)?(?:季度|月|周|星期|天)|该季度|当季|当月", re.I)
+_THAT_PERIOD = re.compile(rf"\bthat\s+(?:quarter|month|week|day|half)\b|{_THAT_BUCKET_ZH}", re.I)
 
 
 def asks_of_the_period(question: str) -> bool:
@@ -145,7 +147,7 @@ _LEANING = re.compile(rf"\b(?:that|this)\s+{_TIME_WORD}[a-z]+\s*[?.!']*\s*$|\b(?
                       rf"|(?:最近|最后|上|第)一?[{COUNTERS_ZH}](?=是|在|于|呢|[，,。？?]|\s*$)"
                       r"|\bthe\s+(?:last|latest|most\s+recent|first|earliest)\s+one\b"
                       # 哪一年最多？, "Which year had the most?": a period ranked with nothing of its own to rank
-                      r"|^\s*哪(?:一|个)?(?:年|月|个月|季度|天)(?:的)?(?:最多|最少|最高|最低)\s*[？?]?\s*$"
+                      r"|^\s*哪(?:一|个)?(?:年|月|个月|季度|天)(?:的)?(?:[\u4e00-\u9fff]{0,4}率)?(?:最多|最少|最高|最低)\s*[？?]?\s*$"
                       r"|^\s*which\s+(?:year|month|quarter|decade|day)\s+(?:had|has|saw|was)\s+the\s+(?:most|fewest|least|highest|lowest)\s*[?.!]*\s*$"
                       # 哪几款是2010年以后首飞的？: "which few" with no noun after the measure word, of the ones before
                       rf"|^\s*哪[几一]?[{COUNTERS_ZH}](?=是(?!最)|在|于|被|由|有)"
@@ -376,7 +378,7 @@ _SAME_PERIOD = re.compile(r"(?:\b(?:over|in|for|during|across)\s+)?\b(?:the\s+sa
                           r"|(?:\b(?:over|in|for|during|across)\s+)?\b(?:those|these|the\s+same)\s+(?:years|months|quarters)\b"
                           r"|同期|同一时期|同一时段|同一时间段|那段时间|这段时间|那个时期|这个时期|这期间|那期间"
                           r"|同一个?(?:季度|月|半年)|同(?:季度|月份)|那(?:个|一)?十年|那个年代"
-                          r"|那(?:个|一)?(?:季度|月|半年)|该季度|当季|当月", re.I)
+                          rf"|{_THAT_BUCKET_ZH}", re.I)
 
 
 def _same_period(kept: list[Condition], year: Any, text: str) -> Condition | None:

@@ -992,6 +992,14 @@ class Assembler:
             frame.average_of_groups = True  # "the average number of launches per month": of the monthly counts
             r.use(r.averaged)
             self.notes.append(f"'{r.averaged.text}' → AVG of the counts per group")
+        avg_sum = [(m.func, m.column) for m in frame.measures]
+        if frame.entity and len(avg_sum) == 2 and {f for f, _ in avg_sum} == {"avg", "sum"} \
+                and avg_sum[0][1] is avg_sum[1][1] and having is None and r.rank is None and not _EACH.search(self.q.text):
+            # "What was the average total payload mass per Falcon 9 launch in 2024?": the average of each launch's
+            # total, one figure (it listed each launch's average and total)
+            frame.measures[:] = [m for m in frame.measures if m.func == "sum"]
+            frame.average_of_groups = True
+            self.notes.append("'average' of the totals per group → AVG of the sums")
         if having is not None and r.count_groups and (frame.entity or frame.group_columns or frame.group_time):
             frame.count_of_groups = True  # "How many launch vehicles have flown more than 100 times?"
             self.notes.append("counts the groups kept")

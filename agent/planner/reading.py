@@ -247,8 +247,10 @@ def _en(frame: Frame, carried: list[str]) -> str:
     if frame.order is not None:
         parts.append(_order(frame, fact, None))
     if frame.average_of_groups:
+        totals = bool(frame.measures) and frame.measures[0].func == "sum"
         parts.append("then averaged those counts over every " + (frame.bucket or "group") + " of the period with any "
-                     "rows recorded, those with none of them included" if frame.period_of_the_buckets()
+                     "rows recorded, those with none of them included" if frame.period_of_the_buckets() and not totals
+                     else "then averaged those totals" if totals
                      else "then averaged those counts (a group with none is not counted)")
     if frame.count_of_groups:
         parts.append("then counted the groups kept")
@@ -368,8 +370,10 @@ def _zh(frame: Frame, carried: list[str]) -> str:
     if frame.order is not None:
         parts.append(_order(frame, fact, lexicon))
     if frame.average_of_groups:
-        parts.append("再按该时段内有记录的每一个时间段求平均（没有符合条件记录的时间段也计入）" if frame.period_of_the_buckets()
-                     else "再求各组数量的平均值（没有记录的组不计入）")
+        totals = bool(frame.measures) and frame.measures[0].func == "sum"
+        parts.append("再按该时段内有记录的每一个时间段求平均（没有符合条件记录的时间段也计入）"
+                     if frame.period_of_the_buckets() and not totals
+                     else "再求各组总和的平均值" if totals else "再求各组数量的平均值（没有记录的组不计入）")
     if frame.count_of_groups:
         parts.append("再统计保留下来的组数")
     parts += frame.periods

@@ -45,7 +45,8 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
     for table, role in frame.roles.items():  # "radars from Chinese suppliers": the makers as the parts' supplier
         if table in tables and role != frame.fact and role in schema.tables:
             via[table] = role
-            tables.append(role) if role not in tables else None
+            if role not in tables:
+                tables.append(role)
     joins, fans_out = _joins(frame.fact, tables, schema, via)
     if fans_out and _figure_of_each_row(frame, schema):
         return _each_row_once(frame, schema)
@@ -157,7 +158,9 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
         return _checked(f"SELECT SUM({quote_ident('count')}) * 1.0 / ({every}) AS {quote_ident('avg_count')} "
                         f"FROM (\n{sql}\n) AS per_group")
     if frame.average_of_groups:  # "the average number of launches per month": the mean of the groups' counts
-        return _checked(f"SELECT AVG({quote_ident('count')}) AS {quote_ident('avg_count')} FROM (\n{sql}\n) AS per_group")
+        # (or of their totals: "the average total payload mass per Falcon 9 launch")
+        alias = measure_alias(frame.measures[0], frame) if frame.measures else "count"
+        return _checked(f"SELECT AVG({quote_ident(alias)}) AS {quote_ident('avg_' + alias)} FROM (\n{sql}\n) AS per_group")
     if frame.ties and frame.order is not None and (frame.order.measure is not None or not (keys and frame.measures)):
         sql = _with_ties(lines, frame, col)
     return _checked(sql)

@@ -50,6 +50,8 @@ The eightieth walk's:
 - 日本制造的卫星: the makers' country (the operators' before); 通信卫星各占多少比例 after 每个季度: each quarter's share.
 - "what share carried more than one payload?" (a share of groups kept) is said to be left out; "From which sites, and
   how many from each?" follows the question before; "aircraft parts" are the hardware (the vocabulary file).
+
+The eighty-first walk's: the average total per launch is one figure; 'supplies' and 哪一年的成功率最低？ raise no caveat.
 """
 
 from __future__ import annotations
@@ -430,3 +432,21 @@ def test_aircraft_parts_are_the_hardware(talk, question, rows):
     """(the sample's vocabulary file: 'parts' had been left out)"""
     _, answer = talk.ask(question)
     assert "caveat" not in answer and answer["sql"].count("FROM aircraft_hardware") == 1 and len(result(talk)) == rows
+
+
+def test_the_average_total_per_group_is_one_figure(talk):
+    """The eighty-first walk's E7: each launch's average and total listed (132 rows), as if right."""
+    _, answer = talk.ask("What was the average total payload mass per Falcon 9 launch in 2024?")
+    assert "caveat" not in answer and result(talk) == [(pytest.approx(13104.66, abs=0.01),)]
+
+
+def test_a_verb_of_the_key_in_the_present_is_read(talk):
+    _, answer = talk.ask("Which supplier has the highest total listed cost across all the aircraft parts it supplies?")
+    assert "caveat" not in answer and result(talk)[0][0] == "GE Aerospace"
+
+
+def test_which_year_had_the_lowest_rate_follows_the_counts_per_year(talk):
+    """A rate ranked by year with nothing of its own: of the year counts before, no 'please confirm' caveat."""
+    talk.ask("印度每年发射了多少次？")
+    _, answer = talk.ask("哪一年的成功率最低？")
+    assert "caveat" not in answer and "印度" in answer["sql"] and ("2022", 66.67, 6) in result(talk)
