@@ -1258,6 +1258,9 @@ class RoleResolver:
                     and m.start > self.counted.end and re.search(r",\s*and\b", self.q.text[
                         self.q.tokens[self.counted.end - 1].end:self.q.tokens[m.start].start]):
                 self.also_counted = target  # "How many Flock satellites …, and on how many launches?": those too
+            elif self.counted is not None and not set(target.tables) & set(self.counted.tables) and self.q.zh \
+                    and m.start > self.counted.end and self.q.text[:self.q.tokens[m.start].start].endswith("分"):
+                self.also_counted = target  # 伽利略导航卫星一共发射了多少颗？分几次发射？: on how many launches
             self.counted = self.counted or target
             self.use(target)
         elif target is not None and target.kind == "value" and not self.q.zh \
@@ -1906,9 +1909,12 @@ class RoleResolver:
             after = after if after is not None and after.start - i <= 2 and all(
                 not any(o.start <= j < o.end for o in self.mentions) for j in range(i + 1, after.start)) else None
             clause = i and tokens[i - 1].norm in ("though", "although", "because", "while", "whereas", "but")
-            if t.norm in ("their", "its") and after is not None and after.kind == "table" and any(
-                    c in self.schema.children(p) or (clause and self.schema.one_each(p, c)) for m in named
-                    for p in m.tables for c in after.tables if c != p):
+            below = after.tables if after is not None and after.kind == "table" else tuple(
+                {c.table for c in after.columns}) if after is not None and after.kind == "column" else ()
+            # ("the highest combined listed cost of its parts", "no radar listed among their parts": the parts' column)
+            if t.norm in ("their", "its") and below and any(
+                    c in self.schema.children(p) or (clause and after.kind == "table" and self.schema.one_each(p, c))
+                    for m in named for p in m.tables for c in below if c != p):
                 # (or, opening a clause, the one row theirs refers to: "payloads that failed even though their launch
                 # was successful")
                 self.pronouns.add(i)
@@ -1928,9 +1934,13 @@ class RoleResolver:
         before, here = self.q.tokens[m.start - 1], self.q.tokens[m.start]
         if not before.zh and before.end and "," in self.q.text[before.end:here.start]:
             return False
+        if m.start >= 3 and (self.q.tokens[m.start - 2].norm, before.norm) in _TOTAL_WORDS:
+            before = self.q.tokens[m.start - 3]  # "built in total by manufacturers from each country": built by
         return before.norm.endswith("ed") or before.norm in PARTICIPLES
 
 
+#: "in total", "all together" between a participle and its "by" ("built in total by manufacturers").
+_TOTAL_WORDS = frozenset({("in", "total"), ("all", "together"), ("in", "all")})
 #: Words of a count before a hyphen ("single-engine", "twin-engine"), beside the number words.
 #: Words after which a number word and a column of counts say how many a row has ("the ones with two engines").
 _HAVING_WORDS = frozenset({"with", "have", "has", "having", "had"})

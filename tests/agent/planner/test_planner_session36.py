@@ -450,3 +450,23 @@ def test_which_year_had_the_lowest_rate_follows_the_counts_per_year(talk):
     talk.ask("印度每年发射了多少次？")
     _, answer = talk.ask("哪一年的成功率最低？")
     assert "caveat" not in answer and "印度" in answer["sql"] and ("2022", 66.67, 6) in result(talk)
+
+
+def test_built_in_total_by_makers_from_each_country_groups_by_country(talk):
+    """The eighty-second walk's E9: 'built in total by manufacturers' was a grouping by manufacturer, 'each country'
+    dropped, as if right."""
+    _, answer = talk.ask("How many fighter jets have been built in total by manufacturers from each country?")
+    assert "caveat" not in answer and ("United States", 4, 1865) in result(talk) and ("China", 5, 980) in result(talk)
+
+
+def test_on_how_many_launches_in_chinese(talk):
+    """分几次发射 was dropped: the satellites alone, as if right."""
+    _, answer = talk.ask("伽利略导航卫星一共发射了多少颗？分几次发射？")
+    assert "caveat" not in answer and result(talk) == [(16, 8)]
+
+
+@pytest.mark.parametrize("question", ["Which aircraft has the highest combined listed cost of its parts?",
+                                      "Which aircraft have no radar listed among their parts?"])
+def test_their_parts_are_the_rows_own(talk, question):
+    _, answer = talk.ask(question)
+    assert "caveat" not in answer
