@@ -345,7 +345,7 @@ FILLER_WORDS_ZH: frozenset[str] = frozenset(word for word, english in ZH_WORDS.i
 #: "built": Spider dev's "not built by 'Ford Motor Company'" was answered wrong with only it named.
 FILLER_WORDS: frozenset[str] = frozenset("""
 still currently presently now ever so far already actually really anymore nowadays overall
-even though although come comes came coming
+even though although
 make makes made making produce produces produced producing operate operates operated operating
 own owns owned run runs
 host hosts hosted hosting involve involves involved involving feature features featured

@@ -379,7 +379,7 @@ def test_the_seventy_ninth_walks_words_raise_no_caveat(talk, first, then):
 
 @pytest.mark.parametrize("first, then, top", [
     ("2010年代从圭亚那航天中心发射的载荷，来自多少个不同的运营国家？", "其中哪个国家的载荷最多？", "卢森堡"),
-    ("How many different operator countries did payloads launched from Guiana in the 2010s come from?",
+    ("How many different operator countries had payloads launched from Guiana in the 2010s?",
      "Which of those countries had the most payloads?", "Luxembourg"),
 ])
 def test_which_of_those_had_the_most_after_a_count_of_different_ones(talk, first, then, top):
