@@ -19,12 +19,18 @@ def scratch_directory(prefix: str) -> str:
 
 
 def sweep(prefix: str) -> None:
-    """Remove the empty ``<prefix><pid>-…`` directories of processes that no longer run; a
+    """Remove the empty ``<prefix><pid>-…`` directories of processes that no longer run, and the empty
+    directories inside them (a query worker's own spill directory, made inside its parent's); a
     directory that still holds files is left alone."""
     for path in Path(tempfile.gettempdir()).glob(f"{prefix}*-*"):
         pid = path.name[len(prefix):].split("-", 1)[0]
         if not pid.isdigit() or _running(int(pid)):
             continue
+        for inner in sorted((p for p in path.rglob("*") if p.is_dir()), key=lambda p: len(p.parts), reverse=True):
+            try:
+                inner.rmdir()
+            except OSError:
+                pass
         try:
             path.rmdir()
         except OSError:

@@ -286,3 +286,20 @@ def test_spill_directories_of_processes_gone_are_swept(tmp_path, monkeypatch):
     (kept / "spill.tmp").write_text("x")
     scratch.sweep("askdb-duckdb-")
     assert not gone.exists() and mine.exists() and kept.exists()
+
+
+def test_a_query_directory_holding_only_empty_spill_directories_is_swept(tmp_path, monkeypatch):
+    """A server stopped by a signal leaves askdb-sql-<pid>-… with its workers' empty askdb-duckdb-… inside: both go
+    (69 of them had gathered in a session's temporary folder); one whose spill directory holds a file stays."""
+    import tempfile
+
+    from agent.sources import scratch
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    gone = tmp_path / "askdb-sql-999999999-abc"
+    (gone / "askdb-duckdb-999999990-def").mkdir(parents=True)
+    kept = tmp_path / "askdb-sql-999999998-abc"
+    (kept / "askdb-duckdb-999999991-def").mkdir(parents=True)
+    (kept / "askdb-duckdb-999999991-def" / "spill.tmp").write_text("x")
+    scratch.sweep("askdb-sql-")
+    assert not gone.exists() and (kept / "askdb-duckdb-999999991-def" / "spill.tmp").exists()
