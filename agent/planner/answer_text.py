@@ -132,6 +132,9 @@ def result_headers(columns: list[str], frame: Frame) -> list[str]:
             heads.append(f"{matching[key].text}的数量")
         elif key in _HEADS_ZH:
             heads.append(_HEADS_ZH[key])
+        elif key in measures and measures[key].func == "count" and measures[key].distinct and measures[key].column.is_key:
+            # 分几次发射: the launches, each once, beside the payloads (not "Count launches")
+            heads.append(f"{table_words(measures[key].column.table, zh=True, lexicon=frame.lexicon)}的数量")
         elif key in measures and (zh := zh_column(measures[key].column.name, frame.lexicon)) is not None:
             heads.append(_MEASURE_HEADS_ZH["count" if measures[key].func == "count" else measures[key].func].format(zh))
         elif key in by_name:

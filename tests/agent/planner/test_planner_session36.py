@@ -463,6 +463,7 @@ def test_on_how_many_launches_in_chinese(talk):
     """分几次发射 was dropped: the satellites alone, as if right."""
     _, answer = talk.ask("伽利略导航卫星一共发射了多少颗？分几次发射？")
     assert "caveat" not in answer and result(talk) == [(16, 8)]
+    assert "发射的数量: 8" in answer["text"] and "Count" not in answer["text"]  # (it said "Count launches: 8")
 
 
 @pytest.mark.parametrize("question", ["Which aircraft has the highest combined listed cost of its parts?",
