@@ -827,11 +827,10 @@ def _measures(frame: Frame, a: Assembler) -> list[str]:
             frame.entity = frame.entity_via = None
             frame.order, frame.limit, frame.ties = None, None, False
     elif moved is None and counted not in (None, frame.fact) and not (frame.entity or frame.group_columns) \
-            and a.schema.upward(frame.fact, counted) and len(keys := a.schema.tables[counted].pk) == 1 \
+            and a.schema.upward(frame.fact, counted) and (once := a.each_once(counted)) is not None \
             and _counted_right_after(a):
         # "How many rockets has it launched?" after a launch site: the different rockets of its launches, not them
-        new = [Measure("count", a.schema.tables[counted].columns[keys[0]], True)
-               if m.func == "count" and m.column is None else m for m in new]
+        new = [once if m.func == "count" and m.column is None else m for m in new]
         frame.subject_text = a.r.counted.text
     frame.fact = moved or frame.fact
     ranked = frame.order is not None and frame.order.measure is not None

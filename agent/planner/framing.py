@@ -19,7 +19,7 @@ from agent.planner.lexicon import MAKER_WORDS, MAKING_COLUMN_WORDS, MAKING_VERBS
 from agent.planner.negation import Absence
 from agent.planner.periods import DATE_ONLY, Period
 from agent.planner.question import Mention, ParsedQuestion
-from agent.planner.roles import DIRECT_WORDS, RoleResolver, of_scale, span_text, verb_form
+from agent.planner.roles import DIRECT_WORDS, WHO_DID_ZH, RoleResolver, of_scale, span_text, verb_form
 from agent.planner.schema_index import ColumnInfo, SchemaIndex, ValueRef
 from agent.planner.units import UNITS
 from agent.vocabulary.grouping import RESPECTIVELY
@@ -80,8 +80,6 @@ _COMPARING_ZH = re.compile(r"比[^，,。？?]{0,12}?(?:多还是少|少还是�
                            r"|(?:多还是少|高还是低|重还是轻)")
 #: "what"/"which" (什么, 哪种, 哪款) right before a word.
 _WHAT_BEFORE = re.compile(r"(?:\b(?:what|which)\s+|什么|哪一?[种款个些类])$", re.I)
-#: C919的发动机是谁供应的？: who made (supplied) what the words before name, asked after them.
-_WHO_AFTER = re.compile(r"^\s*(?:是|由)(?:谁|哪家)")
 #: "X account for / make up / represent the largest share of …": X is the part, said before the verb.
 _PART_OF_ALL = re.compile(r"\b(?:account(?:s|ed)?\s+for|ma(?:ke|kes|de)\s+up|represent(?:s|ed)?|contribut(?:e|es|ed)"
                           r")\s+(?:the\s+|a\s+)?(?:\w+\s+){0,2}$", re.I)
@@ -111,6 +109,11 @@ _NEGATION_EMPHASIS = re.compile(r"一[次个架颗枚座家]?[也都]|[也都还
 #: Words by which parentheses give examples rather than a list to keep.
 _EXAMPLES = re.compile(r"\b(?:and so on|and so forth|etc\.?|e\.g\.?|for example|for instance|such as|like)\b"
                        r"|等等?|例如|比如|诸如", re.I)
+
+
+def _plain_count(frame: Frame) -> bool:
+    """The frame measures one thing: how many of its rows there are (no column, no condition)."""
+    return [(m.func, m.column, m.condition) for m in frame.measures] == [("count", None, None)]
 
 
 class Assembler:
@@ -1090,18 +1093,17 @@ class Assembler:
         group (COUNT(DISTINCT key)), however many rows below them the question's period or values are on (it counted
         each rocket once per launch: the United States 770)."""
         if not frame.entity or not any(m.kind == "keyword" and m.code == "distinct" for m in self.r.mentions) \
-                or [(m.func, m.column, m.condition) for m in frame.measures] != [("count", None, None)] \
-                or not self.schema.upward(frame.fact, frame.entity) or len(pk := self.schema.tables[frame.fact].pk) != 1:
+                or not _plain_count(frame) or not self.schema.upward(frame.fact, frame.entity) \
+                or (once := self.each_once(frame.fact)) is None:
             return
-        frame.measures[:] = [Measure("count", column=self.schema.column(frame.fact, pk[0]), distinct=True)]
-        self.notes.append(f"'different' → COUNT(DISTINCT {frame.fact}.{pk[0]}) in each group")
+        frame.measures[:] = [once]
+        self.notes.append(f"'different' → COUNT(DISTINCT {frame.fact}.{once.column.name}) in each group")
 
     def _units_made(self, frame: Frame) -> None:
         """"Which aircraft first flew in the 1990s, and how many of each were built?": each row with its count of units
         made (units built) beside its name, not a count of the rows per value of that column."""
         made = self.r.made_of_each
-        if made is None or frame.entity or frame.group_columns or frame.group_time \
-                or [(m.func, m.column, m.condition) for m in frame.measures] != [("count", None, None)]:
+        if made is None or frame.entity or frame.group_columns or frame.group_time or not _plain_count(frame):
             return
         column = next(c for c in made.columns if c.is_numeric and set(c.words) & MAKING_COLUMN_WORDS)
         if column.table != frame.fact:
@@ -1117,8 +1119,8 @@ class Assembler:
         are rows the query's own rows belong to (a launch carries several payloads): each counted once,
         COUNT(DISTINCT launches.id), not the payloads that meet the condition."""
         r = self.r
-        if self.q.zh or [(m.func, m.column, m.condition) for m in frame.measures] != [("count", None, None)] or frame.entity \
-                or frame.group_columns or frame.group_time or frame.having is not None:
+        if self.q.zh or not _plain_count(frame) or frame.entity or frame.group_columns or frame.group_time \
+                or frame.having is not None:
             return
         count = next((m for m in r.mentions if m.kind == "keyword" and m.code == "count"), None)
         named = next((m for m in r.mentions if count is not None and m.start >= count.end and m.kind != "value"), None)
@@ -1128,14 +1130,21 @@ class Assembler:
         if named.kind == "table":
             counted = self.table(named)
         else:
-            counted = next((c.table for c in named.columns if c.name in (self.schema.tables[c.table].label, self.schema.tables[c.table].label_zh)
+            counted = next((c.table for c in named.columns
+                            if c.name in (self.schema.tables[c.table].label, self.schema.tables[c.table].label_zh)
                             and not set(c.words) <= {"name", "title", "label"}), None)
         if counted is None or counted == frame.fact or not self.schema.one_each(frame.fact, counted) \
-                or self.schema.one_each(counted, frame.fact) or len(pk := self.schema.tables[counted].pk) != 1:
+                or self.schema.one_each(counted, frame.fact) or (once := self.each_once(counted)) is None:
             return
-        frame.measures[:] = [Measure("count", column=self.schema.column(counted, pk[0]), distinct=True)]
+        frame.measures[:] = [once]
         r.use(named)
-        self.notes.append(f"'{named.text}' → COUNT(DISTINCT {counted}.{pk[0]}): each counted once")
+        self.notes.append(f"'{named.text}' → COUNT(DISTINCT {counted}.{once.column.name}): each counted once")
+
+    def each_once(self, table: str) -> Measure | None:
+        """The count of a table's rows, each once however many rows the joins pair it with (COUNT(DISTINCT its key));
+        None when its key is not one column."""
+        pk = self.schema.tables[table].pk
+        return Measure("count", column=self.schema.column(table, pk[0]), distinct=True) if len(pk) == 1 else None
 
     def counts_side_by_side(self, frame: Frame) -> None:
         """"Show the number of failures and total launches for every orbit.", 每个轨道的失败次数和总发射次数: the rows
@@ -1145,11 +1154,11 @@ class Assembler:
         r, tokens = self.r, self.q.tokens
         if r.also_counted is not None and r.share is None and [(m.func, m.column) for m in frame.measures] == [("count", None)] \
                 and (also := self.table(r.also_counted)) != frame.fact and self.schema.distance(frame.fact, also) < 99 \
-                and len(pk := self.schema.tables[also].pk) == 1:
+                and (once := self.each_once(also)) is not None:
             # "How many Flock satellites have been launched since 2020, and on how many launches?": the launches they
             # went up on, each once, beside the satellites
-            frame.measures.append(Measure("count", column=self.schema.column(also, pk[0]), distinct=True))
-            self.notes.append(f"'{r.also_counted.text}' → COUNT(DISTINCT {also}.{pk[0]}) beside the count")
+            frame.measures.append(once)
+            self.notes.append(f"'{r.also_counted.text}' → COUNT(DISTINCT {also}.{once.column.name}) beside the count")
             return
         if r.share is not None or not frame.measures \
                 or any((m.func, m.column, m.condition) != ("count", None, None) for m in frame.measures):
@@ -1557,13 +1566,14 @@ class Assembler:
     def _number_for_what(self, frame: Frame) -> None:
         """"What engines does the Y-20 use?", 运-20用的是什么发动机？: a word asked after "what"/什么 that names a count
         column shown (the number of engines) and also a kind of stored thing ('engine' parts): a number is no answer
-        to "what", so the word is named as not used (it showed 4 as if right); nor to "who" (C919的发动机是谁供应的？)."""
+        to "what", so the word is named as not used (it showed 4 as if right); nor to "who" asked right after it
+        (C919的发动机是谁供应的？)."""
         tokens = self.q.tokens
         for m in self.r.mentions:
             if m.kind != "column" or not m.columns or any(c.is_text for c in m.columns) \
                     or not any(c in frame.columns for c in m.columns) \
                     or not (_WHAT_BEFORE.search(self.q.text[:tokens[m.start].start])
-                            or _WHO_AFTER.search(self.q.text[tokens[m.end - 1].end:])) \
+                            or WHO_DID_ZH.match(self.q.text[tokens[m.end - 1].end:].lstrip())) \
                     or not self.schema.values.get(singular(tokens[m.start].norm.lower())):
                 continue
             self.r.ignored.append(m.text)

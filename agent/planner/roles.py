@@ -95,8 +95,10 @@ _PERCENT_WORDS = frozenset({"percent", "percentage", "pct", "%", "terms"})
 _IN_PERCENT = re.compile(r"\b(?:in|as\s+a)\s+(?:percentage|percent)(?:\s+terms)?\b", re.I)
 
 
-#: 是哪家…的, 由谁…: who made (supplied, operated) the rows a question of one sentence names before it.
-_WHO_DID_ZH = re.compile(r"(?:是|由)(?:哪家|谁)")
+#: 是哪家…的, 由谁…: who made (supplied, operated) the rows a question names before it.
+WHO_DID_ZH = re.compile(r"(?:是|由)(?:哪家|谁)")
+#: The Chinese words by which a table word owns the next word (火箭所属国家, 制造商所在国家, 国家的地区).
+_OWNING_ZH = ("的", "所属", "的所属", "所在", "的所在")
 
 
 class RoleResolver:
@@ -522,7 +524,7 @@ class RoleResolver:
                 self.shown = [maker]
             return
         if second is None:
-            if self.q.zh and _WHO_DID_ZH.search(text) and (maker := self._maker_asked(1)) is not None:
+            if self.q.zh and WHO_DID_ZH.search(text) and (maker := self._maker_asked(1)) is not None:
                 self.shown = [maker]  # 歼-20是哪家制造的？, 歼-20的雷达是哪家供应的？: the maker (supplier) of the rows named
             return
         after = [m for m in self.mentions if m.start >= second]
@@ -1667,7 +1669,7 @@ class RoleResolver:
                 or not all(c.table in m.tables for c in after.columns) or not any(c.is_text for c in after.columns):
             return None
         between = self.q.text[self.q.tokens[m.end - 1].end:self.q.tokens[after.start].start].strip()
-        return after if between in ("所属", "的所属", "所在", "的所在", "的") else None
+        return after if between in _OWNING_ZH else None
 
     def _owned_table(self, m: Mention) -> Mention | None:
         """The table word a grouping's table word owns, right after it ("manufacturer country"; 火箭所属国家,
@@ -1675,7 +1677,7 @@ class RoleResolver:
         after, between = self._next_table(m)
         if after is None:
             return None
-        if between not in ("", "的", "所属", "的所属", "所在", "的所在", "'s"):  # 制造商所在国家: the makers' country
+        if between not in ("", "'s", *_OWNING_ZH):  # 制造商所在国家: the makers' country
             return None
         # 各发射场的载荷平均质量: rows below each site whose column is measured, not what to group by (制造商的国家: owned);
         below = not any(self.schema.upward(t, a) for t in m.tables for a in after.tables)
