@@ -192,3 +192,47 @@ def _kind(declared: str) -> str | None:
     if any(word in declared for word in ("CHAR", "TEXT", "CLOB", "STRING")):
         return "text"
     return "number" if any(word in declared for word in ("INT", "REAL", "FLOA", "DOUB", "NUM", "DEC")) else None
+
+
+def cross_joined(sql: str, catalogue: list[Any], *, dialect: str) -> tuple[str, str] | None:
+    """(a table, the tables it is not linked to) for the first query level whose tables fall apart into groups that
+    no condition links: no comparison in its ON or WHERE reads a column of both sides, so each row of one side is
+    paired with every row of the other (`JOIN Treatments ON Owners.owner_id = Owners.owner_id`, a condition every row
+    meets). An unqualified column counts for the one table of the level that has it; a level with a table whose
+    columns are not known, or with a column no table or several claim, is left alone. A level reading a subquery
+    or a table twice is left out (`query_levels`)."""
+    tree = parsed(sql, dialect=dialect)
+    if tree is None:
+        return None
+    columns = {t.name.lower(): {c.name.lower() for c in t.columns} for t in catalogue}
+    for select, names in query_levels(tree):
+        if len(names) < 2 or any(table not in columns for table in names.values()):
+            continue
+        group = {alias: alias for alias in names}
+
+        def root(alias: str) -> str:
+            while group[alias] != alias:
+                alias = group[alias]
+            return alias
+
+        for comparison in select.find_all(exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE):
+            if comparison.find_ancestor(exp.Select) is not select:
+                continue  # a subquery's own condition links its own tables
+            sides = set()
+            for column in comparison.find_all(exp.Column):
+                if column.find_ancestor(exp.Select) is not select:
+                    continue
+                owners = [column.table.lower()] if column.table else \
+                    [alias for alias, table in names.items() if column.name.lower() in columns[table]]
+                if len(owners) != 1 or owners[0] not in names:
+                    return None  # a column the level cannot place: no judgement
+                sides.add(owners[0])
+            linked = sorted(sides)
+            for a, b in zip(linked, linked[1:]):
+                group[root(a)] = root(b)
+        apart = {root(alias) for alias in names}
+        if len(apart) > 1:
+            first = next(iter(names))
+            others = [names[a] for a in names if root(a) != root(first)]
+            return names[first], ", ".join(others)
+    return None

@@ -23,11 +23,12 @@ from typing import Any, Literal
 
 from agent.checks.arithmetic import whole_division
 from agent.checks.contradiction import contradicting_conditions
-from agent.checks.extremes import one_end_only
+from agent.checks.extremes import extreme_elsewhere, one_end_only
 from agent.checks.direction import ranked_by_key, reversed_order, travel_reversed
 from agent.checks.grouping import counts_single_rows, grouped_figure, ordered_total
-from agent.checks.joins import joined_through_a_hub, mismatched_join, off_key_join, paired_under_a_parent
+from agent.checks.joins import cross_joined, joined_through_a_hub, mismatched_join, off_key_join, paired_under_a_parent
 from agent.checks.precedence import loose_or
+from agent.checks.rows import repeated_rows, shown_twice
 from agent.checks.quantifier import none_as_not_equal, universal_dropped
 from agent.checks.question import (columns_not_shown, counts_an_amount, echoes_filter, either_for_both,
                                    figure_not_computed, flag_not_used, link_side_reversed, name_not_shown,
@@ -366,6 +367,35 @@ def _paired(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     return Finding({"one": found[0], "other": found[1], "parent": found[2]}) if found else None
 
 
+def _cross_join(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """Tables of one query level that no condition links (`JOIN Treatments ON Owners.owner_id = Owners.owner_id`):
+    each row of one is paired with every row of the other."""
+    found = cross_joined(result.sql, turn.catalogue(), dialect=turn.dialect)
+    return Finding({"one": found[0], "other": found[1].split(", ")}) if found else None
+
+
+def _shown_twice(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """One column shown twice under two names (`T2.name AS student_name, T2.name AS friend_name`): the query meant two
+    things and reads one."""
+    found = shown_twice(result.sql, dialect=turn.dialect)
+    return Finding({"column": found[0], "names": found[1]}) if found else None
+
+
+def _repeated_rows(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """A listing of one table's rows, its key among the columns, that shows a row twice: the join with another table
+    only filters, and repeats each row once per row it matches ("countries that do not speak English" read as
+    countries with some language other than English)."""
+    found = repeated_rows(result.sql, result.rows(), turn.catalogue(), dialect=turn.dialect)
+    return Finding({"table": found[0], "other": found[1].split(", ")}) if found else None
+
+
+def _extreme_subset(turn: TurnFacts, result: Result, text: str) -> Finding | None:
+    """A row picked as holding an extreme taken over some rows (`= (SELECT MIN(attribute_value) … WHERE attribute_name
+    = 'Intelligence')`), by a query that does not keep to those rows: any row with that value matches."""
+    found = extreme_elsewhere(result.sql, dialect=turn.dialect)
+    return Finding({"column": found[0], "conditions": found[1]}) if found else None
+
+
 def _journey(turn: TurnFacts, result: Result, text: str) -> Finding | None:
     """A value the question puts at one end of a journey ("flights from CVO") compared with the column of the other
     end (`DestAirport`) of a table that has both."""
@@ -605,6 +635,11 @@ CHECKS: tuple[Check, ...] = (
           assumes="a column refers to the table its declared foreign key names", tables=("refers",)),
     Check("paired", _paired, caveat="paired", hint="unused",
           assumes="the tables' links are their declared foreign keys", tables=("one", "other", "parent")),
+    Check("cross_join", _cross_join, caveat="cross_join", hint="unused", tables=("one", "other")),
+    Check("shown_twice", _shown_twice, caveat="shown_twice", hint="unused", separator=" and ", separator_zh="和"),
+    Check("repeated_rows", _repeated_rows, caveat="repeated_rows", hint="unused",
+          assumes="a table's rows are told apart by its declared primary key", tables=("table", "other")),
+    Check("extreme_subset", _extreme_subset, caveat="extreme_subset", hint="unused", separator=" AND "),
     Check("ordered_total", _ordered_total, caveat="ordered_total", hint="unused"),
     Check("partial_values", _partial_values, caveat="partial_values", hint="unused"),
     Check("dropped", _dropped, caveat="dropped", hint="unused"),

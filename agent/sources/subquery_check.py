@@ -66,6 +66,28 @@ def outer_row_columns(sql: str, schema: dict[str, list[str]], *, dialect: str = 
     return found
 
 
+def one_value_subqueries(sql: str, *, dialect: str = "sqlite") -> list[str]:
+    """The SQL of each subquery `sql` compares as one value (`x = (SELECT id FROM …)`, `x > (SELECT …)`) that may give
+    several rows: it selects no aggregate and has no `LIMIT 1`. SQLite compares the first row it finds and says
+    nothing (PostgreSQL refuses), so `attribute_id = (SELECT id FROM attribute JOIN hero_attribute … WHERE
+    attribute_value = 100)` reads one attribute of many."""
+    try:
+        tree = sqlglot.parse_one(sql, read=dialect)
+    except (SqlglotError, RecursionError, ValueError):
+        return []
+    found = []
+    for subquery in tree.find_all(exp.Subquery):
+        select = subquery.this
+        if not isinstance(select, exp.Select) or not isinstance(subquery.parent, COMPARISONS) \
+                or len(select.expressions) != 1 or select.expressions[0].find(exp.AggFunc):
+            continue
+        limit = select.args.get("limit")
+        if limit is not None and limit.expression is not None and limit.expression.sql() == "1":
+            continue
+        found.append(select.sql(dialect=dialect))
+    return found
+
+
 def _compared(expression: exp.Expression) -> bool:
     """A SELECT whose value an outer row is compared with: `IN (it)`, `= ANY (it)`, `> (it)`."""
     subquery = expression.parent

@@ -28,7 +28,7 @@ from agent.sources.errors import (
 )
 from agent.sources.schema_search import TableIndex
 from agent.sources.sql_guard import check_sql
-from agent.sources.subquery_check import outer_row_columns
+from agent.sources.subquery_check import one_value_subqueries, outer_row_columns
 from agent.tools.base import Tool, ToolContext, ToolOutcome, error
 from agent.checks.turn import table_in_question
 
@@ -224,6 +224,10 @@ def run_sql(ctx: ToolContext, args: SQLArgs) -> ToolOutcome:
         if "ambiguous" not in str(exc).lower():
             raise
         return _disambiguated(ctx, args.sql, exc)
+    several = several_rows(ctx.database, args.sql)
+    if several:
+        return _engine_error(ctx, "a subquery compared as one value gives several rows, and only the first is "
+                                  f"compared: {several}; compare with IN, or pick the one row meant")
     observation = result_observation(result)
     if finds_nothing(result.row_count, result.rows):  # a value spelled otherwise than stored finds no row: say which
         unmatched = unmatched_filters(ctx.database, args.sql)
@@ -263,6 +267,22 @@ def _disambiguated(ctx: ToolContext, sql: str, failure: QueryFailed) -> ToolOutc
     outcome.add_note(f"{explained}. askdb ran it with {said}, the table the question names: check that this "
                      "answers the question", ran_as=qualified)
     return outcome
+
+
+def several_rows(database: DataSource, sql: str) -> str | None:
+    """The first subquery `sql` compares as one value that gives more than one row, run alone
+    (`subquery_check.one_value_subqueries`); None when each gives at most one, or runs only inside the query (a
+    correlated one)."""
+    for subquery in one_value_subqueries(sql, dialect=database.dialect):
+        try:
+            rows = database.execute(subquery, max_rows=2).rows
+        except SourceUnavailable:
+            raise
+        except SourceError:
+            continue
+        if len(rows) > 1:
+            return subquery
+    return None
 
 
 def unmatched_filters(database: DataSource, sql: str) -> list[str]:

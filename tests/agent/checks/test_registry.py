@@ -113,6 +113,37 @@ EXAMPLES: dict[str, tuple[Example, Example]] = {
         Example("20世纪90年代首飞的飞机，按用途分各有几款？",
                 "SELECT role, COUNT(*) FROM aircraft WHERE first_flight_date LIKE '199%' GROUP BY role",
                 "战斗机 5 款", rows=[["fighter", 5]])),
+    "cross_join": (
+        Example("Which owners have a dog?",
+                "SELECT o.first_name FROM Owners AS o JOIN Dogs AS d ON o.owner_id = o.owner_id", rows=[["Kacey"]],
+                schema="kennel", why="a condition every row meets: each owner paired with every dog"),
+        Example("Which owners have a dog?",
+                "SELECT DISTINCT o.first_name FROM Owners AS o JOIN Dogs AS d ON o.owner_id = d.owner_id",
+                rows=[["Kacey"]], schema="kennel")),
+    "shown_twice": (
+        Example("List each dog's name with its owner's first name.",
+                "SELECT d.name AS dog_name, d.name AS owner_name FROM Dogs AS d JOIN Owners AS o "
+                "ON o.owner_id = d.owner_id", rows=[["Kacey", "Kacey"]], schema="kennel",
+                why="the owner's name read from the dog's column"),
+        Example("List each dog's name with its owner's first name.",
+                "SELECT d.name AS dog_name, o.first_name AS owner_name FROM Dogs AS d JOIN Owners AS o "
+                "ON o.owner_id = d.owner_id", rows=[["Kacey", "Nora"]], schema="kennel")),
+    "repeated_rows": (
+        Example("What are the codes of the countries that do not speak English?",
+                "SELECT c.Code FROM country AS c JOIN countrylanguage AS l ON l.CountryCode = c.Code "
+                "WHERE l.Language <> 'English'", rows=[["ABW"], ["ABW"], ["AFG"]], schema="languages",
+                why="Aruba once for each of its other languages, and listed though it speaks English"),
+        Example("What are the codes of the countries that do not speak English?",
+                "SELECT Code FROM country EXCEPT SELECT CountryCode FROM countrylanguage WHERE Language = 'English'",
+                rows=[["AFG"], ["AGO"]], schema="languages")),
+    "extreme_subset": (
+        Example("Which fighter is the fastest?",
+                "SELECT model FROM aircraft WHERE max_speed_kmh = "
+                "(SELECT MAX(max_speed_kmh) FROM aircraft WHERE role = 'fighter')", rows=[["MiG-25"]],
+                why="any aircraft as fast as the fastest fighter matches"),
+        Example("Which fighter is the fastest?",
+                "SELECT model FROM aircraft WHERE role = 'fighter' AND max_speed_kmh = "
+                "(SELECT MAX(max_speed_kmh) FROM aircraft WHERE role = 'fighter')", rows=[["MiG-25"]])),
     "ordered_total": (
         Example("How many countries speak Spanish by the largest percentage?",
                 "SELECT COUNT(*) FROM countrylanguage WHERE Language = 'Spanish' ORDER BY Percentage DESC LIMIT 1",
