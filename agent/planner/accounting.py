@@ -494,11 +494,20 @@ def _names_the_key(i: int, r: RoleResolver, edges: list, schema: SchemaIndex) ->
     return any(e.ref_table in (*after, *before) and word in schema.column(e.table, e.column).words for e in edges)
 
 
+#: Words before a verb's bare form ("does Boeing supply", "to supply").
+_AUXILIARIES = frozenset({"do", "does", "did", "to", "will", "can", "could", "would"})
+
+
 def _verb_of_a_key(i: int, r: RoleResolver, frame: Frame, edges: list, schema: SchemaIndex) -> bool:
     """A verb naming the key a relation of the query goes by, a join's or a negation's ("never supplied a part":
     the parts' `supplier_id`; "operated": an `operator_…` key): the same word, said as a verb."""
     word = r.q.tokens[i].norm
-    if len(word) < 6 or not word.isalpha() or not word.endswith(("ed", "ing", "ies", "ates")):  # a verb, not "students"
+    before = [t.norm for t in r.q.tokens[max(0, i - 3):i]]
+    # a verb, not "students": its ending says so, or, for its bare form ("does Boeing supply", "companies supply"),
+    # an auxiliary a few words before it or the plural subject right before it
+    said = word.endswith(("ed", "ing", "ies", "ates")) or bool(_AUXILIARIES & set(before)) or (
+        before and before[-1].endswith("s") and not before[-1].endswith("ss") and len(before[-1]) > 3)
+    if len(word) < 6 or not word.isalpha() or not said:
         return False
     ways = edges + [e for a in frame.absent for e in schema.join_path(frame.fact, a.tables[0]) or []]
     return any(w[:5] == word[:5] and len(w) >= 6 for e in ways for w in schema.column(e.table, e.column).words)

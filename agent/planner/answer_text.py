@@ -40,7 +40,7 @@ def result_answer(frame: Frame, *, columns: list[str], rows: list[list[Any]], ro
                   truncated: bool) -> str:
     """State a query result: one value as a sentence, several rows as a count and the first rows."""
     zh = frame.zh
-    where = _conditions(frame.conditions, zh, frame.lexicon)
+    where = _conditions([*frame.conditions, *frame.after_rank], zh, frame.lexicon)
     if not rows:
         return (NO_MATCH_ZH + (f"（{where}）" if where else "") + "。") if zh else \
             (NO_MATCH + (f" ({where})" if where else "") + ".")

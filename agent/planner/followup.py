@@ -1148,7 +1148,8 @@ def frame_to_dict(frame: Frame) -> dict[str, Any]:
             "having_measure": measure(frame.having_measure) if frame.having_measure is not None else None,
             "having_other": measure(frame.having_other) if frame.having_other is not None else None,
             "order": order, "limit": frame.limit,
-            "ties": frame.ties, "best_per_group": frame.best_per_group, "distinct": frame.distinct, "existence": frame.existence, "required": frame.required, "roles": frame.roles, "subject_text": frame.subject_text,
+            "ties": frame.ties, "best_per_group": frame.best_per_group,
+            "after_rank": [condition(c) for c in frame.after_rank], "distinct": frame.distinct, "existence": frame.existence, "required": frame.required, "roles": frame.roles, "subject_text": frame.subject_text,
             "compared": frame.compared, "ends": frame.ends, "each_row": frame.each_row,
             "units": sorted({name.rsplit("_", 1)[-1] for name in frame.units.values()}),
             "absent": [{"tables": a.tables, "text": a.text, "conditions": [condition(c) for c in a.conditions]}
@@ -1183,6 +1184,7 @@ def frame_from_dict(data: dict[str, Any], schema: SchemaIndex) -> Frame | None:
                       measures=measures, conditions=[condition(c) for c in data["conditions"]],
                       having=(having[0], tuple(having[1])) if having else None, order=order, limit=data["limit"], ties=data.get("ties", False),
                       best_per_group=data.get("best_per_group", False),
+                      after_rank=[condition(c) for c in data.get("after_rank", [])],
                       distinct=data["distinct"], existence=list(data["existence"]), required=list(data.get("required", [])), roles=dict(data.get("roles", {})), subject_text=data["subject_text"],
                       compared=data.get("compared", False), ends=data.get("ends", False),
                       each_row=data.get("each_row", False),

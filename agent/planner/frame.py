@@ -108,6 +108,9 @@ class Frame:
     #: The best rows of each group ("the heaviest payload in each orbit"): ranked within the group by
     #: `order.column`, the first `limit` places of each kept
     best_per_group: bool = False
+    #: Conditions the best row of each group must meet, applied after the ranking ("Which rockets made their last
+    #: launch in the 2010s?": each rocket's last launch, kept when it falls in the 2010s)
+    after_rank: list[Condition] = field(default_factory=list)
     #: The measure the HAVING compares, when not the count ("roles with an average range above 5,000 km")
     having_measure: Measure | None = None
     #: The measure of the same group it is compared with instead of a number ("more launches in 2025 than in 2024")

@@ -729,6 +729,21 @@ class Assembler:
             == "的")
         return asked if head is not asked and did else head
 
+    def _whose_first_or_last(self, frame: Frame) -> Mention | None:
+        """The rows asked for right after "which"/哪些 whose own first or last row of the fact the question ranks by
+        ("Which rockets made their last launch …", 哪些火箭的最后一次发射…): a table the fact's rows refer to, followed
+        by "their"/"its", or by 的; None otherwise."""
+        tokens, text = self.q.tokens, self.q.text
+        for m in self.r.mentions:
+            if m.kind != "table" or self.table(m) == frame.fact or not self.schema.upward(frame.fact, self.table(m)) \
+                    or not any(w.kind == "keyword" and w.code == "which" and 0 <= m.start - w.end <= 1
+                               for w in self.r.mentions):
+                continue
+            if self.q.zh and text[tokens[m.end - 1].end:].startswith("的") or not self.q.zh and any(
+                    t.norm in ("their", "its") for t in tokens[m.end:]):
+                return m
+        return None
+
     def _measured_in_child(self, frame: Frame, subject: Mention | None) -> None:
         """"Top 5 manufacturers by payload mass": rank the subject's rows by a measure of the rows
         that refer to them, so the subject becomes the grouping and the measured table the fact."""
@@ -2090,6 +2105,18 @@ class Assembler:
                     r.use(named)  # 首飞时间最晚的机型分别是哪款: the model of each one, as asked, not its name
                 shown = self.column(named) if named is not None else self.label(frame.fact)
                 frame.columns = [c for c in (shown, column) if c not in frame.group_columns]
+            elif rank.time_desc is not None and not (frame.entity or frame.group_columns or frame.group_time) \
+                    and column.table == frame.fact and (owner := self._whose_first_or_last(frame)) is not None:
+                # "Which rockets made their last launch in the 2010s?", 哪些火箭的最后一次发射是在2010年代？: each
+                # rocket's last launch, kept when it falls in the period (not the period's last launch)
+                frame.entity, frame.best_per_group, frame.measures = self.table(owner), True, []
+                frame.order = Ordering(rank.desc, column=column)
+                frame.after_rank = [c for c in frame.conditions if c.column == column]
+                frame.conditions = [c for c in frame.conditions if c.column != column]
+                frame.columns = [self.label(frame.fact), column]
+                self.r.use(owner)
+                self.notes.append(f"'{owner.text}' … first or last → one row per {frame.entity}"
+                                  + (", its period kept after the ranking" if frame.after_rank else ""))
             elif both_ends(self.q.text) and not (r.limit or rank.every or frame.measures):
                 # "the earliest and latest launch dates", 最高和最低: both ends of the column, not one
                 frame.measures = [Measure("min", column), Measure("max", column)]

@@ -292,6 +292,9 @@ def _order(frame: Frame, fact: str, lexicon: Lexicon | None) -> str:
                if frame.ties else ", keeping the first") if frame.limit is not None else ""
     if frame.best_per_group and top:  # "the heaviest payload in each orbit"
         top = top.replace("，取", "，每组取", 1) if lexicon is not None else top + " in each group"
+        if frame.after_rank:  # "Which rockets made their last launch in the 2010s?": each one's, kept by its date
+            kept = [_condition_zh(c, lexicon) if lexicon is not None else _condition_en(c) for c in frame.after_rank]
+            top += (f"，只保留{'且'.join(kept)}的" if lexicon is not None else f", kept when {' and '.join(kept)}")
     if frame.ends and top:  # "…, and which the fewest?": both ends
         top = "，取第一名和最后一名（并列的都保留）" if lexicon is not None else ", keeping the first and the last (ties kept)"
     return order + top

@@ -617,7 +617,13 @@ class RoleResolver:
         tokens = self.q.tokens
         for i, t in enumerate(tokens):
             if t.norm not in ("first", "last") or not i or self.rank is not None or not (
-                    tokens[i - 1].norm in ("the", "its") or self._named_ones(i - 1)):
+                    tokens[i - 1].norm in ("the", "its") or self._named_ones(i - 1)
+                    # "Which rockets made their last launch in the 2010s?": each one's own, asked of the rows after
+                    # "which" (framing `_whose_first_or_last`)
+                    or tokens[i - 1].norm == "their" and any(
+                        m.kind == "table" and m.end < i and any(
+                            w.kind == "keyword" and w.code == "which" and 0 <= m.start - w.end <= 1
+                            for w in self.mentions) for m in self.mentions)):
                 continue
             after = next((m for m in self.mentions if m.start == i + 1), None)
             own = next((m for m in self.mentions if m.start <= i < m.end), None)
@@ -626,6 +632,8 @@ class RoleResolver:
                     c.is_date for tb in after.tables for c in self.schema.tables[tb].time_columns):
                 continue
             self.rank = Rank(desc=t.norm == "last", time_desc=t.norm == "last")
+            if tokens[i - 1].norm == "their":
+                self.ranked_rows = after  # "Which launch sites had their first launch …": the launches ranked
             self.read_tokens.add(i)
             self.use(own)
             return

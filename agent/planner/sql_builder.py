@@ -35,6 +35,16 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
         SQLBuildError: the rendered SQL does not parse.
     """
     frame = _on_own_keys(frame, schema)
+    if frame.best_per_group and frame.order is None:  # a follow-up that dropped the ranking of each group
+        raise PlanningFailed("the best row of each group is not ranked by anything in this question",
+                             zh="这个问题里看不出每组按什么挑出最靠前的一行")
+    if frame.best_per_group and frame.order.measure is None and len(frame.measures) == 1 \
+            and frame.measures[0].func == "count" and frame.measures[0].column is None \
+            and frame.measures[0].condition is None:
+        # "How many are there?" after the last launch of each rocket: the rows listed, counted
+        listed = build_sql(replace(frame, measures=[]), schema)
+        return _checked(f"SELECT COUNT(*) AS {quote_ident(measure_alias(frame.measures[0], frame))} FROM (\n{listed}\n)"
+                        " AS listed")
     tables = frame.tables(schema)
     via = frame.ways()
     if frame.entity and frame.entity_via and frame.entity_via != frame.fact:
@@ -236,7 +246,11 @@ def _best_per_group(lines: list[str], frame: Frame, schema: SchemaIndex, col, en
     where = next((i for i, line in enumerate(lines) if line.startswith("WHERE ")), None)
     lines = [*lines, f"WHERE {known}"] if where is None else \
         [*lines[:where], lines[where] + f"\n  AND {known}", *lines[where + 1:]]
-    lines = [lines[0].replace("SELECT DISTINCT ", "SELECT ", 1)
+    selected = lines[0].replace("SELECT DISTINCT ", "SELECT ", 1)
+    for c in frame.after_rank:  # what the best rows are kept by is shown beside them (and read by the outer query)
+        if col(c.column) not in selected:
+            selected += f", {col(c.column)}"
+    lines = [selected
              + f", RANK() OVER (PARTITION BY {', '.join(partition)} ORDER BY {col(frame.order.column)}{direction})"
              f" AS {quote_ident('rank_in_group')}", *lines[1:]]
     inner = "\n".join(lines)
@@ -244,8 +258,9 @@ def _best_per_group(lines: list[str], frame: Frame, schema: SchemaIndex, col, en
     shown = "*" if (frame.limit or 1) > 1 else ", ".join(
         quote_ident(s.alias_or_name) for s in sqlglot.parse_one(inner, read="sqlite").selects
         if s.alias_or_name != "rank_in_group")
+    kept = "".join(f"\n  AND {_condition(c, lambda c: quote_ident(c.name))}" for c in frame.after_rank)
     return (f"SELECT {shown} FROM (\n{inner}\n) AS ranked\nWHERE {quote_ident('rank_in_group')} <= {int(frame.limit or 1)}"
-            f"\nORDER BY 1, {quote_ident('rank_in_group')}")
+            f"{kept}\nORDER BY 1, {quote_ident('rank_in_group')}")
 
 
 def _best_per_period(lines: list[str], frame: Frame, col, year: str | None) -> str:

@@ -1,0 +1,75 @@
+"""Read after session 36's leftovers (issue 38).
+
+- "Which rockets made their last launch in the 2010s?", 哪些火箭的最后一次发射是在2010年代？: each rocket's own last launch,
+  kept when it falls in the period (the Chinese one gave the 2010s' single last launch, as if right; the English one
+  said 'last' was left out). The same of "their first launch" and of other owners (countries, launch sites).
+- "How many are there?" after the best row of each group: those rows counted (it counted every launch of one rocket,
+  as if right); "Which of them are Russian?" there, a ranking it cannot keep: declined (it failed with an error).
+- "How many aircraft parts does Boeing supply?", "Which German companies supply aircraft parts?": 'supply' is the
+  verb of the parts' `supplier_id`, as 'supplied' and 'supplies' are.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.agent.planner.test_planner_followup import planner, result, sample, talk  # noqa: F401 (fixtures)
+
+LAST_IN_THE_2010S = ("SELECT v.name FROM launches l JOIN launch_vehicles v ON l.vehicle_id = v.id GROUP BY v.id "
+                     "HAVING MAX(l.launch_date) >= '2010-01-01' AND MAX(l.launch_date) < '2020-01-01' ORDER BY 1")
+
+
+@pytest.mark.parametrize("question", ["Which rockets made their last launch in the 2010s?",
+                                      "哪些火箭的最后一次发射是在2010年代？"])
+def test_each_ones_last_launch_is_kept_when_it_falls_in_the_period(talk, sample_db_path, question):
+    _, answer = talk.ask(question)
+    rows = result(talk)
+    gold = sample(sample_db_path, LAST_IN_THE_2010S.replace("v.name", "v.name_zh") if "火箭" in question
+                  else LAST_IN_THE_2010S)
+    assert "caveat" not in answer and sorted(r[0] for r in rows) == sorted(r[0] for r in gold)
+    assert all("2010" <= r[-1] < "2020" for r in rows)  # each one's last launch date, shown
+    assert ("2010-01-01" in answer["text"]) and ("只保留" in answer["text"] if "火箭" in question
+                                                 else "kept when launch date" in answer["text"])
+
+
+def test_the_owners_of_the_first_launch_may_be_any_table_above_the_launches(talk, sample_db_path):
+    _, answer = talk.ask("Which countries made their first launch after 2000?")
+    gold = sample(sample_db_path, "SELECT c.name FROM launches l JOIN launch_sites s ON l.site_id = s.id JOIN countries c "
+                                  "ON s.country_id = c.id GROUP BY c.id HAVING MIN(l.launch_date) >= '2001-01-01'")
+    assert "caveat" not in answer and sorted(r[0] for r in result(talk)) == sorted(r[0] for r in gold)
+
+
+def test_none_found_says_the_period_it_kept_by(talk):
+    _, answer = talk.ask("Which launch sites had their first launch before 1970?")
+    assert result(talk) == [] and "No rows match this question (before 1970)." in answer["text"]
+
+
+def test_the_period_of_each_ones_own_last_launch_is_not_a_pick_of_one(talk):
+    # "the last launch of each rocket": inside the period when the question says "each", not a filter after
+    _, answer = talk.ask("What was the date of the last launch of each rocket?")
+    assert "caveat" not in answer and "kept when" not in answer["text"] and len(result(talk)) > 50
+
+
+def test_the_best_rows_of_each_group_are_counted_and_a_lost_ranking_declined(talk, sample_db_path):
+    talk.ask("Which rockets made their last launch in the 2010s?")
+    _, answer = talk.ask("How many are there?")
+    assert "caveat" not in answer and result(talk) == [(len(sample(sample_db_path, LAST_IN_THE_2010S)),)]
+    _, answer = talk.ask("Which of them are Russian?")
+    assert answer["sql"] is None and "not ranked by anything" in answer["caveat"]
+
+
+@pytest.mark.parametrize("question, gold", [
+    ("How many aircraft parts does Boeing supply?",
+     "SELECT COUNT(*) FROM aircraft_hardware h JOIN manufacturers m ON h.supplier_id = m.id WHERE m.name = 'Boeing'"),
+    ("Which German companies supply aircraft parts?",
+     "SELECT DISTINCT m.name FROM aircraft_hardware h JOIN manufacturers m ON h.supplier_id = m.id JOIN countries c "
+     "ON m.country_id = c.id WHERE c.name = 'Germany'"),
+])
+def test_supply_is_the_verb_of_the_suppliers_key(talk, sample_db_path, question, gold):
+    _, answer = talk.ask(question)
+    assert "caveat" not in answer and sorted(result(talk)) == sorted(sample(sample_db_path, gold))
+
+
+def test_supply_as_a_noun_is_no_verb(talk):
+    _, answer = talk.ask("What is the supply of engines?")
+    assert "supply" in answer.get("caveat", "")
