@@ -193,7 +193,7 @@ class Frame:
         if self.entity:
             found.append(self.entity)
         columns = [*self.group_columns, *([self.group_time] if self.group_time else []), *self.columns,
-                   *(c.column for c in self.conditions)]
+                   *(c.column for c in (*self.conditions, *self.after_rank))]
         columns += [m.column for m in self.measures if m.column is not None]
         columns += [m.condition.column for m in self.measures if m.condition is not None]
         if self.order and self.order.column is not None:
@@ -207,7 +207,7 @@ class Frame:
     def ways(self) -> dict[str, str]:
         """The table each condition's table is reached through, a share's included ("What share of the payloads
         were built by Chinese manufacturers?": the makers' country, not the operators')."""
-        held = [*self.conditions, *(m.condition for m in self.measures if m.condition is not None)]
+        held = [*self.conditions, *self.after_rank, *(m.condition for m in self.measures if m.condition is not None)]
         return {c.column.table: c.via for c in held if c.via}
 
     @property

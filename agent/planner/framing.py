@@ -735,12 +735,14 @@ class Assembler:
         by "their"/"its", or by 的; None otherwise."""
         tokens, text = self.q.tokens, self.q.text
         for m in self.r.mentions:
-            if m.kind != "table" or self.table(m) == frame.fact or not self.schema.upward(frame.fact, self.table(m)) \
-                    or not any(w.kind == "keyword" and w.code == "which" and 0 <= m.start - w.end <= 1
-                               for w in self.r.mentions):
+            which = next((w for w in self.r.mentions if w.kind == "keyword" and w.code == "which"
+                          and 0 <= m.start - w.end <= 1), None)
+            if m.kind != "table" or which is None or self.table(m) == frame.fact \
+                    or not self.schema.upward(frame.fact, self.table(m)):
                 continue
-            if self.q.zh and text[tokens[m.end - 1].end:].startswith("的") or not self.q.zh and any(
-                    t.norm in ("their", "its") for t in tokens[m.end:]):
+            # (哪些火箭在2010年代完成了最后一次发射？: several asked, each with its own last launch)
+            if self.q.zh and (text[tokens[m.end - 1].end:].startswith("的") or which.text.startswith(("哪些", "哪几"))) \
+                    or not self.q.zh and any(t.norm in ("their", "its") for t in tokens[m.end:]):
                 return m
         return None
 
@@ -2111,8 +2113,11 @@ class Assembler:
                 # rocket's last launch, kept when it falls in the period (not the period's last launch)
                 frame.entity, frame.best_per_group, frame.measures = self.table(owner), True, []
                 frame.order = Ordering(rank.desc, column=column)
-                frame.after_rank = [c for c in frame.conditions if c.column == column]
-                frame.conditions = [c for c in frame.conditions if c.column != column]
+                # what is said of the first or last row, after the rows asked ("… in the 2010s", 最近一次发射失败了),
+                # keeps the best rows; a condition said before them ("Since 2015, which rockets …") is one of the rows
+                said_after = self.q.tokens[owner.end - 1].end
+                frame.after_rank = [c for c in frame.conditions if self.q.text.find(c.text, said_after) >= 0]
+                frame.conditions = [c for c in frame.conditions if c not in frame.after_rank]
                 frame.columns = [self.label(frame.fact), column]
                 self.r.use(owner)
                 self.notes.append(f"'{owner.text}' … first or last → one row per {frame.entity}"

@@ -247,18 +247,22 @@ def _best_per_group(lines: list[str], frame: Frame, schema: SchemaIndex, col, en
     lines = [*lines, f"WHERE {known}"] if where is None else \
         [*lines[:where], lines[where] + f"\n  AND {known}", *lines[where + 1:]]
     selected = lines[0].replace("SELECT DISTINCT ", "SELECT ", 1)
-    for c in frame.after_rank:  # what the best rows are kept by is shown beside them (and read by the outer query)
-        if col(c.column) not in selected:
-            selected += f", {col(c.column)}"
+    kept_by: dict[int, str] = {}  # each condition kept after the ranking -> the name the outer query reads it by
+    for i, c in enumerate(frame.after_rank):
+        if c.column.table == frame.fact and col(c.column) in selected:
+            kept_by[i] = quote_ident(c.column.name)
+        else:  # another table's column ("their last launch from Baikonur": the site's name), read under a name of its own
+            kept_by[i] = quote_ident(f"kept_{i}")
+            selected += f", {col(c.column)} AS {kept_by[i]}"
     lines = [selected
              + f", RANK() OVER (PARTITION BY {', '.join(partition)} ORDER BY {col(frame.order.column)}{direction})"
              f" AS {quote_ident('rank_in_group')}", *lines[1:]]
     inner = "\n".join(lines)
     # the first of each group alone: its place (1, or a tie's 1) says nothing, so it is not shown
-    shown = "*" if (frame.limit or 1) > 1 else ", ".join(
+    shown = "*" if (frame.limit or 1) > 1 and not frame.after_rank else ", ".join(
         quote_ident(s.alias_or_name) for s in sqlglot.parse_one(inner, read="sqlite").selects
-        if s.alias_or_name != "rank_in_group")
-    kept = "".join(f"\n  AND {_condition(c, lambda c: quote_ident(c.name))}" for c in frame.after_rank)
+        if s.alias_or_name != "rank_in_group" and not s.alias_or_name.startswith("kept_"))
+    kept = "".join(f"\n  AND {_condition(c, lambda _, name=kept_by[i]: name)}" for i, c in enumerate(frame.after_rank))
     return (f"SELECT {shown} FROM (\n{inner}\n) AS ranked\nWHERE {quote_ident('rank_in_group')} <= {int(frame.limit or 1)}"
             f"{kept}\nORDER BY 1, {quote_ident('rank_in_group')}")
 

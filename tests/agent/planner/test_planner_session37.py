@@ -73,3 +73,32 @@ def test_supply_is_the_verb_of_the_suppliers_key(talk, sample_db_path, question,
 def test_supply_as_a_noun_is_no_verb(talk):
     _, answer = talk.ask("What is the supply of engines?")
     assert "supply" in answer.get("caveat", "")
+
+
+LAST_FAILED = ("SELECT v.name_zh FROM launch_vehicles v WHERE (SELECT l.outcome FROM launches l WHERE l.vehicle_id = v.id "
+               "ORDER BY l.launch_date DESC LIMIT 1) = 'failure'")
+
+
+@pytest.mark.parametrize("question, gold", [
+    # the 82nd walk's Z7: several asked after 哪些, each with its own last launch (no 的 between)
+    ("哪些火箭在2010年代完成了最后一次发射？", LAST_IN_THE_2010S.replace("v.name", "v.name_zh")),
+    # what is said of the last launch after the rows asked keeps the best rows: its outcome
+    ("哪些火箭最近一次发射失败了？", LAST_FAILED),
+    # … and a condition on another table, read beside the ranking under a name of its own
+    ("Which rockets made their last launch from Baikonur?",
+     "SELECT v.name FROM launch_vehicles v WHERE (SELECT s.name FROM launches l JOIN launch_sites s ON l.site_id = s.id "
+     "WHERE l.vehicle_id = v.id ORDER BY l.launch_date DESC LIMIT 1) = 'Baikonur Cosmodrome'"),
+])
+def test_what_is_said_of_the_last_launch_keeps_the_best_rows(talk, sample_db_path, question, gold):
+    _, answer = talk.ask(question)
+    assert "caveat" not in answer
+    assert sorted(r[0] for r in result(talk)) == sorted(r[0] for r in sample(sample_db_path, gold))
+
+
+def test_a_period_said_before_the_rows_asked_is_one_of_the_rows_ranked(talk, sample_db_path):
+    # 2020年以来: the launches since 2020 ranked, each rocket's last of those kept when it failed
+    _, answer = talk.ask("2020年以来，哪些火箭的最后一次发射失败了？")
+    gold = sample(sample_db_path, LAST_FAILED.replace("WHERE l.vehicle_id = v.id",
+                                                      "WHERE l.vehicle_id = v.id AND l.launch_date >= '2020-01-01'"))
+    assert "caveat" not in answer and "2020年以来" in answer["text"]
+    assert sorted(r[0] for r in result(talk)) == sorted(r[0] for r in gold)
