@@ -175,8 +175,9 @@ class Frame:
     def period_of_the_buckets(self) -> list[Condition]:
         """The conditions naming a period on the dates the rows are grouped by ("2010年代平均每年…": the 2010s): an
         average of the buckets' counts is over every bucket of that period with rows, not only those counted."""
-        if self.group_time is None:
-            return []
+        if self.group_time is None or self.entity or self.group_columns \
+                or not all(m.func == "count" for m in self.measures):
+            return []  # (an average of each launch's total mass, or of each rocket's count, is of the groups there are)
         return [c for c in self.conditions if c.op.startswith("year_") and c.column is self.group_time]
 
     def shown_measure(self, measure: Measure) -> Measure:

@@ -2268,6 +2268,13 @@ class Assembler:
         shown_with: set[int] = set()
         for m in self.r.mentions:
             table = self.table(m) if m.kind == "table" and self.r.is_free(m) else None
+            if table and self._which_of_the_count(m, table, frame):
+                # 遥感系列卫星一共发射了多少颗？分别是从哪些发射场发射的？: the count of each site asked after 哪些, which
+                # "only rows with a launch site" would drop as if answered
+                frame.entity = table
+                self.r.use(m)
+                self.notes.append(f"'{m.text}' asked after which → one row per {table}")
+                continue
             if modifiers_only and not any(o.kind == "table" and self.r.compound(m, o, de=True) for o in self.r.mentions):
                 continue
             if table and not modifiers_only and (label := self._shown_with(m, table, frame, shown_with)) is not None:
@@ -2282,6 +2289,14 @@ class Assembler:
                     and self.schema.distance(frame.fact, table) < 99 and not self._says_whose(m, table, frame):
                 (frame.required if modifiers_only else frame.existence).append(table)
                 self.notes.append(f"'{m.text}' → only rows with a matching {table}")
+
+    def _which_of_the_count(self, m: Mention, table: str, frame: Frame) -> bool:
+        """A table asked right after which/哪些 in a question whose answer is one plain count of rows below it
+        (…一共发射了多少颗？分别是从哪些发射场发射的？): the rows counted for each of its rows."""
+        return not (frame.entity or frame.group_columns or frame.group_time or frame.order or frame.having) \
+            and len(frame.measures) == 1 and frame.measures[0].func == "count" and frame.measures[0].column is None \
+            and frame.measures[0].condition is None and table != frame.fact and self.schema.upward(frame.fact, table) \
+            and any(w.kind == "keyword" and w.code == "which" and 0 <= m.start - w.end <= 1 for w in self.r.mentions)
 
     def _theirs_listed(self) -> list[int]:
         """The "their"/"its" of a listing's "with their …" or "and their …" right after the rows it lists ("List the

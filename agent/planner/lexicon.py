@@ -249,6 +249,8 @@ ZH_WORDS: dict[str, str] = {
     # 在数据中, 数据库里: in the data, where every answer is from
     "在数据中": "", "数据中": "", "数据里": "", "数据库中": "", "数据库里": "", "库里": "",
     "是不是": "", "是否": "",  # 是不是都成功了？: asks yes or no, no "not"
+    # 因为那次发射本身失败了: the cause said is the condition itself (the launch's failure), read by its own words
+    "因为": "", "由于": "", "本身": "",
     "不同": "distinct", "不是": "not", "非": "not", "除了": "except", "没有": "without", "从未": "never",
     "没": "not", "未能": "not",  # 有几次没成功？: the launches that did not succeed
     # 一次都没有发射, 一次也没发射过: not once, as 从未 (else 一 is read as the number one)

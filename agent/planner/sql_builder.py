@@ -45,6 +45,8 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
         listed = build_sql(replace(frame, measures=[]), schema)
         return _checked(f"SELECT COUNT(*) AS {quote_ident(measure_alias(frame.measures[0], frame))} FROM (\n{listed}\n)"
                         " AS listed")
+    if (fewer := _fewer_than(frame, schema)) is not None:
+        return fewer
     tables = frame.tables(schema)
     via = frame.ways()
     if frame.entity and frame.entity_via and frame.entity_via != frame.fact:
@@ -174,6 +176,48 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
     if frame.ties and frame.order is not None and (frame.order.measure is not None or not (keys and frame.measures)):
         sql = _with_ties(lines, frame, col)
     return _checked(sql)
+
+
+def _fewer_than(frame: Frame, schema: SchemaIndex) -> str | None:
+    """Groups with fewer rows than a number, those with none included ("Which active rockets flew fewer than three times
+    in 2025?": the active rockets with no launch in 2025 too): each group's rows joined LEFT, the conditions on the rows
+    in the join, counted by their key. None when the HAVING keeps no group with none (`>`, `>=`, `=` a number above 0),
+    or the frame is other than a count per row of a table the rows refer to directly, with conditions on those two
+    tables alone."""
+    if frame.having is None or frame.having_measure is not None or frame.having_other is not None or not frame.entity \
+            or frame.group_columns or frame.group_time or frame.count_of_groups or frame.average_of_groups \
+            or frame.absent or frame.required or frame.entity_via or frame.best_per_group or len(frame.measures) != 1 \
+            or frame.measures[0].func != "count" or frame.measures[0].column is not None \
+            or frame.measures[0].condition is not None or frame.roles or frame.existence:
+        return None
+    op, numbers = frame.having
+    if not (op in ("<", "<=") or op == "between" and numbers and numbers[0] <= 0 or op == "=" and numbers == (0,)):
+        return None
+    edge = next((e for e in schema.join_path(frame.fact, frame.entity) or [None]), None)
+    entity, fact = schema.tables[frame.entity], schema.tables[frame.fact]
+    if edge is None or len(schema.join_path(frame.fact, frame.entity)) != 1 or edge.table != frame.fact \
+            or len(fact.pk) != 1 or any(c.column.table not in (frame.fact, frame.entity) or c.via for c in frame.conditions):
+        return None
+
+    def col(c: ColumnInfo) -> str:
+        return f"{quote_ident(c.table)}.{quote_ident(c.name)}"
+
+    label = _entity_label(frame, schema)
+    counted = f"COUNT({col(fact.columns[fact.pk[0]])})"
+    alias = quote_ident(measure_alias(frame.measures[0], frame))
+    on = [f"{quote_ident(edge.table)}.{quote_ident(edge.column)} = {quote_ident(edge.ref_table)}.{quote_ident(edge.ref_column)}"]
+    on += [_condition(c, col) for c in frame.conditions if c.column.table == frame.fact]
+    where = [_condition(c, col) for c in frame.conditions if c.column.table == frame.entity]
+    keys = [col(entity.columns[k]) for k in entity.pk] + [col(label)]
+    bound = " AND ".join(_number(n) for n in numbers)
+    lines = [f"SELECT {col(label)}, {counted} AS {alias}", f"FROM {quote_ident(frame.entity)}",
+             f"LEFT JOIN {quote_ident(frame.fact)} ON " + "\n  AND ".join(on)]
+    if where:
+        lines.append("WHERE " + "\n  AND ".join(where))
+    lines += [f"GROUP BY {', '.join(dict.fromkeys(keys))}",
+              f"HAVING {counted} {'BETWEEN' if op == 'between' else op} {bound}",
+              f"ORDER BY {alias} DESC, {col(label)}"]
+    return _checked("\n".join(lines))
 
 
 def _share_only(frame: Frame, schema: SchemaIndex, joins: list[tuple[str, Edge]], via: dict[str, str]) -> set[str]:
