@@ -1007,6 +1007,15 @@ def _ranking(frame: Frame, a: Assembler) -> list[str]:
         counted = r.rank.counted
         if counted is not None and frame.fact not in counted.tables:
             r.ignored.append(counted.text)  # the launches counted, where the frame counts payloads: not the same
+    own = a.column(r.rank.column, "numeric") if r.rank is not None and r.rank.column is not None and frame.entity \
+        and not by_count else None
+    if own is not None and own.table == frame.entity:
+        # "Which of them has the largest LEO payload capacity?" after launches counted per rocket: the rockets by their
+        # own capacity, shown beside their counts (it ranked them by the count, the capacity left out)
+        if own not in frame.group_columns:
+            frame.group_columns.append(own)
+        frame.order = Ordering(r.rank.desc, column=own)
+        r.use(r.rank.column)
     if frame.order is None and grouped and frame.measures:
         # Groups read largest first already ("which three of them flew most?"): the first measure ranks them.
         frame.order = Ordering(True, measure=frame.measures[0])

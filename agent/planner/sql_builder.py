@@ -181,14 +181,17 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
 def _fewer_than(frame: Frame, schema: SchemaIndex) -> str | None:
     """Groups with fewer rows than a number, those with none included ("Which active rockets flew fewer than three times
     in 2025?": the active rockets with no launch in 2025 too): each group's rows joined LEFT, the conditions on the rows
-    in the join, counted by their key. None when the HAVING keeps no group with none (`>`, `>=`, `=` a number above 0),
+    in the join, counted by their key; ranked by the count or by a column of the groups' own ("Which of them has the
+    largest LEO payload capacity?"). None when the HAVING keeps no group with none (`>`, `>=`, `=` a number above 0),
     or the frame is other than a count per row of a table the rows refer to directly, with conditions on those two
     tables alone."""
     if frame.having is None or frame.having_measure is not None or frame.having_other is not None or not frame.entity \
-            or frame.group_columns or frame.group_time or frame.count_of_groups or frame.average_of_groups \
+            or frame.group_time or frame.count_of_groups or frame.average_of_groups \
             or frame.absent or frame.required or frame.entity_via or frame.best_per_group or len(frame.measures) != 1 \
             or frame.measures[0].func != "count" or frame.measures[0].column is not None \
-            or frame.measures[0].condition is not None or frame.roles or frame.existence:
+            or frame.measures[0].condition is not None or frame.roles or frame.existence \
+            or any(c.table != frame.entity for c in frame.group_columns) \
+            or frame.order is not None and frame.order.measure is None and frame.order.column not in frame.group_columns:
         return None
     op, numbers = frame.having
     if not (op in ("<", "<=") or op == "between" and numbers and numbers[0] <= 0 or op == "=" and numbers == (0,)):
@@ -208,15 +211,25 @@ def _fewer_than(frame: Frame, schema: SchemaIndex) -> str | None:
     on = [f"{quote_ident(edge.table)}.{quote_ident(edge.column)} = {quote_ident(edge.ref_table)}.{quote_ident(edge.ref_column)}"]
     on += [_condition(c, col) for c in frame.conditions if c.column.table == frame.fact]
     where = [_condition(c, col) for c in frame.conditions if c.column.table == frame.entity]
-    keys = [col(entity.columns[k]) for k in entity.pk] + [col(label)]
+    keys = [col(entity.columns[k]) for k in entity.pk] + [col(label)] + [col(c) for c in frame.group_columns]
+    shown = list(dict.fromkeys([col(label), *(col(c) for c in frame.group_columns)]))
     bound = " AND ".join(_number(n) for n in numbers)
-    lines = [f"SELECT {col(label)}, {counted} AS {alias}", f"FROM {quote_ident(frame.entity)}",
+    lines = [f"SELECT {', '.join(shown)}, {counted} AS {alias}", f"FROM {quote_ident(frame.entity)}",
              f"LEFT JOIN {quote_ident(frame.fact)} ON " + "\n  AND ".join(on)]
     if where:
         lines.append("WHERE " + "\n  AND ".join(where))
     lines += [f"GROUP BY {', '.join(dict.fromkeys(keys))}",
-              f"HAVING {counted} {'BETWEEN' if op == 'between' else op} {bound}",
-              f"ORDER BY {alias} DESC, {col(label)}"]
+              f"HAVING {counted} {'BETWEEN' if op == 'between' else op} {bound}"]
+    by = alias if frame.order is None or frame.order.measure is not None else col(frame.order.column)
+    desc = frame.order is None or frame.order.desc
+    lines.append(f"ORDER BY {by}{' DESC' if desc else ''}, {col(label)}")
+    if frame.limit is not None and frame.ties:  # "Which of them has the largest …?": the first and any tied with it
+        inner = "\n".join(lines[:-1])
+        best = by.split(".")[-1]
+        return _checked(f"SELECT * FROM (\n{inner}\n) AS kept\nWHERE {best} = (SELECT {'MAX' if desc else 'MIN'}({best}) "
+                        f"FROM (\n{inner}\n) AS ranked)\nORDER BY 1")
+    if frame.limit is not None:
+        lines.append(f"LIMIT {int(frame.limit)}")
     return _checked("\n".join(lines))
 
 

@@ -142,3 +142,19 @@ def test_because_and_itself_are_filler(talk):
     talk.ask("2025年下半年发射的载荷中，目前状态为失效的有多少个？")
     _, answer = talk.ask("其中有几个是因为那次发射本身失败了？")
     assert "caveat" not in answer and result(talk) == [(7,)]
+
+
+def test_the_groups_ranked_by_their_own_column_keep_those_with_none(talk, sample_db_path):
+    # E2 after E1: ranked by the count (the capacity left out); and the rocket with the largest capacity flew 0 times
+    talk.ask("Which active rockets flew fewer than three times in 2025?")
+    _, answer = talk.ask("Which of them has the largest LEO payload capacity?")
+    assert "caveat" not in answer and result(talk) == [("Falcon Heavy", 63800.0, 0)]
+
+
+def test_the_groups_of_a_count_ranked_by_their_own_column(talk, sample_db_path):
+    talk.ask("哪些火箭在2024年发射超过20次？")
+    _, answer = talk.ask("其中近地轨道运力最大的是哪款？")
+    gold = sample(sample_db_path, "SELECT v.name_zh, v.payload_leo_kg FROM launch_vehicles v JOIN launches l ON "
+                                  "l.vehicle_id = v.id WHERE l.launch_date LIKE '2024%' GROUP BY v.id HAVING COUNT(*) > 20 "
+                                  "ORDER BY v.payload_leo_kg DESC LIMIT 1")
+    assert "caveat" not in answer and [r[:2] for r in result(talk)] == gold
