@@ -76,6 +76,7 @@ def unaccounted(r: RoleResolver, frame: Frame, schema: SchemaIndex) -> list[str]
     missing.extend(_which_unread(r, covered))
     missing.extend(_which_unshown(r, frame))
     missing.extend(_asked_rows_unshown(r, frame))
+    missing.extend(_total_unshown(r, frame))
     missing.extend(_all_of_each(r, frame))
     # 其他国家呢？, 其余的火箭: "the others", of characters the stop list holds one by one, which no query here says
     # (not inside a word or value read whole: a stored 其他 category)
@@ -357,6 +358,26 @@ def _asked_rows_unshown(r: RoleResolver, frame: Frame) -> list[tuple[int, str]]:
         if frame.fact not in tables and not any(c.table in tables and c.is_text for c in frame.columns):
             found.append((m.start, m.text))
     return found
+
+
+def _total_unshown(r: RoleResolver, frame: Frame) -> list[tuple[int, str]]:
+    """2025年2月到4月，发射到太阳同步轨道的有多少次？哪个国家的火箭发射得最多？ answered with the top country alone: the count
+    the first sentence asks, of all the rows, is in no row of a ranking that keeps the first groups; its words are
+    named."""
+    if frame.limit is None or frame.order is None or not (frame.entity or frame.group_columns or frame.group_time):
+        return []
+    ends = [m.end() for m in _SENTENCE_END.finditer(r.q.text)]
+    if len(ends) < 2:
+        return []
+    tokens = r.q.tokens
+    first = [m for m in r.mentions if m.kind == "keyword" and m.code == "count" and tokens[m.start].start < ends[0]]
+    ranked_later = any(m.kind == "keyword" and m.code in ("superlative", "which") and tokens[m.start].start >= ends[0]
+                       for m in r.mentions)
+    return [(m.start, m.text) for m in first] if first and ranked_later else []
+
+
+#: Where a question's sentences end (two questions in one: "…有多少次？哪个国家…最多？").
+_SENTENCE_END = re.compile(r"[？?]")
 
 
 def _when_unshown(r: RoleResolver, frame: Frame) -> list[tuple[int, str]]:

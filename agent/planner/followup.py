@@ -258,7 +258,7 @@ def _follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, tod
         lost += [] if keep_subject else _restrict(frame, a)
         changed.append("rows")
     changed += _time(frame, a) + _values(frame, a) + _negations(frame, a) + _comparisons(frame, a) + _grouping(frame, a)
-    lost += _count_kept_over_other_dates(frame, previous, a)
+    lost += _count_kept_over_other_dates(frame, previous, a) + _period_of_those_replaced(frame, previous, a)
     changed += _none_per_group(frame, a)
     changed += ["filter"] if a.flags(frame) else []  # "Which of those are reusable?": reusable = 1
     changed += _measures(frame, a) + _ranking(frame, a) + _share(frame, a, previous, zh=parsed.zh)
@@ -548,6 +548,21 @@ def _count_kept_over_other_dates(frame: Frame, previous: Frame, a: Assembler) ->
     shown = " ".join(f"{n:g}" for n in numbers)
     return [f"上一个回答的数量条件（{op} {shown}，按它的时间范围计）" if frame.zh
             else f"the previous answer's count {op} {shown} (over its own dates)"]
+
+
+def _period_of_those_replaced(frame: Frame, previous: Frame, a: Assembler) -> list[str]:
+    """其中2020年以来发射次数最多的是哪款？ after the rockets that launched in the 2000s: "those" are the rows the previous
+    period picked, and a new period on the same dates replaces it, so rows outside them count (Falcon 9, first launched
+    in 2010). The previous period is not kept, and said so, in words."""
+    if not _RESTRICT.search(a.q.text):
+        return []
+    gone = [c for c in previous.conditions if c.op.startswith("year_")
+            and not any(_same(c, now) for now in frame.conditions)]
+    # (the period picked which rows were listed: of rows below them, or of the groups' rows)
+    if not gone or not (previous.entity or previous.group_columns or any(c.column.table != previous.fact for c in gone)):
+        return []
+    periods = "、".join(c.text for c in gone) if frame.zh else ", ".join(c.text for c in gone)
+    return [f"上一个回答的时间范围（{periods}）" if frame.zh else f"the previous answer's period ({periods})"]
 
 
 def _values(frame: Frame, a: Assembler) -> list[str]:

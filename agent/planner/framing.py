@@ -1322,8 +1322,10 @@ class Assembler:
                   and m.text.lower() in ("how many", "多少", "几")]  # asked twice; not "Count the number of …"
         if said is None and len(counts) >= 2 and listed is not None:
             said = f"{counts[0].text} … {counts[-1].text}"  # "How many from New Zealand, and how many from the US?"
-        # 2025年每个季度，中国火箭和美国火箭各发射了多少次？: 各 after the list, each value in each quarter
-        each_after = word is not None and word.code == "group" and listed is not None and word.start > listed.at >= 0
+        # 2025年每个季度，中国火箭和美国火箭各发射了多少次？: 各 (or 分别) after the list, each value in each quarter
+        each_after = word is not None and word.code == "group" and listed is not None and word.start > listed.at >= 0 \
+            or word is None and listed is not None and listed.at >= 0 and (m := RESPECTIVELY.search(self.q.text)) \
+            is not None and m.start() > self.q.tokens[listed.at].start
         if said is None or listed is None or not frame.measures or frame.entity or frame.group_columns \
                 or (frame.group_time and not each_after):
             return

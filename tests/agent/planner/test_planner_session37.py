@@ -158,3 +158,30 @@ def test_the_groups_of_a_count_ranked_by_their_own_column(talk, sample_db_path):
                                   "l.vehicle_id = v.id WHERE l.launch_date LIKE '2024%' GROUP BY v.id HAVING COUNT(*) > 20 "
                                   "ORDER BY v.payload_leo_kg DESC LIMIT 1")
     assert "caveat" not in answer and [r[:2] for r in result(talk)] == gold
+
+
+# The eighty-fourth walk's (at dde32da).
+
+def test_each_listed_value_in_each_quarter_with_fenbie(talk, sample_db_path):
+    # Z1: 分别 after the list, as 各: each country in each quarter (it summed the two, as if right)
+    _, answer = talk.ask("2025年每个季度，中国和美国的火箭分别发射了多少次？")
+    assert "caveat" not in answer and len(result(talk)) == 8 and ("2025-Q1", "中国", 28) in result(talk)
+
+
+def test_a_total_asked_before_a_ranking_of_groups_is_said_to_be_left_out(talk):
+    # Z12: the top country alone answered "how many" of all of them as if right
+    _, answer = talk.ask("2025年2月到4月，发射到太阳同步轨道的有多少次？哪个国家的火箭发射得最多？")
+    assert "多少" in answer["caveat"]
+
+
+def test_a_period_of_those_replaced_by_a_new_one_is_said_to_be_left_out(talk):
+    # Z11: 其中 are the rockets that launched in the 2000s; 2020年以来 replaced that period (Falcon 9, first launch 2010)
+    talk.ask("2000年代发射过、现在仍在服役的火箭有哪些？")
+    _, answer = talk.ask("其中2020年以来发射次数最多的是哪款？")
+    assert "2000年代" in answer["caveat"]
+
+
+def test_a_new_period_of_the_same_question_is_no_period_of_those(talk):
+    talk.ask("How many launches were there in 2020?")
+    _, answer = talk.ask("and in 2021?")
+    assert "caveat" not in answer
