@@ -615,6 +615,15 @@ class OfflinePlanner:
             plan.focus_note = ("" if plan.zh else " ").join(filter(None, [plan.focus_note, *said])) or None
         return plan
 
+    def _before_the_turn(self, turn: _Turn) -> tuple[dict[str, Any] | None, str | None]:
+        """The previous turn's frame and how it ended. An answer of this turn sent back by a check is planned again
+        against the turn before, not as a follow-up of itself (2000年代首飞的飞机，按用途分各有几款？ read its own first
+        answer as the previous question's: 接着上一个问题 on a first question)."""
+        stored = self._state.planner_frame if self._state is not None else None
+        if stored and _answered_in(turn):
+            return stored.get("before"), stored.get("ended_before")
+        return stored, self._previous_answer()
+
     def _previous_answer(self) -> str | None:
         """How the conversation's previous turn ended: "ok", "incomplete" (an answer not marked ok: it said
         what it left out, or a check found it), "unshown" (the planner's own answer, whose one caveat named only
@@ -635,8 +644,7 @@ class OfflinePlanner:
         return "incomplete" if end.step_type == "answer" and end.sql else "unanswered"
 
     def _plan_in_focus(self, turn: _Turn) -> Plan:
-        previous = self._state.planner_frame if self._state is not None else None
-        ended = self._previous_answer()
+        previous, ended = self._before_the_turn(turn)
         focus = turn.focus
         if focus is None or names_own_time(turn.question):
             return self.plan(turn.question, previous, ended=ended)
@@ -711,8 +719,12 @@ class OfflinePlanner:
         text = sep.join(p for p in (plan.caveat, plan.focus_note, translated(plan.frame), read_alone(plan.frame),
                                     interpretation(plan.frame, plan.carried), result, data_ends(plan.frame)) if p)
         if self._state is not None:  # "complete": whether a follow-up of it inherits nothing left out; "gap": what
-            # it left out was only what to show ("shown"); "inherits": this answer builds on the previous one's gap
+            # it left out was only what to show ("shown"); "inherits": this answer builds on the previous one's gap;
+            # "before", "ended_before": the turn before's frame and end, for this answer planned again (a send-back)
+            before, ended = self._before_the_turn(turn)
             self._state.planner_frame = frame_to_dict(plan.frame) | {
+                "before": {k: v for k, v in (before or {}).items() if k not in ("before", "ended_before")} or None,
+                "ended_before": ended,
                 "complete": plan.caveat is None, "caveat": plan.caveat, "sql": plan.sql,
                 "gap": "shown" if plan.left_out_only_what_to_show else None,
                 "inherits": plan.frame.link in ("incomplete", "unanswered")}
@@ -775,6 +787,11 @@ def _read_turn(messages: list[dict[str, Any]]) -> _Turn:
                 calls.append((name, args, results.get(call.get("id"))))
     return _Turn(question, listed, described, calls, call_count, examples=examples, focus=remembered_focus(asked),
                  units=remembered_units(asked))
+
+
+def _answered_in(turn: _Turn) -> bool:
+    """Whether this turn has answered already (a check sent the answer back)."""
+    return any(name == "answer" for name, _, _ in turn.calls)
 
 
 def _preferences_apply(turn: _Turn) -> bool:

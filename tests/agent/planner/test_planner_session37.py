@@ -185,3 +185,21 @@ def test_a_new_period_of_the_same_question_is_no_period_of_those(talk):
     talk.ask("How many launches were there in 2020?")
     _, answer = talk.ask("and in 2021?")
     assert "caveat" not in answer
+
+
+def test_an_answer_sent_back_by_a_check_is_no_follow_up_of_itself(tmp_path, sample_db_path):
+    # Z8: a first question whose answer a check sent back was planned again as a follow-up of its own first answer,
+    # and its text said 接着上一个问题 (following your last question)
+    from app.core import AskDB
+    from app.settings import Settings
+
+    askdb = AskDB(Settings(store=tmp_path / "s.db", database=sample_db_path, llm="offline", memory_embedder="none"))
+    try:
+        events = list(askdb.ask("2000年代首飞的飞机，按用途分各有几款？", user_id="u"))
+        final = next(e.answer for e in events if e.type == "answer")
+        assert not final.ok and "接着上一个问题" not in final.data.text and "沿用" not in final.data.text
+        events = list(askdb.ask("其中战斗机有几款？", user_id="u", thread_id=events[0].thread_id))
+        final = next(e.answer for e in events if e.type == "answer")
+        assert "接着上一个问题" in final.data.text  # a real follow-up still follows
+    finally:
+        askdb.close()
