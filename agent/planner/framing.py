@@ -1709,6 +1709,11 @@ class Assembler:
         if tables or conditions:
             text = span_text(self.q, word, negated[-1])
             absent = tables or [conditions[0].column.table]
+            if self._owners_asked(frame):
+                # 哪些国家的火箭从来没有发射失败过？: none of a country's rockets failed, which each rocket's own absence
+                # counted per country is not (it listed every country with one rocket that never failed, as if right)
+                raise PlanningFailed("it asks for groups none of whose rows have something, which the offline planner "
+                                     "does not write", zh="问题问的是其中每一行都没有某种记录的组，离线规划器还不支持")
             # "have not flown since 2024": the period is of the launches there are none of, not of the rows kept
             after = self.q.tokens[word.start].start
             dated = [c for c in frame.conditions if c.op.startswith("year_") and c.column.table in absent
@@ -1725,6 +1730,22 @@ class Assembler:
             frame.conditions = [c for c in frame.conditions if c not in dated]
             frame.absent.append(Absence(absent, text, conditions + dated))
             self.notes.append(f"'{text}' → only {frame.fact} with no matching {', '.join(frame.absent[-1].tables)}")
+
+    def _owners_asked(self, frame: Frame) -> bool:
+        """The rows asked after which/哪些 are the owners of the rows the question is about, said with 的 or "'s"
+        (哪些国家的火箭, "Which countries' rockets"), and the rows are grouped by them: what is said of the rows is said of
+        all of each owner's."""
+        if not frame.entity or frame.entity == frame.fact:
+            return False
+        tokens, text = self.q.tokens, self.q.text
+        for m in self.r.mentions:
+            if m.kind != "table" or self.table(m) != frame.entity or not any(
+                    w.kind == "keyword" and w.code == "which" and 0 <= m.start - w.end <= 1 for w in self.r.mentions):
+                continue
+            rest = text[tokens[m.end - 1].end:]
+            if rest.startswith("的") or rest.startswith(("'", "’")) or tokens[m.end - 1].text.endswith(("'", "’")):
+                return True
+        return False
 
     def _dated_before(self, frame: Frame, absent: list[str], word: Mention) -> list[Condition]:
         """A period before the negation on the rows' own year column, which no word of the question names (自2020年以来，

@@ -203,3 +203,12 @@ def test_an_answer_sent_back_by_a_check_is_no_follow_up_of_itself(tmp_path, samp
         assert "接着上一个问题" in final.data.text  # a real follow-up still follows
     finally:
         askdb.close()
+
+
+def test_owners_none_of_whose_rows_have_something_are_declined(talk):
+    # the 85th walk's Z7: each rocket's own absence counted per country listed 7 countries as if right (gold: Italy)
+    _, answer = talk.ask("哪些国家的火箭从来没有发射失败过？")
+    assert answer["sql"] is None and "离线规划器还不支持" in answer["caveat"]
+    # … a count of each country's rockets that never failed is each rocket's own absence, as asked
+    _, answer = talk.ask("每个国家有几款从未发射失败的火箭？")
+    assert answer["sql"] is not None and "caveat" not in answer
