@@ -172,6 +172,10 @@ class Frame:
     #: The words the question was read by (the source's own included): the answer names the schema by them.
     lexicon: Lexicon = field(default=GENERIC, repr=False, compare=False)
 
+    def plain_count(self) -> bool:
+        """The frame measures one thing: how many of its rows there are (no column, no condition)."""
+        return [(m.func, m.column, m.condition) for m in self.measures] == [("count", None, None)]
+
     def period_of_the_buckets(self) -> list[Condition]:
         """The conditions naming a period on the dates the rows are grouped by ("2010年代平均每年…": the 2010s): an
         average of the buckets' counts is over every bucket of that period with rows, not only those counted."""

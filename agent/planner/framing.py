@@ -111,11 +111,6 @@ _EXAMPLES = re.compile(r"\b(?:and so on|and so forth|etc\.?|e\.g\.?|for example|
                        r"|等等?|例如|比如|诸如", re.I)
 
 
-def _plain_count(frame: Frame) -> bool:
-    """The frame measures one thing: how many of its rows there are (no column, no condition)."""
-    return [(m.func, m.column, m.condition) for m in frame.measures] == [("count", None, None)]
-
-
 class Assembler:
     def __init__(self, roles: RoleResolver):
         self.r, self.schema, self.q = roles, roles.schema, roles.q
@@ -641,8 +636,7 @@ class Assembler:
         """A Chinese table word that is a verb ending a clause 的 ties to a later table word (2024年发射的载荷,
         发射到GTO的载荷): what those rows did, as "launched" in English; the word after 的 names the rows."""
         tokens, text = self.q.tokens, self.q.text
-        if not tokens[m.start].zh or any(w.kind == "keyword" and w.code == "which" and 0 <= m.start - w.end <= 1
-                                         for w in self.r.mentions):
+        if not tokens[m.start].zh or self.r.which_before(m):
             return False  # (哪三个发射场承担的发射任务最多？: the sites, asked after 哪)
         return any(o.start >= m.end and o is not m and tokens[o.start].zh and re.fullmatch(
             r"[^，,。？?；;、的]{0,12}的", text[tokens[m.end - 1].end:tokens[self.r.start_before_values(o)].start])
@@ -682,9 +676,8 @@ class Assembler:
         """"In which years …", 哪些年/哪几年, "which month", 哪个月: the question asks for periods, right after its
         "which"."""
         r = self.r
-        return any(m.kind in ("column", "keyword") and m.text.lower() in YEAR_WORDS | PERIOD_WORDS and any(
-            w.kind == "keyword" and w.code == "which" and 0 <= m.start - w.end <= 1 for w in r.mentions)
-            for m in r.mentions)
+        return any(m.kind in ("column", "keyword") and m.text.lower() in YEAR_WORDS | PERIOD_WORDS and r.which_before(m)
+                   for m in r.mentions)
 
     def _counted_right_after(self, m: Mention) -> bool:
         """A table word right before a word of counting (…中，哪款发射次数最多？: 发射次数 is what ranks the rockets
@@ -735,8 +728,7 @@ class Assembler:
         by "their"/"its", or by 的; None otherwise."""
         tokens, text = self.q.tokens, self.q.text
         for m in self.r.mentions:
-            which = next((w for w in self.r.mentions if w.kind == "keyword" and w.code == "which"
-                          and 0 <= m.start - w.end <= 1), None)
+            which = self.r.which_before(m)
             if m.kind != "table" or which is None or self.table(m) == frame.fact \
                     or not self.schema.upward(frame.fact, self.table(m)):
                 continue
@@ -1110,7 +1102,7 @@ class Assembler:
         group (COUNT(DISTINCT key)), however many rows below them the question's period or values are on (it counted
         each rocket once per launch: the United States 770)."""
         if not frame.entity or not any(m.kind == "keyword" and m.code == "distinct" for m in self.r.mentions) \
-                or not _plain_count(frame) or not self.schema.upward(frame.fact, frame.entity) \
+                or not frame.plain_count() or not self.schema.upward(frame.fact, frame.entity) \
                 or (once := self.each_once(frame.fact)) is None:
             return
         frame.measures[:] = [once]
@@ -1120,7 +1112,7 @@ class Assembler:
         """"Which aircraft first flew in the 1990s, and how many of each were built?": each row with its count of units
         made (units built) beside its name, not a count of the rows per value of that column."""
         made = self.r.made_of_each
-        if made is None or frame.entity or frame.group_columns or frame.group_time or not _plain_count(frame):
+        if made is None or frame.entity or frame.group_columns or frame.group_time or not frame.plain_count():
             return
         column = next(c for c in made.columns if c.is_numeric and set(c.words) & MAKING_COLUMN_WORDS)
         if column.table != frame.fact:
@@ -1136,7 +1128,7 @@ class Assembler:
         are rows the query's own rows belong to (a launch carries several payloads): each counted once,
         COUNT(DISTINCT launches.id), not the payloads that meet the condition."""
         r = self.r
-        if self.q.zh or not _plain_count(frame) or frame.entity or frame.group_columns or frame.group_time \
+        if self.q.zh or not frame.plain_count() or frame.entity or frame.group_columns or frame.group_time \
                 or frame.having is not None:
             return
         count = next((m for m in r.mentions if m.kind == "keyword" and m.code == "count"), None)
@@ -1739,8 +1731,7 @@ class Assembler:
             return False
         tokens, text = self.q.tokens, self.q.text
         for m in self.r.mentions:
-            if m.kind != "table" or self.table(m) != frame.entity or not any(
-                    w.kind == "keyword" and w.code == "which" and 0 <= m.start - w.end <= 1 for w in self.r.mentions):
+            if m.kind != "table" or self.table(m) != frame.entity or not self.r.which_before(m):
                 continue
             rest = text[tokens[m.end - 1].end:]
             if rest.startswith("的") or rest.startswith(("'", "’")) or tokens[m.end - 1].text.endswith(("'", "’")):
@@ -2317,9 +2308,8 @@ class Assembler:
         """A table asked right after which/哪些 in a question whose answer is one plain count of rows below it
         (…一共发射了多少颗？分别是从哪些发射场发射的？): the rows counted for each of its rows."""
         return not (frame.entity or frame.group_columns or frame.group_time or frame.order or frame.having) \
-            and len(frame.measures) == 1 and frame.measures[0].func == "count" and frame.measures[0].column is None \
-            and frame.measures[0].condition is None and table != frame.fact and self.schema.upward(frame.fact, table) \
-            and any(w.kind == "keyword" and w.code == "which" and 0 <= m.start - w.end <= 1 for w in self.r.mentions)
+            and frame.plain_count() and table != frame.fact and self.schema.upward(frame.fact, table) \
+            and self.r.which_before(m) is not None
 
     def _theirs_listed(self) -> list[int]:
         """The "their"/"its" of a listing's "with their …" or "and their …" right after the rows it lists ("List the

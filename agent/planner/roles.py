@@ -188,6 +188,11 @@ class RoleResolver:
             return other if not kinds or other.kind in kinds else None
         return None
 
+    def which_before(self, m: Mention) -> Mention | None:
+        """The "which"/哪些 right before `m`, at most one word between ("which rockets", 哪些火箭); None if none."""
+        return next((w for w in self.mentions if w.kind == "keyword" and w.code == "which" and 0 <= m.start - w.end <= 1),
+                    None)
+
     def asked_right_after_which(self, kind: str) -> Mention | None:
         """The free mention of `kind` right after "which"/"what": a value ("Which helicopters …": the rows asked about
         are its table's) or a whole column ("which orbit": what the question asks for, grouped)."""
@@ -621,9 +626,7 @@ class RoleResolver:
                     # "Which rockets made their last launch in the 2010s?": each one's own, asked of the rows after
                     # "which" (framing `_whose_first_or_last`)
                     or tokens[i - 1].norm == "their" and any(
-                        m.kind == "table" and m.end < i and any(
-                            w.kind == "keyword" and w.code == "which" and 0 <= m.start - w.end <= 1
-                            for w in self.mentions) for m in self.mentions)):
+                        m.kind == "table" and m.end < i and self.which_before(m) for m in self.mentions)):
                 continue
             after = next((m for m in self.mentions if m.start == i + 1), None)
             own = next((m for m in self.mentions if m.start <= i < m.end), None)

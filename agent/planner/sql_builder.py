@@ -38,9 +38,7 @@ def build_sql(frame: Frame, schema: SchemaIndex) -> str:
     if frame.best_per_group and frame.order is None:  # a follow-up that dropped the ranking of each group
         raise PlanningFailed("the best row of each group is not ranked by anything in this question",
                              zh="这个问题里看不出每组按什么挑出最靠前的一行")
-    if frame.best_per_group and frame.order.measure is None and len(frame.measures) == 1 \
-            and frame.measures[0].func == "count" and frame.measures[0].column is None \
-            and frame.measures[0].condition is None:
+    if frame.best_per_group and frame.order.measure is None and frame.plain_count():
         # "How many are there?" after the last launch of each rocket: the rows listed, counted
         listed = build_sql(replace(frame, measures=[]), schema)
         return _checked(f"SELECT COUNT(*) AS {quote_ident(measure_alias(frame.measures[0], frame))} FROM (\n{listed}\n)"
@@ -187,9 +185,8 @@ def _fewer_than(frame: Frame, schema: SchemaIndex) -> str | None:
     tables alone."""
     if frame.having is None or frame.having_measure is not None or frame.having_other is not None or not frame.entity \
             or frame.group_time or frame.count_of_groups or frame.average_of_groups \
-            or frame.absent or frame.required or frame.entity_via or frame.best_per_group or len(frame.measures) != 1 \
-            or frame.measures[0].func != "count" or frame.measures[0].column is not None \
-            or frame.measures[0].condition is not None or frame.roles or frame.existence \
+            or frame.absent or frame.required or frame.entity_via or frame.best_per_group or not frame.plain_count() \
+            or frame.roles or frame.existence \
             or any(c.table != frame.entity for c in frame.group_columns) \
             or frame.order is not None and frame.order.measure is None and frame.order.column not in frame.group_columns:
         return None
