@@ -45,6 +45,11 @@ _MARKER_ZH = re.compile(r"^\s*(其中|那|只看|只|仅|同样|换成|改成|�
 #: "Which of them …", "list them": the rows or groups before, listed.
 _WHICH_OF = rf"\b(?:which|who|what) of (?:{THOSE_EN})\b|\blist them\b"
 _RESTRICT = re.compile(rf"{_WHICH_OF}|\bof (those|these)\b|\bamong ({THOSE_EN})\b|{THOSE_ZH}", re.IGNORECASE)
+#: "Which supplier provided each of them?", 它们分别是哪家供应商提供的？: each row listed before beside what is asked of it.
+_RESPECTIVELY = re.compile(rf"分别|各自|\beach (?:one )?of ({THOSE_EN})\b", re.I)
+#: "Which of them failed at least once?", 其中哪些至少失败过一次？: of the ones counted before, those with at least one
+#: row that has it, each with how many (not the rows themselves, which would not say whose they are).
+_AT_LEAST_ONCE = re.compile(r"\bat least once\b|\bever\b|至少.{0,4}一次|至少有过", re.I)
 #: "each of them", "each of those", 它们各自, 它们在那里各…, 其中每个, 其中2024年各…: each of the rows listed before.
 _EACH_OF_THEM = re.compile(rf"\beach (?:one )?of ({THOSE_EN})\b|它们.{{0,6}}各|它们每个|其中每个|这些.{{0,4}}各|其中.{{0,8}}各",
                            re.I)
@@ -222,7 +227,8 @@ def follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, toda
     "Which of those …" after an answer about the rows of a table, all of them ("Which launch vehicles
     flew more than 10 times since 2015?"), keeps those rows as its subject when what it adds is about
     them ("which of those are retired?": the vehicles, retired); a filter on the rows counted ("which of
-    those failed?") would change the counts, so those rows are listed instead, as before.
+    those failed?") would change the counts, so those rows are listed instead, as before, unless it asks
+    for the ones that did so at least once (`_AT_LEAST_ONCE`): those, each with its count of such rows.
 
     Raises:
         PlanningFailed: the follow-up changes nothing the planner can tell.
@@ -235,6 +241,9 @@ def follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, toda
             frame.conditions = [replace(c, via=previous.entity) if c in added and c.column.table != previous.entity
                                 and not c.via else c for c in frame.conditions]
             return frame, carried
+        if _AT_LEAST_ONCE.search(parsed.text) and frame.entity == previous.entity and frame.measures \
+                and all(m.func == "count" for m in frame.measures):
+            return frame, carried  # "Which of them failed at least once?": each one's failed rows, counted
     return _follow_up(parsed, schema, previous, today, keep_subject=False)
 
 
@@ -968,6 +977,9 @@ def _shown(frame: Frame, a: Assembler, *, also: bool) -> tuple[list[str], list[s
         if column is not None and a.schema.distance(frame.fact, column.table) < 99:
             columns.append(column)
             r.use(m)
+            if m.kind == "table" and m.extra and m.extra[0] == "role" and m.extra[1] in a.schema.tables \
+                    and m.extra[1] != frame.fact:
+                frame.roles[column.table] = m.extra[1]  # 分别是哪家供应商提供的？: the makers as the parts' supplier
     if any(c.is_date for c in columns):
         # 它是哪一年首飞的？: the year of the date the verb names (首飞), not another table's year column (a maker's)
         columns = [c for c in columns if c.is_date or not c.is_year]
@@ -976,7 +988,7 @@ def _shown(frame: Frame, a: Assembler, *, also: bool) -> tuple[list[str], list[s
     if all(any(c.column is column and c.op.startswith("year_") for c in frame.conditions) for column in columns):
         # "Which ones first flew in the 1990s?": the rows, named, beside the date their period is on
         columns = [a.label(frame.fact), *columns]
-    kept = frame.columns if also and listing else []
+    kept = frame.columns if (also or _RESPECTIVELY.search(a.q.text)) and listing else []
     lost = _restrict(frame, a) if frame.measures else []
     frame.columns = list(dict.fromkeys(kept + columns))
     if not kept and all(c.table != frame.fact and a.schema.upward(frame.fact, c.table) for c in frame.columns):

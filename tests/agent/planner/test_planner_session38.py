@@ -1,0 +1,69 @@
+"""Read after the 86th walk (issue 38).
+
+- 最大速度低于1000公里每小时的飞机中，航程最远的是哪一款？: 每 inside a speed's unit is no "each" (it ranked every range
+  value as a group of its own, the shortest first, as if right); 每小时1000公里 and "km per hour" likewise.
+- "Which of them failed at least once in that period?" after each rocket's launches counted: the rockets with a
+  failure, each with its failures (it listed the failed missions with no rocket, as if right).
+- 它们分别是哪家供应商提供的？ after aircraft with costly avionics: the parts' supplier beside each aircraft (it named
+  the aircraft's own maker, as if right).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.agent.planner.test_planner_followup import planner, result, sample, talk  # noqa: F401 (fixtures)
+
+SLOWEST_LONGEST = "SELECT {name} FROM aircraft WHERE max_speed_kmh < 1000 ORDER BY range_km DESC LIMIT 1"
+
+
+@pytest.mark.parametrize("question", [
+    "最大速度低于1000公里每小时的飞机中，航程最远的是哪一款？",
+    "最大速度低于1000公里每小时的飞机中，哪一款航程最远？",
+    "速度低于每小时1000公里的飞机中，哪一款航程最远？",
+    "Among aircraft slower than 1000 kilometers per hour, which has the longest range?",
+])
+def test_a_speeds_unit_is_not_a_grouping(talk, sample_db_path, question):
+    _, answer = talk.ask(question)
+    name = "name_zh" if "飞机" in question else "model"
+    gold = sample(sample_db_path, SLOWEST_LONGEST.format(name=name))
+    rows = result(talk)
+    assert "caveat" not in answer and len(rows) == 1 and rows[0][0] == gold[0][0]
+
+
+@pytest.mark.parametrize("first, then", [
+    ("Which rockets have launched from Satish Dhawan since 2020, and how many times each?",
+     "Which of them failed at least once in that period?"),
+    ("2020年以来从萨迪什·达万航天中心发射过的火箭有哪些？各发射了几次？", "其中哪些至少失败过一次？"),
+])
+def test_which_of_the_ones_counted_did_it_at_least_once(talk, sample_db_path, first, then):
+    talk.ask(first)
+    _, answer = talk.ask(then)
+    name = "v.name_zh" if "火箭" in first else "v.name"
+    gold = sample(sample_db_path, f"SELECT {name}, COUNT(*) FROM launches l JOIN launch_vehicles v ON l.vehicle_id = v.id "
+                                  "JOIN launch_sites s ON l.site_id = s.id WHERE s.name = 'Satish Dhawan Space Centre' "
+                                  "AND l.launch_date >= '2020-01-01' AND l.outcome = 'failure' GROUP BY v.id")
+    assert "caveat" not in answer and sorted(result(talk)) == sorted(gold)
+
+
+def test_which_of_those_failed_without_at_least_once_still_lists_the_rows(talk):
+    # "Which of those failed?" may ask for the failed launches themselves: listed, as before
+    talk.ask("Which rockets have launched from Satish Dhawan since 2020, and how many times each?")
+    talk.ask("Which of those failed?")
+    assert len(result(talk)) == 4 and all(len(row) == 1 for row in result(talk))
+
+
+@pytest.mark.parametrize("first, then", [
+    ("哪些飞机的航电单价超过700万美元？", "它们分别是哪家供应商提供的？"),
+    ("Which aircraft have avionics costing more than 7 million dollars each?", "Which supplier provided each of them?"),
+])
+def test_the_supplier_asked_of_listed_aircraft_is_their_parts_supplier(talk, sample_db_path, first, then):
+    talk.ask(first)
+    _, answer = talk.ask(then)
+    zh = "飞机" in first
+    aircraft, maker = ("a.name_zh", "m.name_zh") if zh else ("a.model", "m.name")
+    gold = sample(sample_db_path, f"SELECT {aircraft}, {maker} FROM aircraft a JOIN aircraft_hardware h ON "
+                                  "h.aircraft_id = a.id JOIN manufacturers m ON h.supplier_id = m.id WHERE "
+                                  "h.component = 'avionics' AND h.unit_cost_usd > 7000000")
+    assert sorted(result(talk)) == sorted(gold)
+    assert zh is ("caveat" not in answer)  # the English first question is itself partly answered
