@@ -137,8 +137,10 @@ _YEARLESS: list[tuple[str, re.Pattern]] = [(kind, re.compile(pattern, re.IGNOREC
 ]]
 
 
-#: What joins two periods of one kind named together (2024年上半年和下半年).
-_JOINER = re.compile(r"\s*(?:和|与|及|、|跟|,|，|and|or|&)\s*", re.I)
+#: What joins two periods of one kind named together (2024年上半年和下半年, "the first half of 2022 compared with the
+#: second half", "more in Q1 2024 than in the second quarter").
+_JOINER = re.compile(r"\s*(?:和|与|及|、|跟|比|,|，|and|or|&|(?:than|compared?\s+(?:with|to)|versus|vs\.?)"
+                     r"(?:\s+(?:in|during))?)\s*", re.I)
 
 
 def named_periods(text: str, today: date | None = None, *, year: int | None = None) -> list[NamedPeriod]:

@@ -67,3 +67,17 @@ def test_the_supplier_asked_of_listed_aircraft_is_their_parts_supplier(talk, sam
                                   "h.component = 'avionics' AND h.unit_cost_usd > 7000000")
     assert sorted(result(talk)) == sorted(gold)
     assert zh is ("caveat" not in answer)  # the English first question is itself partly answered
+
+
+@pytest.mark.parametrize("question, bucket, months, since, until", [
+    ("How did the number of launches in the first half of 2022 compare with the second half?", "2022-H", 6,
+     "2022-01-01", "2023-01-01"),
+    ("Were there more launches in Q1 2024 than in the second quarter?", "2024-Q", 3, "2024-01-01", "2024-07-01"),
+])
+def test_a_half_or_quarter_compared_with_one_of_a_year_is_in_that_year(talk, sample_db_path, question, bucket, months,
+                                                                       since, until):
+    _, answer = talk.ask(question)
+    gold = sample(sample_db_path, f"SELECT '{bucket}' || ((CAST(strftime('%m', launch_date) AS INTEGER) + {months - 1}) "
+                                  f"/ {months}), COUNT(*) FROM launches WHERE launch_date >= '{since}' AND launch_date "
+                                  f"< '{until}' GROUP BY 1")
+    assert "caveat" not in answer and sorted(result(talk)) == sorted(gold) and len(gold) == 2
