@@ -44,7 +44,7 @@ from agent.sources.base import DataSource, add_row_mates, as_written
 from agent.sources.errors import SourceError, SourceUnavailable
 from agent.sources.schema_search import SchemaOptions
 from agent.strategies import sql_first
-from agent.strategies.choice import choose
+from agent.strategies.choice import choose, hands_over
 from agent.strategies.sql_prompt import Hint, SqlPrompt, schema_ddl, value_hints
 from agent.state import (
     AgentState, Answer, AnswerData, ErrorRecord, FunctionCall, Message, MessageToolCall, SQLRecord, Step, utc_now,
@@ -189,7 +189,10 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
             except SourceUnavailable as exc:
                 yield from emit(turn.database_down(exc))
             if not state.done and not setup.stop_requested():
-                turn.handed_over = True
+                if hands_over(setup.strategy, getattr(setup.model, "model", setup.model.label)):
+                    turn.handed_over = True
+                else:
+                    yield from emit(turn.not_written())
     for step_number in range(0 if state.done else setup.max_steps):
         if setup.stop_requested():
             yield from emit(turn.fail(note("loop.stopped", zh=has_cjk(question)), kind="stopped"))
@@ -691,6 +694,20 @@ class _Turn:
             text += f" The last query that worked returned {self.last_result.row_count} rows; it is shown below."
         else:
             text += " No query succeeded; try a more specific question."
+        self.state.messages.append(Message(role="assistant", content=text))
+        self.finish(text, sql=None, confident=False)
+        yield self.record(self.answer_step(), time.perf_counter(), None)
+
+    def not_written(self) -> Iterator[TurnEvent]:
+        """SQL-first found no query that runs and the tool loop is not tried (`choice.hands_over`): the
+        offline planner's query for the question when it has one, never ok, else a plain "not answered"."""
+        zh = has_cjk(self.state.question or "")
+        failed = next((r for r in reversed(self.state.sql_history) if r.sql in self.tried and not r.ok and r.error),
+                      None)
+        text = note("sql_first.not_written", zh=zh, error=sql_first.short_error(failed.error)) \
+            if failed is not None else note("sql_first.no_sql", zh=zh)
+        planned = yield from self.planner_query()
+        text += " " + note("loop.planner" if planned else "sql_first.unanswered", zh=zh)
         self.state.messages.append(Message(role="assistant", content=text))
         self.finish(text, sql=None, confident=False)
         yield self.record(self.answer_step(), time.perf_counter(), None)

@@ -100,7 +100,7 @@ def run(turn: Any, prompt: SqlPrompt, schema: str) -> Generator[Any, None, bool]
             outcome = (yield from _fixed(turn, verdict, zh)) or outcome
     caveat = (yield from _vote(turn, first, zh)) if turn.setup.candidates > 1 else None
     if failed is not None and caveat is None:  # a corrected query is a guess at what the first one meant
-        caveat = note("sql_first.corrected", zh=zh, error=_short(failed))
+        caveat = note("sql_first.corrected", zh=zh, error=short_error(failed))
     yield _answer(turn, zh, caveat)
     return True
 
@@ -215,7 +215,7 @@ def _repair_by_rule(turn: Any, sql: str, failed: ToolOutcome, zh: bool) -> Gener
     return outcome
 
 
-def _short(error: str, limit: int = 120) -> str:
+def short_error(error: str, limit: int = 120) -> str:
     """An engine error cut to its first sentence, for a caveat."""
     first = error.split("; correct the query")[0].strip()
     return first if len(first) <= limit else first[: limit - 1] + "…"

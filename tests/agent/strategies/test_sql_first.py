@@ -6,6 +6,7 @@ import sqlite3
 
 import pytest
 
+from agent.strategies.choice import hands_over, model_billions
 from app.core import AskDB
 from app.settings import Settings
 from bench.scripted_llm import text, tool_call
@@ -20,8 +21,8 @@ def concerts_db(tmp_path):
     return path
 
 
-def _askdb(scripted_llm, database, tmp_path, strategy="sql_first", candidates=1):
-    return AskDB(Settings(llm="openai", openai_base_url=scripted_llm.base_url, model="m", llm_max_retries=0,
+def _askdb(scripted_llm, database, tmp_path, strategy="sql_first", candidates=1, model="m"):
+    return AskDB(Settings(llm="openai", openai_base_url=scripted_llm.base_url, model=model, llm_max_retries=0,
                           llm_stream=False, database=database, store=tmp_path / "store.db", strategy=strategy,
                           memory_embedder="none", candidates=candidates))
 
@@ -118,6 +119,31 @@ def test_when_nothing_runs_the_tool_loop_takes_over_with_the_attempts_in_its_his
     assert loop_call.get("tools") and any("nme" in str(m.get("content")) or "nme" in str(m.get("tool_calls"))
                                           for m in loop_call["messages"])
     assert answer.ok and answer.data.text == "Joe Sharp, Rose White and Timbaland."
+
+
+@pytest.mark.parametrize("question, planned", [
+    ("List the singers' names", True),  # the offline planner has a query for it: shown, never ok
+    ("Which songs sound sad?", False),  # it has none: not answered
+])
+def test_auto_does_not_hand_a_small_models_failed_turn_to_the_loop(scripted_llm, concerts_db, tmp_path, question,
+                                                                  planned):
+    # A 1.5B model handed to the tool loop ended 1 turn of 34 right (docs/strategies.md): askdb stops after the
+    # model was asked once more, and says the question is not answered, or shows its offline planner's query.
+    scripted_llm.enqueue(text("SELECT nme FROM singer"), text("I cannot."))
+    answer, steps = _ask(scripted_llm, concerts_db, tmp_path, question, strategy="auto",
+                         model="qwen2.5-coder-1.5b-instruct")
+    assert len(scripted_llm.chat_requests) == 2 and not answer.ok
+    assert answer.data.text.startswith("The model's query failed (unknown column")
+    assert answer.data.text.endswith("not a query the model wrote or checked." if planned
+                                     else "So the question is not answered.")
+    assert bool(answer.data.rows) == planned
+
+
+def test_a_model_whose_size_is_not_in_its_name_or_is_large_keeps_the_loop():
+    assert hands_over("auto", "gpt-4o") and hands_over("auto", "llama3.1:70b") and hands_over("auto", "m")
+    assert not hands_over("auto", "qwen2.5-coder:1.5b") and not hands_over("auto", "Llama-3.2-3B-Instruct")
+    assert hands_over("sql_first", "qwen2.5-coder-1.5b-instruct")  # asked for: the loop stays the last resort
+    assert model_billions("Qwen2.5-Coder-1.5B-Instruct-Q4_K_M.gguf") == 1.5 and model_billions("deepseek-v3") is None
 
 
 def test_the_checks_decide_ok_on_this_path_too(scripted_llm, concerts_db, tmp_path):
