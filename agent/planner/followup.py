@@ -718,7 +718,8 @@ def _comparisons(frame: Frame, a: Assembler) -> list[str]:
             continue
         elif column is not None:
             frame.conditions = [x for x in frame.conditions if x.column is not column or x.op.startswith("year_")]
-            frame.conditions.append(Condition(column, c.op, c.numbers, c.text))
+            numbers, text = a._in_column_unit(c.numbers, c.text, column)  # 其中质量超过1吨的: 1,000 kg
+            frame.conditions.append(Condition(column, c.op, numbers, text))
         else:
             a.r.ignored.append(c.text)  # a number compared with nothing named, and no count to put it on
             continue

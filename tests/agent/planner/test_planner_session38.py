@@ -81,3 +81,14 @@ def test_a_half_or_quarter_compared_with_one_of_a_year_is_in_that_year(talk, sam
                                   f"/ {months}), COUNT(*) FROM launches WHERE launch_date >= '{since}' AND launch_date "
                                   f"< '{until}' GROUP BY 1")
     assert "caveat" not in answer and sorted(result(talk)) == sorted(gold) and len(gold) == 2
+
+
+@pytest.mark.parametrize("first, then", [("2000年代发射的载荷有多少个？", "其中质量超过1吨的有多少个？"),
+                                         ("How many payloads were launched in the 2000s?",
+                                          "How many of them weigh more than 1 tonne?")])
+def test_a_follow_ups_weight_in_tonnes_is_compared_in_the_columns_kilograms(talk, sample_db_path, first, then):
+    talk.ask(first)
+    _, answer = talk.ask(then)
+    gold = sample(sample_db_path, "SELECT COUNT(*) FROM payloads p JOIN launches l ON p.launch_id = l.id WHERE "
+                                  "l.launch_date >= '2000-01-01' AND l.launch_date < '2010-01-01' AND p.mass_kg > 1000")
+    assert "caveat" not in answer and result(talk) == gold
