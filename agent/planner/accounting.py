@@ -456,6 +456,9 @@ def _participle_of_parent(i: int, r: RoleResolver, frame: Frame, schema: SchemaI
         and any(t != frame.fact and schema.one_each(frame.fact, t) for t in m.tables)
 
 
+_THEM = frozenset("them they those these".split())
+
+
 def _relating_verb(i: int, r: RoleResolver, joined: set[str]) -> bool:
     """A verb of relating after a table word and before a thing of another table, both of which the query joins
     ("launches used Russian-built rockets", "launches from Cape Canaveral in 2022 used a Falcon 9"): the join between
@@ -464,7 +467,9 @@ def _relating_verb(i: int, r: RoleResolver, joined: set[str]) -> bool:
         return False
     before = next((m for m in reversed(r.mentions) if m.end <= i and m.kind == "table"), None)
     after = next((m for m in r.mentions if m.start > i), None)
-    return before is not None and before.kind == "table" and bool(set(before.tables) & joined) \
+    # "What share of them used the H-IIA?": in a follow-up, "them" are the rows before, which the query reads
+    pointed = r.follow_up and any(t.norm in _THEM for t in r.q.tokens[max(0, i - 2):i])
+    return (pointed or before is not None and bool(set(before.tables) & joined)) \
         and after is not None and after.start - i <= 3 and after.kind in ("table", "value", "column") \
         and (after.kind == "value" and not r.is_free(after) or bool(set(after.tables) & joined)
              or after.kind == "column" and bool({c.table for c in after.columns} & joined))

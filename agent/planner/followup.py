@@ -41,7 +41,7 @@ _MARKER_EN = re.compile(rf"^\s*(and|what about|how about|only|just|which of|of (
 #: 多少家？ stands alone)
 _MARKER_ZH = re.compile(r"^\s*(其中|那|只看|只|仅|同样|换成|改成|改为|按(?![^，,。？?]*[，,][^。？?]*(?:多少|几|哪|什么|吗))"
                         r"|分别是|都是|都|把[^，,。？?]{0,8}(?:换成|改成|改为))"
-                        r"|呢\s*[？?]?\s*$|又(?:是)?(?:怎样|怎么样|如何|多少)\s*[？?]?\s*$")
+                        r"|呢\s*[？?]?\s*$|又(?:是)?(?:怎样|怎么样|如何|多少)的?\s*[？?]?\s*$")
 #: "Which of them …", "list them": the rows or groups before, listed.
 _WHICH_OF = rf"\b(?:which|who|what) of (?:{THOSE_EN})\b|\blist them\b"
 _RESTRICT = re.compile(rf"{_WHICH_OF}|\bof (those|these)\b|\bamong ({THOSE_EN})\b|{THOSE_ZH}", re.IGNORECASE)

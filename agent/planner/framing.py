@@ -868,11 +868,12 @@ class Assembler:
             # named, not the year the site (a value's table, nearer the countries) opened
             return next(c for c in self.schema.tables[named[0]].time_columns if c.is_date)
         # nearest the rows counted or listed first (the payloads' launches, not the year the sites they are grouped
-        # by opened: "Which three launch sites launched the most payloads between 2015 and 2020?"), then nearest
-        # the groups, then a table of dates before one of years
+        # by opened: "Which three launch sites launched the most payloads between 2015 and 2020?"), then a table of
+        # dates before one of years (2020年以来，哪家制造商造的通信卫星最多？: the satellites' launch dates, not the
+        # year their makers, as near, were founded), then nearest the groups
         tables = sorted(self.schema.tables, key=lambda t: (self.schema.distance(self.anchors[0], t),
-                                                           min(self.schema.distance(a, t) for a in self.anchors),
-                                                           not any(c.is_date for c in self.schema.tables[t].time_columns)))
+                                                           not any(c.is_date for c in self.schema.tables[t].time_columns),
+                                                           min(self.schema.distance(a, t) for a in self.anchors)))
         for table in tables:
             if min(self.schema.distance(a, table) for a in self.anchors) > 2:
                 break

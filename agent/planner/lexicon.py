@@ -362,7 +362,7 @@ achieve achieves achieved achieving manage manages managed managing attract attr
 handle handles handled handling conduct conducts conducted conducting perform performs performed performing
 execute executes executed executing field fields fielded fielding loft lofts lofted lofting deploy deploys deployed
 deploying turn turns turned turning add adds added adding somewhere recorded fitted mounted
-belong belongs belonged belonging account accounts accounted marked behind
+belong belongs belonged belonging account accounts accounted marked behind space
 """.split())
 
 #: Verbs that say how the rows of two things relate ("launches used Russian rockets"): read as the join

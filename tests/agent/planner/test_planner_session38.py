@@ -92,3 +92,39 @@ def test_a_follow_ups_weight_in_tonnes_is_compared_in_the_columns_kilograms(talk
     gold = sample(sample_db_path, "SELECT COUNT(*) FROM payloads p JOIN launches l ON p.launch_id = l.id WHERE "
                                   "l.launch_date >= '2000-01-01' AND l.launch_date < '2010-01-01' AND p.mass_kg > 1000")
     assert "caveat" not in answer and result(talk) == gold
+
+
+# -- after the eighty-seventh walk ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("question", ["2020年以来，哪家制造商造的通信卫星最多？",
+                                      "Since 2020, which manufacturer built the most communications satellites?"])
+def test_a_period_of_the_rows_counted_is_their_launch_date_not_their_makers_founding(talk, sample_db_path, question):
+    # the payloads' launches and their makers are as near; the dates of the launches, not the year a maker was founded
+    _, answer = talk.ask(question)
+    name = "m.name_zh" if "制造商" in question else "m.name"
+    gold = sample(sample_db_path, f"SELECT {name}, COUNT(*) AS n FROM payloads p JOIN launches l ON p.launch_id = l.id "
+                                  "JOIN manufacturers m ON p.manufacturer_id = m.id WHERE p.purpose = 'communications' "
+                                  "AND l.launch_date >= '2020-01-01' GROUP BY m.id ORDER BY n DESC LIMIT 1")
+    assert "caveat" not in answer and result(talk) == gold
+
+
+def test_them_before_a_verb_of_using_are_the_rows_before(talk, sample_db_path):
+    talk.ask("How many launches took place from Tanegashima between 2010 and 2019?")
+    _, answer = talk.ask("What share of them used the H-IIA?")
+    assert "caveat" not in answer and result(talk) == [(74.29,)]
+
+
+def test_into_space_adds_no_condition(talk):
+    _, answer = talk.ask("How many payloads did Indian rockets carry into space in 2024?")
+    assert "caveat" not in answer
+
+
+def test_how_was_it_again_is_a_follow_up(talk, sample_db_path):
+    talk.ask("2023年第四季度，各国的火箭分别发射了多少次？")
+    _, answer = talk.ask("2024年第四季度又是怎样的？")
+    gold = sample(sample_db_path, "SELECT c.name_zh, COUNT(*) FROM launches l JOIN launch_vehicles v ON l.vehicle_id = "
+                                  "v.id JOIN manufacturers m ON v.manufacturer_id = m.id JOIN countries c ON "
+                                  "m.country_id = c.id WHERE l.launch_date >= '2024-10-01' AND l.launch_date < "
+                                  "'2025-01-01' GROUP BY c.id")
+    assert "caveat" not in answer and sorted(result(talk)) == sorted(gold)
