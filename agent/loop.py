@@ -189,7 +189,7 @@ def run_turn(setup: TurnSetup, *, user_id: str, question: str, thread_id: str | 
             except SourceUnavailable as exc:
                 yield from emit(turn.database_down(exc))
             if not state.done and not setup.stop_requested():
-                if hands_over(setup.strategy, getattr(setup.model, "model", setup.model.label)):
+                if hands_over(setup.strategy, setup.model):
                     turn.handed_over = True
                 else:
                     yield from emit(turn.not_written())

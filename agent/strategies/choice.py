@@ -4,12 +4,12 @@ that found no query goes on in the tool loop."""
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Any, Literal
 
 Strategy = Literal["auto", "sql_first", "loop"]
 STRATEGIES: tuple[str, ...] = ("auto", "sql_first", "loop")
 #: Models this small (billions of parameters, as their names give it) are not handed to the tool loop when
-#: SQL-first found no query: measured with Qwen2.5-Coder-1.5B, 1 of 34 such turns ended right, at ~100 s
+#: SQL-first found no query: measured with Qwen2.5-Coder-1.5B, 1 of 35 such turns ended right, at ~100 s
 #: each (docs/strategies.md). Sizes up to 3B are taken to behave alike; unmeasured above 1.5B.
 SMALL_MODEL_BILLIONS = 3.0
 #: A model's size in its name: "qwen2.5-coder-1.5b-instruct", "qwen2.5-coder:1.5b", "Llama-3.2-3B".
@@ -53,12 +53,15 @@ def model_billions(name: str) -> float | None:
     return max(sizes) if sizes else None
 
 
-def hands_over(setting: str, model_name: str) -> bool:
+def small_model(setting: str, model: Any) -> bool:
+    """Whether `auto` treats the model as small: its name gives its size as at most SMALL_MODEL_BILLIONS."""
+    size = model_billions(getattr(model, "model", "") or getattr(model, "label", ""))
+    return setting == "auto" and size is not None and size <= SMALL_MODEL_BILLIONS
+
+
+def hands_over(setting: str, model: Any) -> bool:
     """Whether a SQL-first turn that found no query that runs (after askdb's repairs and the model asked once
-    more) goes on in the tool loop. `auto`: not for a small model (SMALL_MODEL_BILLIONS), which turns there
-    about what it already failed to write; the turn ends with the offline planner's query, never ok, or says
-    it is not answered. `sql_first` keeps the loop as the last resort for any model."""
-    if setting != "auto":
-        return True
-    size = model_billions(model_name)
-    return size is None or size > SMALL_MODEL_BILLIONS
+    more) goes on in the tool loop. `auto`: not for a small model (`small_model`), which turns there about what
+    it already failed to write; the turn ends with the offline planner's query, never ok, or says it is not
+    answered. `sql_first` keeps the loop as the last resort for any model."""
+    return not small_model(setting, model)

@@ -3,6 +3,7 @@ SQLite file: the SQL in one call, askdb's repairs, the model asked once more, th
 tool loop, and the checks that decide `ok` on this path as on every other (issue 36)."""
 
 import sqlite3
+from types import SimpleNamespace
 
 import pytest
 
@@ -127,7 +128,7 @@ def test_when_nothing_runs_the_tool_loop_takes_over_with_the_attempts_in_its_his
 ])
 def test_auto_does_not_hand_a_small_models_failed_turn_to_the_loop(scripted_llm, concerts_db, tmp_path, question,
                                                                   planned):
-    # A 1.5B model handed to the tool loop ended 1 turn of 34 right (docs/strategies.md): askdb stops after the
+    # A 1.5B model handed to the tool loop ended 1 turn of 35 right (docs/strategies.md): askdb stops after the
     # model was asked once more, and says the question is not answered, or shows its offline planner's query.
     scripted_llm.enqueue(text("SELECT nme FROM singer"), text("I cannot."))
     answer, steps = _ask(scripted_llm, concerts_db, tmp_path, question, strategy="auto",
@@ -140,9 +141,12 @@ def test_auto_does_not_hand_a_small_models_failed_turn_to_the_loop(scripted_llm,
 
 
 def test_a_model_whose_size_is_not_in_its_name_or_is_large_keeps_the_loop():
-    assert hands_over("auto", "gpt-4o") and hands_over("auto", "llama3.1:70b") and hands_over("auto", "m")
-    assert not hands_over("auto", "qwen2.5-coder:1.5b") and not hands_over("auto", "Llama-3.2-3B-Instruct")
-    assert hands_over("sql_first", "qwen2.5-coder-1.5b-instruct")  # asked for: the loop stays the last resort
+    def model(name):
+        return SimpleNamespace(model=name, label=f"{name} @ 127.0.0.1:8080")
+    assert hands_over("auto", model("gpt-4o")) and hands_over("auto", model("llama3.1:70b"))
+    assert hands_over("auto", model("m")) and hands_over("auto", SimpleNamespace(label="offline planner"))
+    assert not hands_over("auto", model("qwen2.5-coder:1.5b")) and not hands_over("auto", model("Llama-3.2-3B-Instruct"))
+    assert hands_over("sql_first", model("qwen2.5-coder-1.5b-instruct"))  # asked for: the loop stays the last resort
     assert model_billions("Qwen2.5-Coder-1.5B-Instruct-Q4_K_M.gguf") == 1.5 and model_billions("deepseek-v3") is None
 
 
