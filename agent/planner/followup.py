@@ -263,7 +263,10 @@ def _follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, tod
     lost: list[str] = []  # what of the previous answer's rows the new frame cannot keep, in words
     # ("How many times did each of those fly last year?" after rockets listed: each one's launches, `_counted_per_listed`)
     each_of_them = _EACH_OF_THEM.search(parsed.text) and (previous.entity or previous.group_columns or changed)
-    if (_RESTRICT.search(parsed.text) and not each_of_them) or _which_of_a_count(previous, a):
+    changed += _most_of_a_count(frame, a, previous)
+    if "grouping" in changed:
+        pass  # "Which of its rockets flew the most?": each one's rows counted, not the rows listed
+    elif (_RESTRICT.search(parsed.text) and not each_of_them) or _which_of_a_count(previous, a):
         lost += [] if keep_subject else _restrict(frame, a)
         changed.append("rows")
     changed += _time(frame, a) + _values(frame, a) + _negations(frame, a) + _comparisons(frame, a) + _grouping(frame, a)
@@ -324,6 +327,28 @@ def _counts_asked(frame: Frame, a: Assembler, previous: Frame) -> list[str]:
     a.counts_side_by_side(frame)
     frame.conditions = kept + frame.conditions
     return ["measures"] if frame.measures != measures else []
+
+
+def _most_of_a_count(frame: Frame, a: Assembler, previous: Frame) -> list[str]:
+    """"Which of its rockets flew the most in that decade?" after a count of launches (of one maker's rockets in the
+    2010s): the rows counted, grouped by the one table the question names above them, the first by that count and
+    any tied (it listed the rockets, 'most' left out)."""
+    r = a.r
+    counted = bool(previous.measures) and all(m.func == "count" and m.column is None and m.condition is None
+                                              for m in previous.measures)
+    if r.rank is None or not r.rank.by_count or not counted or r.aggregates \
+            or previous.entity or previous.group_columns or previous.group_time:
+        return []
+    named = [m for m in r.mentions if m.kind == "table" and r.is_free(m) and a.table(m) != frame.fact
+             and a.schema.upward(frame.fact, a.table(m))]
+    if len(named) != 1:
+        return []
+    r.use(named[0])
+    frame.entity, frame.columns, frame.distinct = a.table(named[0]), [], False
+    frame.measures = [Measure("count")]
+    frame.order = Ordering(True, measure=frame.measures[0])
+    frame.limit, frame.ties = 1, True
+    return ["grouping"]
 
 
 def _which_of_a_count(previous: Frame, a: Assembler) -> bool:
@@ -947,7 +972,8 @@ def _shown(frame: Frame, a: Assembler, *, also: bool) -> tuple[list[str], list[s
     # "the year each opened": a verb naming a dated column (opened_year), with the year asked for
     # (", and which rocket flew it?": a clause asking what to show, read by the resolver: shown too)
     named = [m for m in r.mentions if (r.is_free(m) or any(m is s for s in r.shown)) and (m.kind == "table" or (m.kind == "column" and (
-        not m.partial or dated and any(c.is_year or c.is_date for c in m.columns))))]
+        not m.partial or dated and any(c.is_year or c.is_date for c in m.columns))))
+        and not _that_year(a, m)]
     listing = bool(frame.columns) and not frame.measures
     columns = []
     for m in named:
@@ -995,6 +1021,13 @@ def _shown(frame: Frame, a: Assembler, *, also: bool) -> tuple[list[str], list[s
     if not kept and all(c.table != frame.fact and a.schema.upward(frame.fact, c.table) for c in frame.columns):
         frame.distinct = True  # "它们用的是哪些火箭？": the rockets the launches used, each once
     return ["columns shown"], lost
+
+
+def _that_year(a: Assembler, m: Mention) -> bool:
+    """"that year", "the same year" ("And in the second half of that year?"): the year asked before, not a year
+    column to show."""
+    return m.kind == "column" and m.text.lower() in YEAR_WORDS and m.start > 0 \
+        and a.q.tokens[m.start - 1].norm in ("that", "this", "same")
 
 
 def _dates_the_period(r, m) -> bool:

@@ -128,3 +128,25 @@ def test_how_was_it_again_is_a_follow_up(talk, sample_db_path):
                                   "m.country_id = c.id WHERE l.launch_date >= '2024-10-01' AND l.launch_date < "
                                   "'2025-01-01' GROUP BY c.id")
     assert "caveat" not in answer and sorted(result(talk)) == sorted(gold)
+
+
+@pytest.mark.parametrize("first, then", [
+    ("How many launches did United Launch Alliance rockets make in the 2010s?",
+     "Which of its rockets flew the most in that decade?"),
+    ("2010年代联合发射联盟的火箭一共发射了多少次？", "其中哪款火箭发射次数最多？"),
+])
+def test_which_of_its_rows_did_the_most_after_a_count_ranks_them(talk, sample_db_path, first, then):
+    talk.ask(first)
+    _, answer = talk.ask(then)
+    name = "v.name_zh" if "火箭" in first else "v.name"
+    gold = sample(sample_db_path, f"SELECT {name}, COUNT(*) AS n FROM launches l JOIN launch_vehicles v ON l.vehicle_id = "
+                                  "v.id JOIN manufacturers m ON v.manufacturer_id = m.id WHERE m.name = 'United Launch "
+                                  "Alliance' AND l.launch_date >= '2010-01-01' AND l.launch_date < '2020-01-01' "
+                                  "GROUP BY v.id ORDER BY n DESC LIMIT 1")
+    assert "caveat" not in answer and result(talk) == gold
+
+
+def test_of_that_year_is_the_year_before_not_a_year_to_show(talk, sample_db_path):
+    talk.ask("Which launch site sent up the most payloads in the first half of 2023?")
+    _, answer = talk.ask("And in the second half of that year?")
+    assert "caveat" not in answer and "2023-07-01" in answer["sql"] and len(result(talk)[0]) == 2
