@@ -376,8 +376,9 @@ def _total_unshown(r: RoleResolver, frame: Frame) -> list[tuple[int, str]]:
     return [(m.start, m.text) for m in first] if first and ranked_later else []
 
 
-#: Where a question's sentences end (two questions in one: "…有多少次？哪个国家…最多？").
-_SENTENCE_END = re.compile(r"[？?]")
+#: Where a question's sentences end (two questions in one: "…有多少次？哪个国家…最多？", "How many launches …, and
+#: which rocket flew most of them?").
+_SENTENCE_END = re.compile(r"[？?]|,\s*and\s+(?=(?:which|what|who)\b)", re.I)
 
 
 def _when_unshown(r: RoleResolver, frame: Frame) -> list[tuple[int, str]]:

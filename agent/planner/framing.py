@@ -2234,9 +2234,12 @@ class Assembler:
         for by name, whatever else it asks to see of them; not when what it shows names them already (their key,
         or the column right after the table word: "Which battle ids …")."""
         mentions = self.r.mentions
+        # ("Which airliners first flew …, and what are their ranges?": a value naming the kind of the rows, as their
+        # table's word would)
         if not (len(mentions) > 1 and mentions[0].kind == "keyword" and mentions[0].code == "which"
-                and mentions[0].start == 0 and mentions[1].kind == "table" and mentions[1].start == mentions[0].end
-                and frame.fact in mentions[1].tables):
+                and mentions[0].start == 0 and mentions[1].start == mentions[0].end
+                and (mentions[1].kind == "table" and frame.fact in mentions[1].tables
+                     or mentions[1].kind == "value" and any(v.table == frame.fact for v in mentions[1].values))):
             return False
         keys = set(self.schema.tables[frame.fact].pk)
         after = mentions[2] if len(mentions) > 2 and mentions[2].start == mentions[1].end else None

@@ -172,7 +172,7 @@ ZH_WORDS: dict[str, str] = {
     # 俄罗斯境内有哪些发射场？: in Russia, as 俄罗斯 alone says
     # 是用 (它是用哪种火箭发射的？: launched with which rocket): the join between them, as "used" between two
     # things; not 使用 (仍在使用: still in use, a condition)
-    "是用": "",
+    "是用": "", "分别用": "",
     "境内": "", "所属": "", "所在": "", "间": "",
     # 那一年的发射成功率是多少？ after the busiest year: that year, the previous answer's (not 一, one)
     "那一年": "", "这一年": "",
@@ -211,6 +211,10 @@ ZH_WORDS: dict[str, str] = {
     "上天": "",
     # 结果怎么样？, 成功率怎么样？: how it is, which the column shown says
     "怎么样": "", "怎样": "",
+    # 是怎么分布的？, 分布情况: how the rows fall into the groups 各 names, which the grouping says
+    "怎么": "", "分布": "", "情况": "",
+    # 从美国本土发射的: from the country itself, as 美国 alone says
+    "本土": "",
     # 千帆极轨星座: the named family, a constellation; 星座 says what it is, no condition
     "星座": "",
     # 其中 (of them), read from the text by the follow-up and second-count readers; a word, so 其中星链 is not 中星
@@ -362,7 +366,7 @@ achieve achieves achieved achieving manage manages managed managing attract attr
 handle handles handled handling conduct conducts conducted conducting perform performs performed performing
 execute executes executed executing field fields fielded fielding loft lofts lofted lofting deploy deploys deployed
 deploying turn turns turned turning add adds added adding somewhere recorded fitted mounted
-belong belongs belonged belonging account accounts accounted marked behind space
+belong belongs belonged belonging account accounts accounted marked behind space distributed spread
 """.split())
 
 #: Verbs that say how the rows of two things relate ("launches used Russian rockets"): read as the join

@@ -117,6 +117,8 @@ def _than_a_year_zh(m: re.Match) -> str:
 
 #: A speed's unit, whose 每 or "per" is no "each" (低于1000公里每小时, 每小时800公里以上, "km per hour"): written
 #: as the unit's short form, read as the compared column's own unit (agent.planner.accounting).
+#: "split across launch sites", "distributed among the orbits": a grouping by them, as "split by" is.
+_SPLIT_ACROSS = re.compile(r"\b(?:split|distributed|spread|divided|broken\s+down)\s+(?:across|among|between|over|by)\b", re.I)
 _SPEED_ZH = re.compile(r"(公里|千米)每小时")
 _PER_HOUR_ZH = re.compile(r"每小时\s*([\d,.]+\s*[万千]?)\s*(公里|千米)")
 _SPEED_PER_HOUR = re.compile(r"\b(km|kilomet(?:er|re)s?)\s+(?:per|an|a)\s+hour\b", re.I)
@@ -181,6 +183,7 @@ def parse_question(question: str, schema: SchemaIndex, links: dict[str, tuple[st
     text = _EVER_ZH.sub(r"\1过几次", _WHOLE_YEAR_ZH.sub("", _THE_LAST.sub("the latest", text)))
     text = _THAN_A_YEAR_ZH.sub(_than_a_year_zh, text)
     text = _ENGINES_ZH.sub(lambda m: f"{_ENGINE_COUNTS_ZH.get(m.group(1), m.group(1))}台发动机", text)
+    text = _SPLIT_ACROSS.sub("split by", text)
     text = _SPEED_PER_HOUR.sub("km/h", _PER_HOUR_ZH.sub(r"\1\2/小时", _SPEED_ZH.sub(r"\1/小时", text)))
     text = _phrases_read(_fractions_as_percentages(text), schema, lexicon)
     tokens = _tokenize(text, schema, lexicon)

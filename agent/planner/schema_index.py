@@ -474,6 +474,8 @@ def _families(values: dict[str, list[ValueRef]], names: set[str], prefixes: dict
                 else []
             keys += _leading_words(ref.value)
             keys += [m.group() for m in [re.match(r"[A-Za-z]+-\d+(?=\.\d)", ref.value)] if m]  # "Soyuz-2" of 'Soyuz-2.1a'
+            # "Glonass-K" of 'Glonass-K1', "Glonass-M" of 'Glonass-M 716': a series named by a letter after a hyphen
+            keys += [m.group() for m in [re.match(r"[A-Za-z]{3,}-[A-Za-z]{1,2}(?=[\s\d])", ref.value)] if m]
             run = re.match(r"[\u4e00-\u9fff]+", ref.value)
             keys += [run.group()[:n] for n in range(2, 5) if run is not None and n < len(ref.value) and n <= len(run.group())]
             for key in keys:

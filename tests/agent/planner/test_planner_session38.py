@@ -150,3 +150,46 @@ def test_of_that_year_is_the_year_before_not_a_year_to_show(talk, sample_db_path
     talk.ask("Which launch site sent up the most payloads in the first half of 2023?")
     _, answer = talk.ask("And in the second half of that year?")
     assert "caveat" not in answer and "2023-07-01" in answer["sql"] and len(result(talk)[0]) == 2
+
+
+# -- after the eighty-eighth walk ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("question", ["How were Soyuz-2.1a's launches split across launch sites?",
+                                      "How are Soyuz-2.1a launches distributed across launch sites?"])
+def test_split_across_groups_by_what_follows(talk, sample_db_path, question):
+    _, answer = talk.ask(question)
+    gold = sample(sample_db_path, "SELECT s.name, COUNT(*) FROM launches l JOIN launch_vehicles v ON l.vehicle_id = "
+                                  "v.id JOIN launch_sites s ON l.site_id = s.id WHERE v.name = 'Soyuz-2.1a' GROUP BY s.id")
+    assert "caveat" not in answer and sorted(result(talk)) == sorted(gold)
+
+
+@pytest.mark.parametrize("first, then", [
+    ("2010年到2019年，长征二号丁执行了多少次发射？", "它们在各发射场之间是怎么分布的？"),
+    ("2020年以来电子号一共发射了多少次？", "其中从美国本土发射的有几次？"),
+])
+def test_words_of_how_rows_fall_and_of_the_homeland_add_no_condition(talk, first, then):
+    talk.ask(first)
+    _, answer = talk.ask(then)
+    assert "caveat" not in answer and answer["sql"]
+
+
+def test_the_rocket_each_was_launched_with_after_the_rows(talk):
+    _, answer = talk.ask("近两年，美国运营的科学载荷有哪些？分别用什么火箭发射的？")
+    assert "caveat" not in answer and len(result(talk)[0]) == 2
+
+
+def test_a_count_and_a_top_pick_in_one_english_question_says_the_count_is_left_out(talk):
+    _, answer = talk.ask("How many launches did China make in 2024, and which rocket flew the most?")
+    assert "How many" in answer["caveat"]
+
+
+def test_a_series_named_by_a_letter_after_a_hyphen_is_that_series(talk, sample_db_path):
+    _, answer = talk.ask("How many Glonass-K satellites were launched?")
+    assert "caveat" not in answer and "LIKE 'Glonass-K%'" in answer["sql"]
+    assert result(talk) == sample(sample_db_path, "SELECT COUNT(*) FROM payloads WHERE name LIKE 'Glonass-K%'")
+
+
+def test_which_kind_of_rows_with_a_column_asked_shows_their_names_too(talk):
+    _, answer = talk.ask("Which airliners first flew between 2015 and 2020, and what are their ranges?")
+    assert "caveat" not in answer and all(len(row) == 2 and isinstance(row[0], str) for row in result(talk))
