@@ -14,6 +14,17 @@ import pytest
 
 from tests.agent.planner.test_planner_followup import planner, result, sample, talk  # noqa: F401 (fixtures)
 
+def _then(talk, first: str, then: str) -> dict:
+    """`then` asked right after `first`, in one conversation: its answer."""
+    talk.ask(first)
+    return talk.ask(then)[1]
+
+
+def _rocket_name(first: str) -> str:
+    """The rockets' name column in the language of the conversation."""
+    return "v.name_zh" if "火箭" in first else "v.name"
+
+
 SLOWEST_LONGEST = "SELECT {name} FROM aircraft WHERE max_speed_kmh < 1000 ORDER BY range_km DESC LIMIT 1"
 
 
@@ -37,9 +48,8 @@ def test_a_speeds_unit_is_not_a_grouping(talk, sample_db_path, question):
     ("2020年以来从萨迪什·达万航天中心发射过的火箭有哪些？各发射了几次？", "其中哪些至少失败过一次？"),
 ])
 def test_which_of_the_ones_counted_did_it_at_least_once(talk, sample_db_path, first, then):
-    talk.ask(first)
-    _, answer = talk.ask(then)
-    name = "v.name_zh" if "火箭" in first else "v.name"
+    answer = _then(talk, first, then)
+    name = _rocket_name(first)
     gold = sample(sample_db_path, f"SELECT {name}, COUNT(*) FROM launches l JOIN launch_vehicles v ON l.vehicle_id = v.id "
                                   "JOIN launch_sites s ON l.site_id = s.id WHERE s.name = 'Satish Dhawan Space Centre' "
                                   "AND l.launch_date >= '2020-01-01' AND l.outcome = 'failure' GROUP BY v.id")
@@ -58,8 +68,7 @@ def test_which_of_those_failed_without_at_least_once_still_lists_the_rows(talk):
     ("Which aircraft have avionics costing more than 7 million dollars each?", "Which supplier provided each of them?"),
 ])
 def test_the_supplier_asked_of_listed_aircraft_is_their_parts_supplier(talk, sample_db_path, first, then):
-    talk.ask(first)
-    _, answer = talk.ask(then)
+    answer = _then(talk, first, then)
     zh = "飞机" in first
     aircraft, maker = ("a.name_zh", "m.name_zh") if zh else ("a.model", "m.name")
     gold = sample(sample_db_path, f"SELECT {aircraft}, {maker} FROM aircraft a JOIN aircraft_hardware h ON "
@@ -87,8 +96,7 @@ def test_a_half_or_quarter_compared_with_one_of_a_year_is_in_that_year(talk, sam
                                          ("How many payloads were launched in the 2000s?",
                                           "How many of them weigh more than 1 tonne?")])
 def test_a_follow_ups_weight_in_tonnes_is_compared_in_the_columns_kilograms(talk, sample_db_path, first, then):
-    talk.ask(first)
-    _, answer = talk.ask(then)
+    answer = _then(talk, first, then)
     gold = sample(sample_db_path, "SELECT COUNT(*) FROM payloads p JOIN launches l ON p.launch_id = l.id WHERE "
                                   "l.launch_date >= '2000-01-01' AND l.launch_date < '2010-01-01' AND p.mass_kg > 1000")
     assert "caveat" not in answer and result(talk) == gold
@@ -136,9 +144,8 @@ def test_how_was_it_again_is_a_follow_up(talk, sample_db_path):
     ("2010年代联合发射联盟的火箭一共发射了多少次？", "其中哪款火箭发射次数最多？"),
 ])
 def test_which_of_its_rows_did_the_most_after_a_count_ranks_them(talk, sample_db_path, first, then):
-    talk.ask(first)
-    _, answer = talk.ask(then)
-    name = "v.name_zh" if "火箭" in first else "v.name"
+    answer = _then(talk, first, then)
+    name = _rocket_name(first)
     gold = sample(sample_db_path, f"SELECT {name}, COUNT(*) AS n FROM launches l JOIN launch_vehicles v ON l.vehicle_id = "
                                   "v.id JOIN manufacturers m ON v.manufacturer_id = m.id WHERE m.name = 'United Launch "
                                   "Alliance' AND l.launch_date >= '2010-01-01' AND l.launch_date < '2020-01-01' "
@@ -169,8 +176,7 @@ def test_split_across_groups_by_what_follows(talk, sample_db_path, question):
     ("2020年以来电子号一共发射了多少次？", "其中从美国本土发射的有几次？"),
 ])
 def test_words_of_how_rows_fall_and_of_the_homeland_add_no_condition(talk, first, then):
-    talk.ask(first)
-    _, answer = talk.ask(then)
+    answer = _then(talk, first, then)
     assert "caveat" not in answer and answer["sql"]
 
 
