@@ -29,7 +29,7 @@ from agent.planner.question import Mention, ParsedQuestion
 from agent.planner.reading import FIRST_AND_TIED
 from agent.planner.roles import RoleResolver
 from agent.planner.schema_index import ColumnInfo, SchemaIndex
-from agent.vocabulary.references import BACK_REFERENCE, PRONOUNS_EN, THOSE_EN, THOSE_ZH, counts_per, counts_previous_rows, points_back
+from agent.vocabulary.references import BACK_REFERENCE, ITS_OWN, PRONOUNS_EN, THOSE_EN, THOSE_ZH, counts_per, counts_previous_rows, points_back
 from agent.vocabulary.numbers import COUNTERS_ZH
 
 _MARKER_EN = re.compile(rf"^\s*(and|what about|how about|only|just|which of|of ({THOSE_EN})|among|same|the same|"
@@ -102,15 +102,9 @@ def restricts(question: str) -> bool:
     return bool(_RESTRICT.search(question))
 
 
-#: "its"/"their" in a second clause asking a figure of what the first picked ("Which Chinese rocket has flown the most
-#: since 2020, and what is its success rate?"): the question's own rows, no pointer at an earlier answer.
-_ITS_OWN = re.compile(r"(?<=\w)\s*[,;]\s*(?:and\s+)?(?:what|how\s+\w+)\s+(?:is|are|was|were|did|does|do|has|have)\s+"
-                      r"(?:its|their)\b", re.I)
-
-
 def is_follow_up(question: str) -> bool:
     """The question's own words say it continues the previous one."""
-    question = _ITS_OWN.sub(" ", _PART_OF_THEIR.sub(" ", question))
+    question = ITS_OWN.sub(" ", _PART_OF_THEIR.sub(" ", question))
     return bool(_MARKER_EN.search(question) or _MARKER_ZH.search(question) or _RESTRICT.search(question))
 
 

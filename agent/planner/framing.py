@@ -289,7 +289,7 @@ class Assembler:
         else:
             frame.fact = self.table(fact) if fact is not None else self._fact_from_columns()
         if frame.entity and frame.fact in (frame.entity, ""):
-            frame.fact = self._child_of(frame.entity)
+            frame.fact = frame.entity if self._own_figures(frame.entity) else self._child_of(frame.entity)
         if not frame.fact:
             raise PlanningFailed("I could not tell which table it is about", zh="看不出问的是哪张表")
         self._measured_in_child(frame, subject if group is None and having is None else None)
@@ -807,6 +807,14 @@ class Assembler:
         """An English table word right after a modal verb ("can fly", "could launch"): a verb."""
         return not self.q.zh and m.start > 0 and self.q.tokens[m.start - 1].norm in _MODALS
 
+    def _own_figures(self, table: str) -> bool:
+        """Each row's own figure asked of its own columns (日本公司制造的飞机有哪些？各生产了多少架？: each aircraft's
+        units built): the rows themselves, one group each, not a table below them summed per row."""
+        aggregates = self.r.aggregates
+        return bool(table) and bool(aggregates) and all(
+            func in ("sum", "avg", "max", "min") and not distinct and m is not None and m.kind == "column"
+            and any(c.table == table for c in m.columns) for func, m, distinct in aggregates)
+
     def _child_of(self, table: str) -> str:
         """The table whose rows "N times" counts: a child whose columns the question names ("each manufacturer's
         parts cost": the parts', not the payloads'), else one with a date column, else the largest."""
@@ -1319,10 +1327,13 @@ class Assembler:
         each_after = word is not None and word.code == "group" and listed is not None and word.start > listed.at >= 0 \
             or word is None and listed is not None and listed.at >= 0 and (m := RESPECTIVELY.search(self.q.text)) \
             is not None and m.start() > self.q.tokens[listed.at].start
-        if said is None or listed is None or not frame.measures or frame.entity or frame.group_columns \
+        # (长征八号和长征十二号的近地轨道运载能力分别是多少？各发射过几次？: each rocket by name, its own capacity beside)
+        owned = bool(frame.group_columns) and listed is not None and all(
+            g.table == listed.column.table for g in frame.group_columns)
+        if said is None or listed is None or not frame.measures or frame.entity or (frame.group_columns and not owned) \
                 or (frame.group_time and not each_after):
             return
-        frame.group_columns.append(listed.column)
+        frame.group_columns.insert(0, listed.column)
         if word is not None:
             self.r.use(word)
         self.notes.append(f"'{said}' → one row for each of {', '.join(map(str, listed.values))}")

@@ -215,6 +215,8 @@ ZH_WORDS: dict[str, str] = {
     "怎么": "", "分布": "", "情况": "",
     # 从美国本土发射的: from the country itself, as 美国 alone says
     "本土": "",
+    # 航电系统, 动力系统: the parts' kind with its generic word (航电 says it)
+    "系统": "",
     # 千帆极轨星座: the named family, a constellation; 星座 says what it is, no condition
     "星座": "",
     # 其中 (of them), read from the text by the follow-up and second-count readers; a word, so 其中星链 is not 中星
@@ -367,6 +369,7 @@ handle handles handled handling conduct conducts conducted conducting perform pe
 execute executes executed executing field fields fielded fielding loft lofts lofted lofting deploy deploys deployed
 deploying turn turns turned turning add adds added adding somewhere recorded fitted mounted
 belong belongs belonged belonging account accounts accounted marked behind space distributed spread
+reach reaches reached reaching
 """.split())
 
 #: Verbs that say how the rows of two things relate ("launches used Russian rockets"): read as the join

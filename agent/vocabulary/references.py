@@ -77,6 +77,13 @@ _WHICH_BEFORE = re.compile(r"\bwhich\s+(?!of\b|one\b|ones\b)[a-z]+\s+"
                            r"(?!(?:did|do|does|have|has|had|were|was|are|is)\b)[a-z]+", re.I)
 
 
+#: "its"/"their" in a second clause asking a figure of what the first picked or counted ("Which Chinese rocket has
+#: flown the most since 2020, and what is its success rate?", "How many payloads has ISS Reshetnev built, and what's
+#: their average mass?"): the question's own rows, no pointer at an earlier answer.
+ITS_OWN = re.compile(r"(?<=\w)\s*[,;]\s*(?:and\s+)?(?:what|how\s+\w+)(?:'s|’s|\s+(?:is|are|was|were|did|does|do|has|have))\s+"
+                     r"(?:its|their)\b", re.I)
+
+
 def unresolved_reference(question: str) -> str | None:
     """A word pointing back at an earlier answer ("their", "those", 其中), as written; None if none. Even
     after something the question itself names ("Show all the car makers and their country name?"), save
@@ -85,6 +92,7 @@ def unresolved_reference(question: str) -> str | None:
     ("Which rockets failed on their maiden flight?"), and "those"/"these"
     described by what follows ("among those launched in the 2010s", not "which of those launched…"): the
     question's own rows."""
+    question = ITS_OWN.sub(lambda m: " " * len(m.group()), question)
     for match in PRONOUN.finditer(question):
         word, before, after = match.group().lower(), question[:match.start()], question[match.end():]
         if word in ("its", "their") and (re.search(r"\bwith\s+$", before, re.I) or _EACH_BEFORE.search(before)

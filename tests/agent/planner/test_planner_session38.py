@@ -199,3 +199,31 @@ def test_a_series_named_by_a_letter_after_a_hyphen_is_that_series(talk, sample_d
 def test_which_kind_of_rows_with_a_column_asked_shows_their_names_too(talk):
     _, answer = talk.ask("Which airliners first flew between 2015 and 2020, and what are their ranges?")
     assert "caveat" not in answer and all(len(row) == 2 and isinstance(row[0], str) for row in result(talk))
+
+
+# -- after the eighty-ninth walk ------------------------------------------------------------------------------
+
+
+def test_each_rows_own_figure_is_read_from_the_rows_themselves(talk, sample_db_path):
+    # 各生产了多少架: each aircraft's own units built, not summed over the parts a Japanese supplier made
+    _, answer = talk.ask("日本公司制造的飞机有哪些？各生产了多少架？")
+    gold = sample(sample_db_path, "SELECT a.name_zh, a.units_built FROM aircraft a JOIN manufacturers m ON "
+                                  "a.manufacturer_id = m.id JOIN countries c ON m.country_id = c.id WHERE c.name = 'Japan'")
+    assert "caveat" not in answer and sorted(result(talk)) == sorted(gold)
+
+
+def test_values_listed_with_a_column_of_theirs_each_are_named(talk, sample_db_path):
+    _, answer = talk.ask("长征八号和长征十二号的近地轨道运载能力分别是多少？各发射过几次？")
+    gold = sample(sample_db_path, "SELECT v.name_zh, v.payload_leo_kg, COUNT(*) FROM launches l JOIN launch_vehicles v ON "
+                                  "l.vehicle_id = v.id WHERE v.name_zh IN ('长征八号', '长征十二号') GROUP BY v.id")
+    assert "caveat" not in answer and sorted(result(talk)) == sorted(gold)
+
+
+@pytest.mark.parametrize("question", [
+    "Which rockets reached GTO more than 10 times between 2016 and 2020?",
+    "客机的航电系统平均单价是多少？",
+    "How many payloads has ISS Reshetnev built, and what's their average mass?",
+])
+def test_reached_a_generic_system_and_their_in_a_second_clause_add_no_caveat(talk, question):
+    _, answer = talk.ask(question)
+    assert "caveat" not in answer and answer["sql"]
