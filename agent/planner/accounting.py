@@ -19,6 +19,7 @@ from agent.planner.schema_index import SchemaIndex
 from agent.planner.units import UNITS
 from agent.planner.roles import verb_form
 from agent.planner.words import UNIT_NAMES
+from agent.vocabulary.references import THOSE_EN
 from storage.text import STOPWORDS, STOPWORDS_ZH, is_cjk_char, singular, stem
 
 if TYPE_CHECKING:
@@ -457,7 +458,7 @@ def _participle_of_parent(i: int, r: RoleResolver, frame: Frame, schema: SchemaI
         and any(t != frame.fact and schema.one_each(frame.fact, t) for t in m.tables)
 
 
-_THEM = frozenset("them they those these".split())
+_THEM = frozenset(THOSE_EN.split("|")) | {"they"}
 
 
 def _relating_verb(i: int, r: RoleResolver, joined: set[str]) -> bool:

@@ -30,6 +30,7 @@ from agent.planner.reading import FIRST_AND_TIED
 from agent.planner.roles import RoleResolver
 from agent.planner.schema_index import ColumnInfo, SchemaIndex
 from agent.vocabulary.references import BACK_REFERENCE, ITS_OWN, PRONOUNS_EN, THOSE_EN, THOSE_ZH, counts_per, counts_previous_rows, points_back
+from agent.vocabulary.grouping import RESPECTIVELY
 from agent.vocabulary.numbers import COUNTERS_ZH
 
 _MARKER_EN = re.compile(rf"^\s*(and|what about|how about|only|just|which of|of ({THOSE_EN})|among|same|the same|"
@@ -45,8 +46,6 @@ _MARKER_ZH = re.compile(r"^\s*(其中|那|只看|只|仅|同样|换成|改成|�
 #: "Which of them …", "list them": the rows or groups before, listed.
 _WHICH_OF = rf"\b(?:which|who|what) of (?:{THOSE_EN})\b|\blist them\b"
 _RESTRICT = re.compile(rf"{_WHICH_OF}|\bof (those|these)\b|\bamong ({THOSE_EN})\b|{THOSE_ZH}", re.IGNORECASE)
-#: "Which supplier provided each of them?", 它们分别是哪家供应商提供的？: each row listed before beside what is asked of it.
-_RESPECTIVELY = re.compile(rf"分别|各自|\beach (?:one )?of ({THOSE_EN})\b", re.I)
 #: "Which of them failed at least once?", 其中哪些至少失败过一次？: of the ones counted before, those with at least one
 #: row that has it, each with how many (not the rows themselves, which would not say whose they are).
 _AT_LEAST_ONCE = re.compile(r"\bat least once\b|\bever\b|至少.{0,4}一次|至少有过", re.I)
@@ -257,10 +256,9 @@ def _follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, tod
     lost: list[str] = []  # what of the previous answer's rows the new frame cannot keep, in words
     # ("How many times did each of those fly last year?" after rockets listed: each one's launches, `_counted_per_listed`)
     each_of_them = _EACH_OF_THEM.search(parsed.text) and (previous.entity or previous.group_columns or changed)
-    changed += _most_of_a_count(frame, a, previous)
-    if "grouping" in changed:
-        pass  # "Which of its rockets flew the most?": each one's rows counted, not the rows listed
-    elif (_RESTRICT.search(parsed.text) and not each_of_them) or _which_of_a_count(previous, a):
+    ranked = _most_of_a_count(frame, a, previous)  # "Which of its rockets flew the most?": counted, not listed
+    changed += ranked
+    if not ranked and ((_RESTRICT.search(parsed.text) and not each_of_them) or _which_of_a_count(previous, a)):
         lost += [] if keep_subject else _restrict(frame, a)
         changed.append("rows")
     changed += _time(frame, a) + _values(frame, a) + _negations(frame, a) + _comparisons(frame, a) + _grouping(frame, a)
@@ -1009,7 +1007,9 @@ def _shown(frame: Frame, a: Assembler, *, also: bool) -> tuple[list[str], list[s
     if all(any(c.column is column and c.op.startswith("year_") for c in frame.conditions) for column in columns):
         # "Which ones first flew in the 1990s?": the rows, named, beside the date their period is on
         columns = [a.label(frame.fact), *columns]
-    kept = frame.columns if (also or _RESPECTIVELY.search(a.q.text)) and listing else []
+    # ("Which supplier provided each of them?", 它们分别是哪家供应商提供的？: each row listed before beside what is asked)
+    respectively = RESPECTIVELY.search(a.q.text) or _EACH_OF_THEM.search(a.q.text)
+    kept = frame.columns if (also or respectively) and listing else []
     lost = _restrict(frame, a) if frame.measures else []
     frame.columns = list(dict.fromkeys(kept + columns))
     if not kept and all(c.table != frame.fact and a.schema.upward(frame.fact, c.table) for c in frame.columns):

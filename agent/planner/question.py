@@ -115,10 +115,10 @@ def _than_a_year_zh(m: re.Match) -> str:
     return f"{year}年以前" if (m.group(2) == "早") != bool(m.group(1)) else f"{year}年以后"
 
 
-#: A speed's unit, whose 每 or "per" is no "each" (低于1000公里每小时, 每小时800公里以上, "km per hour"): written
-#: as the unit's short form, read as the compared column's own unit (agent.planner.accounting).
 #: "split across launch sites", "distributed among the orbits": a grouping by them, as "split by" is.
 _SPLIT_ACROSS = re.compile(r"\b(?:split|distributed|spread|divided|broken\s+down)\s+(?:across|among|between|over|by)\b", re.I)
+#: A speed's unit, whose 每 or "per" is no "each" (低于1000公里每小时, 每小时800公里以上, "km per hour"): written
+#: as the unit's short form, read as the compared column's own unit (agent.planner.accounting).
 _SPEED_ZH = re.compile(r"(公里|千米)每小时")
 _PER_HOUR_ZH = re.compile(r"每小时\s*([\d,.]+\s*[万千]?)\s*(公里|千米)")
 _SPEED_PER_HOUR = re.compile(r"\b(km|kilomet(?:er|re)s?)\s+(?:per|an|a)\s+hour\b", re.I)
