@@ -41,14 +41,14 @@ from agent.planner.framing import build_frame
 from agent.planner.lexicon import Lexicon
 from agent.planner.linking import MeaningLinker
 from agent.planner.question import ParsedQuestion, parse_question
-from agent.planner.reading import caveat, data_ends, interpretation, read_alone, translated
+from agent.planner.reading import MEASURE_KEPT, caveat, data_ends, interpretation, read_alone, translated
 from agent.planner.periods import IN_THE_DATA, DataEnd, bucket_period
 from agent.planner.roles import at_a_place
 from agent.planner.schema_index import ColumnInfo, SchemaIndex, quote_ident
 from agent.planner.sql_builder import SQLBuildError, build_sql, to_dialect
 from agent.planner.words import unit_of
 from agent.vocabulary.domain import DomainVocabulary
-from agent.vocabulary.references import unresolved_reference
+from agent.vocabulary.references import ROWS_POINTER, unresolved_reference
 from storage.text import has_cjk, singular
 
 LABEL = "offline planner"
@@ -60,6 +60,9 @@ MAX_EXPLORATION_CALLS = 9
 NOTE_ACTION = "remember"
 _SYSTEM_TABLES = re.compile(r"Tables already known in this conversation[^:]*:\s*(.+)")
 _SYSTEM_SCHEMA = re.compile(r"^- (\w+)\(", re.MULTILINE)
+#: A previous planner answer's gap ("gap" in `AgentState.planner_frame`) and how that turn ended, for its follow-up:
+#: it left out only what to show of its rows ("unshown"), or how to group, total or order them ("shaped").
+_GAP_ENDS = {"shown": "unshown", "shaped": "shaped"}
 
 log = logging.getLogger(__name__)
 
@@ -98,6 +101,17 @@ class Plan:
             and self.focus_caveat is None and frame.link is None and not frame.guesses and frame.other_way is None \
             and not frame.data_none
 
+    @property
+    def left_out_only_how_to_show(self) -> bool:
+        """The caveat names words asking how to group, total or order the rows (各, "each": `Frame.asks_how`), and
+        perhaps what to show, nothing else: a follow-up asking a figure of its own of those rows, by a word pointing
+        at them ("其中有几次…"), builds on no gap; one asking again what this answered ("What about the average?")
+        does."""
+        frame = self.frame
+        return frame is not None and bool(frame.unused) and not self.left_out_only_what_to_show \
+            and set(frame.unused) <= set(frame.asks_to_show) | set(frame.asks_how) and self.focus_caveat is None \
+            and frame.link is None and not frame.guesses and frame.other_way is None and not frame.data_none
+
 
 @dataclass
 class _Turn:
@@ -123,6 +137,7 @@ class _Named:
     mentioned: frozenset[str] = frozenset()  # every table a word of it names ("launched": the launches)
     words: frozenset[str] = frozenset()  # its words, as the planner normalises them
     restricts: bool = False  # "which of them", 其中: the previous rows, fewer
+    points: bool = False  # "them", "those", 其中, 它们: the previous rows, by a word (`references.ROWS_POINTER`)
 
 
 class OfflinePlanner:
@@ -181,13 +196,12 @@ class OfflinePlanner:
 
         Args:
             ended: how the previous turn ended ("ok", "incomplete", "unshown": only what to show left out,
-                "unanswered": `_previous_answer`);
+                "shaped": only how to group, total or order it, "unanswered": `_previous_answer`);
                 None: no previous turn (or "incomplete" when the `previous` frame says it left words out).
         """
         plan = Plan(question=question, zh=has_cjk(question))
         if ended is None and previous is not None:
-            ended = "ok" if previous.get("complete") is not False else "unshown" if previous.get("gap") == "shown" \
-                else "incomplete"
+            ended = "ok" if previous.get("complete") is not False else _GAP_ENDS.get(previous.get("gap"), "incomplete")
         try:
             frame, plan.carried = self._frame(question, previous, ended, self.today)
             if frame.relative and IN_THE_DATA.search(question) and (last := self._last_date(frame.relative[0])):
@@ -449,7 +463,11 @@ class OfflinePlanner:
         table the previous answer did not touch, other than one the follow-up groups by (a table it only
         names is still said). Any of these makes the answer not ok."""
         frame, carried = read
-        if ended == "unshown" and (frame.measures, frame.columns) == (before.measures, before.columns):
+        if ended == "shaped" and not (named.points and MEASURE_KEPT[frame.zh] not in carried):
+            ended = "incomplete"  # "What about the average age?" after "For each of those, …": the grouping left
+            # out is left out again; "其中有几次…" asks its own figure of the rows, which the answer before had right
+        if ended in ("unshown", "shaped") and (frame.measures, frame.columns) == (before.measures, before.columns) \
+                and (not frame.measures or MEASURE_KEPT[frame.zh] in carried):
             ended = "incomplete"  # the same rows shown the same way: what the answer before did not show, nor this
         if ended in ("incomplete", "unanswered"):
             frame.link = ended
@@ -627,7 +645,8 @@ class OfflinePlanner:
     def _previous_answer(self) -> str | None:
         """How the conversation's previous turn ended: "ok", "incomplete" (an answer not marked ok: it said
         what it left out, or a check found it), "unshown" (the planner's own answer, whose one caveat named only
-        words asking what to show: `Plan.left_out_only_what_to_show`), "unanswered" (no result: the question could not be mapped,
+        words asking what to show: `Plan.left_out_only_what_to_show`), "shaped" (… or how to show it:
+        `Plan.left_out_only_how_to_show`), "unanswered" (no result: the question could not be mapped,
         the query failed, the turn stopped); None when nothing shows (a first question, or a state
         without steps: the planner frame's own "complete" then stands)."""
         steps = self._state.steps if self._state is not None else []
@@ -638,9 +657,9 @@ class OfflinePlanner:
         if end.step_type == "answer" and end.ok:
             return "ok"
         before = self._state.planner_frame or {}
-        if end.step_type == "answer" and end.sql and before.get("gap") == "shown" and end.sql == before.get("sql") \
+        if end.step_type == "answer" and end.sql and before.get("gap") in _GAP_ENDS and end.sql == before.get("sql") \
                 and end.caveat == before.get("caveat"):
-            return "unshown"  # only what the planner's own caveat named as not shown was left out
+            return _GAP_ENDS[before["gap"]]  # only what the planner's own caveat named (what or how to show) was left out
         return "incomplete" if end.step_type == "answer" and end.sql else "unanswered"
 
     def _plan_in_focus(self, turn: _Turn) -> Plan:
@@ -726,7 +745,7 @@ class OfflinePlanner:
                 "before": {k: v for k, v in (before or {}).items() if k not in ("before", "ended_before")} or None,
                 "ended_before": ended,
                 "complete": plan.caveat is None, "caveat": plan.caveat, "sql": plan.sql,
-                "gap": "shown" if plan.left_out_only_what_to_show else None,
+                "gap": "shown" if plan.left_out_only_what_to_show else "shaped" if plan.left_out_only_how_to_show else None,
                 "inherits": plan.frame.link in ("incomplete", "unanswered")}
         count = observation.get("row_count", 0)
         return self._answer(turn, text, plan.sql,
@@ -760,7 +779,8 @@ def _tables_named(parsed) -> _Named:
     measured = {c.table for m in parsed.mentions if m.kind == "column" and not m.partial for c in m.columns}
     mentioned = {t for m in parsed.mentions if m.kind == "table" for t in m.tables}
     return _Named(frozenset(asked), frozenset(measured), frozenset(mentioned),
-                  frozenset(t.norm.lower() for t in parsed.tokens), restricts(parsed.text))
+                  frozenset(t.norm.lower() for t in parsed.tokens), restricts(parsed.text),
+                  bool(ROWS_POINTER.search(parsed.text)))
 
 
 def _read_turn(messages: list[dict[str, Any]]) -> _Turn:

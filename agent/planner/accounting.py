@@ -113,6 +113,24 @@ def words_of_showing(r: RoleResolver, frame: Frame) -> tuple[str, ...]:
     return tuple(dict.fromkeys(text for _, text in found))
 
 
+def words_of_shaping(r: RoleResolver) -> tuple[str, ...]:
+    """The question's words asking how to group, total or order the rows (各, "each", "average", `_SHAPING`), and its
+    verbs of making ("Which manufacturers build helicopters": the makers tied to the rows, or the units made): an
+    answer leaving out only these and `words_of_showing` rests on the rows asked about, shown the wrong way."""
+    found = [m.text for m in r.mentions if m.kind == "keyword" and m.code in _SHAPING]
+    found += [t.text for t in r.q.tokens if t.norm in MAKING_VERBS]
+    found += [verb for verb in MAKING_VERBS_ZH if verb in r.q.text]
+    return tuple(dict.fromkeys(found))
+
+
+#: Keywords asking how to total, group or order the rows, never which rows: an answer leaving one out shows its
+#: rows the wrong way, and a follow-up asking a figure of its own of those rows keeps no part of that gap. Not "how
+#: many": left out beside a ranking ("How many …, and which rocket carried the most of them?") it is a question of its own whose
+#: rows the follow-up's "them" may mean.
+_SHAPING = frozenset({"avg", "sum", "sum_post", "max", "min", "group", "by", "distinct", "order", "order_desc",
+                      "order_asc", "desc", "asc"})
+
+
 #: Time words asked after "which"/哪 (哪年, "which year"): the rows' date, asked to be shown.
 _WHICH_TIME = frozenset({"year", "years", "date", "day", "month"})
 

@@ -26,7 +26,7 @@ from agent.planner.frame import Comparison, Condition, Frame, Measure, Ordering,
 from agent.planner.framing import YEAR_WORDS, Assembler, apart_bucket
 from agent.planner.negation import Absence
 from agent.planner.question import Mention, ParsedQuestion
-from agent.planner.reading import FIRST_AND_TIED
+from agent.planner.reading import FIRST_AND_TIED, MEASURE_KEPT
 from agent.planner.roles import RoleResolver
 from agent.planner.schema_index import ColumnInfo, SchemaIndex
 from agent.vocabulary.references import BACK_REFERENCE, ITS_OWN, PRONOUNS_EN, THOSE_EN, THOSE_ZH, counts_per, counts_previous_rows, points_back
@@ -278,6 +278,7 @@ def _follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, tod
         raise PlanningFailed("I could not tell what this follow-up changes", zh="看不出这个追问要改变什么")
     carried = _carried(previous, frame, changed)
     frame.unused, frame.asks_to_show = _unused(a, frame, schema) + lost, _showing(a, frame)
+    frame.asks_how = _shaping(a)
     if (taken_out := _NOT_THOSE.search(parsed.text)) is not None:
         frame.unused.insert(0, taken_out.group())
     frame.notes = a.notes + [f"follow-up of '{previous.subject_text}': changed {', '.join(changed)}"]
@@ -885,6 +886,11 @@ def _measures(frame: Frame, a: Assembler) -> list[str]:
     frame.measures = kept + new
     if ranked:
         frame.order = Ordering(frame.order.desc, measure=new[-1])
+    if listed is not None and _EACH_OF_THEM.search(a.q.text) and not (frame.entity or frame.group_columns):
+        # "For each of those, what is the maximum mass?" after the different purposes: that figure per purpose
+        frame.measures, frame.group_columns, frame.columns, frame.distinct = new, [listed], [], False
+        a.r.use(*(m for m in a.r.mentions if m.kind == "keyword" and m.code == "group"))
+        return ["measure", "grouping"]
     if listed is not None and [(m.func, m.column) for m in frame.measures] == [("count", None)]:
         frame.measures = [Measure("count", listed, True)]  # "the different orbits" -> "how many?": how many orbits
     frame.columns, frame.distinct = [], False  # "how many are there?": the rows listed before, counted
@@ -1156,7 +1162,7 @@ def _carried(previous: Frame, frame: Frame, changed: list[str]) -> list[str]:
             and (previous.entity or previous.group_columns or previous.group_time):
         kept.append("分组" if frame.zh else "the grouping")
     if "measure" not in changed and "rows" not in changed and frame.measures:
-        kept.append("统计口径" if frame.zh else "the measure")
+        kept.append(MEASURE_KEPT[frame.zh])
     if "ranking" not in changed and frame.order is not None and frame.limit is not None:
         if frame.limit == 1 and frame.ties:  # "the first and any tied": no number the result need show
             kept.append(FIRST_AND_TIED[frame.zh])
@@ -1174,6 +1180,13 @@ def _showing(a: Assembler, frame: Frame) -> tuple[str, ...]:
     from agent.planner.accounting import words_of_showing
 
     return words_of_showing(a.r, frame)
+
+
+def _shaping(a: Assembler) -> tuple[str, ...]:
+    """The follow-up's words asking how to group, total or order the rows (`accounting.words_of_shaping`)."""
+    from agent.planner.accounting import words_of_shaping
+
+    return words_of_shaping(a.r)
 
 
 def _unused(a: Assembler, frame: Frame, schema: SchemaIndex) -> list[str]:

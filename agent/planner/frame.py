@@ -147,6 +147,9 @@ class Frame:
     #: Words of the question asking only what to show (When, 哪年, 哪家 of rows shown by number): left out, they change
     #: no row the answer rests on, so a follow-up with figures of its own does not inherit them (`accounting`).
     asks_to_show: tuple[str, ...] = ()
+    #: Words of the question asking how to group, total or order the rows (各, "each", "average"), or verbs of making:
+    #: left out, the rows stay those asked about, shown the wrong way (`accounting.words_of_shaping`).
+    asks_how: tuple[str, ...] = ()
     #: The previous answer's conditions a question about the same rows, read on its own, does not keep (said first).
     not_kept: list[Condition] = field(default_factory=list)
     #: Columns whose figures the result shows in another unit than stored (总质量是多少吨: {"weight_kg": "weight_t"}).

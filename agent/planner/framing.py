@@ -12,7 +12,8 @@ import re
 from dataclasses import replace
 from datetime import date
 
-from agent.planner.accounting import ALL_OF_THEM_ZH, TIME_PARTS, YES_NO, unaccounted, when_words, words_of_showing
+from agent.planner.accounting import (ALL_OF_THEM_ZH, TIME_PARTS, YES_NO, unaccounted, when_words, words_of_shaping,
+                                      words_of_showing)
 from agent.planner.frame import Comparison, Condition, Frame, Measure, MissingSubject, Ordering, PlanningFailed, YearFilter
 from agent.planner.human_names import table_words
 from agent.planner.lexicon import MAKER_WORDS, MAKING_COLUMN_WORDS, MAKING_VERBS
@@ -157,7 +158,7 @@ class Assembler:
         # 哪家供应商 of the aircraft: a role's word whose referring rows the query does not read is not said by joining
         # its table another way
         frame.unused = unaccounted(self.r, frame, self.schema)
-        frame.asks_to_show = words_of_showing(self.r, frame)
+        frame.asks_to_show, frame.asks_how = words_of_showing(self.r, frame), words_of_shaping(self.r)
         # Follow-up markers are stopwords for the follow-up reader; in a question read on its own they
         # can carry meaning ("countries with only one official language"), so they are never dropped silently.
         frame.unused += [t.text for t in self.r.q.tokens if t.text.lower() in FOLLOWUP_MARKERS

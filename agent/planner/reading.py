@@ -276,6 +276,8 @@ def _measure(m: Measure, fact: str, lexicon: Lexicon | None) -> str:
     return words[func].format(column=_name(m.column, lexicon))
 
 
+#: What a follow-up that asks no figure of its own keeps of the previous one, as the interpretation names it.
+MEASURE_KEPT = {False: "the measure", True: "统计口径"}
 #: A ranking that keeps its first row and every row tied with it, as an answer says it.
 FIRST_AND_TIED = {False: "the first and any tied with it", True: "第一名（并列的都保留）"}
 

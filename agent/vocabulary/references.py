@@ -17,6 +17,8 @@ THOSE_EN = r"them|those|these"
 #: Their Chinese counterparts: 其中 (among them), 这些 (these), 那些 (those), 这几款/那几个 (these few: not 这几年),
 #: 这五个 (these five).
 THOSE_ZH = r"其中|这些|那些|[这那][几两二三四五六七八九十](?:款|个|种|家|次|颗|架|座|枚|台|位)"
+#: A plain pointer at the rows of the previous answer ("how many of them", "list those helicopters", 其中, 它们).
+ROWS_POINTER = re.compile(rf"\b(?:{THOSE_EN})\b|{THOSE_ZH}|它们", re.I)
 #: Pronouns and demonstratives that stand for something named before ("their", "its", "this"), not a time
 #: ("this year" is today's year).
 PRONOUNS_EN = rf"their|they|{THOSE_EN}|its|this(?! year| month| quarter| week| decade)"
