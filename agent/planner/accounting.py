@@ -110,6 +110,9 @@ def words_of_showing(r: RoleResolver, frame: Frame) -> tuple[str, ...]:
     found += [(i, t.text) for i, t in enumerate(tokens) if i and t.norm in _WHICH_TIME and tokens[i - 1].norm == "which"]
     # "From which sites did Long March rockets launch …?": the rows' table asked after which, neither listed nor grouped
     found += [(m.start, m.text) for m in r.mentions if asked_after_which(m, r, frame)]
+    # 分别送往哪些轨道？, "and to which orbits?": a column asked after which, its values to show
+    found += [(m.start, m.text) for i, m in enumerate(r.mentions) if m.kind == "column" and i
+              and r.mentions[i - 1].kind == "keyword" and r.mentions[i - 1].code == "which" and m.start - r.mentions[i - 1].end <= 0]
     return tuple(dict.fromkeys(text for _, text in found))
 
 
@@ -663,6 +666,8 @@ _EXCEPT_ZH = re.compile(r"除(?:了|去|开)?[^，。？！,?!]*?(之外|以外|
 
 #: Chinese verbs of using right before a value the query uses (用猎鹰9号发射, 其中用长征三号乙的): the join, read.
 _USING_ZH = re.compile(r"(?:使用|利用|采用|用)")
+#: 造 alone, a verb of making before what was made (制造商造的: the makers' rows).
+_MAKE_ZH = re.compile(r"(?<![制建])造(?!商)")
 
 
 def _unknown_chinese(r: RoleResolver, read: set[str] = frozenset()) -> list[str]:
@@ -682,8 +687,14 @@ def _unknown_chinese(r: RoleResolver, read: set[str] = frozenset()) -> list[str]
     for using in _USING_ZH.finditer(text):  # 用猎鹰9号发射的载荷: the rocket the launches used, the join between them
         thing = next((m for m in r.mentions if r.q.tokens[m.start].start >= using.end()), None)
         if thing is not None and r.q.tokens[thing.start].start == using.end() and not r.is_free(thing) \
-                and thing.kind == "value":
+                and thing.kind in ("value", "column"):  # (用可重复使用火箭发射的: the rockets' flag, read)
             covered[using.start():using.end()] = [True] * len(using.group())
+    makers = any(m.kind == "table" and r.is_free(m) is False and any(w in m.text for w in ("制造商", "厂商", "公司"))
+                 for m in r.mentions)
+    for making in _MAKE_ZH.finditer(text):  # 哪些飞机制造商既造战斗机又造运输机？: the makers' own rows, read
+        thing = next((m for m in r.mentions if r.q.tokens[m.start].start >= making.end()), None)
+        if makers and thing is not None and r.q.tokens[thing.start].start == making.end() and not r.is_free(thing):
+            covered[making.start():making.end()] = [True]
     for frame_end in _EXCEPT_ZH.finditer(text):  # 除了猎鹰9号之外: 之外 closes what 除了 opened
         covered[frame_end.start(1):frame_end.end(1)] = [True] * len(frame_end.group(1))
     # 是多少, 目前, 颗: read, and meaning nothing beyond the question's own

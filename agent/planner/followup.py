@@ -77,7 +77,11 @@ _WHICH_OF_THEM = re.compile(rf"{_WHICH_OF}|其中哪|(?:这些|那些|它们).*�
 #: Words that stand for what a ranking picked, counted or measured again ("How many times did it fly in the 2010s?",
 #: 它在2010年代发射了多少次？, "How many of those flights failed?"), not a ranking asked again ("成功率呢？", "same but by
 #: average mass").
-_THE_PICK = re.compile(r"\b(?:it|its)\b|它(?!们)|\b(?:how many|most) of (?:those|them|these)\b", re.I)
+_THE_PICK = re.compile(r"\b(?:it|its)\b|它(?!们)|\b(?:how many|most) of (?:those|them|these)\b"
+                       # "that site's launches", "from that site", 该发射场, 这家制造商: the one picked, named by its kind
+                       r"|\bthat\s+[a-z]+'s\b|\b(?:of|from|at|on|for|by|did|does|has|was|is)\s+that\s+"
+                       r"(?!(?:year|quarter|month|week|day|half|period|time|decade)s?\b)[a-z]+"
+                       r"|(?<!应)该(?=[\u4e00-\u9fff])(?!季度)|[这那]家", re.I)
 
 
 #: 那个季度, 那个月, 当月: the one period of the answer before, in Chinese (read by `_SAME_PERIOD` too).

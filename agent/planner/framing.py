@@ -29,6 +29,8 @@ from storage.text import has_cjk, normalize, singular
 
 
 YEAR_WORDS = frozenset({"year", "years", "年", "每年", "年份"})  # the bare time unit, not a column
+#: Words between the rows' own word and a verb of theirs ("aircraft can fly", "rockets that fly").
+_AUXILIARIES = frozenset({"can", "could", "do", "does", "did", "that", "which", "will", "would"})
 #: A group asked for ("各火箭家族", "for each family") and a unit averaged over ("每次发射", "per launch").
 _EACH = re.compile(r"各|\beach\b|\bfor every\b", re.I)
 _PER = re.compile(r"每(?:一)?次|\bper\s+(?!year|month|quarter|day|week)\w+", re.I)
@@ -52,6 +54,10 @@ _WITH_THE = re.compile(r"\bwith\s+(?:the|their|its)\s+$", re.I)
 _LISTED_ON = re.compile(r"(?:\band|,)\s+(?:the\s+|their\s+|its\s+)?$", re.I)
 #: The same list opened by "with their" before a column ("with their launch dates and rockets").
 _WITH_THEIR_LIST = re.compile(r"\bwith\s+(?:the|their|its)\s+[\w\s'-]*?(?:\band|,)\s+(?:the\s+|their\s+|its\s+)?$", re.I)
+#: A clause of its own asking which one of a table the row picked has ("…, and which company made it?",
+#: …？由哪家公司制造？): the name of the row's own one, shown beside it.
+_WHICH_OF_ITS_OWN = re.compile(r"(?:[,;]\s*and|[?？;；])\s*(?:which|what)\s+$|[，,？?；;]\s*(?:由|是)?哪(?:家|个|一家|一个)?\s*$",
+                               re.I)
 #: 美国以外的国家, 中国之外: "other than" said after the value it excludes (not closing a 除(了)… of its own).
 _OUTSIDE_ZH = re.compile(r"\s*(?:以外|之外)")
 #: Punctuation by which a stored text goes on after another stored text of its column (`_continued`).
@@ -2315,10 +2321,25 @@ class Assembler:
                 frame.conditions.append(kind)
                 self.r.use(m)
                 self.notes.append(f"'{m.text}' → {kind.describe()}")
+            elif table and self._what_the_rows_do(m, table, frame):
+                self.r.use(m)  # "Which aircraft fly faster than 2000 km/h?": no launch of theirs asked for
+                self.notes.append(f"'{m.text}' → what the {frame.fact} rows do, no table joined")
             elif table and table not in frame.tables(self.schema) + frame.required \
                     and self.schema.distance(frame.fact, table) < 99 and not self._says_whose(m, table, frame):
                 (frame.required if modifiers_only else frame.existence).append(table)
                 self.notes.append(f"'{m.text}' → only rows with a matching {table}")
+
+    def _what_the_rows_do(self, m: Mention, table: str, frame: Frame) -> bool:
+        """A table's word written as a verb right after the word of a table the query reads, an auxiliary between at
+        most ("aircraft fly", "manufacturers' aircraft can fly"), whose table no key ties to that one: it says what
+        those rows do, not which of them ("Which rockets fly from Baikonur?" joins the launches, each of which refers
+        to its rocket)."""
+        at = self.r.mentions.index(m)
+        before = self.r.mentions[at - 1] if at else None
+        between = {t.norm for t in self.r.q.tokens[before.end:m.start]} if before is not None else set()
+        doer = self.table(before) if before is not None and before.kind == "table" else None
+        return verb_form(m.text) and doer is not None and doer in frame.tables(self.schema) and between <= _AUXILIARIES \
+            and not any({e.table, e.ref_table} == {table, doer} for e in self.schema.edges)
 
     def _which_of_the_count(self, m: Mention, table: str, frame: Frame) -> bool:
         """A table asked right after which/哪些 in a question whose answer is one plain count of rows below it
@@ -2343,6 +2364,7 @@ class Assembler:
         before = self.q.text[:self.q.tokens[m.start].start]
         listed = any(id(o) in shown for o in self.r.mentions if o.end <= m.start) and _LISTED_ON.search(before)
         listed = listed or bool(_WITH_THEIR_LIST.search(before))  # "with their launch dates and rockets"
+        listed = listed or bool(_WHICH_OF_ITS_OWN.search(before))  # "…, and which company made it?"
         if frame.measures or not (_WITH_THE.search(before) or listed) or not self.schema.upward(frame.fact, table):
             return None
         names = self.schema.tables[table]

@@ -266,6 +266,8 @@ ZH_WORDS: dict[str, str] = {
     "从多到少": "descending", "从大到小": "descending", "从少到多": "ascending", "从小到大": "ascending",
     "排列": "", "总部": "", "总部位于": "",
     "排序": "sorted by", "排名": "", "排个名": "", "排一下": "", "排个序": "",
+    # 数量排第一: ranks first, the most (else 一 is read as the number one)
+    "排第一": "most", "排名第一": "most", "排在第一": "most", "位居第一": "most", "位列第一": "most",
     "送入太空": "", "太空": "",  # 送入太空的载荷: the payloads launched (space is where every launch goes)
     # generic nouns (a database's own, 运载火箭 or 首飞, are in its vocabulary file)
     "国家": "country", "地区": "region", "区域": "region", "城市": "city", "公司": "company",

@@ -86,8 +86,8 @@ def find_bucket(r: RoleResolver) -> str | None:
         if m.kind != "keyword" or m.code not in UNITS or not r.is_free(m) or m.alt is not None:
             continue
         if _SAME_BEFORE.search(r.q.text[:r.q.tokens[m.start].start]):
-            continue  # "in the same quarter of 2024", 同一季度, "that quarter's launches": the period of the answer
-            # before, no grouping
+            continue  # "in the same quarter of 2024", 同一季度, "that quarter's launches", "in those months": the
+            # period of the answer before, no grouping
         before = r.previous_mention(m, 1, kinds=("keyword",))
         r.use(m, before if before is not None and before.code in ("group", "by") else None)
         return UNITS[m.code]
@@ -102,7 +102,8 @@ def find_bucket(r: RoleResolver) -> str | None:
     return None
 
 
-_SAME_BEFORE = re.compile(r"(?:\bsame|\bthat|同一?|那一?个?)\s*$", re.I)
+#: ("in those months", 那几个月: the months of the answer before, as one period)
+_SAME_BEFORE = re.compile(r"(?:\bsame|\bthat|\bthose|\bthese|同一?|那一?个?|那几个?)\s*$", re.I)
 _EACH_OF = re.compile(r"\beach\s+of\s+(?:the\s+)?$", re.I)
 _SPAN_UNIT = re.compile(r"\b(?:years?|months?|quarters?)\b", re.I)
 _SPAN_UNITS = {"year": "year", "month": "month", "quarter": "quarter"}

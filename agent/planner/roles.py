@@ -347,6 +347,16 @@ class RoleResolver:
             if counted is not None and any(e.table == c and e.ref_table == t for c in counted.tables for t in m.tables
                                            for e in self.schema.edges_of(c)):
                 self.use(m)
+        for i, m in enumerate(self.mentions):
+            # 载荷发射数量: the number of payloads launched, not of launches; each payload refers to its launch
+            # (火箭发射数量 counts launches: a launch refers to its rocket)
+            before = self.mentions[i - 1] if i else None
+            if m.kind != "table" or before is None or before.kind != "table" or before.end != m.start \
+                    or not self.q.tokens[m.end - 1].zh or not _NUMBER_OF_ZH.match(text, self.q.tokens[m.end - 1].end):
+                continue
+            if any(e.table == c and e.ref_table == t for c in before.tables for t in m.tables
+                   for e in self.schema.edges_of(c)):
+                self.use(m)
 
     def _between_years(self, between: Mention, m: Mention) -> bool:
         """"between 2015 and 2018": two years after "between", and no column of numbers named before it
@@ -2013,6 +2023,8 @@ def at_a_place(text_before: str, table: str, schema: SchemaIndex) -> bool:
 
 #: A Chinese verb's aspect and a count right after it (发射了多少颗, 发射过几颗): the count is of what the verb did.
 _VERB_THEN_COUNT_ZH = re.compile(r"\s*(?:了|过)\s*(?:多少|几)")
+#: 数量 or 个数 right after a verb's word (载荷发射数量): how many of the rows named before it went through it.
+_NUMBER_OF_ZH = re.compile(r"\s*(?:数量|个数)")
 #: What joins the two ends of a Chinese range (1万到2万, 10000和20000, 50-60), and what may close it (公斤之间, 米以内).
 _RANGE_JOINS_ZH = frozenset({"到", "至", "和", "与", "-", "~", "—", "－", "～"})
 _RANGE_END_ZH = re.compile(r"\s*[\u4e00-\u9fffA-Za-z]{0,3}?(?:之间|以内|范围内)")
@@ -2023,7 +2035,10 @@ def verb_form(word: str) -> bool:
     word ("payloads launched in 2020") it says what those rows did, so it neither forms a compound with
     that word nor names the rows asked about."""
     word = word.lower()
-    return word in PARTICIPLES or word in _PAST or (len(word) > 4 and word.endswith(("ed", "ing")))
+    return word in PARTICIPLES or word in _PAST or word in _ONLY_VERBS or (len(word) > 4 and word.endswith(("ed", "ing")))
 
 
 _PAST = frozenset({"flew", "went", "ran", "made", "built", "sold", "took", "gave", "grew", "wrote", "drove"})
+#: Present forms a table word may take that are never a noun ("Which rockets fly from Baikonur?": the rockets, not
+#: the launches; "launch" is, "rocket launches").
+_ONLY_VERBS = frozenset({"fly", "flies"})
