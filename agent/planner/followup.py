@@ -26,6 +26,7 @@ from agent.planner.frame import Comparison, Condition, Frame, Measure, Ordering,
 from agent.planner.framing import YEAR_WORDS, Assembler, apart_bucket
 from agent.planner.negation import Absence
 from agent.planner.question import Mention, ParsedQuestion
+from agent.planner.human_names import table_words
 from agent.planner.reading import FIRST_AND_TIED, MEASURE_KEPT
 from agent.planner.roles import RoleResolver
 from agent.planner.schema_index import ColumnInfo, SchemaIndex
@@ -271,6 +272,7 @@ def _follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, tod
     changed += ["filter"] if a.flags(frame) else []  # "Which of those are reusable?": reusable = 1
     changed += _measures(frame, a) + _ranking(frame, a) + _share(frame, a, previous, zh=parsed.zh)
     changed += _kept_top(frame, a, previous)
+    lost += _count_kept_over_other_rows(frame, previous)
     changed += _change_again(frame, a)
     changed += _counts_asked(frame, a, previous)
     if not a.r.aggregates and "share" not in changed:
@@ -579,6 +581,20 @@ def _count_kept_over_other_dates(frame: Frame, previous: Frame, a: Assembler) ->
     shown = " ".join(f"{n:g}" for n in numbers)
     return [f"上一个回答的数量条件（{op} {shown}，按它的时间范围计）" if frame.zh
             else f"the previous answer's count {op} {shown} (over its own dates)"]
+
+
+def _count_kept_over_other_rows(frame: Frame, previous: Frame) -> list[str]:
+    """"How many payloads did each of them carry?" after the rockets with payloads for at least five operator
+    countries: "them" are the groups whose count of those rows met the condition; the same HAVING over the payloads
+    counted now keeps other groups, so the condition is not kept, and said so, in words."""
+    if previous.having is None or frame.having != previous.having or frame.having_measure is not None \
+            or previous.having_measure is not None or frame.fact == previous.fact:
+        return []
+    op, numbers = previous.having
+    frame.having = None
+    shown = " ".join(f"{n:g}" for n in numbers)
+    return [f"上一个回答对另一种记录的数量条件（{op} {shown}）" if frame.zh
+            else f"the previous answer's count {op} {shown} (of {table_words(previous.fact, zh=False)})"]
 
 
 def _period_of_those_replaced(frame: Frame, previous: Frame, a: Assembler) -> list[str]:
@@ -935,9 +951,12 @@ def _share(frame: Frame, a: Assembler, previous: Frame, *, zh: bool) -> list[str
         raise PlanningFailed(f"I could not tell what '{word.text}' is a share of",
                              zh=f"看不出“{word.text}”指的是哪部分的比例")
     frame.conditions.remove(chosen)
-    if chosen.column.table == frame.entity or chosen.column in frame.group_columns:
+    if chosen.column.table == frame.entity or chosen.column in frame.group_columns \
+            or (_ONE_SHARE.search(a.q.text) and not any(m.kind == "keyword" and m.code in ("group", "by")
+                                                        for m in a.r.mentions)):
         # 其中美国占了百分之多少？ after the counts per country: one group's share of all of them, not of its own
-        # group (100%, every other 0)
+        # group (100%, every other 0); "What share of those Intelsat satellites lifted off from Guiana?" after the
+        # rockets that carried them, each with its count: one share of all of them, not one per rocket
         frame.entity = frame.entity_via = None
         frame.group_columns = [c for c in frame.group_columns if c is not chosen.column]
         frame.order, frame.limit, frame.ties = None, None, False
@@ -952,6 +971,10 @@ def _share(frame: Frame, a: Assembler, previous: Frame, *, zh: bool) -> list[str
     elif frame.order is not None and frame.order.measure is not None:
         frame.order = Ordering(frame.order.desc, measure=frame.measures[1])  # the top 3 stay the same 3 groups
     return ["share"]
+
+
+#: A share of the rows themselves, named again ("what share of those Intelsat satellites"), not of each group.
+_ONE_SHARE = re.compile(rf"\b(?:share|percentage|proportion|fraction|percent)\s+of\s+(?:{THOSE_EN})\s+[a-z]", re.I)
 
 
 def _counted_right_after(a: Assembler) -> bool:

@@ -713,7 +713,7 @@ class Assembler:
             w.kind == "keyword" and w.code == "which" and 0 <= m.start - w.end <= 1
             and not covered & set(range(w.end, m.start))  # 哪个运营国家: a word between
             and not _WHEN_ASKED.search(text[tokens[w.end - 1].end:tokens[m.start].start].strip())
-            for w in self.r.mentions) and not self._counted_right_after(m)]
+            for w in self.r.mentions) and not self._counted_right_after(m) and not self._asked_second(m)]
         if not marked:
             return None
         asked = max(marked, key=lambda m: m.start)
@@ -728,6 +728,15 @@ class Assembler:
             and self.q.text[self.q.tokens[head.end - 1].end:self.q.tokens[self.r.start_before_values(nxt)].start].strip()
             == "的")
         return asked if head is not asked and did else head
+
+    def _asked_second(self, m: Mention) -> bool:
+        """A table asked after which in a clause of its own, after a clause that asked which of the rows itself
+        (四发飞机里，产量最高的是哪款？由哪家公司制造？): the picked row's own one, shown beside it (`_shown_with`), not
+        the rows the question is about."""
+        before = self.q.text[:self.q.tokens[m.start].start]
+        clause = max(before.rfind(mark) for mark in "，,？?；;")
+        return _WHICH_OF_ITS_OWN.search(before) is not None and clause > 0 and any(
+            w.kind == "keyword" and w.code == "which" and self.q.tokens[w.end - 1].end <= clause for w in self.r.mentions)
 
     def _whose_first_or_last(self, frame: Frame) -> Mention | None:
         """The rows asked for right after "which"/哪些 whose own first or last row of the fact the question ranks by
@@ -855,7 +864,9 @@ class Assembler:
         name = (info.label_zh if self.q.zh and info.label_zh else info.label) or next(iter(info.columns))
         return info.columns[name]
 
-    def time_column(self, year: YearFilter) -> ColumnInfo:
+    def time_column(self, year: YearFilter, *, toward: str | None = None) -> ColumnInfo:
+        """The date or year column a year or period is of. `toward`: the groups' table, when the rows are dated
+        on the way from the rows counted to it."""
         if year.column is not None and year.column.kind == "table":
             dated = sorted(self.schema.tables[self.table(year.column)].time_columns, key=lambda c: not c.is_date)
             if dated:
@@ -882,6 +893,16 @@ class Assembler:
         if named:  # "operator countries with payloads launched from Baikonur in 2020": the dates of the launches
             # named, not the year the site (a value's table, nearer the countries) opened
             return next(c for c in self.schema.tables[named[0]].time_columns if c.is_date)
+        ends = [*self.anchors[1:], *([toward] if toward else [])] if self.anchors else []
+        named = {t for o in self.r.mentions if o.kind == "table" for t in o.tables} - set(ends)
+        legs = [(start, end) for end in ends for by in named for start, end in ((self.anchors[0], by), (by, end))]
+        on_the_way = {t for start, end in legs + [(self.anchors[0], end) for end in ends]
+                      for e in (self.schema.join_path(start, end) or []) for t in (e.table, e.ref_table)}
+        dated = sorted((t for t in on_the_way if any(c.is_date for c in self.schema.tables[t].time_columns)),
+                       key=lambda t: (self.schema.distance(self.anchors[0], t), t))
+        if dated:  # "Which rockets carried payloads for five operator countries in the 2010s?": the dates of the
+            # launches between the countries counted and the rockets, not the year a launch site, nearer, opened
+            return next(c for c in self.schema.tables[dated[0]].time_columns if c.is_date)
         # nearest the rows counted or listed first (the payloads' launches, not the year the sites they are grouped
         # by opened: "Which three launch sites launched the most payloads between 2015 and 2020?"), then a table of
         # dates before one of years (2020年以来，哪家制造商造的通信卫星最多？: the satellites' launch dates, not the
@@ -1510,7 +1531,8 @@ class Assembler:
             # family first flew (a date of the rows counted, the nearest to them)
             self.anchors, dated_by = [frame.fact], None
         try:
-            column = self.time_column(YearFilter("in", (), period.text, dated_by))
+            column = self.time_column(YearFilter("in", (), period.text, dated_by),
+                                      toward=frame.entity if frame.entity != frame.fact else None)
         finally:
             self.anchors = anchors
         frame.conditions.append(Condition(column, "year_period", period.values(), period.text))

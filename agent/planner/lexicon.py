@@ -57,7 +57,7 @@ KEYWORDS: dict[str, str] = {
     "after": "after", "post": "after", "later than": "after", "before": "before", "prior to": "before",
     "earlier than": "before", "until": "until", "through": "until", "to": "to",
     # shape of the answer
-    "distinct": "distinct", "different": "distinct", "unique": "distinct",
+    "distinct": "distinct", "different": "distinct", "unique": "distinct", "separate": "distinct",
     "times": "times",
     "not": "not", "except": "not", "excluding": "not", "leave out": "not", "exclude": "not", "other than": "not", "without": "not",
     "never": "not", "no": "not", "no longer": "not", "not anymore": "not", "outside": "not", "outside of": "not",
@@ -371,7 +371,7 @@ handle handles handled handling conduct conducts conducted conducting perform pe
 execute executes executed executing field fields fielded fielding loft lofts lofted lofting deploy deploys deployed
 deploying turn turns turned turning add adds added adding somewhere recorded fitted mounted
 belong belongs belonged belonging account accounts accounted marked behind space distributed spread
-reach reaches reached reaching
+reach reaches reached reaching based located headquartered
 """.split())
 
 #: Verbs that say how the rows of two things relate ("launches used Russian rockets"): read as the join

@@ -462,7 +462,8 @@ def _numeral_twins(values: dict[str, list[ValueRef]]) -> None:
 def _families(values: dict[str, list[ValueRef]], names: set[str], prefixes: dict[str, ValueRef],
               cjk_prefixes: dict[str, ValueRef]) -> dict[str, tuple[ValueRef, ...]]:
     """The first word of names (before a space, a hyphen or a digit: "Starlink" of 'Starlink Group 6-1', "Beidou" of
-    'Beidou-11'; a hyphened number before its version's point, "Soyuz-2" of 'Soyuz-2.1a'), and the first two to four Chinese characters of names (北斗 of 北斗三号M1), that begin at least
+    'Beidou-11'; a hyphened number before its version's point, "Soyuz-2" of 'Soyuz-2.1a', or before a space, "Jilin-1"
+    of 'Jilin-1 Gaofen 03D'), and the first two to four Chinese characters of names (北斗 of 北斗三号M1), that begin at least
     `MIN_FAMILY` values of a column: a family of names, read as the values that begin so (in each column it begins
     that many: the payloads' names and the launches' missions both begin "Starlink"). Not a word that is a value
     itself, a word of a table or column name, one name's own prefix, or a lower-case word."""
@@ -476,6 +477,8 @@ def _families(values: dict[str, list[ValueRef]], names: set[str], prefixes: dict
             keys += [m.group() for m in [re.match(r"[A-Za-z]+-\d+(?=\.\d)", ref.value)] if m]  # "Soyuz-2" of 'Soyuz-2.1a'
             # "Glonass-K" of 'Glonass-K1', "Glonass-M" of 'Glonass-M 716': a series named by a letter after a hyphen
             keys += [m.group() for m in [re.match(r"[A-Za-z]{3,}-[A-Za-z]{1,2}(?=[\s\d])", ref.value)] if m]
+            # "Jilin-1" of 'Jilin-1 Gaofen 03D', "Beidou-3" of 'Beidou-3 M1': a series numbered after a hyphen
+            keys += [m.group() for m in [re.match(r"[A-Za-z]{3,}-\d+(?=\s)", ref.value)] if m]
             run = re.match(r"[\u4e00-\u9fff]+", ref.value)
             keys += [run.group()[:n] for n in range(2, 5) if run is not None and n < len(ref.value) and n <= len(run.group())]
             for key in keys:
