@@ -666,6 +666,8 @@ _EXCEPT_ZH = re.compile(r"除(?:了|去|开)?[^，。？！,?!]*?(之外|以外|
 
 #: Chinese verbs of using right before a value the query uses (用猎鹰9号发射, 其中用长征三号乙的): the join, read.
 _USING_ZH = re.compile(r"(?:使用|利用|采用|用)")
+#: 什么, 哪种, 哪款 between 用 and the table asked (用什么火箭发射的).
+_WHICH_AFTER_USING = re.compile(r"什么|哪[种款个家一]?")
 #: 造 alone, a verb of making before what was made (制造商造的: the makers' rows).
 _MAKE_ZH = re.compile(r"(?<![制建])造(?!商)")
 
@@ -685,9 +687,13 @@ def _unknown_chinese(r: RoleResolver, read: set[str] = frozenset()) -> list[str]
     for start, end in r.period_spans + r.read_spans:  # 2021年第三季度: 第 is part of the period
         covered[start:end] = [True] * (end - start)
     for using in _USING_ZH.finditer(text):  # 用猎鹰9号发射的载荷: the rocket the launches used, the join between them
-        thing = next((m for m in r.mentions if r.q.tokens[m.start].start >= using.end()), None)
-        if thing is not None and r.q.tokens[thing.start].start == using.end() and not r.is_free(thing) \
-                and thing.kind in ("value", "column"):  # (用可重复使用火箭发射的: the rockets' flag, read)
+        which = _WHICH_AFTER_USING.match(text, using.end())  # 用什么火箭发射的: the rockets asked, the join to them
+        at = which.end() if which is not None else using.end()
+        thing = next((m for m in r.mentions if r.q.tokens[m.start].start >= at), None)
+        if thing is not None and r.q.tokens[thing.start].start == at \
+                and (not r.is_free(thing) and thing.kind in ("value", "column")
+                     or which is not None and thing.kind == "table"):
+            # (用可重复使用火箭发射的: the rockets' flag, read)
             covered[using.start():using.end()] = [True] * len(using.group())
     makers = any(m.kind == "table" and r.is_free(m) is False and any(w in m.text for w in ("制造商", "厂商", "公司"))
                  for m in r.mentions)

@@ -278,6 +278,7 @@ def _follow_up(parsed: ParsedQuestion, schema: SchemaIndex, previous: Frame, tod
     if not a.r.aggregates and "share" not in changed:
         shown, lost_shown = _shown(frame, a, also=bool(_ALSO.search(parsed.text)))
         changed, lost = changed + shown, lost + lost_shown
+    changed += ["shown"] if a.whether_asked(frame) else []  # …用的是什么火箭？成功了吗？: their outcome, shown
     if (when := a.when_shown(frame, frame.columns)) and frame.columns:  # 分别是哪几天发射的？: their dates
         frame.columns, changed = [*frame.columns, *when], changed + ["shown"]
     if not changed:

@@ -54,6 +54,9 @@ _WITH_THE = re.compile(r"\bwith\s+(?:the|their|its)\s+$", re.I)
 _LISTED_ON = re.compile(r"(?:\band|,)\s+(?:the\s+|their\s+|its\s+)?$", re.I)
 #: The same list opened by "with their" before a column ("with their launch dates and rockets").
 _WITH_THEIR_LIST = re.compile(r"\bwith\s+(?:the|their|its)\s+[\w\s'-]*?(?:\band|,)\s+(?:the\s+|their\s+|its\s+)?$", re.I)
+#: A yes-or-no clause of its own after another (…？成功了吗？, "…, and did they succeed?").
+_WHETHER_CLAUSE = re.compile(r"[，,？?；;][^，,？?；;]*吗\s*[？?]?\s*$|,\s*and\s+(?:did|were|was|are|is)\s+(?:they|it|those|these)\b[^,?]*\?\s*$",
+                             re.I)
 #: A clause of its own asking which one of a table the row picked has ("…, and which company made it?",
 #: …？由哪家公司制造？): the name of the row's own one, shown beside it.
 _WHICH_OF_ITS_OWN = re.compile(r"(?:[,;]\s*and|[?？;；])\s*(?:which|what)\s+$|[，,？?；;]\s*(?:由|是)?哪(?:家|个|一家|一个)?\s*$",
@@ -151,6 +154,7 @@ class Assembler:
         self._compared(frame)
         self.ranking(frame)
         self._selection(frame)
+        self.whether_asked(frame)
         self._number_for_what(frame)
         if any(m.kind == "keyword" and m.code == "both" and self.r.is_free(m) for m in self.r.mentions):
             self.r.refuse_both()  # "both cat and dog pets" of rows the two counts are not of
@@ -604,6 +608,25 @@ class Assembler:
                 self.r.read_tokens.update(i for i, t in enumerate(self.q.tokens) if said.start() <= t.start < said.end())
                 self.notes.append(f"'{said.group(1)}' → HAVING no row without {c.describe()}")
                 return
+
+    def whether_asked(self, frame: Frame) -> bool:
+        """蓝箭航天的那几次发射用的是什么火箭？成功了吗？: a value asked in a yes-or-no clause of its own, after a clause
+        listing the rows, is shown beside them (their outcome), not a condition that drops the rows without it.
+        True when it moved one."""
+        clause = _WHETHER_CLAUSE.search(self.q.text)
+        if clause is None or frame.measures or not frame.columns or frame.entity or frame.group_columns:
+            return False
+        starts = {i for i, t in enumerate(self.q.tokens) if t.start >= clause.start()}
+        asked = [c for c in frame.conditions if c.op == "=" and c.at in starts and c.column not in frame.columns]
+        if len(asked) != 1:
+            return False
+        frame.conditions.remove(asked[0])
+        frame.columns.append(asked[0].column)
+        pronouns = [i for i in starts if self.q.tokens[i].norm in ("they", "it", "those", "these")]
+        self.r.read_tokens.update(pronouns)
+        frame.own_pronoun = frame.own_pronoun or bool(pronouns)  # ("were they successful?": the rows listed)
+        self.notes.append(f"'{asked[0].text}' asked whether → shows {asked[0].column.table}.{asked[0].column.name}")
+        return True
 
     def _table_asked(self) -> Mention | None:
         """The table word right after "which", the head of its compound ("Which satellite manufacturers": the makers)."""
@@ -1339,6 +1362,11 @@ class Assembler:
         listed = next((c for c in frame.conditions if c.op == "in"), None)
         # 中国和美国的火箭各发射了多少次？: 各 is of the countries listed, not of the rockets they are of
         of_listed = listed is not None and listed.via is not None and frame.entity == listed.via
+        if listed is not None and listed.at >= 0 and frame.entity and any(
+                m.kind == "keyword" and m.code == "group" and m.start > listed.at and self._verb_after_each(m)
+                for m in self.r.mentions):
+            frame.entity = frame.entity_via = None  # 长征三号乙和长征七号甲各发射了几颗？: 发射 is what each did
+            of_listed = True
         # 日本和印度各发射了多少次？, "How many did Japan and India each launch?": each of the listed values
         words = [m for m in self.r.mentions if m.kind == "keyword" and (self.r.is_free(m) or of_listed) and (
             m.code == "compare" or (m.code == "group" and listed is not None))]
@@ -1365,6 +1393,13 @@ class Assembler:
         if word is not None:
             self.r.use(word)
         self.notes.append(f"'{said}' → one row for each of {', '.join(map(str, listed.values))}")
+
+    def _verb_after_each(self, word: Mention) -> bool:
+        """A table's word right after 各 and before 了/过 (各发射了几颗): a verb of what each listed value did, not a
+        grouping by that table's rows."""
+        after = next((m for m in self.r.mentions if m.start == word.end and m.kind == "table"), None)
+        return self.q.zh and after is not None and after is self.r.group \
+            and self.q.text[self.q.tokens[after.end - 1].end:][:1] in ("了", "过")
 
     def _reached_through(self, frame: Frame, m: Mention, table: str) -> str | None:
         """The table a value names the kind of, written right after it ("Russian rockets", 俄罗斯火箭,

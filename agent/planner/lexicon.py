@@ -207,8 +207,10 @@ ZH_WORDS: dict[str, str] = {
     "自启用以来": "", "启用以来": "", "自投入使用以来": "", "投入使用以来": "", "自建成以来": "", "建成以来": "",
     # 其中属于欧洲的有哪些？: in Europe, as 欧洲 alone says (the condition or the join names the relation)
     "属于": "",
-    # 上天 (went up: were launched), as the rows' launch says
-    "上天": "",
+    # 上天 (went up: were launched), as the rows' launch says; 搭…上天 (rode … up), the rocket named says it
+    "上天": "", "搭": "",
+    # 它们当中: among them, as 它们 says
+    "当中": "",
     # 结果怎么样？, 成功率怎么样？: how it is, which the column shown says
     "怎么样": "", "怎样": "",
     # 是怎么分布的？, 分布情况: how the rows fall into the groups 各 names, which the grouping says

@@ -196,3 +196,49 @@ def test_separate_and_based_raise_no_caveat(talk, first, then):
     if then is not None:
         _, answer = talk.ask(then)
     assert "caveat" not in answer
+
+
+@pytest.mark.parametrize("first, then, gold", [
+    ("2023年，酒泉卫星发射中心的发射按火箭制造商分各有多少次？", "蓝箭航天在酒泉的那几次发射，用的是什么火箭？成功了吗？",
+     "SELECT DISTINCT v.name_zh, l.outcome FROM launches l JOIN launch_vehicles v ON l.vehicle_id = v.id JOIN launch_sites s "
+     "ON l.site_id = s.id JOIN manufacturers m ON v.manufacturer_id = m.id WHERE l.launch_date LIKE '2023%' "
+     "AND s.name_zh = '酒泉卫星发射中心' AND m.name_zh = '蓝箭航天'"),
+    ("Which rockets did Rocket Lab launch from Mahia in 2024, and were they successful?", None,
+     "SELECT DISTINCT v.name, l.outcome FROM launches l JOIN launch_vehicles v ON l.vehicle_id = v.id JOIN launch_sites s "
+     "ON l.site_id = s.id WHERE l.launch_date LIKE '2024%' AND s.name = 'Rocket Lab Launch Complex 1 (Mahia)'"),
+])
+def test_whether_they_succeeded_is_shown_not_a_condition(talk, sample_db_path, first, then, gold):
+    """成功了吗？ in a clause of its own asks whether the rows listed succeeded: their outcome shown beside them (only
+    the successful ones were listed, as if right)."""
+    _, answer = talk.ask(first)
+    if then is not None:
+        _, answer = talk.ask(then)
+    assert "caveat" not in answer and sorted(result(talk)) == sorted(sample(sample_db_path, gold))
+
+
+# -- the 92nd walk ------------------------------------------------------------------------------
+
+def test_each_of_the_listed_rockets_launched_is_one_row_per_rocket(talk, sample_db_path):
+    """各发射了几颗: 发射 after 各 is what each listed rocket did, not a grouping by launches (27 rows of 1, no rocket
+    named, as if right)."""
+    _, answer = talk.ask("2015年以来发射的实践系列卫星，长征三号乙和长征七号甲各发射了几颗？")
+    gold = sample(sample_db_path, "SELECT v.name_zh, COUNT(*) FROM payloads p JOIN launches l ON p.launch_id = l.id "
+                                  "JOIN launch_vehicles v ON l.vehicle_id = v.id WHERE p.name_zh LIKE '实践%' AND "
+                                  "l.launch_date >= '2015-01-01' AND v.name_zh IN ('长征三号乙', '长征七号甲') GROUP BY v.id")
+    assert "caveat" not in answer and sorted(result(talk)) == sorted(gold)
+
+
+@pytest.mark.parametrize("first, then", [
+    ("2020年以来高分系列卫星发射了多少颗？", "它们当中从酒泉发射的占几成？"),
+    ("2025年上半年，天仪研究院造的卫星发射了多少颗？其中有几颗是搭长征系列火箭上天的？", None),
+])
+def test_among_them_and_riding_up_raise_no_caveat(talk, first, then):
+    _, answer = talk.ask(first)
+    if then is not None:
+        _, answer = talk.ask(then)
+    assert "caveat" not in answer
+
+
+def test_using_which_rocket_raises_no_caveat_when_the_rocket_is_shown(talk):
+    _, answer = talk.ask("近两年发射的天链中继卫星有哪些？分别是哪天、用什么火箭发射的？")
+    assert "“用”" not in (answer.get("caveat") or "") and "name_zh" in answer["sql"]
