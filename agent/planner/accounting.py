@@ -111,8 +111,8 @@ def words_of_showing(r: RoleResolver, frame: Frame) -> tuple[str, ...]:
     # "From which sites did Long March rockets launch …?": the rows' table asked after which, neither listed nor grouped
     found += [(m.start, m.text) for m in r.mentions if asked_after_which(m, r, frame)]
     # 分别送往哪些轨道？, "and to which orbits?": a column asked after which, its values to show
-    found += [(m.start, m.text) for i, m in enumerate(r.mentions) if m.kind == "column" and i
-              and r.mentions[i - 1].kind == "keyword" and r.mentions[i - 1].code == "which" and m.start - r.mentions[i - 1].end <= 0]
+    found += [(m.start, m.text) for before, m in zip(r.mentions, r.mentions[1:]) if m.kind == "column"
+              and before.kind == "keyword" and before.code == "which" and m.start <= before.end]
     return tuple(dict.fromkeys(text for _, text in found))
 
 
@@ -128,8 +128,8 @@ def words_of_shaping(r: RoleResolver) -> tuple[str, ...]:
 
 #: Keywords asking how to total, group or order the rows, never which rows: an answer leaving one out shows its
 #: rows the wrong way, and a follow-up asking a figure of its own of those rows keeps no part of that gap. Not "how
-#: many": left out beside a ranking ("How many …, and which rocket carried the most of them?") it is a question of its own whose
-#: rows the follow-up's "them" may mean.
+#: many": left out beside a ranking ("How many …, and which rocket carried the most of them?") it is a question of
+#: its own whose rows the follow-up's "them" may mean.
 _SHAPING = frozenset({"avg", "sum", "sum_post", "max", "min", "group", "by", "distinct", "order", "order_desc",
                       "order_asc", "desc", "asc"})
 
@@ -695,7 +695,7 @@ def _unknown_chinese(r: RoleResolver, read: set[str] = frozenset()) -> list[str]
                      or which is not None and thing.kind == "table"):
             # (用可重复使用火箭发射的: the rockets' flag, read)
             covered[using.start():using.end()] = [True] * len(using.group())
-    makers = any(m.kind == "table" and r.is_free(m) is False and any(w in m.text for w in ("制造商", "厂商", "公司"))
+    makers = any(m.kind == "table" and not r.is_free(m) and any(w in m.text for w in ("制造商", "厂商", "公司"))
                  for m in r.mentions)
     for making in _MAKE_ZH.finditer(text):  # 哪些飞机制造商既造战斗机又造运输机？: the makers' own rows, read
         thing = next((m for m in r.mentions if r.q.tokens[m.start].start >= making.end()), None)

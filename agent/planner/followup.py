@@ -577,11 +577,7 @@ def _count_kept_over_other_dates(frame: Frame, previous: Frame, a: Assembler) ->
     dated = lambda f: {(c.op, c.values) for c in f.conditions if c.op.startswith("year_") and c.column.table == f.fact}
     if dated(frame) == dated(previous):
         return []
-    op, numbers = previous.having
-    frame.having = None
-    shown = " ".join(f"{n:g}" for n in numbers)
-    return [f"上一个回答的数量条件（{op} {shown}，按它的时间范围计）" if frame.zh
-            else f"the previous answer's count {op} {shown} (over its own dates)"]
+    return _count_not_kept(frame, previous, zh="按它的时间范围计", en="over its own dates")
 
 
 def _count_kept_over_other_rows(frame: Frame, previous: Frame) -> list[str]:
@@ -591,11 +587,15 @@ def _count_kept_over_other_rows(frame: Frame, previous: Frame) -> list[str]:
     if previous.having is None or frame.having != previous.having or frame.having_measure is not None \
             or previous.having_measure is not None or frame.fact == previous.fact:
         return []
+    return _count_not_kept(frame, previous, zh="数的是另一种记录", en=f"of {table_words(previous.fact, zh=False)}")
+
+
+def _count_not_kept(frame: Frame, previous: Frame, *, zh: str, en: str) -> list[str]:
+    """The previous answer's count condition (its HAVING) dropped from the frame, in words, with what it was over."""
     op, numbers = previous.having
     frame.having = None
     shown = " ".join(f"{n:g}" for n in numbers)
-    return [f"上一个回答对另一种记录的数量条件（{op} {shown}）" if frame.zh
-            else f"the previous answer's count {op} {shown} (of {table_words(previous.fact, zh=False)})"]
+    return [f"上一个回答的数量条件（{op} {shown}，{zh}）" if frame.zh else f"the previous answer's count {op} {shown} ({en})"]
 
 
 def _period_of_those_replaced(frame: Frame, previous: Frame, a: Assembler) -> list[str]:

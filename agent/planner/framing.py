@@ -55,8 +55,8 @@ _LISTED_ON = re.compile(r"(?:\band|,)\s+(?:the\s+|their\s+|its\s+)?$", re.I)
 #: The same list opened by "with their" before a column ("with their launch dates and rockets").
 _WITH_THEIR_LIST = re.compile(r"\bwith\s+(?:the|their|its)\s+[\w\s'-]*?(?:\band|,)\s+(?:the\s+|their\s+|its\s+)?$", re.I)
 #: A yes-or-no clause of its own after another (…？成功了吗？, "…, and did they succeed?").
-_WHETHER_CLAUSE = re.compile(r"[，,？?；;][^，,？?；;]*吗\s*[？?]?\s*$|,\s*and\s+(?:did|were|was|are|is)\s+(?:they|it|those|these)\b[^,?]*\?\s*$",
-                             re.I)
+_WHETHER_CLAUSE = re.compile(r"[，,？?；;][^，,？?；;]*吗\s*[？?]?\s*$"
+                             r"|,\s*and\s+(?:did|were|was|are|is)\s+(?:they|it|those|these)\b[^,?]*\?\s*$", re.I)
 #: A clause of its own asking which one of a table the row picked has ("…, and which company made it?",
 #: …？由哪家公司制造？): the name of the row's own one, shown beside it.
 _WHICH_OF_ITS_OWN = re.compile(r"(?:[,;]\s*and|[?？;；])\s*(?:which|what)\s+$|[，,？?；;]\s*(?:由|是)?哪(?:家|个|一家|一个)?\s*$",

@@ -242,3 +242,14 @@ def test_among_them_and_riding_up_raise_no_caveat(talk, first, then):
 def test_using_which_rocket_raises_no_caveat_when_the_rocket_is_shown(talk):
     _, answer = talk.ask("近两年发射的天链中继卫星有哪些？分别是哪天、用什么火箭发射的？")
     assert "“用”" not in (answer.get("caveat") or "") and "name_zh" in answer["sql"]
+
+
+def test_a_count_of_its_own_after_an_answer_without_the_column_asked_after_which_is_ok(askdb, sample_db_path):
+    """分别送往哪些轨道？ asks what to show of the launches counted: 其中去太阳同步轨道的那几次… builds on no gap (the
+    inherited caveat, as if this count depended on the orbits left out)."""
+    first, thread = ask(askdb, "2023年到2025年，长征六号甲一共发射了几次？分别送往哪些轨道？")
+    answer, _ = ask(askdb, "其中去太阳同步轨道的那几次，一共送上去多少个载荷？", thread)
+    gold = sample(sample_db_path, "SELECT COUNT(*) FROM payloads p JOIN launches l ON p.launch_id = l.id JOIN "
+                                  "launch_vehicles v ON l.vehicle_id = v.id WHERE v.name_zh = '长征六号甲' AND l.orbit = 'SSO' "
+                                  "AND l.launch_date BETWEEN '2023-01-01' AND '2025-12-31'")
+    assert not first.ok and answer.ok and answer.data.rows == [list(r) for r in gold]
