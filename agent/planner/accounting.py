@@ -12,7 +12,8 @@ import re
 from typing import TYPE_CHECKING
 
 from agent.planner.frame import Frame
-from agent.planner.lexicon import (FILLER_WORDS, FILLER_WORDS_ZH, KIND_WORDS, MAKER_WORDS, MAKING_COLUMN_WORDS,
+from agent.planner.lexicon import (FILLER_WORDS, FILLER_WORDS_ZH, KIND_WORDS, MAKER_WORDS, MAKER_WORDS_ZH,
+                                   MAKING_COLUMN_WORDS,
                                    MAKING_VERBS, MAKING_VERBS_ZH,
                                    ORDER_VERBS, RELATING_VERBS, WHEN_WORDS_ZH)
 from agent.planner.schema_index import SchemaIndex
@@ -695,7 +696,7 @@ def _unknown_chinese(r: RoleResolver, read: set[str] = frozenset()) -> list[str]
                      or which is not None and thing.kind == "table"):
             # (用可重复使用火箭发射的: the rockets' flag, read)
             covered[using.start():using.end()] = [True] * len(using.group())
-    makers = any(m.kind == "table" and not r.is_free(m) and any(w in m.text for w in ("制造商", "厂商", "公司"))
+    makers = any(m.kind == "table" and not r.is_free(m) and any(w in m.text for w in MAKER_WORDS_ZH)
                  for m in r.mentions)
     for making in _MAKE_ZH.finditer(text):  # 哪些飞机制造商既造战斗机又造运输机？: the makers' own rows, read
         thing = next((m for m in r.mentions if r.q.tokens[m.start].start >= making.end()), None)

@@ -391,6 +391,9 @@ MAKING_VERBS_ZH: tuple[str, ...] = ("生产", "制造", "建造", "造了", "造
 MAKING_COLUMN_WORDS: frozenset[str] = frozenset({"built", "produced", "made", "manufactured", "production"})
 #: The words a schema names its makers' table by: "who made them?", 分别是哪家制造的？ show that table's rows.
 MAKER_WORDS: frozenset[str] = frozenset({"manufacturer", "maker", "producer", "builder", "vendor"})
+#: Their Chinese words (制造商, 厂商, 公司), as the Chinese lexicon reads them.
+MAKER_WORDS_ZH: frozenset[str] = frozenset(word for word, english in ZH_WORDS.items()
+                                           if english in MAKER_WORDS or english == "company")
 #: Words that name a column's values as kinds ("orbit type", 轨道类型: the column said again; "each type of
 #: aircraft", 各类型飞机: a column of the aircraft, not another table's `kind`).
 KIND_WORDS: frozenset[str] = frozenset({"type", "types", "kind", "kinds", "category", "categories", "类型", "种类",
